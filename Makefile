@@ -1,0 +1,60 @@
+# Two commands on a fresh machine:
+#   make notebooks [PROFILE=default|smoke|paper]   execute the notebook series in place, regenerate figures/ and results/
+#   make test                                      unit tests, then every notebook in the smoke profile under build/, then nbval
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PROFILE ?= default
+KERNEL ?= python3
+STAMP := $(VENV)/.installed
+
+# Use the shared data sets when they sit beside the project (CI, development): nothing is downloaded.
+SHARED_DATA := $(abspath ../shared/data)
+ifeq ($(BBB_DATA_DIR),)
+ifneq ($(wildcard $(SHARED_DATA)/MNIST/raw),)
+export BBB_DATA_DIR := $(SHARED_DATA)
+endif
+endif
+export MPLBACKEND := Agg
+export PYTHONHASHSEED := 0
+# the project's own kernel spec (registered below) comes first for papermill and nbval
+export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
+export JUPYTER_PLATFORM_DIRS := 1
+
+BUILD := build
+SMOKE_ENV := BBB_QUIET=1 BBB_FIGURES_DIR=$(abspath $(BUILD))/figures \
+	BBB_RESULTS_DIR=$(abspath $(BUILD))/results BBB_CHECKPOINT_DIR=$(abspath $(BUILD))/checkpoints
+
+.PHONY: venv notebooks test unit smoke nbval bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python 3 (bbb)" >/dev/null
+	touch $@
+
+venv: $(STAMP)
+
+notebooks: $(STAMP)
+	$(PY) tools/run_notebooks.py --profile $(PROFILE) --kernel $(KERNEL)
+
+test: unit smoke nbval
+
+unit: $(STAMP)
+	$(PY) -m pytest tests -q
+
+smoke: $(STAMP)
+	rm -rf $(BUILD)/notebooks $(BUILD)/figures $(BUILD)/results
+	$(SMOKE_ENV) $(PY) tools/run_notebooks.py --profile smoke --kernel $(KERNEL) --out $(BUILD)/notebooks
+
+nbval: $(STAMP)
+	$(SMOKE_ENV) $(PY) -m pytest -q --nbval-lax --nbval-current-env $(BUILD)/notebooks
+
+bench: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[bench]'
+	$(PY) benchmarks/bench_step.py
+
+clean:
+	rm -rf $(BUILD)

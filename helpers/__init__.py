@@ -1,0 +1,18 @@
+"""Helpers for the Bayes-by-Backprop notebooks (Blundell et al., 2015).
+
+Import what a notebook needs in one line, e.g. ``from helpers import BayesMLP, fit, savefig``.
+"""
+from .data import ImageData, data_dir, load_images, load_mnist, load_mushroom, verify_checksums
+from .elbo import ELBO, categorical_nll, elbo, gaussian_nll, kl_weights, sample_forward
+from .layers import (BayesConv2d, BayesLinear, BayesMLP, bayes_layers, bayesify, closed_form_kl,
+                     configure, kl_divergence, mlp, sampling, set_sampling)
+from .metrics import (Prediction, ece, error_rate, mutual_information, nll, predict,
+                      predictive_entropy, reliability)
+from .plotting import savefig, use_style
+from .priors import CauchyPrior, GaussianPrior, LaplacePrior, Prior, ScaleMixturePrior, make_prior
+from .profiles import PROFILE_NAMES, get_profile
+from .train import evaluate_error, fit, load_checkpoint, make_optimizer, save_checkpoint
+from .utils import (checkpoints_dir, figures_dir, get_device, load_results, machine_info,
+                    progress, results_dir, save_results, seed_everything)
+
+__version__ = "0.1.0"

@@ -1,0 +1,423 @@
+"""Bayesian layers: a diagonal Gaussian posterior q(w | mu, rho) with sigma = softplus(rho).
+
+Conventions
+- ``BayesLinear`` mirrors ``nn.Linear``. A 2-D input (batch, in) uses one weight sample; a 3-D input
+  (S, batch, in) is read as S Monte-Carlo copies and gets S independent weight samples in one batched
+  matmul (see ``helpers.elbo.sample_forward``).
+- ``layer.sample`` switches between sampling weights (True) and using the posterior mean (False),
+  independently of ``train()``/``eval()``.
+- After a sampling forward pass ``layer.kl`` holds the KL estimate of that pass: the paper's Monte-Carlo
+  estimate log q(w|theta) - log p(w) averaged over the S samples (``kl="mc"``, any prior) or the closed
+  form (``kl="closed"``, Gaussian prior only). ``kl_divergence(model)`` sums it over layers.
+- ``impl="fast"`` (default) computes the same values and gradients as ``impl="reference"`` (plain
+  autograd) with hand-written gradients: because w = mu + sigma * eps, the total derivative of
+  log q(w|theta) w.r.t. theta is that of -sum(log sigma), and the prior supplies d log p/dw.
+"""
+import contextlib
+import copy
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .priors import LOG_SQRT_2PI, GaussianPrior, Prior, ScaleMixturePrior
+
+ESTIMATORS = ("reparam", "lrt", "flipout")
+KL_MODES = ("mc", "closed")
+IMPLS = ("fast", "reference")
+
+
+def _noise(mu, n_samples):
+    """Return standard normal noise shaped like ``mu`` (with a leading sample dim when S > 1)."""
+    shape = mu.shape if n_samples == 1 else (n_samples, *mu.shape)
+    return torch.randn(shape, dtype=mu.dtype, device=mu.device)
+
+
+class _SampleMC(torch.autograd.Function):
+    """Fused w = mu + sigma * eps and the paper's Monte-Carlo KL, with analytic gradients."""
+
+    @staticmethod
+    def forward(ctx, mu, rho, prior, n_samples):
+        sigma = F.softplus(rho)
+        eps = _noise(mu, n_samples)
+        w = torch.addcmul(mu, sigma, eps)
+        logp, grad_logp = prior.log_prob_and_grad(w)
+        flat = eps.reshape(-1)
+        # log q(w|theta) = sum(-log sigma - eps^2 / 2 - log sqrt(2 pi)); average over samples
+        logq = (-torch.log(sigma).sum() * n_samples - 0.5 * torch.dot(flat, flat)
+                - LOG_SQRT_2PI * eps.numel())
+        kl = (logq - logp) / n_samples
+        ctx.save_for_backward(rho, sigma, eps, grad_logp)
+        ctx.n_samples = n_samples
+        return w, kl
+
+    @staticmethod
+    def backward(ctx, grad_w, grad_kl):
+        rho, sigma, eps, grad_logp = ctx.saved_tensors
+        S = ctx.n_samples
+        g = grad_logp.mul_(-grad_kl / S)  # d(kl)/dw * grad_kl, in place on the saved buffer
+        if grad_w is not None:
+            g.add_(grad_w)
+        grad_sigma = (g * eps)
+        if S > 1:
+            g, grad_sigma = g.sum(0), grad_sigma.sum(0)
+        grad_sigma.sub_(grad_kl / sigma)
+        grad_rho = grad_sigma.mul_(torch.sigmoid(rho))
+        return g, grad_rho, None, None
+
+
+class _SampleClosed(torch.autograd.Function):
+    """Fused w = mu + sigma * eps and the closed-form KL to N(0, s^2), with analytic gradients."""
+
+    @staticmethod
+    def forward(ctx, mu, rho, prior_sigma, n_samples):
+        sigma = F.softplus(rho)
+        eps = _noise(mu, n_samples)
+        w = torch.addcmul(mu, sigma, eps)
+        s2 = prior_sigma**2
+        fm, fs = mu.reshape(-1), sigma.reshape(-1)
+        kl = (mu.numel() * (math.log(prior_sigma) - 0.5) - torch.log(sigma).sum()
+              + (torch.dot(fs, fs) + torch.dot(fm, fm)) / (2 * s2))
+        ctx.save_for_backward(mu, rho, sigma, eps)
+        ctx.s2, ctx.n_samples = s2, n_samples
+        return w, kl
+
+    @staticmethod
+    def backward(ctx, grad_w, grad_kl):
+        mu, rho, sigma, eps = ctx.saved_tensors
+        S, s2 = ctx.n_samples, ctx.s2
+        grad_mu = mu * (grad_kl / s2)
+        grad_sigma = (sigma / s2 - 1.0 / sigma).mul_(grad_kl)
+        if grad_w is not None:
+            gw_eps = grad_w * eps
+            grad_mu.add_(grad_w.sum(0) if S > 1 else grad_w)
+            grad_sigma.add_(gw_eps.sum(0) if S > 1 else gw_eps)
+        return grad_mu, grad_sigma.mul_(torch.sigmoid(rho)), None, None
+
+
+def _reference_sample(mu, rho, prior, n_samples, kl_mode):
+    """Plain-autograd reference: the textbook formulas, used to test the fast path."""
+    sigma = F.softplus(rho)
+    eps = _noise(mu, n_samples)
+    w = mu + sigma * eps
+    if kl_mode == "closed":
+        s = prior.sigma
+        kl = (torch.log(s) - torch.log(sigma) + (sigma**2 + mu**2) / (2 * s**2) - 0.5).sum()
+        return w, kl
+    log_q = (-torch.log(sigma) - (w - mu) ** 2 / (2 * sigma**2) - LOG_SQRT_2PI).sum()
+    log_p = prior.log_prob(w).sum()
+    return w, (log_q - log_p) / n_samples
+
+
+def closed_form_kl(mu, sigma, prior_sigma):
+    """Return sum KL(N(mu, sigma^2) || N(0, prior_sigma^2)) over all entries."""
+    s = torch.as_tensor(prior_sigma, dtype=mu.dtype, device=mu.device)
+    return (torch.log(s) - torch.log(sigma) + (sigma**2 + mu**2) / (2 * s**2) - 0.5).sum()
+
+
+class BayesLinear(nn.Module):
+    """Linear layer with a factorised Gaussian posterior over weights and biases (Bayes by Backprop).
+
+    Mirrors ``nn.Linear(in_features, out_features, bias=True)``; extra keywords:
+    ``prior`` (a ``helpers.priors.Prior``, default the paper's scale mixture pi=1/2, sigma1=1,
+    sigma2=e^-6), ``rho_init`` (initial rho, sigma = softplus(rho)), ``kl`` ('mc' or 'closed'),
+    ``estimator`` ('reparam', or 'lrt'/'flipout' with the closed-form KL) and ``impl``.
+    """
+
+    def __init__(self, in_features, out_features, bias=True, prior=None, rho_init=-6.0,
+                 mu_init_scale=None, kl="mc", estimator="reparam", impl="fast",
+                 device=None, dtype=None):
+        super().__init__()
+        if int(in_features) <= 0 or int(out_features) <= 0:
+            raise ValueError(f"in_features and out_features must be positive, got "
+                             f"{in_features} and {out_features}")
+        self.in_features, self.out_features = int(in_features), int(out_features)
+        self.prior = prior if prior is not None else ScaleMixturePrior()
+        if not isinstance(self.prior, Prior):
+            raise ValueError(f"prior must be a helpers.priors.Prior, got {type(self.prior).__name__}")
+        self.rho_init = float(rho_init)
+        if not math.isfinite(self.rho_init):
+            raise ValueError(f"rho_init must be finite, got {rho_init!r}")
+        self.mu_init_scale = mu_init_scale
+        self.configure(kl=kl, estimator=estimator, impl=impl)
+        kw = {"device": device, "dtype": dtype}
+        self.weight_mu = nn.Parameter(torch.empty(out_features, in_features, **kw))
+        self.weight_rho = nn.Parameter(torch.empty(out_features, in_features, **kw))
+        if bias:
+            self.bias_mu = nn.Parameter(torch.empty(out_features, **kw))
+            self.bias_rho = nn.Parameter(torch.empty(out_features, **kw))
+        else:
+            self.register_parameter("bias_mu", None)
+            self.register_parameter("bias_rho", None)
+        self.sample = True
+        self.kl = None
+        self.reset_parameters()
+
+    def configure(self, kl=None, estimator=None, impl=None):
+        """Set the KL mode, gradient estimator and implementation; return self."""
+        kl = kl or getattr(self, "kl_mode", "mc")
+        estimator = estimator or getattr(self, "estimator", "reparam")
+        impl = impl or getattr(self, "impl", "fast")
+        for name, value, options in (("kl", kl, KL_MODES), ("estimator", estimator, ESTIMATORS),
+                                     ("impl", impl, IMPLS)):
+            if value not in options:
+                raise ValueError(f"{name} must be one of {options}, got {value!r}")
+        if kl == "closed" and not isinstance(self.prior, GaussianPrior):
+            raise ValueError("kl='closed' needs a GaussianPrior; use kl='mc' (the paper's "
+                             f"estimator) for {type(self.prior).__name__}")
+        if estimator != "reparam" and kl != "closed":
+            raise ValueError(f"estimator={estimator!r} samples activations, not weights, so it needs "
+                             "kl='closed' (and a GaussianPrior)")
+        self.kl_mode, self.estimator, self.impl = kl, estimator, impl
+        return self
+
+    def reset_parameters(self):
+        """Initialise mu like nn.Linear (U(-1/sqrt(in), 1/sqrt(in))) and rho to ``rho_init``."""
+        bound = self.mu_init_scale or 1.0 / math.sqrt(self.in_features)
+        with torch.no_grad():
+            self.weight_mu.uniform_(-bound, bound)
+            self.weight_rho.fill_(self.rho_init)
+            if self.bias_mu is not None:
+                self.bias_mu.uniform_(-bound, bound)
+                self.bias_rho.fill_(self.rho_init)
+
+    @property
+    def weight_sigma(self):
+        """Return the posterior standard deviation of the weights, softplus(rho)."""
+        return F.softplus(self.weight_rho)
+
+    @property
+    def bias_sigma(self):
+        """Return the posterior standard deviation of the biases (None without bias)."""
+        return None if self.bias_rho is None else F.softplus(self.bias_rho)
+
+    def _sample(self, mu, rho, n_samples):
+        if self.impl == "reference":
+            return _reference_sample(mu, rho, self.prior, n_samples, self.kl_mode)
+        if self.kl_mode == "closed":
+            return _SampleClosed.apply(mu, rho, self.prior._buf("sigma"), n_samples)
+        return _SampleMC.apply(mu, rho, self.prior, n_samples)
+
+    def kl_closed(self):
+        """Return the closed-form KL(q || p) of this layer (Gaussian prior only)."""
+        if not isinstance(self.prior, GaussianPrior):
+            raise ValueError("closed-form KL needs a GaussianPrior")
+        kl = closed_form_kl(self.weight_mu, self.weight_sigma, self.prior.sigma)
+        if self.bias_mu is not None:
+            kl = kl + closed_form_kl(self.bias_mu, self.bias_sigma, self.prior.sigma)
+        return kl
+
+    def forward(self, x):
+        if x.dim() not in (2, 3) or x.shape[-1] != self.in_features:
+            raise ValueError(f"BayesLinear expects input (batch, {self.in_features}) or "
+                             f"(samples, batch, {self.in_features}), got {tuple(x.shape)}")
+        if not self.sample:
+            return F.linear(x, self.weight_mu, self.bias_mu)
+        if self.estimator != "reparam":
+            return self._forward_activation_noise(x)
+        S = x.shape[0] if x.dim() == 3 else 1
+        w, kl = self._sample(self.weight_mu, self.weight_rho, S)
+        b = None
+        if self.bias_mu is not None:
+            b, kl_b = self._sample(self.bias_mu, self.bias_rho, S)
+            kl = kl + kl_b
+        self.kl = kl
+        if S == 1:
+            return F.linear(x, w, b)
+        if b is None:
+            return torch.bmm(x, w.transpose(1, 2))
+        return torch.baddbmm(b.unsqueeze(1), x, w.transpose(1, 2))
+
+    def _forward_activation_noise(self, x):
+        """Local reparameterisation (LRT) or Flipout: noise on activations, closed-form KL."""
+        w_sigma = self.weight_sigma
+        b_sigma = self.bias_sigma
+        mean = F.linear(x, self.weight_mu, self.bias_mu)
+        if self.estimator == "lrt":
+            var = F.linear(x * x, w_sigma * w_sigma,
+                           None if b_sigma is None else b_sigma * b_sigma)
+            out = mean + var.clamp_min(1e-16).sqrt() * torch.randn_like(mean)
+        else:  # flipout: shared weight noise, decorrelated per example by random signs
+            delta_w = w_sigma * torch.randn_like(w_sigma)
+            sign_in = torch.empty_like(x).bernoulli_(0.5).mul_(2).sub_(1)
+            sign_out = torch.empty_like(mean).bernoulli_(0.5).mul_(2).sub_(1)
+            out = mean + F.linear(x * sign_in, delta_w) * sign_out
+            if b_sigma is not None:
+                out = out + b_sigma * torch.randn_like(b_sigma)
+        self.kl = self.kl_closed()
+        return out
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias_mu is not None}, kl={self.kl_mode!r}, "
+                f"estimator={self.estimator!r}, impl={self.impl!r}")
+
+
+def kl_divergence(model):
+    """Return the sum of the layers' KL terms from the last sampling forward pass (0 if none)."""
+    total = None
+    for layer in bayes_layers(model):
+        if layer.kl is None:
+            if layer.kl_mode != "closed":
+                raise RuntimeError("no KL yet: run a forward pass with sampling on before "
+                                   "kl_divergence(model)")
+            layer.kl = layer.kl_closed()
+        total = layer.kl if total is None else total + layer.kl
+    if total is None:
+        p = next(model.parameters(), None)
+        return torch.zeros((), device=None if p is None else p.device)
+    return total
+
+
+def set_sampling(model, sample=True):
+    """Switch every Bayesian layer to sampled weights (True) or posterior means (False); return model."""
+    for layer in bayes_layers(model):
+        layer.sample = bool(sample)
+    return model
+
+
+@contextlib.contextmanager
+def sampling(model, sample=True):
+    """Context manager: temporarily set the sampling switch of every Bayesian layer."""
+    before = [layer.sample for layer in bayes_layers(model)]
+    set_sampling(model, sample)
+    try:
+        yield model
+    finally:
+        for layer, flag in zip(bayes_layers(model), before):
+            layer.sample = flag
+
+
+def configure(model, **kwargs):
+    """Apply ``BayesLinear.configure(kl=..., estimator=..., impl=...)`` to every layer; return model."""
+    for layer in bayes_layers(model):
+        layer.configure(**kwargs)
+    return model
+
+
+class BayesConv2d(nn.Module):
+    """2-D convolution with a factorised Gaussian posterior (one weight sample per forward pass).
+
+    Mirrors ``nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding, bias)``; uses the
+    same fused sampler and KL as ``BayesLinear``. Several Monte-Carlo samples are taken by calling
+    the model several times.
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, bias=True,
+                 prior=None, rho_init=-6.0, kl="mc", impl="fast"):
+        super().__init__()
+        k = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+        self.stride, self.padding = stride, padding
+        fan_in = in_channels * k[0] * k[1]
+        self._lin = BayesLinear(fan_in, out_channels, bias=bias, prior=prior, rho_init=rho_init,
+                                kl=kl, impl=impl)
+        self.weight_shape = (out_channels, in_channels, *k)
+
+    @property
+    def sample(self):
+        return self._lin.sample
+
+    @sample.setter
+    def sample(self, value):
+        self._lin.sample = value
+
+    @property
+    def kl(self):
+        return self._lin.kl
+
+    @kl.setter
+    def kl(self, value):
+        self._lin.kl = value
+
+    @property
+    def kl_mode(self):
+        return self._lin.kl_mode
+
+    def kl_closed(self):
+        """Return the closed-form KL of this layer."""
+        return self._lin.kl_closed()
+
+    def configure(self, **kwargs):
+        """Set kl/impl like BayesLinear.configure; return self."""
+        self._lin.configure(**kwargs)
+        return self
+
+    def forward(self, x):
+        lin = self._lin
+        if lin.sample:
+            w, kl = lin._sample(lin.weight_mu, lin.weight_rho, 1)
+            b = None
+            if lin.bias_mu is not None:
+                b, kl_b = lin._sample(lin.bias_mu, lin.bias_rho, 1)
+                kl = kl + kl_b
+            lin.kl = kl
+        else:
+            w, b = lin.weight_mu, lin.bias_mu
+        return F.conv2d(x, w.view(self.weight_shape), b, self.stride, self.padding)
+
+
+def bayes_layers(model):
+    """Return the Bayesian layers of ``model`` (BayesLinear and BayesConv2d, each counted once)."""
+    inner = {id(m._lin) for m in model.modules() if isinstance(m, BayesConv2d)}
+    return [m for m in model.modules()
+            if isinstance(m, (BayesLinear, BayesConv2d)) and id(m) not in inner]
+
+
+class BayesMLP(nn.Sequential):
+    """The paper's MLP: in -> hidden... -> out with ReLU, every linear layer a BayesLinear."""
+
+    def __init__(self, in_features=784, hidden=(400, 400), out_features=10, prior=None,
+                 activation=nn.ReLU, **layer_kwargs):
+        sizes = [in_features, *hidden, out_features]
+        mods = []
+        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+            mods.append(BayesLinear(a, b, prior=prior, **layer_kwargs))
+            if i < len(sizes) - 2:
+                mods.append(activation())
+        super().__init__(*mods)
+
+
+def mlp(in_features=784, hidden=(400, 400), out_features=10, dropout=0.0, activation=nn.ReLU):
+    """Return a deterministic ``nn.Sequential`` MLP (optionally with dropout before each hidden layer's output)."""
+    sizes = [in_features, *hidden, out_features]
+    mods = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        mods.append(nn.Linear(a, b))
+        if i < len(sizes) - 2:
+            mods.append(activation())
+            if dropout > 0:
+                mods.append(nn.Dropout(dropout))
+    return nn.Sequential(*mods)
+
+
+def bayesify(model, prior=None, copy_weights=True, **layer_kwargs):
+    """Return a BBB twin of ``model``: every ``nn.Linear`` replaced by a ``BayesLinear``.
+
+    With ``copy_weights`` the posterior means start at the original weights, so the twin in
+    posterior-mean mode computes exactly what ``model`` computes. The original is not modified.
+    """
+    def convert(module):
+        if isinstance(module, nn.Linear):
+            p = module.weight
+            layer = BayesLinear(module.in_features, module.out_features, bias=module.bias is not None,
+                                prior=prior, device=p.device, dtype=p.dtype, **layer_kwargs)
+            if copy_weights:
+                with torch.no_grad():
+                    layer.weight_mu.copy_(module.weight)
+                    if module.bias is not None:
+                        layer.bias_mu.copy_(module.bias)
+            return layer
+        if isinstance(module, nn.Sequential):
+            return nn.Sequential(*[convert(m) for m in module])
+        if list(module.children()):
+            raise ValueError(f"bayesify converts nn.Sequential models of nn.Linear and parameter-free "
+                             f"layers; found container {type(module).__name__}")
+        if any(True for _ in module.parameters()):
+            raise ValueError(f"bayesify cannot convert {type(module).__name__}: only nn.Linear layers "
+                             "carry parameters it knows how to make Bayesian")
+        return copy.deepcopy(module)
+
+    if not isinstance(model, nn.Sequential):
+        raise ValueError(f"bayesify expects an nn.Sequential, got {type(model).__name__}")
+    return convert(model)

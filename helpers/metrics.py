@@ -1,0 +1,91 @@
+"""Predictions and scores: error rate, NLL, entropy, mutual information, ECE."""
+from dataclasses import dataclass
+
+import torch
+from torch.nn import functional as F
+
+from .elbo import sample_forward
+from .layers import sampling
+
+
+@dataclass
+class Prediction:
+    """Class probabilities: ``mean`` over weight samples (B, C), per ``samples`` (S, B, C), and
+    ``posterior_mean`` from the mean weights (B, C)."""
+    mean: torch.Tensor
+    samples: torch.Tensor
+    posterior_mean: torch.Tensor
+
+
+@torch.no_grad()
+def predict(model, x, n_samples=10, batch_size=2000):
+    """Return a ``Prediction`` for inputs ``x``: averaged over ``n_samples`` weight samples, per
+    sample, and with the posterior-mean weights. The model's sampling switch is restored."""
+    was_training = model.training
+    model.eval()
+    means, samples, pm = [], [], []
+    try:
+        for start in range(0, len(x), batch_size):
+            xb = x[start:start + batch_size]
+            with sampling(model, True):
+                out = sample_forward(model, xb, n_samples)
+                if n_samples == 1:
+                    out = out.unsqueeze(0)
+                p = F.softmax(out, dim=-1)
+            with sampling(model, False):
+                pm.append(F.softmax(model(xb), dim=-1))
+            samples.append(p)
+            means.append(p.mean(0))
+    finally:
+        model.train(was_training)
+    return Prediction(torch.cat(means), torch.cat(samples, dim=1), torch.cat(pm))
+
+
+def error_rate(probs, y):
+    """Return the fraction of examples whose arg-max class differs from ``y`` (a float in [0, 1])."""
+    return (probs.argmax(-1) != y).float().mean().item()
+
+
+def nll(probs, y, eps=1e-12):
+    """Return the mean negative log-likelihood of labels ``y`` under ``probs``."""
+    return -torch.log(probs.gather(-1, y.unsqueeze(-1)).clamp_min(eps)).mean().item()
+
+
+def predictive_entropy(probs, eps=1e-12):
+    """Return the entropy H[p] of each row of ``probs`` (nats)."""
+    return -(probs * torch.log(probs.clamp_min(eps))).sum(-1)
+
+
+def mutual_information(sample_probs, eps=1e-12):
+    """Return the epistemic part of the entropy: H[E p] - E H[p] for (S, B, C) sample probabilities."""
+    return (predictive_entropy(sample_probs.mean(0), eps)
+            - predictive_entropy(sample_probs, eps).mean(0))
+
+
+def ece(probs, y, n_bins=15):
+    """Return the expected calibration error (fraction in [0, 1]) with equal-width confidence bins."""
+    conf, pred = probs.max(-1)
+    correct = (pred == y).float()
+    bins = torch.clamp((conf * n_bins).long(), max=n_bins - 1)
+    total = torch.zeros((), dtype=torch.float64)
+    for b in range(n_bins):
+        mask = bins == b
+        if mask.any():
+            gap = (conf[mask].mean() - correct[mask].mean()).abs().double()
+            total += gap * mask.float().mean().double().cpu()
+    return total.item()
+
+
+def reliability(probs, y, n_bins=15):
+    """Return (bin centres, accuracy per bin, confidence per bin, count per bin) for a reliability plot."""
+    conf, pred = probs.max(-1)
+    correct = (pred == y).float()
+    bins = torch.clamp((conf * n_bins).long(), max=n_bins - 1)
+    centres, acc, cf, count = [], [], [], []
+    for b in range(n_bins):
+        mask = bins == b
+        centres.append((b + 0.5) / n_bins)
+        count.append(int(mask.sum()))
+        acc.append(correct[mask].mean().item() if mask.any() else float("nan"))
+        cf.append(conf[mask].mean().item() if mask.any() else float("nan"))
+    return centres, acc, cf, count

@@ -1,0 +1,171 @@
+"""Priors over weights: objects with ``log_prob`` whose parameters are buffers.
+
+Every prior also offers ``log_prob_and_grad(w)`` -> (sum of log p(w), d log p / dw), the analytic
+gradient that the fast Bayes-by-Backprop path uses instead of autograd.
+"""
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def _positive(name, value):
+    """Return ``value`` as float after checking it is a finite positive number."""
+    value = float(value)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0 (a scale), got {value!r}")
+    return value
+
+
+class Prior(nn.Module):
+    """Base class: a factorised prior over every weight of a layer."""
+
+    def log_prob(self, w):
+        """Return the elementwise log-density log p(w) (same shape as ``w``)."""
+        raise NotImplementedError
+
+    def log_prob_and_grad(self, w):
+        """Return (sum of log p(w), d log p(w)/dw) without autograd."""
+        raise NotImplementedError
+
+    def sample(self, shape):
+        """Return a tensor of ``shape`` drawn from the prior."""
+        raise NotImplementedError
+
+    def _buf(self, name):
+        return getattr(self, name).item()
+
+
+class GaussianPrior(Prior):
+    """N(0, sigma^2) on every weight; the only prior with a closed-form KL here."""
+
+    def __init__(self, sigma=1.0):
+        super().__init__()
+        self.register_buffer("sigma", torch.tensor(_positive("sigma", sigma)))
+
+    def log_prob(self, w):
+        """Return elementwise log N(w; 0, sigma^2)."""
+        sigma = self.sigma
+        return -0.5 * (w / sigma) ** 2 - torch.log(sigma) - LOG_SQRT_2PI
+
+    def log_prob_and_grad(self, w):
+        """Return (sum log N(w; 0, sigma^2), -w / sigma^2)."""
+        s = self._buf("sigma")
+        w2 = torch.dot(w.reshape(-1), w.reshape(-1))
+        logp = -0.5 * w2 / s**2 - w.numel() * (math.log(s) + LOG_SQRT_2PI)
+        return logp, w * (-1.0 / s**2)
+
+    def sample(self, shape):
+        """Return draws from N(0, sigma^2)."""
+        return torch.randn(shape, device=self.sigma.device) * self.sigma
+
+    def extra_repr(self):
+        return f"sigma={self._buf('sigma'):.4g}"
+
+
+class ScaleMixturePrior(Prior):
+    """The paper's prior: pi N(0, sigma1^2) + (1 - pi) N(0, sigma2^2), evaluated with logsumexp."""
+
+    def __init__(self, pi=0.5, sigma1=1.0, sigma2=math.exp(-6)):
+        super().__init__()
+        pi = float(pi)
+        if not 0.0 < pi < 1.0:
+            raise ValueError(f"pi must lie strictly between 0 and 1 (the mixture weight), got {pi!r}")
+        self.register_buffer("pi", torch.tensor(pi))
+        self.register_buffer("sigma1", torch.tensor(_positive("sigma1", sigma1)))
+        self.register_buffer("sigma2", torch.tensor(_positive("sigma2", sigma2)))
+
+    def _components(self, w2, pi, s1, s2):
+        a = math.log(pi) - math.log(s1) - LOG_SQRT_2PI - w2 * (0.5 / s1**2)
+        b = math.log1p(-pi) - math.log(s2) - LOG_SQRT_2PI - w2 * (0.5 / s2**2)
+        return a, b
+
+    def log_prob(self, w):
+        """Return elementwise log of the mixture density (logsumexp of the two components)."""
+        pi, s1, s2 = self._buf("pi"), self._buf("sigma1"), self._buf("sigma2")
+        a, b = self._components(w * w, pi, s1, s2)
+        return torch.logsumexp(torch.stack([a, b]), dim=0)
+
+    def log_prob_and_grad(self, w):
+        """Return (sum log p(w), d log p/dw) using logsumexp(a, b) = max(a, b) + softplus(-|a - b|)."""
+        pi, s1, s2 = self._buf("pi"), self._buf("sigma1"), self._buf("sigma2")
+        a, b = self._components(w * w, pi, s1, s2)
+        d = a - b
+        logp = (torch.maximum(a, b) + F.softplus(-d.abs())).sum()
+        r1 = torch.sigmoid(d)  # responsibility of the wide component
+        # d log p/dw = -w (r1 / s1^2 + (1 - r1) / s2^2)
+        grad = w * (r1 * (1.0 / s2**2 - 1.0 / s1**2) - 1.0 / s2**2)
+        return logp, grad
+
+    def sample(self, shape):
+        """Return draws from the mixture."""
+        wide = torch.rand(shape, device=self.pi.device) < self.pi
+        scale = torch.where(wide, self.sigma1, self.sigma2)
+        return torch.randn(shape, device=self.pi.device) * scale
+
+    def extra_repr(self):
+        return (f"pi={self._buf('pi'):.4g}, sigma1={self._buf('sigma1'):.4g}, "
+                f"sigma2={self._buf('sigma2'):.4g}")
+
+
+class LaplacePrior(Prior):
+    """Laplace(0, b): log p(w) = -|w| / b - log(2 b)."""
+
+    def __init__(self, b=1.0):
+        super().__init__()
+        self.register_buffer("b", torch.tensor(_positive("b", b)))
+
+    def log_prob(self, w):
+        """Return elementwise log Laplace(w; 0, b)."""
+        return -w.abs() / self.b - torch.log(2 * self.b)
+
+    def log_prob_and_grad(self, w):
+        """Return (sum log p(w), -sign(w) / b)."""
+        b = self._buf("b")
+        logp = -w.abs().sum() / b - w.numel() * math.log(2 * b)
+        return logp, torch.sign(w) * (-1.0 / b)
+
+    def sample(self, shape):
+        """Return draws from Laplace(0, b)."""
+        return torch.distributions.Laplace(0.0, self.b).sample(shape)
+
+    def extra_repr(self):
+        return f"b={self._buf('b'):.4g}"
+
+
+class CauchyPrior(Prior):
+    """Cauchy(0, gamma): log p(w) = -log(pi gamma) - log1p((w / gamma)^2)."""
+
+    def __init__(self, gamma=1.0):
+        super().__init__()
+        self.register_buffer("gamma", torch.tensor(_positive("gamma", gamma)))
+
+    def log_prob(self, w):
+        """Return elementwise log Cauchy(w; 0, gamma)."""
+        return -torch.log1p((w / self.gamma) ** 2) - torch.log(math.pi * self.gamma)
+
+    def log_prob_and_grad(self, w):
+        """Return (sum log p(w), -2 w / (gamma^2 + w^2))."""
+        g = self._buf("gamma")
+        w2 = w * w
+        logp = -torch.log1p(w2 / g**2).sum() - w.numel() * math.log(math.pi * g)
+        return logp, -2.0 * w / (w2 + g**2)
+
+    def sample(self, shape):
+        """Return draws from Cauchy(0, gamma)."""
+        return torch.distributions.Cauchy(0.0, self.gamma).sample(shape)
+
+    def extra_repr(self):
+        return f"gamma={self._buf('gamma'):.4g}"
+
+
+def make_prior(kind="mixture", **kwargs):
+    """Return a prior by name: 'gaussian', 'mixture', 'laplace' or 'cauchy'."""
+    table = {"gaussian": GaussianPrior, "mixture": ScaleMixturePrior,
+             "laplace": LaplacePrior, "cauchy": CauchyPrior}
+    if kind not in table:
+        raise ValueError(f"unknown prior {kind!r}; choose one of {sorted(table)}")
+    return table[kind](**kwargs)

@@ -1,0 +1,169 @@
+"""Seeding, device choice, project paths, progress bars and atomic result files."""
+import datetime as _dt
+import json
+import math
+import os
+import platform
+import random
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def seed_everything(seed):
+    """Seed Python, NumPy and torch (CPU and CUDA) from one integer; return the seed."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = int(seed)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    return seed
+
+
+def get_device(device=None):
+    """Return a torch.device: the one asked for, else cuda > mps > cpu."""
+    if device in (None, "", "auto"):
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(f"unknown device {device!r}; use 'cpu', 'cuda', 'cuda:0', 'mps' or None "
+                         "(automatic)") from err
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for, but CUDA is not available here; use "
+                         "DEVICE=None (automatic) or 'cpu'")
+    return dev
+
+
+def _dir_from_env(var, default):
+    path = Path(os.environ.get(var) or default)
+    return path if path.is_absolute() else PROJECT_ROOT / path
+
+
+def figures_dir():
+    """Return the figures directory (env ``BBB_FIGURES_DIR``, default ``<project>/figures``)."""
+    return _dir_from_env("BBB_FIGURES_DIR", PROJECT_ROOT / "figures")
+
+
+def results_dir():
+    """Return the results directory (env ``BBB_RESULTS_DIR``, default ``<project>/results``)."""
+    return _dir_from_env("BBB_RESULTS_DIR", PROJECT_ROOT / "results")
+
+
+def checkpoints_dir():
+    """Return the checkpoint directory (env ``BBB_CHECKPOINT_DIR``, default ``<project>/checkpoints``)."""
+    return _dir_from_env("BBB_CHECKPOINT_DIR", PROJECT_ROOT / "checkpoints")
+
+
+def quiet():
+    """Return True when progress bars should stay silent (env ``CI`` or ``BBB_QUIET`` set)."""
+    return any(os.environ.get(v, "").lower() not in ("", "0", "false") for v in ("CI", "BBB_QUIET"))
+
+
+def progress(iterable=None, **kwargs):
+    """Return a tqdm.auto progress bar, disabled under CI / BBB_QUIET."""
+    from tqdm.auto import tqdm
+    kwargs.setdefault("disable", quiet())
+    kwargs.setdefault("leave", False)
+    return tqdm(iterable, **kwargs)
+
+
+def atomic_write_bytes(path, data):
+    """Write ``data`` to ``path`` through a temporary file and ``os.replace``; return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def machine_info(device=None):
+    """Return a dict describing the hardware and package versions of this run."""
+    device = torch.device(device) if device is not None else torch.device("cpu")
+    info = {"device": str(device), "torch": torch.__version__, "python": platform.python_version(),
+            "cpu": platform.processor() or platform.machine(), "threads": torch.get_num_threads()}
+    if device.type == "cuda":
+        info["gpu"] = torch.cuda.get_device_name(device)
+    return info
+
+
+_FRACTION_WORDS = ("error", "coverage", "accuracy", "fraction", "probability")
+
+
+def _check_fractions(metrics, prefix="metrics"):
+    for key, value in metrics.items():
+        name = f"{prefix}.{key}"
+        if isinstance(value, dict):
+            _check_fractions(value, name)
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{name} is {value}: results must be finite numbers")
+        if any(w in key.lower() for w in _FRACTION_WORDS) and isinstance(value, (int, float)):
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} = {value} looks like a percentage: store error rates, "
+                                 "coverages and probabilities as fractions in [0, 1]")
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, torch.Tensor):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def save_results(notebook, experiment, config, metrics, profile, seed, device=None, wall_s=None,
+                 extra=None):
+    """Write ``results/<notebook>/<experiment>.json`` atomically; return its path.
+
+    The file holds {profile, seed, device, torch, machine, wall_s, created, config, metrics}; error
+    rates, coverages and probabilities in ``metrics`` must be fractions in [0, 1].
+    """
+    metrics = _jsonable(metrics)
+    _check_fractions(metrics)
+    record = {"profile": profile, "seed": seed, "device": str(device or "cpu"),
+              "torch": torch.__version__, "machine": machine_info(device),
+              "wall_s": None if wall_s is None else round(float(wall_s), 3),
+              "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+              "config": _jsonable(config), "metrics": metrics}
+    if extra:
+        record.update(_jsonable(extra))
+    path = results_dir() / notebook / f"{experiment}.json"
+    atomic_write_bytes(path, (json.dumps(record, indent=2, sort_keys=False) + "\n").encode())
+    return path
+
+
+def load_results(notebook, experiment):
+    """Return the dict stored by ``save_results`` (FileNotFoundError names the path if missing)."""
+    path = results_dir() / notebook / f"{experiment}.json"
+    if not path.exists():
+        raise FileNotFoundError(f"no results at {path}: run notebook {notebook} first")
+    return json.loads(path.read_text())

@@ -1,0 +1,26 @@
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = (ROOT.parent / "shared" / "data").resolve()
+
+
+@pytest.fixture(autouse=True)
+def _seed_and_dirs(tmp_path, monkeypatch):
+    """Each test starts from seed 0 and writes figures/results/checkpoints under tmp_path."""
+    torch.manual_seed(0)
+    monkeypatch.setenv("BBB_FIGURES_DIR", str(tmp_path / "figures"))
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
+
+
+@pytest.fixture(scope="session")
+def shared_data():
+    """The shared data directory (BBB_DATA_DIR or ../shared/data); skip if neither exists."""
+    path = Path(os.environ.get("BBB_DATA_DIR") or SHARED)
+    if not (path / "MNIST" / "raw").exists():
+        pytest.skip(f"no shared data at {path}")
+    return path

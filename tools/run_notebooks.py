@@ -1,0 +1,68 @@
+"""Execute the numbered notebooks in order with papermill.
+
+    python tools/run_notebooks.py --profile default              # in place (committed outputs)
+    python tools/run_notebooks.py --profile smoke --out build/notebooks
+
+In-place runs write to a temporary copy first and replace the notebook only when it ran through,
+so a failed run never leaves a half-executed notebook behind.
+"""
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import papermill as pm
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from helpers.profiles import PROFILE_NAMES  # noqa: E402
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--profile", default="default")
+    ap.add_argument("--out", default=None, help="folder for executed copies (default: in place)")
+    ap.add_argument("--kernel", default="python3")
+    ap.add_argument("--only", nargs="*", default=None, help="notebook name prefixes, e.g. 00 02")
+    ap.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                    help="extra papermill parameter (value parsed as Python literal if possible)")
+    args = ap.parse_args(argv)
+    if args.profile not in PROFILE_NAMES:
+        ap.error(f"unknown profile {args.profile!r}; valid profiles are {list(PROFILE_NAMES)}")
+    params = {}
+    if args.profile != "default":
+        params["PROFILE"] = args.profile
+    import ast
+    for name, value in args.param:
+        try:
+            params[name] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            params[name] = value
+    notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    if args.only:
+        notebooks = [nb for nb in notebooks if any(nb.name.startswith(p) for p in args.only)]
+    if not notebooks:
+        ap.error("no notebooks matched")
+    out_dir = Path(args.out).resolve() if args.out else None
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    total = time.perf_counter()
+    for nb in notebooks:
+        target = (out_dir / nb.name) if out_dir else nb
+        tmp = target.with_name(f".{target.stem}.running.ipynb")
+        t0 = time.perf_counter()
+        print(f"[{args.profile}] {nb.name} ...", flush=True)
+        try:
+            pm.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name=args.kernel,
+                                cwd=str(nb.parent), progress_bar=False, log_output=False)
+        except Exception:
+            print(f"FAILED: {nb.name}; the executed copy with the error is {tmp}", file=sys.stderr)
+            raise
+        os.replace(tmp, target)
+        print(f"[{args.profile}] {nb.name} done in {time.perf_counter() - t0:.1f} s", flush=True)
+    print(f"all {len(notebooks)} notebooks done in {time.perf_counter() - total:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
