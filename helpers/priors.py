@@ -90,14 +90,25 @@ class ScaleMixturePrior(Prior):
         return torch.logsumexp(torch.stack([a, b]), dim=0)
 
     def log_prob_and_grad(self, w):
-        """Return (sum log p(w), d log p/dw) using logsumexp(a, b) = max(a, b) + softplus(-|a - b|)."""
+        """Return (sum log p(w), d log p/dw) in few elementwise passes (the fast path's hot spot).
+
+        With a, b the log-densities of the wide and narrow components and d = a - b,
+        r = sigmoid(d) is the wide component's responsibility, log p = max(a, b) + softplus(-|d|)
+        with softplus(-|d|) = -log(max(r, 1 - r)), and d log p/dw = -w (r / sigma1^2 + (1 - r) / sigma2^2).
+        log p is summed as max(a, b) - log(max(r, 1 - r)), so no large terms cancel.
+        """
         pi, s1, s2 = self._buf("pi"), self._buf("sigma1"), self._buf("sigma2")
-        a, b = self._components(w * w, pi, s1, s2)
-        d = a - b
-        logp = (torch.maximum(a, b) + F.softplus(-d.abs())).sum()
-        r1 = torch.sigmoid(d)  # responsibility of the wide component
-        # d log p/dw = -w (r1 / s1^2 + (1 - r1) / s2^2)
-        grad = w * (r1 * (1.0 / s2**2 - 1.0 / s1**2) - 1.0 / s2**2)
+        ka, kb = 0.5 / s1**2, 0.5 / s2**2
+        ca = math.log(pi) - math.log(s1) - LOG_SQRT_2PI
+        cb = math.log1p(-pi) - math.log(s2) - LOG_SQRT_2PI
+        w2 = w * w
+        a = w2.mul(-ka).add_(ca)
+        b = w2.mul_(-kb).add_(cb)  # reuses w2's memory
+        r = torch.sub(a, b).sigmoid_()
+        max_sum = torch.maximum(a, b, out=a).sum()  # no large terms cancel: exact like logsumexp
+        grad = torch.mul(w, -2 * kb, out=b).addcmul_(r, w, value=2 * (kb - ka))
+        log_sum = r.sub_(0.5).abs_().add_(0.5).log_().sum()  # log max(r, 1 - r) = -softplus(-|d|)
+        logp = max_sum - log_sum
         return logp, grad
 
     def sample(self, shape):

@@ -1,0 +1,288 @@
+"""Training-step time of Bayes by Backprop implementations, as ratios to a deterministic step.
+
+One process, the same data and threads for every implementation, interleaved timing rounds.
+MLP 784-H-H-10, batch 128, Adam (lr 1e-3), one Monte-Carlo sample unless named otherwise.
+
+    python benchmarks/bench_step.py                 # H = 400 and 1200, all implementations
+    python benchmarks/bench_step.py --H 400 --rounds 3 --no-peers
+
+Writes results/benchmarks/step.json:
+    {"machine": {...}, "rows": [{"impl", "H", "median_ms", "p25_ms", "p75_ms", "ratio",
+                                  "ratio_vs_det_fused", "peak_mb"}], "grad_variance": [...]}
+``ratio`` divides by ``det`` (nn.Linear MLP with torch's default Adam, as the peers use it);
+``ratio_vs_det_fused`` by the same MLP with fused Adam. Peak memory is measured per implementation in
+a fresh subprocess (max RSS after a few steps minus max RSS after only loading the data; on CUDA,
+torch.cuda.max_memory_allocated). Peers (bayesian-torch, blitz, torchbnn) come from the optional
+``bench`` extra: ``pip install -e '.[bench]'``; missing ones are skipped and said so.
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import helpers as H  # noqa: E402
+
+BATCH, N_DATA = 128, 128 * 16
+IMPLS = ["det", "det_fused", "helpers_paper", "helpers_closed_form", "helpers_lrt",
+         "helpers_flipout", "bayesian_torch_reparam", "bayesian_torch_flipout", "blitz",
+         "torchbnn"]
+
+
+def make_data(device):
+    g = torch.Generator().manual_seed(0)
+    x = torch.rand(N_DATA, 784, generator=g) * 2
+    y = torch.randint(0, 10, (N_DATA,), generator=g)
+    return x.to(device), y.to(device)
+
+
+def _det_model(Hs):
+    return nn.Sequential(nn.Linear(784, Hs), nn.ReLU(), nn.Linear(Hs, Hs), nn.ReLU(),
+                         nn.Linear(Hs, 10))
+
+
+def build(impl, Hs, device):
+    """Return step(x, y) for one implementation, or raise ImportError for a missing peer."""
+    kl_w = 1.0 / (50_000 / BATCH)  # the uniform 1/M weight of MNIST
+    if impl in ("det", "det_fused"):
+        model = _det_model(Hs).to(device)
+        opt = torch.optim.Adam(model.parameters(), 1e-3, fused=impl == "det_fused")
+
+        def step(x, y):
+            opt.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+        return step
+    if impl.startswith("helpers_"):
+        kind = impl[len("helpers_"):]
+        if kind == "paper":
+            model = H.BayesMLP(784, (Hs, Hs), 10, prior=H.ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
+        else:
+            est = {"closed_form": "reparam", "lrt": "lrt", "flipout": "flipout"}[kind]
+            model = H.BayesMLP(784, (Hs, Hs), 10, prior=H.GaussianPrior(1.0), kl="closed",
+                               estimator=est)
+        model.to(device)
+        opt = H.make_optimizer(model.parameters(), "adam", 1e-3)
+        inner = H.train.train_step_fn(model, opt, kl_weight=kl_w)
+        return lambda x, y: inner(x, y)
+    if impl.startswith("bayesian_torch_"):
+        from bayesian_torch.models.dnn_to_bnn import dnn_to_bnn, get_kl_loss
+        model = _det_model(Hs)
+        params = {"prior_mu": 0.0, "prior_sigma": 1.0, "posterior_mu_init": 0.0,
+                  "posterior_rho_init": -3.0, "moped_enable": False, "moped_delta": 0.5,
+                  "type": "Flipout" if impl.endswith("flipout") else "Reparameterization"}
+        dnn_to_bnn(model, params)
+        model.to(device)
+        opt = torch.optim.Adam(model.parameters(), 1e-3)
+
+        def step(x, y):
+            opt.zero_grad()
+            out = model(x)
+            loss = F.cross_entropy(out, y) + get_kl_loss(model) * kl_w / BATCH
+            loss.backward()
+            opt.step()
+        return step
+    if impl == "blitz":
+        from blitz.modules import BayesianLinear
+        from blitz.utils import variational_estimator
+
+        @variational_estimator
+        class BlitzMLP(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.l1, self.l2 = BayesianLinear(784, Hs), BayesianLinear(Hs, Hs)
+                self.l3 = BayesianLinear(Hs, 10)
+
+            def forward(self, x):
+                return self.l3(F.relu(self.l2(F.relu(self.l1(x)))))
+
+        model = BlitzMLP().to(device)
+        opt = torch.optim.Adam(model.parameters(), 1e-3)
+        crit = nn.CrossEntropyLoss()
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = model.sample_elbo(inputs=x, labels=y, criterion=crit, sample_nbr=1,
+                                     complexity_cost_weight=kl_w / BATCH)
+            loss.backward()
+            opt.step()
+        return step
+    if impl == "torchbnn":
+        import torchbnn as bnn
+        model = nn.Sequential(bnn.BayesLinear(0, 0.1, 784, Hs), nn.ReLU(),
+                              bnn.BayesLinear(0, 0.1, Hs, Hs), nn.ReLU(),
+                              bnn.BayesLinear(0, 0.1, Hs, 10)).to(device)
+        opt = torch.optim.Adam(model.parameters(), 1e-3)
+        kl_loss = bnn.BKLLoss(reduction="mean", last_layer_only=False)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y) + 0.01 * kl_loss(model)
+            loss.backward()
+            opt.step()
+        return step
+    raise ValueError(f"unknown implementation {impl!r}; choose from {IMPLS}")
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def time_all(impls, Hs, device, rounds, steps, warmup):
+    """Interleaved rounds: every implementation runs ``steps`` steps per round; per-step times."""
+    x, y = make_data(device)
+    built, skipped = {}, {}
+    for impl in impls:
+        try:
+            torch.manual_seed(0)
+            built[impl] = build(impl, Hs, device)
+        except ImportError as err:
+            skipped[impl] = f"not installed ({err.name}); pip install -e '.[bench]'"
+    times = {impl: [] for impl in built}
+    for impl, step in built.items():
+        for i in range(warmup):
+            b = i % (N_DATA // BATCH)
+            step(x[b * BATCH:(b + 1) * BATCH], y[b * BATCH:(b + 1) * BATCH])
+    for _ in range(rounds):
+        for impl, step in built.items():
+            for i in range(steps):
+                b = i % (N_DATA // BATCH)
+                xb, yb = x[b * BATCH:(b + 1) * BATCH], y[b * BATCH:(b + 1) * BATCH]
+                sync(device)
+                t0 = time.perf_counter()
+                step(xb, yb)
+                sync(device)
+                times[impl].append((time.perf_counter() - t0) * 1e3)
+    return times, skipped
+
+
+def quantile(v, q):
+    v = sorted(v)
+    pos = q * (len(v) - 1)
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def peak_memory_mb(impl, Hs, device):
+    """Peak memory of a few steps of ``impl``, measured in a fresh subprocess (MB)."""
+    cmd = [sys.executable, __file__, "--memory-of", impl, "--H", str(Hs), "--device", str(device),
+           "--threads", str(torch.get_num_threads())]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    try:
+        return float(out.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+
+
+def _memory_child(impl, Hs, device):
+    x, y = make_data(device)
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.max_memory_allocated()
+    else:
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    step = build(impl, Hs, device)
+    for i in range(5):
+        step(x[i * BATCH:(i + 1) * BATCH], y[i * BATCH:(i + 1) * BATCH])
+    sync(device)
+    if device.type == "cuda":
+        print((torch.cuda.max_memory_allocated() - base) / 2**20)
+    else:
+        print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024)
+
+
+def gradient_variance(Hs, device, draws=30):
+    """Per-weight variance of the minibatch gradient w.r.t. the first layer's mu and rho over noise
+    draws (same data, same parameters), averaged over weights, for each helpers estimator."""
+    x, y = make_data(device)
+    xb, yb = x[:BATCH], y[:BATCH]
+    rows = []
+    torch.manual_seed(0)
+    ref = H.BayesMLP(784, (Hs, Hs), 10, prior=H.GaussianPrior(1.0), kl="closed",
+                     rho_init=-4.0).to(device)
+    for est in ("reparam", "lrt", "flipout"):
+        model = H.BayesMLP(784, (Hs, Hs), 10, prior=H.GaussianPrior(1.0), kl="closed",
+                           estimator=est, rho_init=-4.0).to(device)
+        model.load_state_dict(ref.state_dict())
+        g_mu, g_rho = [], []
+        for _ in range(draws):
+            model.zero_grad()
+            H.elbo(model, xb, yb, kl_weight=1.0 / 390).loss.backward()
+            g_mu.append(model[0].weight_mu.grad.flatten().clone())
+            g_rho.append(model[0].weight_rho.grad.flatten().clone())
+        rows.append({"estimator": est, "H": Hs, "draws": draws,
+                     "mean_var_grad_mu": torch.stack(g_mu).var(0).mean().item(),
+                     "mean_var_grad_rho": torch.stack(g_rho).var(0).mean().item()})
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--H", type=int, nargs="+", default=[400, 1200])
+    ap.add_argument("--impls", nargs="+", default=IMPLS, choices=IMPLS)
+    ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--out", default=str(ROOT / "results" / "benchmarks" / "step.json"))
+    ap.add_argument("--memory-of", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    device = H.get_device(args.device)
+    if args.memory_of:
+        _memory_child(args.memory_of, args.H[0], device)
+        return
+    impls = [i for i in args.impls if not (args.no_peers and not (i.startswith("det")
+                                                                 or i.startswith("helpers")))]
+    t_start = time.perf_counter()
+    rows, grad_var, skipped_all = [], [], {}
+    for Hs in args.H:
+        times, skipped = time_all(impls, Hs, device, args.rounds, args.steps, args.warmup)
+        skipped_all.update(skipped)
+        det = statistics.median(times["det"]) if "det" in times else None
+        det_f = statistics.median(times["det_fused"]) if "det_fused" in times else None
+        for impl, v in times.items():
+            med = statistics.median(v)
+            row = {"impl": impl, "H": Hs, "median_ms": round(med, 3),
+                   "p25_ms": round(quantile(v, 0.25), 3), "p75_ms": round(quantile(v, 0.75), 3),
+                   "ratio": round(med / det, 3) if det else None,
+                   "ratio_vs_det_fused": round(med / det_f, 3) if det_f else None,
+                   "peak_mb": None if args.no_memory else peak_memory_mb(impl, Hs, device)}
+            rows.append(row)
+            print(f"H={Hs:5d} {impl:24s} median {med:8.2f} ms  [p25 {row['p25_ms']:8.2f}, "
+                  f"p75 {row['p75_ms']:8.2f}]  ratio {row['ratio']}  vs fused det "
+                  f"{row['ratio_vs_det_fused']}  peak {row['peak_mb']} MB", flush=True)
+        grad_var += gradient_variance(Hs, device)
+    for impl, why in skipped_all.items():
+        print(f"skipped {impl}: {why}")
+    record = {"machine": {**H.machine_info(device), "platform": platform.platform(),
+                          "cpu_count": os.cpu_count()},
+              "settings": {"batch": BATCH, "rounds": args.rounds, "steps_per_round": args.steps,
+                           "warmup": args.warmup, "optimizer": "Adam lr=1e-3",
+                           "det_optimizer": "torch default Adam (det) / fused Adam (det_fused)"},
+              "wall_s": round(time.perf_counter() - t_start, 1),
+              "rows": rows, "grad_variance": grad_var, "skipped": skipped_all}
+    out = Path(args.out)
+    H.utils.atomic_write_bytes(out, (json.dumps(record, indent=2) + "\n").encode())
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
