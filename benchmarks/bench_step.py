@@ -11,8 +11,8 @@ Writes results/benchmarks/step.json:
                                   "ratio_vs_det_fused", "peak_mb"}], "grad_variance": [...]}
 ``ratio`` divides by ``det`` (nn.Linear MLP with torch's default Adam, as the peers use it);
 ``ratio_vs_det_fused`` by the same MLP with fused Adam. Peak memory is measured per implementation in
-a fresh subprocess (max RSS after a few steps minus max RSS after only loading the data; on CUDA,
-torch.cuda.max_memory_allocated). Peers (bayesian-torch, blitz, torchbnn) come from the optional
+a fresh subprocess (peak resident set size while building the model and running 5 steps, minus
+the resident size before; on CUDA, torch.cuda.max_memory_allocated). Peers (bayesian-torch, blitz, torchbnn) come from the optional
 ``bench`` extra: ``pip install -e '.[bench]'``; missing ones are skipped and said so.
 """
 import argparse
@@ -187,13 +187,30 @@ def peak_memory_mb(impl, Hs, device):
         return None
 
 
+def _rss_mb():
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def _memory_child(impl, Hs, device):
+    """Print the peak memory (MB) that building ``impl`` and running 5 steps adds."""
+    import threading
     x, y = make_data(device)
+    warm = build(impl, 16, device)  # load the libraries and kernels first: they are not memory
+    warm(x[:BATCH], y[:BATCH])      # that the implementation needs per parameter
+    del warm
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats()
         base = torch.cuda.max_memory_allocated()
-    else:
-        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    else:  # sample the resident set size while the steps run (Linux)
+        base, peak, stop = _rss_mb(), [0.0], threading.Event()
+
+        def watch():
+            while not stop.is_set():
+                peak[0] = max(peak[0], _rss_mb())
+                time.sleep(0.0005)
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
     step = build(impl, Hs, device)
     for i in range(5):
         step(x[i * BATCH:(i + 1) * BATCH], y[i * BATCH:(i + 1) * BATCH])
@@ -201,7 +218,9 @@ def _memory_child(impl, Hs, device):
     if device.type == "cuda":
         print((torch.cuda.max_memory_allocated() - base) / 2**20)
     else:
-        print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024)
+        stop.set()
+        watcher.join()
+        print(round(max(peak[0], _rss_mb()) - base, 1))
 
 
 def gradient_variance(Hs, device, draws=30):

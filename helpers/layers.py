@@ -21,6 +21,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from . import native
 from .priors import LOG_SQRT_2PI, GaussianPrior, Prior, ScaleMixturePrior
 
 ESTIMATORS = ("reparam", "lrt", "flipout")
@@ -32,14 +33,52 @@ def softplus(rho):
     """Return sigma = log(1 + exp(rho)); on the CPU through log1p(exp(.)) (several times faster than
     F.softplus there) whenever every rho <= 20, where it is exact to float rounding."""
     if rho.device.type == "cpu" and rho.numel() > 4096 and rho.max().item() <= 20.0:
-        return torch.exp(rho).log1p_()
+        e = torch.exp(rho)
+        return torch.log1p(e) if rho.requires_grad and torch.is_grad_enabled() else e.log1p_()
     return F.softplus(rho)
 
 
-def _noise(mu, n_samples):
-    """Return standard normal noise shaped like ``mu`` (with a leading sample dim when S > 1)."""
+def _noise(mu, n_samples, seed=None):
+    """Return standard normal noise shaped like ``mu`` (with a leading sample dim when S > 1):
+    from the C kernels' generator when a ``seed`` is given, else from torch.randn."""
     shape = mu.shape if n_samples == 1 else (n_samples, *mu.shape)
+    if seed is not None:
+        return native.normal(shape, seed)
     return torch.randn(shape, dtype=mu.dtype, device=mu.device)
+
+
+class _NativeSample(torch.autograd.Function):
+    """The fused sampler and KL (Monte-Carlo for any prior, or closed form) in the C kernels.
+
+    Same values and gradients as ``_SampleMC`` / ``_SampleClosed``, in one pass over the weights
+    forward and one backward."""
+
+    @staticmethod
+    def forward(ctx, mu, rho, prior, n_samples, closed):
+        seed = native.draw_seed()
+        if closed:
+            kind, consts, inv_s2 = -1, torch.zeros(6), 1.0 / prior._buf("sigma") ** 2
+        else:
+            (kind, consts), inv_s2 = native.prior_constants(prior), 0.0
+        w, eps, sums = native.forward(mu.detach(), rho.detach(), n_samples, seed, kind, consts)
+        n = mu.numel()
+        if closed:
+            kl = (n * (0.5 * math.log(1.0 / inv_s2) - 0.5) - sums[0]
+                  + (sums[3] + sums[4]) * (0.5 * inv_s2))
+        else:
+            logq = -n_samples * sums[0] - 0.5 * sums[1] - LOG_SQRT_2PI * n * n_samples
+            kl = (logq - sums[2]) / n_samples
+        ctx.save_for_backward(mu, rho, eps)
+        ctx.args = (n_samples, kind, consts, inv_s2)
+        return w, kl.to(mu.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_w, grad_kl):
+        mu, rho, eps = ctx.saved_tensors
+        n_samples, kind, consts, inv_s2 = ctx.args
+        grad_mu, grad_rho = native.backward(mu.detach(), rho.detach(), eps, grad_w, grad_kl.item(),
+                                            n_samples, kind, consts, inv_s2)
+        return grad_mu, grad_rho, None, None, None
 
 
 class _SampleMC(torch.autograd.Function):
@@ -109,7 +148,7 @@ class _SampleClosed(torch.autograd.Function):
 def _reference_sample(mu, rho, prior, n_samples, kl_mode):
     """Plain-autograd reference: the textbook formulas, used to test the fast path."""
     sigma = F.softplus(rho)
-    eps = _noise(mu, n_samples)
+    eps = _noise(mu, n_samples, native.draw_seed() if native.usable(mu) else None)
     w = mu + sigma * eps
     if kl_mode == "closed":
         s = prior.sigma
@@ -195,16 +234,19 @@ class BayesLinear(nn.Module):
     @property
     def weight_sigma(self):
         """Return the posterior standard deviation of the weights, softplus(rho)."""
-        return F.softplus(self.weight_rho)
+        return softplus(self.weight_rho)
 
     @property
     def bias_sigma(self):
         """Return the posterior standard deviation of the biases (None without bias)."""
-        return None if self.bias_rho is None else F.softplus(self.bias_rho)
+        return None if self.bias_rho is None else softplus(self.bias_rho)
 
     def _sample(self, mu, rho, n_samples):
         if self.impl == "reference":
             return _reference_sample(mu, rho, self.prior, n_samples, self.kl_mode)
+        if native.usable(mu) and (self.kl_mode == "closed"
+                                  or native.prior_constants(self.prior) is not None):
+            return _NativeSample.apply(mu, rho, self.prior, n_samples, self.kl_mode == "closed")
         if self.kl_mode == "closed":
             return _SampleClosed.apply(mu, rho, self.prior._buf("sigma"), n_samples)
         return _SampleMC.apply(mu, rho, self.prior, n_samples)

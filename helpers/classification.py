@@ -1,0 +1,187 @@
+"""MNIST-style classification runs: one config -> one trained model, checkpoint and result record.
+
+Used by notebook 01 (Table 1, Figures 2-3, the validation sweep) and by notebooks 04/05, which load
+the checkpoints. ``run`` resumes from its checkpoint; ``run_grid`` skips configs already done, so an
+interrupted sweep continues where it stopped.
+"""
+import json
+import math
+from dataclasses import asdict, dataclass, field, replace
+
+import torch
+
+from .layers import BayesMLP, mlp
+from .metrics import error_rate, predict
+from .priors import GaussianPrior, ScaleMixturePrior
+from .train import fit, load_checkpoint
+from .utils import atomic_write_bytes, checkpoints_dir, results_dir
+
+METHODS = ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")
+PAPER_TABLE1 = {  # test error (fraction), Blundell et al. 2015, Table 1
+    "sgd": {400: 0.0183, 800: 0.0184, 1200: 0.0188},
+    "dropout": {400: 0.0151, 800: 0.0133, 1200: 0.0136},
+    "bbb_gaussian": {400: 0.0182, 800: 0.0199, 1200: 0.0204},
+    "bbb_mixture": {400: 0.0136, 800: 0.0134, 1200: 0.0132},
+}
+METHOD_LABELS = {"sgd": "SGD, no regularisation", "dropout": "SGD, dropout",
+                 "bbb_gaussian": "BBB, Gaussian prior", "bbb_mixture": "BBB, scale mixture prior"}
+
+
+@dataclass
+class RunConfig:
+    """Everything that defines one training run (its ``name`` keys checkpoints and results)."""
+    method: str = "bbb_mixture"
+    H: int = 400
+    epochs: int = 50
+    lr: float = 1e-3
+    optimizer: str = "adam"
+    momentum: float = 0.0
+    lr_decay: float = 1.0          # learning rate multiplied by this after every epoch
+    batch_size: int = 128
+    samples: int = 1               # Monte-Carlo samples per minibatch (BBB)
+    kl_weighting: str = "uniform"  # 'uniform' (1/M, eq. 8) or 'blundell' (pi_i, eq. 9)
+    pi: float = 0.5                # scale mixture prior
+    neg_log_sigma1: float = 0.0
+    neg_log_sigma2: float = 6.0
+    prior_sigma: float = 1.0       # Gaussian prior
+    rho_init: float = -6.0
+    dropout: float = 0.5
+    seed: int = 0
+    data: str = "MNIST"
+    tags: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.method not in METHODS:
+            raise ValueError(f"unknown method {self.method!r}; choose one of {METHODS}")
+        if int(self.H) < 1 or int(self.epochs) < 0:
+            raise ValueError(f"H must be >= 1 and epochs >= 0, got H={self.H}, epochs={self.epochs}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+
+    @property
+    def bayesian(self):
+        return self.method.startswith("bbb")
+
+    @property
+    def name(self):
+        """Return a file-name key that differs whenever a setting that matters differs."""
+        parts = [self.data.lower(), self.method, f"h{self.H}", f"e{self.epochs}",
+                 f"{self.optimizer}{self.lr:g}", f"s{self.seed}"]
+        if self.lr_decay != 1.0:
+            parts.append(f"decay{self.lr_decay:g}")
+        if self.optimizer == "sgd" and self.momentum:
+            parts.append(f"mom{self.momentum:g}")
+        if self.batch_size != 128:
+            parts.append(f"b{self.batch_size}")
+        if self.method == "dropout":
+            parts.append(f"p{self.dropout:g}")
+        if self.bayesian:
+            parts += [f"mc{self.samples}", self.kl_weighting, f"rho{self.rho_init:g}"]
+        if self.method == "bbb_mixture":
+            parts.append(f"pi{self.pi:g}-s1_{self.neg_log_sigma1:g}-s2_{self.neg_log_sigma2:g}")
+        if self.method == "bbb_gaussian":
+            parts.append(f"sigma{self.prior_sigma:g}")
+        return "_".join(parts).replace(".", "p")
+
+    def prior(self):
+        """Return the prior object of a BBB method (None otherwise)."""
+        if self.method == "bbb_mixture":
+            return ScaleMixturePrior(self.pi, math.exp(-self.neg_log_sigma1),
+                                     math.exp(-self.neg_log_sigma2))
+        if self.method == "bbb_gaussian":
+            return GaussianPrior(self.prior_sigma)
+        return None
+
+
+def build_model(cfg, in_features=784, out_features=10):
+    """Return the untrained 784-H-H-10 model of ``cfg.method``."""
+    hidden = (cfg.H, cfg.H)
+    if cfg.bayesian:
+        return BayesMLP(in_features, hidden, out_features, prior=cfg.prior(), rho_init=cfg.rho_init)
+    return mlp(in_features, hidden, out_features, dropout=cfg.dropout if cfg.method == "dropout" else 0.0)
+
+
+def checkpoint_path(cfg, notebook="01_mnist_classification"):
+    """Return where the run of ``cfg`` keeps its checkpoint."""
+    return checkpoints_dir() / notebook / f"{cfg.name}.pt"
+
+
+def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=None,
+        desc=None):
+    """Train (or resume, or load when finished) the run of ``cfg``; return (model, record).
+
+    The record holds ``config`` and ``metrics``: test_error (Bayesian predictive: the average of
+    ``eval_samples`` weight samples for BBB; the network itself otherwise), test_error_mean_weights,
+    test_error_ensemble, val_error, epochs, train_wall_s, and the per-epoch ``history``.
+    """
+    device = device or data.x_train.device
+    torch.manual_seed(cfg.seed)
+    model = build_model(cfg, data.x_train.shape[1]).to(device)
+    ck = checkpoint_path(cfg, notebook)
+    history = fit(model, data, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,
+                  n_samples=cfg.samples, kl_weighting=cfg.kl_weighting if cfg.bayesian else "none",
+                  optimizer=cfg.optimizer, momentum=cfg.momentum, seed=cfg.seed, checkpoint=ck,
+                  checkpoint_every=5, lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
+                  desc=desc or cfg.method)
+    metrics = {"epochs": len(history), "train_wall_s": history[-1]["wall_s"] if history else 0.0,
+               "test_error_mean_weights": history[-1]["test_error"] if history else None,
+               "val_error": history[-1]["val_error"] if history else None}
+    gen_state = torch.get_rng_state()
+    torch.manual_seed(cfg.seed + 12345)  # evaluation noise independent of how training ended
+    if cfg.bayesian:
+        pred = predict(model, data.x_test, n_samples=eval_samples)
+        metrics["test_error_ensemble"] = error_rate(pred.mean, data.y_test)
+        metrics["test_error"] = metrics["test_error_ensemble"]
+        metrics["test_error_single_samples"] = [error_rate(p, data.y_test) for p in pred.samples]
+        metrics["eval_samples"] = eval_samples
+        val = predict(model, data.x_val, n_samples=eval_samples)
+        metrics["val_error"] = error_rate(val.mean, data.y_val)
+    else:
+        metrics["test_error"] = metrics["test_error_mean_weights"]
+        metrics["test_error_ensemble"] = metrics["test_error_mean_weights"]
+    torch.set_rng_state(gen_state)
+    record = {"config": asdict(cfg), "name": cfg.name, "metrics": metrics, "history": history}
+    record["config"]["prior"] = repr(cfg.prior()) if cfg.bayesian else None
+    return model, record
+
+
+def load_model(cfg, notebook="01_mnist_classification", device="cpu"):
+    """Return the trained model of ``cfg`` from its checkpoint (FileNotFoundError if not trained)."""
+    state = load_checkpoint(checkpoint_path(cfg, notebook), map_location=device)
+    model = build_model(cfg).to(device)
+    model.load_state_dict(state["model"])
+    if int(state["epoch"]) < cfg.epochs:
+        raise FileNotFoundError(f"{checkpoint_path(cfg, notebook)} holds only {state['epoch']} of "
+                                f"{cfg.epochs} epochs; run notebook {notebook} to finish it")
+    return model
+
+
+def run_grid(configs, data, notebook="01_mnist_classification", folder="sweep", eval_samples=10,
+             progress_fn=None):
+    """Run every config not done yet; return the list of records (done ones read back from disk).
+
+    Each finished run writes results/<notebook>/<folder>/<name>.json atomically, so an interrupted
+    grid resumes where it stopped (an unfinished run resumes from its own checkpoint).
+    """
+    out_dir = results_dir() / notebook / folder
+    records = []
+    for i, cfg in enumerate(configs):
+        path = out_dir / f"{cfg.name}.json"
+        if path.exists():
+            records.append(json.loads(path.read_text()))
+            continue
+        if progress_fn:
+            progress_fn(i, len(configs), cfg)
+        _, rec = run(cfg, data, notebook=notebook, eval_samples=eval_samples,
+                     desc=f"{i + 1}/{len(configs)}")
+        atomic_write_bytes(path, (json.dumps(rec, indent=1) + "\n").encode())
+        records.append(rec)
+    return records
+
+
+def vary(base, **grid):
+    """Return configs: ``base`` with each keyword varied over its list (a full product)."""
+    import itertools
+    keys = list(grid)
+    return [replace(base, **dict(zip(keys, values)))
+            for values in itertools.product(*(grid[k] for k in keys))]
