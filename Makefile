@@ -46,7 +46,7 @@ unit: $(STAMP)
 	$(PY) -m pytest tests -q
 
 smoke: $(STAMP)
-	rm -rf $(BUILD)/notebooks $(BUILD)/figures $(BUILD)/results
+	rm -rf $(BUILD)/notebooks $(BUILD)/figures $(BUILD)/results $(BUILD)/checkpoints
 	$(SMOKE_ENV) $(PY) tools/run_notebooks.py --profile smoke --kernel $(KERNEL) --out $(BUILD)/notebooks
 
 nbval: $(STAMP)

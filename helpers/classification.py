@@ -58,6 +58,12 @@ class RunConfig:
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
 
+    @classmethod
+    def from_dict(cls, d):
+        """Return the config stored in a result record (extra keys such as 'prior' are ignored)."""
+        names = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in d.items() if k in names})
+
     @property
     def bayesian(self):
         return self.method.startswith("bbb")

@@ -13,6 +13,7 @@ import ctypes
 import hashlib
 import math
 import os
+import platform
 import shutil
 import subprocess
 import tempfile
@@ -34,14 +35,26 @@ def _cache_dir():
     return Path(os.environ.get("BBB_NATIVE_CACHE") or Path.home() / ".cache" / "bbb-helpers")
 
 
+def _cpu_name():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith(("model name", "flags")):
+                    return line.strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
 def _compile():
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         raise RuntimeError("no C compiler found (set CC)")
     src = SOURCE.read_bytes()
     errors = []
-    for flags in _FLAG_SETS:
-        tag = hashlib.sha256(src + " ".join([cc, *flags]).encode()).hexdigest()[:16]
+    for flags in _FLAG_SETS:  # -march=native: the cache key includes this machine's CPU
+        key = " ".join([cc, *flags, platform.machine(), _cpu_name()])
+        tag = hashlib.sha256(src + key.encode()).hexdigest()[:16]
         target = _cache_dir() / f"bbb_kernels_{tag}.so"
         if target.exists():
             return target
@@ -94,10 +107,22 @@ def draw_seed():
 
 
 def prior_constants(prior):
-    """Return (kind, float32 tensor of constants) describing ``prior`` to the kernels, or None."""
+    """Return (kind, float32 tensor of constants) describing ``prior`` to the kernels, or None.
+
+    Cached on the prior object, keyed by its current parameter values."""
     kind = KINDS.get(type(prior).__name__)
     if kind is None:
         return None
+    key = tuple(b.item() for b in prior.buffers())
+    cached = getattr(prior, "_kernel_constants", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    value = _constants(prior, kind)
+    prior._kernel_constants = (key, value)
+    return value
+
+
+def _constants(prior, kind):
     log_sqrt_2pi = 0.5 * math.log(2 * math.pi)
     if kind == 1:
         pi, s1, s2 = prior._buf("pi"), prior._buf("sigma1"), prior._buf("sigma2")
@@ -115,10 +140,15 @@ def prior_constants(prior):
     return kind, torch.tensor(c + [0.0] * (6 - len(c)), dtype=torch.float32)
 
 
+def _threads(n):
+    """Threads for a kernel over n entries: one for small work (a parallel region costs more)."""
+    return torch.get_num_threads() if n >= 65_536 else 1
+
+
 def normal(shape, seed):
     """Return float32 standard normal noise of ``shape`` from the kernels' generator."""
     out = torch.empty(shape, dtype=torch.float32)
-    library().bbb_normal(out.numel(), seed, out.data_ptr(), torch.get_num_threads())
+    library().bbb_normal(out.numel(), seed, out.data_ptr(), _threads(out.numel()))
     return out
 
 
@@ -130,7 +160,7 @@ def forward(mu, rho, n_samples, seed, kind, consts):
     sums = torch.zeros(5, dtype=torch.float64)
     library().bbb_forward(mu.numel(), n_samples, mu.data_ptr(), rho.data_ptr(), w.data_ptr(),
                           eps.data_ptr(), seed, kind, consts.data_ptr(), sums.data_ptr(),
-                          torch.get_num_threads())
+                          _threads(w.numel()))
     return w, eps, sums
 
 
@@ -141,5 +171,5 @@ def backward(mu, rho, eps, grad_w, grad_kl, n_samples, kind, consts, closed_inv_
     library().bbb_backward(mu.numel(), n_samples, mu.data_ptr(), rho.data_ptr(), eps.data_ptr(),
                            None if gw is None else gw.data_ptr(), float(grad_kl), kind,
                            consts.data_ptr(), float(closed_inv_s2), grad_mu.data_ptr(),
-                           grad_rho.data_ptr(), torch.get_num_threads())
+                           grad_rho.data_ptr(), _threads(eps.numel()))
     return grad_mu, grad_rho

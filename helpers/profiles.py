@@ -16,6 +16,42 @@ PROFILES = {
         "paper": dict(n_draws=1_000_000, n_kl_samples=(1, 10, 100, 1000, 10000, 100000),
                       grad_reps=10_000, M=469),
     },
+    "02_regression_uncertainty": {
+        "smoke": dict(n_train=100, steps=150, pred_samples=50, seeds=(0,), ensemble_size=2,
+                      n_test=200),
+        "default": dict(n_train=600, steps=3000, pred_samples=300, seeds=(0, 1, 2),
+                        ensemble_size=5, n_test=2000),
+        "paper": dict(n_train=600, steps=5000, pred_samples=1000, seeds=(0, 1, 2, 3, 4),
+                      ensemble_size=5, n_test=5000),
+    },
+    "01_mnist_classification": {
+        # n_train/n_eval: None = the paper's 50,000 / 10,000 / 10,000 split
+        "smoke": dict(hidden_sizes=(50,), epochs=2, n_train=2000, n_eval=1000, eval_samples=4,
+                      sweep=dict(pi=[0.5], neg_log_sigma2=[6.0], samples=[1],
+                                 kl_weighting=["uniform", "blundell"]),
+                      sweep_epochs=1, sweep_H=50),
+        "default": dict(hidden_sizes=(400,), epochs=60, n_train=None, n_eval=None,
+                        eval_samples=10,
+                        sweep=dict(pi=[0.25, 0.5], neg_log_sigma2=[6.0, 7.0], samples=[1],
+                                   kl_weighting=["uniform", "blundell"]),
+                        sweep_epochs=10, sweep_H=400),
+        "paper": dict(hidden_sizes=(400, 800, 1200), epochs=600, n_train=None, n_eval=None,
+                      eval_samples=10,
+                      sweep=dict(pi=[0.25, 0.5, 0.75], neg_log_sigma1=[0.0, 1.0, 2.0],
+                                 neg_log_sigma2=[6.0, 7.0, 8.0], samples=[1, 2, 5, 10],
+                                 kl_weighting=["uniform", "blundell"]),
+                      sweep_epochs=50, sweep_H=400),
+    },
+    "04_pruning": {
+        "smoke": dict(H=50, fallback_epochs=2, n_train=2000, n_eval=1000, timing_repeats=2),
+        "default": dict(H=400, fallback_epochs=60, n_train=None, n_eval=None, timing_repeats=5),
+        "paper": dict(H=1200, fallback_epochs=600, n_train=None, n_eval=None, timing_repeats=5),
+    },
+    "03_contextual_bandit": {
+        "smoke": dict(steps=60, seeds=(0,), updates_per_step=8, record_every=10),
+        "default": dict(steps=3000, seeds=(0,), updates_per_step=64, record_every=50),
+        "paper": dict(steps=50_000, seeds=(0, 1, 2), updates_per_step=64, record_every=100),
+    },
 }
 
 

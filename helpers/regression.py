@@ -1,8 +1,8 @@
 """The paper's 1-D regression task (section 5.2, Figure 5) and the uncertainty methods compared on it.
 
-y = x + 0.3 sin(2 pi (x + eps)) + 0.3 sin(4 pi (x + eps)) + eps, eps ~ N(0, noise_var).
-The paper writes N(0, 0.02); here 0.02 is read as the **variance** (std ~ 0.141) by default, and
-``noise_var`` is a parameter so the other reading (std 0.02, variance 0.0004) is one argument away.
+y = x + 0.3 sin(2 pi (x + eps)) + 0.3 sin(4 pi (x + eps)) + eps, eps ~ N(0, noise_std^2).
+The paper writes N(0, 0.02); here 0.02 is read as the **standard deviation** by default, and
+``noise_std`` is a parameter so the other reading (variance 0.02, std ~ 0.141) is one argument away.
 """
 import copy
 import math
@@ -21,18 +21,18 @@ def curve(x, eps):
     return x + 0.3 * torch.sin(2 * math.pi * (x + eps)) + 0.3 * torch.sin(4 * math.pi * (x + eps)) + eps
 
 
-def make_data(n, noise_var=0.02, low=0.0, high=0.5, generator=None):
+def make_data(n, noise_std=0.02, low=0.0, high=0.5, generator=None):
     """Return (x, y) with x ~ U[low, high] of shape (n, 1) and y from ``curve`` (shape (n,))."""
-    if noise_var < 0:
-        raise ValueError(f"noise_var must be >= 0, got {noise_var}")
+    if not noise_std >= 0:
+        raise ValueError(f"noise_std must be >= 0, got {noise_std}")
     x = low + (high - low) * torch.rand(n, 1, generator=generator)
-    eps = math.sqrt(noise_var) * torch.randn(n, 1, generator=generator)
+    eps = noise_std * torch.randn(n, 1, generator=generator)
     return x, curve(x, eps).squeeze(1)
 
 
-def noiseless_mean(x, noise_var=0.02, n_mc=2000, generator=None):
+def noiseless_mean(x, noise_std=0.02, n_mc=2000, generator=None):
     """Return E[y | x] of the data-generating process by Monte Carlo over eps (for plots)."""
-    eps = math.sqrt(noise_var) * torch.randn(1, n_mc, generator=generator)
+    eps = noise_std * torch.randn(1, n_mc, generator=generator)
     return curve(x.reshape(-1, 1), eps).mean(1)
 
 
@@ -94,9 +94,13 @@ class Predictive:
     f: torch.Tensor
     sigma: float
 
-    def y_samples(self, generator=None):
-        """Return draws of y = f + sigma * noise (S, N)."""
-        return self.f + self.sigma * torch.randn(self.f.shape, generator=generator)
+    def y_samples(self, generator=None, min_draws=400):
+        """Return draws of y = f + sigma * noise, at least ``min_draws`` per input (rows of f are
+        repeated when there are fewer function samples, e.g. one curve or an ensemble)."""
+        f = self.f
+        if len(f) < min_draws:
+            f = f.repeat(math.ceil(min_draws / len(f)), 1)
+        return f + self.sigma * torch.randn(f.shape, generator=generator)
 
     @property
     def mean(self):
@@ -129,8 +133,10 @@ def predictive(models, x, n_samples=200, method="bbb"):
 
     'bbb' samples weights, 'mc_dropout' keeps dropout on, 'mle' repeats its single curve."""
     if isinstance(models, (list, tuple)):
+        for m in models:
+            m.eval()
         fs = torch.stack([m(x) for m in models])
-        sig = math.sqrt(sum(float(m.sigma) ** 2 for m in models) / len(models))
+        sig = math.sqrt(sum(m.sigma.item() ** 2 for m in models) / len(models))
         return Predictive(fs, sig)
     model = models
     if method == "bbb":
@@ -143,7 +149,7 @@ def predictive(models, x, n_samples=200, method="bbb"):
     else:
         model.eval()
         f = model(x).unsqueeze(0)
-    return Predictive(f.reshape(-1, len(x)), float(model.sigma))
+    return Predictive(f.reshape(-1, len(x)), model.sigma.item())
 
 
 def scores(pred, x, y_true, in_low=0.0, in_high=0.5, out_low=0.7, out_high=1.2,
@@ -170,3 +176,44 @@ def scores(pred, x, y_true, in_low=0.0, in_high=0.5, out_low=0.7, out_high=1.2,
 def clone(model):
     """Return a deep copy of a model (ensemble members start from different seeds instead)."""
     return copy.deepcopy(model)
+
+
+METHODS = ("bbb_gaussian", "bbb_mixture", "mle", "mc_dropout", "deep_ensemble")
+
+
+def fit_method(method, x, y, steps, seed=0, hidden=(100, 100), ensemble_size=5, lr=1e-2,
+               n_samples=8, dropout=0.1, prior_sigma=1.0, mixture=(0.5, 1.0, math.exp(-6))):
+    """Train one method of ``METHODS`` on (x, y); return the model (a list for the ensemble).
+
+    Every model learns its observation-noise std (aleatoric uncertainty). BBB uses the full KL
+    (weight 1, one full batch per step); MC dropout uses dropout ``dropout`` and weight decay 1e-4.
+    """
+    from .priors import GaussianPrior, ScaleMixturePrior
+    from .utils import seed_everything
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
+    seed_everything(seed)
+    if method == "deep_ensemble":
+        members = []
+        for k in range(ensemble_size):
+            seed_everything(seed * 1000 + k)
+            m = build("mle", hidden, learn_sigma=True)
+            train(m, x, y, steps, lr=lr)
+            members.append(m)
+        return members
+    if method.startswith("bbb"):
+        prior = (GaussianPrior(prior_sigma) if method == "bbb_gaussian"
+                 else ScaleMixturePrior(*mixture))
+        m = build("bbb", hidden, prior=prior, learn_sigma=True)
+        train(m, x, y, steps, lr=lr, n_samples=n_samples)
+        return m
+    m = build(method, hidden, learn_sigma=True, dropout=dropout)
+    train(m, x, y, steps, lr=lr, weight_decay=1e-4 if method == "mc_dropout" else 0.0)
+    return m
+
+
+def method_predictive(method, model, x, n_samples=200):
+    """Return the ``Predictive`` of a model trained by ``fit_method``."""
+    kind = {"bbb_gaussian": "bbb", "bbb_mixture": "bbb", "mle": "mle",
+            "mc_dropout": "mc_dropout"}.get(method)
+    return predictive(model, x, n_samples, method=kind or "ensemble")

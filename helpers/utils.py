@@ -71,8 +71,14 @@ def quiet():
 
 def progress(iterable=None, **kwargs):
     """Return a tqdm.auto progress bar, disabled under CI / BBB_QUIET."""
-    from tqdm.auto import tqdm
-    kwargs.setdefault("disable", quiet())
+    if quiet():
+        from tqdm.std import tqdm
+        kwargs["disable"] = True
+    else:
+        import warnings
+        with warnings.catch_warnings():  # tqdm.auto warns when ipywidgets is missing
+            warnings.simplefilter("ignore")
+            from tqdm.auto import tqdm
     kwargs.setdefault("leave", False)
     return tqdm(iterable, **kwargs)
 

@@ -15,6 +15,7 @@ def _seed_and_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("BBB_FIGURES_DIR", str(tmp_path / "figures"))
     monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "results"))
     monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
+    monkeypatch.setenv("BBB_QUIET", "1")
 
 
 @pytest.fixture(scope="session")

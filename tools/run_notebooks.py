@@ -44,6 +44,8 @@ def main(argv=None):
         notebooks = [nb for nb in notebooks if any(nb.name.startswith(p) for p in args.only)]
     if not notebooks:
         ap.error("no notebooks matched")
+    # headless runs: no progress bars in the stored outputs (they would flood the notebooks)
+    os.environ.setdefault("BBB_QUIET", "1")
     out_dir = Path(args.out).resolve() if args.out else None
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)

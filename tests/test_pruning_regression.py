@@ -1,0 +1,72 @@
+import math
+
+import pytest
+import torch
+
+from helpers import BayesMLP, pruning
+from helpers import regression as R
+
+
+def _model():
+    torch.manual_seed(0)
+    m = BayesMLP(20, (16,), 3, rho_init=-3.0)
+    with torch.no_grad():
+        m[0].weight_rho[:, :10] = -8.0  # half the first layer: high SNR
+    return m
+
+
+def test_prune_fractions_and_counts():
+    m = _model()
+    total = sum(layer.weight_mu.numel() for layer in pruning.weight_layers(m))
+    for frac in (0.0, 0.5, 0.95, 1.0):
+        pruned, kept = pruning.prune(m, frac)
+        nz = sum(int((layer.weight_mu != 0).sum()) for layer in pruning.weight_layers(pruned))
+        assert kept == total - round(frac * total) and nz == kept
+    assert m[0].weight_mu.ne(0).all()  # the original is untouched
+    with pytest.raises(ValueError, match="fraction"):
+        pruning.prune(m, 1.5)
+    with pytest.raises(ValueError, match="unknown score"):
+        pruning.scores(m, "entropy")
+
+
+def test_snr_keeps_high_snr_weights():
+    m = _model()
+    pruned, _ = pruning.prune(m, 0.5, "snr")
+    first = pruned[0].weight_mu
+    # the low-sigma half survives far more often than the high-sigma half
+    assert first[:, :10].ne(0).float().mean() > first[:, 10:].ne(0).float().mean() + 0.3
+    db = pruning.snr_db(m)
+    assert torch.isfinite(db).all() and db.numel() == 20 * 16 + 16 * 3
+
+
+def test_sparse_model_matches_dense_and_is_smaller():
+    torch.manual_seed(0)
+    m = BayesMLP(20, (300,), 3, rho_init=-3.0)
+    pruned, _ = pruning.prune(m, 0.9)
+    x = torch.randn(7, 20)
+    sparse = pruning.to_sparse(pruned)
+    with torch.no_grad():
+        dense_out = pruned(x)
+    assert torch.allclose(pruning.sparse_forward(sparse, x), dense_out, atol=1e-5)
+    dense_state = [(layer.weight_mu.detach(), layer.bias_mu.detach())
+                   for layer in pruning.weight_layers(pruned)]
+    assert pruning.storage_bytes(sparse) < pruning.storage_bytes(dense_state)
+
+
+def test_regression_data_and_predictive():
+    g = torch.Generator().manual_seed(0)
+    x, y = R.make_data(200, 0.02, generator=g)
+    assert x.shape == (200, 1) and y.shape == (200,) and 0 <= x.min() and x.max() <= 0.5
+    with pytest.raises(ValueError, match="noise_std"):
+        R.make_data(3, -1.0)
+    model = R.fit_method("bbb_gaussian", x, y, steps=30, seed=0)
+    grid = torch.linspace(-0.2, 1.2, 50).unsqueeze(1)
+    pred = R.method_predictive("bbb_gaussian", model, grid, n_samples=20)
+    assert pred.f.shape == (20, 50) and (pred.std > 0).all()
+    s = R.scores(pred, grid.squeeze(1), pred.mean, x_grid=grid, pred_grid=pred)
+    assert 0 <= s["coverage90_in"] <= 1 and s["std_ratio"] > 0
+    mle = R.fit_method("mle", x, y, steps=30, seed=0)
+    p_mle = R.method_predictive("mle", mle, grid)
+    assert torch.all(p_mle.epistemic_var == 0)  # one curve: no epistemic spread
+    with pytest.raises(ValueError, match="unknown method"):
+        R.fit_method("gp", x, y, steps=1)
