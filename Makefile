@@ -38,7 +38,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 notebooks: $(STAMP)
-	$(PY) tools/run_notebooks.py --profile $(PROFILE) --kernel $(KERNEL)
+	$(PY) tools/run_notebooks.py --profile $(PROFILE) --kernel $(KERNEL) $(if $(ONLY),--only $(ONLY))
 
 test: unit smoke nbval
 

@@ -45,6 +45,7 @@ class RunConfig:
     neg_log_sigma2: float = 6.0
     prior_sigma: float = 1.0       # Gaussian prior
     rho_init: float = -6.0
+    mu_init: float = None          # BBB: mu ~ U(-mu_init, mu_init); None = nn.Linear's bound
     dropout: float = 0.5
     seed: int = 0
     data: str = "MNIST"
@@ -83,6 +84,8 @@ class RunConfig:
             parts.append(f"p{self.dropout:g}")
         if self.bayesian:
             parts += [f"mc{self.samples}", self.kl_weighting, f"rho{self.rho_init:g}"]
+            if self.mu_init is not None:
+                parts.append(f"mu{self.mu_init:g}")
         if self.method == "bbb_mixture":
             parts.append(f"pi{self.pi:g}-s1_{self.neg_log_sigma1:g}-s2_{self.neg_log_sigma2:g}")
         if self.method == "bbb_gaussian":
@@ -103,7 +106,8 @@ def build_model(cfg, in_features=784, out_features=10):
     """Return the untrained 784-H-H-10 model of ``cfg.method``."""
     hidden = (cfg.H, cfg.H)
     if cfg.bayesian:
-        return BayesMLP(in_features, hidden, out_features, prior=cfg.prior(), rho_init=cfg.rho_init)
+        return BayesMLP(in_features, hidden, out_features, prior=cfg.prior(), rho_init=cfg.rho_init,
+                        mu_init_scale=cfg.mu_init)
     return mlp(in_features, hidden, out_features, dropout=cfg.dropout if cfg.method == "dropout" else 0.0)
 
 

@@ -43,9 +43,12 @@ PROFILES = {
                       sweep_epochs=50, sweep_H=400),
     },
     "04_pruning": {
-        "smoke": dict(H=50, fallback_epochs=2, n_train=2000, n_eval=1000, timing_repeats=2),
-        "default": dict(H=400, fallback_epochs=60, n_train=None, n_eval=None, timing_repeats=5),
-        "paper": dict(H=1200, fallback_epochs=600, n_train=None, n_eval=None, timing_repeats=5),
+        "smoke": dict(H=50, fallback_epochs=2, n_train=2000, n_eval=1000, timing_repeats=2,
+                      compare_epochs=2),
+        "default": dict(H=400, fallback_epochs=60, n_train=None, n_eval=None, timing_repeats=5,
+                        compare_epochs=60),
+        "paper": dict(H=1200, fallback_epochs=600, n_train=None, n_eval=None, timing_repeats=5,
+                      compare_epochs=600),
     },
     "03_contextual_bandit": {
         "smoke": dict(steps=60, seeds=(0,), updates_per_step=8, record_every=10),
