@@ -6,7 +6,7 @@ from .data import ImageData, data_dir, load_images, load_mnist, load_mushroom, v
 from .elbo import ELBO, categorical_nll, elbo, gaussian_nll, kl_weights, sample_forward
 from .layers import (BayesConv2d, BayesLinear, BayesMLP, bayes_layers, bayesify, closed_form_kl,
                      configure, kl_divergence, mlp, sampling, set_sampling)
-from .metrics import (Prediction, ece, error_rate, mutual_information, nll, predict,
+from .metrics import (Prediction, auroc, ece, error_rate, mutual_information, nll, predict,
                       predictive_entropy, reliability)
 from .plotting import savefig, use_style
 from .priors import CauchyPrior, GaussianPrior, LaplacePrior, Prior, ScaleMixturePrior, make_prior

@@ -89,3 +89,21 @@ def reliability(probs, y, n_bins=15):
         acc.append(correct[mask].mean().item() if mask.any() else float("nan"))
         cf.append(conf[mask].mean().item() if mask.any() else float("nan"))
     return centres, acc, cf, count
+
+
+def auroc(score_in, score_out):
+    """Return the area under the ROC curve for telling ``score_out`` (positives, should score higher)
+    from ``score_in``: the probability that a random out-of-domain score exceeds an in-domain one
+    (ties count one half)."""
+    s = torch.cat([score_in.flatten(), score_out.flatten()]).double()
+    labels = torch.cat([torch.zeros(score_in.numel()), torch.ones(score_out.numel())])
+    order = torch.argsort(s, stable=True)
+    ranks = torch.empty_like(s)
+    ranks[order] = torch.arange(1, len(s) + 1, dtype=torch.float64)
+    # average ranks over ties
+    uniq, inverse = torch.unique(s, return_inverse=True)
+    sums = torch.zeros(len(uniq), dtype=torch.float64).index_add_(0, inverse, ranks)
+    counts = torch.zeros(len(uniq), dtype=torch.float64).index_add_(0, inverse, torch.ones_like(s))
+    ranks = (sums / counts)[inverse]
+    n_pos, n_neg = score_out.numel(), score_in.numel()
+    return ((ranks[labels == 1].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)).item()

@@ -55,6 +55,14 @@ PROFILES = {
         "default": dict(steps=3000, seeds=(0,), updates_per_step=64, record_every=50),
         "paper": dict(steps=50_000, seeds=(0, 1, 2), updates_per_step=64, record_every=100),
     },
+    "05_uncertainty": {
+        "smoke": dict(H=50, epochs=1, n_train=2000, n_eval=1000, ensemble_size=2,
+                      eval_samples=4),
+        "default": dict(H=400, epochs=10, n_train=None, n_eval=None, ensemble_size=5,
+                        eval_samples=20),
+        "paper": dict(H=400, epochs=50, n_train=None, n_eval=None, ensemble_size=5,
+                      eval_samples=50),
+    },
 }
 
 

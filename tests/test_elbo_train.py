@@ -148,3 +148,12 @@ def test_ece_of_perfect_and_overconfident():
     assert metrics.ece(wrong, y) == pytest.approx(1.0)
     uniform = torch.full((4, 2), 0.5)
     assert metrics.predictive_entropy(uniform)[0].item() == pytest.approx(math.log(2))
+
+
+def test_auroc():
+    a, b = torch.tensor([0.1, 0.2, 0.3]), torch.tensor([0.4, 0.5])
+    assert metrics.auroc(a, b) == 1.0 and metrics.auroc(b, a) == 0.0
+    assert metrics.auroc(torch.ones(4), torch.ones(3)) == 0.5
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(2000, generator=g), torch.randn(2000, generator=g) + 1.0
+    assert metrics.auroc(x, y) == pytest.approx(0.760, abs=0.02)  # Phi(1/sqrt(2))

@@ -70,3 +70,20 @@ def test_regression_data_and_predictive():
     assert torch.all(p_mle.epistemic_var == 0)  # one curve: no epistemic spread
     with pytest.raises(ValueError, match="unknown method"):
         R.fit_method("gp", x, y, steps=1)
+
+
+def test_uncertainty_sample_probs():
+    from helpers import mlp
+    from helpers.uncertainty import sample_probs
+    x = torch.randn(5, 20)
+    bbb = BayesMLP(20, (8,), 3, rho_init=-2.0)
+    assert sample_probs("bbb", bbb, x, 4).shape == (4, 5, 3)
+    drop = mlp(20, (8,), 3, dropout=0.5)
+    p = sample_probs("mc_dropout", drop, x, 6)
+    assert p.shape == (6, 5, 3) and not torch.allclose(p[0], p[1])
+    det = mlp(20, (8,), 3)
+    assert sample_probs("deterministic", det, x).shape == (1, 5, 3)
+    assert sample_probs("ensemble", [det, mlp(20, (8,), 3)], x).shape == (2, 5, 3)
+    assert torch.allclose(p.sum(-1), torch.ones(6, 5))
+    with pytest.raises(ValueError, match="unknown kind"):
+        sample_probs("laplace", det, x)
