@@ -245,7 +245,7 @@ class BayesLinear(nn.Module):
         if self.impl == "reference":
             return _reference_sample(mu, rho, self.prior, n_samples, self.kl_mode)
         if native.usable(mu) and (self.kl_mode == "closed"
-                                  or native.prior_constants(self.prior) is not None):
+                                  or type(self.prior).__name__ in native.KINDS):
             return _NativeSample.apply(mu, rho, self.prior, n_samples, self.kl_mode == "closed")
         if self.kl_mode == "closed":
             return _SampleClosed.apply(mu, rho, self.prior._buf("sigma"), n_samples)

@@ -125,9 +125,7 @@ def prior_constants(prior):
 def _constants(prior, kind):
     log_sqrt_2pi = 0.5 * math.log(2 * math.pi)
     if kind == 1:
-        pi, s1, s2 = prior._buf("pi"), prior._buf("sigma1"), prior._buf("sigma2")
-        c = [0.5 / s1**2, 0.5 / s2**2, math.log(pi) - math.log(s1) - log_sqrt_2pi,
-             math.log1p(-pi) - math.log(s2) - log_sqrt_2pi]
+        c = list(prior.constants())
     elif kind == 0:
         s = prior._buf("sigma")
         c = [1.0 / s**2, -math.log(s) - log_sqrt_2pi]

@@ -7,7 +7,6 @@ import math
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 
 LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
@@ -78,16 +77,17 @@ class ScaleMixturePrior(Prior):
         self.register_buffer("sigma1", torch.tensor(_positive("sigma1", sigma1)))
         self.register_buffer("sigma2", torch.tensor(_positive("sigma2", sigma2)))
 
-    def _components(self, w2, pi, s1, s2):
-        a = math.log(pi) - math.log(s1) - LOG_SQRT_2PI - w2 * (0.5 / s1**2)
-        b = math.log1p(-pi) - math.log(s2) - LOG_SQRT_2PI - w2 * (0.5 / s2**2)
-        return a, b
+    def constants(self):
+        """Return (ka, kb, ca, cb): component j has log-density c_j - k_j w^2 (weight included)."""
+        pi, s1, s2 = self._buf("pi"), self._buf("sigma1"), self._buf("sigma2")
+        return (0.5 / s1**2, 0.5 / s2**2, math.log(pi) - math.log(s1) - LOG_SQRT_2PI,
+                math.log1p(-pi) - math.log(s2) - LOG_SQRT_2PI)
 
     def log_prob(self, w):
         """Return elementwise log of the mixture density (logsumexp of the two components)."""
-        pi, s1, s2 = self._buf("pi"), self._buf("sigma1"), self._buf("sigma2")
-        a, b = self._components(w * w, pi, s1, s2)
-        return torch.logsumexp(torch.stack([a, b]), dim=0)
+        ka, kb, ca, cb = self.constants()
+        w2 = w * w
+        return torch.logsumexp(torch.stack([ca - ka * w2, cb - kb * w2]), dim=0)
 
     def log_prob_and_grad(self, w):
         """Return (sum log p(w), d log p/dw) in few elementwise passes (the fast path's hot spot).
@@ -97,10 +97,7 @@ class ScaleMixturePrior(Prior):
         with softplus(-|d|) = -log(max(r, 1 - r)), and d log p/dw = -w (r / sigma1^2 + (1 - r) / sigma2^2).
         log p is summed as max(a, b) - log(max(r, 1 - r)), so no large terms cancel.
         """
-        pi, s1, s2 = self._buf("pi"), self._buf("sigma1"), self._buf("sigma2")
-        ka, kb = 0.5 / s1**2, 0.5 / s2**2
-        ca = math.log(pi) - math.log(s1) - LOG_SQRT_2PI
-        cb = math.log1p(-pi) - math.log(s2) - LOG_SQRT_2PI
+        ka, kb, ca, cb = self.constants()
         w2 = w * w
         a = w2.mul(-ka).add_(ca)
         b = w2.mul_(-kb).add_(cb)  # reuses w2's memory

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from helpers import (BayesMLP, ImageData, elbo, fit, gaussian_nll, kl_weights, load_checkpoint,
-                     make_optimizer, mlp, save_checkpoint, sample_forward, sampling)
+                     make_optimizer, mlp, save_checkpoint, sample_forward)
 from helpers import metrics
 
 
