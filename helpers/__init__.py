@@ -2,14 +2,16 @@
 
 Import what a notebook needs in one line, e.g. ``from helpers import BayesMLP, fit, savefig``.
 """
-from .data import ImageData, data_dir, load_images, load_mnist, load_mushroom, verify_checksums
+from .data import (ImageData, data_dir, load_images, load_mnist, load_mushroom, make_toy_2d,
+                   verify_checksums)
 from .elbo import ELBO, categorical_nll, elbo, gaussian_nll, kl_weights, sample_forward
-from .layers import (BayesConv2d, BayesLinear, BayesMLP, bayes_layers, bayesify, closed_form_kl,
-                     configure, kl_divergence, mlp, sampling, set_sampling)
+from .layers import (BayesConv2d, BayesLinear, BayesMLP, bayes_conv_net, bayes_layers, bayesify,
+                     closed_form_kl, configure, kl_divergence, mlp, sampling, set_sampling)
 from .metrics import (Prediction, auroc, ece, error_rate, mutual_information, nll, predict,
                       predictive_entropy, reliability)
 from .plotting import savefig, use_style
-from .priors import CauchyPrior, GaussianPrior, LaplacePrior, Prior, ScaleMixturePrior, make_prior
+from .priors import (CauchyPrior, FlatPrior, GaussianPrior, LaplacePrior, LearnedScalePrior, Prior,
+                     ScaleMixturePrior, make_prior)
 from .profiles import PROFILE_NAMES, get_profile
 from .train import evaluate_error, fit, load_checkpoint, make_optimizer, save_checkpoint
 from .utils import (checkpoints_dir, figures_dir, get_device, load_results, machine_info,

@@ -190,3 +190,38 @@ def load_mushroom(data_dir_=None, download=True):
         idx = torch.tensor([index[v] for v in col])
         blocks.append(torch.nn.functional.one_hot(idx, len(values)).float())
     return torch.cat(blocks, dim=1), poisonous
+
+
+TOY_SETS = ("moons", "circles")
+
+
+def make_toy_2d(name="moons", n=500, noise=0.2, factor=0.5, seed=0):
+    """Return (x float32 (n, 2), y int64 (n,)) of scikit-learn's two-moons or two-circles data.
+
+    Same construction as ``sklearn.datasets.make_moons`` / ``make_circles`` (class 0 = outer
+    moon / circle, class 1 = inner; ``factor`` = inner radius of the circles), shuffled, plus
+    Gaussian noise of std ``noise``; drawn from its own generator seeded with ``seed``.
+    """
+    if name not in TOY_SETS:
+        raise ValueError(f"unknown toy data set {name!r}; choose one of {TOY_SETS}")
+    n = int(n)
+    if n < 2 or noise < 0 or not 0 < factor < 1:
+        raise ValueError(f"need n >= 2, noise >= 0 and 0 < factor < 1; got {n}, {noise}, {factor}")
+    g = torch.Generator().manual_seed(int(seed))
+    n_out, n_in = n // 2, n - n // 2
+    if name == "moons":
+        t_out = torch.linspace(0, np.pi, n_out, dtype=torch.float64)
+        t_in = torch.linspace(0, np.pi, n_in, dtype=torch.float64)
+        outer = torch.stack([torch.cos(t_out), torch.sin(t_out)], 1)
+        inner = torch.stack([1 - torch.cos(t_in), 1 - torch.sin(t_in) - 0.5], 1)
+    else:
+        t_out = torch.arange(n_out, dtype=torch.float64) * (2 * np.pi / n_out)
+        t_in = torch.arange(n_in, dtype=torch.float64) * (2 * np.pi / n_in)
+        outer = torch.stack([torch.cos(t_out), torch.sin(t_out)], 1)
+        inner = factor * torch.stack([torch.cos(t_in), torch.sin(t_in)], 1)
+    x = torch.cat([outer, inner])
+    y = torch.cat([torch.zeros(n_out, dtype=torch.long), torch.ones(n_in, dtype=torch.long)])
+    perm = torch.randperm(n, generator=g)
+    x, y = x[perm], y[perm]
+    x = x + noise * torch.randn(x.shape, generator=g, dtype=torch.float64)
+    return x.float(), y

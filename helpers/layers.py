@@ -201,6 +201,8 @@ class BayesLinear(nn.Module):
             self.register_parameter("bias_rho", None)
         self.sample = True
         self.kl = None
+        # a prior with trainable parameters (a learned scale) needs autograd through log p(w)
+        self._learned_prior = any(True for _ in self.prior.parameters())
         self.reset_parameters()
 
     def configure(self, kl=None, estimator=None, impl=None):
@@ -242,7 +244,7 @@ class BayesLinear(nn.Module):
         return None if self.bias_rho is None else softplus(self.bias_rho)
 
     def _sample(self, mu, rho, n_samples):
-        if self.impl == "reference":
+        if self.impl == "reference" or self._learned_prior:
             return _reference_sample(mu, rho, self.prior, n_samples, self.kl_mode)
         if native.usable(mu) and (self.kl_mode == "closed"
                                   or type(self.prior).__name__ in native.KINDS):
@@ -307,7 +309,9 @@ class BayesLinear(nn.Module):
 
 
 def kl_divergence(model):
-    """Return the sum of the layers' KL terms from the last sampling forward pass (0 if none)."""
+    """Return the sum of the layers' KL terms from the last sampling forward pass (0 if none).
+
+    Priors with a learned scale (``LearnedScalePrior``) add their hyperprior KL once each."""
     total = None
     for layer in bayes_layers(model):
         if layer.kl is None:
@@ -319,6 +323,8 @@ def kl_divergence(model):
     if total is None:
         p = next(model.parameters(), None)
         return torch.zeros((), device=None if p is None else p.device)
+    for prior in {id(m): m for m in model.modules() if hasattr(m, "kl_hyper")}.values():
+        total = total + prior.kl_hyper()  # a learned prior scale's own KL term, once per prior
     return total
 
 
@@ -473,3 +479,22 @@ def bayesify(model, prior=None, copy_weights=True, **layer_kwargs):
     if not isinstance(model, nn.Sequential):
         raise ValueError(f"bayesify expects an nn.Sequential, got {type(model).__name__}")
     return convert(model)
+
+
+def bayes_conv_net(prior=None, channels=32, kernel_size=5, hidden=64, n_classes=10,
+                   activation=nn.Tanh, **layer_kwargs):
+    """Return the report's Bayesian conv net for 1x28x28 images (every layer Bayesian).
+
+    conv 5x5 (32) -> tanh -> max-pool 2 -> conv 5x5 (32) -> tanh -> max-pool 2 -> dense 64 -> tanh
+    -> dense 10. Each layer gets its own copy of ``prior`` (default: the paper's scale mixture).
+    """
+    def p():
+        return copy.deepcopy(prior) if prior is not None else None
+    side = ((28 - kernel_size + 1) // 2 - kernel_size + 1) // 2
+    return nn.Sequential(
+        BayesConv2d(1, channels, kernel_size, prior=p(), **layer_kwargs), activation(),
+        nn.MaxPool2d(2),
+        BayesConv2d(channels, channels, kernel_size, prior=p(), **layer_kwargs), activation(),
+        nn.MaxPool2d(2), nn.Flatten(),
+        BayesLinear(channels * side * side, hidden, prior=p(), **layer_kwargs), activation(),
+        BayesLinear(hidden, n_classes, prior=p(), **layer_kwargs))

@@ -170,10 +170,115 @@ class CauchyPrior(Prior):
         return f"gamma={self._buf('gamma'):.4g}"
 
 
+class FlatPrior(Prior):
+    """The improper flat prior p(w) = const (taken as log p = 0): the KL reduces to -entropy of q."""
+
+    def log_prob(self, w):
+        """Return zeros like ``w`` (log of the constant density, up to a constant)."""
+        return torch.zeros_like(w)
+
+    def log_prob_and_grad(self, w):
+        """Return (0, zeros)."""
+        return w.new_zeros(()), torch.zeros_like(w)
+
+    def sample(self, shape):
+        raise ValueError("a flat prior is improper and cannot be sampled; use a wide GaussianPrior")
+
+
+FAMILIES = ("gaussian", "laplace", "cauchy")
+HYPERPRIORS = ("half_normal", "half_cauchy", "inverse_gamma")
+
+
+class LearnedScalePrior(Prior):
+    """A prior whose scale s is learned: w | s ~ family(0, s), s ~ hyperprior, q(log s) = N(m, v).
+
+    ``family``: 'gaussian' (s = sigma), 'laplace' (s = b) or 'cauchy' (s = gamma). ``hyperprior``:
+    'half_normal' or 'half_cauchy' with scale ``hyper_scale``, or 'inverse_gamma' with shape ``alpha``
+    and rate ``hyper_scale``. The variational posterior of log s is a Gaussian with mean
+    ``log_scale_mu`` and std softplus(``log_scale_rho``) (a log-normal on s), learned with the
+    weights. Every ``log_prob`` call draws its own s (reparameterised); the hyperprior's own KL
+    term KL[q(log s) || p(log s)] is added once per forward pass by ``kl_divergence(model)``
+    through ``kl_hyper()``. Gradients reach s only through autograd, so layers with this prior use
+    the reference (autograd) path.
+    """
+
+    def __init__(self, family="gaussian", hyperprior="half_cauchy", hyper_scale=1.0, alpha=1.0,
+                 init_scale=1.0, init_log_scale_rho=-4.0):
+        super().__init__()
+        if family not in FAMILIES:
+            raise ValueError(f"unknown family {family!r}; choose one of {FAMILIES}")
+        if hyperprior not in HYPERPRIORS:
+            raise ValueError(f"unknown hyperprior {hyperprior!r}; choose one of {HYPERPRIORS}")
+        self.family, self.hyperprior = family, hyperprior
+        self.register_buffer("hyper_scale", torch.tensor(_positive("hyper_scale", hyper_scale)))
+        self.register_buffer("alpha", torch.tensor(_positive("alpha", alpha)))
+        init_scale = _positive("init_scale", init_scale)
+        self.log_scale_mu = nn.Parameter(torch.tensor(math.log(init_scale)))
+        self.log_scale_rho = nn.Parameter(torch.tensor(float(init_log_scale_rho)))
+
+    def _q(self):
+        return torch.distributions.Normal(self.log_scale_mu,
+                                          torch.nn.functional.softplus(self.log_scale_rho))
+
+    def _draw_log_scale(self):
+        return self._q().rsample()
+
+    def scale(self):
+        """Return the posterior median of the prior scale, exp(m) (a float)."""
+        return math.exp(self.log_scale_mu.item())
+
+    def _family_log_prob(self, w, log_s):
+        s = log_s.exp()
+        if self.family == "gaussian":
+            return -0.5 * (w / s) ** 2 - log_s - LOG_SQRT_2PI
+        if self.family == "laplace":
+            return -w.abs() / s - log_s - math.log(2.0)
+        return -torch.log1p((w / s) ** 2) - log_s - math.log(math.pi)
+
+    def log_prob(self, w):
+        """Return elementwise log p(w | s) for one reparameterised draw of s from q."""
+        return self._family_log_prob(w, self._draw_log_scale())
+
+    def log_prob_and_grad(self, w):
+        raise NotImplementedError("LearnedScalePrior is differentiated by autograd (impl "
+                                  "'reference'); BayesLinear picks that path by itself")
+
+    def hyper_log_prob(self, log_s):
+        """Return log p(log s): the hyperprior density of s times the Jacobian e^{log s}."""
+        s = log_s.exp()
+        if self.hyperprior == "half_normal":
+            d = torch.distributions.HalfNormal(self.hyper_scale)
+        elif self.hyperprior == "half_cauchy":
+            d = torch.distributions.HalfCauchy(self.hyper_scale)
+        else:
+            d = torch.distributions.InverseGamma(self.alpha, self.hyper_scale)
+        return d.log_prob(s) + log_s
+
+    def kl_hyper(self):
+        """Return a one-sample estimate of KL[q(log s) || p(log s)] (reparameterised)."""
+        log_s = self._draw_log_scale()
+        return self._q().log_prob(log_s) - self.hyper_log_prob(log_s)
+
+    def sample(self, shape):
+        """Return draws of w: s from q, then w | s from the family."""
+        with torch.no_grad():
+            s = self._draw_log_scale().exp()
+        if self.family == "gaussian":
+            return torch.randn(shape) * s
+        if self.family == "laplace":
+            return torch.distributions.Laplace(0.0, s).sample(shape)
+        return torch.distributions.Cauchy(0.0, s).sample(shape)
+
+    def extra_repr(self):
+        return (f"family={self.family!r}, hyperprior={self.hyperprior!r}, "
+                f"hyper_scale={self._buf('hyper_scale'):.4g}, scale~{self.scale():.4g}")
+
+
 def make_prior(kind="mixture", **kwargs):
-    """Return a prior by name: 'gaussian', 'mixture', 'laplace' or 'cauchy'."""
+    """Return a prior by name: 'gaussian', 'mixture', 'laplace', 'cauchy', 'flat' or 'learned'."""
     table = {"gaussian": GaussianPrior, "mixture": ScaleMixturePrior,
-             "laplace": LaplacePrior, "cauchy": CauchyPrior}
+             "laplace": LaplacePrior, "cauchy": CauchyPrior, "flat": FlatPrior,
+             "learned": LearnedScalePrior}
     if kind not in table:
         raise ValueError(f"unknown prior {kind!r}; choose one of {sorted(table)}")
     return table[kind](**kwargs)

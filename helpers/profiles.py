@@ -27,19 +27,19 @@ PROFILES = {
     "01_mnist_classification": {
         # n_train/n_eval: None = the paper's 50,000 / 10,000 / 10,000 split
         "smoke": dict(hidden_sizes=(50,), epochs=2, n_train=2000, n_eval=1000, eval_samples=4,
-                      sweep=dict(pi=[0.5], neg_log_sigma2=[6.0], samples=[1],
-                                 kl_weighting=["uniform", "blundell"]),
+                      sweep=dict(pi=[0.5], mu_init=[None, 0.1], samples=[1],
+                                 kl_weighting=["uniform"]),
                       sweep_epochs=1, sweep_H=50),
         "default": dict(hidden_sizes=(400,), epochs=60, n_train=None, n_eval=None,
                         eval_samples=10,
-                        sweep=dict(pi=[0.25, 0.5], neg_log_sigma2=[6.0, 7.0], samples=[1],
+                        sweep=dict(pi=[0.25, 0.5], mu_init=[None, 0.1], samples=[1],
                                    kl_weighting=["uniform", "blundell"]),
                         sweep_epochs=10, sweep_H=400),
         "paper": dict(hidden_sizes=(400, 800, 1200), epochs=600, n_train=None, n_eval=None,
                       eval_samples=10,
                       sweep=dict(pi=[0.25, 0.5, 0.75], neg_log_sigma1=[0.0, 1.0, 2.0],
                                  neg_log_sigma2=[6.0, 7.0, 8.0], samples=[1, 2, 5, 10],
-                                 kl_weighting=["uniform", "blundell"]),
+                                 kl_weighting=["uniform", "blundell"], mu_init=[None, 0.1]),
                       sweep_epochs=50, sweep_H=400),
     },
     "04_pruning": {
@@ -56,12 +56,16 @@ PROFILES = {
         "paper": dict(steps=50_000, seeds=(0, 1, 2), updates_per_step=64, record_every=100),
     },
     "05_uncertainty": {
-        "smoke": dict(H=50, epochs=1, n_train=2000, n_eval=1000, ensemble_size=2,
-                      eval_samples=4),
-        "default": dict(H=400, epochs=10, n_train=None, n_eval=None, ensemble_size=5,
-                        eval_samples=20),
-        "paper": dict(H=400, epochs=50, n_train=None, n_eval=None, ensemble_size=5,
-                      eval_samples=50),
+        # toy_*: priors on moons / circles (full-batch steps); conv_*: the Bayesian conv net
+        "smoke": dict(H=50, epochs=1, bbb_epochs=1, n_train=2000, n_eval=1000, ensemble_size=2,
+                      eval_samples=4, toy_n=200, toy_steps=100, conv_epochs=1,
+                      conv_n_train=2000),
+        "default": dict(H=400, epochs=30, bbb_epochs=50, n_train=None, n_eval=None,
+                        ensemble_size=5, eval_samples=20, toy_n=500, toy_steps=2000, conv_epochs=5,
+                        conv_n_train=None),
+        "paper": dict(H=400, epochs=50, bbb_epochs=100, n_train=None, n_eval=None,
+                      ensemble_size=5, eval_samples=50, toy_n=500, toy_steps=10000, conv_epochs=30,
+                      conv_n_train=None),
     },
 }
 

@@ -36,3 +36,24 @@ def sample_probs(kind, model, x, n_samples=20, batch_size=2000):
                              "ensemble")
         outs.append(p)
     return torch.cat(outs, dim=1)
+
+
+@torch.no_grad()
+def per_image_scores(p, y):
+    """Return per-image scores from sampled probabilities ``p`` (S, B, C) and labels ``y`` (B,).
+
+    A dict of (B,) tensors: ``expected_error`` (fraction of weight samples whose top class is
+    wrong), ``std`` (std over samples of the probability of the mean prediction's class),
+    ``confidence`` (mean probability of that class), ``entropy`` (of the mean prediction) and
+    ``pred`` (the mean prediction's class).
+    """
+    if p.dim() != 3 or p.shape[1] != len(y):
+        raise ValueError(f"p must have shape (samples, batch, classes) with batch = len(y); got "
+                         f"{tuple(p.shape)} and {len(y)} labels")
+    mean = p.mean(0)
+    pred = mean.argmax(-1)
+    p_pred = p.gather(2, pred.view(1, -1, 1).expand(p.shape[0], -1, 1)).squeeze(2)
+    entropy = -(mean * mean.clamp_min(1e-12).log()).sum(-1)
+    return {"expected_error": (p.argmax(-1) != y).float().mean(0),
+            "std": p_pred.std(0) if p.shape[0] > 1 else torch.zeros_like(p_pred[0]),
+            "confidence": p_pred.mean(0), "entropy": entropy, "pred": pred}

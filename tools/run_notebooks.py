@@ -46,6 +46,9 @@ def main(argv=None):
         ap.error("no notebooks matched")
     # headless runs: no progress bars in the stored outputs (they would flood the notebooks)
     os.environ.setdefault("BBB_QUIET", "1")
+    # figures inline in the stored notebooks (readers see them on the web), whatever MPLBACKEND
+    # the shell has (a headless Agg would leave plt.show() empty)
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     out_dir = Path(args.out).resolve() if args.out else None
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)

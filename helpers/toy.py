@@ -1,0 +1,86 @@
+"""Priors on 2-D toy data (moons, circles): the report's small tanh network and its uncertainty maps.
+
+Used by notebook 06. Each prior is built by name from ``PRIORS_2D``; every layer gets its own prior
+object (so a learned prior scale is learned per layer).
+"""
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .elbo import sample_forward
+from .layers import BayesLinear, sampling
+from .priors import (CauchyPrior, FlatPrior, GaussianPrior, LaplacePrior, LearnedScalePrior,
+                     ScaleMixturePrior)
+
+PRIORS_2D = {
+    "Normal": lambda: GaussianPrior(1.0),
+    "Laplace": lambda: LaplacePrior(1.0),
+    "Cauchy": lambda: CauchyPrior(1.0),
+    "scale mixture": lambda: ScaleMixturePrior(0.5, 1.0, math.exp(-6)),
+    "flat": FlatPrior,
+    "Normal, s ~ half-normal": lambda: LearnedScalePrior("gaussian", "half_normal"),
+    "Normal, s ~ half-Cauchy": lambda: LearnedScalePrior("gaussian", "half_cauchy"),
+    "Normal, s ~ inverse-gamma": lambda: LearnedScalePrior("gaussian", "inverse_gamma"),
+    "Laplace, s ~ half-Cauchy": lambda: LearnedScalePrior("laplace", "half_cauchy"),
+    "Cauchy, s ~ half-Cauchy": lambda: LearnedScalePrior("cauchy", "half_cauchy"),
+}
+
+
+def toy_net(prior="Normal", hidden=(5, 5), in_features=2, out_features=2, rho_init=-4.0):
+    """Return the report's 2-5-5-2 tanh network with a Bayesian layer per linear map."""
+    if prior not in PRIORS_2D:
+        raise ValueError(f"unknown prior {prior!r}; choose one of {list(PRIORS_2D)}")
+    sizes = (in_features, *hidden, out_features)
+    layers = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        layers.append(BayesLinear(a, b, prior=PRIORS_2D[prior](), rho_init=rho_init,
+                                  mu_init_scale=1.0 / math.sqrt(a)))
+        if i < len(sizes) - 2:
+            layers.append(nn.Tanh())
+    return nn.Sequential(*layers)
+
+
+@torch.no_grad()
+def grid_probs(model, lim=(-2.5, 3.5, -2.0, 2.5), n=80, n_samples=100):
+    """Return (xx, yy, mean, std): class-1 probability over an n x n grid, mean and std over samples."""
+    x0, x1, y0, y1 = lim
+    xx, yy = torch.meshgrid(torch.linspace(x0, x1, n), torch.linspace(y0, y1, n), indexing="xy")
+    pts = torch.stack([xx.reshape(-1), yy.reshape(-1)], 1)
+    with sampling(model, True):
+        p1 = F.softmax(sample_forward(model, pts, n_samples), -1)[..., 1]
+    return xx, yy, p1.mean(0).reshape(n, n), p1.std(0).reshape(n, n)
+
+
+@torch.no_grad()
+def predictive_accuracy(model, x, y, n_samples=100):
+    """Return the accuracy of the sample-averaged predictive distribution on (x, y)."""
+    with sampling(model, True):
+        p = F.softmax(sample_forward(model, x, n_samples), -1).mean(0)
+    return (p.argmax(-1) == y).float().mean().item()
+
+
+@torch.no_grad()
+def sampled_weights(layer, n_samples=1000):
+    """Return ``n_samples`` draws of the layer's weights from q, flattened (for histograms)."""
+    eps = torch.randn(n_samples, *layer.weight_mu.shape)
+    return (layer.weight_mu + layer.weight_sigma * eps).reshape(-1)
+
+
+def fit_toy(model, x, y, steps, lr=0.01, seed=0, desc="toy"):
+    """Train ``model`` full-batch (KL weight 1) with ``helpers.fit``; return its history.
+
+    Runs on one CPU thread: the networks are tiny, and extra threads only add synchronisation
+    (several times slower on a busy 2-core machine).
+    """
+    from .data import ImageData
+    from .train import fit
+    data = ImageData(x, y, x[:0], y[:0], x[:0], y[:0], name="toy")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return fit(model, data, epochs=steps, lr=lr, batch_size=len(x), eval_sets=(), seed=seed,
+                   desc=desc)
+    finally:
+        torch.set_num_threads(threads)

@@ -1,0 +1,38 @@
+"""The committed notebooks: executed (default profile), one parameters cell, figures embedded."""
+import json
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def _cells(path):
+    return json.loads(path.read_text())["cells"]
+
+
+def test_notebooks_exist():
+    assert len(NOTEBOOKS) >= 6
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_committed_notebook_is_executed_with_one_parameters_cell(path):
+    cells = _cells(path)
+    code = [c for c in cells if c["cell_type"] == "code"]
+    tagged = [c for c in code if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(tagged) == 1, f"{path.name}: need exactly one cell tagged 'parameters'"
+    assert 'PROFILE = "default"' in "".join(tagged[0]["source"])
+    missing = [i for i, c in enumerate(code) if c.get("execution_count") is None]
+    assert not missing, f"{path.name}: code cells {missing} are stored unexecuted (nbval skips them)"
+    errors = [o for c in code for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors, f"{path.name}: stored outputs contain an error"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_committed_notebook_shows_its_figures(path):
+    cells = _cells(path)
+    saves = sum("".join(c["source"]).count("H.savefig(") for c in cells if c["cell_type"] == "code")
+    images = sum("image/png" in o.get("data", {}) for c in cells if c["cell_type"] == "code"
+                 for o in c.get("outputs", []))
+    assert images >= min(saves, 1), (f"{path.name}: {saves} figures saved but {images} shown; "
+                                     "execute with an inline matplotlib backend")
