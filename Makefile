@@ -50,7 +50,8 @@ smoke: $(STAMP)
 	$(SMOKE_ENV) $(PY) tools/run_notebooks.py --profile smoke --kernel $(KERNEL) --out $(BUILD)/notebooks
 
 nbval: $(STAMP)
-	$(SMOKE_ENV) $(PY) -m pytest -q --nbval-lax --nbval-current-env $(BUILD)/notebooks
+	$(SMOKE_ENV) MPLBACKEND=module://matplotlib_inline.backend_inline \
+		$(PY) -m pytest -q --nbval-lax --nbval-current-env $(BUILD)/notebooks
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
