@@ -1,8 +1,9 @@
 """Optional fused C kernels for the BBB hot loop, compiled at first use with the system C compiler.
 
 The kernels (``_bbb_kernels.c``) fuse noise generation, sigma = softplus(rho), w = mu + sigma * eps,
-the prior's log-density and its gradient into one OpenMP pass, and regenerate eps in the backward
-pass from a counter-based generator instead of storing it. They cover float32 CPU tensors; anything
+the prior's log-density and its gradient into one OpenMP pass forward and one backward; the noise
+comes from a counter-based generator and is stored for the backward pass (cheaper than
+regenerating it). They cover float32 CPU tensors; anything
 else, or a machine without a C compiler, uses the pure-torch fused path, which computes the same
 quantities (with torch's own random numbers). Set ``BBB_NATIVE=0`` to switch the kernels off.
 

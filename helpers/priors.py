@@ -227,17 +227,15 @@ class LearnedScalePrior(Prior):
         """Return the posterior median of the prior scale, exp(m) (a float)."""
         return math.exp(self.log_scale_mu.item())
 
-    def _family_log_prob(self, w, log_s):
-        s = log_s.exp()
-        if self.family == "gaussian":
-            return -0.5 * (w / s) ** 2 - log_s - LOG_SQRT_2PI
-        if self.family == "laplace":
-            return -w.abs() / s - log_s - math.log(2.0)
-        return -torch.log1p((w / s) ** 2) - log_s - math.log(math.pi)
+    def _family(self, s):
+        """Return the torch distribution of w given the scale s."""
+        dist = {"gaussian": torch.distributions.Normal, "laplace": torch.distributions.Laplace,
+                "cauchy": torch.distributions.Cauchy}[self.family]
+        return dist(torch.zeros_like(s), s)
 
     def log_prob(self, w):
         """Return elementwise log p(w | s) for one reparameterised draw of s from q."""
-        return self._family_log_prob(w, self._draw_log_scale())
+        return self._family(self._draw_log_scale().exp()).log_prob(w)
 
     def log_prob_and_grad(self, w):
         raise NotImplementedError("LearnedScalePrior is differentiated by autograd (impl "
@@ -262,12 +260,7 @@ class LearnedScalePrior(Prior):
     def sample(self, shape):
         """Return draws of w: s from q, then w | s from the family."""
         with torch.no_grad():
-            s = self._draw_log_scale().exp()
-        if self.family == "gaussian":
-            return torch.randn(shape) * s
-        if self.family == "laplace":
-            return torch.distributions.Laplace(0.0, s).sample(shape)
-        return torch.distributions.Cauchy(0.0, s).sample(shape)
+            return self._family(self._draw_log_scale().exp()).sample(shape)
 
     def extra_repr(self):
         return (f"family={self.family!r}, hyperprior={self.hyperprior!r}, "

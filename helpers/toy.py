@@ -1,6 +1,6 @@
 """Priors on 2-D toy data (moons, circles): the report's small tanh network and its uncertainty maps.
 
-Used by notebook 06. Each prior is built by name from ``PRIORS_2D``; every layer gets its own prior
+Used by notebook 05 (section 6). Each prior is built by name from ``PRIORS_2D``; every layer gets its own prior
 object (so a learned prior scale is learned per layer).
 """
 import math

@@ -4,6 +4,7 @@ from torch.nn import functional as F
 
 from .elbo import sample_forward
 from .layers import sampling
+from .metrics import predictive_entropy
 
 
 @torch.no_grad()
@@ -53,7 +54,7 @@ def per_image_scores(p, y):
     mean = p.mean(0)
     pred = mean.argmax(-1)
     p_pred = p.gather(2, pred.view(1, -1, 1).expand(p.shape[0], -1, 1)).squeeze(2)
-    entropy = -(mean * mean.clamp_min(1e-12).log()).sum(-1)
     return {"expected_error": (p.argmax(-1) != y).float().mean(0),
             "std": p_pred.std(0) if p.shape[0] > 1 else torch.zeros_like(p_pred[0]),
-            "confidence": p_pred.mean(0), "entropy": entropy, "pred": pred}
+            "confidence": p_pred.mean(0), "entropy": predictive_entropy(mean),
+            "pred": pred}
