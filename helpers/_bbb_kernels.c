@@ -12,6 +12,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <omp.h>
 
 #define CHUNK 4096
 #define CLOSED (-1)
@@ -190,4 +191,135 @@ void bbb_backward(int64_t n, int64_t S, const float *mu, const float *rho, const
             else { BACKWARD_KINDS(0, 0) }
         }
     }
+}
+
+/* ---- Bandit kernels (helpers/bandit.py). The Bayesian agents' mu, rho and eps are flat arrays
+ * whose consecutive pieces of len[s] entries live in a larger parameter store at off[s]
+ * (the Bayesian rows of each layer's weight tensor, all agents stacked). ---- */
+
+/* standard normal pair from (keys, index): Box-Muller, both the cosine and the sine branch */
+INLINE void noise_pair(keys_t k, uint32_t idx, float *e0, float *e1) {
+    uint32_t h = mix32(idx ^ k.k0);
+    uint32_t a = mix32(h + k.k2), b = mix32(h ^ k.k1);
+    float u1 = ((float)(a >> 8) + 0.5f) * (1.0f / 16777216.0f);
+    float u2 = (float)(b >> 8) * (1.0f / 16777216.0f);
+    float r = sqrtf(-2.0f * logf(u1)), t = 6.2831853071795864f * u2;
+    *e0 = r * cosf(t);
+    *e1 = r * cosf(t - 1.5707963267948966f); /* sin t; a cos keeps the loop vectorised */
+}
+
+/* w = mu + sigma * eps with fresh noise, written into the store; eps (2 * ceil(n / 2) entries,
+ * n = sum len) is kept for the backward pass */
+void bbb_sample_seg(int nseg, const int64_t *len, const int64_t *off, float *store,
+                    const float *mu, const float *sigma, float *eps, uint64_t seed, int threads) {
+    keys_t k = make_keys(seed);
+    int64_t n = 0;
+    for (int s = 0; s < nseg; s++) n += len[s];
+    int64_t half = (n + 1) / 2;
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for simd schedule(static)
+        for (int64_t i = 0; i < half; i++) {
+            float e0, e1;
+            noise_pair(k, (uint32_t)i, &e0, &e1);
+            eps[i] = e0;
+            eps[half + i] = e1;
+        }
+        int64_t start = 0;
+        for (int s = 0; s < nseg; s++) {
+            float *out = store + off[s];
+            const float *m = mu + start, *sg = sigma + start, *e = eps + start;
+#pragma omp for simd schedule(static) nowait
+            for (int64_t j = 0; j < len[s]; j++) out[j] = m[j] + sg[j] * e[j];
+            start += len[s];
+        }
+    }
+}
+
+/* one Adam step (torch.optim.Adam's formula); h = {lr / bias_correction1, beta1, beta2, eps,
+ * 1 / sqrt(bias_correction2)} */
+INLINE void adam_one(float *p, float *m, float *v, float g, const float *h) {
+    float mm = h[1] * *m + (1.0f - h[1]) * g;
+    float vv = h[2] * *v + (1.0f - h[2]) * g * g;
+    *m = mm;
+    *v = vv;
+    *p -= h[0] * mm / (sqrtf(vv) * h[4] + h[3]);
+}
+
+/* gradient of (data loss + kl_scale * Monte-Carlo KL) wrt mu and rho, then Adam on both and
+ * sigma = softplus(rho) refreshed (sigma holds it on entry too).
+ * grad: d data loss / d w in the store's layout; st: Adam moments m_mu, v_mu, m_rho, v_rho
+ * (each n_total entries) */
+INLINE void bandit_bwd_range(int kind, int64_t lo, int64_t hi, int64_t start, const float *g_in,
+                             float *mu, float *rho, float *sigma, const float *eps,
+                             float kl_scale, const float *p, float *st, int64_t n_total,
+                             const float *h) {
+#pragma omp simd
+    for (int64_t j = lo; j < hi; j++) {
+        int64_t f = start + j;
+        float sig = sigma[f], e = eps[f], dl;
+        logp_grad(kind, p, mu[f] + sig * e, &dl);
+        float g = g_in[j] - kl_scale * dl;
+        /* d sigma / d rho = sigmoid(rho) = 1 - exp(-softplus(rho)) */
+        float gr = (g * e - kl_scale / sig) * (-expm1f(-sig));
+        adam_one(&mu[f], &st[f], &st[n_total + f], g, h);
+        adam_one(&rho[f], &st[2 * n_total + f], &st[3 * n_total + f], gr, h);
+        sigma[f] = softplus_f(rho[f]);
+    }
+}
+
+void bbb_backward_adam_seg(int nseg, const int64_t *len, const int64_t *off, const float *grad,
+                           float *mu, float *rho, float *sigma, const float *eps, float kl_scale, int kind,
+                           const float *p, float *st, int64_t n_total, const float *h,
+                           int threads) {
+#pragma omp parallel num_threads(threads)
+    {
+        int64_t start = 0;
+        for (int s = 0; s < nseg; s++) {
+            int64_t n = len[s];
+            const float *g_in = grad + off[s];
+            int nt = omp_get_num_threads(), id = omp_get_thread_num();
+            int64_t per = (n + nt - 1) / nt, lo = id * per, hi = lo + per < n ? lo + per : n;
+            if (lo < hi) {
+                switch (kind) {
+                case MIXTURE: bandit_bwd_range(MIXTURE, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h); break;
+                case GAUSSIAN: bandit_bwd_range(GAUSSIAN, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h); break;
+                case LAPLACE: bandit_bwd_range(LAPLACE, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h); break;
+                default: bandit_bwd_range(CAUCHY, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h); break;
+                }
+            }
+            start += n;
+        }
+    }
+}
+
+/* Adam on the pieces [off[s], off[s] + len[s]) of param, with grad, m and v in the same layout */
+void bbb_adam_seg(int nseg, const int64_t *len, const int64_t *off, float *param,
+                  const float *grad, float *m, float *v, const float *h, int threads) {
+#pragma omp parallel num_threads(threads)
+    for (int s = 0; s < nseg; s++) {
+        int64_t o = off[s];
+#pragma omp for simd schedule(static) nowait
+        for (int64_t j = o; j < o + len[s]; j++) adam_one(&param[j], &m[j], &v[j], grad[j], h);
+    }
+}
+
+/* flush subnormal floats to zero (FTZ + DAZ) in every thread of the OpenMP pool, which torch's
+ * own kernels share; returns 0 where the CPU has no such mode */
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+int bbb_flush_denormal(int on, int threads) {
+#if defined(__SSE__)
+#pragma omp parallel num_threads(threads)
+    {
+        unsigned int csr = _mm_getcsr();
+        _mm_setcsr(on ? (csr | 0x8040u) : (csr & ~0x8040u));
+    }
+    return 1;
+#else
+    (void)on;
+    (void)threads;
+    return 0;
+#endif
 }

@@ -1,4 +1,4 @@
-"""The mushroom contextual bandit (section 5.3, Figure 6): Thompson sampling with BBB vs epsilon-greedy.
+"""The mushroom contextual bandit (section 5.3, Figure 6): Thompson sampling with BBB vs e-greedy.
 
 Each step a random mushroom is the context; the agent eats it or not. Eating an edible one gives
 +5; eating a poisonous one gives -35 or +5 with probability 1/2 each; not eating gives 0. Regret is
@@ -8,7 +8,8 @@ eating a poisonous mushroom, 5 for passing an edible one, 0 otherwise).
 All agents (and all seeds) are one batched model: every parameter tensor has a leading agent
 dimension and the layers are batched matmuls, so one update trains every agent at once. Agents
 differ only in how they act (Thompson sampling with the average of two weight samples, or
-epsilon-greedy on the mean weights) and in whether their weights are Bayesian.
+epsilon-greedy) and in whether their weights are Bayesian. The update is written out by hand
+(``StackedNets``): no autograd graph, no optimizer object, one fused C pass for the BBB weights.
 """
 import math
 import time
@@ -18,8 +19,7 @@ from pathlib import Path
 import torch
 
 from . import native
-from .layers import _NativeSample, _SampleMC
-from .priors import ScaleMixturePrior
+from .priors import GaussianPrior, ScaleMixturePrior
 from .train import load_checkpoint, save_checkpoint
 from .utils import progress
 
@@ -43,6 +43,9 @@ PAPER_FIGURE6 = {  # cumulative regret read off the paper's Figure 6 (approximat
 }
 
 
+KL_COUNTS = ("filled", "capacity", "steps")
+
+
 @dataclass
 class BanditConfig:
     """Settings of one bandit run (the paper's where it gives them)."""
@@ -54,8 +57,10 @@ class BanditConfig:
     batch: int = 64
     lr: float = 1e-3
     rho_init: float = -5.0
-    prior: tuple = (0.5, 1.0, math.exp(-6))   # pi, sigma1, sigma2 of the scale mixture
-    noise_sigma: float = 1.0                  # Gaussian likelihood std of the reward
+    # what the paper leaves open (notebook 03, section 1b, shows why these):
+    prior: object = 0.05      # a Gaussian prior's sigma, or (pi, sigma1, sigma2) of a scale mixture
+    noise_sigma: float = 1.0  # Gaussian likelihood std of the reward
+    kl_count: str = "capacity"  # KL / N: N = buffer "capacity", tuples "filled" so far, or "steps"
     thompson_samples: int = 2
     agents: tuple = field(default_factory=lambda: PAPER_AGENTS)
     record_every: int = 100
@@ -63,6 +68,19 @@ class BanditConfig:
     def __post_init__(self):
         if self.steps < 1 or self.buffer < self.batch or self.updates_per_step < 0:
             raise ValueError("need steps >= 1, buffer >= batch and updates_per_step >= 0")
+        if not (isinstance(self.prior, (int, float)) or len(tuple(self.prior)) == 3):
+            raise ValueError("prior must be (pi, sigma1, sigma2) of a scale mixture or one number, "
+                             f"the sigma of a Gaussian prior; got {self.prior!r}")
+        if self.kl_count not in KL_COUNTS:
+            raise ValueError(f"kl_count must be one of {KL_COUNTS}, got {self.kl_count!r}")
+
+
+def make_prior(spec):
+    """Return the prior of a ``BanditConfig.prior``: a number is a Gaussian's sigma, a triple a
+    scale mixture's (pi, sigma1, sigma2)."""
+    if isinstance(spec, (int, float)):
+        return GaussianPrior(float(spec))
+    return ScaleMixturePrior(*spec)
 
 
 def expected_reward(eat, poisonous):
@@ -78,57 +96,161 @@ def regret_of(eat, poisonous):
     return oracle - expected_reward(eat, poisonous)
 
 
-class StackedMLP(torch.nn.Module):
-    """A agents' MLPs (d -> h -> h -> 1, ReLU) in flat parameter tensors with an agent dimension.
+def _adam_torch(p, g, m, v, h):
+    """One Adam step on p in place (torch.optim.Adam's formula); h as in ``StackedNets._hyper``."""
+    m.lerp_(g, 1.0 - h[1])
+    v.mul_(h[2]).addcmul_(g, g, value=1.0 - h[2])
+    p.addcdiv_(m, v.sqrt().mul_(h[4]).add_(h[3]), value=-h[0])
 
-    Agents [0, n_bayes) have Bayesian weights (mu, rho); the others use mu alone.
+
+class StackedNets:
+    """Every agent's MLP (d -> h -> h -> 1, ReLU) in one flat store, with hand-written gradients.
+
+    Agents [0, n_bayes) are Bayesian: q(w) = N(mu, softplus(rho)^2) under ``prior``, trained with
+    the paper's Monte-Carlo KL; the others are plain networks. The layers are batched matmuls over the
+    agent dimension; the first layer's input ends with a constant 1, so that layer's last row is its
+    bias. One ``update`` is a forward pass, the backward pass written out (five bmm), and one fused
+    pass over the weights (KL gradient, reparameterisation, Adam): the C kernels on CPU, torch ops
+    elsewhere. No autograd graph and no optimizer object: this is what makes the bandit fast.
     """
 
-    def __init__(self, n_agents, n_bayes, d_in, hidden, rho_init, prior):
-        super().__init__()
-        self.A, self.nb, self.d, self.h = n_agents, n_bayes, d_in, hidden
-        self.shapes = [(d_in, hidden), (1, hidden), (hidden, hidden), (1, hidden), (hidden, 1),
-                       (1, 1)]
-        self.per_agent = sum(a * b for a, b in self.shapes)
-        mu = torch.empty(n_agents, self.per_agent)
-        off = 0
-        fan_ins = [d_in, d_in, hidden, hidden, hidden, hidden]  # weight and bias of each layer
-        for (a, b), fan_in in zip(self.shapes, fan_ins):  # nn.Linear-like initialisation
-            bound = 1.0 / math.sqrt(fan_in)
-            mu[:, off:off + a * b].uniform_(-bound, bound)
-            off += a * b
-        self.mu = torch.nn.Parameter(mu)
-        self.rho = torch.nn.Parameter(torch.full((n_bayes, self.per_agent), float(rho_init)))
-        self.prior = prior
-        self.kl = None
+    def __init__(self, n_agents, n_bayes, d_in, hidden, rho_init, prior, lr=1e-3,
+                 betas=(0.9, 0.999), adam_eps=1e-8, device="cpu"):
+        A, nb = n_agents, n_bayes
+        self.A, self.nb, self.prior = A, nb, prior
+        self.lr, self.betas, self.adam_eps = lr, betas, adam_eps
+        self.shapes = [(d_in + 1, hidden), (hidden, hidden), (1, hidden), (hidden, 1), (1, 1)]
+        sizes = [a * b for a, b in self.shapes]
+        offs = [A * sum(sizes[:k]) for k in range(len(sizes))]
+        self.store = torch.empty(A * sum(sizes), device=device)  # the weights forward() uses
+        self.grad = torch.zeros_like(self.store)                 # d data loss / d weights
+        self.m = torch.zeros_like(self.store)  # Adam moments of the plain agents
+        self.v = torch.zeros_like(self.store)
+        layout = list(zip(offs, sizes, self.shapes))
+        self.w = [self.store[o:o + A * n].view(A, a, b) for o, n, (a, b) in layout]
+        self.g = [self.grad[o:o + A * n].view(A, a, b) for o, n, (a, b) in layout]
+        for w, fan_in in zip(self.w, [d_in, hidden, hidden, hidden, hidden]):  # nn.Linear's init
+            w.uniform_(-1.0 / math.sqrt(fan_in), 1.0 / math.sqrt(fan_in))
+        # the Bayesian rows [0, nb) and the plain rows of every tensor, as pieces of the store
+        self.bayes_len = [nb * n for n in sizes]
+        self.plain_len = [(A - nb) * n for n in sizes]
+        self.bayes_off, self.plain_off = offs, [o + nb * n for o, n in zip(offs, sizes)]
+        self.mu = torch.cat([w[:nb].reshape(-1) for w in self.w])
+        self.rho = torch.full_like(self.mu, float(rho_init))
+        n = self.mu.numel()
+        self.eps_all = torch.zeros(2 * ((n + 1) // 2), device=device)  # the kernel draws pairs
+        self.eps = self.eps_all[:n]
+        self.sig = self.sigma()  # softplus(rho), kept up to date by the kernels
+        self.bayes_adam = torch.zeros(4, self.mu.numel(), device=device)  # m, v of mu and of rho
+        self.t = 0
+        self.native = (nb > 0 and native.usable(self.store)
+                       and native.prior_constants(prior) is not None)
+        if self.native:
+            as_i64 = lambda xs: torch.tensor(xs, dtype=torch.int64)  # noqa: E731
+            self._seg = [as_i64(x) for x in (self.bayes_len, self.bayes_off, self.plain_len,
+                                             self.plain_off)]
+            self._kind, self._consts = native.prior_constants(prior)
+            self._threads = torch.get_num_threads() if self.store.numel() >= 16_384 else 1
 
-    def weights(self, sample):
-        """Return the flat (A, P) weights: sampled for Bayesian agents when ``sample``."""
-        if self.nb == 0 or not sample:
-            self.kl = None
-            return self.mu
-        mu_b = self.mu[: self.nb]
-        if native.usable(mu_b):
-            w_b, kl = _NativeSample.apply(mu_b, self.rho, self.prior, 1, False)
-        else:
-            w_b, kl = _SampleMC.apply(mu_b, self.rho, self.prior, 1)
-        self.kl = kl / self.nb  # per Bayesian agent (each agent's KL is summed over its weights)
-        return torch.cat([w_b, self.mu[self.nb:]])
+    def _hyper(self):
+        b1, b2 = self.betas
+        return [self.lr / (1 - b1 ** self.t), b1, b2, self.adam_eps,
+                1 / math.sqrt(1 - b2 ** self.t)]
 
-    def forward(self, x, sample=True):
-        """Return (A, B) outputs for inputs x of shape (A, B, d)."""
-        w = self.weights(sample)
-        # one split (a single backward node) rather than six slices
-        parts = torch.split(w, [a * b for a, b in self.shapes], dim=1)
-        w1, b1, w2, b2, w3, b3 = (p.view(self.A, a, b) for p, (a, b) in zip(parts, self.shapes))
-        h = torch.relu(torch.baddbmm(b1, x, w1))
-        h = torch.relu(torch.baddbmm(b2, h, w2))
-        return torch.baddbmm(b3, h, w3).squeeze(-1)
+    def sigma(self):
+        """Return softplus(rho) of the Bayesian agents' weights (flat)."""
+        return torch.nn.functional.softplus(self.rho)
+
+    def mean_sigma(self):
+        """Return the mean posterior sigma of each Bayesian agent, shape (n_bayes,)."""
+        parts = self.sigma().split(self.bayes_len)
+        return sum(p.view(self.nb, -1).sum(1) for p in parts) / (self.mu.numel() / max(self.nb, 1))
+
+    def sample(self):
+        """Draw the Bayesian agents' weights w = mu + sigma * eps (fresh eps) into the store."""
+        if not self.nb:
+            return
+        if self.native:
+            n_seg = len(self.bayes_len)
+            native.library().bbb_sample_seg(
+                n_seg, self._seg[0].data_ptr(), self._seg[1].data_ptr(), self.store.data_ptr(),
+                self.mu.data_ptr(), self.sig.data_ptr(), self.eps_all.data_ptr(),
+                native.draw_seed(), self._threads)
+            return
+        self.eps.normal_()
+        w = torch.addcmul(self.mu, self.sigma(), self.eps)
+        for dst, src in zip(self.w, w.split(self.bayes_len)):
+            dst[: self.nb].view(-1).copy_(src)
+
+    def forward(self, x):
+        """Return (outputs (A, B), hidden activations) for inputs x (A, B, d + 1) ending in 1."""
+        w1, w2, b2, w3, b3 = self.w
+        h1 = torch.bmm(x, w1).relu_()
+        h2 = torch.baddbmm(b2, h1, w2).relu_()
+        return torch.baddbmm(b3, h2, w3).squeeze(-1), (h1, h2)
+
+    def update(self, x, r, noise_sigma, kl_scale):
+        """One Adam step of every agent on its minibatch (x (A, B, d + 1), rewards r (A, B)).
+
+        Loss per agent: mean Gaussian NLL of r (std ``noise_sigma``), plus for Bayesian agents
+        ``kl_scale`` times the Monte-Carlo KL log q(w) - log p(w) at the weights last sampled."""
+        w1, w2, b2, w3, b3 = self.w
+        g1, g2, gb2, g3, gb3 = self.g
+        out, (h1, h2) = self.forward(x)
+        go = out.sub_(r).mul_(1.0 / (noise_sigma ** 2 * x.shape[1])).unsqueeze(-1)  # dL/d out
+        torch.bmm(h2.transpose(1, 2), go, out=g3)
+        torch.sum(go, 1, keepdim=True, out=gb3)
+        gh = torch.ops.aten.threshold_backward(torch.bmm(go, w3.transpose(1, 2)), h2, 0)
+        torch.bmm(h1.transpose(1, 2), gh, out=g2)
+        torch.sum(gh, 1, keepdim=True, out=gb2)
+        gh = torch.ops.aten.threshold_backward(torch.bmm(gh, w2.transpose(1, 2)), h1, 0)
+        torch.bmm(x.transpose(1, 2), gh, out=g1)
+        self.t += 1
+        h = self._hyper()
+        if self.native:
+            lib, seg = native.library(), self._seg
+            hyper = torch.tensor(h, dtype=torch.float32)
+            lib.bbb_backward_adam_seg(
+                len(self.bayes_len), seg[0].data_ptr(), seg[1].data_ptr(), self.grad.data_ptr(),
+                self.mu.data_ptr(), self.rho.data_ptr(), self.sig.data_ptr(), self.eps.data_ptr(),
+                float(kl_scale),
+                self._kind, self._consts.data_ptr(), self.bayes_adam.data_ptr(), self.mu.numel(),
+                hyper.data_ptr(), self._threads)
+            lib.bbb_adam_seg(len(self.plain_len), seg[2].data_ptr(), seg[3].data_ptr(),
+                             self.store.data_ptr(), self.grad.data_ptr(), self.m.data_ptr(),
+                             self.v.data_ptr(), hyper.data_ptr(), self._threads)
+            return
+        if self.nb:
+            g = torch.cat([gv[: self.nb].reshape(-1) for gv in self.g])
+            sigma = self.sigma()
+            _, dlogp = self.prior.log_prob_and_grad(torch.addcmul(self.mu, sigma, self.eps))
+            g_mu = g.sub_(dlogp, alpha=kl_scale)
+            g_rho = (g_mu * self.eps - kl_scale / sigma) * torch.sigmoid(self.rho)
+            st = self.bayes_adam
+            _adam_torch(self.mu, g_mu, st[0], st[1], h)
+            _adam_torch(self.rho, g_rho, st[2], st[3], h)
+        for o, n in zip(self.plain_off, self.plain_len):
+            sl = slice(o, o + n)
+            _adam_torch(self.store[sl], self.grad[sl], self.m[sl], self.v[sl], h)
+
+    def state_dict(self):
+        """Return every tensor needed to resume training (and the step count)."""
+        return {"store": self.store, "m": self.m, "v": self.v, "mu": self.mu, "rho": self.rho,
+                "bayes_adam": self.bayes_adam, "t": self.t}
+
+    def load_state_dict(self, state):
+        """Copy the tensors of ``state_dict()`` back in place."""
+        for name, value in state.items():
+            if name == "t":
+                self.t = int(value)
+            else:
+                getattr(self, name).copy_(value)
+        self.sig.copy_(self.sigma())
 
 
 @dataclass
 class BanditResult:
-    """Per-agent cumulative regret curves (recorded every ``record_every`` steps) and diagnostics."""
+    """Per-agent cumulative regret curves (every ``record_every`` steps) and diagnostics."""
     names: list
     seeds: tuple
     steps: int
@@ -144,8 +266,8 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
         checkpoint_every=1000):
     """Run every agent of ``cfg`` for every seed at once; return a ``BanditResult``.
 
-    With ``checkpoint`` (a path) the whole state (model, optimiser, buffers, counters, RNG) is saved
-    atomically every ``checkpoint_every`` steps, and a run finds and resumes from it."""
+    With ``checkpoint`` (a path) the whole state (weights, Adam moments, buffers, counters, RNG) is
+    saved atomically every ``checkpoint_every`` steps, and a run finds and resumes from it."""
     device = torch.device(device)
     kinds = list(cfg.agents)
     order = sorted(range(len(kinds)), key=lambda i: not kinds[i].bayesian)  # Bayesian first
@@ -161,21 +283,21 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
     X = features.to(device)
     pois = poisonous.to(device)
     d = X.shape[1] + 2
-    model = StackedMLP(A, n_bayes, d, cfg.hidden, cfg.rho_init,
-                       ScaleMixturePrior(*cfg.prior)).to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr,
-                           fused=device.type in ("cpu", "cuda"))
+    model = StackedNets(A, n_bayes, d, cfg.hidden, cfg.rho_init, make_prior(cfg.prior),
+                        lr=cfg.lr, device=device)
     # the same mushroom sequence for every agent of a seed (common random numbers)
-    seq_gen = [torch.Generator().manual_seed(1000 + int(s)) for s in cfg.seeds]
-    contexts = torch.stack([torch.randint(0, len(X), (cfg.steps,), generator=g)
-                            for g in seq_gen]).to(device)           # (n_seeds, steps)
-    coin = torch.stack([torch.rand(cfg.steps, generator=g) for g in seq_gen]).to(device)
-    buf_x = torch.zeros(A, cfg.buffer, d, device=device)
+    # (own generators, so that a shorter run's sequence is a prefix of a longer one's)
+    gen = lambda base, s: torch.Generator().manual_seed(base + int(s))  # noqa: E731
+    contexts = torch.stack([torch.randint(0, len(X), (cfg.steps,), generator=gen(1000, s))
+                            for s in cfg.seeds]).to(device)           # (n_seeds, steps)
+    coin = torch.stack([torch.rand(cfg.steps, generator=gen(5000, s))
+                        for s in cfg.seeds]).to(device)
+    buf_x = torch.zeros(A, cfg.buffer, d + 1, device=device)  # inputs end with a constant 1
     buf_r = torch.zeros(A, cfg.buffer, device=device)
     seed_idx = torch.tensor(agent_seed, device=device)
     arange_a = torch.arange(A, device=device)
-    eat_onehot = torch.tensor([1.0, 0.0], device=device)
-    pass_onehot = torch.tensor([0.0, 1.0], device=device)
+    tail = torch.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]], device=device)  # eat, pass (+ the 1)
+    samples = cfg.thompson_samples if n_bayes else 1
 
     n_rec = cfg.steps // cfg.record_every
     regret_rec = torch.zeros(A, n_rec)
@@ -189,7 +311,6 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
     if checkpoint is not None and Path(checkpoint).exists():
         st = load_checkpoint(checkpoint, map_location=device)
         model.load_state_dict(st["model"])
-        opt.load_state_dict(st["optimizer"])
         for name, tensor in (("buf_x", buf_x), ("buf_r", buf_r), ("cum", cum),
                              ("poison_eaten", poison_eaten), ("poison_seen", poison_seen),
                              ("regret_rec", regret_rec), ("poison_rec", poison_rec),
@@ -201,68 +322,64 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
         torch.set_rng_state(st["rng"])
 
     def save(t_next):
-        save_checkpoint(checkpoint, model=model.state_dict(), optimizer=opt.state_dict(),
-                        buf_x=buf_x, buf_r=buf_r, cum=cum, poison_eaten=poison_eaten,
-                        poison_seen=poison_seen, regret_rec=regret_rec, poison_rec=poison_rec,
-                        sigma_rec=sigma_rec, t=t_next, rng=torch.get_rng_state(),
+        save_checkpoint(checkpoint, model=model.state_dict(), buf_x=buf_x, buf_r=buf_r, cum=cum,
+                        poison_eaten=poison_eaten, poison_seen=poison_seen,
+                        regret_rec=regret_rec, poison_rec=poison_rec, sigma_rec=sigma_rec,
+                        t=t_next, rng=torch.get_rng_state(),
                         wall_s=wall_before + time.perf_counter() - t_start,
                         t_updates=t_updates, n_updates=n_updates)
 
-    for t in progress(range(start, cfg.steps), desc=desc, total=cfg.steps, initial=start,
-                      mininterval=2.0):
-        ctx = contexts[seed_idx, t]                                   # (A,)
-        x = X[ctx]                                                    # (A, d - 2)
-        inputs = torch.stack([torch.cat([x, eat_onehot.expand(A, 2)], 1),
-                              torch.cat([x, pass_onehot.expand(A, 2)], 1)], 1)  # (A, 2, d)
-        with torch.no_grad():
-            if n_bayes:
-                value = sum(model(inputs, sample=True) for _ in range(cfg.thompson_samples))
-                value = value / cfg.thompson_samples
-            else:
-                value = model(inputs, sample=False)
-            greedy_mean = model(inputs, sample=False)
-            value = torch.where(bayes.unsqueeze(1), value, greedy_mean)
-        eat = value[:, EAT] > value[:, PASS]
-        explore = torch.rand(A, device=device) < eps
-        eat = torch.where(explore, torch.rand(A, device=device) < 0.5, eat)
-        is_poison = pois[ctx]
-        bad = coin[seed_idx, t] < 0.5
-        reward = torch.where(eat, torch.where(is_poison & bad, torch.tensor(REWARD_POISON_BAD,
-                                                                           device=device),
-                                              torch.tensor(REWARD_EDIBLE, device=device)),
-                             torch.tensor(0.0, device=device))
-        cum += regret_of(eat.cpu(), is_poison.cpu()).to(device)
-        poison_eaten += (eat & is_poison).float()
-        poison_seen += is_poison.float()
-        slot = t % cfg.buffer
-        buf_x[:, slot] = torch.where(eat.unsqueeze(1), inputs[:, EAT], inputs[:, PASS])
-        buf_r[:, slot] = reward
-        filled = min(t + 1, cfg.buffer)
-        t0 = time.perf_counter()
-        for _ in range(cfg.updates_per_step):
-            idx = torch.randint(0, filled, (A, cfg.batch), device=device)
-            xb = buf_x[arange_a.unsqueeze(1), idx]
-            rb = buf_r[arange_a.unsqueeze(1), idx]
-            out = model(xb, sample=True)
-            nll = 0.5 * ((out - rb) / cfg.noise_sigma) ** 2
-            loss = nll.mean(1).sum()
-            if model.kl is not None:  # KL / N for each Bayesian agent, N = buffer size
-                loss = loss + model.kl * n_bayes / filled
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-        t_updates += time.perf_counter() - t0
-        n_updates += cfg.updates_per_step
-        if (t + 1) % cfg.record_every == 0:
-            r = (t + 1) // cfg.record_every - 1
-            regret_rec[:, r] = cum.cpu()
-            poison_rec[:, r] = (poison_eaten / poison_seen.clamp_min(1)).cpu()
-            poison_eaten.zero_()
-            poison_seen.zero_()
-            if n_bayes:
-                sigma_rec[:, r] = torch.nn.functional.softplus(model.rho.detach()).mean(1).cpu()
-        if checkpoint is not None and ((t + 1) % checkpoint_every == 0 or t + 1 == cfg.steps):
-            save(t + 1)
+    # tiny Adam moments and gradients turn subnormal over a long run and slow every op several
+    # times: flush them to zero while the bandit runs (the default is restored afterwards)
+    native.flush_denormal(True)
+    try:
+        for t in progress(range(start, cfg.steps), desc=desc, total=cfg.steps, initial=start,
+                          mininterval=2.0):
+            ctx = contexts[seed_idx, t]                                   # (A,)
+            x = X[ctx]                                                    # (A, d - 2)
+            inputs = torch.cat([x.unsqueeze(1).expand(A, 2, d - 2), tail.expand(A, 2, 3)], 2)
+            value = 0.0
+            for _ in range(samples):  # Thompson: average of weight samples (plain agents: same net)
+                model.sample()
+                value = value + model.forward(inputs)[0]
+            eat = value[:, EAT] > value[:, PASS]
+            explore = torch.rand(A, device=device) < eps
+            eat = torch.where(explore, torch.rand(A, device=device) < 0.5, eat)
+            is_poison = pois[ctx]
+            bad = coin[seed_idx, t] < 0.5
+            reward = torch.where(eat, torch.where(is_poison & bad, torch.tensor(REWARD_POISON_BAD,
+                                                                               device=device),
+                                                  torch.tensor(REWARD_EDIBLE, device=device)),
+                                 torch.tensor(0.0, device=device))
+            cum += regret_of(eat.cpu(), is_poison.cpu()).to(device)
+            poison_eaten += (eat & is_poison).float()
+            poison_seen += is_poison.float()
+            slot = t % cfg.buffer
+            buf_x[:, slot] = torch.where(eat.unsqueeze(1), inputs[:, EAT], inputs[:, PASS])
+            buf_r[:, slot] = reward
+            filled = min(t + 1, cfg.buffer)
+            kl_n = {"filled": filled, "capacity": cfg.buffer, "steps": t + 1}[cfg.kl_count]
+            t0 = time.perf_counter()
+            if cfg.updates_per_step:  # every minibatch of this step in one gather
+                idx = torch.randint(0, filled, (cfg.updates_per_step, A, cfg.batch), device=device)
+                xb, rb = buf_x[arange_a.view(1, A, 1), idx], buf_r[arange_a.view(1, A, 1), idx]
+                for u in range(cfg.updates_per_step):  # KL / N for each Bayesian agent, N = buffer
+                    model.sample()
+                    model.update(xb[u], rb[u], cfg.noise_sigma, 1.0 / kl_n)
+            t_updates += time.perf_counter() - t0
+            n_updates += cfg.updates_per_step
+            if (t + 1) % cfg.record_every == 0:
+                r = (t + 1) // cfg.record_every - 1
+                regret_rec[:, r] = cum.cpu()
+                poison_rec[:, r] = (poison_eaten / poison_seen.clamp_min(1)).cpu()
+                poison_eaten.zero_()
+                poison_seen.zero_()
+                if n_bayes:
+                    sigma_rec[:, r] = model.mean_sigma().cpu()
+            if checkpoint is not None and ((t + 1) % checkpoint_every == 0 or t + 1 == cfg.steps):
+                save(t + 1)
+    finally:
+        native.flush_denormal(False)
     wall = wall_before + time.perf_counter() - t_start
     names = [k.name for k in kinds]
     K = len(kinds)

@@ -88,7 +88,14 @@ def library():
         lib.bbb_forward.argtypes = [i64, i64, ptr, ptr, ptr, ptr, u64, i32, ptr, ptr, i32]
         lib.bbb_backward.argtypes = [i64, i64, ptr, ptr, ptr, ptr, f32, i32, ptr, f32, ptr, ptr,
                                      i32]
-        for f in (lib.bbb_normal, lib.bbb_forward, lib.bbb_backward):
+        lib.bbb_sample_seg.argtypes = [i32, ptr, ptr, ptr, ptr, ptr, ptr, u64, i32]
+        lib.bbb_backward_adam_seg.argtypes = [i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr, f32, i32,
+                                              ptr, ptr, i64, ptr, i32]
+        lib.bbb_adam_seg.argtypes = [i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr, i32]
+        lib.bbb_flush_denormal.argtypes = [i32, i32]
+        lib.bbb_flush_denormal.restype = i32
+        for f in (lib.bbb_normal, lib.bbb_forward, lib.bbb_backward, lib.bbb_sample_seg,
+                  lib.bbb_backward_adam_seg, lib.bbb_adam_seg):
             f.restype = None
         _lib = lib
     except (RuntimeError, OSError) as err:
@@ -142,6 +149,17 @@ def _constants(prior, kind):
 def _threads(n):
     """Threads for a kernel over n entries: one for small work (a parallel region costs more)."""
     return torch.get_num_threads() if n >= 65_536 else 1
+
+
+def flush_denormal(on):
+    """Flush subnormal floats to zero (``on``) or not, in this thread and in every thread of the
+    OpenMP pool that torch's CPU kernels use (``torch.set_flush_denormal`` reaches only the
+    calling thread). Return True where the CPU supports it."""
+    ok = torch.set_flush_denormal(bool(on))
+    lib = library()
+    if lib is not None:
+        lib.bbb_flush_denormal(int(bool(on)), torch.get_num_threads())
+    return ok
 
 
 def normal(shape, seed):

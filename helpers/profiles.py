@@ -52,7 +52,7 @@ PROFILES = {
     },
     "03_contextual_bandit": {
         "smoke": dict(steps=60, seeds=(0,), updates_per_step=8, record_every=10),
-        "default": dict(steps=3000, seeds=(0,), updates_per_step=64, record_every=50),
+        "default": dict(steps=8000, seeds=(0,), updates_per_step=64, record_every=100),
         "paper": dict(steps=50_000, seeds=(0, 1, 2), updates_per_step=64, record_every=100),
     },
     "05_uncertainty": {

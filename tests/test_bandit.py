@@ -1,6 +1,10 @@
+import math
+
+import pytest
 import torch
 
 from helpers import bandit as B
+from helpers.priors import ScaleMixturePrior
 
 
 def test_regret_and_rewards():
@@ -46,3 +50,89 @@ def test_interrupted_run_resumes_identically(tmp_path):
     # continue the same 20-step run from the 10-step checkpoint
     resumed = B.run(cfg, x, poison, checkpoint=ck)
     assert torch.allclose(resumed.cum_regret, straight.cum_regret)
+
+
+def _reference_net(net):
+    """Leaf copies of net's mu, rho and store, and a function giving outputs from them + eps."""
+    mu = net.mu.detach().clone().requires_grad_()
+    rho = net.rho.detach().clone().requires_grad_()
+    store = net.store.detach().clone().requires_grad_()
+
+    def forward(x, eps):
+        sigma = torch.nn.functional.softplus(rho)
+        w_b = mu + sigma * eps
+        layers = []
+        for part, o, n, (a, b) in zip(w_b.split(net.bayes_len), net.bayes_off, net.bayes_len,
+                                      net.shapes):
+            plain = store[o + n: o + net.A * (a * b)].view(net.A - net.nb, a, b)
+            layers.append(torch.cat([part.view(net.nb, a, b), plain]))
+        w1, w2, b2, w3, b3 = layers
+        h = torch.relu(torch.bmm(x, w1))
+        h = torch.relu(torch.baddbmm(b2, h, w2))
+        logq = torch.distributions.Normal(mu, sigma).log_prob(w_b).sum()
+        return torch.baddbmm(b3, h, w3).squeeze(-1), logq - net.prior.log_prob(w_b).sum()
+    return (mu, rho, store), forward
+
+
+@pytest.mark.parametrize("use_native", [True, False])
+def test_hand_written_update_matches_autograd_and_adam(use_native):
+    """Three updates of the fused path equal autograd + torch.optim.Adam on the same noise."""
+    torch.manual_seed(0)
+    A, nb, d, h = 3, 2, 5, 7
+    prior = ScaleMixturePrior(0.5, 1.0, math.exp(-3))
+    # a large Adam eps makes each step proportional to the gradient, so gradients are checked
+    net = B.StackedNets(A, nb, d, h, rho_init=-2.0, prior=prior, lr=0.05, adam_eps=0.5)
+    if use_native and not net.native:
+        pytest.skip("C kernels unavailable")
+    net.native = use_native
+    params, ref_forward = _reference_net(net)
+    opt = torch.optim.Adam(params, lr=0.05, eps=0.5)
+    for _ in range(3):
+        x = torch.cat([torch.randn(A, 6, d), torch.ones(A, 6, 1)], 2)
+        r = torch.randn(A, 6)
+        net.sample()
+        out, kl = ref_forward(x, net.eps.clone())
+        loss = (0.5 * ((out - r) / 0.7) ** 2).mean(1).sum() + 0.3 * kl
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        net.update(x, r, noise_sigma=0.7, kl_scale=0.3)
+    mu, rho, store = params
+    assert torch.allclose(net.mu, mu.detach(), atol=1e-5)
+    assert torch.allclose(net.rho, rho.detach(), atol=1e-5)
+    for o, n in zip(net.plain_off, net.plain_len):
+        assert torch.allclose(net.store[o:o + n], store.detach()[o:o + n], atol=1e-5)
+    assert torch.allclose(net.sig, torch.nn.functional.softplus(net.rho), atol=1e-6) or not use_native
+
+
+def test_kernel_noise_is_standard_normal():
+    net = B.StackedNets(2, 2, 50, 100, rho_init=0.0, prior=ScaleMixturePrior(0.5, 1.0, 0.1))
+    draws = []
+    for _ in range(5):
+        net.sample()
+        draws.append(net.eps.clone())
+    e = torch.cat(draws)
+    assert abs(e.mean()) < 0.01 and abs(e.std() - 1) < 0.01
+    assert abs((e ** 4).mean() - 3) < 0.1   # Gaussian kurtosis
+    assert not torch.equal(draws[0], draws[1])
+
+
+def test_config_errors_say_what_to_do():
+    with pytest.raises(ValueError, match="kl_count must be one of"):
+        B.BanditConfig(kl_count="buffer")
+    with pytest.raises(ValueError, match="prior must be"):
+        B.BanditConfig(prior=(0.5, 1.0))
+    with pytest.raises(ValueError, match="buffer >= batch"):
+        B.BanditConfig(buffer=32, batch=64)
+    assert isinstance(B.make_prior(0.05), B.GaussianPrior)
+    assert isinstance(B.make_prior((0.5, 1.0, 0.01)), ScaleMixturePrior)
+
+
+def test_run_restores_subnormal_floats():
+    """The bandit flushes subnormals to zero while it runs and switches that off afterwards."""
+    x, poison = _toy()
+    cfg = B.BanditConfig(steps=4, seeds=(0,), hidden=8, buffer=64, updates_per_step=1, batch=4,
+                         record_every=2)
+    B.run(cfg, x, poison)
+    tiny = torch.tensor([1e-39], dtype=torch.float32)   # subnormal in float32
+    assert (tiny * 1.0).item() > 0.0

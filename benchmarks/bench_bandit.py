@@ -1,0 +1,144 @@
+"""Update time of the mushroom bandit (notebook 03), as ratios in one process.
+
+All four of the paper's agents (BBB + greedy, 1 %, 5 %) stacked into one model, input 117 + 2
+features (+ the constant 1), 2 x 100 ReLU, minibatch 64, Adam 1e-3. Interleaved timing rounds of:
+
+- ``det_single``: one deterministic 2 x 100 nn.Sequential MLP, autograd + torch.optim.Adam (one agent).
+- ``eager_stacked``: the four agents as one batched model in plain eager PyTorch: flat parameters
+  with an agent dimension, baddbmm layers, the BBB agent's weights sampled with autograd ops
+  (mu + softplus(rho) * eps, Monte-Carlo KL under the scale-mixture prior), loss.backward(),
+  fused torch.optim.Adam.
+- ``fused_stacked``: ``helpers.bandit.StackedNets`` (hand-written backward, one fused C pass for
+  the BBB gradient + Adam; what ``helpers.bandit.run`` uses).
+
+    python benchmarks/bench_bandit.py [--rounds 5 --updates 200 --threads 2]
+
+Writes results/benchmarks/bandit.json with median ms per update (of all four agents for the
+stacked rows), ratios to ``eager_stacked`` and the projected time of the paper's run
+(50,000 steps x 64 updates, updates only).
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import helpers as H  # noqa: E402
+from helpers import bandit as B  # noqa: E402
+
+A, NB, D, HID, BATCH = 4, 1, 117 + 2, 100, 64
+PRIOR = (0.5, 1.0, math.exp(-6))
+IMPLS = ["det_single", "eager_stacked", "fused_stacked"]
+
+
+def make_batches(n, g):
+    """Return n minibatches (x (A, B, D + 1) one-hot-like with a trailing 1, r (A, B))."""
+    x = (torch.rand(n, A, BATCH, D, generator=g) < 23 / D).float()
+    x = torch.cat([x, torch.ones(n, A, BATCH, 1)], 3)
+    r = torch.randn(n, A, BATCH, generator=g) * 10
+    return x, r
+
+
+def build(impl):
+    """Return update(x, r) for one implementation."""
+    prior = H.ScaleMixturePrior(*PRIOR)
+    if impl == "det_single":
+        model = nn.Sequential(nn.Linear(D, HID), nn.ReLU(), nn.Linear(HID, HID), nn.ReLU(),
+                              nn.Linear(HID, 1))
+        opt = torch.optim.Adam(model.parameters(), 1e-3)
+
+        def update(x, r):
+            loss = 0.5 * ((model(x[0, :, :D]).squeeze(-1) - r[0]) ** 2).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        return update
+    if impl == "eager_stacked":
+        shapes = [(D + 1, HID), (HID, HID), (1, HID), (HID, 1), (1, 1)]
+        sizes = [a * b for a, b in shapes]
+        mu = nn.Parameter(torch.empty(A, sum(sizes)).uniform_(-0.1, 0.1))
+        rho = nn.Parameter(torch.full((NB, sum(sizes)), -5.0))
+        opt = torch.optim.Adam([mu, rho], 1e-3, fused=True)
+
+        def update(x, r):
+            sigma = torch.nn.functional.softplus(rho)
+            w_b = mu[:NB] + sigma * torch.randn_like(sigma)
+            kl = (torch.distributions.Normal(mu[:NB], sigma).log_prob(w_b).sum()
+                  - prior.log_prob(w_b).sum())
+            w = torch.cat([w_b, mu[NB:]])
+            w1, w2, b2, w3, b3 = (p.view(A, a, b) for p, (a, b)
+                                  in zip(torch.split(w, sizes, 1), shapes))
+            h = torch.relu(torch.bmm(x, w1))
+            h = torch.relu(torch.baddbmm(b2, h, w2))
+            out = torch.baddbmm(b3, h, w3).squeeze(-1)
+            loss = (0.5 * (out - r) ** 2).mean(1).sum() + kl / 4096
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        return update
+    net = B.StackedNets(A, NB, D, HID, -5.0, prior)
+
+    def update(x, r):
+        net.sample()
+        net.update(x, r, 1.0, 1.0 / 4096)
+    return update
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--updates", type=int, default=200)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--out", default=str(ROOT / "results" / "benchmarks" / "bandit.json"))
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    x, r = make_batches(64, g)
+    t_start = time.perf_counter()
+    H.native.flush_denormal(True)  # as helpers.bandit.run does
+    updates = {impl: build(impl) for impl in IMPLS}
+    times = {impl: [] for impl in IMPLS}
+    for rnd in range(args.rounds + 1):  # round 0 warms up
+        for impl in IMPLS:
+            t0 = time.perf_counter()
+            for i in range(args.updates):
+                updates[impl](x[i % 64], r[i % 64])
+            if rnd:
+                times[impl].append(1e3 * (time.perf_counter() - t0) / args.updates)
+    H.native.flush_denormal(False)
+    eager = statistics.median(times["eager_stacked"])
+    rows = []
+    for impl, v in times.items():
+        med = statistics.median(v)
+        per_run = med * 64 * 50_000 / 1e3 / 60 * (A if impl == "det_single" else 1)
+        rows.append({"impl": impl, "median_ms": round(med, 4), "min_ms": round(min(v), 4),
+                     "max_ms": round(max(v), 4), "ratio_vs_eager_stacked": round(med / eager, 3),
+                     "projected_50k_min_four_agents": round(per_run, 1)})
+        print(f"{impl:14s} median {med:7.3f} ms/update  ratio vs eager {med / eager:5.2f}  "
+              f"-> 50k steps x 64 updates, four agents: {per_run:6.1f} min", flush=True)
+    record = {"machine": {**H.machine_info(torch.device("cpu")), "platform": platform.platform(),
+                          "cpu_count": os.cpu_count(), "threads": args.threads},
+              "settings": {"agents": A, "bayesian": NB, "inputs": D + 1, "hidden": HID,
+                           "batch": BATCH, "rounds": args.rounds,
+                           "updates_per_round": args.updates},
+              "note": "det_single is one agent; its projection multiplies by four (agents run "
+                      "one after another). Updates only: acting adds about 2% in the real run.",
+              "wall_s": round(time.perf_counter() - t_start, 1), "rows": rows}
+    out = Path(args.out)
+    H.utils.atomic_write_bytes(out, (json.dumps(record, indent=2) + "\n").encode())
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
