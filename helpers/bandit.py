@@ -43,7 +43,7 @@ PAPER_FIGURE6 = {  # cumulative regret read off the paper's Figure 6 (approximat
 }
 
 
-KL_COUNTS = ("filled", "capacity", "steps")
+KL_COUNTS = ("filled", "capacity", "steps", "seen")
 
 
 @dataclass
@@ -60,7 +60,9 @@ class BanditConfig:
     # what the paper leaves open (notebook 03, section 1b, shows why these):
     prior: object = 0.05      # a Gaussian prior's sigma, or (pi, sigma1, sigma2) of a scale mixture
     noise_sigma: float = 1.0  # Gaussian likelihood std of the reward
-    kl_count: str = "capacity"  # KL / N: N = buffer "capacity", tuples "filled" so far, or "steps"
+    # KL / N: N = buffer "capacity", tuples "filled" so far, "steps" so far, or "seen" = max of
+    # capacity and steps (the posterior keeps narrowing as data accumulate)
+    kl_count: str = "capacity"
     thompson_samples: int = 2
     agents: tuple = field(default_factory=lambda: PAPER_AGENTS)
     record_every: int = 100
@@ -310,6 +312,9 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
     t_updates, n_updates, start, wall_before = 0.0, 0, 0, 0.0
     if checkpoint is not None and Path(checkpoint).exists():
         st = load_checkpoint(checkpoint, map_location=device)
+        if set(st.get("model", {})) != set(model.state_dict()):
+            raise ValueError(f"{checkpoint} was written by another version of helpers.bandit "
+                             "(different model layout): delete it to start the run afresh")
         model.load_state_dict(st["model"])
         for name, tensor in (("buf_x", buf_x), ("buf_r", buf_r), ("cum", cum),
                              ("poison_eaten", poison_eaten), ("poison_seen", poison_seen),
@@ -358,7 +363,8 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
             buf_x[:, slot] = torch.where(eat.unsqueeze(1), inputs[:, EAT], inputs[:, PASS])
             buf_r[:, slot] = reward
             filled = min(t + 1, cfg.buffer)
-            kl_n = {"filled": filled, "capacity": cfg.buffer, "steps": t + 1}[cfg.kl_count]
+            kl_n = {"filled": filled, "capacity": cfg.buffer, "steps": t + 1,
+                    "seen": max(cfg.buffer, t + 1)}[cfg.kl_count]
             t0 = time.perf_counter()
             if cfg.updates_per_step:  # every minibatch of this step in one gather
                 idx = torch.randint(0, filled, (cfg.updates_per_step, A, cfg.batch), device=device)

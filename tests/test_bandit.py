@@ -136,3 +136,13 @@ def test_run_restores_subnormal_floats():
     B.run(cfg, x, poison)
     tiny = torch.tensor([1e-39], dtype=torch.float32)   # subnormal in float32
     assert (tiny * 1.0).item() > 0.0
+
+
+def test_checkpoint_of_another_layout_gives_a_clear_error(tmp_path):
+    x, poison = _toy()
+    cfg = B.BanditConfig(steps=4, seeds=(0,), hidden=8, buffer=64, updates_per_step=1, batch=4,
+                         record_every=2)
+    ck = tmp_path / "old.pt"
+    torch.save({"model": {"mu": torch.zeros(3)}, "optimizer": {}}, ck)
+    with pytest.raises(ValueError, match="delete it"):
+        B.run(cfg, x, poison, checkpoint=ck)
