@@ -39,12 +39,18 @@ static keys_t make_keys(uint64_t seed) {
     return k;
 }
 
-/* standard normal from (keys, index < 2^32): Box-Muller on two hashed 24-bit uniforms */
-INLINE float noise_at(keys_t k, uint32_t idx) {
+/* two uniforms from (keys, index < 2^32): u1 in (0, 1], u2 in [0, 1), 24 bits each */
+INLINE void uniform_pair(keys_t k, uint32_t idx, float *u1, float *u2) {
     uint32_t h = mix32(idx ^ k.k0);
     uint32_t a = mix32(h + k.k2), b = mix32(h ^ k.k1);
-    float u1 = ((float)(a >> 8) + 0.5f) * (1.0f / 16777216.0f);
-    float u2 = (float)(b >> 8) * (1.0f / 16777216.0f);
+    *u1 = ((float)(a >> 8) + 0.5f) * (1.0f / 16777216.0f);
+    *u2 = (float)(b >> 8) * (1.0f / 16777216.0f);
+}
+
+/* standard normal from (keys, index): Box-Muller, cosine branch */
+INLINE float noise_at(keys_t k, uint32_t idx) {
+    float u1, u2;
+    uniform_pair(k, idx, &u1, &u2);
     return sqrtf(-2.0f * logf(u1)) * cosf(6.2831853071795864f * u2);
 }
 
@@ -199,10 +205,8 @@ void bbb_backward(int64_t n, int64_t S, const float *mu, const float *rho, const
 
 /* standard normal pair from (keys, index): Box-Muller, both the cosine and the sine branch */
 INLINE void noise_pair(keys_t k, uint32_t idx, float *e0, float *e1) {
-    uint32_t h = mix32(idx ^ k.k0);
-    uint32_t a = mix32(h + k.k2), b = mix32(h ^ k.k1);
-    float u1 = ((float)(a >> 8) + 0.5f) * (1.0f / 16777216.0f);
-    float u2 = (float)(b >> 8) * (1.0f / 16777216.0f);
+    float u1, u2;
+    uniform_pair(k, idx, &u1, &u2);
     float r = sqrtf(-2.0f * logf(u1)), t = 6.2831853071795864f * u2;
     *e0 = r * cosf(t);
     *e1 = r * cosf(t - 1.5707963267948966f); /* sin t; a cos keeps the loop vectorised */

@@ -43,7 +43,7 @@ PAPER_FIGURE6 = {  # cumulative regret read off the paper's Figure 6 (approximat
 }
 
 
-KL_COUNTS = ("filled", "capacity", "steps", "seen")
+KL_COUNTS = ("filled", "capacity", "seen")
 
 
 @dataclass
@@ -60,8 +60,7 @@ class BanditConfig:
     # what the paper leaves open (notebook 03, section 1b, shows why these):
     prior: object = 0.05      # a Gaussian prior's sigma, or (pi, sigma1, sigma2) of a scale mixture
     noise_sigma: float = 1.0  # Gaussian likelihood std of the reward
-    # KL / N: N = buffer "capacity", tuples "filled" so far, "steps" so far, or "seen" = max of
-    # capacity and steps (the posterior keeps narrowing as data accumulate)
+    # KL / N: N = buffer "capacity", tuples "filled" so far, or "seen" = max(capacity, steps so far)
     kl_count: str = "capacity"
     thompson_samples: int = 2
     agents: tuple = field(default_factory=lambda: PAPER_AGENTS)
@@ -279,7 +278,6 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
     A = len(agent_kind)
     n_bayes = sum(kinds[i].bayesian for i in agent_kind)
     eps = torch.tensor([kinds[i].epsilon for i in agent_kind], device=device)
-    bayes = torch.tensor([kinds[i].bayesian for i in agent_kind], device=device)
 
     torch.manual_seed(int(cfg.seeds[0]) * 7919 + 17)
     X = features.to(device)
@@ -363,7 +361,7 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
             buf_x[:, slot] = torch.where(eat.unsqueeze(1), inputs[:, EAT], inputs[:, PASS])
             buf_r[:, slot] = reward
             filled = min(t + 1, cfg.buffer)
-            kl_n = {"filled": filled, "capacity": cfg.buffer, "steps": t + 1,
+            kl_n = {"filled": filled, "capacity": cfg.buffer,
                     "seen": max(cfg.buffer, t + 1)}[cfg.kl_count]
             t0 = time.perf_counter()
             if cfg.updates_per_step:  # every minibatch of this step in one gather
