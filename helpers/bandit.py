@@ -60,8 +60,10 @@ class BanditConfig:
     # what the paper leaves open (notebook 03, section 1b, shows why these):
     prior: object = 0.05      # a Gaussian prior's sigma, or (pi, sigma1, sigma2) of a scale mixture
     noise_sigma: float = 1.0  # Gaussian likelihood std of the reward
-    # KL / N: N = buffer "capacity", tuples "filled" so far, or "seen" = max(capacity, steps so far)
-    kl_count: str = "capacity"
+    # KL / N: N = buffer "capacity", tuples "filled" so far, "seen" = max(capacity, steps so far),
+    # or a fixed number; N is never below ``kl_floor``
+    kl_count: object = "capacity"
+    kl_floor: int = 0
     thompson_samples: int = 2
     agents: tuple = field(default_factory=lambda: PAPER_AGENTS)
     record_every: int = 100
@@ -72,8 +74,28 @@ class BanditConfig:
         if not (isinstance(self.prior, (int, float)) or len(tuple(self.prior)) == 3):
             raise ValueError("prior must be (pi, sigma1, sigma2) of a scale mixture or one number, "
                              f"the sigma of a Gaussian prior; got {self.prior!r}")
-        if self.kl_count not in KL_COUNTS:
-            raise ValueError(f"kl_count must be one of {KL_COUNTS}, got {self.kl_count!r}")
+        fixed = isinstance(self.kl_count, int) and not isinstance(self.kl_count, bool)
+        if not (self.kl_count in KL_COUNTS or (fixed and self.kl_count >= 1)):
+            raise ValueError(f"kl_count must be one of {KL_COUNTS} or a number >= 1, got "
+                             f"{self.kl_count!r}")
+        if int(self.kl_floor) < 0:
+            raise ValueError(f"kl_floor must be >= 0, got {self.kl_floor!r}")
+
+
+BUFFER_RECIPES = ("paper", "keep_all")
+
+
+def buffer_settings(recipe, steps):
+    """Return the ``BanditConfig`` overrides of a buffer recipe.
+
+    'paper': the last 4,096 tuples, KL / 4,096 (the paper's buffer). 'keep_all': every tuple of the
+    run (a buffer of ``steps``), KL / max(4,096, tuples stored): the agent never forgets, and its
+    posterior narrows as the data grow (a departure from the paper; notebook 03, section 5)."""
+    if recipe == "paper":
+        return {"buffer": 4096, "kl_count": "capacity", "kl_floor": 0}
+    if recipe == "keep_all":
+        return {"buffer": max(int(steps), 4096), "kl_count": "filled", "kl_floor": 4096}
+    raise ValueError(f"unknown buffer recipe {recipe!r}; choose one of {BUFFER_RECIPES}")
 
 
 def make_prior(spec):
@@ -361,8 +383,9 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
             buf_x[:, slot] = torch.where(eat.unsqueeze(1), inputs[:, EAT], inputs[:, PASS])
             buf_r[:, slot] = reward
             filled = min(t + 1, cfg.buffer)
-            kl_n = {"filled": filled, "capacity": cfg.buffer,
-                    "seen": max(cfg.buffer, t + 1)}[cfg.kl_count]
+            kl_n = max(cfg.kl_floor, {"filled": filled, "capacity": cfg.buffer,
+                                      "seen": max(cfg.buffer, t + 1)}.get(cfg.kl_count,
+                                                                          cfg.kl_count))
             t0 = time.perf_counter()
             if cfg.updates_per_step:  # every minibatch of this step in one gather
                 idx = torch.randint(0, filled, (cfg.updates_per_step, A, cfg.batch), device=device)

@@ -120,6 +120,12 @@ def test_kernel_noise_is_standard_normal():
 def test_config_errors_say_what_to_do():
     with pytest.raises(ValueError, match="kl_count must be one of"):
         B.BanditConfig(kl_count="buffer")
+    with pytest.raises(ValueError, match="kl_count must be one of"):
+        B.BanditConfig(kl_count=0)
+    with pytest.raises(ValueError, match="kl_floor must be >= 0"):
+        B.BanditConfig(kl_floor=-1)
+    with pytest.raises(ValueError, match="unknown buffer recipe"):
+        B.buffer_settings("last", 100)
     with pytest.raises(ValueError, match="prior must be"):
         B.BanditConfig(prior=(0.5, 1.0))
     with pytest.raises(ValueError, match="buffer >= batch"):
@@ -146,3 +152,24 @@ def test_checkpoint_of_another_layout_gives_a_clear_error(tmp_path):
     torch.save({"model": {"mu": torch.zeros(3)}, "optimizer": {}}, ck)
     with pytest.raises(ValueError, match="delete it"):
         B.run(cfg, x, poison, checkpoint=ck)
+
+
+def test_buffer_recipes_and_kl_floor():
+    assert B.buffer_settings("paper", 50_000) == {"buffer": 4096, "kl_count": "capacity",
+                                                  "kl_floor": 0}
+    keep = B.buffer_settings("keep_all", 50_000)
+    assert keep["buffer"] == 50_000 and keep["kl_count"] == "filled" and keep["kl_floor"] == 4096
+    x, poison = _toy()
+    base = dict(steps=20, seeds=(0,), hidden=8, buffer=64, updates_per_step=2, batch=4,
+                record_every=5)
+    runs = {}
+    for key, kw in {"capacity": dict(kl_count="capacity"), "fixed": dict(kl_count=64),
+                    "floored": dict(kl_count="filled", kl_floor=64),
+                    "filled": dict(kl_count="filled")}.items():
+        torch.manual_seed(0)
+        runs[key] = B.run(B.BanditConfig(**base, **kw), x, poison).mean_sigma
+    # KL / max(floor, stored) with floor = capacity is KL / capacity while the buffer fills
+    assert torch.equal(runs["floored"], runs["capacity"])
+    assert torch.equal(runs["fixed"], runs["capacity"])
+    # without the floor the first steps divide by the few tuples stored: a different posterior
+    assert not torch.allclose(runs["filled"], runs["capacity"])
