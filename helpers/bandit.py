@@ -11,6 +11,7 @@ differ only in how they act (Thompson sampling with the average of two weight sa
 epsilon-greedy) and in whether their weights are Bayesian. The update is written out by hand
 (``StackedNets``): no autograd graph, no optimizer object, one fused C pass for the BBB weights.
 """
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -96,6 +97,32 @@ def buffer_settings(recipe, steps):
     if recipe == "keep_all":
         return {"buffer": max(int(steps), 4096), "kl_count": "filled", "kl_floor": 4096}
     raise ValueError(f"unknown buffer recipe {recipe!r}; choose one of {BUFFER_RECIPES}")
+
+
+def stored_runs(folder, stem):
+    """Return the merged record of the results files ``<stem>.json`` and ``<stem>_seeds*.json`` in
+    ``folder`` (None if there is none): the cumulative-regret curve averaged over every seed stored
+    (``cum_regret_mean``, one value per ``every`` steps), ``seeds``, and ``final_per_seed`` where
+    the files hold it. A file whose seeds are already counted is skipped."""
+    folder = Path(folder)
+    paths = [folder / f"{stem}.json"] + sorted(folder.glob(f"{stem}_seeds*.json"))
+    recs, seeds = [], []
+    for path in paths:
+        if path.exists():
+            rec = json.loads(path.read_text())
+            if not set(seeds) & set(rec["metrics"]["seeds"]):
+                recs.append(rec)
+                seeds += list(rec["metrics"]["seeds"])
+    if not recs:
+        return None
+    weights = [len(r["metrics"]["seeds"]) for r in recs]
+    length = min(len(r["curve"]["cum_regret_mean"]) for r in recs)
+    curve = [sum(w * r["curve"]["cum_regret_mean"][j] for w, r in zip(weights, recs)) / sum(weights)
+             for j in range(length)]
+    per_seed = {s: v for r in recs
+                for s, v in zip(r["metrics"]["seeds"], r["metrics"].get("regret_final_per_seed", []))}
+    return {"cum_regret_mean": curve, "every": recs[0]["curve"]["every"], "seeds": sorted(seeds),
+            "final_per_seed": dict(sorted(per_seed.items()))}
 
 
 def make_prior(spec):

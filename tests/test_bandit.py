@@ -173,3 +173,24 @@ def test_buffer_recipes_and_kl_floor():
     assert torch.equal(runs["fixed"], runs["capacity"])
     # without the floor the first steps divide by the few tuples stored: a different posterior
     assert not torch.allclose(runs["filled"], runs["capacity"])
+
+
+def test_stored_runs_average_every_seed(tmp_path):
+    import json
+
+    def write(name, seeds, curve, finals=None):
+        metrics = {"seeds": seeds}
+        if finals is not None:
+            metrics["regret_final_per_seed"] = finals
+        (tmp_path / name).write_text(json.dumps({"metrics": metrics, "curve": {
+            "every": 100, "cum_regret_mean": curve}}))
+
+    assert B.stored_runs(tmp_path, "bbb_paper") is None
+    write("bbb_paper.json", [0], [10.0, 20.0], [20.0])
+    write("bbb_paper_seeds1-2.json", [1, 2], [40.0, 50.0, 60.0], [40.0, 60.0])
+    write("bbb_paper_seeds2.json", [2], [0.0, 0.0])        # seed 2 already counted: skipped
+    write("bbb_paper_keep_all.json", [0], [1.0, 1.0])      # another stem: not mixed in
+    run = B.stored_runs(tmp_path, "bbb_paper")
+    assert run["seeds"] == [0, 1, 2] and run["every"] == 100
+    assert run["cum_regret_mean"] == [30.0, 40.0]          # (10 + 2 * 40) / 3, (20 + 2 * 50) / 3
+    assert run["final_per_seed"] == {0: 20.0, 1: 40.0, 2: 60.0}
