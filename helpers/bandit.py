@@ -61,9 +61,9 @@ class BanditConfig:
     # what the paper leaves open (notebook 03, section 1b, shows why these):
     prior: object = 0.05      # a Gaussian prior's sigma, or (pi, sigma1, sigma2) of a scale mixture
     noise_sigma: float = 1.0  # Gaussian likelihood std of the reward
-    # KL / N: N = buffer "capacity", tuples "filled" so far, "seen" = max(capacity, steps so far),
-    # or a fixed number; N is never below ``kl_floor``
-    kl_count: object = "capacity"
+    # KL / N: N = buffer "capacity", tuples "filled" so far, or "seen" = max(capacity, steps so far);
+    # N is never below ``kl_floor``
+    kl_count: str = "capacity"
     kl_floor: int = 0
     thompson_samples: int = 2
     agents: tuple = field(default_factory=lambda: PAPER_AGENTS)
@@ -75,10 +75,8 @@ class BanditConfig:
         if not (isinstance(self.prior, (int, float)) or len(tuple(self.prior)) == 3):
             raise ValueError("prior must be (pi, sigma1, sigma2) of a scale mixture or one number, "
                              f"the sigma of a Gaussian prior; got {self.prior!r}")
-        fixed = isinstance(self.kl_count, int) and not isinstance(self.kl_count, bool)
-        if not (self.kl_count in KL_COUNTS or (fixed and self.kl_count >= 1)):
-            raise ValueError(f"kl_count must be one of {KL_COUNTS} or a number >= 1, got "
-                             f"{self.kl_count!r}")
+        if self.kl_count not in KL_COUNTS:
+            raise ValueError(f"kl_count must be one of {KL_COUNTS}, got {self.kl_count!r}")
         if int(self.kl_floor) < 0:
             raise ValueError(f"kl_floor must be >= 0, got {self.kl_floor!r}")
 
@@ -411,8 +409,7 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
             buf_r[:, slot] = reward
             filled = min(t + 1, cfg.buffer)
             kl_n = max(cfg.kl_floor, {"filled": filled, "capacity": cfg.buffer,
-                                      "seen": max(cfg.buffer, t + 1)}.get(cfg.kl_count,
-                                                                          cfg.kl_count))
+                                      "seen": max(cfg.buffer, t + 1)}[cfg.kl_count])
             t0 = time.perf_counter()
             if cfg.updates_per_step:  # every minibatch of this step in one gather
                 idx = torch.randint(0, filled, (cfg.updates_per_step, A, cfg.batch), device=device)
