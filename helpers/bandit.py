@@ -361,7 +361,17 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
             raise ValueError(f"{checkpoint} was written by another version of helpers.bandit "
                              "(different model layout): delete it to start the run afresh")
         model.load_state_dict(st["model"])
-        for name, tensor in (("buf_x", buf_x), ("buf_r", buf_r), ("cum", cum),
+        n_kept = st["buf_x"].shape[1]  # only the filled part is stored (one-hot inputs as bytes)
+        if int(st["t"]) > cfg.steps:
+            raise ValueError(f"{checkpoint} is {int(st['t'])} steps into a run, more than this "
+                             f"run's {cfg.steps}: delete it or use another checkpoint path")
+        if n_kept > cfg.buffer:
+            raise ValueError(f"{checkpoint} holds {n_kept} buffered tuples, more than this run's "
+                             f"buffer ({cfg.buffer}): it belongs to another buffer setting; "
+                             "delete it or use another checkpoint path")
+        buf_x[:, :n_kept].copy_(st["buf_x"])
+        buf_r[:, :n_kept].copy_(st["buf_r"])
+        for name, tensor in (("cum", cum),
                              ("poison_eaten", poison_eaten), ("poison_seen", poison_seen),
                              ("regret_rec", regret_rec), ("poison_rec", poison_rec),
                              ("sigma_rec", sigma_rec)):
@@ -371,8 +381,14 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
         t_updates, n_updates = float(st["t_updates"]), int(st["n_updates"])
         torch.set_rng_state(st["rng"])
 
+    # the buffer's inputs are one-hot features + one-hot action + 1: store them as bytes
+    binary_inputs = bool(((X == 0) | (X == 1)).all())
+
     def save(t_next):
-        save_checkpoint(checkpoint, model=model.state_dict(), buf_x=buf_x, buf_r=buf_r, cum=cum,
+        n = min(t_next, cfg.buffer)  # a checkpoint holds only the filled part of the buffer
+        kept_x = buf_x[:, :n].to(torch.uint8) if binary_inputs else buf_x[:, :n]
+        save_checkpoint(checkpoint, model=model.state_dict(), buf_x=kept_x, buf_r=buf_r[:, :n],
+                        cum=cum,
                         poison_eaten=poison_eaten, poison_seen=poison_seen,
                         regret_rec=regret_rec, poison_rec=poison_rec, sigma_rec=sigma_rec,
                         t=t_next, rng=torch.get_rng_state(),

@@ -47,9 +47,25 @@ def test_interrupted_run_resumes_identically(tmp_path):
     B.run(short, x, poison, checkpoint=ck, checkpoint_every=10)
     state = torch.load(ck, weights_only=True)
     assert int(state["t"]) == 10
+    # only the 10 filled rows of the 64-tuple buffer are stored, the one-hot inputs as bytes
+    assert state["buf_x"].shape == (4, 10, x.shape[1] + 3) and state["buf_x"].dtype == torch.uint8
     # continue the same 20-step run from the 10-step checkpoint
     resumed = B.run(cfg, x, poison, checkpoint=ck)
     assert torch.allclose(resumed.cum_regret, straight.cum_regret)
+    # features that are not 0/1 are stored as they are, and resume the same way
+    xs = 0.5 * x
+    straight = B.run(cfg, xs, poison)
+    ck2 = tmp_path / "b2.pt"
+    B.run(short, xs, poison, checkpoint=ck2, checkpoint_every=10)
+    assert torch.load(ck2, weights_only=True)["buf_x"].dtype == torch.float32
+    assert torch.allclose(B.run(cfg, xs, poison, checkpoint=ck2).cum_regret, straight.cum_regret)
+    # a checkpoint of a longer buffer than the run's says so
+    small = B.BanditConfig(**{**cfg.__dict__, "buffer": 8, "batch": 4})
+    with pytest.raises(ValueError, match="another buffer setting"):
+        B.run(small, x, poison, checkpoint=ck)
+    # so does a checkpoint of a longer run (ck is at step 20)
+    with pytest.raises(ValueError, match="more than this run's 10"):
+        B.run(short, x, poison, checkpoint=ck)
 
 
 def _reference_net(net):
