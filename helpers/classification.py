@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 import torch
 
-from .layers import BayesMLP, mlp
+from .layers import BayesMLP, copy_means, mlp
 from .metrics import error_rate, predict
 from .priors import GaussianPrior, ScaleMixturePrior
 from .train import fit, load_checkpoint
@@ -46,6 +46,8 @@ class RunConfig:
     prior_sigma: float = 1.0       # Gaussian prior
     rho_init: float = -6.0
     mu_init: float = None          # BBB: mu ~ U(-mu_init, mu_init); None = nn.Linear's bound
+    init_from: str = None          # BBB: means start at the weights of this trained run ('sgd'/'dropout')
+    init_epochs: int = 60          # ... trained for this many epochs (same H, optimiser, seed)
     dropout: float = 0.5
     seed: int = 0
     data: str = "MNIST"
@@ -58,6 +60,15 @@ class RunConfig:
             raise ValueError(f"H must be >= 1 and epochs >= 0, got H={self.H}, epochs={self.epochs}")
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        if self.init_from is not None:
+            if self.init_from not in ("sgd", "dropout"):
+                raise ValueError(f"init_from must be None, 'sgd' or 'dropout', got {self.init_from!r}")
+            if not self.bayesian:
+                raise ValueError("init_from (a warm start of the posterior means) is for the BBB "
+                                 f"methods, not {self.method!r}")
+            if int(self.init_epochs) < 1:
+                raise ValueError(f"init_epochs must be >= 1, got {self.init_epochs}")
+            self.mu_init = None  # the means start at the trained weights: mu_init does not matter
 
     @classmethod
     def from_dict(cls, d):
@@ -84,13 +95,24 @@ class RunConfig:
             parts.append(f"p{self.dropout:g}")
         if self.bayesian:
             parts += [f"mc{self.samples}", self.kl_weighting, f"rho{self.rho_init:g}"]
-            if self.mu_init is not None:
+            if self.init_from is not None:
+                parts.append(f"init-{self.init_from}{self.init_epochs}")
+            elif self.mu_init is not None:
                 parts.append(f"mu{self.mu_init:g}")
         if self.method == "bbb_mixture":
             parts.append(f"pi{self.pi:g}-s1_{self.neg_log_sigma1:g}-s2_{self.neg_log_sigma2:g}")
         if self.method == "bbb_gaussian":
             parts.append(f"sigma{self.prior_sigma:g}")
         return "_".join(parts).replace(".", "p")
+
+    def init_source(self):
+        """Return the config of the deterministic run whose weights start the means (or None)."""
+        if self.init_from is None:
+            return None
+        return RunConfig(method=self.init_from, H=self.H, epochs=self.init_epochs, lr=self.lr,
+                         optimizer=self.optimizer, momentum=self.momentum, lr_decay=self.lr_decay,
+                         batch_size=self.batch_size, dropout=self.dropout, seed=self.seed,
+                         data=self.data)
 
     def prior(self):
         """Return the prior object of a BBB method (None otherwise)."""
@@ -127,6 +149,12 @@ def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=N
     device = device or data.x_train.device
     torch.manual_seed(cfg.seed)
     model = build_model(cfg, data.x_train.shape[1]).to(device)
+    if cfg.init_from is not None:  # warm start: train (or load) the deterministic run first
+        src_cfg = cfg.init_source()
+        source, _ = run(src_cfg, data, notebook=notebook, eval_samples=eval_samples, device=device,
+                        desc=f"{src_cfg.method} (warm start)")
+        copy_means(model, source)
+        torch.manual_seed(cfg.seed)
     ck = checkpoint_path(cfg, notebook)
     history = fit(model, data, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,
                   n_samples=cfg.samples, kl_weighting=cfg.kl_weighting if cfg.bayesian else "none",
@@ -190,8 +218,10 @@ def run_grid(configs, data, notebook="01_mnist_classification", folder="sweep", 
 
 
 def vary(base, **grid):
-    """Return configs: ``base`` with each keyword varied over its list (a full product)."""
+    """Return configs: ``base`` with each keyword varied over its list (a full product); configs
+    that come out the same (e.g. ``mu_init`` under a warm start) appear once."""
     import itertools
     keys = list(grid)
-    return [replace(base, **dict(zip(keys, values)))
-            for values in itertools.product(*(grid[k] for k in keys))]
+    configs = [replace(base, **dict(zip(keys, values)))
+               for values in itertools.product(*(grid[k] for k in keys))]
+    return list({c.name: c for c in configs}.values())

@@ -449,6 +449,26 @@ def mlp(in_features=784, hidden=(400, 400), out_features=10, dropout=0.0, activa
     return nn.Sequential(*mods)
 
 
+def copy_means(bayes_model, model):
+    """Set the posterior means of ``bayes_model``'s Bayesian layers to the weights and biases of
+    ``model``'s ``nn.Linear`` layers (in order; a warm start from a trained network); return
+    ``bayes_model``."""
+    src = [m for m in model.modules() if isinstance(m, nn.Linear)]
+    dst = bayes_layers(bayes_model)
+    shapes = ([tuple(m.weight.shape) for m in src], [tuple(m.weight_mu.shape) for m in dst])
+    if shapes[0] != shapes[1]:
+        raise ValueError(f"cannot copy the weights of a network with linear layers {shapes[0]} into "
+                         f"Bayesian layers {shapes[1]}: the architectures differ")
+    with torch.no_grad():
+        for a, b in zip(src, dst):
+            b.weight_mu.copy_(a.weight)
+            if b.bias_mu is not None:
+                if a.bias is None:
+                    raise ValueError("the source network has no biases; the Bayesian one has")
+                b.bias_mu.copy_(a.bias)
+    return bayes_model
+
+
 def bayesify(model, prior=None, copy_weights=True, **layer_kwargs):
     """Return a BBB twin of ``model``: every ``nn.Linear`` replaced by a ``BayesLinear``.
 

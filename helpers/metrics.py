@@ -1,5 +1,7 @@
-"""Predictions and scores: error rate, NLL, entropy, mutual information, ECE."""
+"""Predictions and scores: error rate, paired McNemar test, NLL, entropy, mutual information, ECE."""
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import torch
 from torch.nn import functional as F
@@ -44,6 +46,24 @@ def predict(model, x, n_samples=10, batch_size=2000):
 def error_rate(probs, y):
     """Return the fraction of examples whose arg-max class differs from ``y`` (a float in [0, 1])."""
     return (probs.argmax(-1) != y).float().mean().item()
+
+
+def mcnemar(wrong_a, wrong_b):
+    """Return (only_a, only_b, p): how many examples only model A / only model B gets wrong (bool
+    masks over the same examples) and the exact two-sided McNemar p-value of "A and B err equally
+    often" (binomial test on the discordant pairs; 1.0 when there are none)."""
+    wrong_a = torch.as_tensor(wrong_a, dtype=torch.bool)
+    wrong_b = torch.as_tensor(wrong_b, dtype=torch.bool)
+    if wrong_a.shape != wrong_b.shape:
+        raise ValueError(f"the two masks must cover the same examples, got shapes "
+                         f"{tuple(wrong_a.shape)} and {tuple(wrong_b.shape)}")
+    only_a = int((wrong_a & ~wrong_b).sum())
+    only_b = int((wrong_b & ~wrong_a).sum())
+    n, k = only_a + only_b, min(only_a, only_b)
+    if n == 0:
+        return only_a, only_b, 1.0
+    tail = Fraction(sum(math.comb(n, i) for i in range(k + 1)), 2**n)  # exact, no underflow
+    return only_a, only_b, float(min(Fraction(1), 2 * tail))
 
 
 def nll(probs, y, eps=1e-12):

@@ -44,16 +44,22 @@ def load_checkpoint(path, map_location="cpu"):
 
 
 @torch.no_grad()
-def evaluate_error(model, x, y, batch_size=5000):
-    """Return the error rate (fraction) of the posterior-mean (or deterministic) model on (x, y)."""
+def misclassified(model, x, y, batch_size=5000):
+    """Return a bool tensor: which examples of (x, y) the posterior-mean (or deterministic) model gets
+    wrong."""
     was = model.training
     model.eval()
-    wrong = 0
+    wrong = []
     with sampling(model, False):
         for s in range(0, len(x), batch_size):
-            wrong += (model(x[s:s + batch_size]).argmax(-1) != y[s:s + batch_size]).sum().item()
+            wrong.append(model(x[s:s + batch_size]).argmax(-1) != y[s:s + batch_size])
     model.train(was)
-    return wrong / max(len(x), 1)
+    return torch.cat(wrong) if wrong else torch.zeros(0, dtype=torch.bool, device=y.device)
+
+
+def evaluate_error(model, x, y, batch_size=5000):
+    """Return the error rate (fraction) of the posterior-mean (or deterministic) model on (x, y)."""
+    return misclassified(model, x, y, batch_size).sum().item() / max(len(x), 1)
 
 
 def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting="uniform",

@@ -85,3 +85,32 @@ def test_uncertainty_sample_probs():
     assert torch.allclose(p.sum(-1), torch.ones(6, 5))
     with pytest.raises(ValueError, match="unknown kind"):
         sample_probs("laplace", det, x)
+
+
+def test_mcnemar_counts_and_exact_p():
+    from helpers import mcnemar
+    a = torch.tensor([True, True, False, False, True])
+    b = torch.tensor([True, False, False, True, False])
+    assert mcnemar(a, b)[:2] == (2, 1)
+    assert mcnemar(a, a) == (0, 0, 1.0)
+    # 0 vs 10 discordant pairs: two-sided exact p = 2 / 2^10
+    zero, ten = torch.zeros(10, dtype=torch.bool), torch.ones(10, dtype=torch.bool)
+    assert mcnemar(zero, ten) == (0, 10, pytest.approx(2 / 1024))
+    # balanced discordance is no evidence of a difference; symmetric in A and B
+    assert mcnemar(a, b)[2] == pytest.approx(1.0) and mcnemar(b, a)[2] == mcnemar(a, b)[2]
+    # many discordant pairs: stays finite (no float underflow of 0.5^n)
+    big_a = torch.arange(3000) < 1400
+    big_b = (torch.arange(3000) >= 1400) & (torch.arange(3000) < 3000)
+    p = mcnemar(big_a, big_b)[2]
+    assert 0.0 < p < 0.01
+    with pytest.raises(ValueError, match="same examples"):
+        mcnemar(a, b[:3])
+
+
+def test_misclassified_matches_evaluate_error():
+    from helpers import evaluate_error, misclassified
+    m = _model()
+    x, y = torch.randn(50, 20), torch.randint(0, 3, (50,))
+    wrong = misclassified(m, x, y, batch_size=7)
+    assert wrong.dtype == torch.bool and wrong.shape == (50,)
+    assert evaluate_error(m, x, y) == pytest.approx(wrong.float().mean().item())
