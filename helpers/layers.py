@@ -478,14 +478,8 @@ def bayesify(model, prior=None, copy_weights=True, **layer_kwargs):
     def convert(module):
         if isinstance(module, nn.Linear):
             p = module.weight
-            layer = BayesLinear(module.in_features, module.out_features, bias=module.bias is not None,
-                                prior=prior, device=p.device, dtype=p.dtype, **layer_kwargs)
-            if copy_weights:
-                with torch.no_grad():
-                    layer.weight_mu.copy_(module.weight)
-                    if module.bias is not None:
-                        layer.bias_mu.copy_(module.bias)
-            return layer
+            return BayesLinear(module.in_features, module.out_features, bias=module.bias is not None,
+                               prior=prior, device=p.device, dtype=p.dtype, **layer_kwargs)
         if isinstance(module, nn.Sequential):
             return nn.Sequential(*[convert(m) for m in module])
         if list(module.children()):
@@ -498,7 +492,8 @@ def bayesify(model, prior=None, copy_weights=True, **layer_kwargs):
 
     if not isinstance(model, nn.Sequential):
         raise ValueError(f"bayesify expects an nn.Sequential, got {type(model).__name__}")
-    return convert(model)
+    twin = convert(model)
+    return copy_means(twin, model) if copy_weights else twin
 
 
 def bayes_conv_net(prior=None, channels=32, kernel_size=5, hidden=64, n_classes=10,
