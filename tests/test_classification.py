@@ -55,3 +55,27 @@ def test_run_warm_start_trains_the_source_then_starts_from_it(tmp_path, monkeypa
                     [m for m in model.modules() if hasattr(m, "weight_mu")]):
         assert torch.equal(a.weight, b.weight_mu)  # 0 BBB epochs: the means are the source's
     assert evaluate_error(model, data.x_test, data.y_test) == src_rec["metrics"]["test_error"]
+
+
+def test_choose_predictor_prefers_lower_validation_error_and_ties_keep_the_ensemble():
+    from helpers.classification import choose_predictor
+    assert choose_predictor(0.0144, 0.0154) == "mean_weights"
+    assert choose_predictor(0.0160, 0.0152) == "ensemble"
+    assert choose_predictor(0.0150, 0.0150) == "ensemble"
+    assert choose_predictor(None, 0.02) == "ensemble"
+
+
+def test_run_reports_the_validation_chosen_predictor(tmp_path, monkeypatch):
+    monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path))
+    data = _toy()
+    _, rec = run(RunConfig(method="bbb_mixture", H=8, epochs=2, lr=1e-2), data, notebook="t",
+                 eval_samples=3)
+    m = rec["metrics"]
+    kind = m["predictor"]
+    assert kind in ("mean_weights", "ensemble")
+    assert m["val_error"] == m[f"val_error_{kind}"] == min(m["val_error_mean_weights"],
+                                                           m["val_error_ensemble"])
+    assert m["test_error"] == m[f"test_error_{kind}"]
+    assert m["val_error_mean_weights"] == rec["history"][-1]["val_error"]
+    _, rec = run(RunConfig(method="sgd", H=8, epochs=1, lr=1e-2), data, notebook="t")
+    assert rec["metrics"]["predictor"] == "network"
