@@ -1,8 +1,8 @@
-"""Other seeds for notebook 01's validation-chosen BBB recipe (2x400, warm start from the SGD
-network, scale mixture pi 1/2, 60 epochs), beside its runner-up on validation with the pi_i KL
-weights, and the SGD network both start from.
+"""Other seeds for notebook 01's validation-chosen BBB recipe (read from its results file
+``results/01_mnist_classification/bbb_mixture_h<H>.json``), beside the same recipe with the other KL
+weighting (1/M or pi_i) and the deterministic network a warm start begins from.
 
-    python tools/mnist_seed_check.py [--seeds 1 2 --threads 1]
+    python tools/mnist_seed_check.py [--seeds 1 2 --threads 1 --hidden 400]
 
 Each seed runs in its own process (all seeds at once, ``--threads`` torch threads each); the runs
 checkpoint under checkpoints/01_mnist_classification/ like the notebook's and resume when rerun.
@@ -25,20 +25,24 @@ KEYS = ("predictor", "val_error", "test_error", "val_error_mean_weights", "val_e
         "test_error_mean_weights", "test_error_ensemble", "train_wall_s")
 
 
-def configs(seed):
-    """Return {label: RunConfig}: the notebook's chosen recipe, the pi_i runner-up, their SGD start."""
+def configs(seed, hidden=400):
+    """Return {label: RunConfig} for ``seed``: notebook 01's chosen recipe, the same with the other
+    KL weighting, and (for a warm start) the network its means start from."""
     from dataclasses import replace
 
+    from helpers import load_results
     from helpers.classification import RunConfig
-    chosen = RunConfig(method="bbb_mixture", H=400, epochs=60, lr=1e-3, lr_decay=0.955,
-                       rho_init=-6.0, seed=seed, pi=0.5, kl_weighting="uniform",
-                       init_from="sgd", init_epochs=60)
-    return {"bbb_mixture_uniform": chosen,
-            "bbb_mixture_blundell": replace(chosen, kl_weighting="blundell"),
-            "sgd": chosen.init_source()}
+    chosen = replace(RunConfig.from_dict(load_results(NB, f"bbb_mixture_h{hidden}")["config"]),
+                     seed=seed)
+    other = {"uniform": "blundell", "blundell": "uniform"}[chosen.kl_weighting]
+    out = {f"bbb_mixture_{chosen.kl_weighting}": chosen,
+           f"bbb_mixture_{other}": replace(chosen, kl_weighting=other)}
+    if chosen.init_from is not None:
+        out[chosen.init_from] = chosen.init_source()
+    return out
 
 
-def run_seed(seed, threads):
+def run_seed(seed, threads, hidden):
     """Train (or load) the configurations of one seed in this process; return their metrics."""
     import torch
 
@@ -47,7 +51,7 @@ def run_seed(seed, threads):
     torch.set_num_threads(threads)
     data = H.load_mnist(scale="paper")
     out = {}
-    for label, cfg in configs(seed).items():
+    for label, cfg in configs(seed, hidden).items():
         _, rec = run(cfg, data, notebook=NB, eval_samples=10, desc=f"seed {seed} {label}")
         out[label] = {"name": cfg.name, **{k: rec["metrics"].get(k) for k in KEYS}}
     return out
@@ -57,27 +61,30 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--hidden", type=int, default=400, help="hidden units of notebook 01's run")
     ap.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker is not None:
-        print(json.dumps(run_seed(args.worker, args.threads)))
+        print(json.dumps(run_seed(args.worker, args.threads, args.hidden)))
         return
     if args.threads < 1:
         ap.error("--threads must be >= 1")
 
     def child(seed):
         res = subprocess.run([sys.executable, __file__, "--worker", str(seed), "--threads",
-                              str(args.threads)], capture_output=True, text=True, cwd=ROOT)
+                              str(args.threads), "--hidden", str(args.hidden)], capture_output=True,
+                             text=True, cwd=ROOT)
         if res.returncode != 0:
             raise SystemExit(f"seed {seed} failed:\n{res.stderr[-3000:]}")
         return json.loads(res.stdout.strip().splitlines()[-1])
 
     import helpers as H
+    configs(0, args.hidden)  # fails here, with the path to create, when notebook 01 has not run
     t0 = time.perf_counter()
     with ThreadPoolExecutor(len(args.seeds)) as pool:
         per_seed = dict(zip(args.seeds, pool.map(child, args.seeds)))
     wall = time.perf_counter() - t0
-    path = H.save_results(NB, "seed_check", config={"seeds": args.seeds,
+    path = H.save_results(NB, "seed_check", config={"seeds": args.seeds, "H": args.hidden,
                                                     "threads_per_seed": args.threads},
                           metrics={str(s): v for s, v in per_seed.items()}, profile="default",
                           seed=args.seeds, wall_s=wall,
