@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from . import native
@@ -310,6 +311,58 @@ class BanditResult:
     update_ms: float
 
 
+def agent_layout(agents, n_seeds):
+    """Return (agent kind index, seed index) of every row of the stacked model: Bayesian kinds
+    first, the seeds of a kind next to each other."""
+    order = sorted(range(len(agents)), key=lambda i: not agents[i].bayesian)
+    return [(order[k // n_seeds], k % n_seeds) for k in range(len(agents) * n_seeds)]
+
+
+def window_census(state, features, poisonous, agents=PAPER_AGENTS, seeds=(0,), last=4096):
+    """Return one dict per agent and seed of a run's checkpoint ``state``: of the tuples it
+    stored for the last ``last`` steps, the poisonous mushrooms eaten (and how many distinct),
+    the edible ones passed and the regret those steps cost (15 and 5 each); and the poisonous
+    mushrooms eaten among every tuple stored (the whole run for a keep-all buffer)."""
+    buf_x = state["buf_x"]
+    t, n_kept = int(state["t"]), buf_x.shape[1]
+    layout = agent_layout(list(agents), len(seeds))
+    if buf_x.shape[0] != len(layout):
+        raise ValueError(f"the checkpoint holds {buf_x.shape[0]} agents, but {len(agents)} agent "
+                         f"kinds x {len(seeds)} seeds were given: pass the run's agents and seeds")
+    if not 1 <= last <= n_kept:
+        raise ValueError(f"last must be between 1 and the {n_kept} tuples stored, got {last}")
+    n_feat = features.shape[1]
+    if buf_x.shape[2] != n_feat + 3:
+        raise ValueError(f"the checkpoint's inputs have {buf_x.shape[2]} columns; these features "
+                         f"give {n_feat + 3}: it belongs to another data set")
+    # which mushroom (poisonous or not) each stored input is: look its features up
+    kind_of = {row.tobytes(): bool(p) for row, p in
+               zip(np.packbits(features.to(torch.uint8).numpy(), axis=1), poisonous.tolist())}
+    slots = torch.arange(t - last, t) % n_kept  # ring buffer: step s sits in slot s % capacity
+    rows = []
+    for a, (kind, seed) in enumerate(layout):
+        x = buf_x[a].to(torch.uint8)
+        keys = np.packbits(x[:, :n_feat].numpy(), axis=1)
+        try:
+            pois = torch.tensor([kind_of[k.tobytes()] for k in keys])
+        except KeyError:
+            raise ValueError("a stored input matches no mushroom of these features: the checkpoint "
+                             "belongs to another data set") from None
+        eat = x[:, n_feat] == 1
+        in_window = torch.zeros(n_kept, dtype=torch.bool)
+        in_window[slots] = True
+        eaten_pois = eat & pois & in_window
+        passed_edible = ~eat & ~pois & in_window
+        rows.append({"agent": agents[kind].name, "seed": int(seeds[seed]), "steps": t,
+                     "last": last, "eaten_poisonous": int(eaten_pois.sum()),
+                     "distinct_poisonous": len({keys[i].tobytes() for i in
+                                                eaten_pois.nonzero().flatten().tolist()}),
+                     "passed_edible": int(passed_edible.sum()),
+                     "regret_last": 15 * int(eaten_pois.sum()) + 5 * int(passed_edible.sum()),
+                     "stored": n_kept, "eaten_poisonous_stored": int((eat & pois).sum())})
+    return rows
+
+
 def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
         checkpoint_every=1000):
     """Run every agent of ``cfg`` for every seed at once; return a ``BanditResult``.
@@ -318,10 +371,8 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
     saved atomically every ``checkpoint_every`` steps, and a run finds and resumes from it."""
     device = torch.device(device)
     kinds = list(cfg.agents)
-    order = sorted(range(len(kinds)), key=lambda i: not kinds[i].bayesian)  # Bayesian first
     n_seeds = len(cfg.seeds)
-    agent_kind = [order[k // n_seeds] for k in range(len(kinds) * n_seeds)]
-    agent_seed = [k % n_seeds for k in range(len(kinds) * n_seeds)]
+    agent_kind, agent_seed = map(list, zip(*agent_layout(kinds, n_seeds)))
     A = len(agent_kind)
     n_bayes = sum(kinds[i].bayesian for i in agent_kind)
     eps = torch.tensor([kinds[i].epsilon for i in agent_kind], device=device)

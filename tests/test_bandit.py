@@ -209,3 +209,31 @@ def test_stored_runs_average_every_seed(tmp_path):
     assert run["seeds"] == [0, 1, 2] and run["every"] == 100
     assert run["cum_regret_mean"] == [30.0, 40.0]          # (10 + 2 * 40) / 3, (20 + 2 * 50) / 3
     assert run["final_per_seed"] == {0: 20.0, 1: 40.0, 2: 60.0}
+
+
+def test_window_census_counts_the_regret_of_the_last_steps(tmp_path):
+    x, poison = _toy()
+    for buffer in (16, 64):  # a ring buffer that wrapped, and one that kept every tuple
+        cfg = B.BanditConfig(steps=30, seeds=(0, 1), hidden=8, buffer=buffer, updates_per_step=2,
+                             batch=4, record_every=5)
+        ck = tmp_path / f"census{buffer}.pt"
+        B.run(cfg, x, poison, checkpoint=ck)
+        state = torch.load(ck, weights_only=True)
+        rows = B.window_census(state, x, poison, seeds=(0, 1), last=10)
+        assert [(r["agent"], r["seed"]) for r in rows[:3]] == [("bbb", 0), ("bbb", 1),
+                                                              ("greedy", 0)]
+        rec = state["regret_rec"]  # cumulative regret every 5 steps, one row per agent and seed
+        for a, row in enumerate(rows):
+            assert row["regret_last"] == pytest.approx(float(rec[a, -1] - rec[a, -3]))
+            assert row["stored"] == min(30, buffer)
+            assert row["eaten_poisonous_stored"] >= row["eaten_poisonous"]
+            assert row["distinct_poisonous"] <= row["eaten_poisonous"]
+        if buffer == 64:  # every step is stored: the whole run's regret
+            whole = B.window_census(state, x, poison, seeds=(0, 1), last=30)
+            assert [r["regret_last"] for r in whole] == pytest.approx(rec[:, -1].tolist())
+    with pytest.raises(ValueError, match="pass the run's agents and seeds"):
+        B.window_census(state, x, poison, seeds=(0,))
+    with pytest.raises(ValueError, match="between 1 and the 30 tuples"):
+        B.window_census(state, x, poison, seeds=(0, 1), last=31)
+    with pytest.raises(ValueError, match="another data set"):
+        B.window_census(state, torch.cat([x, x], 1), poison, seeds=(0, 1), last=10)
