@@ -321,7 +321,7 @@ def agent_layout(agents, n_seeds):
 def window_census(state, features, poisonous, agents=PAPER_AGENTS, seeds=(0,), last=4096):
     """Return one dict per agent and seed of a run's checkpoint ``state``: of the tuples it
     stored for the last ``last`` steps, the poisonous mushrooms eaten (and how many distinct),
-    the edible ones passed and the regret those steps cost (15 and 5 each); and the poisonous
+    the edible ones passed and the regret those steps cost (``regret_of``); and the poisonous
     mushrooms eaten among every tuple stored (the whole run for a keep-all buffer)."""
     buf_x = state["buf_x"]
     t, n_kept = int(state["t"]), buf_x.shape[1]
@@ -339,6 +339,8 @@ def window_census(state, features, poisonous, agents=PAPER_AGENTS, seeds=(0,), l
     kind_of = {row.tobytes(): bool(p) for row, p in
                zip(np.packbits(features.to(torch.uint8).numpy(), axis=1), poisonous.tolist())}
     slots = torch.arange(t - last, t) % n_kept  # ring buffer: step s sits in slot s % capacity
+    in_window = torch.zeros(n_kept, dtype=torch.bool)
+    in_window[slots] = True
     rows = []
     for a, (kind, seed) in enumerate(layout):
         x = buf_x[a].to(torch.uint8)
@@ -349,8 +351,6 @@ def window_census(state, features, poisonous, agents=PAPER_AGENTS, seeds=(0,), l
             raise ValueError("a stored input matches no mushroom of these features: the checkpoint "
                              "belongs to another data set") from None
         eat = x[:, n_feat] == 1
-        in_window = torch.zeros(n_kept, dtype=torch.bool)
-        in_window[slots] = True
         eaten_pois = eat & pois & in_window
         passed_edible = ~eat & ~pois & in_window
         rows.append({"agent": agents[kind].name, "seed": int(seeds[seed]), "steps": t,
@@ -358,7 +358,7 @@ def window_census(state, features, poisonous, agents=PAPER_AGENTS, seeds=(0,), l
                      "distinct_poisonous": len({keys[i].tobytes() for i in
                                                 eaten_pois.nonzero().flatten().tolist()}),
                      "passed_edible": int(passed_edible.sum()),
-                     "regret_last": 15 * int(eaten_pois.sum()) + 5 * int(passed_edible.sum()),
+                     "regret_last": int(regret_of(eat[in_window], pois[in_window]).sum()),
                      "stored": n_kept, "eaten_poisonous_stored": int((eat & pois).sum())})
     return rows
 
