@@ -106,7 +106,6 @@ def main(argv=None):
     g = torch.Generator().manual_seed(0)
     x, r = make_batches(64, g)
     t_start = time.perf_counter()
-    H.native.flush_denormal(True)  # as helpers.bandit.run does
     updates = {impl: build(impl) for impl in IMPLS}
     times = {impl: [] for impl in IMPLS}
     for rnd in range(args.rounds + 1):  # round 0 warms up
@@ -116,7 +115,6 @@ def main(argv=None):
                 updates[impl](x[i % 64], r[i % 64])
             if rnd:
                 times[impl].append(1e3 * (time.perf_counter() - t0) / args.updates)
-    H.native.flush_denormal(False)
     eager = statistics.median(times["eager_stacked"])
     rows = []
     for impl, v in times.items():

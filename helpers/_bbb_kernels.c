@@ -5,14 +5,40 @@
  *   sigma = softplus(rho), w = mu + sigma * eps, and the sums that make up the KL.
  * The backward pass reads eps back (storing it is cheaper than regenerating it) and applies
  *   d loss / d w = grad_w - grad_kl / S * d log p(w) / dw,
- *   grad_mu = sum_s d loss/dw,  grad_rho = (sum_s d loss/dw * eps - grad_kl / sigma) * sigmoid(rho)
- * (Monte-Carlo KL: log q contributes -sum log sigma only), or the closed-form KL terms.
- * Loops are split per prior kind so that the compiler vectorises them (glibc's libmvec supplies
- * vector exp/log/cos). Compiled at run time by helpers/native.py.
+ *   grad_mu = sum_s d loss/dw,
+ *   grad_rho = sum_s d loss/dw * eps * sigmoid(rho) - grad_kl * sigmoid(rho) / softplus(rho)
+ * (Monte-Carlo KL: log q contributes -sum log sigma only), or the closed-form KL terms. The last
+ * ratio is computed so that it stays finite (-> 1) for very negative rho, where sigma underflows.
+ *
+ * Numerics: compiled WITHOUT -ffast-math (helpers/native.py): no reassociation, no reciprocal
+ * rewrites, IEEE inf/NaN. Sums over weights are the OpenMP simd reductions the code asks for.
+ * The vector exp/log/cos come from glibc's libmvec, declared below (glibc declares them only
+ * under -ffast-math). Every parallel region flushes subnormals to zero (FTZ + DAZ) in its own
+ * threads and restores each thread's previous mode before it returns: no floating-point mode
+ * leaks into the caller's process.
  */
 #include <math.h>
 #include <stdint.h>
 #include <omp.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
+#if defined(BBB_MVEC) && defined(__x86_64__) && !defined(__FAST_MATH__)
+__attribute__((__simd__("notinbranch"))) float expf(float);
+__attribute__((__simd__("notinbranch"))) float logf(float);
+__attribute__((__simd__("notinbranch"))) float log1pf(float);
+__attribute__((__simd__("notinbranch"))) float cosf(float);
+#endif
+
+/* flush subnormals in this thread for the span of a parallel region, then restore its mode */
+#if defined(__SSE__)
+#define FTZ_ENTER unsigned int bbb_csr_ = _mm_getcsr(); _mm_setcsr(bbb_csr_ | 0x8040u);
+#define FTZ_LEAVE _mm_setcsr(bbb_csr_);
+#else
+#define FTZ_ENTER
+#define FTZ_LEAVE
+#endif
 
 #define CHUNK 4096
 #define CLOSED (-1)
@@ -54,19 +80,54 @@ INLINE float noise_at(keys_t k, uint32_t idx) {
     return sqrtf(-2.0f * logf(u1)) * cosf(6.2831853071795864f * u2);
 }
 
-INLINE float softplus_f(float x) { return x > 20.0f ? x : log1pf(expf(fminf(x, 20.0f))); }
+INLINE float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
-INLINE float sigmoid_f(float x) { return 1.0f / (1.0f + expf(-fminf(fmaxf(x, -80.0f), 80.0f))); }
+/* Clamp bounds, hidden from the optimiser: with literal bounds GCC rewrites exp(clamp(x)) into a
+ * select between exp(bound) and exp(x), so the vector exp runs on the unclamped argument and
+ * falls back to scalar code for every |x| > 87 (3x slower kernels). Read once per kernel. */
+typedef struct { float lo, hi, dmax; } lims_t;
+
+static lims_t make_lims(void) {
+    lims_t L = {-80.0f, 20.0f, 80.0f};
+    __asm__("" : "+m"(L));
+    return L;
+}
+
+/* e^x on the range where softplus and sigmoid need it (below -80 sigma stays at softplus(-80),
+ * about 1.8e-35; the clamp also keeps the vector exp off its slow path for underflow) */
+INLINE float exp_rho(float x, lims_t L) { return expf(clampf(x, L.lo, L.hi)); }
+
+/* softplus(x) from t = exp_rho(x) */
+INLINE float softplus_t(float x, float t) { return x > 20.0f ? x : log1pf(t); }
+
+INLINE float softplus_f(float x, lims_t L) { return softplus_t(x, exp_rho(x, L)); }
+
+/* log softplus(x): = x to float precision below -20 (softplus(x) = e^x (1 - e^x / 2 + ...)) */
+INLINE float log_softplus_f(float x, float sp) { return x < -20.0f ? x : logf(sp); }
+
+/* d sigma / d rho = sigmoid(x) and sigmoid(x) / softplus(x) from t = exp_rho(x) and sp =
+ * softplus(x); the ratio stays finite for every x: both are ~e^x below -20, where it is
+ * 1 - e^x / 2 to float precision */
+INLINE void rho_derivs(float x, float t, float sp, float *sg, float *ratio) {
+    float s = t / (1.0f + t);
+    *sg = s;
+    *ratio = x < -20.0f ? 1.0f - 0.5f * t : s / sp;
+}
 
 /* log p(w) and d log p / dw; p holds the prior's constants (see native.prior_constants) */
-INLINE float logp_grad(int kind, const float *p, float w, float *grad) {
+INLINE float logp_grad(int kind, const float *p, float w, float *grad, lims_t L) {
     if (kind == MIXTURE) { /* p: ka, kb, ca, cb with k = 1/(2 sigma^2), c = log weight - log sigma - log sqrt(2 pi) */
         float w2 = w * w;
         float a = p[2] - p[0] * w2, b = p[3] - p[1] * w2;
-        float d = fminf(fmaxf(a - b, -80.0f), 80.0f);
-        float r = 1.0f / (1.0f + expf(-d));
-        *grad = -2.0f * w * (p[0] * r + p[1] * (1.0f - r));
-        return fmaxf(a, b) + log1pf(expf(-fabsf(d)));
+        float d = clampf(a - b, -L.dmax, L.dmax);
+        /* responsibilities of the wide (r) and narrow (q) components, each computed directly
+         * (never as 1 - the other), so the gradient -2 w (ka r + kb q) is a sum of two positive
+         * terms: no cancellation whatever sigma2 */
+        float e = expf(-fabsf(d));
+        float big = 1.0f / (1.0f + e), small = e * big;
+        float r = d >= 0.0f ? big : small, q = d >= 0.0f ? small : big;
+        *grad = -2.0f * w * (p[0] * r + p[1] * q);
+        return (a > b ? a : b) + log1pf(e);
     } else if (kind == GAUSSIAN) { /* p: 1/sigma^2, -log sigma - log sqrt(2 pi) */
         *grad = -w * p[0];
         return p[1] - 0.5f * p[0] * w * w;
@@ -82,28 +143,33 @@ INLINE float logp_grad(int kind, const float *p, float w, float *grad) {
 
 void bbb_normal(int64_t total, uint64_t seed, float *out, int threads) {
     keys_t k = make_keys(seed);
-#pragma omp parallel for simd num_threads(threads) schedule(static)
-    for (int64_t i = 0; i < total; i++) out[i] = noise_at(k, (uint32_t)i);
+#pragma omp parallel num_threads(threads)
+    {
+        FTZ_ENTER
+#pragma omp for simd schedule(static)
+        for (int64_t i = 0; i < total; i++) out[i] = noise_at(k, (uint32_t)i);
+        FTZ_LEAVE
+    }
 }
 
 /* weights [lo, hi) of sample s in the forward pass; adds to a[0..4]:
  * sum log sigma, sum eps^2, sum log p(w), sum sigma^2, sum mu^2 */
 INLINE void forward_chunk(int kind, int64_t lo, int64_t hi, int64_t n, int64_t s, const float *mu,
                           const float *rho, float *w, float *eps, keys_t k, const float *p,
-                          double *acc) {
+                          double *acc, lims_t L) {
     float a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0;
 #pragma omp simd reduction(+ : a0, a1, a2, a3, a4)
     for (int64_t j = lo; j < hi; j++) {
         float e = noise_at(k, (uint32_t)(s * n + j));
-        float sig = softplus_f(rho[j]), m = mu[j];
+        float r = rho[j], sig = softplus_f(r, L), m = mu[j];
         float wv = m + sig * e, g;
         w[s * n + j] = wv;
         eps[s * n + j] = e;
-        a0 += logf(sig);
+        a0 += log_softplus_f(r, sig);
         a1 += e * e;
         a3 += sig * sig;
         a4 += m * m;
-        if (kind != CLOSED) a2 += logp_grad(kind, p, wv, &g);
+        if (kind != CLOSED) a2 += logp_grad(kind, p, wv, &g, L);
     }
     acc[0] += a0; acc[1] += a1; acc[2] += a2; acc[3] += a3; acc[4] += a4;
 }
@@ -113,22 +179,28 @@ INLINE void forward_chunk(int kind, int64_t lo, int64_t hi, int64_t n, int64_t s
 void bbb_forward(int64_t n, int64_t S, const float *mu, const float *rho, float *w, float *eps,
                  uint64_t seed, int kind, const float *p, double *sums, int threads) {
     keys_t k = make_keys(seed);
+    lims_t L = make_lims();
     int64_t nchunks = (n + CHUNK - 1) / CHUNK;
     for (int i = 0; i < 5; i++) sums[i] = 0.0;
     for (int64_t s = 0; s < S; s++) {
         double t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : t0, t1, t2, t3, t4)
-        for (int64_t c = 0; c < nchunks; c++) {
-            int64_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
-            double acc[5] = {0, 0, 0, 0, 0};
-            switch (kind) {
-            case MIXTURE: forward_chunk(MIXTURE, lo, hi, n, s, mu, rho, w, eps, k, p, acc); break;
-            case GAUSSIAN: forward_chunk(GAUSSIAN, lo, hi, n, s, mu, rho, w, eps, k, p, acc); break;
-            case LAPLACE: forward_chunk(LAPLACE, lo, hi, n, s, mu, rho, w, eps, k, p, acc); break;
-            case CAUCHY: forward_chunk(CAUCHY, lo, hi, n, s, mu, rho, w, eps, k, p, acc); break;
-            default: forward_chunk(CLOSED, lo, hi, n, s, mu, rho, w, eps, k, p, acc); break;
+#pragma omp parallel num_threads(threads)
+        {
+            FTZ_ENTER
+#pragma omp for schedule(static) reduction(+ : t0, t1, t2, t3, t4)
+            for (int64_t c = 0; c < nchunks; c++) {
+                int64_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
+                double acc[5] = {0, 0, 0, 0, 0};
+                switch (kind) {
+                case MIXTURE: forward_chunk(MIXTURE, lo, hi, n, s, mu, rho, w, eps, k, p, acc, L); break;
+                case GAUSSIAN: forward_chunk(GAUSSIAN, lo, hi, n, s, mu, rho, w, eps, k, p, acc, L); break;
+                case LAPLACE: forward_chunk(LAPLACE, lo, hi, n, s, mu, rho, w, eps, k, p, acc, L); break;
+                case CAUCHY: forward_chunk(CAUCHY, lo, hi, n, s, mu, rho, w, eps, k, p, acc, L); break;
+                default: forward_chunk(CLOSED, lo, hi, n, s, mu, rho, w, eps, k, p, acc, L); break;
+                }
+                t0 += acc[0]; t1 += acc[1]; t2 += acc[2]; t3 += acc[3]; t4 += acc[4];
             }
-            t0 += acc[0]; t1 += acc[1]; t2 += acc[2]; t3 += acc[3]; t4 += acc[4];
+            FTZ_LEAVE
         }
         if (s == 0) { sums[0] = t0; sums[3] = t3; sums[4] = t4; }
         sums[1] += t1;
@@ -137,32 +209,34 @@ void bbb_forward(int64_t n, int64_t S, const float *mu, const float *rho, float 
 }
 
 /* weights [lo, hi) of sample s in the backward pass: accumulate d loss/dw into gmu and
- * d loss/dw * eps into grho; on the last sample add the KL's direct terms and d sigma / d rho */
+ * d loss/dw * eps into grho; on the last sample apply d sigma / d rho and add the KL's direct
+ * terms */
 INLINE void backward_chunk(int kind, int first, int last, int64_t lo, int64_t hi, int64_t n,
                            int64_t S, int64_t s, const float *mu, const float *rho,
                            const float *eps, const float *grad_w, float grad_kl, const float *p,
-                           float inv_s2, float *gmu, float *grho) {
+                           float inv_s2, float *gmu, float *grho, lims_t L) {
     const float c = -grad_kl / (float)S;
 #pragma omp simd
     for (int64_t j = lo; j < hi; j++) {
-        float r = rho[j], sig = softplus_f(r), m = mu[j];
+        float r = rho[j], t = exp_rho(r, L), sig = softplus_t(r, t), m = mu[j];
         float e = eps[s * n + j];
         float g = grad_w ? grad_w[s * n + j] : 0.0f;
         if (kind != CLOSED) {
             float dl;
-            logp_grad(kind, p, m + sig * e, &dl);
+            logp_grad(kind, p, m + sig * e, &dl, L);
             g += c * dl;
         }
         float acc_mu = first ? g : gmu[j] + g;
         float acc_sig = first ? g * e : grho[j] + g * e;
         if (last) {
-            if (kind != CLOSED) {
-                acc_sig -= grad_kl / sig;
+            float sg, ratio;
+            rho_derivs(r, t, sig, &sg, &ratio);
+            if (kind != CLOSED) {  /* d(-log sigma)/d rho = -sigmoid(rho) / sigma */
+                acc_sig = acc_sig * sg - grad_kl * ratio;
             } else { /* d KL/d mu = mu / s^2, d KL/d sigma = sigma / s^2 - 1 / sigma */
                 acc_mu += grad_kl * m * inv_s2;
-                acc_sig += grad_kl * (sig * inv_s2 - 1.0f / sig);
+                acc_sig = (acc_sig + grad_kl * sig * inv_s2) * sg - grad_kl * ratio;
             }
-            acc_sig *= sigmoid_f(r);
         }
         gmu[j] = acc_mu;
         grho[j] = acc_sig;
@@ -171,7 +245,7 @@ INLINE void backward_chunk(int kind, int first, int last, int64_t lo, int64_t hi
 
 #define BWD(KIND, FIRST, LAST)                                                                  \
     backward_chunk(KIND, FIRST, LAST, lo, hi, n, S, s, mu, rho, eps, grad_w, grad_kl, p, inv_s2, \
-                   gmu, grho)
+                   gmu, grho, L)
 #define BACKWARD_KINDS(FIRST, LAST)                               \
     switch (kind) {                                               \
     case MIXTURE: BWD(MIXTURE, FIRST, LAST); break;               \
@@ -185,16 +259,22 @@ INLINE void backward_chunk(int kind, int first, int last, int64_t lo, int64_t hi
 void bbb_backward(int64_t n, int64_t S, const float *mu, const float *rho, const float *eps,
                   const float *grad_w, float grad_kl, int kind, const float *p, float inv_s2,
                   float *gmu, float *grho, int threads) {
+    lims_t L = make_lims();
     int64_t nchunks = (n + CHUNK - 1) / CHUNK;
     for (int64_t s = 0; s < S; s++) {
         int first = s == 0, last = s == S - 1;
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int64_t c = 0; c < nchunks; c++) {
-            int64_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
-            if (first && last) { BACKWARD_KINDS(1, 1) }
-            else if (first) { BACKWARD_KINDS(1, 0) }
-            else if (last) { BACKWARD_KINDS(0, 1) }
-            else { BACKWARD_KINDS(0, 0) }
+#pragma omp parallel num_threads(threads)
+        {
+            FTZ_ENTER
+#pragma omp for schedule(static)
+            for (int64_t c = 0; c < nchunks; c++) {
+                int64_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
+                if (first && last) { BACKWARD_KINDS(1, 1) }
+                else if (first) { BACKWARD_KINDS(1, 0) }
+                else if (last) { BACKWARD_KINDS(0, 1) }
+                else { BACKWARD_KINDS(0, 0) }
+            }
+            FTZ_LEAVE
         }
     }
 }
@@ -222,6 +302,7 @@ void bbb_sample_seg(int nseg, const int64_t *len, const int64_t *off, float *sto
     int64_t half = (n + 1) / 2;
 #pragma omp parallel num_threads(threads)
     {
+        FTZ_ENTER
 #pragma omp for simd schedule(static)
         for (int64_t i = 0; i < half; i++) {
             float e0, e1;
@@ -237,6 +318,7 @@ void bbb_sample_seg(int nseg, const int64_t *len, const int64_t *off, float *sto
             for (int64_t j = 0; j < len[s]; j++) out[j] = m[j] + sg[j] * e[j];
             start += len[s];
         }
+        FTZ_LEAVE
     }
 }
 
@@ -250,6 +332,18 @@ INLINE void adam_one(float *p, float *m, float *v, float g, const float *h) {
     *p -= h[0] * mm / (sqrtf(vv) * h[4] + h[3]);
 }
 
+/* the gradient of (data loss + kl_scale * Monte-Carlo KL) wrt mu and rho of one weight:
+ * g_in = d data loss / d w, e its noise; the same formulas as bbb_backward */
+INLINE void bandit_grad(int kind, const float *p, float g_in, float mu, float rho, float sig,
+                        float e, float kl_scale, float *g_mu, float *g_rho, lims_t L) {
+    float dl, sg, ratio;
+    logp_grad(kind, p, mu + sig * e, &dl, L);
+    rho_derivs(rho, exp_rho(rho, L), sig, &sg, &ratio);
+    float g = g_in - kl_scale * dl;
+    *g_mu = g;
+    *g_rho = g * e * sg - kl_scale * ratio;
+}
+
 /* gradient of (data loss + kl_scale * Monte-Carlo KL) wrt mu and rho, then Adam on both and
  * sigma = softplus(rho) refreshed (sigma holds it on entry too).
  * grad: d data loss / d w in the store's layout; st: Adam moments m_mu, v_mu, m_rho, v_rho
@@ -257,18 +351,15 @@ INLINE void adam_one(float *p, float *m, float *v, float g, const float *h) {
 INLINE void bandit_bwd_range(int kind, int64_t lo, int64_t hi, int64_t start, const float *g_in,
                              float *mu, float *rho, float *sigma, const float *eps,
                              float kl_scale, const float *p, float *st, int64_t n_total,
-                             const float *h) {
+                             const float *h, lims_t L) {
 #pragma omp simd
     for (int64_t j = lo; j < hi; j++) {
         int64_t f = start + j;
-        float sig = sigma[f], e = eps[f], dl;
-        logp_grad(kind, p, mu[f] + sig * e, &dl);
-        float g = g_in[j] - kl_scale * dl;
-        /* d sigma / d rho = sigmoid(rho) = 1 - exp(-softplus(rho)) */
-        float gr = (g * e - kl_scale / sig) * (-expm1f(-sig));
+        float g, gr;
+        bandit_grad(kind, p, g_in[j], mu[f], rho[f], sigma[f], eps[f], kl_scale, &g, &gr, L);
         adam_one(&mu[f], &st[f], &st[n_total + f], g, h);
         adam_one(&rho[f], &st[2 * n_total + f], &st[3 * n_total + f], gr, h);
-        sigma[f] = softplus_f(rho[f]);
+        sigma[f] = softplus_f(rho[f], L);
     }
 }
 
@@ -276,8 +367,10 @@ void bbb_backward_adam_seg(int nseg, const int64_t *len, const int64_t *off, con
                            float *mu, float *rho, float *sigma, const float *eps, float kl_scale, int kind,
                            const float *p, float *st, int64_t n_total, const float *h,
                            int threads) {
+    lims_t L = make_lims();
 #pragma omp parallel num_threads(threads)
     {
+        FTZ_ENTER
         int64_t start = 0;
         for (int s = 0; s < nseg; s++) {
             int64_t n = len[s];
@@ -286,14 +379,15 @@ void bbb_backward_adam_seg(int nseg, const int64_t *len, const int64_t *off, con
             int64_t per = (n + nt - 1) / nt, lo = id * per, hi = lo + per < n ? lo + per : n;
             if (lo < hi) {
                 switch (kind) {
-                case MIXTURE: bandit_bwd_range(MIXTURE, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h); break;
-                case GAUSSIAN: bandit_bwd_range(GAUSSIAN, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h); break;
-                case LAPLACE: bandit_bwd_range(LAPLACE, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h); break;
-                default: bandit_bwd_range(CAUCHY, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h); break;
+                case MIXTURE: bandit_bwd_range(MIXTURE, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h, L); break;
+                case GAUSSIAN: bandit_bwd_range(GAUSSIAN, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h, L); break;
+                case LAPLACE: bandit_bwd_range(LAPLACE, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h, L); break;
+                default: bandit_bwd_range(CAUCHY, lo, hi, start, g_in, mu, rho, sigma, eps, kl_scale, p, st, n_total, h, L); break;
                 }
             }
             start += n;
         }
+        FTZ_LEAVE
     }
 }
 
@@ -301,29 +395,28 @@ void bbb_backward_adam_seg(int nseg, const int64_t *len, const int64_t *off, con
 void bbb_adam_seg(int nseg, const int64_t *len, const int64_t *off, float *param,
                   const float *grad, float *m, float *v, const float *h, int threads) {
 #pragma omp parallel num_threads(threads)
-    for (int s = 0; s < nseg; s++) {
-        int64_t o = off[s];
+    {
+        FTZ_ENTER
+        for (int s = 0; s < nseg; s++) {
+            int64_t o = off[s];
 #pragma omp for simd schedule(static) nowait
-        for (int64_t j = o; j < o + len[s]; j++) adam_one(&param[j], &m[j], &v[j], grad[j], h);
+            for (int64_t j = o; j < o + len[s]; j++) adam_one(&param[j], &m[j], &v[j], grad[j], h);
+        }
+        FTZ_LEAVE
     }
 }
 
-/* flush subnormal floats to zero (FTZ + DAZ) in every thread of the OpenMP pool, which torch's
- * own kernels share; returns 0 where the CPU has no such mode */
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
-int bbb_flush_denormal(int on, int threads) {
+/* the floating-point mode bits (MXCSR: FTZ 0x8000, DAZ 0x0040) of every thread of a parallel
+ * region of ``threads`` threads, written to out[0..threads) (tests check nothing leaks);
+ * returns 0 where the CPU has no such register */
+int bbb_fp_mode(int threads, unsigned int *out) {
 #if defined(__SSE__)
 #pragma omp parallel num_threads(threads)
-    {
-        unsigned int csr = _mm_getcsr();
-        _mm_setcsr(on ? (csr | 0x8040u) : (csr & ~0x8040u));
-    }
+    out[omp_get_thread_num()] = _mm_getcsr() & 0x8040u;
     return 1;
 #else
-    (void)on;
     (void)threads;
+    (void)out;
     return 0;
 #endif
 }

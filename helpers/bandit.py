@@ -11,6 +11,7 @@ differ only in how they act (Thompson sampling with the average of two weight sa
 epsilon-greedy) and in whether their weights are Bayesian. The update is written out by hand
 (``StackedNets``): no autograd graph, no optimizer object, one fused C pass for the BBB weights.
 """
+import hashlib
 import json
 import math
 import time
@@ -21,8 +22,9 @@ import numpy as np
 import torch
 
 from . import native
+from .layers import sigmoid_over_softplus
 from .priors import GaussianPrior, ScaleMixturePrior
-from .train import load_checkpoint, save_checkpoint
+from .train import check_same_run, load_checkpoint, save_checkpoint
 from .utils import progress
 
 EAT, PASS = 0, 1
@@ -274,7 +276,8 @@ class StackedNets:
             sigma = self.sigma()
             _, dlogp = self.prior.log_prob_and_grad(torch.addcmul(self.mu, sigma, self.eps))
             g_mu = g.sub_(dlogp, alpha=kl_scale)
-            g_rho = (g_mu * self.eps - kl_scale / sigma) * torch.sigmoid(self.rho)
+            g_rho = (g_mu * self.eps * torch.sigmoid(self.rho)
+                     - kl_scale * sigmoid_over_softplus(self.rho, sigma))
             st = self.bayes_adam
             _adam_torch(self.mu, g_mu, st[0], st[1], h)
             _adam_torch(self.rho, g_rho, st[2], st[3], h)
@@ -363,6 +366,17 @@ def window_census(state, features, poisonous, agents=PAPER_AGENTS, seeds=(0,), l
     return rows
 
 
+def run_fingerprint(cfg, features, poisonous):
+    """Return what a checkpoint must match to resume this run: every setting of ``cfg`` but the
+    number of steps and the buffer size (a longer run, or a keep-all buffer grown with it,
+    continues a shorter one), and a hash of the data."""
+    out = {k: repr(getattr(cfg, k)) for k in cfg.__dataclass_fields__ if k not in ("steps", "buffer")}
+    h = hashlib.sha256(features.detach().cpu().contiguous().numpy().tobytes())
+    h.update(poisonous.detach().cpu().contiguous().numpy().tobytes())
+    out["data"] = f"{tuple(features.shape)} sha256:{h.hexdigest()[:16]}"
+    return out
+
+
 def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
         checkpoint_every=1000):
     """Run every agent of ``cfg`` for every seed at once; return a ``BanditResult``.
@@ -406,11 +420,13 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
     poison_seen = torch.zeros(A, device=device)
     t_start = time.perf_counter()
     t_updates, n_updates, start, wall_before = 0.0, 0, 0, 0.0
+    run_id = run_fingerprint(cfg, features, poisonous)
     if checkpoint is not None and Path(checkpoint).exists():
         st = load_checkpoint(checkpoint, map_location=device)
         if set(st.get("model", {})) != set(model.state_dict()):
             raise ValueError(f"{checkpoint} was written by another version of helpers.bandit "
                              "(different model layout): delete it to start the run afresh")
+        check_same_run(checkpoint, st.get("run"), run_id)
         model.load_state_dict(st["model"])
         n_kept = st["buf_x"].shape[1]  # only the filled part is stored (one-hot inputs as bytes)
         if int(st["t"]) > cfg.steps:
@@ -442,62 +458,57 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
                         cum=cum,
                         poison_eaten=poison_eaten, poison_seen=poison_seen,
                         regret_rec=regret_rec, poison_rec=poison_rec, sigma_rec=sigma_rec,
-                        t=t_next, rng=torch.get_rng_state(),
+                        t=t_next, rng=torch.get_rng_state(), run=run_id,
                         wall_s=wall_before + time.perf_counter() - t_start,
                         t_updates=t_updates, n_updates=n_updates)
 
-    # tiny Adam moments and gradients turn subnormal over a long run and slow every op several
-    # times: flush them to zero while the bandit runs (the default is restored afterwards)
-    native.flush_denormal(True)
-    try:
-        for t in progress(range(start, cfg.steps), desc=desc, total=cfg.steps, initial=start,
-                          mininterval=2.0):
-            ctx = contexts[seed_idx, t]                                   # (A,)
-            x = X[ctx]                                                    # (A, d - 2)
-            inputs = torch.cat([x.unsqueeze(1).expand(A, 2, d - 2), tail.expand(A, 2, 3)], 2)
-            value = 0.0
-            for _ in range(samples):  # Thompson: average of weight samples (plain agents: same net)
+    # (the C kernels flush subnormal Adam moments to zero inside their own loops only)
+    for t in progress(range(start, cfg.steps), desc=desc, total=cfg.steps, initial=start,
+                      mininterval=2.0):
+        ctx = contexts[seed_idx, t]                                   # (A,)
+        x = X[ctx]                                                    # (A, d - 2)
+        inputs = torch.cat([x.unsqueeze(1).expand(A, 2, d - 2), tail.expand(A, 2, 3)], 2)
+        value = 0.0
+        for _ in range(samples):  # Thompson: average of weight samples (plain agents: same net)
+            model.sample()
+            value = value + model.forward(inputs)[0]
+        eat = value[:, EAT] > value[:, PASS]
+        explore = torch.rand(A, device=device) < eps
+        eat = torch.where(explore, torch.rand(A, device=device) < 0.5, eat)
+        is_poison = pois[ctx]
+        bad = coin[seed_idx, t] < 0.5
+        reward = torch.where(eat, torch.where(is_poison & bad, torch.tensor(REWARD_POISON_BAD,
+                                                                           device=device),
+                                              torch.tensor(REWARD_EDIBLE, device=device)),
+                             torch.tensor(0.0, device=device))
+        cum += regret_of(eat.cpu(), is_poison.cpu()).to(device)
+        poison_eaten += (eat & is_poison).float()
+        poison_seen += is_poison.float()
+        slot = t % cfg.buffer
+        buf_x[:, slot] = torch.where(eat.unsqueeze(1), inputs[:, EAT], inputs[:, PASS])
+        buf_r[:, slot] = reward
+        filled = min(t + 1, cfg.buffer)
+        kl_n = max(cfg.kl_floor, {"filled": filled, "capacity": cfg.buffer,
+                                  "seen": max(cfg.buffer, t + 1)}[cfg.kl_count])
+        t0 = time.perf_counter()
+        if cfg.updates_per_step:  # every minibatch of this step in one gather
+            idx = torch.randint(0, filled, (cfg.updates_per_step, A, cfg.batch), device=device)
+            xb, rb = buf_x[arange_a.view(1, A, 1), idx], buf_r[arange_a.view(1, A, 1), idx]
+            for u in range(cfg.updates_per_step):  # KL / N for each Bayesian agent, N = buffer
                 model.sample()
-                value = value + model.forward(inputs)[0]
-            eat = value[:, EAT] > value[:, PASS]
-            explore = torch.rand(A, device=device) < eps
-            eat = torch.where(explore, torch.rand(A, device=device) < 0.5, eat)
-            is_poison = pois[ctx]
-            bad = coin[seed_idx, t] < 0.5
-            reward = torch.where(eat, torch.where(is_poison & bad, torch.tensor(REWARD_POISON_BAD,
-                                                                               device=device),
-                                                  torch.tensor(REWARD_EDIBLE, device=device)),
-                                 torch.tensor(0.0, device=device))
-            cum += regret_of(eat.cpu(), is_poison.cpu()).to(device)
-            poison_eaten += (eat & is_poison).float()
-            poison_seen += is_poison.float()
-            slot = t % cfg.buffer
-            buf_x[:, slot] = torch.where(eat.unsqueeze(1), inputs[:, EAT], inputs[:, PASS])
-            buf_r[:, slot] = reward
-            filled = min(t + 1, cfg.buffer)
-            kl_n = max(cfg.kl_floor, {"filled": filled, "capacity": cfg.buffer,
-                                      "seen": max(cfg.buffer, t + 1)}[cfg.kl_count])
-            t0 = time.perf_counter()
-            if cfg.updates_per_step:  # every minibatch of this step in one gather
-                idx = torch.randint(0, filled, (cfg.updates_per_step, A, cfg.batch), device=device)
-                xb, rb = buf_x[arange_a.view(1, A, 1), idx], buf_r[arange_a.view(1, A, 1), idx]
-                for u in range(cfg.updates_per_step):  # KL / N for each Bayesian agent, N = buffer
-                    model.sample()
-                    model.update(xb[u], rb[u], cfg.noise_sigma, 1.0 / kl_n)
-            t_updates += time.perf_counter() - t0
-            n_updates += cfg.updates_per_step
-            if (t + 1) % cfg.record_every == 0:
-                r = (t + 1) // cfg.record_every - 1
-                regret_rec[:, r] = cum.cpu()
-                poison_rec[:, r] = (poison_eaten / poison_seen.clamp_min(1)).cpu()
-                poison_eaten.zero_()
-                poison_seen.zero_()
-                if n_bayes:
-                    sigma_rec[:, r] = model.mean_sigma().cpu()
-            if checkpoint is not None and ((t + 1) % checkpoint_every == 0 or t + 1 == cfg.steps):
-                save(t + 1)
-    finally:
-        native.flush_denormal(False)
+                model.update(xb[u], rb[u], cfg.noise_sigma, 1.0 / kl_n)
+        t_updates += time.perf_counter() - t0
+        n_updates += cfg.updates_per_step
+        if (t + 1) % cfg.record_every == 0:
+            r = (t + 1) // cfg.record_every - 1
+            regret_rec[:, r] = cum.cpu()
+            poison_rec[:, r] = (poison_eaten / poison_seen.clamp_min(1)).cpu()
+            poison_eaten.zero_()
+            poison_seen.zero_()
+            if n_bayes:
+                sigma_rec[:, r] = model.mean_sigma().cpu()
+        if checkpoint is not None and ((t + 1) % checkpoint_every == 0 or t + 1 == cfg.steps):
+            save(t + 1)
     wall = wall_before + time.perf_counter() - t_start
     names = [k.name for k in kinds]
     K = len(kinds)

@@ -3,6 +3,12 @@
 The data directory is resolved from an argument, then the env variable ``BBB_DATA_DIR``, then
 ``./data`` under the project. Missing files are downloaded (torchvision / UCI) unless
 ``download=False``; offline, the error says where files were looked for and how to fix it.
+
+Every load checks what it reads: the IDX header (type, dimensions, item counts of the known sets),
+the file size, the label range and the SHA-256 of the published files; the Mushroom file against
+the schema of ``agaricus-lepiota.names`` row by row, then its SHA-256. A corrupt, truncated or
+swapped file is a ``DataError`` naming the file and saying how to fix it. Downloads go to a
+temporary location, are verified, and only then take the final name.
 """
 import hashlib
 import os
@@ -20,6 +26,41 @@ _FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
 MUSHROOM_URL = ("https://archive.ics.uci.edu/ml/machine-learning-databases/mushroom/"
                 "agaricus-lepiota.data")
 PAPER_PIXEL_SCALE = 126.0  # the paper divides pixel values by 126
+
+# SHA-256 of the published, uncompressed IDX files
+IMAGE_SHA256 = {
+    "MNIST": {
+        "train-images-idx3-ubyte": "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db",
+        "train-labels-idx1-ubyte": "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5",
+        "t10k-images-idx3-ubyte": "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7",
+        "t10k-labels-idx1-ubyte": "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2",
+    },
+    "FashionMNIST": {
+        "train-images-idx3-ubyte": "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888",
+        "train-labels-idx1-ubyte": "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9",
+        "t10k-images-idx3-ubyte": "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b",
+        "t10k-labels-idx1-ubyte": "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34",
+    },
+}
+# what each IDX file must hold: item count and the dimensions after it
+IDX_DIMS = {"train-images-idx3-ubyte": (60_000, 28, 28), "train-labels-idx1-ubyte": (60_000,),
+            "t10k-images-idx3-ubyte": (10_000, 28, 28), "t10k-labels-idx1-ubyte": (10_000,)}
+MUSHROOM_SHA256 = "e65d082030501a3ebcbcd7c9f7c71aa9d28fdfff463bf4cf4716a3fe13ac360e"
+# agaricus-lepiota.names, section 7: the 22 attributes and their values ('?' = missing)
+MUSHROOM_SCHEMA = (
+    ("cap-shape", "bcxfks"), ("cap-surface", "fgys"), ("cap-color", "nbcgrpuewy"),
+    ("bruises", "tf"), ("odor", "alcyfmnps"), ("gill-attachment", "adfn"),
+    ("gill-spacing", "cwd"), ("gill-size", "bn"), ("gill-color", "knbhgropuewy"),
+    ("stalk-shape", "et"), ("stalk-root", "bcuezr?"), ("stalk-surface-above-ring", "fyks"),
+    ("stalk-surface-below-ring", "fyks"), ("stalk-color-above-ring", "nbcgopewy"),
+    ("stalk-color-below-ring", "nbcgopewy"), ("veil-type", "pu"), ("veil-color", "nowy"),
+    ("ring-number", "not"), ("ring-type", "ceflnpsz"), ("spore-print-color", "knbhrouwy"),
+    ("population", "acnsvy"), ("habitat", "glmpuwd"),
+)
+
+
+class DataError(ValueError):
+    """A data file that is corrupt, truncated, swapped or not the published one."""
 
 
 def data_dir(path=None):
@@ -62,15 +103,53 @@ def verify_checksums(root=None, names=None):
     return checked
 
 
-def _read_idx(path):
-    """Return the array stored in an (uncompressed or .gz) IDX file."""
+def _sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_idx(path, name=None, fname=None):
+    """Return the array stored in an (uncompressed or .gz) IDX file, after checking its header
+    against the known sets (``fname``: which MNIST file it must be), its size, its label range
+    and (``name``: MNIST or FashionMNIST) the SHA-256 of the published file."""
     import gzip
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rb") as fh:
-        raw = fh.read()
+    path = Path(path)
+    fix = (f"Fix: delete {path} so that it is downloaded again, or put the published file "
+           f"there (the data folder is {path.parent.parent.parent}).")
+    try:
+        if str(path).endswith(".gz"):
+            with gzip.open(path, "rb") as fh:
+                raw = fh.read()
+        else:
+            raw = path.read_bytes()
+    except (OSError, EOFError) as err:
+        raise DataError(f"{path} cannot be read ({err}). {fix}") from None
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08 or not 1 <= raw[3] <= 4:
+        raise DataError(f"{path} is not an IDX file of unsigned bytes (bad header). {fix}")
     ndim = raw[3]
-    dims = [int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim)]
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+    if len(raw) < 4 + 4 * ndim:
+        raise DataError(f"{path} is truncated: its header is incomplete. {fix}")
+    dims = tuple(int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim))
+    if fname is not None:
+        want = IDX_DIMS[fname]
+        if dims != want:
+            hint = ""
+            if len(dims) == len(want) and dims[1:] == want[1:] and dims[0] != want[0]:
+                hint = (f" (it holds {dims[0]:,} items where {fname} has {want[0]:,}: is another "
+                        "file of the set, e.g. the test file, in its place?)")
+            raise DataError(f"{path} has dimensions {dims}, expected {want}{hint}. {fix}")
+    size = 4 + 4 * ndim + int(np.prod(dims))
+    if len(raw) != size:
+        what = "truncated" if len(raw) < size else "longer than its header says"
+        raise DataError(f"{path} is {what}: {len(raw):,} bytes where its header needs {size:,}. "
+                        f"{fix}")
+    arr = np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+    if ndim == 1 and arr.size and int(arr.max()) > 9:
+        raise DataError(f"{path} holds label {int(arr.max())}; labels must be 0-9. {fix}")
+    if name is not None and fname is not None:
+        if _sha256(raw) != IMAGE_SHA256[name][fname]:
+            raise DataError(f"{path} differs from the published {name} file {fname} (SHA-256 "
+                            f"mismatch): it is corrupt or modified. {fix}")
+    return arr
 
 
 def _find_raw(root, name, fname):
@@ -80,6 +159,33 @@ def _find_raw(root, name, fname):
     return None
 
 
+def _download_images(name, root):
+    """Download ``name`` with torchvision into a temporary folder under ``root``, verify every
+    file, then move the verified files into ``root/name/raw``."""
+    import shutil
+    import tempfile
+
+    import torchvision
+    cls = getattr(torchvision.datasets, name)
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=root, prefix=f".download-{name}-"))
+    try:
+        try:
+            for train in (True, False):
+                cls(str(tmp), train=train, download=True)
+        except Exception as err:  # noqa: BLE001 - re-raised with a clear message
+            raise _missing_error(f"{name} files (download failed: {err})", root / name / "raw",
+                                 root) from err
+        final = root / name / "raw"
+        final.mkdir(parents=True, exist_ok=True)
+        for fname in IDX_DIMS:
+            got = tmp / name / "raw" / fname
+            _read_idx(got, name, fname)  # verified before it takes the final name
+            os.replace(got, final / fname)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _load_raw_images(name, root, download):
     if name not in IMAGE_SETS:
         raise ValueError(f"unknown image data set {name!r}; choose one of {IMAGE_SETS}")
@@ -87,17 +193,11 @@ def _load_raw_images(name, root, download):
     if any(_find_raw(root, name, f) is None for f in wanted):
         if not download:
             raise _missing_error(f"{name} files", root / name / "raw", root)
-        import torchvision
-        cls = getattr(torchvision.datasets, name)
-        try:
-            for train in (True, False):
-                cls(str(root), train=train, download=True)
-        except Exception as err:  # noqa: BLE001 - re-raised with a clear message
-            raise _missing_error(f"{name} files (download failed: {err})", root / name / "raw",
-                                 root) from err
+        _download_images(name, root)
     out = {}
     for split, (img, lab) in _FILES.items():
-        out[split] = (_read_idx(_find_raw(root, name, img)), _read_idx(_find_raw(root, name, lab)))
+        out[split] = (_read_idx(_find_raw(root, name, img), name, img),
+                      _read_idx(_find_raw(root, name, lab), name, lab))
     return out
 
 
@@ -161,30 +261,87 @@ def load_mnist(**kwargs):
     return load_images("MNIST", **kwargs)
 
 
-def load_mushroom(data_dir_=None, download=True):
+def _parse_mushroom(path, text):
+    """Return (rows, poisonous) of agaricus-lepiota.data after checking every row against the
+    schema of agaricus-lepiota.names; a DataError names the first bad row and value."""
+    fix = (f"Fix: delete {path} so that it is downloaded again, or put the published UCI file "
+           "there.")
+    rows, poisonous = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        values = line.strip().split(",")
+        if len(values) != 23:
+            raise DataError(f"{path}, row {number}: {len(values)} comma-separated values where "
+                            f"agaricus-lepiota.data has 23 (the class, then 22 attributes). {fix}")
+        if values[0] not in ("e", "p"):
+            raise DataError(f"{path}, row {number}: class {values[0]!r} is not 'e' (edible) or "
+                            f"'p' (poisonous). {fix}")
+        for (attr, allowed), v in zip(MUSHROOM_SCHEMA, values[1:]):
+            if len(v) != 1 or v not in allowed:
+                raise DataError(f"{path}, row {number}: {attr} = {v!r} is not one of the values "
+                                f"of agaricus-lepiota.names ({', '.join(allowed)}). {fix}")
+        rows.append(values[1:])
+        poisonous.append(values[0] == "p")
+    if not rows:
+        raise DataError(f"{path} holds no rows. {fix}")
+    return rows, poisonous
+
+
+def _download_mushroom(path, root):
+    """Download the UCI file to a temporary name beside ``path``, verify it, then rename it."""
+    import tempfile
+    import urllib.request
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".download")
+    os.close(fd)
+    try:
+        try:
+            urllib.request.urlretrieve(MUSHROOM_URL, tmp)
+        except Exception as err:  # noqa: BLE001
+            raise _missing_error(f"UCI Mushroom data (download failed: {err})", path,
+                                 root) from err
+        data = Path(tmp).read_bytes()
+        if _sha256(data) != MUSHROOM_SHA256:
+            raise DataError(f"the downloaded {MUSHROOM_URL} differs from the published file "
+                            "(SHA-256 mismatch); nothing was written. Try again, or put the file "
+                            f"at {path} by hand.")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def load_mushroom(data_dir_=None, download=True, verify=True):
     """Return (features, poisonous) for UCI Mushroom: one-hot float32 features (8124, 117 incl. '?').
 
     Each of the 22 categorical attributes is one-hot encoded over the values seen in the file, '?'
-    being a category of its own. ``poisonous`` is a bool tensor (class 'p').
+    being a category of its own. ``poisonous`` is a bool tensor (class 'p'). Every row is checked
+    against the schema of ``agaricus-lepiota.names``; with ``verify`` the file must also be the
+    published one (SHA-256), so the encoding always has the same 117 columns.
     """
     root = data_dir(data_dir_)
     path = root / "mushroom" / "agaricus-lepiota.data"
     if not path.exists():
         if not download:
             raise _missing_error("UCI Mushroom data", path, root)
-        import urllib.request
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            urllib.request.urlretrieve(MUSHROOM_URL, path)
-        except Exception as err:  # noqa: BLE001
-            raise _missing_error(f"UCI Mushroom data (download failed: {err})", path, root) from err
-    rows = [line.strip().split(",") for line in path.read_text().splitlines() if line.strip()]
-    if any(len(r) != 23 for r in rows):
-        raise ValueError(f"{path} does not look like agaricus-lepiota.data (23 columns per row)")
+        _download_mushroom(path, root)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError:
+        raise DataError(f"{path} is not a text file of ASCII letters: it is corrupt. Fix: delete "
+                        "it so that it is downloaded again.") from None
+    rows, pois = _parse_mushroom(path, text)
+    if verify and _sha256(raw) != MUSHROOM_SHA256:
+        raise DataError(f"{path} follows the schema but differs from the published UCI file "
+                        f"(SHA-256 mismatch; {len(rows)} rows): it is modified or incomplete. Fix: "
+                        "delete it so that it is downloaded again, or pass verify=False to use "
+                        "your own file on purpose.")
     cols = list(zip(*rows))
-    poisonous = torch.tensor([c == "p" for c in cols[0]])
+    poisonous = torch.tensor(pois)
     blocks = []
-    for col in cols[1:]:
+    for col in cols:
         values = sorted(set(col))
         index = {v: i for i, v in enumerate(values)}
         idx = torch.tensor([index[v] for v in col])

@@ -38,6 +38,19 @@ def softplus(rho):
     return F.softplus(rho)
 
 
+def log_softplus(rho):
+    """Return log softplus(rho), finite for every rho: below -20 softplus(rho) = e^rho (1 - e^rho/2
+    + ...), so its log is rho to float precision (and softplus itself may underflow to 0)."""
+    return torch.where(rho < -20.0, rho, torch.log(softplus(rho)))
+
+
+def sigmoid_over_softplus(rho, sigma=None):
+    """Return sigmoid(rho) / softplus(rho) (= d log sigma / d rho), finite for every rho: both are
+    ~e^rho below -20, where the ratio is 1 - e^rho / 2 to float precision."""
+    sigma = softplus(rho) if sigma is None else sigma
+    return torch.where(rho < -20.0, 1.0 - 0.5 * torch.exp(rho), torch.sigmoid(rho) / sigma)
+
+
 def _noise(mu, n_samples, seed=None):
     """Return standard normal noise shaped like ``mu`` (with a leading sample dim when S > 1):
     from the C kernels' generator when a ``seed`` is given, else from torch.randn."""
@@ -92,7 +105,7 @@ class _SampleMC(torch.autograd.Function):
         logp, grad_logp = prior.log_prob_and_grad(w)
         flat = eps.reshape(-1)
         # log q(w|theta) = sum(-log sigma - eps^2 / 2 - log sqrt(2 pi)); average over samples
-        logq = (-torch.log(sigma).sum() * n_samples - 0.5 * torch.dot(flat, flat)
+        logq = (-log_softplus(rho).sum() * n_samples - 0.5 * torch.dot(flat, flat)
                 - LOG_SQRT_2PI * eps.numel())
         kl = (logq - logp) / n_samples
         ctx.save_for_backward(rho, sigma, eps, grad_logp)
@@ -103,16 +116,15 @@ class _SampleMC(torch.autograd.Function):
     def backward(ctx, grad_w, grad_kl):
         rho, sigma, eps, grad_logp = ctx.saved_tensors
         S = ctx.n_samples
-        # the saved buffers are not needed after this call: work in place
-        g = grad_logp.mul_(grad_kl / (-S))  # d(kl)/dw scaled by the incoming gradient
+        # out of place: the saved tensors stay valid for a second backward (retain_graph=True)
+        g = grad_logp * (grad_kl / (-S))  # d(kl)/dw scaled by the incoming gradient
         if grad_w is not None:
-            g.add_(grad_w)
-        grad_sigma = eps.mul_(g)
+            g = g + grad_w
+        grad_sigma = eps * g
         if S > 1:
             g, grad_sigma = g.sum(0), grad_sigma.sum(0)
-        # d(kl)/d(sigma) from log q is -1/sigma; d sigma/d rho = sigmoid(rho)
-        grad_sigma.addcmul_(sigma.reciprocal_(), grad_kl, value=-1.0)
-        grad_rho = grad_sigma.mul_(torch.sigmoid(rho))
+        # d sigma/d rho = sigmoid(rho); log q's direct term -log sigma gives -sigmoid / softplus
+        grad_rho = grad_sigma * torch.sigmoid(rho) - grad_kl * sigmoid_over_softplus(rho, sigma)
         return g, grad_rho, None, None
 
 
@@ -126,7 +138,7 @@ class _SampleClosed(torch.autograd.Function):
         w = torch.addcmul(mu, sigma, eps)
         s2 = prior_sigma**2
         fm, fs = mu.reshape(-1), sigma.reshape(-1)
-        kl = (mu.numel() * (math.log(prior_sigma) - 0.5) - torch.log(sigma).sum()
+        kl = (mu.numel() * (math.log(prior_sigma) - 0.5) - log_softplus(rho).sum()
               + (torch.dot(fs, fs) + torch.dot(fm, fm)) / (2 * s2))
         ctx.save_for_backward(mu, rho, sigma, eps)
         ctx.s2, ctx.n_samples = s2, n_samples
@@ -137,12 +149,13 @@ class _SampleClosed(torch.autograd.Function):
         mu, rho, sigma, eps = ctx.saved_tensors
         S, s2 = ctx.n_samples, ctx.s2
         grad_mu = mu * (grad_kl / s2)
-        grad_sigma = (sigma / s2 - 1.0 / sigma).mul_(grad_kl)
+        grad_sigma = sigma * (grad_kl / s2)  # d KL/d sigma = sigma / s^2 - 1 / sigma
         if grad_w is not None:
             gw_eps = grad_w * eps
-            grad_mu.add_(grad_w.sum(0) if S > 1 else grad_w)
-            grad_sigma.add_(gw_eps.sum(0) if S > 1 else gw_eps)
-        return grad_mu, grad_sigma.mul_(torch.sigmoid(rho)), None, None
+            grad_mu = grad_mu + (grad_w.sum(0) if S > 1 else grad_w)
+            grad_sigma = grad_sigma + (gw_eps.sum(0) if S > 1 else gw_eps)
+        grad_rho = grad_sigma * torch.sigmoid(rho) - grad_kl * sigmoid_over_softplus(rho, sigma)
+        return grad_mu, grad_rho, None, None
 
 
 def _reference_sample(mu, rho, prior, n_samples, kl_mode):

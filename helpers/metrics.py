@@ -19,10 +19,26 @@ class Prediction:
     posterior_mean: torch.Tensor
 
 
+def check_finite(name, t):
+    """Raise ValueError when tensor ``t`` holds NaN or inf (``name`` says which input)."""
+    if torch.is_tensor(t) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
+        raise ValueError(f"{name} holds NaN or inf values: a metric of them would be meaningless. "
+                         "Check the inputs, or whether the model diverged (NaN weights).")
+    return t
+
+
+def _check_labels(probs, y):
+    if y.shape != probs.shape[:-1]:
+        raise ValueError(f"labels of shape {tuple(y.shape)} do not match probabilities of shape "
+                         f"{tuple(probs.shape)}")
+
+
 @torch.no_grad()
 def predict(model, x, n_samples=10, batch_size=2000):
     """Return a ``Prediction`` for inputs ``x``: averaged over ``n_samples`` weight samples, per
-    sample, and with the posterior-mean weights. The model's sampling switch is restored."""
+    sample, and with the posterior-mean weights. The model's sampling switch is restored.
+    NaN or inf inputs, or a model that outputs them, raise ValueError."""
+    check_finite("the inputs x", x)
     was_training = model.training
     model.eval()
     means, samples, pm = [], [], []
@@ -40,11 +56,16 @@ def predict(model, x, n_samples=10, batch_size=2000):
             means.append(p.mean(0))
     finally:
         model.train(was_training)
-    return Prediction(torch.cat(means), torch.cat(samples, dim=1), torch.cat(pm))
+    out = Prediction(torch.cat(means), torch.cat(samples, dim=1), torch.cat(pm))
+    check_finite("the model's predicted probabilities", out.samples)
+    check_finite("the model's posterior-mean probabilities", out.posterior_mean)
+    return out
 
 
 def error_rate(probs, y):
     """Return the fraction of examples whose arg-max class differs from ``y`` (a float in [0, 1])."""
+    check_finite("probs", probs)
+    _check_labels(probs, y)
     return (probs.argmax(-1) != y).float().mean().item()
 
 
@@ -68,22 +89,28 @@ def mcnemar(wrong_a, wrong_b):
 
 def nll(probs, y, eps=1e-12):
     """Return the mean negative log-likelihood of labels ``y`` under ``probs``."""
+    check_finite("probs", probs)
+    _check_labels(probs, y)
     return -torch.log(probs.gather(-1, y.unsqueeze(-1)).clamp_min(eps)).mean().item()
 
 
 def predictive_entropy(probs, eps=1e-12):
     """Return the entropy H[p] of each row of ``probs`` (nats)."""
+    check_finite("probs", probs)
     return -(probs * torch.log(probs.clamp_min(eps))).sum(-1)
 
 
 def mutual_information(sample_probs, eps=1e-12):
     """Return the epistemic part of the entropy: H[E p] - E H[p] for (S, B, C) sample probabilities."""
+    check_finite("sample_probs", sample_probs)
     return (predictive_entropy(sample_probs.mean(0), eps)
             - predictive_entropy(sample_probs, eps).mean(0))
 
 
 def ece(probs, y, n_bins=15):
     """Return the expected calibration error (fraction in [0, 1]) with equal-width confidence bins."""
+    check_finite("probs", probs)
+    _check_labels(probs, y)
     conf, pred = probs.max(-1)
     correct = (pred == y).float()
     bins = torch.clamp((conf * n_bins).long(), max=n_bins - 1)
@@ -98,6 +125,8 @@ def ece(probs, y, n_bins=15):
 
 def reliability(probs, y, n_bins=15):
     """Return (bin centres, accuracy per bin, confidence per bin, count per bin) for a reliability plot."""
+    check_finite("probs", probs)
+    _check_labels(probs, y)
     conf, pred = probs.max(-1)
     correct = (pred == y).float()
     bins = torch.clamp((conf * n_bins).long(), max=n_bins - 1)
@@ -115,6 +144,10 @@ def auroc(score_in, score_out):
     """Return the area under the ROC curve for telling ``score_out`` (positives, should score higher)
     from ``score_in``: the probability that a random out-of-domain score exceeds an in-domain one
     (ties count one half)."""
+    check_finite("score_in", score_in)
+    check_finite("score_out", score_out)
+    if score_in.numel() == 0 or score_out.numel() == 0:
+        raise ValueError("auroc needs at least one in-domain and one out-of-domain score")
     s = torch.cat([score_in.flatten(), score_out.flatten()]).double()
     labels = torch.cat([torch.zeros(score_in.numel()), torch.ones(score_out.numel())])
     order = torch.argsort(s, stable=True)

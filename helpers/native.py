@@ -9,6 +9,13 @@ quantities (with torch's own random numbers). Set ``BBB_NATIVE=0`` to switch the
 
 The shared library is cached in ``$BBB_NATIVE_CACHE`` (default ``~/.cache/bbb-helpers``) under a
 hash of the source and flags, written atomically, so it is compiled once per machine.
+
+Compiler flags: no ``-ffast-math`` (it reassociates sums so that large terms cancel, and its
+start-up code switches the whole process to flush-to-zero). ``-fno-math-errno`` and
+``-fno-trapping-math`` (the flags torch itself is built with) change no value: they only let the
+compiler skip setting ``errno`` and assume no floating-point traps. ``-ffp-contract=off`` keeps
+every multiply and add as written (no fused multiply-adds that round differently from the source).
+The vector exp / log / cos are glibc's libmvec (``-DBBB_MVEC``); without it the loops run scalar.
 """
 import ctypes
 import hashlib
@@ -25,9 +32,11 @@ import torch
 
 SOURCE = Path(__file__).with_name("_bbb_kernels.c")
 KINDS = {"GaussianPrior": 0, "ScaleMixturePrior": 1, "LaplacePrior": 2, "CauchyPrior": 3}
-_FLAG_SETS = (["-O3", "-ffast-math", "-march=native", "-fopenmp"],
-              ["-O3", "-ffast-math", "-fopenmp"],
-              ["-O2", "-fopenmp"])
+_SAFE = ["-fno-math-errno", "-fno-trapping-math", "-ffp-contract=off", "-fopenmp"]
+_FLAG_SETS = (["-O3", "-march=native", *_SAFE, "-DBBB_MVEC"],
+              ["-O3", *_SAFE, "-DBBB_MVEC"],
+              ["-O3", "-march=native", *_SAFE],
+              ["-O2", "-ffp-contract=off", "-fopenmp"])
 _lib = None
 _tried = False
 
@@ -62,7 +71,9 @@ def _compile():
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".so")
         os.close(fd)
-        cmd = [cc, *flags, "-shared", "-fPIC", str(SOURCE), "-o", tmp, "-lm"]
+        # --no-undefined: a libmvec without one of the vector functions fails here, not at load
+        cmd = [cc, *flags, "-shared", "-fPIC", str(SOURCE), "-o", tmp, "-lm",
+               "-Wl,--no-undefined"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode == 0:
             os.replace(tmp, target)
@@ -92,8 +103,8 @@ def library():
         lib.bbb_backward_adam_seg.argtypes = [i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr, f32, i32,
                                               ptr, ptr, i64, ptr, i32]
         lib.bbb_adam_seg.argtypes = [i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr, i32]
-        lib.bbb_flush_denormal.argtypes = [i32, i32]
-        lib.bbb_flush_denormal.restype = i32
+        lib.bbb_fp_mode.argtypes = [i32, ptr]
+        lib.bbb_fp_mode.restype = i32
         for f in (lib.bbb_normal, lib.bbb_forward, lib.bbb_backward, lib.bbb_sample_seg,
                   lib.bbb_backward_adam_seg, lib.bbb_adam_seg):
             f.restype = None
@@ -151,15 +162,20 @@ def _threads(n):
     return torch.get_num_threads() if n >= 65_536 else 1
 
 
-def flush_denormal(on):
-    """Flush subnormal floats to zero (``on``) or not, in this thread and in every thread of the
-    OpenMP pool that torch's CPU kernels use (``torch.set_flush_denormal`` reaches only the
-    calling thread). Return True where the CPU supports it."""
-    ok = torch.set_flush_denormal(bool(on))
+def fp_mode_bits(threads=None):
+    """Return the flush-to-zero / denormals-are-zero bits (MXCSR & 0x8040) of every thread of an
+    OpenMP region of ``threads`` threads (default torch's), or None without kernels or SSE.
+
+    The kernels flush subnormals only inside their own parallel regions and restore each thread's
+    mode before returning; tests use this to check that nothing leaks."""
     lib = library()
-    if lib is not None:
-        lib.bbb_flush_denormal(int(bool(on)), torch.get_num_threads())
-    return ok
+    if lib is None:
+        return None
+    n = int(threads or torch.get_num_threads())
+    out = (ctypes.c_uint * n)()
+    if not lib.bbb_fp_mode(n, out):
+        return None
+    return list(out)
 
 
 def normal(shape, seed):

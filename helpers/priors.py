@@ -20,7 +20,23 @@ def _positive(name, value):
 
 
 class Prior(nn.Module):
-    """Base class: a factorised prior over every weight of a layer."""
+    """Base class: a factorised prior over every weight of a layer.
+
+    Its constants (scales, weights) are float64 buffers whatever dtype the model is cast to, so
+    a float64 model gets them exactly and a float32 one rounds them once, where they are used."""
+
+    def _register_constant(self, name, value):
+        self.register_buffer(name, torch.tensor(float(value), dtype=torch.float64))
+
+    def _apply(self, fn, recurse=True):
+        # model.to(dtype) / .float() / .half() would round the constants: keep them float64
+        saved = {k: b for k, b in self._buffers.items() if b is not None and b.dtype == torch.float64}
+        out = super()._apply(fn, recurse)
+        for k, b in saved.items():
+            moved = self._buffers[k]
+            if moved.device.type != "mps":  # MPS has no float64
+                self._buffers[k] = b.to(device=moved.device)
+        return out
 
     def log_prob(self, w):
         """Return the elementwise log-density log p(w) (same shape as ``w``)."""
@@ -43,7 +59,7 @@ class GaussianPrior(Prior):
 
     def __init__(self, sigma=1.0):
         super().__init__()
-        self.register_buffer("sigma", torch.tensor(_positive("sigma", sigma)))
+        self._register_constant("sigma", _positive("sigma", sigma))
 
     def log_prob(self, w):
         """Return elementwise log N(w; 0, sigma^2)."""
@@ -73,9 +89,9 @@ class ScaleMixturePrior(Prior):
         pi = float(pi)
         if not 0.0 < pi < 1.0:
             raise ValueError(f"pi must lie strictly between 0 and 1 (the mixture weight), got {pi!r}")
-        self.register_buffer("pi", torch.tensor(pi))
-        self.register_buffer("sigma1", torch.tensor(_positive("sigma1", sigma1)))
-        self.register_buffer("sigma2", torch.tensor(_positive("sigma2", sigma2)))
+        self._register_constant("pi", pi)
+        self._register_constant("sigma1", _positive("sigma1", sigma1))
+        self._register_constant("sigma2", _positive("sigma2", sigma2))
 
     def constants(self):
         """Return (ka, kb, ca, cb): component j has log-density c_j - k_j w^2 (weight included)."""
@@ -90,28 +106,33 @@ class ScaleMixturePrior(Prior):
         return torch.logsumexp(torch.stack([ca - ka * w2, cb - kb * w2]), dim=0)
 
     def log_prob_and_grad(self, w):
-        """Return (sum log p(w), d log p/dw) in few elementwise passes (the fast path's hot spot).
+        """Return (sum log p(w), d log p/dw) without autograd (the torch path's hot spot).
 
-        With a, b the log-densities of the wide and narrow components and d = a - b,
-        r = sigmoid(d) is the wide component's responsibility, log p = max(a, b) + softplus(-|d|)
-        with softplus(-|d|) = -log(max(r, 1 - r)), and d log p/dw = -w (r / sigma1^2 + (1 - r) / sigma2^2).
-        log p is summed as max(a, b) - log(max(r, 1 - r)), so no large terms cancel.
+        With a, b the log-densities of the wide and narrow components and d = a - b, e = exp(-|d|)
+        gives both responsibilities directly, r = sigmoid(d) (wide) and q = sigmoid(-d) (narrow),
+        as 1 / (1 + e) and e / (1 + e) (never one as 1 - the other). Then
+        d log p/dw = -2 w (ka r + kb q), a sum of two positive terms, and
+        log p = max(a, b) + log1p(e): no large terms cancel, whatever sigma2.
         """
         ka, kb, ca, cb = self.constants()
         w2 = w * w
         a = w2.mul(-ka).add_(ca)
         b = w2.mul_(-kb).add_(cb)  # reuses w2's memory
-        r = torch.sub(a, b).sigmoid_()
-        max_sum = torch.maximum(a, b, out=a).sum()  # no large terms cancel: exact like logsumexp
-        grad = torch.mul(w, -2 * kb, out=b).addcmul_(r, w, value=2 * (kb - ka))
-        log_sum = r.sub_(0.5).abs_().add_(0.5).log_().sum()  # log max(r, 1 - r) = -softplus(-|d|)
-        logp = max_sum - log_sum
+        d = a - b
+        e = d.abs().neg_().exp_()
+        big = e.add(1.0).reciprocal_()
+        small = e * big
+        wide = d >= 0
+        r = torch.where(wide, big, small)
+        q = torch.where(wide, small, big)
+        grad = r.mul_(ka).add_(q, alpha=kb).mul_(w).mul_(-2.0)
+        logp = torch.maximum(a, b).sum() + e.log1p_().sum()
         return logp, grad
 
     def sample(self, shape):
         """Return draws from the mixture."""
         wide = torch.rand(shape, device=self.pi.device) < self.pi
-        scale = torch.where(wide, self.sigma1, self.sigma2)
+        scale = torch.where(wide, self.sigma1, self.sigma2).to(torch.get_default_dtype())
         return torch.randn(shape, device=self.pi.device) * scale
 
     def extra_repr(self):
@@ -124,7 +145,7 @@ class LaplacePrior(Prior):
 
     def __init__(self, b=1.0):
         super().__init__()
-        self.register_buffer("b", torch.tensor(_positive("b", b)))
+        self._register_constant("b", _positive("b", b))
 
     def log_prob(self, w):
         """Return elementwise log Laplace(w; 0, b)."""
@@ -138,7 +159,7 @@ class LaplacePrior(Prior):
 
     def sample(self, shape):
         """Return draws from Laplace(0, b)."""
-        return torch.distributions.Laplace(0.0, self.b).sample(shape)
+        return torch.distributions.Laplace(0.0, self.b.item()).sample(shape)
 
     def extra_repr(self):
         return f"b={self._buf('b'):.4g}"
@@ -149,7 +170,7 @@ class CauchyPrior(Prior):
 
     def __init__(self, gamma=1.0):
         super().__init__()
-        self.register_buffer("gamma", torch.tensor(_positive("gamma", gamma)))
+        self._register_constant("gamma", _positive("gamma", gamma))
 
     def log_prob(self, w):
         """Return elementwise log Cauchy(w; 0, gamma)."""
@@ -164,7 +185,7 @@ class CauchyPrior(Prior):
 
     def sample(self, shape):
         """Return draws from Cauchy(0, gamma)."""
-        return torch.distributions.Cauchy(0.0, self.gamma).sample(shape)
+        return torch.distributions.Cauchy(0.0, self.gamma.item()).sample(shape)
 
     def extra_repr(self):
         return f"gamma={self._buf('gamma'):.4g}"
@@ -210,8 +231,8 @@ class LearnedScalePrior(Prior):
         if hyperprior not in HYPERPRIORS:
             raise ValueError(f"unknown hyperprior {hyperprior!r}; choose one of {HYPERPRIORS}")
         self.family, self.hyperprior = family, hyperprior
-        self.register_buffer("hyper_scale", torch.tensor(_positive("hyper_scale", hyper_scale)))
-        self.register_buffer("alpha", torch.tensor(_positive("alpha", alpha)))
+        self._register_constant("hyper_scale", _positive("hyper_scale", hyper_scale))
+        self._register_constant("alpha", _positive("alpha", alpha))
         init_scale = _positive("init_scale", init_scale)
         self.log_scale_mu = nn.Parameter(torch.tensor(math.log(init_scale)))
         self.log_scale_rho = nn.Parameter(torch.tensor(float(init_log_scale_rho)))
@@ -244,12 +265,13 @@ class LearnedScalePrior(Prior):
     def hyper_log_prob(self, log_s):
         """Return log p(log s): the hyperprior density of s times the Jacobian e^{log s}."""
         s = log_s.exp()
+        scale, alpha = self.hyper_scale.to(log_s.dtype), self.alpha.to(log_s.dtype)
         if self.hyperprior == "half_normal":
-            d = torch.distributions.HalfNormal(self.hyper_scale)
+            d = torch.distributions.HalfNormal(scale)
         elif self.hyperprior == "half_cauchy":
-            d = torch.distributions.HalfCauchy(self.hyper_scale)
+            d = torch.distributions.HalfCauchy(scale)
         else:
-            d = torch.distributions.InverseGamma(self.alpha, self.hyper_scale)
+            d = torch.distributions.InverseGamma(alpha, scale)
         return d.log_prob(s) + log_s
 
     def kl_hyper(self):

@@ -1,4 +1,5 @@
 """One training loop for Bayesian and deterministic models, with atomic checkpoints and resume."""
+import hashlib
 import io
 import math
 import time
@@ -8,7 +9,7 @@ import torch
 
 from .elbo import KL_WEIGHTINGS, categorical_nll, elbo, kl_weights
 from .layers import sampling
-from .utils import atomic_write_bytes, progress
+from .utils import atomic_write_bytes, progress, remove_stale_tmp
 
 OPTIMIZERS = ("adam", "sgd")
 
@@ -28,19 +29,85 @@ def make_optimizer(params, name="adam", lr=1e-3, momentum=0.0, weight_decay=0.0)
     raise ValueError(f"unknown optimizer {name!r}; choose one of {OPTIMIZERS}")
 
 
+CHECKPOINT_MAGIC = b"BBBCKPT1"  # then the SHA-256 of the payload, then torch.save's bytes
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used: empty, truncated, corrupt, or another run's."""
+
+
 def save_checkpoint(path, **state):
-    """Write ``state`` (tensors, state dicts, numbers, lists) to ``path`` atomically; return path."""
+    """Write ``state`` (tensors, state dicts, numbers, lists) to ``path`` atomically, with a SHA-256
+    checksum that ``load_checkpoint`` verifies; return path."""
     buf = io.BytesIO()
     torch.save(state, buf)
-    return atomic_write_bytes(path, buf.getvalue())
+    payload = buf.getvalue()
+    return atomic_write_bytes(path, CHECKPOINT_MAGIC + hashlib.sha256(payload).digest() + payload)
 
 
 def load_checkpoint(path, map_location="cpu"):
-    """Return the dict saved by ``save_checkpoint`` (loaded with ``weights_only=True``)."""
+    """Return the dict saved by ``save_checkpoint`` after checking its checksum (loaded with
+    ``weights_only=True``); a missing file is FileNotFoundError, an unusable one CheckpointError."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no checkpoint at {path}")
-    return torch.load(path, map_location=map_location, weights_only=True)
+    raw = path.read_bytes()
+    fix = "Fix: delete it; rerunning starts that run afresh."
+    if not raw:
+        raise CheckpointError(f"checkpoint {path} is empty (0 bytes): its write was interrupted. "
+                              + fix)
+    n = len(CHECKPOINT_MAGIC)
+    if raw[:n] != CHECKPOINT_MAGIC:
+        raise CheckpointError(f"{path} is not a checkpoint written by helpers.save_checkpoint (or "
+                              "an older version's, without a checksum). " + fix)
+    digest, payload = raw[n:n + 32], raw[n + 32:]
+    if len(digest) < 32 or hashlib.sha256(payload).digest() != digest:
+        raise CheckpointError(f"checkpoint {path} is corrupt or truncated (its SHA-256 checksum "
+                              "does not match). " + fix)
+    return torch.load(io.BytesIO(payload), map_location=map_location, weights_only=True)
+
+
+def data_fingerprint(data):
+    """Return a short string identifying the training set of ``data`` (size, shape and a hash of
+    every label and of a spread-out sample of the inputs): what a resumed run must match."""
+    x, y = data.x_train, data.y_train
+    step = max(1, len(x) // 512)
+    h = hashlib.sha256()
+    h.update(x[::step].detach().cpu().contiguous().numpy().tobytes())
+    h.update(y.detach().cpu().contiguous().numpy().tobytes())
+    return f"{tuple(x.shape)} {x.dtype} sha256:{h.hexdigest()[:16]}"
+
+
+def model_fingerprint(model):
+    """Return a short string identifying ``model``'s architecture (parameter names and shapes)."""
+    spec = ";".join(f"{n}:{tuple(p.shape)}:{p.dtype}" for n, p in model.state_dict().items())
+    return f"{type(model).__name__} {sum(p.numel() for p in model.parameters())} parameters " \
+           f"sha256:{hashlib.sha256(spec.encode()).hexdigest()[:16]}"
+
+
+def _int_setting(name, value, low):
+    """Return ``value`` as an int >= ``low``, or raise ValueError saying what to pass."""
+    ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+          and math.isfinite(value) and float(value) == int(value) and int(value) >= low)
+    if not ok:
+        raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+    return int(value)
+
+
+def _float_setting(name, value):
+    """Return ``value`` as a finite float, or raise ValueError naming the setting."""
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        out = float("nan")
+    if isinstance(value, bool) or not math.isfinite(out):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return out
+
+
+def _check_finite_data(name, t):
+    if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+        raise ValueError(f"{name} holds NaN or inf values: clean the data before training")
 
 
 @torch.no_grad()
@@ -69,26 +136,62 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
 
     Returns the per-epoch history: a list of dicts with epoch, loss, nll, kl (per example),
     <set>_error for each of ``eval_sets`` (posterior-mean weights), and wall_s (training time so far).
+    Bayesian layers always sample while training; their sampling switch is restored afterwards.
     With ``checkpoint`` (a path) the run saves atomically every ``checkpoint_every`` epochs and at
     the end, and resumes from that file when it exists (same seed -> same numbers as an
-    uninterrupted run). ``lr_decay`` multiplies the learning rate by that factor after every epoch.
+    uninterrupted run); a checkpoint of another run (settings, seed, data or model differ) is
+    refused with the fields that differ. ``lr_decay`` in (0, 1] multiplies the learning rate by
+    that factor after every epoch. A non-finite loss or parameter stops the run with
+    FloatingPointError before anything of that epoch is saved.
     """
-    epochs, batch_size, n_samples = int(epochs), int(batch_size), int(n_samples)
-    if epochs < 0 or batch_size < 1 or n_samples < 1:
-        raise ValueError(f"need epochs >= 0, batch_size >= 1 and n_samples >= 1; got {epochs}, "
-                         f"{batch_size}, {n_samples}")
+    epochs = _int_setting("epochs", epochs, 0)
+    batch_size = _int_setting("batch_size", batch_size, 1)
+    n_samples = _int_setting("n_samples", n_samples, 1)
+    checkpoint_every = _int_setting("checkpoint_every", checkpoint_every, 1)
+    seed = _int_setting("seed", seed, 0)
+    lr = _float_setting("lr", lr)
+    if not lr > 0:
+        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+    if lr_decay is not None:
+        lr_decay = _float_setting("lr_decay", lr_decay)
+        if not 0 < lr_decay <= 1:
+            raise ValueError(f"lr_decay must be None or a number in (0, 1] (the factor applied to "
+                             f"the learning rate after every epoch), got {lr_decay!r}")
+    momentum = _float_setting("momentum", momentum)
+    if not 0 <= momentum < 1:
+        raise ValueError(f"momentum must be a number in [0, 1), got {momentum!r}")
     if kl_weighting not in KL_WEIGHTINGS:
         raise ValueError(f"unknown kl_weighting {kl_weighting!r}; choose one of {KL_WEIGHTINGS}")
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {optimizer!r}; choose one of {OPTIMIZERS}")
+    for name in eval_sets:
+        if name not in ("train", "val", "test"):
+            raise ValueError(f"eval_sets may hold 'train', 'val' and 'test', got {name!r}")
     x, y = data.x_train, data.y_train
     N = len(x)
+    if N < 1 or len(y) != N:
+        raise ValueError(f"need at least one training example and as many labels as inputs; got "
+                         f"{N} inputs and {len(y)} labels")
+    _check_finite_data("x_train", x)
     M = math.ceil(N / batch_size)
     weights = kl_weights(M, kl_weighting).tolist()
     opt = make_optimizer(model.parameters(), optimizer, lr, momentum=momentum)
-    sched = (torch.optim.lr_scheduler.ExponentialLR(opt, float(lr_decay))
+    sched = (torch.optim.lr_scheduler.ExponentialLR(opt, lr_decay)
              if lr_decay is not None else None)
+    run_id = {"lr": lr, "lr_decay": lr_decay,
+              "batch_size": batch_size, "n_samples": n_samples, "kl_weighting": kl_weighting,
+              "optimizer": optimizer, "momentum": momentum, "seed": seed,
+              "data": data_fingerprint(data), "model": model_fingerprint(model)}
     history, start_epoch = [], 0
+    if checkpoint is not None:
+        remove_stale_tmp(checkpoint)
     if checkpoint is not None and Path(checkpoint).exists():
         state = load_checkpoint(checkpoint, map_location=x.device)
+        check_same_run(checkpoint, state.get("run"), run_id)
+        if int(state["epoch"]) > epochs:
+            raise CheckpointError(f"{checkpoint} holds {int(state['epoch'])} epochs, more than the "
+                                  f"{epochs} asked for: ask for at least {int(state['epoch'])} "
+                                  "epochs, or delete it (or use another path) to train afresh")
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
         if sched is not None and "scheduler" in state:
@@ -101,7 +204,7 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
 
     def save(epoch):
         state = dict(model=model.state_dict(), optimizer=opt.state_dict(), epoch=epoch,
-                     history=history, rng=torch.get_rng_state())
+                     history=history, rng=torch.get_rng_state(), run=run_id)
         if sched is not None:
             state["scheduler"] = sched.state_dict()
         if torch.cuda.is_available():
@@ -109,40 +212,59 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
         save_checkpoint(checkpoint, **state)
 
     bar = progress(range(start_epoch, epochs), desc=desc, initial=start_epoch, total=epochs)
-    for epoch in bar:
-        model.train()
-        t0 = time.perf_counter()
-        gen = torch.Generator().manual_seed(int(seed) * 1_000_003 + epoch)
-        perm = torch.randperm(N, generator=gen).to(x.device)
-        tot_loss = tot_nll = tot_kl = 0.0
-        for i in range(M):
-            idx = perm[i * batch_size:(i + 1) * batch_size]
-            parts = elbo(model, x[idx], y[idx], weights[i], n_samples=n_samples, nll=nll)
-            opt.zero_grad(set_to_none=True)
-            parts.loss.backward()
-            opt.step()
-            loss = parts.loss.item()
-            if not math.isfinite(loss):
+    with sampling(model, True):  # training always samples; the caller's switch comes back after
+        for epoch in bar:
+            model.train()
+            t0 = time.perf_counter()
+            gen = torch.Generator().manual_seed(seed * 1_000_003 + epoch)
+            perm = torch.randperm(N, generator=gen).to(x.device)
+            tot_loss = tot_nll = tot_kl = 0.0
+            for i in range(M):
+                idx = perm[i * batch_size:(i + 1) * batch_size]
+                parts = elbo(model, x[idx], y[idx], weights[i], n_samples=n_samples, nll=nll)
+                opt.zero_grad(set_to_none=True)
+                parts.loss.backward()
+                opt.step()
+                loss = parts.loss.item()
+                if not math.isfinite(loss):
+                    raise FloatingPointError(
+                        f"loss became {loss} at epoch {epoch + 1}, minibatch {i + 1}: the run "
+                        "diverged. Lower the learning rate, start rho lower, or use a wider prior.")
+                tot_loss += loss * len(idx)
+                tot_nll += parts.nll
+                tot_kl += parts.kl * weights[i]
+            bad = [n for n, p in model.named_parameters() if not bool(torch.isfinite(p).all())]
+            if bad:
                 raise FloatingPointError(
-                    f"loss became {loss} at epoch {epoch + 1}, minibatch {i + 1}: the run diverged. "
-                    "Lower the learning rate, start rho lower, or use a wider prior.")
-            tot_loss += loss * len(idx)
-            tot_nll += parts.nll
-            tot_kl += parts.kl * weights[i]
-        if sched is not None:
-            sched.step()
-        wall += time.perf_counter() - t0
-        row = {"epoch": epoch + 1, "loss": tot_loss / N, "nll": float(tot_nll) / N,
-               "kl": float(tot_kl) / N,
-               "wall_s": wall}
-        for name in eval_sets:
-            xs, ys = data.split(name)
-            row[f"{name}_error"] = evaluate_error(model, xs, ys)
-        history.append(row)
-        bar.set_postfix({k: f"{v:.4f}" for k, v in row.items() if k.endswith("error")})
-        if checkpoint is not None and ((epoch + 1) % checkpoint_every == 0 or epoch + 1 == epochs):
-            save(epoch + 1)
+                    f"parameters {bad} became NaN or inf in epoch {epoch + 1}: the run diverged "
+                    "(nothing of this epoch was saved). Lower the learning rate or check lr_decay.")
+            if sched is not None:
+                sched.step()
+            wall += time.perf_counter() - t0
+            row = {"epoch": epoch + 1, "loss": tot_loss / N, "nll": float(tot_nll) / N,
+                   "kl": float(tot_kl) / N,
+                   "wall_s": wall}
+            for name in eval_sets:
+                xs, ys = data.split(name)
+                row[f"{name}_error"] = evaluate_error(model, xs, ys)
+            history.append(row)
+            bar.set_postfix({k: f"{v:.4f}" for k, v in row.items() if k.endswith("error")})
+            if checkpoint is not None and ((epoch + 1) % checkpoint_every == 0
+                                           or epoch + 1 == epochs):
+                save(epoch + 1)
     return history
+
+
+def check_same_run(path, saved, current):
+    """Raise CheckpointError when the checkpoint at ``path`` belongs to another run."""
+    if saved is None:
+        raise CheckpointError(f"{path} records no run fingerprint (written by an older version of "
+                              "helpers): delete it to train afresh")
+    diff = [f"{k}: checkpoint {saved.get(k)!r}, this run {current[k]!r}" for k in current
+            if saved.get(k) != current[k]]
+    if diff:
+        raise CheckpointError(f"{path} belongs to another run ({'; '.join(diff)}): use another "
+                              "checkpoint path for this run, or delete the file to train afresh")
 
 
 def train_step_fn(model, opt, kl_weight=1.0, n_samples=1, nll=categorical_nll):

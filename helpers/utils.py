@@ -1,5 +1,6 @@
 """Seeding, device choice, project paths, progress bars and atomic result files."""
 import datetime as _dt
+import functools
 import json
 import math
 import os
@@ -83,10 +84,29 @@ def progress(iterable=None, **kwargs):
     return tqdm(iterable, **kwargs)
 
 
+def remove_stale_tmp(path):
+    """Remove temporary files an interrupted ``atomic_write_bytes`` of ``path`` left behind (a
+    killed process cannot clean up after itself); return how many were removed."""
+    path = Path(path)
+    removed = 0
+    if path.parent.is_dir():
+        for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+            try:
+                tmp.unlink()
+                removed += 1
+            except FileNotFoundError:
+                pass
+    return removed
+
+
 def atomic_write_bytes(path, data):
-    """Write ``data`` to ``path`` through a temporary file and ``os.replace``; return the path."""
+    """Write ``data`` to ``path`` through a temporary file and ``os.replace``; return the path.
+
+    Temporary files of earlier, interrupted writes of the same path are removed first (one writer
+    per path is assumed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_tmp(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -101,13 +121,62 @@ def atomic_write_bytes(path, data):
     return path
 
 
+_ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile",
+              "neon", "asimd", "sve")
+
+
+@functools.lru_cache(maxsize=1)
+def _cpu_description():
+    """Return (model name, instruction-set flags of interest) from /proc/cpuinfo where it exists."""
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                key = key.strip().lower()
+                if key in ("model name", "hardware") and model in ("", platform.machine(),
+                                                                   platform.processor()):
+                    model = value.strip()
+                elif key in ("flags", "features") and not flags:
+                    flags = set(value.split())
+    except OSError:
+        pass
+    return model, [f for f in _ISA_FLAGS if f in flags]
+
+
+@functools.lru_cache(maxsize=1)
+def _torch_build():
+    """Return the BLAS and oneDNN builds torch reports (``torch.__config__.show()``)."""
+    import re
+    text = torch.__config__.show()
+    out = {}
+    blas = re.search(r"BLAS_INFO=(\w+)", text)
+    mkl = re.search(r"Math Kernel Library Version ([\w.]+)", text)
+    out["blas"] = (blas.group(1) if blas else "unknown") + (f" {mkl.group(1)}" if mkl else "")
+    dnn = re.search(r"(?:MKL-DNN|oneDNN) v([\w.]+)", text)
+    out["onednn"] = dnn.group(1) if dnn else None
+    try:
+        out["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
+    except AttributeError:
+        out["cpu_capability"] = None
+    return out
+
+
 def machine_info(device=None):
-    """Return a dict describing the hardware and package versions of this run."""
+    """Return a dict describing the hardware and software of this run: the CPU model and its
+    vector instruction sets, torch's thread count, BLAS / oneDNN builds and package versions.
+
+    Runs repeat exactly only on the same machine and thread count: float kernels (matmul
+    blocking, vector width) differ between CPUs, so this is recorded beside every number."""
     device = torch.device(device) if device is not None else torch.device("cpu")
+    model, isa = _cpu_description()
     info = {"device": str(device), "torch": torch.__version__, "python": platform.python_version(),
-            "cpu": platform.processor() or platform.machine(), "threads": torch.get_num_threads()}
+            "numpy": np.__version__, "cpu": model, "arch": platform.machine(), "isa": isa,
+            "threads": torch.get_num_threads(), "cpu_count": os.cpu_count(),
+            **_torch_build(), "platform": platform.platform()}
     if device.type == "cuda":
         info["gpu"] = torch.cuda.get_device_name(device)
+        info["cuda"] = torch.version.cuda
     return info
 
 

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from helpers import bandit as B
+from helpers import load_checkpoint, save_checkpoint
 from helpers.priors import ScaleMixturePrior
 
 
@@ -45,7 +46,7 @@ def test_interrupted_run_resumes_identically(tmp_path):
     ck = tmp_path / "b.pt"
     short = B.BanditConfig(**{**cfg.__dict__, "steps": 10})
     B.run(short, x, poison, checkpoint=ck, checkpoint_every=10)
-    state = torch.load(ck, weights_only=True)
+    state = load_checkpoint(ck)
     assert int(state["t"]) == 10
     # only the 10 filled rows of the 64-tuple buffer are stored, the one-hot inputs as bytes
     assert state["buf_x"].shape == (4, 10, x.shape[1] + 3) and state["buf_x"].dtype == torch.uint8
@@ -57,7 +58,7 @@ def test_interrupted_run_resumes_identically(tmp_path):
     straight = B.run(cfg, xs, poison)
     ck2 = tmp_path / "b2.pt"
     B.run(short, xs, poison, checkpoint=ck2, checkpoint_every=10)
-    assert torch.load(ck2, weights_only=True)["buf_x"].dtype == torch.float32
+    assert load_checkpoint(ck2)["buf_x"].dtype == torch.float32
     assert torch.allclose(B.run(cfg, xs, poison, checkpoint=ck2).cum_regret, straight.cum_regret)
     # a checkpoint of a longer buffer than the run's says so
     small = B.BanditConfig(**{**cfg.__dict__, "buffer": 8, "batch": 4})
@@ -165,7 +166,7 @@ def test_checkpoint_of_another_layout_gives_a_clear_error(tmp_path):
     cfg = B.BanditConfig(steps=4, seeds=(0,), hidden=8, buffer=64, updates_per_step=1, batch=4,
                          record_every=2)
     ck = tmp_path / "old.pt"
-    torch.save({"model": {"mu": torch.zeros(3)}, "optimizer": {}}, ck)
+    save_checkpoint(ck, model={"mu": torch.zeros(3)}, optimizer={})
     with pytest.raises(ValueError, match="delete it"):
         B.run(cfg, x, poison, checkpoint=ck)
 
@@ -218,7 +219,7 @@ def test_window_census_counts_the_regret_of_the_last_steps(tmp_path):
                              batch=4, record_every=5)
         ck = tmp_path / f"census{buffer}.pt"
         B.run(cfg, x, poison, checkpoint=ck)
-        state = torch.load(ck, weights_only=True)
+        state = load_checkpoint(ck)
         rows = B.window_census(state, x, poison, seeds=(0, 1), last=10)
         assert [(r["agent"], r["seed"]) for r in rows[:3]] == [("bbb", 0), ("bbb", 1),
                                                               ("greedy", 0)]

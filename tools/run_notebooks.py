@@ -2,6 +2,7 @@
 
     python tools/run_notebooks.py --profile default              # in place (committed outputs)
     python tools/run_notebooks.py --profile smoke --out build/notebooks
+    python tools/run_notebooks.py --clean                        # relative paths in metadata only
 
 In-place runs write to a temporary copy first and replace the notebook only when it ran through,
 so a failed run never leaves a half-executed notebook behind.
@@ -12,11 +13,33 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import papermill as pm
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from helpers.profiles import PROFILE_NAMES  # noqa: E402
+
+
+def relative(path):
+    """Return ``path`` relative to the repository (its name only when it lies outside)."""
+    path = Path(path).resolve()
+    try:
+        return path.relative_to(ROOT).as_posix()
+    except ValueError:
+        return path.name
+
+
+def clean_metadata(executed, source, target):
+    """Replace the absolute paths papermill writes into the notebook's metadata (input and output
+    path, the temporary name it ran under) by repository-relative ones."""
+    nb = nbformat.read(str(executed), as_version=4)
+    meta = nb.metadata.get("papermill", {})
+    if "input_path" in meta:
+        meta["input_path"] = relative(source)
+    if "output_path" in meta:
+        meta["output_path"] = relative(target)
+    nbformat.write(nb, str(executed))
 
 
 def main(argv=None):
@@ -25,6 +48,8 @@ def main(argv=None):
     ap.add_argument("--out", default=None, help="folder for executed copies (default: in place)")
     ap.add_argument("--kernel", default="python3")
     ap.add_argument("--only", nargs="*", default=None, help="notebook name prefixes, e.g. 00 02")
+    ap.add_argument("--clean", action="store_true",
+                    help="only rewrite the notebooks' papermill metadata with relative paths")
     ap.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                     help="extra papermill parameter (value parsed as Python literal if possible)")
     args = ap.parse_args(argv)
@@ -44,6 +69,11 @@ def main(argv=None):
         notebooks = [nb for nb in notebooks if any(nb.name.startswith(p) for p in args.only)]
     if not notebooks:
         ap.error("no notebooks matched")
+    if args.clean:
+        for nb in notebooks:
+            clean_metadata(nb, nb, nb)
+        print(f"cleaned the metadata of {len(notebooks)} notebooks")
+        return
     # headless runs: no progress bars in the stored outputs (they would flood the notebooks)
     os.environ.setdefault("BBB_QUIET", "1")
     # figures inline in the stored notebooks (readers see them on the web), whatever MPLBACKEND
@@ -64,6 +94,7 @@ def main(argv=None):
         except Exception:
             print(f"FAILED: {nb.name}; the executed copy with the error is {tmp}", file=sys.stderr)
             raise
+        clean_metadata(tmp, nb, target)
         os.replace(tmp, target)
         print(f"[{args.profile}] {nb.name} done in {time.perf_counter() - t0:.1f} s", flush=True)
     print(f"all {len(notebooks)} notebooks done in {time.perf_counter() - total:.1f} s")
