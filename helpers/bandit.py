@@ -47,7 +47,7 @@ PAPER_FIGURE6 = {  # cumulative regret read off the paper's Figure 6 (approximat
 }
 
 
-KL_COUNTS = ("filled", "capacity", "seen")
+KL_COUNTS = ("filled", "capacity", "seen", "fixed")
 
 
 @dataclass
@@ -64,8 +64,8 @@ class BanditConfig:
     # what the paper leaves open (notebook 03, section 1b, shows why these):
     prior: object = 0.05      # a Gaussian prior's sigma, or (pi, sigma1, sigma2) of a scale mixture
     noise_sigma: float = 1.0  # Gaussian likelihood std of the reward
-    # KL / N: N = buffer "capacity", tuples "filled" so far, or "seen" = max(capacity, steps so far);
-    # N is never below ``kl_floor``
+    # KL / N: N = buffer "capacity", tuples "filled" so far, "seen" = max(capacity, steps so far),
+    # or "fixed" = kl_floor whatever the buffer holds; N is never below ``kl_floor``
     kl_count: str = "capacity"
     kl_floor: int = 0
     thompson_samples: int = 2
@@ -82,21 +82,26 @@ class BanditConfig:
             raise ValueError(f"kl_count must be one of {KL_COUNTS}, got {self.kl_count!r}")
         if int(self.kl_floor) < 0:
             raise ValueError(f"kl_floor must be >= 0, got {self.kl_floor!r}")
+        if self.kl_count == "fixed" and int(self.kl_floor) < 1:
+            raise ValueError("kl_count='fixed' divides the KL by kl_floor: give kl_floor >= 1")
 
 
-BUFFER_RECIPES = ("paper", "keep_all")
+BUFFER_RECIPES = ("paper", "keep_all", "keep_all_fixed_kl")
 
 
 def buffer_settings(recipe, steps):
     """Return the ``BanditConfig`` overrides of a buffer recipe.
 
     'paper': the last 4,096 tuples, KL / 4,096 (the paper's buffer). 'keep_all': every tuple of the
-    run (a buffer of ``steps``), KL / max(4,096, tuples stored): the agent never forgets, and its
-    posterior narrows as the data grow (a departure from the paper; notebook 03, section 5)."""
+    run (a buffer of ``steps``, as in Riquelme et al.'s code), KL / max(4,096, tuples stored): the
+    agent never forgets, and its posterior narrows as the data grow. 'keep_all_fixed_kl': every
+    tuple, KL / 4,096 throughout (the prior keeps the weight of 4,096 tuples)."""
     if recipe == "paper":
         return {"buffer": 4096, "kl_count": "capacity", "kl_floor": 0}
     if recipe == "keep_all":
         return {"buffer": max(int(steps), 4096), "kl_count": "filled", "kl_floor": 4096}
+    if recipe == "keep_all_fixed_kl":
+        return {"buffer": max(int(steps), 4096), "kl_count": "fixed", "kl_floor": 4096}
     raise ValueError(f"unknown buffer recipe {recipe!r}; choose one of {BUFFER_RECIPES}")
 
 
@@ -488,7 +493,7 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
         buf_x[:, slot] = torch.where(eat.unsqueeze(1), inputs[:, EAT], inputs[:, PASS])
         buf_r[:, slot] = reward
         filled = min(t + 1, cfg.buffer)
-        kl_n = max(cfg.kl_floor, {"filled": filled, "capacity": cfg.buffer,
+        kl_n = max(cfg.kl_floor, {"filled": filled, "capacity": cfg.buffer, "fixed": 0,
                                   "seen": max(cfg.buffer, t + 1)}[cfg.kl_count])
         t0 = time.perf_counter()
         if cfg.updates_per_step:  # every minibatch of this step in one gather
