@@ -27,11 +27,11 @@ BUILD := build
 SMOKE_ENV := BBB_QUIET=1 BBB_FIGURES_DIR=$(abspath $(BUILD))/figures \
 	BBB_RESULTS_DIR=$(abspath $(BUILD))/results BBB_CHECKPOINT_DIR=$(abspath $(BUILD))/checkpoints
 
-.PHONY: venv notebooks test unit smoke nbval bench clean
+.PHONY: venv notebooks test unit smoke nbval bench sweep clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,sweep]'
 	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python 3 (bbb)" >/dev/null
 	touch $@
 
@@ -52,6 +52,10 @@ smoke: $(STAMP)
 nbval: $(STAMP)
 	$(SMOKE_ENV) MPLBACKEND=module://matplotlib_inline.backend_inline \
 		$(PY) -m pytest -q --nbval-lax --nbval-current-env $(BUILD)/notebooks
+
+# validation searches on Ray Tune (results/<notebook>/sweep/); RAY_ADDRESS=... runs them on a cluster
+sweep: $(STAMP)
+	$(PY) tools/run_sweeps.py --profile $(PROFILE) $(if $(ONLY),--only $(ONLY))
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'

@@ -11,6 +11,49 @@ import math
 PROFILE_NAMES = ("smoke", "default", "paper")
 
 MNIST_MIXTURE = (0.5, 1.0, math.exp(-6))  # the paper's MNIST prior: pi 1/2, sigma1 1, sigma2 e^-6
+
+def _mnist_sweeps(H, lrs, decays, pis, s1s, s2s, samples, rhos, starts, weightings, rates, sigmas,
+                  init_epochs):
+    """The validation searches of notebook 01 for hidden size H: name -> {base, grid} over
+    ``helpers.classification.RunConfig`` fields (``starts``: 'uniform' = mu ~ U(-0.1, 0.1),
+    'linear' = nn.Linear's bound, 'warm' = the means start at the trained SGD network)."""
+    start = {"uniform": dict(mu_init=0.1, init_from=None), "linear": dict(mu_init=None,
+             init_from=None), "warm": dict(mu_init=None, init_from="sgd")}
+    bbb = dict(H=H, init_epochs=init_epochs)
+    starts = [start[s] for s in starts]
+    return {
+        f"sgd_h{H}": dict(base=dict(method="sgd", H=H), grid=dict(lr=lrs, lr_decay=decays)),
+        f"dropout_h{H}": dict(base=dict(method="dropout", H=H, lr=lrs[0]),
+                              grid=dict(dropout=rates, lr_decay=decays)),
+        f"bbb_gaussian_h{H}": dict(base=dict(method="bbb_gaussian", lr=lrs[0], **bbb),
+                                   grid=dict(prior_sigma=sigmas, lr_decay=decays[:1],
+                                             kl_weighting=weightings, start=starts)),
+        f"bbb_mixture_h{H}": dict(base=dict(method="bbb_mixture", **bbb),
+                                  grid=dict(lr=lrs[:1] if len(lrs) < 3 else lrs, lr_decay=decays,
+                                            pi=pis, neg_log_sigma1=s1s, neg_log_sigma2=s2s,
+                                            samples=samples, rho_init=rhos,
+                                            kl_weighting=weightings, start=starts)),
+    }
+
+
+MNIST_SWEEPS = {
+    "smoke": _mnist_sweeps(50, lrs=[1e-3], decays=[0.955], pis=[0.5], s1s=[0.0], s2s=[6.0],
+                           samples=[1], rhos=[-6.0], starts=["uniform", "warm"],
+                           weightings=["uniform"], rates=[0.5], sigmas=[1.0], init_epochs=2),
+    # sized for a 2-core CPU (about an hour, `make sweep`); 'paper' is the paper's grid plus the
+    # choices this project added, for a cluster or a GPU
+    "default": _mnist_sweeps(400, lrs=[1e-3, 3e-4], decays=[0.955, 1.0], pis=[0.25, 0.5],
+                             s1s=[0.0], s2s=[6.0], samples=[1, 2], rhos=[-6.0, -5.0],
+                             starts=["uniform", "warm"], weightings=["uniform", "blundell"],
+                             rates=[0.2, 0.5], sigmas=[1.0, 0.1], init_epochs=60),
+    "paper": _mnist_sweeps(400, lrs=[1e-3, 1e-4, 1e-5], decays=[0.955, 1.0],
+                           pis=[0.25, 0.5, 0.75], s1s=[0.0, 1.0, 2.0], s2s=[6.0, 7.0, 8.0],
+                           samples=[1, 2, 5, 10], rhos=[-6.0, -5.0],
+                           starts=["uniform", "linear", "warm"],
+                           weightings=["uniform", "blundell"], rates=[0.2, 0.5],
+                           sigmas=[1.0, 0.1], init_epochs=600),
+}
+
 BANDIT_TUNING = dict(seeds=(100, 101), steps=20_000, updates_per_step=64, record_every=100,
                      priors=[0.02, 0.05, 0.1, MNIST_MIXTURE],
                      recipes=["paper", "keep_all", "keep_all_fixed_kl"])
@@ -32,31 +75,18 @@ PROFILES = {
                       ensemble_size=5, n_test=5000),
     },
     "01_mnist_classification": {
-        # n_train/n_eval: None = the paper's 50,000 / 10,000 / 10,000 split
-        # sweep_warm_epochs: the sweep's horizon for warm-started configs (their deterministic start
-        # already trains this long; the final runs then reuse their checkpoints)
-        # mixture_extra_H: BBB scale mixture (1/M KL weights) also at these sizes; 2x1200 is the
-        # network of the paper's Figure 2 and Table 2 (notebook 04 prunes it)
-        "smoke": dict(hidden_sizes=(50,), mixture_extra_H=(30,), epochs=2, n_train=2000,
-                      n_eval=1000, eval_samples=4,
-                      sweep=dict(pi=[0.5], mu_init=[None, 0.1], samples=[1],
-                                 kl_weighting=["uniform"], init_from=[None, "sgd"]),
-                      sweep_epochs=1, sweep_warm_epochs=2, sweep_H=50),
-        # default: random starts of the means only U(-0.1, 0.1) (nn.Linear's bound was worse in 3
-        # of 4 pairs of an earlier sweep, notebook 01 section 1; 'paper' sweeps both), so the
-        # whole notebook fits 30 min on 2 cores
-        "default": dict(hidden_sizes=(400,), mixture_extra_H=(1200,), epochs=60, n_train=None,
-                        n_eval=None, eval_samples=10,
-                        sweep=dict(pi=[0.25, 0.5], mu_init=[0.1], samples=[1],
-                                   kl_weighting=["uniform", "blundell"], init_from=[None, "sgd"]),
-                        sweep_epochs=10, sweep_warm_epochs=60, sweep_H=400),
-        "paper": dict(hidden_sizes=(400, 800, 1200), mixture_extra_H=(), epochs=600,
-                      n_train=None, n_eval=None, eval_samples=10,
-                      sweep=dict(pi=[0.25, 0.5, 0.75], neg_log_sigma1=[0.0, 1.0, 2.0],
-                                 neg_log_sigma2=[6.0, 7.0, 8.0], samples=[1, 2, 5, 10],
-                                 kl_weighting=["uniform", "blundell"], mu_init=[None, 0.1],
-                                 init_from=[None, "sgd"]),
-                      sweep_epochs=50, sweep_warm_epochs=600, sweep_H=400),
+        # n_train/n_eval: None = the paper's 50,000 / 10,000 / 10,000 split. sweep: how the
+        # validation searches of ``sweeps`` run (helpers.sweep; `make sweep`); seeds: the
+        # reported seeds of Table 1 (the sweeps use another seed, sweep["seed"])
+        "smoke": dict(n_train=2000, n_eval=1000, eval_samples=4, seeds=(0,), H=50,
+                      sweep=dict(max_epochs=2, grace=1, reduction=3, epoch_step=1, seed=100),
+                      sweeps=MNIST_SWEEPS["smoke"]),
+        "default": dict(n_train=None, n_eval=None, eval_samples=10, seeds=(0, 1, 2), H=400,
+                        sweep=dict(max_epochs=60, grace=5, reduction=3, epoch_step=5, seed=100),
+                        sweeps=MNIST_SWEEPS["default"]),
+        "paper": dict(n_train=None, n_eval=None, eval_samples=10, seeds=(0, 1, 2), H=400,
+                      sweep=dict(max_epochs=600, grace=50, reduction=3, epoch_step=50, seed=100),
+                      sweeps=MNIST_SWEEPS["paper"]),
     },
     "04_pruning": {
         # H: the notebook-01 network pruned; compare_H: where the two KL weightings are compared

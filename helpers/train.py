@@ -131,7 +131,8 @@ def evaluate_error(model, x, y, batch_size=5000):
 
 def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting="uniform",
         optimizer="adam", momentum=0.0, seed=0, checkpoint=None, checkpoint_every=10,
-        eval_sets=("val", "test"), nll=categorical_nll, desc="train", lr_decay=None):
+        eval_sets=("val", "test"), nll=categorical_nll, desc="train", lr_decay=None,
+        on_epoch=None):
     """Train ``model`` on ``data`` (an ``ImageData``-like object with x_train, y_train, ...).
 
     Returns the per-epoch history: a list of dicts with epoch, loss, nll, kl (per example),
@@ -142,7 +143,8 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
     uninterrupted run); a checkpoint of another run (settings, seed, data or model differ) is
     refused with the fields that differ. ``lr_decay`` in (0, 1] multiplies the learning rate by
     that factor after every epoch. A non-finite loss or parameter stops the run with
-    FloatingPointError before anything of that epoch is saved.
+    FloatingPointError before anything of that epoch is saved. ``on_epoch(row, model)`` is called
+    after every epoch (and its checkpoint), e.g. to report to a sweep engine.
     """
     epochs = _int_setting("epochs", epochs, 0)
     batch_size = _int_setting("batch_size", batch_size, 1)
@@ -252,6 +254,8 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
             if checkpoint is not None and ((epoch + 1) % checkpoint_every == 0
                                            or epoch + 1 == epochs):
                 save(epoch + 1)
+            if on_epoch is not None:
+                on_epoch(row, model)
     return history
 
 

@@ -8,13 +8,14 @@ CONDA_NAMES = {"pytorch": "torch"}
 
 
 def _split(spec):
-    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", spec)
+    m = re.match(r"^\s*([A-Za-z0-9_.\-]+(?:\[[^\]]+\])?)\s*(.*)$", spec)
     return m.group(1).lower(), m.group(2).replace(" ", "")
 
 
 def pip_deps():
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    specs = meta["dependencies"] + meta["optional-dependencies"]["dev"]
+    extras = meta["optional-dependencies"]
+    specs = meta["dependencies"] + extras["dev"] + extras["sweep"]
     return dict(_split(s) for s in specs)
 
 

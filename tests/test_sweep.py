@@ -1,0 +1,78 @@
+"""helpers.sweep: declared spaces, the validation-only choice, and a real Ray Tune sweep that is
+interrupted (a trial fails on purpose) and restored without retraining finished trials."""
+import json
+import math
+
+import pytest
+
+from helpers import get_profile
+from helpers import sweep as S
+
+
+def test_expand_bundles_and_deduplicates():
+    space = {"base": {"method": "bbb_mixture", "H": 20},
+             "grid": {"pi": [0.25, 0.5], "start": [{"mu_init": 0.1, "init_from": None},
+                                                   {"mu_init": None, "init_from": "sgd"},
+                                                   {"mu_init": 0.2, "init_from": "sgd"}]}}
+    cfgs = S.expand(space)
+    assert len(cfgs) == 4  # mu_init does not matter under a warm start: one config, not two
+    assert all(c.seed == 100 for c in cfgs)
+    with pytest.raises(ValueError, match="not RunConfig settings"):
+        S.expand({"base": {"method": "sgd"}, "grid": {"learning_rate": [1e-3]}})
+
+
+def test_profiles_declare_the_paper_grid():
+    paper = get_profile("01_mnist_classification", "paper").sweeps["bbb_mixture_h400"]["grid"]
+    assert paper["lr"] == [1e-3, 1e-4, 1e-5] and paper["pi"] == [0.25, 0.5, 0.75]
+    assert paper["neg_log_sigma1"] == [0.0, 1.0, 2.0] and paper["neg_log_sigma2"] == [6.0, 7.0, 8.0]
+    default = get_profile("01_mnist_classification", "default")
+    n, epochs = S.trial_epochs(default.sweeps["bbb_mixture_h400"], 60, 5, 3)
+    assert n == 64 and epochs < 64 * 60
+
+
+def test_choice_uses_validation_only():
+    trials = [{"name": "a", "config": {"x": 1}, "val_error": 0.02, "best_epoch": 40,
+               "stopped_early": False},
+              {"name": "b", "config": {"x": 2}, "val_error": 0.015, "best_epoch": 60,
+               "stopped_early": False},
+              {"name": "c", "config": {"x": 3}, "val_error": 0.015, "best_epoch": 50,
+               "stopped_early": False},
+              {"name": "d", "config": {"x": 4}, "val_error": None, "best_epoch": None,
+               "stopped_early": False}]
+    chosen = S.choose(trials)
+    assert chosen["name"] == "c" and chosen["config"]["epochs"] == 50  # tie: fewer epochs
+    curve = [[1, 0.3], [2, 0.1], [3, 0.2], [4, 0.25], [5, 0.22], [6, 0.21], [7, 0.3]]
+    assert S._best_epoch(curve, 5) == (5, 0.22)  # only multiples of 5 and the last epoch count
+
+
+def test_ray_sweep_is_interrupted_and_restored(shared_data, tmp_path, monkeypatch):
+    ray = pytest.importorskip("ray")
+    monkeypatch.setenv("BBB_DATA_DIR", str(shared_data))  # the Ray workers inherit it
+    space = {"base": {"method": "bbb_mixture", "H": 20, "init_epochs": 1},
+             "grid": {"pi": [0.25, 0.5], "start": [{"mu_init": 0.1, "init_from": None},
+                                                   {"mu_init": None, "init_from": "sgd"}]}}
+    kw = dict(profile="smoke", max_epochs=3, grace=1, epoch_step=1, n_train=1000, n_eval=500,
+              eval_samples=2, cpus=2,
+              extra_config={"_crash_once_at_epoch": 2,
+                            "_crash_marker": str(tmp_path / "crashed-once")})
+    try:
+        first = S.run_sweep("restore_test", space, **kw)
+        errored = [t for t in first["metrics"]["trials"] if t["error"]]
+        assert len(errored) == 1 and not first["metrics"]["complete"]
+        started = {t["name"]: t["started_at"] for t in first["metrics"]["trials"] if not t["error"]}
+        again = S.run_sweep("restore_test", space, **kw)
+    finally:
+        ray.shutdown()
+    rows = {t["name"]: t for t in again["metrics"]["trials"]}
+    assert again["metrics"]["complete"] and len(rows) == 4
+    for name, t0 in started.items():  # finished trials were not trained again
+        assert rows[name]["started_at"] == t0
+    assert rows[errored[0]["name"]]["started_at"] != errored[0]["started_at"]
+    # validation numbers only: nothing in the results file mentions the test set
+    text = json.dumps(again)
+    assert "test_error" not in text and again["test_evaluated"] is False
+    assert again["selected_on"] == "validation" and again["metrics"]["chosen"]["val_error"] > 0
+    assert math.isclose(again["metrics"]["chosen"]["val_error"],
+                        min(t["val_error"] for t in rows.values()))
+    # per-trial TensorBoard logs under the git-ignored checkpoint folder
+    assert list((tmp_path / "checkpoints" / "ray").rglob("events.out.tfevents*"))

@@ -1,0 +1,68 @@
+"""Run the validation searches a profile declares (``helpers/profiles.py``) on Ray Tune.
+
+    python tools/run_sweeps.py --profile default [--only 01] [--names bbb_mixture_h400]
+    python tools/run_sweeps.py --profile paper --dry-run     # sizes only: trials, epochs
+
+Locally by default; on a Ray cluster when RAY_ADDRESS is set (`ray start --head`, then the same
+command). An interrupted sweep resumes where it stopped when rerun (finished trials are kept).
+Each sweep writes results/<notebook>/sweep/<name>.json; no test number is computed.
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+NOTEBOOKS = ("01_mnist_classification",)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="default")
+    ap.add_argument("--only", nargs="*", default=None, help="notebook prefixes, e.g. 01")
+    ap.add_argument("--names", nargs="*", default=None, help="sweep names (default: all)")
+    ap.add_argument("--dry-run", action="store_true", help="print the sizes and stop")
+    ap.add_argument("--threads-per-trial", type=int, default=1)
+    args = ap.parse_args(argv)
+    import helpers as H
+    from helpers import sweep as S
+    notebooks = [nb for nb in NOTEBOOKS if not args.only or any(nb.startswith(p) for p in args.only)]
+    if not notebooks:
+        ap.error(f"no notebook with sweeps matched {args.only}; notebooks with sweeps: {NOTEBOOKS}")
+    for nb in notebooks:
+        prof = H.get_profile(nb, args.profile)
+        sw = prof.sweep
+        names = args.names or list(prof.sweeps)
+        unknown = sorted(set(names) - set(prof.sweeps))
+        if unknown:
+            ap.error(f"unknown sweeps {unknown}; {nb} declares {sorted(prof.sweeps)}")
+        for name in names:
+            n, epochs = S.trial_epochs(prof.sweeps[name], sw["max_epochs"], sw["grace"],
+                                       sw["reduction"])
+            print(f"[{args.profile}] {nb} {name}: {n} trials, at most {sw['max_epochs']} epochs "
+                  f"each, about {epochs} trial-epochs under ASHA", flush=True)
+            if args.dry_run:
+                continue
+            t0 = time.perf_counter()
+            rec = S.run_sweep(name, prof.sweeps[name], notebook=nb, profile=args.profile,
+                              max_epochs=sw["max_epochs"], grace=sw["grace"],
+                              reduction=sw["reduction"], epoch_step=sw["epoch_step"],
+                              seed=sw["seed"], n_train=prof.n_train, n_eval=prof.n_eval,
+                              eval_samples=prof.eval_samples,
+                              threads_per_trial=args.threads_per_trial)
+            m = rec["metrics"]
+            chosen = m["chosen"]
+            state = "complete" if m["complete"] else "INCOMPLETE (rerun to resume)"
+            print(f"  {state} in {time.perf_counter() - t0:.0f} s; chosen on validation: "
+                  f"{chosen['name'] if chosen else None} at {chosen and chosen['epochs']} "
+                  f"epochs, val {100 * chosen['val_error']:.2f}%" if chosen else "  no trial "
+                  "finished", flush=True)
+            if not m["complete"]:
+                sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
