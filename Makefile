@@ -27,7 +27,7 @@ BUILD := build
 SMOKE_ENV := BBB_QUIET=1 BBB_FIGURES_DIR=$(abspath $(BUILD))/figures \
 	BBB_RESULTS_DIR=$(abspath $(BUILD))/results BBB_CHECKPOINT_DIR=$(abspath $(BUILD))/checkpoints
 
-.PHONY: venv notebooks test unit smoke nbval bench sweep clean
+.PHONY: venv notebooks test unit smoke nbval bench sweep table1 sync clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,9 +53,17 @@ nbval: $(STAMP)
 	$(SMOKE_ENV) MPLBACKEND=module://matplotlib_inline.backend_inline \
 		$(PY) -m pytest -q --nbval-lax --nbval-current-env $(BUILD)/notebooks
 
+# notebooks/NN_name.py (percent scripts, where edits happen) <-> notebooks/NN_name.ipynb
+sync: $(STAMP)
+	$(PY) -m jupytext --sync notebooks/[0-9][0-9]_*.ipynb
+
 # validation searches on Ray Tune (results/<notebook>/sweep/); RAY_ADDRESS=... runs them on a cluster
 sweep: $(STAMP)
 	$(PY) tools/run_sweeps.py --profile $(PROFILE) $(if $(ONLY),--only $(ONLY))
+
+# Table 1: the chosen recipes on the reported seeds (all widths; hours on 2 cores, resumable)
+table1: $(STAMP)
+	$(PY) tools/table1.py --profile $(PROFILE)
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'

@@ -8,8 +8,8 @@ from .elbo import ELBO, categorical_nll, elbo, gaussian_nll, kl_weights, sample_
 from .layers import (BayesConv2d, BayesLinear, BayesMLP, bayes_conv_net, bayes_layers, bayesify,
                      closed_form_kl, configure, copy_means, kl_divergence, mlp, sampling,
                      set_sampling)
-from .metrics import (Prediction, auroc, ece, error_rate, mcnemar, mutual_information, nll,
-                      predict, predictive_entropy, reliability)
+from .metrics import (Prediction, auroc, brier, ece, error_rate, mcnemar, mutual_information,
+                      nll, predict, predictive_entropy, reliability)
 from .plotting import savefig, use_style
 from .priors import (CauchyPrior, FlatPrior, GaussianPrior, LaplacePrior, LearnedScalePrior, Prior,
                      ScaleMixturePrior, make_prior)

@@ -164,31 +164,60 @@ def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=N
                   checkpoint_every=5, lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
                   desc=desc or cfg.method)
     metrics = {"epochs": len(history), "train_wall_s": history[-1]["wall_s"] if history else 0.0,
-               "test_error_mean_weights": history[-1]["test_error"] if history else None,
                "val_error": history[-1]["val_error"] if history else None}
     gen_state = torch.get_rng_state()
     torch.manual_seed(cfg.seed + 12345)  # evaluation noise independent of how training ended
-    if cfg.bayesian:
-        pred = predict(model, data.x_test, n_samples=eval_samples)
-        metrics["test_error_ensemble"] = error_rate(pred.mean, data.y_test)
-        metrics["test_error"] = metrics["test_error_ensemble"]
-        metrics["test_error_single_samples"] = [error_rate(p, data.y_test) for p in pred.samples]
-        metrics["eval_samples"] = eval_samples
+    if cfg.bayesian:  # first the choice of predictor, on validation; then the test set
         val = predict(model, data.x_val, n_samples=eval_samples)
         metrics["val_error_ensemble"] = error_rate(val.mean, data.y_val)
         metrics["val_error_mean_weights"] = metrics["val_error"]
         metrics["predictor"] = choose_predictor(metrics["val_error_mean_weights"],
                                                 metrics["val_error_ensemble"])
         metrics["val_error"] = metrics[f"val_error_{metrics['predictor']}"]
-        metrics["test_error"] = metrics[f"test_error_{metrics['predictor']}"]
+        pred = predict(model, data.x_test, n_samples=eval_samples)
+        probs = {"ensemble": pred.mean, "mean_weights": pred.posterior_mean}
+        metrics["test_error_ensemble"] = error_rate(pred.mean, data.y_test)
+        metrics["test_error_mean_weights"] = error_rate(pred.posterior_mean, data.y_test)
+        metrics["test_error_single_samples"] = [error_rate(p, data.y_test) for p in pred.samples]
+        metrics["eval_samples"] = eval_samples
+        chosen = probs[metrics["predictor"]]
     else:
-        metrics["test_error"] = metrics["test_error_mean_weights"]
-        metrics["test_error_ensemble"] = metrics["test_error_mean_weights"]
         metrics["predictor"] = "network"
+        chosen = predict(model, data.x_test, n_samples=1).posterior_mean
+        metrics["test_error_mean_weights"] = error_rate(chosen, data.y_test)
+        metrics["test_error_ensemble"] = metrics["test_error_mean_weights"]
+    metrics["test_error"] = error_rate(chosen, data.y_test)
+    metrics["test_misclassified"] = (chosen.argmax(-1) != data.y_test).nonzero().flatten().tolist()
+    metrics["weight_histogram"] = weight_histogram(model, seed=cfg.seed)
     torch.set_rng_state(gen_state)
     record = {"config": asdict(cfg), "name": cfg.name, "metrics": metrics, "history": history}
     record["config"]["prior"] = repr(cfg.prior()) if cfg.bayesian else None
     return model, record
+
+
+HIST_EDGES = (-0.3, 0.3, 240)  # Figure 3: weight values in [-0.3, 0.3], 240 bins
+
+
+@torch.no_grad()
+def weight_histogram(model, seed=0):
+    """Return the counts of the model's weight values (every layer; a BBB network: one sample
+    w ~ q, seeded) in the bins of ``HIST_EDGES``, and how many weights there are in all."""
+    from .layers import BayesLinear
+    gen = torch.Generator().manual_seed(int(seed) + 777)
+    ws = []
+    for layer in model.modules():
+        if isinstance(layer, BayesLinear):
+            mu = layer.weight_mu.detach().cpu()
+            eps = torch.randn(mu.shape, generator=gen)
+            ws.append((mu + layer.weight_sigma.detach().cpu() * eps).flatten())
+        elif isinstance(layer, torch.nn.Linear):
+            ws.append(layer.weight.detach().cpu().flatten())
+    w = torch.cat(ws)
+    lo, hi, n = HIST_EDGES
+    counts = torch.histc(w, bins=n, min=lo, max=hi)
+    inside = (w >= lo) & (w <= hi)
+    return {"lo": lo, "hi": hi, "bins": n, "counts": counts.long().tolist(),
+            "total": int(w.numel()), "outside": int((~inside).sum())}
 
 
 def choose_predictor(val_error_mean_weights, val_error_ensemble):

@@ -94,6 +94,14 @@ def nll(probs, y, eps=1e-12):
     return -torch.log(probs.gather(-1, y.unsqueeze(-1)).clamp_min(eps)).mean().item()
 
 
+def brier(probs, y):
+    """Return the Brier score: the mean over examples of sum_c (p_c - 1[y = c])^2 (in [0, 2])."""
+    check_finite("probs", probs)
+    _check_labels(probs, y)
+    onehot = F.one_hot(y, probs.shape[-1]).to(probs.dtype)
+    return ((probs - onehot) ** 2).sum(-1).mean().item()
+
+
 def predictive_entropy(probs, eps=1e-12):
     """Return the entropy H[p] of each row of ``probs`` (nats)."""
     check_finite("probs", probs)

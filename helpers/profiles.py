@@ -54,6 +54,37 @@ MNIST_SWEEPS = {
                            sigmas=[1.0, 0.1], init_epochs=600),
 }
 
+def _ood_sweeps(H, lrs, decays, rates, pis, weightings, starts, init_epochs):
+    """Notebook 05's searches: for each training set, the deterministic network, MC dropout and
+    BBB (scale mixture) over a declared grid (``starts`` as in ``_mnist_sweeps``)."""
+    start = {"uniform": dict(mu_init=0.1, init_from=None),
+             "linear": dict(mu_init=None, init_from=None),
+             "warm": dict(mu_init=None, init_from="sgd")}
+    out = {}
+    for data in ("MNIST", "FashionMNIST"):
+        key = data.lower()
+        out[f"deterministic_{key}"] = dict(base=dict(method="sgd", H=H, data=data),
+                                           grid=dict(lr=lrs, lr_decay=decays))
+        out[f"mc_dropout_{key}"] = dict(base=dict(method="dropout", H=H, data=data, lr=lrs[0]),
+                                        grid=dict(dropout=rates, lr_decay=decays))
+        out[f"bbb_{key}"] = dict(base=dict(method="bbb_mixture", H=H, data=data, lr=lrs[0],
+                                           init_epochs=init_epochs),
+                                 grid=dict(lr_decay=decays[:1], pi=pis, kl_weighting=weightings,
+                                           start=[start[s] for s in starts]))
+    return out
+
+
+OOD_SWEEPS = {
+    "smoke": _ood_sweeps(50, lrs=[1e-3], decays=[0.955], rates=[0.5], pis=[0.5],
+                         weightings=["uniform"], starts=["uniform"], init_epochs=2),
+    "default": _ood_sweeps(400, lrs=[1e-3, 3e-4], decays=[0.955, 1.0], rates=[0.1, 0.25, 0.5],
+                           pis=[0.25, 0.5], weightings=["uniform", "blundell"],
+                           starts=["uniform", "warm"], init_epochs=50),
+    "paper": _ood_sweeps(400, lrs=[1e-3, 3e-4], decays=[0.955, 1.0], rates=[0.1, 0.25, 0.5],
+                         pis=[0.25, 0.5, 0.75], weightings=["uniform", "blundell"],
+                         starts=["uniform", "linear", "warm"], init_epochs=100),
+}
+
 BANDIT_TUNING = dict(seeds=(100, 101), steps=20_000, updates_per_step=64, record_every=100,
                      priors=[0.02, 0.05, 0.1, MNIST_MIXTURE],
                      recipes=["paper", "keep_all", "keep_all_fixed_kl"])
@@ -78,15 +109,20 @@ PROFILES = {
         # n_train/n_eval: None = the paper's 50,000 / 10,000 / 10,000 split. sweep: how the
         # validation searches of ``sweeps`` run (helpers.sweep; `make sweep`); seeds: the
         # reported seeds of Table 1 (the sweeps use another seed, sweep["seed"])
-        "smoke": dict(n_train=2000, n_eval=1000, eval_samples=4, seeds=(0,), H=50,
+        # table: the widths of Table 1 and the seeds reported at each (`make table1`)
+        "smoke": dict(n_train=2000, n_eval=1000, eval_samples=4, H=50,
                       sweep=dict(max_epochs=2, grace=1, reduction=3, epoch_step=1, seed=100),
-                      sweeps=MNIST_SWEEPS["smoke"]),
-        "default": dict(n_train=None, n_eval=None, eval_samples=10, seeds=(0, 1, 2), H=400,
+                      sweeps=MNIST_SWEEPS["smoke"], table=dict(widths=(50,), seeds={50: (0,)})),
+        "default": dict(n_train=None, n_eval=None, eval_samples=10, H=400,
                         sweep=dict(max_epochs=60, grace=5, reduction=3, epoch_step=5, seed=100),
-                        sweeps=MNIST_SWEEPS["default"]),
-        "paper": dict(n_train=None, n_eval=None, eval_samples=10, seeds=(0, 1, 2), H=400,
+                        sweeps=MNIST_SWEEPS["default"],
+                        table=dict(widths=(400, 800, 1200), seeds={400: (0, 1, 2), 800: (0,),
+                                                                   1200: (0,)})),
+        "paper": dict(n_train=None, n_eval=None, eval_samples=10, H=400,
                       sweep=dict(max_epochs=600, grace=50, reduction=3, epoch_step=50, seed=100),
-                      sweeps=MNIST_SWEEPS["paper"]),
+                      sweeps=MNIST_SWEEPS["paper"],
+                      table=dict(widths=(400, 800, 1200), seeds={400: (0, 1, 2), 800: (0, 1, 2),
+                                                                 1200: (0, 1, 2)})),
     },
     "04_pruning": {
         # H: the notebook-01 network pruned; compare_H: where the two KL weightings are compared
@@ -110,15 +146,28 @@ PROFILES = {
                       tuning=BANDIT_TUNING),
     },
     "05_uncertainty": {
+        # sweeps: per method and training set, chosen by one rule on in-distribution validation
+        # data (the negative log-likelihood of the method's predictive; helpers.sweep, `make
+        # sweep ONLY=05`); seeds: the reported seeds per training set; the ensemble's members
+        # use the deterministic network's chosen settings and differ only in their seed.
         # toy_*: priors on moons / circles (full-batch steps); conv_*: the Bayesian conv net
-        "smoke": dict(H=50, epochs=1, bbb_epochs=1, n_train=2000, n_eval=1000, ensemble_size=2,
-                      eval_samples=4, toy_n=200, toy_steps=100, conv_epochs=1,
+        "smoke": dict(H=50, n_train=2000, n_eval=1000, ensemble_size=2, eval_samples=4,
+                      seeds={"MNIST": (0,), "FashionMNIST": (0,)},
+                      sweep=dict(max_epochs=2, grace=1, reduction=3, epoch_step=1, seed=100,
+                                 metric="val_nll", eval_samples=4),
+                      sweeps=OOD_SWEEPS["smoke"], toy_n=200, toy_steps=100, conv_epochs=1,
                       conv_n_train=2000),
-        "default": dict(H=400, epochs=30, bbb_epochs=50, n_train=None, n_eval=None,
-                        ensemble_size=5, eval_samples=20, toy_n=500, toy_steps=2000, conv_epochs=5,
+        "default": dict(H=400, n_train=None, n_eval=None, ensemble_size=5, eval_samples=20,
+                        seeds={"MNIST": (0, 1, 2), "FashionMNIST": (0,)},
+                        sweep=dict(max_epochs=50, grace=5, reduction=3, epoch_step=5, seed=100,
+                                   metric="val_nll", eval_samples=10),
+                        sweeps=OOD_SWEEPS["default"], toy_n=500, toy_steps=2000, conv_epochs=5,
                         conv_n_train=None),
-        "paper": dict(H=400, epochs=50, bbb_epochs=100, n_train=None, n_eval=None,
-                      ensemble_size=5, eval_samples=50, toy_n=500, toy_steps=10000, conv_epochs=30,
+        "paper": dict(H=400, n_train=None, n_eval=None, ensemble_size=5, eval_samples=50,
+                      seeds={"MNIST": (0, 1, 2), "FashionMNIST": (0, 1, 2)},
+                      sweep=dict(max_epochs=100, grace=10, reduction=3, epoch_step=10, seed=100,
+                                 metric="val_nll", eval_samples=10),
+                      sweeps=OOD_SWEEPS["paper"], toy_n=500, toy_steps=10000, conv_epochs=30,
                       conv_n_train=None),
     },
 }

@@ -28,9 +28,19 @@ from .metrics import error_rate, predict
 from .train import fit
 from .utils import checkpoints_dir, machine_info, results_dir, save_results
 
-RULE = ("the configuration and number of epochs (a multiple of epoch_step, or the last epoch "
-        "reported) with the lowest validation error of the posterior-mean weights (the network "
-        "itself for SGD and dropout); ties go to fewer epochs, then to the earlier trial")
+RULES = {
+    "val_error": ("the configuration and number of epochs (a multiple of epoch_step, or the last "
+                  "epoch reported) with the lowest validation error of the posterior-mean weights "
+                  "(the network itself for SGD and dropout); ties go to fewer epochs, then to the "
+                  "earlier trial"),
+    "val_nll": ("the configuration and number of epochs (a multiple of epoch_step, or the last "
+                "epoch reported) with the lowest validation negative log-likelihood of the "
+                "method's predictive distribution (the network; the average over eval_samples "
+                "dropout masks or weight samples); ties go to fewer epochs, then to the earlier "
+                "trial"),
+}
+PREDICTIVE = {"sgd": "deterministic", "dropout": "mc_dropout", "bbb_gaussian": "bbb",
+              "bbb_mixture": "bbb"}
 
 
 def expand(space, seed=100):
@@ -68,6 +78,7 @@ def trainable(config):
     started = time.time()
     cfg = RunConfig.from_dict(config["cfg"])
     torch.set_num_threads(int(config.get("threads", 1)))
+    metric = config.get("metric", "val_error")
     data = load_images(cfg.data, scale="paper", n_train=config.get("n_train"),
                        n_test=config.get("n_eval"))
     data.x_test, data.y_test = data.x_test[:0], data.y_test[:0]  # a sweep never sees the test set
@@ -86,13 +97,20 @@ def trainable(config):
             raise RuntimeError("a trial failing on purpose (sweep restore test)")
         metrics = {"epoch": row["epoch"], "val_error": row["val_error"], "loss": row["loss"],
                    "train_wall_s": row["wall_s"], "started_at": started}
+        gen = torch.get_rng_state()
+        torch.manual_seed(cfg.seed + 12345)
+        if metric == "val_nll":  # the method's predictive distribution on the validation set
+            from .metrics import nll
+            from .uncertainty import sample_probs
+            probs = sample_probs(PREDICTIVE[cfg.method], net, data.x_val,
+                                 config.get("eval_samples", 10)).mean(0)
+            metrics["val_nll"] = nll(probs, data.y_val)
+            metrics["val_error_predictive"] = error_rate(probs, data.y_val)
         if cfg.bayesian and row["epoch"] == cfg.epochs:  # both BBB predictors, at the end
-            gen = torch.get_rng_state()
-            torch.manual_seed(cfg.seed + 12345)
             ens = error_rate(predict(net, data.x_val, n_samples=config.get("eval_samples", 10))
                              .mean, data.y_val)
-            torch.set_rng_state(gen)
             metrics["val_error_ensemble"] = ens
+        torch.set_rng_state(gen)
         tune.report(metrics)
 
     fit(model, data, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,
@@ -148,11 +166,12 @@ def _load_source(src, notebook):
 def run_sweep(name, space, notebook="01_mnist_classification", profile="default",
               max_epochs=60, grace=5, reduction=3, epoch_step=5, threads_per_trial=1,
               cpus=None, seed=100, n_train=None, n_eval=None, eval_samples=10, data=None,
-              extra_config=None, quiet=True):
+              extra_config=None, quiet=True, metric="val_error"):
     """Run the sweep ``name`` over ``space`` (see ``expand``); return its results record.
 
     Each trial trains for at most ``max_epochs`` epochs; ASHA (grace period ``grace``, reduction
-    ``reduction``) stops the poor ones. A sweep with an existing Ray experiment of the same name
+    ``reduction``) stops the poor ones; ``metric`` ('val_error' or 'val_nll', see ``RULES``) is
+    what ASHA and the choice minimise. A sweep with an existing Ray experiment of the same name
     is restored (finished trials are kept, errored and unfinished ones rerun or resumed). The
     record is written to ``results/<notebook>/sweep/<name>.json`` and returned; trials that
     errored are listed with their error, and ``complete`` says whether every trial finished.
@@ -160,10 +179,12 @@ def run_sweep(name, space, notebook="01_mnist_classification", profile="default"
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # no per-trial tables in notebooks and logs
     from ray import tune
     from ray.tune.schedulers import ASHAScheduler
+    if metric not in RULES:
+        raise ValueError(f"metric must be one of {sorted(RULES)}, got {metric!r}")
     configs = [replace(c, epochs=max_epochs) for c in expand(space, seed=seed)]
     if data is None:
         from .data import load_images
-        data = load_images("MNIST", scale="paper", n_train=n_train, n_test=n_eval)
+        data = load_images(configs[0].data, scale="paper", n_train=n_train, n_test=n_eval)
     sources = _source_networks(configs, data, notebook)
     t0 = time.perf_counter()
     _init_ray(cpus)
@@ -171,7 +192,8 @@ def run_sweep(name, space, notebook="01_mnist_classification", profile="default"
     exp_name = f"{name}_{profile}"
     path = os.path.join(storage, exp_name)
     fixed = {"notebook": notebook, "threads": threads_per_trial, "n_train": n_train,
-             "n_eval": n_eval, "eval_samples": eval_samples, **(extra_config or {})}
+             "n_eval": n_eval, "eval_samples": eval_samples, "metric": metric,
+             **(extra_config or {})}
     trial_fn = tune.with_resources(trainable, {"cpu": threads_per_trial})
     if tune.Tuner.can_restore(path):
         tuner = tune.Tuner.restore(path, trainable=trial_fn, resume_unfinished=True,
@@ -181,53 +203,63 @@ def run_sweep(name, space, notebook="01_mnist_classification", profile="default"
         scheduler = ASHAScheduler(time_attr="epoch", max_t=max_epochs, grace_period=grace,
                                   reduction_factor=reduction)
         tuner = tune.Tuner(trial_fn, param_space=space_,
-                           tune_config=tune.TuneConfig(metric="val_error", mode="min",
+                           tune_config=tune.TuneConfig(metric=metric, mode="min",
                                                        scheduler=scheduler),
                            run_config=tune.RunConfig(name=exp_name, storage_path=storage,
                                                      verbose=0 if quiet else 1))
     grid = tuner.fit()
     wall = time.perf_counter() - t0
-    trials = [_trial_row(r, epoch_step) for r in grid]
+    trials = [_trial_row(r, epoch_step, metric) for r in grid]
     trials.sort(key=lambda t: t["name"])
     chosen = choose(trials)
     record_config = {"space": _jsonable_space(space), "max_epochs": max_epochs,
                      "scheduler": {"name": "ASHA", "time_attr": "epoch", "grace_period": grace,
                                    "reduction_factor": reduction},
                      "epoch_step": epoch_step, "threads_per_trial": threads_per_trial,
+                     "metric": metric, "eval_samples": eval_samples,
                      "seed": seed, "n_train": n_train, "n_eval": n_eval,
                      "warm_start_sources": sources, "ray_experiment": exp_name}
     import ray
+    budget = {"trials": len(trials), "max_epochs_per_trial": max_epochs,
+              "trial_epochs_run": sum(t["epochs_run"] for t in trials),
+              "train_wall_s": sum(t["wall_s"] or 0.0 for t in trials)}
     save_results(notebook, f"sweep/{name}", config=record_config,
-                 metrics={"trials": trials, "chosen": chosen,
+                 metrics={"trials": trials, "chosen": chosen, "budget": budget,
                           "complete": all(t["error"] is None for t in trials)},
                  profile=profile, seed=seed, wall_s=wall,
-                 extra={"selected_on": "validation", "rule": RULE, "test_evaluated": False,
+                 extra={"selected_on": "validation", "rule": RULES[metric], "test_evaluated": False,
                         "ray": ray.__version__,
                         "cluster": os.environ.get("RAY_ADDRESS") or "local"})
     return load_sweep(name, notebook)
 
 
-def _trial_row(result, epoch_step):
+def _trial_row(result, epoch_step, metric="val_error"):
     """Return the results-file row of one Ray trial: its config and validation curve."""
     cfg = RunConfig.from_dict(result.config["cfg"])
     df = result.metrics_dataframe
-    curve, started, wall, ens = [], None, None, None
-    if df is not None and len(df) and "epoch" in df:
-        df = df.dropna(subset=["epoch"]).drop_duplicates("epoch", keep="last").sort_values("epoch")
-        curve = [[int(e), float(v)] for e, v in zip(df["epoch"], df["val_error"])]
+    curve, started, wall, ens, err_curve = [], None, None, None, []
+    if df is not None and len(df) and "epoch" in df and metric in df:
+        df = df.dropna(subset=["epoch", metric]).drop_duplicates("epoch", keep="last")
+        df = df.sort_values("epoch")
+        curve = [[int(e), float(v)] for e, v in zip(df["epoch"], df[metric])]
+        err_curve = [[int(e), float(v)] for e, v in zip(df["epoch"], df["val_error"])]
         started = float(df["started_at"].iloc[-1])
         wall = float(df["train_wall_s"].iloc[-1])
         if "val_error_ensemble" in df and df["val_error_ensemble"].notna().any():
             ens = float(df["val_error_ensemble"].dropna().iloc[-1])
     best = _best_epoch(curve, epoch_step)
-    return {"name": cfg.name, "config": {k: v for k, v in asdict(cfg).items() if k != "tags"},
-            "val_error": best[1] if best else None, "best_epoch": best[0] if best else None,
-            "epochs_run": curve[-1][0] if curve else 0,
-            "stopped_early": bool(curve) and curve[-1][0] < cfg.epochs and result.error is None,
-            "val_error_last": curve[-1][1] if curve else None,
-            "val_error_ensemble_last": ens, "wall_s": wall, "started_at": started,
-            "val_curve": curve,
-            "error": None if result.error is None else str(result.error).splitlines()[0][:300]}
+    row = {"name": cfg.name, "config": {k: v for k, v in asdict(cfg).items() if k != "tags"},
+           "metric": metric, "val": best[1] if best else None,
+           "best_epoch": best[0] if best else None,
+           "epochs_run": curve[-1][0] if curve else 0,
+           "stopped_early": bool(curve) and curve[-1][0] < cfg.epochs and result.error is None,
+           "val_error_ensemble_last": ens, "wall_s": wall, "started_at": started,
+           "val_curve": curve, "val_error_curve": err_curve,
+           "error": None if result.error is None else str(result.error).splitlines()[0][:300]}
+    # the validation error at the chosen epoch (the metric itself when it is the error)
+    at = dict(map(tuple, err_curve)).get(row["best_epoch"]) if best else None
+    row["val_error"] = at
+    return row
 
 
 def _best_epoch(curve, epoch_step):
@@ -241,14 +273,16 @@ def _best_epoch(curve, epoch_step):
 
 
 def choose(trials):
-    """Return the chosen trial's config (epochs set to its best epoch) and its validation error,
-    from the trial rows of a results file (validation numbers only)."""
-    done = [t for t in trials if t["val_error"] is not None]
+    """Return the chosen trial's config (epochs set to its best epoch) and its validation
+    numbers, from the trial rows of a results file (validation numbers only)."""
+    done = [t for t in trials if t.get("val", t.get("val_error")) is not None]
     if not done:
         return None
-    best = min(enumerate(done), key=lambda it: (it[1]["val_error"], it[1]["best_epoch"], it[0]))[1]
+    key = lambda it: (it[1].get("val", it[1].get("val_error")), it[1]["best_epoch"], it[0])  # noqa: E731
+    best = min(enumerate(done), key=key)[1]
     cfg = {**best["config"], "epochs": best["best_epoch"]}
-    return {"name": best["name"], "config": cfg, "val_error": best["val_error"],
+    return {"name": best["name"], "config": cfg, "metric": best.get("metric", "val_error"),
+            "val": best.get("val", best.get("val_error")), "val_error": best.get("val_error"),
             "epochs": best["best_epoch"], "stopped_early": best["stopped_early"]}
 
 

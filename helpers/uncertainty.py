@@ -58,3 +58,166 @@ def per_image_scores(p, y):
             "std": p_pred.std(0) if p.shape[0] > 1 else torch.zeros_like(p_pred[0]),
             "confidence": p_pred.mean(0), "entropy": predictive_entropy(mean),
             "pred": pred}
+
+
+# ---- Notebook 05's headline: four methods, chosen on validation, tested out of distribution ----
+
+OTHER = {"MNIST": "FashionMNIST", "FashionMNIST": "MNIST"}
+KINDS = ("deterministic", "mc_dropout", "bbb", "ensemble")
+KIND_LABELS = {"deterministic": "deterministic", "mc_dropout": "MC dropout", "bbb": "BBB",
+               "ensemble": "deep ensemble"}
+METRICS = ("test_error", "nll", "brier", "ece", "auroc_entropy", "auroc_mi")
+ENTROPY_BINS = (0.0, 2.31, 40)  # predictive entropy in nats; log 10 = 2.303
+
+
+def sweep_name(kind, data_name):
+    """Return the validation sweep a method's settings come from (the ensemble: its members')."""
+    base = "deterministic" if kind == "ensemble" else kind
+    return f"{base}_{data_name.lower()}"
+
+
+def method_configs(kind, data_name, seed, ensemble_size, notebook="05_uncertainty"):
+    """Return the RunConfigs of ``kind`` for a reported seed: the sweep's choice (settings and
+    epochs) with that seed; an ensemble's members differ only in their seeds."""
+    from .sweep import chosen_config
+    cfg = chosen_config(sweep_name(kind, data_name), notebook, seed=seed)
+    if kind != "ensemble":
+        return [cfg]
+    from dataclasses import replace
+    return [cfg] + [replace(cfg, seed=seed + 1000 * k) for k in range(1, ensemble_size)]
+
+
+def _hist(values, spec=ENTROPY_BINS):
+    lo, hi, n = spec
+    return torch.histc(values.float().cpu(), bins=n, min=lo, max=hi).long().tolist()
+
+
+@torch.no_grad()
+def evaluate_ood(kind, model, data_in, x_out, n_samples=20, seed=0):
+    """Return the test metrics of one trained method: error, NLL, Brier, ECE on the in-domain test
+    set, AUROC of the predictive entropy and of the mutual information against ``x_out``, and
+    the histograms and reliability bins the notebook's figures draw."""
+    from .metrics import (auroc, brier, ece, error_rate, mutual_information, nll,
+                          predictive_entropy, reliability)
+    torch.manual_seed(seed + 12345)
+    p_in = sample_probs(kind, model, data_in.x_test, n_samples)
+    p_out = sample_probs(kind, model, x_out, n_samples)
+    mean_in, mean_out = p_in.mean(0), p_out.mean(0)
+    y = data_in.y_test
+    ent_in, ent_out = predictive_entropy(mean_in), predictive_entropy(mean_out)
+    out = {"test_error": error_rate(mean_in, y), "nll": nll(mean_in, y), "brier": brier(mean_in, y),
+           "ece": ece(mean_in, y), "auroc_entropy": auroc(ent_in, ent_out),
+           "auroc_mi": None if kind == "deterministic" else auroc(mutual_information(p_in),
+                                                                  mutual_information(p_out)),
+           "entropy_hist_in": _hist(ent_in), "entropy_hist_out": _hist(ent_out),
+           "samples": p_in.shape[0]}
+    centres, acc, conf, count = reliability(mean_in.cpu(), y.cpu())
+    nan_to_none = lambda v: [None if x != x else x for x in v]  # noqa: E731 (empty bins)
+    out["reliability"] = {"centres": centres, "accuracy": nan_to_none(acc),
+                          "confidence": nan_to_none(conf), "count": count}
+    return out
+
+
+def build_ood(profile, notebook="05_uncertainty", train=True, device="cpu", progress_fn=print,
+              scale="paper"):
+    """Train (or read back) every method on every training set and reported seed of ``profile``
+    (a ``get_profile`` namespace), evaluate each once on the test sets, and write
+    results/<notebook>/ood.json plus one results file per method and training set; return the
+    ood record. Settings come from the validation sweeps (``make sweep ONLY=05``)."""
+    import json
+    import statistics
+
+    from .classification import run
+    from .data import load_images
+    from .sweep import load_sweep
+    from .utils import load_results, results_dir, save_results
+    path = results_dir() / notebook / "ood.json"
+    done = {}
+    if path.exists():
+        old = json.loads(path.read_text())
+        if old.get("profile") == profile.profile:
+            done = {(r["data"], r["kind"], r["seed"]): r for r in old["metrics"]["rows"]}
+    rows = []
+    data_cache = {}
+
+    def data(name):
+        if name not in data_cache:
+            data_cache[name] = load_images(name, device=device, scale=scale,
+                                           n_train=profile.n_train, n_test=profile.n_eval)
+        return data_cache[name]
+
+    for name, seeds in profile.seeds.items():
+        for seed in seeds:
+            for kind in KINDS:
+                key = (name, kind, seed)
+                if key in done:
+                    rows.append(done[key])
+                    continue
+                if not train:
+                    raise FileNotFoundError(f"no OOD results for {key} in {path}: run notebook "
+                                            f"05 with training on")
+                cfgs = method_configs(kind, name, seed, profile.ensemble_size, notebook)
+                if progress_fn:
+                    progress_fn(f"{name} seed {seed}: {kind} ({len(cfgs)} network(s))")
+                models, walls = [], []
+                for cfg in cfgs:
+                    model, rec = run(cfg, data(name), notebook=notebook, eval_samples=2,
+                                     desc=f"{kind} {name} seed {cfg.seed}")
+                    models.append(model)
+                    walls.append(rec["metrics"]["train_wall_s"])
+                model = models if kind == "ensemble" else models[0]
+                metrics = evaluate_ood(kind, model, data(name), data(OTHER[name]).x_test,
+                                       profile.eval_samples, seed)
+                rows.append({"data": name, "ood": OTHER[name], "kind": kind, "seed": seed,
+                             "runs": [c.name for c in cfgs], "epochs": cfgs[0].epochs,
+                             "train_wall_s": sum(walls), **metrics})
+                _save_ood(rows, profile, notebook)
+    _save_ood(rows, profile, notebook)
+    summary = summarise(rows)
+    for (name, kind), s in summary.items():
+        sweep = load_sweep(sweep_name(kind, name), notebook)
+        save_results(notebook, f"{kind}_{name.lower()}",
+                     config={"method": kind, "trained_on": name, "out_of_distribution":
+                             OTHER[name], "chosen": sweep["metrics"]["chosen"]["config"],
+                             "ensemble_size": profile.ensemble_size if kind == "ensemble" else 1,
+                             "eval_samples": profile.eval_samples},
+                     metrics=s, profile=profile.profile, seed=list(profile.seeds[name]),
+                     wall_s=sum(s["train_wall_s"]["per_seed"]),
+                     extra={"selected_on": "validation",
+                            "rule": sweep["rule"],
+                            "sweep": f"results/{notebook}/sweep/{sweep_name(kind, name)}.json",
+                            "budget": sweep["metrics"].get("budget"),
+                            "tested": "once, on the test sets, after the choice"})
+    return load_results(notebook, "ood")
+
+
+def _save_ood(rows, profile, notebook):
+    from .utils import save_results
+    save_results(notebook, "ood", config={"seeds": {k: list(v) for k, v in profile.seeds.items()},
+                                          "eval_samples": profile.eval_samples,
+                                          "ensemble_size": profile.ensemble_size,
+                                          "entropy_bins": list(ENTROPY_BINS)},
+                 metrics={"rows": rows}, profile=profile.profile,
+                 seed=sorted({s for v in profile.seeds.values() for s in v}),
+                 extra={"selected_on": "validation"})
+
+
+def summarise(rows):
+    """Return {(data, kind): {metric: {per_seed, mean, sd}, seeds}} from the rows of ood.json."""
+    import statistics
+    out = {}
+    for r in rows:
+        out.setdefault((r["data"], r["kind"]), []).append(r)
+    summary = {}
+    for key, rs in out.items():
+        rs = sorted(rs, key=lambda r: r["seed"])
+        entry = {"seeds": [r["seed"] for r in rs]}
+        for m in METRICS + ("train_wall_s",):
+            vals = [r[m] for r in rs]
+            if any(v is None for v in vals):
+                entry[m] = None
+                continue
+            entry[m] = {"per_seed": vals, "mean": statistics.fmean(vals),
+                        "sd": statistics.stdev(vals) if len(vals) > 1 else None}
+        summary[key] = entry
+    return summary

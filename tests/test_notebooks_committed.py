@@ -36,3 +36,20 @@ def test_committed_notebook_shows_its_figures(path):
                  for o in c.get("outputs", []))
     assert images >= min(saves, 1), (f"{path.name}: {saves} figures saved but {images} shown; "
                                      "execute with an inline matplotlib backend")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_is_paired_with_its_script(path):
+    """Edits happen in notebooks/NN_name.py; `make sync` carries them into the notebook."""
+    import jupytext
+    script = path.with_suffix(".py")
+    assert script.exists(), f"{script.name} is missing: run `make sync`"
+
+    def cells(nb):
+        return [(c.cell_type, c.source.strip(), tuple(c.metadata.get("tags", ())))
+                for c in nb.cells]
+    a, b = cells(jupytext.read(path)), cells(jupytext.read(script))
+    drift = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    assert len(a) == len(b) and not drift, (
+        f"{path.name} and {script.name} differ (cells {drift[:5]}, {len(a)} vs {len(b)} cells): "
+        "edit the script, then run `make sync`")

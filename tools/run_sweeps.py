@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-NOTEBOOKS = ("01_mnist_classification",)
+NOTEBOOKS = ("01_mnist_classification", "05_uncertainty")
 
 
 def main(argv=None):
@@ -51,15 +51,15 @@ def main(argv=None):
                               max_epochs=sw["max_epochs"], grace=sw["grace"],
                               reduction=sw["reduction"], epoch_step=sw["epoch_step"],
                               seed=sw["seed"], n_train=prof.n_train, n_eval=prof.n_eval,
-                              eval_samples=prof.eval_samples,
+                              eval_samples=sw.get("eval_samples", prof.eval_samples),
+                              metric=sw.get("metric", "val_error"),
                               threads_per_trial=args.threads_per_trial)
             m = rec["metrics"]
             chosen = m["chosen"]
             state = "complete" if m["complete"] else "INCOMPLETE (rerun to resume)"
             print(f"  {state} in {time.perf_counter() - t0:.0f} s; chosen on validation: "
-                  f"{chosen['name'] if chosen else None} at {chosen and chosen['epochs']} "
-                  f"epochs, val {100 * chosen['val_error']:.2f}%" if chosen else "  no trial "
-                  "finished", flush=True)
+                  f"{chosen['name']} at {chosen['epochs']} epochs, {chosen['metric']} "
+                  f"{chosen['val']:.4f}" if chosen else "  no trial finished", flush=True)
             if not m["complete"]:
                 sys.exit(1)
 

@@ -1,0 +1,349 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (bbb)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 00 — The theory of Bayes by Backprop
+#
+# *Weight Uncertainty in Neural Networks* (Blundell, Cornebise, Kavukcuoglu & Wierstra, ICML 2015)
+# learns a **distribution** over every weight of a network instead of a single value. This notebook
+# walks through the ideas one at a time, each with a figure and each tied to the function of the
+# `helpers` package that the later notebooks use:
+#
+# | idea | paper | `helpers` |
+# |---|---|---|
+# | Bayes' rule for weights | §2 | — |
+# | variational free energy (negative ELBO) | eq. (1)–(2) | `elbo` |
+# | reparameterisation trick, unbiased gradients | §3.1, Prop. 1 | `BayesLinear` |
+# | $\sigma = \log(1+e^\rho)$ | §3.2 | `BayesLinear.weight_sigma` |
+# | priors: Gaussian, scale mixture (+ Laplace, Cauchy) | §3.3, eq. (7) | `helpers.priors` |
+# | Monte-Carlo vs closed-form KL | §3.2 | `BayesLinear(kl="mc" / "closed")` |
+# | minibatch KL weighting $1/M$ and $\pi_i$ | §3.4, eq. (8)–(9) | `kl_weights` |
+#
+# Run it top to bottom, or headless:
+# `papermill notebooks/00_theory.ipynb out.ipynb -p PROFILE smoke -k python3`.
+
+# %% [markdown]
+# ## Parameters
+# Everything that changes between runs lives in the next cell (tagged `parameters` for papermill).
+# `PROFILE` picks a row of `helpers.profiles`; a setting left at `None` takes the profile's value.
+
+# %% tags=["parameters"]
+PROFILE = "default"   # smoke | default | paper
+SEED = 0
+DEVICE = "cpu"        # this notebook is tiny; None picks cuda > mps > cpu
+N_DRAWS = None        # Monte-Carlo draws for the gradient check
+GRAD_REPS = None      # single-draw gradients shown in the histogram
+M = None              # number of minibatches in the KL-weighting figure
+
+# %% [markdown]
+# Imports and the run's settings. `seed_everything` is the project's one seeding helper.
+
+# %%
+import math
+import time
+
+import matplotlib.pyplot as plt
+import torch
+from torch.nn import functional as F
+
+import helpers as H
+
+cfg = H.get_profile("00_theory", PROFILE, n_draws=N_DRAWS, grad_reps=GRAD_REPS, M=M)
+device = H.get_device(DEVICE)
+H.seed_everything(SEED)
+H.use_style()
+NB = "00_theory"
+t_start = time.perf_counter()
+print(cfg)
+
+# %% [markdown]
+# ## 1. Bayes' rule for weights
+#
+# A network defines a likelihood $P(\mathcal D \mid \mathbf w)$. With a prior $P(\mathbf w)$,
+# Bayes' rule gives the posterior
+# $$P(\mathbf w \mid \mathcal D) = \frac{P(\mathcal D \mid \mathbf w)\,P(\mathbf w)}{\int P(\mathcal D \mid \mathbf w')\,P(\mathbf w')\,d\mathbf w'},$$
+# and predictions average over it:
+# $P(\hat y \mid \hat x) = \mathbb E_{P(\mathbf w\mid\mathcal D)}[P(\hat y \mid \hat x, \mathbf w)]$
+# — an ensemble of infinitely many networks. For a single weight everything can be computed on a
+# grid: the model $y = w x + \varepsilon$, $\varepsilon \sim \mathcal N(0, 0.5^2)$, a $\mathcal N(0, 1)$
+# prior and a few observations. Little data → a wide posterior; more data → a narrower one.
+
+# %%
+w_true, noise = 0.8, 0.5
+x_obs = torch.linspace(-1, 1, 5)
+y_obs = w_true * x_obs + noise * torch.randn(5)
+grid = torch.linspace(-2, 3, 2001)
+prior = H.GaussianPrior(1.0)
+
+
+def log_lik(w, x, y):
+    """Log-likelihood (up to a constant) of every grid value of w."""
+    return (-0.5 * ((y[None] - w[:, None] * x[None]) / noise) ** 2).sum(1)
+
+
+def normalise(logp):
+    """Density on the grid from unnormalised log-values (through logsumexp)."""
+    p = torch.exp(logp - torch.logsumexp(logp, 0))
+    return p / torch.trapezoid(p, grid)
+
+
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.2), sharey=True)
+for ax, n in zip(axes, (2, 5)):
+    lp, ll = prior.log_prob(grid), log_lik(grid, x_obs[:n], y_obs[:n])
+    ax.plot(grid, normalise(lp), label="prior $P(w)$")
+    ax.plot(grid, normalise(ll), label="likelihood $P(\\mathcal{D}|w)$ (normalised)")
+    ax.plot(grid, normalise(lp + ll), lw=2.5, label="posterior $P(w|\\mathcal{D})$")
+    ax.axvline(w_true, color="k", ls=":", lw=1)
+    ax.set_title(f"{n} observations")
+    ax.set_xlabel("w")
+axes[0].legend(fontsize=8)
+H.savefig(fig, NB, "bayes-rule")
+plt.show()
+
+# %% [markdown]
+# ## 2. The variational free energy
+#
+# The normalising integral is intractable for a network, so BBB fits a diagonal Gaussian
+# $q(\mathbf w \mid \theta)$, $\theta = (\mu, \rho)$, by minimising the *variational free energy*
+# (the negative evidence lower bound, eq. 1–2)
+# $$\mathcal F(\mathcal D, \theta) = \mathrm{KL}\left[q(\mathbf w\mid\theta)\,\|\,P(\mathbf w)\right] - \mathbb E_{q(\mathbf w\mid\theta)}\left[\log P(\mathcal D\mid\mathbf w)\right]
+# \approx \frac1S\sum_{s=1}^S \log q(\mathbf w^{(s)}\mid\theta) - \log P(\mathbf w^{(s)}) - \log P(\mathcal D\mid\mathbf w^{(s)}).$$
+# It trades data fit against staying close to the prior. In `helpers` this is
+# `elbo(model, x, y, kl_weight, n_samples)`. Below, one `BayesLinear(1, 1, bias=False)` is fit to the
+# same problem; the posterior is Gaussian here, so $q$ can match it (up to the noise of the
+# stochastic optimiser, which a decaying learning rate tames).
+
+# %%
+layer = H.BayesLinear(1, 1, bias=False, prior=H.GaussianPrior(1.0), rho_init=-1.0)
+opt = torch.optim.Adam(layer.parameters(), lr=0.05)
+n_steps = 300 if PROFILE == "smoke" else 3000
+decay = torch.optim.lr_scheduler.CosineAnnealingLR(opt, n_steps)
+
+
+def nll(out, y):
+    return H.gaussian_nll(out.squeeze(-1), y, noise)
+
+
+for step in range(n_steps):
+    parts = H.elbo(layer, x_obs[:, None], y_obs, kl_weight=1.0, n_samples=32, nll=nll)
+    opt.zero_grad()
+    parts.loss.backward()
+    opt.step()
+    decay.step()
+mu_q, sigma_q = layer.weight_mu.item(), layer.weight_sigma.item()
+post = normalise(prior.log_prob(grid) + log_lik(grid, x_obs, y_obs))
+mean_exact = torch.trapezoid(grid * post, grid).item()
+sd_exact = torch.trapezoid((grid - mean_exact) ** 2 * post, grid).sqrt().item()
+
+fig, ax = plt.subplots(figsize=(6, 3.2))
+ax.plot(grid, post, lw=2.5, label="exact posterior")
+ax.plot(grid, torch.distributions.Normal(mu_q, sigma_q).log_prob(grid).exp(), "--", lw=2,
+        label="BBB $q(w|\\mu,\\sigma)$")
+ax.set_xlabel("w")
+ax.legend()
+H.savefig(fig, NB, "variational-fit")
+plt.show()
+print(f"exact posterior: mean {mean_exact:.3f}, sd {sd_exact:.3f}")
+print(f"BBB q:           mean {mu_q:.3f}, sd {sigma_q:.3f}")
+
+# %% [markdown]
+# ## 3. The reparameterisation trick gives unbiased gradients
+#
+# Proposition 1 of the paper: if $\mathbf w = t(\theta, \epsilon) = \mu + \sigma\circ\epsilon$ with
+# $\epsilon \sim \mathcal N(0, I)$, then
+# $\frac{\partial}{\partial\theta}\mathbb E_q[f(\mathbf w,\theta)] = \mathbb E_\epsilon\!\left[\frac{\partial f}{\partial \mathbf w}\frac{\partial \mathbf w}{\partial\theta} + \frac{\partial f}{\partial\theta}\right].$
+# Check it on $f(w) = w^2$ where everything is known: $\mathbb E[w^2] = \mu^2 + \sigma^2$, so
+# $\partial_\mu = 2\mu$ and $\partial_\sigma = 2\sigma$. Each draw gives the estimate
+# $(2w,\; 2w\epsilon)$; their average must match the exact values within a few standard errors.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+mu = torch.tensor(0.6, dtype=torch.float64, requires_grad=True)
+sigma = torch.tensor(0.3, dtype=torch.float64, requires_grad=True)
+eps = torch.randn(cfg.n_draws, dtype=torch.float64)
+w = mu + sigma * eps
+per_draw_mu, per_draw_sigma = 2 * w.detach(), 2 * w.detach() * eps
+(w ** 2).mean().backward()  # autograd through w = mu + sigma * eps: the mean of per-draw gradients
+checks = {}
+for name, est, exact, per in (("mu", mu.grad.item(), 2 * 0.6, per_draw_mu),
+                              ("sigma", sigma.grad.item(), 2 * 0.3, per_draw_sigma)):
+    se = per.std().item() / math.sqrt(cfg.n_draws)
+    ok = abs(est - exact) < 4 * se
+    checks[name] = dict(estimate=est, exact=exact, standard_error=se, within_4se=ok)
+    print(f"d/d{name:<5}: Monte Carlo {est:.4f} +- {se:.4f}   exact {exact:.4f}   "
+          f"within 4 s.e.: {ok}")
+
+# %% [markdown]
+# The histogram shows why averaging matters: a single draw's gradient is noisy, but it is centred on
+# the exact value (dashed line) — the estimator is unbiased.
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(10, 3))
+for ax, (name, per, exact) in zip(axes, (("mu", per_draw_mu, 1.2),
+                                         ("sigma", per_draw_sigma, 0.6))):
+    ax.hist(per[: cfg.grad_reps].numpy(), bins=60, density=True, alpha=0.7)
+    ax.axvline(exact, color="k", ls="--", label="exact gradient")
+    ax.axvline(per.mean().item(), color="C3", label="mean of single-draw estimates")
+    ax.set_title(f"single-draw gradient w.r.t. $\\{name}$")
+    ax.legend(fontsize=8)
+H.savefig(fig, NB, "reparam-gradients")
+plt.show()
+
+# %% [markdown]
+# ## 4. $\sigma = \mathrm{softplus}(\rho) = \log(1 + e^{\rho})$
+#
+# The paper parameterises the standard deviation through $\rho$ so that $\sigma$ is always positive
+# while $\rho$ is unconstrained. For very negative $\rho$, $\sigma \approx e^{\rho}$: the common
+# initialisation $\rho_0 = -6$ gives $\sigma \approx 0.0025$, an almost deterministic start.
+# `torch.nn.functional.softplus` computes it without overflow for large $\rho$.
+
+# %%
+rho = torch.linspace(-10, 5, 400)
+fig, axes = plt.subplots(1, 2, figsize=(10, 3))
+axes[0].plot(rho, F.softplus(rho))
+axes[0].set_ylabel("$\\sigma$")
+axes[1].semilogy(rho, F.softplus(rho), label="softplus($\\rho$)")
+axes[1].semilogy(rho, torch.exp(rho), "--", label="$e^{\\rho}$")
+axes[1].axvline(-6, color="k", ls=":", lw=1)
+axes[1].legend()
+for ax in axes:
+    ax.set_xlabel("$\\rho$")
+H.savefig(fig, NB, "softplus")
+plt.show()
+print(f"rho0 = -6 -> sigma = {F.softplus(torch.tensor(-6.0)).item():.5f}")
+
+# %% [markdown]
+# ## 5. Priors
+#
+# The paper's prior is a **scale mixture** of two zero-mean Gaussians (eq. 7),
+# $P(\mathbf w) = \prod_j \pi\,\mathcal N(w_j\mid0,\sigma_1^2) + (1-\pi)\,\mathcal N(w_j\mid0,\sigma_2^2)$
+# with $\sigma_1 > \sigma_2$ and $\sigma_2 \ll 1$: a heavy tail plus a sharp spike at zero. `helpers`
+# evaluates it as
+# $\log P = \operatorname{logsumexp}(\log\pi + \log\mathcal N_1,\ \log(1-\pi) + \log\mathcal N_2)$, which
+# stays finite and exact for $|w| = 10$ with $\sigma_2 = e^{-8}$. Laplace and Cauchy priors are there
+# for notebook 05.
+
+# %%
+priors = {"Gaussian $\\sigma$=1": H.GaussianPrior(1.0),
+          "mixture $\\pi$=1/2, $\\sigma_1$=1, $\\sigma_2$=$e^{-6}$":
+              H.ScaleMixturePrior(0.5, 1.0, math.exp(-6)),
+          "Laplace b=0.1": H.LaplacePrior(0.1),
+          "Cauchy $\\gamma$=0.05": H.CauchyPrior(0.05)}
+wg = torch.linspace(-1, 1, 4001)
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
+for label, p in priors.items():
+    lp = p.log_prob(wg)
+    axes[0].plot(wg, lp.exp(), label=label)
+    axes[1].plot(wg, lp, label=label)
+axes[0].set_ylim(0, 8)
+axes[0].set_title("density (linear scale)")
+axes[1].set_ylim(-12, 8)
+axes[1].set_title("log density")
+for ax in axes:
+    ax.set_xlabel("w")
+axes[1].legend(fontsize=7, loc="lower center")
+H.savefig(fig, NB, "priors")
+plt.show()
+
+# %% [markdown]
+# A numerical check against float64, with the naive $\log(\pi\,\mathcal N_1 + (1-\pi)\,\mathcal N_2)$
+# in float32 beside it (it underflows to $-\infty$ in the tails):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+mix = H.ScaleMixturePrior(0.5, 1.0, math.exp(-8))
+w_big = torch.tensor([0.0, 0.5, 3.0, 10.0, 40.0])
+naive = torch.log(0.5 * torch.exp(torch.distributions.Normal(0, 1.0).log_prob(w_big))
+                  + 0.5 * torch.exp(torch.distributions.Normal(0, math.exp(-8)).log_prob(w_big)))
+print("w        :", w_big.tolist())
+print("helpers  :", [round(v, 3) for v in mix.log_prob(w_big).tolist()])
+print("float64  :", [round(v, 3) for v in mix.double().log_prob(w_big.double()).tolist()])
+print("naive f32:", [round(v, 3) for v in naive.tolist()])
+
+# %% [markdown]
+# ## 6. Monte-Carlo vs closed-form KL
+#
+# With a Gaussian prior the KL term has a closed form,
+# $\mathrm{KL} = \sum_j \log\frac{s}{\sigma_j} + \frac{\sigma_j^2 + \mu_j^2}{2s^2} - \frac12$; with the
+# scale mixture it does not, and the paper uses the Monte-Carlo estimate
+# $\log q(\mathbf w\mid\theta) - \log P(\mathbf w)$ at the sampled weights (§3.2). For the same layer, the
+# MC estimate averaged over more and more samples converges to the closed form.
+# Note also $\log q(\mathbf w\mid\theta) = \sum_j -\log\sigma_j - \epsilon_j^2/2 + c$: its gradient
+# w.r.t. $\theta$ only needs $-\sum\log\sigma$, which `BayesLinear`'s fast path exploits.
+
+# %%
+H.seed_everything(SEED)
+kl_layer = H.BayesLinear(50, 20, prior=H.GaussianPrior(0.3), rho_init=-2.0)
+with torch.no_grad():
+    kl_layer.weight_mu.normal_(0, 0.2)
+exact_kl = kl_layer.kl_closed().item()
+rows = []
+with torch.no_grad():
+    for S in cfg.n_kl_samples:
+        est = []
+        for _ in range(20):
+            kl_layer(torch.zeros(S, 1, 50))  # a 3-D input draws S weight samples at once
+            est.append(kl_layer.kl.item())
+        est = torch.tensor(est)
+        rows.append((S, est.mean().item(), est.std().item()))
+fig, ax = plt.subplots(figsize=(6, 3.2))
+S_, m_, s_ = zip(*rows)
+ax.errorbar(S_, m_, yerr=s_, fmt="o-", capsize=3, label="MC estimate (mean ± sd of 20 repeats)")
+ax.axhline(exact_kl, color="k", ls="--", label="closed form")
+ax.set_xscale("log")
+ax.set_xlabel("Monte-Carlo samples S")
+ax.set_ylabel("KL")
+ax.legend(fontsize=8)
+H.savefig(fig, NB, "mc-vs-closed-kl")
+plt.show()
+for S, m, s in rows:
+    print(f"S={S:>6}: MC KL {m:9.2f} ± {s:7.2f}   (closed form {exact_kl:.2f})")
+kl_rel_err = abs(rows[-1][1] - exact_kl) / exact_kl
+
+# %% [markdown]
+# ## 7. Weighting the KL across minibatches
+#
+# With $M$ minibatches per epoch, eq. (8) spreads the KL uniformly,
+# $\mathcal F_i = \frac1M \mathrm{KL} - \mathbb E_q[\log P(\mathcal D_i|\mathbf w)]$; eq. (9) instead uses
+# $\pi_i = \frac{2^{M-i}}{2^M - 1}$, so the first minibatches of an epoch are dominated by the prior
+# and the last ones by the data. `kl_weights` computes $\log\pi_i = (M-i)\log 2 - \log(2^M-1)$ in
+# log space: for $M = 469$ (MNIST, batch 128) the weights stay finite although they span hundreds of
+# orders of magnitude.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+uni, bl = H.kl_weights(cfg.M, "uniform"), H.kl_weights(cfg.M, "blundell")
+fig, ax = plt.subplots(figsize=(6, 3.2))
+i = torch.arange(1, cfg.M + 1)
+ax.semilogy(i, uni, label="uniform $1/M$ (eq. 8)")
+ax.semilogy(i, bl.clamp_min(1e-300), label="$\\pi_i = 2^{M-i}/(2^M-1)$ (eq. 9)")
+ax.set_xlabel("minibatch i within the epoch")
+ax.set_ylabel("KL weight")
+ax.legend()
+H.savefig(fig, NB, "kl-weighting")
+plt.show()
+print(f"M = {cfg.M}: sum uniform = {uni.sum().item():.6f}, sum blundell = {bl.sum().item():.6f}")
+print(f"blundell: first weight {bl[0].item():.4f}, share of the KL in the first 10 minibatches "
+      f"{bl[:10].sum().item():.6f}")
+
+# %% [markdown]
+# ## Summary
+# The numerical checks above go to `results/00_theory/checks.json`, with the profile, seed, machine
+# and wall time of the run.
+
+# %%
+wall = time.perf_counter() - t_start
+path = H.save_results(NB, "checks",
+                      config={"n_draws": cfg.n_draws, "M": cfg.M,
+                              "n_kl_samples": list(cfg.n_kl_samples)},
+                      metrics={"reparam_grad": checks,
+                               "kl_mc_rel_error_at_max_samples": kl_rel_err,
+                               "vi_fit": {"mu_q": mu_q, "sigma_q": sigma_q,
+                                          "mean_exact": mean_exact, "sd_exact": sd_exact}},
+                      profile=PROFILE, seed=SEED, device=device, wall_s=wall)
+print(f"wrote {path.name} in {wall:.1f} s")
