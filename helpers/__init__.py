@@ -10,7 +10,7 @@ from .layers import (BayesConv2d, BayesLinear, BayesMLP, bayes_conv_net, bayes_l
                      set_sampling)
 from .metrics import (Prediction, auroc, brier, ece, error_rate, mcnemar, mutual_information,
                       nll, predict, predictive_entropy, reliability)
-from .plotting import savefig, use_style
+from .plotting import percent_axis, savefig, show_table, use_style
 from .priors import (CauchyPrior, FlatPrior, GaussianPrior, LaplacePrior, LearnedScalePrior, Prior,
                      ScaleMixturePrior, make_prior)
 from .profiles import PROFILE_NAMES, get_profile

@@ -105,32 +105,6 @@ def buffer_settings(recipe, steps):
     raise ValueError(f"unknown buffer recipe {recipe!r}; choose one of {BUFFER_RECIPES}")
 
 
-def stored_runs(folder, stem):
-    """Return the merged record of the results files ``<stem>.json`` and ``<stem>_seeds*.json`` in
-    ``folder`` (None if there is none): the cumulative-regret curve averaged over every seed stored
-    (``cum_regret_mean``, one value per ``every`` steps), ``seeds``, and ``final_per_seed`` where
-    the files hold it. A file whose seeds are already counted is skipped."""
-    folder = Path(folder)
-    paths = [folder / f"{stem}.json"] + sorted(folder.glob(f"{stem}_seeds*.json"))
-    recs, seeds = [], []
-    for path in paths:
-        if path.exists():
-            rec = json.loads(path.read_text())
-            if not set(seeds) & set(rec["metrics"]["seeds"]):
-                recs.append(rec)
-                seeds += list(rec["metrics"]["seeds"])
-    if not recs:
-        return None
-    weights = [len(r["metrics"]["seeds"]) for r in recs]
-    length = min(len(r["curve"]["cum_regret_mean"]) for r in recs)
-    curve = [sum(w * r["curve"]["cum_regret_mean"][j] for w, r in zip(weights, recs)) / sum(weights)
-             for j in range(length)]
-    per_seed = {s: v for r in recs
-                for s, v in zip(r["metrics"]["seeds"], r["metrics"].get("regret_final_per_seed", []))}
-    return {"cum_regret_mean": curve, "every": recs[0]["curve"]["every"], "seeds": sorted(seeds),
-            "final_per_seed": dict(sorted(per_seed.items()))}
-
-
 def make_prior(spec):
     """Return the prior of a ``BanditConfig.prior``: a number is a Gaussian's sigma, a triple a
     scale mixture's (pi, sigma1, sigma2)."""
@@ -524,3 +498,46 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
         pr[agent_kind[a], agent_seed[a]] = poison_rec[a]
     return BanditResult(names, tuple(cfg.seeds), cfg.steps, cfg.record_every, cr, pr,
                         sigma_rec[:n_bayes], wall, 1e3 * t_updates / max(n_updates, 1))
+
+
+# ---- the reported runs: chosen on tuning seeds, run on other seeds ----
+
+BUFFER_OF_RECIPE = {"paper": "paper", "keep_all": "keep_all", "keep_all_fixed_kl": "keep_all"}
+BUFFER_LABELS = {"paper": "the paper's buffer (last 4,096 tuples)",
+                 "keep_all": "every tuple kept (Riquelme et al. 2018)"}
+
+
+def chosen_recipe(buffer, tuning):
+    """Return (prior, recipe) chosen for ``buffer`` ('paper' or 'keep_all') in a tuning record
+    (tools/bandit_tuning.py's results file)."""
+    chosen = tuning["metrics"]["chosen"].get(buffer)
+    if chosen is None:
+        raise ValueError(f"the tuning results hold no choice for buffer {buffer!r}: run "
+                         "tools/bandit_tuning.py")
+    prior = tuple(chosen["prior"]) if isinstance(chosen["prior"], list) else chosen["prior"]
+    return prior, chosen["recipe"]
+
+
+def reported_config(buffer, tuning, steps, seed, updates_per_step=64, record_every=100):
+    """Return the BanditConfig of one reported seed: the recipe chosen for ``buffer`` on the
+    tuning seeds, all four of the paper's agents."""
+    prior, recipe = chosen_recipe(buffer, tuning)
+    return BanditConfig(steps=steps, seeds=(seed,), prior=prior, updates_per_step=updates_per_step,
+                        record_every=record_every, **buffer_settings(recipe, steps))
+
+
+def summarise_reported(per_seed):
+    """Return {agent: {final per seed, mean, sd, median}} and the mean curves from per-seed rows
+    (each: seed, names, cum_regret per agent, poison_eaten per agent, mean_sigma, wall_s)."""
+    import statistics
+    names = per_seed[0]["names"]
+    out = {}
+    for a, name in enumerate(names):
+        finals = [r["cum_regret"][a][-1] for r in per_seed]
+        curves = [r["cum_regret"][a] for r in per_seed]
+        out[name] = {"final_per_seed": finals, "mean": statistics.fmean(finals),
+                     "sd": statistics.stdev(finals) if len(finals) > 1 else None,
+                     "median": statistics.median(finals),
+                     "curve_mean": [statistics.fmean(c[i] for c in curves)
+                                    for i in range(len(curves[0]))]}
+    return out

@@ -49,6 +49,7 @@ class RunConfig:
     init_from: str = None          # BBB: means start at the weights of this trained run ('sgd'/'dropout')
     init_epochs: int = 60          # ... trained for this many epochs (same H, optimiser, seed)
     dropout: float = 0.5
+    weight_decay: float = 0.0      # L2 through Adam (a MAP estimate); 0 for the paper's methods
     seed: int = 0
     data: str = "MNIST"
     tags: dict = field(default_factory=dict)
@@ -91,6 +92,8 @@ class RunConfig:
             parts.append(f"mom{self.momentum:g}")
         if self.batch_size != 128:
             parts.append(f"b{self.batch_size}")
+        if self.weight_decay:
+            parts.append(f"wd{self.weight_decay:g}")
         if self.method == "dropout":
             parts.append(f"p{self.dropout:g}")
         if self.bayesian:
@@ -112,7 +115,7 @@ class RunConfig:
         return RunConfig(method=self.init_from, H=self.H, epochs=self.init_epochs, lr=self.lr,
                          optimizer=self.optimizer, momentum=self.momentum, lr_decay=self.lr_decay,
                          batch_size=self.batch_size, dropout=self.dropout, seed=self.seed,
-                         data=self.data)
+                         data=self.data)  # no weight decay: the paper's SGD network
 
     def prior(self):
         """Return the prior object of a BBB method (None otherwise)."""
@@ -162,7 +165,7 @@ def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=N
                   n_samples=cfg.samples, kl_weighting=cfg.kl_weighting if cfg.bayesian else "none",
                   optimizer=cfg.optimizer, momentum=cfg.momentum, seed=cfg.seed, checkpoint=ck,
                   checkpoint_every=5, lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
-                  desc=desc or cfg.method)
+                  desc=desc or cfg.method, weight_decay=cfg.weight_decay)
     metrics = {"epochs": len(history), "train_wall_s": history[-1]["wall_s"] if history else 0.0,
                "val_error": history[-1]["val_error"] if history else None}
     gen_state = torch.get_rng_state()

@@ -29,3 +29,37 @@ def savefig(fig, notebook, name, formats=("png", "pdf")):
         fig.savefig(path, bbox_inches="tight", metadata=meta)
         paths.append(path)
     return paths
+
+
+def percent_axis(ax, axis="y", decimals=1):
+    """Label ``axis`` of ``ax`` in plain percent (values are fractions): 1.5%, not 1.5×10⁻²."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    log = (ax.get_yscale() if axis == "y" else ax.get_xscale()) == "log"
+    target.set_major_locator(LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0, 5.0, 7.0))
+                             if log else MaxNLocator(nbins=6))
+    target.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:.{decimals}f}%"))
+    if log:
+        target.set_minor_formatter(NullFormatter())
+
+
+def show_table(header, rows, floatfmt=None):
+    """Show a table: rendered Markdown in a notebook, aligned plain text elsewhere.
+
+    ``rows`` are lists of already formatted strings (or numbers, formatted with ``floatfmt``)."""
+    cells = [[(floatfmt.format(v) if floatfmt and isinstance(v, float) else str(v)) for v in r]
+             for r in rows]
+    md = "| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n"
+    md += "\n".join("| " + " | ".join(r) + " |" for r in cells)
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+        if get_ipython() is not None:
+            display(Markdown(md))
+            return md
+    except ImportError:
+        pass
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *cells)]
+    for r in [header] + cells:
+        print("  ".join(str(x).ljust(w) for x, w in zip(r, widths)))
+    return md

@@ -173,6 +173,31 @@ PROFILES = {
 }
 
 
+PROFILES["06_alternatives"] = {
+    # map: Adam + weight decay, chosen by a validation sweep (negative log-likelihood); IVON: a
+    # small grid searched with the same rule (helpers.alternatives.tune_ivon); MC dropout and BBB
+    # take the choices of notebooks 05 and 01; Laplace sets its prior precision by marginal
+    # likelihood
+    "smoke": dict(H=50, n_train=2000, n_eval=1000, seeds=(0,), eval_samples=4, ensemble_size=2,
+                  angles=(0, 90, 180), ivon_epochs=2,
+                  ivon_grid=[dict(lr=0.2, hess_init=0.1, weight_decay=1e-4)],
+                  sweep=dict(max_epochs=2, grace=1, reduction=3, epoch_step=1, seed=100,
+                             metric="val_nll", eval_samples=4),
+                  sweeps={"map_mnist": dict(base=dict(method="sgd", H=50, lr=1e-3),
+                                            grid=dict(weight_decay=[1e-4]))}),
+    "default": dict(H=400, n_train=None, n_eval=None, seeds=(0, 1, 2), eval_samples=20,
+                    ensemble_size=5, angles=tuple(range(0, 181, 15)), ivon_epochs=30,
+                    ivon_grid=[dict(lr=lr, hess_init=0.1, weight_decay=1e-4) for lr in (0.2, 0.5)],
+                    sweep=dict(max_epochs=50, grace=5, reduction=3, epoch_step=5, seed=100,
+                               metric="val_nll", eval_samples=10),
+                    sweeps={"map_mnist": dict(base=dict(method="sgd", H=400, lr=1e-3),
+                                              grid=dict(weight_decay=[0.0, 1e-5, 1e-4],
+                                                        lr_decay=[0.955, 1.0]))}),
+}
+PROFILES["06_alternatives"]["paper"] = dict(PROFILES["06_alternatives"]["default"],
+                                            seeds=(0, 1, 2, 3, 4), eval_samples=50)
+
+
 def get_profile(notebook, name, **overrides):
     """Return the settings of profile ``name`` for ``notebook`` as a namespace.
 

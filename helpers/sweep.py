@@ -118,7 +118,7 @@ def trainable(config):
         optimizer=cfg.optimizer, momentum=cfg.momentum, seed=cfg.seed,
         checkpoint=_trial_checkpoint(cfg, config["notebook"]), checkpoint_every=5,
         eval_sets=("val",), lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
-        desc=cfg.name, on_epoch=report)
+        desc=cfg.name, on_epoch=report, weight_decay=cfg.weight_decay)
 
 
 def _init_ray(cpus=None):
@@ -129,6 +129,7 @@ def _init_ray(cpus=None):
     if ray.is_initialized():
         return
     address = os.environ.get("RAY_ADDRESS")
+    os.environ.setdefault("RAY_worker_niceness", "0")  # trials are the job: no lower priority
     env = {k: v for k, v in os.environ.items() if k.startswith("BBB_")}
     kwargs = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     if address:
@@ -326,5 +327,25 @@ def trial_epochs(space, max_epochs, grace, reduction):
     return n, int(total)
 
 
-__all__ = ["run_sweep", "expand", "choose", "chosen_config", "load_sweep", "trainable",
-           "trial_epochs", "machine_info"]
+
+
+def ensure_sweeps(notebook, profile, run_missing=True, names=None):
+    """Return {name: results record} for the sweeps ``profile`` (a ``get_profile`` namespace)
+    declares: read back from results/, or run now (``run_missing``) when absent."""
+    out = {}
+    sw = profile.sweep
+    for name in names or profile.sweeps:
+        try:
+            out[name] = load_sweep(name, notebook)
+            continue
+        except FileNotFoundError:
+            if not run_missing:
+                raise
+        out[name] = run_sweep(name, profile.sweeps[name], notebook=notebook,
+                              profile=profile.profile, max_epochs=sw["max_epochs"],
+                              grace=sw["grace"], reduction=sw["reduction"],
+                              epoch_step=sw["epoch_step"], seed=sw["seed"],
+                              n_train=profile.n_train, n_eval=profile.n_eval,
+                              eval_samples=sw.get("eval_samples", profile.eval_samples),
+                              metric=sw.get("metric", "val_error"))
+    return out

@@ -165,6 +165,8 @@ def build(widths, seeds_by_width, sweeps, data=None, notebook=NB, profile="defau
             if progress_fn and not run_path(cfg, notebook).exists():
                 progress_fn(f"training {cfg.name} ...")
             recs.append(get_run(cfg, data, notebook, eval_samples, train))
+            if cfg.init_from:  # the network a warm start begins from (already trained)
+                get_run(cfg.init_source(), data, notebook, eval_samples, train)
         records[(cell.key, cell.H)] = recs
         rows.append(row(cell, recs, notebook))
     tests = paired_tests(records, H=base_H)
@@ -180,3 +182,162 @@ def build(widths, seeds_by_width, sweeps, data=None, notebook=NB, profile="defau
                                 "(results/<notebook>/sweep/); test errors computed once, after "
                                 "the choice; one run record per seed in runs/"})
     return json.loads((results_dir() / notebook / "table1.json").read_text())
+
+
+# ---- what notebook 01 shows: the sweeps, the table, Figures 2 and 3 ----
+
+def describe(cfg):
+    """Return a short readable summary of a RunConfig's settings."""
+    if isinstance(cfg, dict):
+        cfg = RunConfig.from_dict(cfg)
+    parts = [f"Adam {cfg.lr:g}" + (f" ×{cfg.lr_decay:g}/epoch" if cfg.lr_decay != 1.0 else "")]
+    if cfg.method == "dropout":
+        parts.append(f"dropout {cfg.dropout:g}")
+    if cfg.method == "bbb_mixture":
+        parts.append(f"π={cfg.pi:g}, −log σ1={cfg.neg_log_sigma1:g}, −log σ2={cfg.neg_log_sigma2:g}")
+    if cfg.method == "bbb_gaussian":
+        parts.append(f"N(0, {cfg.prior_sigma:g}²)")
+    if cfg.bayesian:
+        parts.append({"uniform": "1/M KL", "blundell": "π_i KL (eq. 9)"}[cfg.kl_weighting])
+        if cfg.init_from:
+            parts.append(f"μ from the {cfg.init_from.upper()} net ({cfg.init_epochs} ep.)")
+        else:
+            parts.append("μ ~ " + ("U(±0.1)" if cfg.mu_init else "nn.Linear's U"))
+        parts.append(f"ρ0={cfg.rho_init:g}, {cfg.samples} sample{'s' if cfg.samples > 1 else ''}")
+    return "; ".join(parts)
+
+
+def sweep_overview(names, notebook=NB):
+    """Return (header, rows) summarising validation sweeps: trials, the choice, its numbers."""
+    header = ["sweep", "trials (stopped early)", "chosen on validation", "epochs", "val. error"]
+    rows = []
+    for name in names:
+        rec = load_sweep(name, notebook)
+        m = rec["metrics"]
+        chosen = m["chosen"]
+        stopped = sum(t["stopped_early"] for t in m["trials"])
+        rows.append([name, f"{len(m['trials'])} ({stopped})", describe(chosen["config"]),
+                     str(chosen["epochs"]), f"{100 * chosen['val_error']:.2f}%"])
+    return header, rows
+
+
+def _pm(row):
+    if row["sd"] is None:
+        return f"{100 * row['mean']:.2f}%"
+    return f"{100 * row['mean']:.2f} ± {100 * row['sd']:.2f}%"
+
+
+def table_rows(rec):
+    """Return (header, rows) of Table 1: paper | ours (mean ± sd over seeds, per seed) | ours −
+    paper, with the protocol of each row (its start and epochs beside the paper's 600)."""
+    header = ["method", "units", "epochs: paper / ours", "start of μ", "paper", "ours",
+              "per seed", "ours − paper"]
+    rows = []
+    for r in rec["metrics"]["rows"]:
+        seeds = ", ".join(f"{100 * t:.2f}" for t in r["test_error"])
+        paper = "—" if r["paper"] is None else f"{100 * r['paper']:.2f}%"
+        diff = "—" if r["diff_pp"] is None else f"{r['diff_pp']:+.2f} pp"
+        p = r["protocol"]
+        epochs = f"600 / {p['init_epochs']} + {p['epochs']}" if p["init_epochs"] else \
+            f"600 / {p['epochs']}"
+        rows.append([r["label"], str(r["H"]), epochs, p["start"], paper, _pm(r), seeds, diff])
+    return header, rows
+
+
+def records_of(rec, key, H, notebook=NB):
+    """Return the run records of one row of table1.json (read back from runs/)."""
+    for r in rec["metrics"]["rows"]:
+        if r["key"] == key and r["H"] == H:
+            return [json.loads((results_dir() / notebook / "runs" / f"{n}.json").read_text())
+                    for n in r["runs"]]
+    return []
+
+
+COLORS = {"sgd": "C2", "dropout": "C1", "bbb_gaussian": "C4", "bbb_mixture": "C0"}
+
+
+def figure2(rec, H, notebook=NB):
+    """The paper's Figure 2: test error against epochs (seed 0), warm starts drawn after the
+    epochs of the network they start from."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import percent_axis
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    lo, hi, marked = 1.0, 0.0, False
+    for key in METHODS:
+        recs = records_of(rec, key, H, notebook)
+        if not recs:
+            continue
+        run0 = recs[0]
+        cfg = RunConfig.from_dict(run0["config"])
+        shift = cfg.init_epochs if cfg.init_from else 0
+        x = [h["epoch"] + shift for h in run0["history"]]
+        y = [h["test_error"] for h in run0["history"]]
+        ax.plot(x, y, c=COLORS[key], label=METHOD_LABELS[key] + (" (warm start)" if shift else ""))
+        if shift and not marked:
+            ax.axvline(shift, c="0.4", ls=":", lw=1)
+            ax.annotate(f"warm starts: BBB begins at the weights\nof the SGD network trained for "
+                        f"{shift} epochs", (shift, 1.0), xycoords=("data", "axes fraction"),
+                        xytext=(6, -24), textcoords="offset points", fontsize=8, color="0.3")
+            marked = True
+        tail = y[len(y) // 4:]
+        lo, hi = min(lo, min(tail)), max(hi, max(tail))
+    ax.set_ylim(lo * 0.92, hi * 1.08)
+    percent_axis(ax, "y", decimals=2)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("test error")
+    ax.set_title(f"784-{H}-{H}-10, seed 0 (the paper trains 600 epochs)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def figure3(rec, H, notebook=NB):
+    """The paper's Figure 3: the density of the weights of each method (BBB: one sample w ~ q),
+    on a log-density axis."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for key in METHODS:
+        recs = records_of(rec, key, H, notebook)
+        if not recs:
+            continue
+        h = recs[0]["metrics"]["weight_histogram"]
+        width = (h["hi"] - h["lo"]) / h["bins"]
+        centres = [h["lo"] + (i + 0.5) * width for i in range(h["bins"])]
+        dens = [c / (h["total"] * width) for c in h["counts"]]
+        ax.step(centres, dens, where="mid", c=COLORS[key], label=METHOD_LABELS[key])
+    ax.set_yscale("log")
+    ax.set_xlabel("weight value")
+    ax.set_ylabel("density (log scale)")
+    ax.set_title(f"weights of the 784-{H}-{H}-10 networks, seed 0 (BBB: one sample w ~ q)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def sweep_curves(name, notebook=NB, ax=None):
+    """Validation error against epochs of every trial of a sweep; the chosen one in black."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import percent_axis
+    rec = load_sweep(name, notebook)
+    chosen = rec["metrics"]["chosen"]["name"]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 4))
+    for t in rec["metrics"]["trials"]:
+        curve = t.get("val_error_curve") or t["val_curve"]
+        if not curve:
+            continue
+        x, y = zip(*curve)
+        warm = t["config"].get("init_from") is not None
+        if t["name"] == chosen:
+            ax.plot(x, y, c="k", lw=2, zorder=5, label="chosen")
+        else:
+            ax.plot(x, y, c="C1" if warm else "C0", lw=0.8, alpha=0.6)
+    if any(t["config"].get("init_from") for t in rec["metrics"]["trials"]):
+        ax.plot([], [], c="C0", label="random start of μ")
+        ax.plot([], [], c="C1", label="warm start")
+    ax.set_yscale("log")
+    percent_axis(ax, "y", decimals=1)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("validation error")
+    ax.legend(fontsize=8)
+    return ax

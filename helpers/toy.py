@@ -84,3 +84,28 @@ def fit_toy(model, x, y, steps, lr=0.01, seed=0, desc="toy"):
                    desc=desc)
     finally:
         torch.set_num_threads(threads)
+
+
+def prior_maps(models, lim, x_train, y_train, n_samples=100):
+    """Figure: for every prior (``models``: name -> trained net) the class-1 probability map
+    (mean over weight samples) and its standard deviation over samples, two rows of five each."""
+    import matplotlib.pyplot as plt
+    names = list(models)
+    cols = 5
+    rows = 2 * math.ceil(len(names) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(13, 2.6 * rows), constrained_layout=True)
+    half = rows // 2
+    for k, name in enumerate(names):
+        xx, yy, mean, std = grid_probs(models[name], lim, n_samples=n_samples)
+        for block, z, cmap, vmax in ((0, mean, "RdBu_r", 1.0), (half, std, "viridis", 0.5)):
+            ax = axes[block + k // cols, k % cols]
+            ax.contourf(xx, yy, z, levels=20, cmap=cmap, vmin=0, vmax=vmax)
+            ax.scatter(x_train[:, 0], x_train[:, 1], c=y_train, cmap="coolwarm", s=2, alpha=0.4)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.set_title(name, fontsize=9)
+    fig.colorbar(plt.cm.ScalarMappable(cmap="RdBu_r", norm=plt.Normalize(0, 1)),
+                 ax=axes[:half].ravel().tolist(), label="P(class 1)", shrink=0.8)
+    fig.colorbar(plt.cm.ScalarMappable(cmap="viridis", norm=plt.Normalize(0, 0.5)),
+                 ax=axes[half:].ravel().tolist(), label="std over weight samples", shrink=0.8)
+    return fig

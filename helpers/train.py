@@ -132,7 +132,7 @@ def evaluate_error(model, x, y, batch_size=5000):
 def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting="uniform",
         optimizer="adam", momentum=0.0, seed=0, checkpoint=None, checkpoint_every=10,
         eval_sets=("val", "test"), nll=categorical_nll, desc="train", lr_decay=None,
-        on_epoch=None):
+        on_epoch=None, weight_decay=0.0):
     """Train ``model`` on ``data`` (an ``ImageData``-like object with x_train, y_train, ...).
 
     Returns the per-epoch history: a list of dicts with epoch, loss, nll, kl (per example),
@@ -144,7 +144,8 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
     refused with the fields that differ. ``lr_decay`` in (0, 1] multiplies the learning rate by
     that factor after every epoch. A non-finite loss or parameter stops the run with
     FloatingPointError before anything of that epoch is saved. ``on_epoch(row, model)`` is called
-    after every epoch (and its checkpoint), e.g. to report to a sweep engine.
+    after every epoch (and its checkpoint), e.g. to report to a sweep engine. ``weight_decay``
+    adds an L2 penalty through the optimiser (a MAP estimate under a Gaussian prior).
     """
     epochs = _int_setting("epochs", epochs, 0)
     batch_size = _int_setting("batch_size", batch_size, 1)
@@ -162,6 +163,9 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
     momentum = _float_setting("momentum", momentum)
     if not 0 <= momentum < 1:
         raise ValueError(f"momentum must be a number in [0, 1), got {momentum!r}")
+    weight_decay = _float_setting("weight_decay", weight_decay)
+    if weight_decay < 0:
+        raise ValueError(f"weight_decay must be >= 0, got {weight_decay!r}")
     if kl_weighting not in KL_WEIGHTINGS:
         raise ValueError(f"unknown kl_weighting {kl_weighting!r}; choose one of {KL_WEIGHTINGS}")
     if optimizer not in OPTIMIZERS:
@@ -177,12 +181,14 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
     _check_finite_data("x_train", x)
     M = math.ceil(N / batch_size)
     weights = kl_weights(M, kl_weighting).tolist()
-    opt = make_optimizer(model.parameters(), optimizer, lr, momentum=momentum)
+    opt = make_optimizer(model.parameters(), optimizer, lr, momentum=momentum,
+                         weight_decay=weight_decay)
     sched = (torch.optim.lr_scheduler.ExponentialLR(opt, lr_decay)
              if lr_decay is not None else None)
     run_id = {"lr": lr, "lr_decay": lr_decay,
               "batch_size": batch_size, "n_samples": n_samples, "kl_weighting": kl_weighting,
               "optimizer": optimizer, "momentum": momentum, "seed": seed,
+              "weight_decay": weight_decay,
               "data": data_fingerprint(data), "model": model_fingerprint(model)}
     history, start_epoch = [], 0
     if checkpoint is not None:
@@ -259,25 +265,21 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
     return history
 
 
+RUN_DEFAULTS = {"weight_decay": 0.0}  # fingerprint fields added later: their value before
+
+
 def check_same_run(path, saved, current):
     """Raise CheckpointError when the checkpoint at ``path`` belongs to another run."""
     if saved is None:
         raise CheckpointError(f"{path} records no run fingerprint (written by an older version of "
                               "helpers): delete it to train afresh")
-    diff = [f"{k}: checkpoint {saved.get(k)!r}, this run {current[k]!r}" for k in current
-            if saved.get(k) != current[k]]
+    missing = object()
+    diff = []
+    for k in current:
+        old = saved.get(k, RUN_DEFAULTS.get(k, missing))
+        if old != current[k]:
+            diff.append(f"{k}: checkpoint {None if old is missing else old!r}, this run "
+                        f"{current[k]!r}")
     if diff:
         raise CheckpointError(f"{path} belongs to another run ({'; '.join(diff)}): use another "
                               "checkpoint path for this run, or delete the file to train afresh")
-
-
-def train_step_fn(model, opt, kl_weight=1.0, n_samples=1, nll=categorical_nll):
-    """Return a function ``step(x, y) -> loss tensor`` doing one ELBO update (for benchmarks)."""
-    def step(xb, yb):
-        parts = elbo(model, xb, yb, kl_weight, n_samples=n_samples, nll=nll)
-        opt.zero_grad(set_to_none=True)
-        parts.loss.backward()
-        opt.step()
-        return parts.loss
-    return step
-

@@ -112,6 +112,10 @@ def evaluate_ood(kind, model, data_in, x_out, n_samples=20, seed=0):
            "entropy_hist_in": _hist(ent_in), "entropy_hist_out": _hist(ent_out),
            "samples": p_in.shape[0]}
     centres, acc, conf, count = reliability(mean_in.cpu(), y.cpu())
+    if kind == "bbb":  # the per-sample probabilities of a few images, for a figure
+        out["examples"] = {"in_index": [0, 1, 2], "out_index": [0, 1, 2],
+                           "in_probs": p_in[:, :3].cpu().tolist(),
+                           "out_probs": p_out[:, :3].cpu().tolist()}
     nan_to_none = lambda v: [None if x != x else x for x in v]  # noqa: E731 (empty bins)
     out["reliability"] = {"centres": centres, "accuracy": nan_to_none(acc),
                           "confidence": nan_to_none(conf), "count": count}
@@ -221,3 +225,101 @@ def summarise(rows):
                         "sd": statistics.stdev(vals) if len(vals) > 1 else None}
         summary[key] = entry
     return summary
+
+
+# ---- notebook 05's figures, drawn from the results files ----
+
+def _row(rows, data, kind, seed):
+    return next(r for r in rows if r["data"] == data and r["kind"] == kind and r["seed"] == seed)
+
+
+def entropy_figure(rows, seed=0):
+    """Histograms of the predictive entropy in and out of distribution: one row per training
+    set, one panel per method (counts stored in ood.json), on a log density axis."""
+    import matplotlib.pyplot as plt
+    lo, hi, n = ENTROPY_BINS
+    width = (hi - lo) / n
+    edges = [lo + i * width for i in range(n + 1)]
+    datas = [d for d in OTHER if any(r["data"] == d and r["seed"] == seed for r in rows)]
+    fig, axes = plt.subplots(len(datas), len(KINDS), figsize=(12, 2.9 * len(datas)),
+                             sharex=True, sharey=True, squeeze=False, constrained_layout=True)
+    for i, data in enumerate(datas):
+        for j, kind in enumerate(KINDS):
+            r, ax = _row(rows, data, kind, seed), axes[i, j]
+            for key, label, c in (("entropy_hist_in", f"{data} (in)", "C0"),
+                                  ("entropy_hist_out", f"{OTHER[data]} (out)", "C1")):
+                counts = r[key]
+                total = sum(counts) * width
+                ax.stairs([k / total for k in counts], edges, fill=True, alpha=0.5, color=c,
+                          label=label)
+            ax.set_yscale("log")
+            ax.set_title(f"{KIND_LABELS[kind]}, AUROC {r['auroc_entropy']:.3f}", fontsize=9)
+            if i == len(datas) - 1:
+                ax.set_xlabel("predictive entropy (nats)")
+        axes[i, 0].set_ylabel(f"trained on {data}\ndensity")
+        axes[i, 0].legend(fontsize=7, loc="upper right")
+    return fig
+
+
+def reliability_figure(rows, seed=0):
+    """Reliability diagrams (accuracy against confidence, 15 bins) on the in-domain test sets."""
+    import matplotlib.pyplot as plt
+    datas = [d for d in OTHER if any(r["data"] == d and r["seed"] == seed for r in rows)]
+    fig, axes = plt.subplots(1, len(datas), figsize=(5.5 * len(datas), 4), squeeze=False,
+                             constrained_layout=True)
+    for ax, data in zip(axes[0], datas):
+        for kind in KINDS:
+            rel = _row(rows, data, kind, seed)["reliability"]
+            pts = [(c, a) for c, a, k in zip(rel["confidence"], rel["accuracy"], rel["count"]) if k]
+            ax.plot(*zip(*pts), "o-", ms=3, label=KIND_LABELS[kind])
+        ax.plot([0, 1], [0, 1], "k:", lw=1, label="calibrated")
+        ax.set_xlabel("confidence (mean top probability in the bin)")
+        ax.set_ylabel("accuracy in the bin")
+        ax.set_title(f"trained on {data}, seed {seed}")
+        ax.legend(fontsize=8)
+    return fig
+
+
+def examples_figure(row, x_in, x_out, in_name, out_name):
+    """Images beside the class probabilities of each weight sample (dots) and their mean (bars)."""
+    import matplotlib.pyplot as plt
+    ex = row["examples"]
+    fig, axes = plt.subplots(2, 6, figsize=(13, 4.8), constrained_layout=True)
+    for r, (label, xs, probs) in enumerate(((f"{in_name} (in)", x_in, ex["in_probs"]),
+                                            (f"{out_name} (out)", x_out, ex["out_probs"]))):
+        p = torch.tensor(probs)  # (S, 3, C)
+        for k in range(3):
+            axes[r, 2 * k].imshow(xs[k].view(28, 28).cpu(), cmap="gray_r")
+            axes[r, 2 * k].set_axis_off()
+            axes[r, 2 * k].set_title(label, fontsize=8)
+            ax = axes[r, 2 * k + 1]
+            ax.bar(range(10), p[:, k].mean(0), color="C0", alpha=0.5)
+            for s in range(p.shape[0]):
+                ax.plot(range(10), p[s, k], ".", c="C3", ms=3)
+            ax.set_ylim(0, 1)
+            ax.set_xticks(range(10))
+            ax.set_xlabel("class", fontsize=8)
+            ax.set_ylabel("probability", fontsize=8)
+            ax.tick_params(labelsize=6)
+    return fig
+
+
+def image_grid(x, y, scores, groups, per_row=8):
+    """Figure: one row of images per group (label -> indices), titled with the true label, the
+    prediction and its mean probability (``scores`` from ``per_image_scores``)."""
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(len(groups), per_row, figsize=(13, 2.1 * len(groups)),
+                             squeeze=False, constrained_layout=True)
+    for r, (label, ids) in enumerate(groups.items()):
+        for k in range(per_row):
+            ax = axes[r, k]
+            ax.set_axis_off()
+            if k >= len(ids):
+                continue
+            i = int(ids[k])
+            ax.imshow(x[i].reshape(28, 28).cpu(), cmap="gray_r")
+            ax.set_title(f"y={int(y[i])} pred={int(scores['pred'][i])}\n"
+                         f"p={scores['confidence'][i]:.2f}", fontsize=8)
+        axes[r, 0].text(-0.15, 0.5, label, transform=axes[r, 0].transAxes, ha="right",
+                        va="center", rotation=90)
+    return fig

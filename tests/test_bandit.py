@@ -191,25 +191,23 @@ def test_buffer_recipes_and_kl_floor():
     assert not torch.allclose(runs["filled"], runs["capacity"])
 
 
-def test_stored_runs_average_every_seed(tmp_path):
-    import json
-
-    def write(name, seeds, curve, finals=None):
-        metrics = {"seeds": seeds}
-        if finals is not None:
-            metrics["regret_final_per_seed"] = finals
-        (tmp_path / name).write_text(json.dumps({"metrics": metrics, "curve": {
-            "every": 100, "cum_regret_mean": curve}}))
-
-    assert B.stored_runs(tmp_path, "bbb_paper") is None
-    write("bbb_paper.json", [0], [10.0, 20.0], [20.0])
-    write("bbb_paper_seeds1-2.json", [1, 2], [40.0, 50.0, 60.0], [40.0, 60.0])
-    write("bbb_paper_seeds2.json", [2], [0.0, 0.0])        # seed 2 already counted: skipped
-    write("bbb_paper_keep_all.json", [0], [1.0, 1.0])      # another stem: not mixed in
-    run = B.stored_runs(tmp_path, "bbb_paper")
-    assert run["seeds"] == [0, 1, 2] and run["every"] == 100
-    assert run["cum_regret_mean"] == [30.0, 40.0]          # (10 + 2 * 40) / 3, (20 + 2 * 50) / 3
-    assert run["final_per_seed"] == {0: 20.0, 1: 40.0, 2: 60.0}
+def test_reported_runs_use_the_choice_of_the_tuning_seeds():
+    tuning = {"metrics": {"chosen": {
+        "paper": {"prior": 0.05, "recipe": "paper"},
+        "keep_all": {"prior": [0.5, 1.0, 0.0025], "recipe": "keep_all_fixed_kl"}}}}
+    cfg = B.reported_config("keep_all", tuning, steps=5000, seed=3)
+    assert cfg.seeds == (3,) and cfg.prior == (0.5, 1.0, 0.0025)
+    assert (cfg.buffer, cfg.kl_count, cfg.kl_floor) == (5000, "fixed", 4096)
+    assert B.reported_config("paper", tuning, 5000, 0).buffer == 4096
+    with pytest.raises(ValueError, match="no choice for buffer"):
+        B.reported_config("other", tuning, 5000, 0)
+    rows = [{"names": ["bbb", "greedy"], "cum_regret": [[1.0, 4.0], [2.0, 10.0]]},
+            {"names": ["bbb", "greedy"], "cum_regret": [[3.0, 6.0], [2.0, 2.0]]},
+            {"names": ["bbb", "greedy"], "cum_regret": [[1.0, 8.0], [2.0, 30.0]]}]
+    s = B.summarise_reported(rows)
+    assert s["bbb"]["final_per_seed"] == [4.0, 6.0, 8.0] and s["bbb"]["mean"] == 6.0
+    assert s["bbb"]["sd"] == 2.0 and s["greedy"]["median"] == 10.0
+    assert s["bbb"]["curve_mean"] == [5 / 3, 6.0]
 
 
 def test_window_census_counts_the_regret_of_the_last_steps(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-NOTEBOOKS = ("01_mnist_classification", "05_uncertainty")
+NOTEBOOKS = ("01_mnist_classification", "05_uncertainty", "06_alternatives")
 
 
 def main(argv=None):

@@ -1,0 +1,365 @@
+"""Notebook 06: Bayes by Backprop against what a user would pick instead, on one MLP and one split.
+
+Methods (784-400-400-10 ReLU, MNIST 50k / 10k validation / 10k test):
+- ``map``: Adam with weight decay (a MAP estimate), settings from a validation sweep;
+- ``mc_dropout``: notebook 05's choice; ``ensemble``: five MAP networks (other seeds);
+- ``bbb``: notebook 01's choice (this project's fast layer);
+- ``ivon``: the IVON optimiser (Shen et al. 2024, package ``ivon-opt``), a small grid searched
+  here with the same rule;
+- ``laplace_*``: the Laplace approximation around the MAP network (package ``laplace-torch``):
+  last-layer KFAC, all-layer diagonal and all-layer KFAC, prior precision by marginal likelihood.
+
+Every setting is chosen on validation data (negative log-likelihood of the method's predictive,
+number of epochs included) before any test number is computed. ``build`` trains what is missing
+on the reported seeds and writes results/06_alternatives/summary.json.
+"""
+import json
+import math
+import statistics
+import time
+from contextlib import nullcontext
+
+import torch
+from torch.nn import functional as F
+
+from .classification import RunConfig, run
+from .layers import mlp
+from .metrics import (auroc, brier, ece, error_rate, mutual_information, nll,
+                      predictive_entropy, reliability)
+from .train import load_checkpoint, save_checkpoint
+from .uncertainty import sample_probs
+from .utils import checkpoints_dir, machine_info, results_dir, save_results
+
+NB = "06_alternatives"
+METHODS = ("map", "mc_dropout", "ensemble", "bbb", "ivon", "laplace_ll_kron", "laplace_diag",
+           "laplace_kron")
+LABELS = {"map": "MAP (Adam + weight decay)", "mc_dropout": "MC dropout",
+          "ensemble": "deep ensemble (5)", "bbb": "BBB (this project)", "ivon": "IVON",
+          "laplace_ll_kron": "Laplace, last layer, KFAC", "laplace_diag": "Laplace, all layers, diagonal",
+          "laplace_kron": "Laplace, all layers, KFAC"}
+LAPLACE = {"laplace_ll_kron": ("last_layer", "kron", "glm"), "laplace_diag": ("all", "diag", "nn"),
+           "laplace_kron": ("all", "kron", "nn")}
+ANGLES = tuple(range(0, 181, 15))
+METRICS = ("test_error", "nll", "brier", "ece", "auroc_entropy", "auroc_mi")
+
+
+# ---- IVON: a variational optimiser; the network itself is an ordinary MLP ----
+
+def ivon_name(hp, seed, epochs):
+    return (f"ivon_h{hp['H']}_e{epochs}_lr{hp['lr']:g}_h0{hp['hess_init']:g}_wd{hp['weight_decay']:g}"
+            f"_s{seed}").replace(".", "p")
+
+
+def train_ivon(hp, data, seed, epochs, notebook=NB, on_epoch=None, eval_sets=("val",)):
+    """Train an MLP with IVON (``hp``: H, lr, hess_init, weight_decay, batch_size); return
+    (model, optimizer, history). Cosine learning rate over ``epochs``; checkpoints every 5
+    epochs and resumes; ``on_epoch(epoch, model, optimizer)`` after each epoch."""
+    import ivon
+    torch.manual_seed(seed)
+    model = mlp(data.x_train.shape[1], (hp["H"], hp["H"]), 10)
+    N, bs = len(data.x_train), hp.get("batch_size", 128)
+    steps = epochs * math.ceil(N / bs)
+    opt = ivon.IVON(model.parameters(), lr=hp["lr"], ess=N, hess_init=hp["hess_init"],
+                    weight_decay=hp["weight_decay"], beta2=0.99999)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
+    ck = checkpoints_dir() / notebook / f"{ivon_name(hp, seed, epochs)}.pt"
+    history, start, wall = [], 0, 0.0
+    if ck.exists():
+        st = load_checkpoint(ck)
+        model.load_state_dict(st["model"])
+        opt.load_state_dict(st["optimizer"])
+        sched.load_state_dict(st["scheduler"])
+        history, start = list(st["history"]), int(st["epoch"])
+        torch.set_rng_state(st["rng"])
+        wall = history[-1]["wall_s"] if history else 0.0
+    for epoch in range(start, epochs):
+        t0 = time.perf_counter()
+        gen = torch.Generator().manual_seed(seed * 1_000_003 + epoch)
+        perm = torch.randperm(N, generator=gen)
+        model.train()
+        for i in range(0, N, bs):
+            idx = perm[i:i + bs]
+            with opt.sampled_params(train=True):
+                opt.zero_grad()
+                loss = F.cross_entropy(model(data.x_train[idx]), data.y_train[idx])
+                loss.backward()
+            opt.step()
+            sched.step()
+            if not math.isfinite(loss.item()):
+                raise FloatingPointError(f"IVON diverged at epoch {epoch + 1}: lower lr")
+        wall += time.perf_counter() - t0
+        history.append({"epoch": epoch + 1, "wall_s": wall})
+        if (epoch + 1) % 5 == 0 or epoch + 1 == epochs:
+            save_checkpoint(ck, model=model.state_dict(), optimizer=opt.state_dict(),
+                            scheduler=sched.state_dict(), history=history, epoch=epoch + 1,
+                            rng=torch.get_rng_state())
+        if on_epoch is not None:
+            on_epoch(epoch + 1, model, opt, history[-1])
+    return model, opt, history
+
+
+@torch.no_grad()
+def ivon_probs(model, opt, x, n_samples, batch_size=5000):
+    """Return (S, B, C) class probabilities under S weight samples of IVON's posterior."""
+    model.eval()
+    out = []
+    for _ in range(n_samples):
+        with opt.sampled_params():
+            out.append(torch.cat([F.softmax(model(x[i:i + batch_size]), -1)
+                                  for i in range(0, len(x), batch_size)]))
+    return torch.stack(out)
+
+
+def tune_ivon(grid, data, epochs, n_samples=10, seed=100, epoch_step=5, progress_fn=None):
+    """Search IVON's ``grid`` (list of hp dicts) on validation: every setting for ``epochs`` epochs,
+    validation NLL of the predictive every ``epoch_step`` epochs; return the trial rows and the
+    choice (lowest NLL; ties: fewer epochs, then the earlier setting)."""
+    rows = []
+    for hp in grid:
+        curve = []
+
+        def record(epoch, model, opt, _row):
+            if epoch % epoch_step == 0 or epoch == epochs:
+                torch.manual_seed(seed + 12345)
+                p = ivon_probs(model, opt, data.x_val, n_samples).mean(0)
+                curve.append([epoch, nll(p, data.y_val), error_rate(p, data.y_val)])
+        if progress_fn:
+            progress_fn(f"IVON {hp}")
+        model, opt, hist = train_ivon(hp, data, seed, epochs, on_epoch=record)
+        if not curve:  # resumed from a finished checkpoint: evaluate the last epoch only
+            record(epochs, model, opt, None)
+        best = min(curve, key=lambda c: (c[1], c[0]))
+        rows.append({"hp": hp, "val_curve": curve, "val": best[1], "val_error": best[2],
+                     "best_epoch": best[0], "wall_s": hist[-1]["wall_s"]})
+    best = min(enumerate(rows), key=lambda it: (it[1]["val"], it[1]["best_epoch"], it[0]))[1]
+    return rows, {"hp": best["hp"], "epochs": best["best_epoch"], "val": best["val"],
+                  "val_error": best["val_error"]}
+
+
+# ---- Laplace around the MAP network ----
+
+def fit_laplace(model, data, flavour, batch_size=256):
+    """Return (laplace object, fit seconds) of ``flavour`` around the trained ``model``, with the
+    prior precision set by maximising the marginal likelihood."""
+    from laplace import Laplace
+    from torch.utils.data import DataLoader, TensorDataset
+    subset, hessian, pred = LAPLACE[flavour]
+    t0 = time.perf_counter()
+    model.eval()
+    la = Laplace(model, "classification", subset_of_weights=subset, hessian_structure=hessian)
+    la.fit(DataLoader(TensorDataset(data.x_train, data.y_train), batch_size=batch_size))
+    la.optimize_prior_precision(pred_type=pred, method="marglik", n_steps=100, lr=0.1)
+    return la, time.perf_counter() - t0
+
+
+@torch.no_grad()
+def laplace_probs(la, flavour, x, n_samples, batch_size=2000, seed=0):
+    """Return (S, B, C) predictive samples of a fitted Laplace approximation."""
+    pred = LAPLACE[flavour][2]
+    gen = torch.Generator().manual_seed(seed)
+    return torch.cat([la.predictive_samples(x[i:i + batch_size], pred_type=pred,
+                                            n_samples=n_samples, generator=gen)
+                      for i in range(0, len(x), batch_size)], dim=1)
+
+
+# ---- evaluation ----
+
+def rotated(x, angle):
+    """Return flattened 28x28 images ``x`` rotated by ``angle`` degrees (no new data)."""
+    from torchvision.transforms.functional import rotate
+    if angle == 0:
+        return x
+    imgs = x.view(-1, 1, 28, 28)
+    return rotate(imgs, float(angle)).reshape(len(x), -1)
+
+
+def _bins(probs, y):
+    centres, acc, conf, count = reliability(probs, y)
+    clean = lambda v: [None if c != c else c for c in v]  # noqa: E731 (empty bins)
+    return {"centres": centres, "accuracy": clean(acc), "confidence": clean(conf), "count": count}
+
+
+def evaluate(probs_fn, data, x_ood, angles=ANGLES, has_mi=True):
+    """Return every test metric of one trained method: ``probs_fn(x) -> (S, B, C)``."""
+    y = data.y_test
+    t0 = time.perf_counter()
+    p_in = probs_fn(data.x_test)
+    predict_s = time.perf_counter() - t0
+    p_out = probs_fn(x_ood)
+    m_in = p_in.mean(0)
+    out = {"test_error": error_rate(m_in, y), "nll": nll(m_in, y), "brier": brier(m_in, y),
+           "ece": ece(m_in, y), "predict_s_10k": predict_s * 10_000 / len(y),
+           "auroc_entropy": auroc(predictive_entropy(m_in), predictive_entropy(p_out.mean(0))),
+           "auroc_mi": (auroc(mutual_information(p_in), mutual_information(p_out))
+                        if has_mi and p_in.shape[0] > 1 else None),
+           "reliability": _bins(m_in, y)}
+    curves = {"angle": list(angles), "error": [], "nll": [], "ece": []}
+    for a in angles:
+        m = probs_fn(rotated(data.x_test, a)).mean(0)
+        curves["error"].append(error_rate(m, y))
+        curves["nll"].append(nll(m, y))
+        curves["ece"].append(ece(m, y))
+    out["rotation"] = curves
+    return out
+
+
+def stored_floats(method, obj):
+    """Return how many numbers a method keeps to predict (parameters, variances, factors)."""
+    if method == "ensemble":
+        return sum(p.numel() for m in obj for p in m.parameters())
+    if method == "ivon":
+        model, opt = obj
+        return 2 * sum(p.numel() for p in model.parameters())
+    if method.startswith("laplace"):
+        la = obj
+        n = sum(p.numel() for p in la.model.parameters())
+        h = la.H
+        if hasattr(h, "kfacs"):
+            n += sum(f.numel() for blocks in h.kfacs for f in blocks)
+        elif torch.is_tensor(h):
+            n += h.numel()
+        return n
+    return sum(p.numel() for p in obj.parameters())
+
+
+# ---- the whole comparison ----
+
+def _summary(rows):
+    """Return per-method {metric: {per_seed, mean, sd}} from the per-seed rows."""
+    by = {}
+    for r in rows:
+        by.setdefault(r["method"], []).append(r)
+    out = []
+    for method in METHODS:
+        rs = sorted(by.get(method, []), key=lambda r: r["seed"])
+        if not rs:
+            continue
+        entry = {"method": method, "label": LABELS[method], "seeds": [r["seed"] for r in rs]}
+        for m in METRICS + ("train_time_ratio", "train_s", "predict_s_10k", "stored_floats"):
+            vals = [r[m] for r in rs]
+            entry[m] = None if any(v is None for v in vals) else {
+                "per_seed": vals, "mean": statistics.fmean(vals),
+                "sd": statistics.stdev(vals) if len(vals) > 1 else None}
+        entry["rotation"] = {k: [statistics.fmean(r["rotation"][k][i] for r in rs)
+                                 for i in range(len(rs[0]["rotation"]["angle"]))]
+                             for k in ("error", "nll", "ece")}
+        entry["rotation"]["angle"] = rs[0]["rotation"]["angle"]
+        entry["rotation_per_seed"] = [r["rotation"] for r in rs]
+        entry["reliability_seed0"] = rs[0]["reliability"]
+        out.append(entry)
+    return out
+
+
+def build(profile, notebook=NB, train=True, progress_fn=print, device="cpu"):
+    """Run (or read back) the whole comparison of ``profile`` (a ``get_profile`` namespace of
+    notebook 06); write results/<notebook>/summary.json and return it."""
+    from dataclasses import replace
+
+    from .data import load_images
+    from .sweep import chosen_config, ensure_sweeps
+    path = results_dir() / notebook / "summary.json"
+    done = {}
+    if path.exists():
+        old = json.loads(path.read_text())
+        if old.get("profile") == profile.profile:
+            done = {(r["method"], r["seed"]): r for r in old["metrics"]["per_seed"]}
+    todo = [(m, s) for s in profile.seeds for m in METHODS if (m, s) not in done]
+    if todo and not train:
+        raise FileNotFoundError(f"{path} lacks {todo[:3]}...: run notebook 06 with training on")
+    t_start = time.perf_counter()
+    data = load_images("MNIST", device=device, n_train=profile.n_train, n_test=profile.n_eval)
+    x_ood = load_images("FashionMNIST", device=device, n_train=profile.n_train,
+                        n_test=profile.n_eval).x_test
+    sweeps = ensure_sweeps(notebook, profile, run_missing=train)
+    ivon_path = results_dir() / notebook / "ivon_tuning.json"
+    if ivon_path.exists():
+        ivon_rec = json.loads(ivon_path.read_text())
+    else:
+        rows_i, choice = tune_ivon([dict(hp, H=profile.H) for hp in profile.ivon_grid], data,
+                                   profile.ivon_epochs, profile.eval_samples // 2 or 1,
+                                   progress_fn=progress_fn)
+        save_results(notebook, "ivon_tuning", config={"grid": profile.ivon_grid,
+                                                       "epochs": profile.ivon_epochs},
+                     metrics={"trials": rows_i, "chosen": choice}, profile=profile.profile,
+                     seed=100, extra={"selected_on": "validation",
+                                      "rule": "lowest validation NLL of the predictive (every "
+                                              "5 epochs); ties: fewer epochs, earlier setting"})
+        ivon_rec = json.loads(ivon_path.read_text())
+    ivon_choice = ivon_rec["metrics"]["chosen"]
+    rows = list(done.values())
+    S = profile.eval_samples
+    for seed in profile.seeds:
+        if all((m, seed) in done for m in METHODS):
+            continue
+        cfgs = {"map": chosen_config("map_mnist", notebook, seed=seed),
+                "mc_dropout": chosen_config("mc_dropout_mnist", "05_uncertainty", seed=seed),
+                "bbb": chosen_config(f"bbb_mixture_h{profile.H}", "01_mnist_classification",
+                                     seed=seed)}
+        trained, walls = {}, {}
+        for key in ("map", "mc_dropout", "bbb"):
+            progress_fn(f"seed {seed}: {key}")
+            model, rec = run(cfgs[key], data, notebook=notebook, eval_samples=2)
+            trained[key] = model
+            walls[key] = rec["metrics"]["train_wall_s"]
+            if cfgs[key].init_from:  # a warm start also paid for the network it starts from
+                _, src = run(cfgs[key].init_source(), data, notebook=notebook, eval_samples=2)
+                walls[key] += src["metrics"]["train_wall_s"]
+        members = [trained["map"]]
+        walls["ensemble"] = walls["map"]
+        for k in range(1, profile.ensemble_size):
+            progress_fn(f"seed {seed}: ensemble member {k + 1}")
+            model, rec = run(replace(cfgs["map"], seed=seed + 1000 * k), data, notebook=notebook,
+                             eval_samples=2)
+            members.append(model)
+            walls["ensemble"] += rec["metrics"]["train_wall_s"]
+        trained["ensemble"] = members
+        progress_fn(f"seed {seed}: ivon")
+        model, opt, hist = train_ivon(dict(ivon_choice["hp"]), data, seed, ivon_choice["epochs"])
+        trained["ivon"], walls["ivon"] = (model, opt), hist[-1]["wall_s"]
+        for flavour in LAPLACE:
+            progress_fn(f"seed {seed}: {flavour}")
+            la, fit_s = fit_laplace(trained["map"], data, flavour)
+            trained[flavour], walls[flavour] = la, walls["map"] + fit_s
+        probs = {
+            "map": lambda x: sample_probs("deterministic", trained["map"], x),
+            "mc_dropout": lambda x: sample_probs("mc_dropout", trained["mc_dropout"], x, S),
+            "ensemble": lambda x: sample_probs("ensemble", trained["ensemble"], x),
+            "bbb": lambda x: sample_probs("bbb", trained["bbb"], x, S),
+            "ivon": lambda x: ivon_probs(*trained["ivon"], x, S),
+        }
+        for flavour in LAPLACE:
+            probs[flavour] = (lambda f: lambda x: laplace_probs(trained[f], f, x, S, seed=seed))(
+                flavour)
+        for method in METHODS:
+            if (method, seed) in done:
+                continue
+            progress_fn(f"seed {seed}: evaluating {method}")
+            torch.manual_seed(seed + 12345)
+            metrics = evaluate(probs[method], data, x_ood, profile.angles,
+                               has_mi=method != "map")
+            rows.append({"method": method, "seed": seed, "train_s": walls[method],
+                         "train_time_ratio": walls[method] / walls["map"],
+                         "stored_floats": stored_floats(method, trained[method]), **metrics})
+            _save(rows, profile, notebook, sweeps, ivon_rec, time.perf_counter() - t_start)
+    _save(rows, profile, notebook, sweeps, ivon_rec, time.perf_counter() - t_start)
+    return json.loads(path.read_text())
+
+
+def _save(rows, profile, notebook, sweeps, ivon_rec, wall):
+    save_results(notebook, "summary",
+                 config={"H": profile.H, "seeds": list(profile.seeds),
+                         "eval_samples": profile.eval_samples,
+                         "ensemble_size": profile.ensemble_size, "angles": list(profile.angles),
+                         "chosen": {"map": sweeps["map_mnist"]["metrics"]["chosen"]["config"],
+                                    "ivon": ivon_rec["metrics"]["chosen"]},
+                         "sources": {"map": f"results/{notebook}/sweep/map_mnist.json",
+                                     "ivon": f"results/{notebook}/ivon_tuning.json",
+                                     "mc_dropout": "results/05_uncertainty/sweep/mc_dropout_mnist.json",
+                                     "bbb": "results/01_mnist_classification/sweep/"
+                                            f"bbb_mixture_h{profile.H}.json"}},
+                 metrics={"rows": _summary(rows), "per_seed": rows}, profile=profile.profile,
+                 seed=list(profile.seeds), wall_s=wall,
+                 extra={"selected_on": "validation",
+                        "note": "train_time_ratio: training wall time / MAP's, same machine, same "
+                                "run; a warm start includes its SGD network, the ensemble its "
+                                "five members, Laplace the MAP network plus its fit"})
