@@ -141,25 +141,37 @@ def tune_ivon(grid, data, epochs, n_samples=10, seed=100, epoch_step=5, progress
 def fit_laplace(model, data, flavour, batch_size=256):
     """Return (laplace object, fit seconds) of ``flavour`` around the trained ``model``, with the
     prior precision set by maximising the marginal likelihood."""
+    import warnings
+
     from laplace import Laplace
+    from laplace.curvature import BackPackGGN
     from torch.utils.data import DataLoader, TensorDataset
     subset, hessian, pred = LAPLACE[flavour]
+    # the exact GGN diagonal through BackPack (laplace-torch's default backend for it computes
+    # per-example Jacobians: hundreds of times slower here)
+    kw = {"backend": BackPackGGN} if hessian == "diag" else {}
     t0 = time.perf_counter()
     model.eval()
-    la = Laplace(model, "classification", subset_of_weights=subset, hessian_structure=hessian)
-    la.fit(DataLoader(TensorDataset(data.x_train, data.y_train), batch_size=batch_size))
-    la.optimize_prior_precision(pred_type=pred, method="marglik", n_steps=100, lr=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        la = Laplace(model, "classification", subset_of_weights=subset, hessian_structure=hessian,
+                     **kw)
+        la.fit(DataLoader(TensorDataset(data.x_train, data.y_train), batch_size=batch_size))
+        la.optimize_prior_precision(pred_type=pred, method="marglik", n_steps=100, lr=0.1)
     return la, time.perf_counter() - t0
 
 
 @torch.no_grad()
 def laplace_probs(la, flavour, x, n_samples, batch_size=2000, seed=0):
     """Return (S, B, C) predictive samples of a fitted Laplace approximation."""
+    import warnings
     pred = LAPLACE[flavour][2]
     gen = torch.Generator().manual_seed(seed)
-    return torch.cat([la.predictive_samples(x[i:i + batch_size], pred_type=pred,
-                                            n_samples=n_samples, generator=gen)
-                      for i in range(0, len(x), batch_size)], dim=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.cat([la.predictive_samples(x[i:i + batch_size], pred_type=pred,
+                                                n_samples=n_samples, generator=gen)
+                          for i in range(0, len(x), batch_size)], dim=1)
 
 
 # ---- evaluation ----
@@ -214,8 +226,9 @@ def stored_floats(method, obj):
         la = obj
         n = sum(p.numel() for p in la.model.parameters())
         h = la.H
-        if hasattr(h, "kfacs"):
-            n += sum(f.numel() for blocks in h.kfacs for f in blocks)
+        if hasattr(h, "eigenvectors"):  # a Kronecker-factored precision, eigendecomposed
+            n += sum(t.numel() for group in (h.eigenvectors, h.eigenvalues)
+                     for blocks in group for t in blocks)
         elif torch.is_tensor(h):
             n += h.numel()
         return n
@@ -363,3 +376,116 @@ def _save(rows, profile, notebook, sweeps, ivon_rec, wall):
                         "note": "train_time_ratio: training wall time / MAP's, same machine, same "
                                 "run; a warm start includes its SGD network, the ensemble its "
                                 "five members, Laplace the MAP network plus its fit"})
+
+
+# ---- notebook 06's table, figures and verdict, from summary.json ----
+
+COLUMNS = [("test_error", "test error (%)", 100, 2), ("nll", "NLL", 1, 3), ("brier", "Brier", 1, 4),
+           ("ece", "ECE", 1, 4), ("auroc_entropy", "AUROC entropy", 1, 3),
+           ("auroc_mi", "AUROC MI", 1, 3), ("train_time_ratio", "train time / MAP", 1, 2),
+           ("predict_s_10k", "predict 10k (s)", 1, 2), ("stored_floats", "numbers stored", 1, 0)]
+
+
+def _fmt(entry, scale, digits):
+    if entry is None:
+        return "—"
+    if digits == 0:
+        return f"{entry['mean'] / 1e6:.2f} M"
+    sd = "" if entry["sd"] is None else f" ± {scale * entry['sd']:.{digits}f}"
+    return f"{scale * entry['mean']:.{digits}f}{sd}"
+
+
+def summary_rows(summary):
+    """Return (header, rows) of the methods × metrics table (mean ± sd over seeds)."""
+    header = ["method"] + [c[1] for c in COLUMNS]
+    rows = [[r["label"]] + [_fmt(r[k], s, d) for k, _, s, d in COLUMNS]
+            for r in summary["metrics"]["rows"]]
+    return header, rows
+
+
+def reliability_figure(summary):
+    """Reliability diagrams (seed 0) of every method, on the MNIST test set."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.5, 5), constrained_layout=True)
+    for r in summary["metrics"]["rows"]:
+        rel = r["reliability_seed0"]
+        pts = [(c, a) for c, a, k in zip(rel["confidence"], rel["accuracy"], rel["count"]) if k]
+        ax.plot(*zip(*pts), "o-", ms=3, lw=1, label=r["label"])
+    ax.plot([0, 1], [0, 1], "k:", lw=1, label="calibrated")
+    ax.set(xlabel="confidence (mean top probability in the bin)", ylabel="accuracy in the bin",
+           title="MNIST test set, seed 0")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def rotation_figure(summary):
+    """Error, NLL and ECE against the rotation angle (mean over seeds), one line per method."""
+    import matplotlib.pyplot as plt
+    from .plotting import percent_axis
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4), constrained_layout=True)
+    for r in summary["metrics"]["rows"]:
+        rot = r["rotation"]
+        for ax, key in zip(axes, ("error", "nll", "ece")):
+            ax.plot(rot["angle"], rot[key], "o-", ms=3, lw=1, label=r["label"])
+    for ax, (key, label) in zip(axes, (("error", "test error"), ("nll", "NLL (nats)"),
+                                       ("ece", "ECE"))):
+        ax.set(xlabel="rotation of the test digits (degrees)", ylabel=label, xticks=range(0, 181, 30))
+    percent_axis(axes[0], "y", decimals=0)
+    axes[0].legend(fontsize=7)
+    return fig
+
+
+def summary_figure(summary):
+    """Methods × metrics, each metric scaled to [0 (best), 1 (worst)] over the methods."""
+    import matplotlib.pyplot as plt
+    rows = summary["metrics"]["rows"]
+    keys = [("test_error", "error", False), ("nll", "NLL", False), ("brier", "Brier", False),
+            ("ece", "ECE", False), ("auroc_entropy", "AUROC\n(entropy)", True),
+            ("rot_error", "error at\n60–120°", False), ("train_time_ratio", "training\ntime", False),
+            ("predict_s_10k", "prediction\ntime", False)]
+    vals = []
+    for r in rows:
+        mid = [i for i, a in enumerate(r["rotation"]["angle"]) if 60 <= a <= 120]
+        rot = sum(r["rotation"]["error"][i] for i in mid) / max(len(mid), 1)
+        vals.append([rot if k == "rot_error" else r[k]["mean"] for k, _, _ in keys])
+    t = torch.tensor(vals)
+    lo, hi = t.min(0).values, t.max(0).values
+    scaled = (t - lo) / (hi - lo).clamp_min(1e-12)
+    for j, (_, _, higher_better) in enumerate(keys):
+        if higher_better:
+            scaled[:, j] = 1 - scaled[:, j]
+    fig, ax = plt.subplots(figsize=(10, 0.45 * len(rows) + 1.6), constrained_layout=True)
+    im = ax.imshow(scaled, cmap="RdYlGn_r", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(keys)), [k[1] for k in keys], fontsize=8)
+    ax.set_yticks(range(len(rows)), [r["label"] for r in rows], fontsize=8)
+    ax.grid(False)
+    for i in range(len(rows)):
+        for j in range(len(keys)):
+            v = t[i, j].item()
+            txt = f"{100 * v:.1f}%" if keys[j][0] in ("test_error", "rot_error") else f"{v:.3g}"
+            dark = abs(scaled[i, j].item() - 0.5) > 0.33
+            ax.text(j, i, txt, ha="center", va="center", fontsize=7,
+                    color="white" if dark else "black")
+    fig.colorbar(im, ax=ax, label="0 = best method, 1 = worst", shrink=0.8)
+    ax.set_title("mean over seeds; colour scaled per column")
+    return fig
+
+
+def verdict(summary):
+    """Return lines answering: does BBB reach the best AUROC and ECE at <= 3x MAP's training
+    time? A gap smaller than the seed spread is reported as such."""
+    rows = {r["method"]: r for r in summary["metrics"]["rows"]}
+    bbb = rows["bbb"]
+    lines = []
+    for key, name, better in (("auroc_entropy", "AUROC (entropy)", max), ("ece", "ECE", min)):
+        best_m = better(rows, key=lambda m: rows[m][key]["mean"])
+        b, o = bbb[key], rows[best_m][key]
+        spread = max(b["sd"] or 0.0, o["sd"] or 0.0)
+        gap = b["mean"] - o["mean"]
+        within = abs(gap) <= spread
+        lines.append(f"{name}: BBB {b['mean']:.4f} ± {b['sd'] or 0:.4f}; best {LABELS[best_m]} "
+                     f"{o['mean']:.4f} ± {o['sd'] or 0:.4f}; gap {gap:+.4f} "
+                     + ("(within the seed spread)" if within else "(larger than the seed spread)"))
+    ratio = bbb["train_time_ratio"]["mean"]
+    lines.append(f"training time: BBB {ratio:.2f}x MAP ({'<=' if ratio <= 3 else '>'} 3x)")
+    return lines

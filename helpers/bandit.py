@@ -502,7 +502,6 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
 
 # ---- the reported runs: chosen on tuning seeds, run on other seeds ----
 
-BUFFER_OF_RECIPE = {"paper": "paper", "keep_all": "keep_all", "keep_all_fixed_kl": "keep_all"}
 BUFFER_LABELS = {"paper": "the paper's buffer (last 4,096 tuples)",
                  "keep_all": "every tuple kept (Riquelme et al. 2018)"}
 
@@ -541,3 +540,250 @@ def summarise_reported(per_seed):
                      "curve_mean": [statistics.fmean(c[i] for c in curves)
                                     for i in range(len(curves[0]))]}
     return out
+
+
+# ---- notebook 03's tables and figures, drawn from the results files ----
+
+AGENT_LABELS = {"bbb": "BBB (Thompson)", "greedy": "greedy", "eps1": "1% greedy",
+                "eps5": "5% greedy"}
+AGENT_COLORS = {"bbb": "C0", "greedy": "C2", "eps1": "C1", "eps5": "C3"}
+
+
+def tuning_rows(tuning):
+    """Return (header, rows) of the tuning table: one row per setting, regret per tuning seed."""
+    chosen = {c["key"] for c in tuning["metrics"]["chosen"].values()}
+    seeds = tuning["tuning_seeds"]
+    header = ["buffer recipe", "prior"] + [f"regret, seed {s}" for s in seeds] + ["mean", "chosen"]
+    rows = []
+    for t in sorted(tuning["metrics"]["trials"], key=lambda t: (t["recipe"], t["regret_final_mean"])):
+        rows.append([t["recipe"], t["prior_label"]] + [f"{v:,.0f}" for v in t["regret_final_per_seed"]]
+                    + [f"{t['regret_final_mean']:,.0f}", "✓" if t["key"] in chosen else ""])
+    return header, rows
+
+
+def headline_rows(reported):
+    """Return (header, rows): per buffer and agent, the final regret mean ± sd, median, per seed,
+    and the paper's value read off its Figure 6 (``reported``: buffer -> results record)."""
+    header = ["buffer", "agent", "mean ± sd", "median", "per seed", "paper (Figure 6)"]
+    rows = []
+    for buffer, rec in reported.items():
+        for name, s in rec["metrics"]["summary"].items():
+            sd = "" if s["sd"] is None else f" ± {s['sd']:,.0f}"
+            rows.append([BUFFER_LABELS[buffer], AGENT_LABELS[name], f"{s['mean']:,.0f}{sd}",
+                         f"{s['median']:,.0f}", ", ".join(f"{v:,.0f}" for v in s["final_per_seed"]),
+                         f"~{PAPER_FIGURE6[name][50_000]:,d}"])
+    return header, rows
+
+
+def figure6(reported):
+    """The paper's Figure 6 from the reported runs: cumulative regret against steps, one panel
+    per buffer; lines are the mean over seeds, bands span the seeds, crosses the paper's values."""
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(reported), figsize=(6.2 * len(reported), 4.2), sharey=True,
+                             squeeze=False, constrained_layout=True)
+    for ax, (buffer, rec) in zip(axes[0], reported.items()):
+        every = rec["config"]["record_every"]
+        rows = rec["metrics"]["per_seed"]
+        for a, name in enumerate(rows[0]["names"]):
+            curves = torch.tensor([r["cum_regret"][a] for r in rows])
+            steps = [every * (k + 1) for k in range(curves.shape[1])]
+            ax.plot(steps, curves.mean(0), c=AGENT_COLORS[name], label=AGENT_LABELS[name])
+            ax.fill_between(steps, curves.min(0).values, curves.max(0).values,
+                            color=AGENT_COLORS[name], alpha=0.15, lw=0)
+            for step, value in PAPER_FIGURE6[name].items():
+                ax.plot(step, value, "x", c=AGENT_COLORS[name], ms=9, mew=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("step (mushrooms shown)")
+        ax.set_title(f"{BUFFER_LABELS[buffer]}\nseeds {[r['seed'] for r in rows]}", fontsize=10)
+    axes[0, 0].set_ylabel("cumulative regret")
+    axes[0, 0].plot([], [], "kx", label="the paper's Figure 6")
+    axes[0, 0].legend(fontsize=8)
+    return fig
+
+
+def exploration_figure(reported):
+    """Per buffer: the share of the poisonous mushrooms shown that each agent ate (per window of
+    record_every steps, mean over seeds), and BBB's mean posterior sigma."""
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
+    for buffer, rec in reported.items():
+        every = rec["config"]["record_every"]
+        rows = rec["metrics"]["per_seed"]
+        style = "-" if buffer == "keep_all" else "--"
+        for a, name in enumerate(rows[0]["names"]):
+            eaten = torch.tensor([r["poison_eaten"][a] for r in rows]).mean(0)
+            # a moving average over (up to) 10 windows makes the rates readable
+            k = min(10, len(eaten))
+            smooth = torch.nn.functional.avg_pool1d(eaten.view(1, 1, -1), k, 1).flatten()
+            axes[0].plot([every * (i + k) for i in range(len(smooth))], smooth, style,
+                         c=AGENT_COLORS[name], lw=1,
+                         label=f"{AGENT_LABELS[name]}, {buffer.replace('_', ' ')}")
+        sig = torch.tensor([r["mean_sigma"] for r in rows]).mean(0)
+        axes[1].plot([every * (k + 1) for k in range(len(sig))], sig, style, c="C0",
+                     label=BUFFER_LABELS[buffer])
+    axes[0].set_yscale("symlog", linthresh=1e-3)
+    axes[0].set(xlabel="step", ylabel="share of poisonous mushrooms eaten", ylim=(0, 1))
+    axes[0].legend(fontsize=7, ncol=2)
+    axes[1].set(xlabel="step", ylabel="BBB: mean posterior σ")
+    axes[1].legend(fontsize=8)
+    return fig
+
+
+# ---- tuning on seeds never reported, then the reported runs (tools/bandit_*.py use these) ----
+
+NB = "03_contextual_bandit"
+BUFFER_OF_TUNING_RECIPE = {"paper": "paper", "keep_all": "keep_all", "keep_all_fixed_kl": "keep_all"}
+TUNING_RULE = ("lowest cumulative regret of the BBB agent at the last step, mean over the tuning "
+               "seeds; per buffer and overall")
+
+
+def prior_label(prior):
+    """Return a readable name of a bandit prior spec."""
+    if isinstance(prior, (int, float)):
+        return f"Gaussian σp={prior:g}"
+    pi, s1, s2 = prior
+    return f"scale mixture π={pi:g}, σ1={s1:g}, σ2={s2:.4g}"
+
+
+def tuning_settings(tuning):
+    """Return the tuning grid as a list of {key, prior, recipe} (prior JSON-friendly)."""
+    out = []
+    for prior in tuning["priors"]:
+        for recipe in tuning["recipes"]:
+            p = list(prior) if isinstance(prior, (list, tuple)) else prior
+            tag = "-".join(f"{v:.4g}" for v in p) if isinstance(p, list) else f"{p:g}"
+            out.append({"key": f"{recipe}_prior{tag}", "prior": p, "recipe": recipe})
+    return out
+
+
+def tune_setting(setting, tuning, profile, features, poisonous):
+    """Run one tuning setting (the BBB agent alone, the tuning seeds stacked); return its row."""
+    from .utils import checkpoints_dir
+    prior = tuple(setting["prior"]) if isinstance(setting["prior"], list) else setting["prior"]
+    steps = tuning["steps"]
+    cfg = BanditConfig(steps=steps, seeds=tuple(tuning["seeds"]), prior=prior,
+                       updates_per_step=tuning["updates_per_step"],
+                       record_every=tuning["record_every"],
+                       agents=(AgentSpec("bbb", bayesian=True),),
+                       **buffer_settings(setting["recipe"], steps))
+    ck = checkpoints_dir() / NB / "tuning" / f"{profile}_{steps}_{setting['key']}.pt"
+    res = run(cfg, features, poisonous, desc=setting["key"], checkpoint=ck)
+    every = max(1, 1000 // res.record_every)
+    finals = res.cum_regret[0, :, -1].tolist()
+    return {**setting, "prior_label": prior_label(prior),
+            "buffer": BUFFER_OF_TUNING_RECIPE[setting["recipe"]], "steps": steps,
+            "tuning_seeds": list(tuning["seeds"]), "regret_final_per_seed": finals,
+            "regret_final_mean": sum(finals) / len(finals),
+            "cum_regret_every_1000": [c[every - 1::every].tolist() for c in res.cum_regret[0]],
+            "poison_eaten_last_record": res.poison_eaten[0, :, -1].tolist(),
+            "mean_sigma_final": res.mean_sigma[:, -1].tolist(),
+            "wall_s": round(res.wall_s, 1), "update_ms": round(res.update_ms, 4)}
+
+
+def choose_tuned(rows):
+    """Return the chosen settings: the lowest mean final regret per buffer and overall."""
+    best = {}
+    for row in rows:
+        for group in (row["buffer"], "overall"):
+            if group not in best or row["regret_final_mean"] < best[group]["regret_final_mean"]:
+                best[group] = row
+    return {g: {k: r[k] for k in ("key", "prior", "recipe", "regret_final_mean")}
+            for g, r in best.items()}
+
+
+def save_tuning(rows, tuning, profile, workers=1, wall=None):
+    """Write results/03_contextual_bandit/tuning.json from the rows done so far."""
+    from .utils import save_results
+    order = [s["key"] for s in tuning_settings(tuning)]
+    trials = sorted(rows, key=lambda r: order.index(r["key"]))
+    save_results(NB, "tuning", config={"grid": {"priors": tuning["priors"],
+                                                "recipes": tuning["recipes"]},
+                                       "steps": tuning["steps"],
+                                       "updates_per_step": tuning["updates_per_step"],
+                                       "agents": ["bbb"], "threads_per_run": 1, "workers": workers},
+                 metrics={"trials": trials, "chosen": choose_tuned(trials),
+                          "complete": len(trials) == len(order)},
+                 profile=profile, seed=list(tuning["seeds"]), wall_s=wall,
+                 extra={"tuning_seeds": list(tuning["seeds"]),
+                        "selected_on": "tuning seeds (never reported)", "rule": TUNING_RULE})
+
+
+def reported_seed(buffer, seed, profile, tuning_rec, features, poisonous):
+    """Run one reported seed (all four agents) with the recipe chosen for ``buffer``; return its
+    row for reported_<buffer>.json."""
+    from .profiles import get_profile
+    from .utils import checkpoints_dir
+    prof = get_profile(NB, profile)
+    cfg = reported_config(buffer, tuning_rec, prof.steps, seed, prof.updates_per_step,
+                          prof.record_every)
+    ck = checkpoints_dir() / NB / f"reported_{buffer}_{prof.steps}_s{seed}.pt"
+    res = run(cfg, features, poisonous, desc=f"{buffer} seed {seed}", checkpoint=ck)
+    return {"seed": seed, "names": res.names, "cum_regret": res.cum_regret[:, 0].tolist(),
+            "poison_eaten": res.poison_eaten[:, 0].tolist(),
+            "mean_sigma": res.mean_sigma[0].tolist(), "wall_s": round(res.wall_s, 1),
+            "update_ms": round(res.update_ms, 4), "prior": cfg.prior,
+            "recipe": chosen_recipe(buffer, tuning_rec)[1]}
+
+
+def save_reported(buffer, rows, profile, tuning_rec, workers=1, wall=None):
+    """Write results/03_contextual_bandit/reported_<buffer>.json from the seeds done so far."""
+    from .profiles import get_profile
+    from .utils import save_results
+    prof = get_profile(NB, profile)
+    rows = sorted(rows, key=lambda r: r["seed"])
+    save_results(NB, f"reported_{buffer}",
+                 config={"buffer": buffer, "label": BUFFER_LABELS[buffer], "steps": prof.steps,
+                         "updates_per_step": prof.updates_per_step,
+                         "record_every": prof.record_every, "prior": rows[0]["prior"],
+                         "recipe": rows[0]["recipe"], "threads_per_run": 1, "workers": workers},
+                 metrics={"per_seed": rows, "summary": summarise_reported(rows),
+                          "complete": sorted(r["seed"] for r in rows) == sorted(prof.seeds)},
+                 profile=profile, seed=[r["seed"] for r in rows], wall_s=wall,
+                 extra={"tuning_seeds": tuning_rec["tuning_seeds"], "seeds": list(prof.seeds),
+                        "selected_on": "tuning seeds (never reported)",
+                        "tuning": f"results/{NB}/tuning.json"})
+
+
+def ensure(profile, buffers=("paper", "keep_all"), train=True, progress_fn=None):
+    """Return (tuning record, {buffer: reported record}): read back from results/, or run what
+    is missing here, one setting or seed after the other (hours; the tools run them in
+    parallel)."""
+    import json
+
+    from .data import load_mushroom
+    from .profiles import get_profile
+    from .utils import load_results, results_dir
+    prof = get_profile(NB, profile)
+    path = results_dir() / NB / "tuning.json"
+    features = poisonous = None
+    rec = json.loads(path.read_text()) if path.exists() else None
+    if rec is None or not rec["metrics"]["complete"]:
+        if not train:
+            raise FileNotFoundError(f"no complete tuning at {path}: run tools/bandit_tuning.py")
+        features, poisonous = load_mushroom()
+        rows = {r["key"]: r for r in (rec["metrics"]["trials"] if rec else [])}
+        for setting in tuning_settings(prof.tuning):
+            if setting["key"] not in rows:
+                if progress_fn:
+                    progress_fn(f"tuning {setting['key']}")
+                rows[setting["key"]] = tune_setting(setting, prof.tuning, profile, features,
+                                                    poisonous)
+                save_tuning(list(rows.values()), prof.tuning, profile)
+        rec = load_results(NB, "tuning")
+    reported = {}
+    for buffer in buffers:
+        p = results_dir() / NB / f"reported_{buffer}.json"
+        old = json.loads(p.read_text()) if p.exists() else None
+        rows = {r["seed"]: r for r in (old["metrics"]["per_seed"] if old else [])}
+        missing = [s for s in prof.seeds if s not in rows]
+        if missing and not train:
+            raise FileNotFoundError(f"{p} lacks seeds {missing}: run tools/bandit_runs.py")
+        for seed in missing:
+            if features is None:
+                features, poisonous = load_mushroom()
+            if progress_fn:
+                progress_fn(f"{buffer} seed {seed}")
+            rows[seed] = reported_seed(buffer, seed, profile, rec, features, poisonous)
+            save_reported(buffer, list(rows.values()), profile, rec)
+        reported[buffer] = load_results(NB, f"reported_{buffer}")
+    return rec, reported

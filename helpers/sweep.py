@@ -74,6 +74,12 @@ def _trial_checkpoint(cfg, notebook):
 def trainable(config):
     """Ray Tune function trainable: train one configuration, report validation numbers only."""
     from ray import tune
+    train_trial(config, tune.report)
+
+
+def train_trial(config, report_fn):
+    """Train one configuration of a sweep, calling ``report_fn(metrics)`` after every epoch
+    with validation numbers only (the test set is dropped before training)."""
     from .data import load_images
     started = time.time()
     cfg = RunConfig.from_dict(config["cfg"])
@@ -111,7 +117,7 @@ def trainable(config):
                              .mean, data.y_val)
             metrics["val_error_ensemble"] = ens
         torch.set_rng_state(gen)
-        tune.report(metrics)
+        report_fn(metrics)
 
     fit(model, data, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,
         n_samples=cfg.samples, kl_weighting=cfg.kl_weighting if cfg.bayesian else "none",
@@ -164,37 +170,16 @@ def _load_source(src, notebook):
     return model
 
 
-def run_sweep(name, space, notebook="01_mnist_classification", profile="default",
-              max_epochs=60, grace=5, reduction=3, epoch_step=5, threads_per_trial=1,
-              cpus=None, seed=100, n_train=None, n_eval=None, eval_samples=10, data=None,
-              extra_config=None, quiet=True, metric="val_error"):
-    """Run the sweep ``name`` over ``space`` (see ``expand``); return its results record.
-
-    Each trial trains for at most ``max_epochs`` epochs; ASHA (grace period ``grace``, reduction
-    ``reduction``) stops the poor ones; ``metric`` ('val_error' or 'val_nll', see ``RULES``) is
-    what ASHA and the choice minimise. A sweep with an existing Ray experiment of the same name
-    is restored (finished trials are kept, errored and unfinished ones rerun or resumed). The
-    record is written to ``results/<notebook>/sweep/<name>.json`` and returned; trials that
-    errored are listed with their error, and ``complete`` says whether every trial finished.
-    """
-    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # no per-trial tables in notebooks and logs
+def _ray_trials(name, configs, fixed, profile, max_epochs, grace, reduction, threads_per_trial,
+                cpus, quiet, metric, epoch_step, notebook):
+    """Run the trials on Ray Tune with ASHA (restoring an interrupted experiment); return
+    (trial rows, the Ray experiment's name)."""
     from ray import tune
     from ray.tune.schedulers import ASHAScheduler
-    if metric not in RULES:
-        raise ValueError(f"metric must be one of {sorted(RULES)}, got {metric!r}")
-    configs = [replace(c, epochs=max_epochs) for c in expand(space, seed=seed)]
-    if data is None:
-        from .data import load_images
-        data = load_images(configs[0].data, scale="paper", n_train=n_train, n_test=n_eval)
-    sources = _source_networks(configs, data, notebook)
-    t0 = time.perf_counter()
     _init_ray(cpus)
     storage = str((checkpoints_dir() / "ray" / notebook).resolve())
     exp_name = f"{name}_{profile}"
     path = os.path.join(storage, exp_name)
-    fixed = {"notebook": notebook, "threads": threads_per_trial, "n_train": n_train,
-             "n_eval": n_eval, "eval_samples": eval_samples, "metric": metric,
-             **(extra_config or {})}
     trial_fn = tune.with_resources(trainable, {"cpu": threads_per_trial})
     if tune.Tuner.can_restore(path):
         tuner = tune.Tuner.restore(path, trainable=trial_fn, resume_unfinished=True,
@@ -209,18 +194,75 @@ def run_sweep(name, space, notebook="01_mnist_classification", profile="default"
                            run_config=tune.RunConfig(name=exp_name, storage_path=storage,
                                                      verbose=0 if quiet else 1))
     grid = tuner.fit()
+    return [_trial_row(r, epoch_step, metric) for r in grid], exp_name
+
+
+class _LocalResult:
+    """The parts of a Ray result ``_trial_row`` reads, for a trial run in this process."""
+
+    def __init__(self, config, reports, error):
+        import pandas as pd
+        self.config, self.error = config, error
+        self.metrics_dataframe = pd.DataFrame(reports) if reports else None
+
+
+def _local_trial(cfg_dict, fixed, epoch_step, metric):
+    reports, error = [], None
+    config = {"cfg": cfg_dict, **fixed}
+    try:
+        train_trial(config, reports.append)
+    except Exception as err:  # noqa: BLE001 - recorded in the row, like Ray's errored trials
+        error = err
+    return _trial_row(_LocalResult(config, reports, error), epoch_step, metric)
+
+
+def run_sweep(name, space, notebook="01_mnist_classification", profile="default",
+              max_epochs=60, grace=5, reduction=3, epoch_step=5, threads_per_trial=1,
+              cpus=None, seed=100, n_train=None, n_eval=None, eval_samples=10, data=None,
+              extra_config=None, quiet=True, metric="val_error", executor="ray"):
+    """Run the sweep ``name`` over ``space`` (see ``expand``); return its results record.
+
+    Each trial trains for at most ``max_epochs`` epochs; ASHA (grace period ``grace``, reduction
+    ``reduction``) stops the poor ones; ``metric`` ('val_error' or 'val_nll', see ``RULES``) is
+    what ASHA and the choice minimise. ``executor='local'`` runs the trials one after the other
+    in this process, without Ray and without early stopping (for the seconds-long smoke profile;
+    the results file says which executor ran). A sweep with an existing Ray experiment of the same name
+    is restored (finished trials are kept, errored and unfinished ones rerun or resumed). The
+    record is written to ``results/<notebook>/sweep/<name>.json`` and returned; trials that
+    errored are listed with their error, and ``complete`` says whether every trial finished.
+    """
+    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # no per-trial tables in notebooks and logs
+    if metric not in RULES:
+        raise ValueError(f"metric must be one of {sorted(RULES)}, got {metric!r}")
+    configs = [replace(c, epochs=max_epochs) for c in expand(space, seed=seed)]
+    if data is None:
+        from .data import load_images
+        data = load_images(configs[0].data, scale="paper", n_train=n_train, n_test=n_eval)
+    sources = _source_networks(configs, data, notebook)
+    t0 = time.perf_counter()
+    fixed = {"notebook": notebook, "threads": threads_per_trial, "n_train": n_train,
+             "n_eval": n_eval, "eval_samples": eval_samples, "metric": metric,
+             **(extra_config or {})}
+    if executor == "local":
+        trials = [_local_trial(asdict(c), fixed, epoch_step, metric) for c in configs]
+        exp_name = None
+    elif executor == "ray":
+        trials, exp_name = _ray_trials(name, configs, fixed, profile, max_epochs, grace,
+                                       reduction, threads_per_trial, cpus, quiet, metric,
+                                       epoch_step, notebook)
+    else:
+        raise ValueError(f"executor must be 'ray' or 'local', got {executor!r}")
     wall = time.perf_counter() - t0
-    trials = [_trial_row(r, epoch_step, metric) for r in grid]
     trials.sort(key=lambda t: t["name"])
     chosen = choose(trials)
     record_config = {"space": _jsonable_space(space), "max_epochs": max_epochs,
+                     "executor": executor,
                      "scheduler": {"name": "ASHA", "time_attr": "epoch", "grace_period": grace,
-                                   "reduction_factor": reduction},
+                                   "reduction_factor": reduction} if executor == "ray" else None,
                      "epoch_step": epoch_step, "threads_per_trial": threads_per_trial,
                      "metric": metric, "eval_samples": eval_samples,
                      "seed": seed, "n_train": n_train, "n_eval": n_eval,
                      "warm_start_sources": sources, "ray_experiment": exp_name}
-    import ray
     budget = {"trials": len(trials), "max_epochs_per_trial": max_epochs,
               "trial_epochs_run": sum(t["epochs_run"] for t in trials),
               "train_wall_s": sum(t["wall_s"] or 0.0 for t in trials)}
@@ -229,9 +271,15 @@ def run_sweep(name, space, notebook="01_mnist_classification", profile="default"
                           "complete": all(t["error"] is None for t in trials)},
                  profile=profile, seed=seed, wall_s=wall,
                  extra={"selected_on": "validation", "rule": RULES[metric], "test_evaluated": False,
-                        "ray": ray.__version__,
-                        "cluster": os.environ.get("RAY_ADDRESS") or "local"})
+                        "ray": _ray_version() if executor == "ray" else None,
+                        "cluster": (os.environ.get("RAY_ADDRESS") or "local")
+                        if executor == "ray" else "this process (no Ray)"})
     return load_sweep(name, notebook)
+
+
+def _ray_version():
+    import ray
+    return ray.__version__
 
 
 def _trial_row(result, epoch_step, metric="val_error"):
@@ -347,5 +395,6 @@ def ensure_sweeps(notebook, profile, run_missing=True, names=None):
                               epoch_step=sw["epoch_step"], seed=sw["seed"],
                               n_train=profile.n_train, n_eval=profile.n_eval,
                               eval_samples=sw.get("eval_samples", profile.eval_samples),
-                              metric=sw.get("metric", "val_error"))
+                              metric=sw.get("metric", "val_error"),
+                              executor=sw.get("executor", "ray"))
     return out

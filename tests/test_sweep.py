@@ -76,3 +76,18 @@ def test_ray_sweep_is_interrupted_and_restored(shared_data, tmp_path, monkeypatc
                         min(t["val_error"] for t in rows.values()))
     # per-trial TensorBoard logs under the git-ignored checkpoint folder
     assert list((tmp_path / "checkpoints" / "ray").rglob("events.out.tfevents*"))
+
+
+def test_local_executor_runs_the_same_trials_without_ray(shared_data, monkeypatch):
+    monkeypatch.setenv("BBB_DATA_DIR", str(shared_data))
+    space = {"base": {"method": "sgd", "H": 16}, "grid": {"lr_decay": [0.955, 1.0]}}
+    rec = S.run_sweep("local_test", space, profile="smoke", max_epochs=2, epoch_step=1,
+                      n_train=500, n_eval=300, executor="local", metric="val_nll",
+                      eval_samples=2)
+    trials = rec["metrics"]["trials"]
+    assert rec["config"]["executor"] == "local" and rec["ray"] is None
+    assert len(trials) == 2 and all(t["epochs_run"] == 2 and t["error"] is None for t in trials)
+    assert rec["metrics"]["chosen"]["val"] == min(t["val"] for t in trials)
+    assert "test_error" not in json.dumps(rec)
+    with pytest.raises(ValueError, match="executor"):
+        S.run_sweep("x", space, max_epochs=1, n_train=100, n_eval=100, executor="slurm")

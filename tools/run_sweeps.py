@@ -53,6 +53,7 @@ def main(argv=None):
                               seed=sw["seed"], n_train=prof.n_train, n_eval=prof.n_eval,
                               eval_samples=sw.get("eval_samples", prof.eval_samples),
                               metric=sw.get("metric", "val_error"),
+                              executor=sw.get("executor", "ray"),
                               threads_per_trial=args.threads_per_trial)
             m = rec["metrics"]
             chosen = m["chosen"]
