@@ -7,7 +7,7 @@ from .data import (ImageData, data_dir, load_images, load_mnist, load_mushroom, 
 from .elbo import ELBO, categorical_nll, elbo, gaussian_nll, kl_weights, sample_forward
 from .layers import (BayesConv2d, BayesLinear, BayesMLP, bayes_conv_net, bayes_layers, bayesify,
                      closed_form_kl, configure, copy_means, kl_divergence, mlp, sampling,
-                     set_sampling)
+                     set_sampling, standard_normal)
 from .metrics import (Prediction, auroc, brier, ece, error_rate, mcnemar, mutual_information,
                       nll, predict, predictive_entropy, reliability)
 from .plotting import percent_axis, savefig, show_table, use_style

@@ -60,6 +60,16 @@ def _noise(mu, n_samples, seed=None):
     return torch.randn(shape, dtype=mu.dtype, device=mu.device)
 
 
+def standard_normal(shape, like):
+    """Return N(0, 1) noise of ``shape`` drawn exactly as a ``BayesLinear`` sampling a tensor like
+    ``like`` would draw it next (the C kernels' generator for float32 CPU tensors, else
+    ``torch.randn``), so that a hand-written layer can be compared with it number for number."""
+    seed = native.draw_seed() if native.usable(like) else None
+    if seed is not None:
+        return native.normal(tuple(shape), seed)
+    return torch.randn(tuple(shape), dtype=like.dtype, device=like.device)
+
+
 class _NativeSample(torch.autograd.Function):
     """The fused sampler and KL (Monte-Carlo for any prior, or closed form) in the C kernels.
 

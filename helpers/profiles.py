@@ -91,11 +91,13 @@ BANDIT_TUNING = dict(seeds=(100, 101), steps=20_000, updates_per_step=64, record
 
 PROFILES = {
     "00_theory": {
-        "smoke": dict(n_draws=2_000, n_kl_samples=(1, 10, 100), grad_reps=200, M=20),
+        # scratch_*: the from-scratch BBB network of section 8 (MNIST images, epochs)
+        "smoke": dict(n_draws=2_000, n_kl_samples=(1, 10, 100), grad_reps=200, M=20,
+                      scratch_n=500, scratch_epochs=1),
         "default": dict(n_draws=200_000, n_kl_samples=(1, 10, 100, 1000, 10000), grad_reps=2_000,
-                        M=469),
+                        M=469, scratch_n=5_000, scratch_epochs=5),
         "paper": dict(n_draws=1_000_000, n_kl_samples=(1, 10, 100, 1000, 10000, 100000),
-                      grad_reps=10_000, M=469),
+                      grad_reps=10_000, M=469, scratch_n=50_000, scratch_epochs=20),
     },
     "02_regression_uncertainty": {
         "smoke": dict(n_train=100, steps=150, pred_samples=50, seeds=(0,), ensemble_size=2,
