@@ -128,13 +128,15 @@ PROFILES = {
                                                                  1200: (0, 1, 2)})),
     },
     "04_pruning": {
-        # H: the notebook-01 network pruned; compare_H: where the two KL weightings are compared
-        "smoke": dict(H=30, fallback_epochs=2, n_train=2000, n_eval=1000, timing_repeats=2,
-                      compare_H=50, compare_epochs=2),
-        "default": dict(H=1200, fallback_epochs=60, n_train=None, n_eval=None, timing_repeats=5,
-                        compare_H=400, compare_epochs=60),
-        "paper": dict(H=1200, fallback_epochs=600, n_train=None, n_eval=None, timing_repeats=5,
-                      compare_H=1200, compare_epochs=600),
+        # H: the width of notebook 01's network pruned for Table 2 / Figure 4 (seed 0);
+        # compare_H, compare_seeds: the width and seeds pruned for the spread over seeds and for
+        # the KL-weighting comparison
+        "smoke": dict(H=50, compare_H=50, compare_seeds=(0,), n_train=2000, n_eval=1000,
+                      timing_repeats=2),
+        "default": dict(H=1200, compare_H=400, compare_seeds=(0, 1, 2), n_train=None, n_eval=None,
+                        timing_repeats=5),
+        "paper": dict(H=1200, compare_H=400, compare_seeds=(0, 1, 2), n_train=None, n_eval=None,
+                      timing_repeats=5),
     },
     "03_contextual_bandit": {
         # tuning: what the paper leaves open (the prior, how the KL is scaled, the buffer), chosen

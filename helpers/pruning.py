@@ -107,3 +107,207 @@ def time_call(fn, repeats=5):
         fn()
         ts.append(time.perf_counter() - t0)
     return sorted(ts)[len(ts) // 2]
+
+
+# ---- notebook 04: prune the networks of Table 1, store what the figures and tables need ----
+
+FRACTIONS = (0, 50, 75, 95, 98, 99, 100)
+PAPER_TABLE2 = {0: 0.0124, 50: 0.0124, 75: 0.0124, 95: 0.0129, 98: 0.0139}  # 2x1200 network
+DB_EDGES = (-40.0, 30.0, 280)  # SNR in dB: histogram range and bins
+KINDS = ("snr", "magnitude", "random")
+
+
+def _table_config(table, H, seed, key="bbb_mixture"):
+    """Return the RunConfig of Table 1's run of ``key`` at width H and ``seed`` (or None)."""
+    import json
+
+    from .classification import RunConfig
+    from .utils import results_dir
+    for row in table["metrics"]["rows"]:
+        if row["key"] == key and row["H"] == H:
+            for name, s in zip(row["runs"], row["seeds"]):
+                if s == seed:
+                    rec = json.loads((results_dir() / "01_mnist_classification" / "runs"
+                                      / f"{name}.json").read_text())
+                    return RunConfig.from_dict(rec["config"])
+    return None
+
+
+def _model(cfg, data, train):
+    """Load the trained network of ``cfg`` from notebook 01's checkpoints, or train it."""
+    from .classification import load_model, run
+    try:
+        return load_model(cfg, device=data.x_train.device)
+    except FileNotFoundError:
+        if not train:
+            raise
+        return run(cfg, data, eval_samples=2, desc=f"{cfg.method} {cfg.H} (for pruning)")[0]
+
+
+def analyse(model, data, seed=0):
+    """Return the pruning analysis of one network: SNR histogram and cut-offs, test error after
+    removing each fraction by each ranking, and the paired SNR-vs-|mu| tests."""
+    from .metrics import mcnemar
+    from .train import misclassified
+    db = snr_db(model).cpu()
+    lo, hi, n = DB_EDGES
+    sample = db[torch.randperm(len(db), generator=torch.Generator().manual_seed(seed))[:1_000_000]]
+    out = {"n_weights": len(db), "snr_hist": torch.histc(db, n, lo, hi).long().tolist(),
+           "snr_outside": int(((db < lo) | (db > hi)).sum()),
+           "cuts_db": {str(f): torch.quantile(sample, f / 100).item() for f in (50, 75, 95, 98)},
+           "error_at": {}, "weights_kept": {}, "mcnemar_snr_vs_magnitude": {}}
+    gen = torch.Generator().manual_seed(seed)
+    for kind in KINDS:
+        out["error_at"][kind] = {}
+        wrong = {}
+        for f in FRACTIONS:
+            pruned, kept = prune(model, f / 100, kind, generator=gen)
+            wrong[f] = misclassified(pruned, data.x_test, data.y_test).cpu()
+            out["error_at"][kind][str(f)] = wrong[f].float().mean().item()
+            out["weights_kept"][str(f)] = kept
+        if kind == "snr":
+            snr_wrong = wrong
+        elif kind == "magnitude":
+            for f in FRACTIONS:
+                a, b, p = mcnemar(snr_wrong[f], wrong[f])
+                out["mcnemar_snr_vs_magnitude"][str(f)] = {"only_snr_wrong": a,
+                                                           "only_magnitude_wrong": b, "p": p}
+    return out
+
+
+def storage_and_timing(model, x, repeats=5):
+    """Bytes stored and CPU prediction time of the dense and the sparse (CSR) pruned network."""
+    rows = []
+    x = x.cpu()
+    for f in (0, 95, 98):
+        pruned = prune(model, f / 100, "snr")[0].cpu()
+        dense = [(layer.weight_mu.detach(), layer.bias_mu.detach()) for layer in weight_layers(pruned)]
+        sparse = to_sparse(pruned)
+        with torch.no_grad():
+            t_dense = time_call(lambda: pruned(x), repeats)
+            t_sparse = time_call(lambda: sparse_forward(sparse, x), repeats)
+        rows.append({"removed": f, "dense_bytes": storage_bytes(dense),
+                     "sparse_bytes": storage_bytes(sparse), "dense_s": t_dense, "sparse_s": t_sparse})
+    return rows
+
+
+def build(profile, train=True, progress_fn=print, device="cpu"):
+    """Prune every network ``profile`` names (Table 1's BBB scale-mixture runs: the main width's
+    seed 0 and the seeds of ``compare_H``, plus the same recipe with the other KL weighting);
+    write results/04_pruning/snr.json and return it."""
+    import json
+    from dataclasses import replace
+
+    from .data import load_mnist
+    from .utils import load_results, machine_info, results_dir, save_results
+    path = results_dir() / "04_pruning" / "snr.json"
+    if path.exists():
+        rec = json.loads(path.read_text())
+        if rec.get("profile") == profile.profile:
+            return rec
+    if not train:
+        raise FileNotFoundError(f"no pruning results at {path}: run notebook 04 with training on")
+    table = load_results("01_mnist_classification", "table1")
+    data = load_mnist(device=device, n_train=profile.n_train, n_test=profile.n_eval)
+    t0 = time.perf_counter()
+    models, timing = [], None
+    jobs = list(dict.fromkeys([(profile.H, 0)] + [(profile.compare_H, s)
+                                                   for s in profile.compare_seeds]))
+    for H, seed in jobs:
+        cfg = _table_config(table, H, seed)
+        if cfg is None:
+            if progress_fn:
+                progress_fn(f"Table 1 has no 2x{H} seed {seed}: skipped")
+            continue
+        if progress_fn:
+            progress_fn(f"pruning {cfg.name}")
+        model = _model(cfg, data, train)
+        models.append({"H": H, "seed": seed, "name": cfg.name,
+                       "kl_weighting": cfg.kl_weighting, **analyse(model, data, seed)})
+        if timing is None:
+            timing = {"model": cfg.name, "rows": storage_and_timing(model, data.x_test,
+                                                                  profile.timing_repeats)}
+    base = _table_config(table, profile.compare_H, 0)
+    other = {"uniform": "blundell", "blundell": "uniform"}[base.kl_weighting]
+    alt_cfg = replace(base, kl_weighting=other)
+    if progress_fn:
+        progress_fn(f"pruning {alt_cfg.name} (the other KL weighting)")
+    alt = {"H": profile.compare_H, "seed": 0, "name": alt_cfg.name, "kl_weighting": other,
+           **analyse(_model(alt_cfg, data, train), data, 0)}
+    save_results("04_pruning", "snr", config={"fractions": list(FRACTIONS),
+                                              "db_edges": list(DB_EDGES),
+                                              "paper_table2": PAPER_TABLE2},
+                 metrics={"models": models, "other_kl_weighting": alt,
+                          "storage_and_timing": timing},
+                 profile=profile.profile, seed=0, wall_s=time.perf_counter() - t0,
+                 extra={"note": "pruning uses the test set only to report the error of each "
+                                "fraction and ranking; nothing is chosen from it",
+                        "machine_timing": machine_info(device)})
+    return json.loads(path.read_text())
+
+
+def figure4(entry, ax_pair=None):
+    """The paper's Figure 4 from a stored analysis: density and CDF of the SNR (dB), with the
+    cut-offs that remove 50, 75, 95 and 98 % of the weights."""
+    import matplotlib.pyplot as plt
+    lo, hi, n = DB_EDGES
+    width = (hi - lo) / n
+    counts = torch.tensor(entry["snr_hist"], dtype=torch.float64)
+    edges = torch.linspace(lo, hi, n + 1)
+    total = entry["n_weights"]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
+    axes[0].stairs((counts / (total * width)).numpy(), edges.numpy(), fill=True, alpha=0.6)
+    axes[0].set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density")
+    axes[1].plot(edges[1:].numpy(), (counts.cumsum(0) / total).numpy())
+    axes[1].set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="cumulative fraction of weights")
+    for k, (f, c) in enumerate(entry["cuts_db"].items()):
+        for ax in axes:
+            ax.axvline(c, color="C3", ls=":", lw=1)
+        axes[1].annotate(f"{f}% removed", (c, 0.05 + 0.22 * k), xytext=(4, 0),
+                         textcoords="offset points", color="C3", fontsize=8)
+    fig.suptitle(f"784-{entry['H']}-{entry['H']}-10, seed {entry['seed']}, "
+                 f"{entry['n_weights']:,} weights")
+    return fig
+
+
+def table2_rows(rec, compare_H):
+    """Return (header, rows) of Table 2: the paper's 2x1200 network, ours at the main width (seed
+    0), and ours at ``compare_H`` over seeds (mean ± sd), by SNR; |mu| and random beside them."""
+    import statistics
+    models = rec["metrics"]["models"]
+    main = models[0]
+    seeds = [m for m in models if m["H"] == compare_H]
+    header = ["removed", "paper (2×1200)", f"ours 2×{main['H']}, seed 0",
+              f"ours 2×{compare_H}, SNR, mean ± sd ({len(seeds)} seeds)",
+              f"2×{compare_H}, |μ|", f"2×{compare_H}, random"]
+
+    def ms(kind, f):
+        vals = [m["error_at"][kind][str(f)] for m in seeds]
+        sd = f" ± {100 * statistics.stdev(vals):.2f}" if len(vals) > 1 else ""
+        return f"{100 * statistics.fmean(vals):.2f}{sd}%"
+    rows = []
+    for f in FRACTIONS:
+        paper = PAPER_TABLE2.get(f)
+        rows.append([f"{f}%", "—" if paper is None else f"{100 * paper:.2f}%",
+                     f"{100 * main['error_at']['snr'][str(f)]:.2f}%", ms("snr", f),
+                     ms("magnitude", f), ms("random", f)])
+    return header, rows
+
+
+def curves_figure(rec):
+    """Test error against the fraction of weights removed, per ranking and network."""
+    import matplotlib.pyplot as plt
+    from .plotting import percent_axis
+    fig, ax = plt.subplots(figsize=(7.5, 4), constrained_layout=True)
+    styles = {"snr": ("C0", "SNR |μ|/σ"), "magnitude": ("C1", "|μ|"), "random": ("C7", "random")}
+    xs = [f for f in FRACTIONS if f < 100]
+    for m in rec["metrics"]["models"]:
+        ls = "-" if m is rec["metrics"]["models"][0] else ":"
+        for kind, (c, label) in styles.items():
+            ax.plot(xs, [m["error_at"][kind][str(f)] for f in xs], ls, marker="o", ms=3, c=c,
+                    label=f"{label}, 2×{m['H']} seed {m['seed']}", lw=1)
+    ax.set_yscale("log")
+    percent_axis(ax, "y", decimals=1)
+    ax.set(xlabel="weights removed (%)", ylabel="test error")
+    ax.legend(fontsize=6, ncol=2)
+    return fig
