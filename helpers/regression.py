@@ -217,3 +217,76 @@ def method_predictive(method, model, x, n_samples=200):
     kind = {"bbb_gaussian": "bbb", "bbb_mixture": "bbb", "mle": "mle",
             "mc_dropout": "mc_dropout"}.get(method)
     return predictive(model, x, n_samples, method=kind or "ensemble")
+
+
+LABELS = {"bbb_gaussian": "BBB, Gaussian prior", "bbb_mixture": "BBB, scale-mixture prior",
+          "mc_dropout": "MC dropout", "deep_ensemble": "deep ensemble", "mle": "standard network"}
+SCORES = ("std_ratio", "coverage90_in", "nll_in", "rmse_in")
+
+
+def run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, x_grid,
+              ensemble_size=5, progress_fn=None):
+    """Train every method on each seed's own data draw and score it on fresh in-domain test
+    points; return ({method: [per-seed score dicts]}, {method: model of the first seed},
+    (x_train, y_train) of the first seed)."""
+    per_seed, first, data0 = {m: [] for m in methods}, {}, None
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny networks: extra threads only add synchronisation
+    try:
+        _run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, x_grid,
+                   ensemble_size, progress_fn, per_seed, first)
+    finally:
+        torch.set_num_threads(threads)
+    g = torch.Generator().manual_seed(1000 + seeds[0])
+    data0 = make_data(n_train, noise_std, generator=g)
+    return per_seed, first, data0
+
+
+def _run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, x_grid,
+               ensemble_size, progress_fn, per_seed, first):
+    data0 = None
+    for s in seeds:
+        g = torch.Generator().manual_seed(1000 + s)
+        x_tr, y_tr = make_data(n_train, noise_std, generator=g)
+        x_te, y_te = make_data(n_test, noise_std, generator=g)
+        if data0 is None:
+            data0 = (x_tr, y_tr)
+        for method in methods:
+            if progress_fn:
+                progress_fn(f"seed {s}: {method}")
+            model = fit_method(method, x_tr, y_tr, steps, seed=s, ensemble_size=ensemble_size)
+            torch.manual_seed(s)
+            p_te = method_predictive(method, model, x_te, pred_samples)
+            p_grid = method_predictive(method, model, x_grid, pred_samples)
+            per_seed[method].append({"seed": s, **scores(p_te, x_te, y_te, x_grid=x_grid,
+                                                          pred_grid=p_grid)})
+            if s == seeds[0]:
+                first[method] = model
+
+
+def summarise_seeds(per_seed):
+    """Return {method: {score: {per_seed, mean, sd}}} of ``run_seeds``' per-seed scores."""
+    import statistics
+    out = {}
+    for method, rows in per_seed.items():
+        out[method] = {}
+        for k in SCORES:
+            vals = [r[k] for r in rows]
+            out[method][k] = {"per_seed": vals, "mean": statistics.fmean(vals),
+                              "sd": statistics.stdev(vals) if len(vals) > 1 else None}
+    return out
+
+
+def band_plot(ax, method, model, x_grid, x_train, y_train, pred_samples, title):
+    """Median, interquartile range and 5-95 % band of a method's predictive distribution."""
+    pred = method_predictive(method, model, x_grid, pred_samples)
+    q05, q25, q50, q75, q95 = pred.quantiles([0.05, 0.25, 0.5, 0.75, 0.95],
+                                             generator=torch.Generator().manual_seed(0))
+    xs = x_grid.squeeze(1)
+    ax.fill_between(xs, q05, q95, color="C0", alpha=0.15, lw=0, label="5–95 %")
+    ax.fill_between(xs, q25, q75, color="C0", alpha=0.35, lw=0, label="interquartile range")
+    ax.plot(xs, q50, c="C3", lw=1.5, label="median")
+    ax.scatter(x_train, y_train, s=5, c="k", marker="x", lw=0.5, label="training data")
+    ax.set(ylim=(-0.8, 2.0), xlim=(-0.2, 1.2), xlabel="x", ylabel="y")
+    ax.set_title(title, fontsize=10)
+    return pred
