@@ -94,7 +94,10 @@ def normalise(logp):
     p = torch.exp(logp - torch.logsumexp(logp, 0))
     return p / torch.trapezoid(p, grid)
 
+# %% [markdown]
+# The prior, the likelihood of the first 2 and of all 5 observations, and the posterior:
 
+# %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.2), sharey=True)
 for ax, n in zip(axes, (2, 5)):
     lp, ll = prior.log_prob(grid), log_lik(grid, x_obs[:n], y_obs[:n])
@@ -138,6 +141,11 @@ for step in range(n_steps):
     parts.loss.backward()
     opt.step()
     decay.step()
+
+# %% [markdown]
+# The fitted $q$ against the exact posterior on the grid:
+
+# %%
 mu_q, sigma_q = layer.weight_mu.item(), layer.weight_sigma.item()
 post = normalise(prior.log_prob(grid) + log_lik(grid, x_obs, y_obs))
 mean_exact = torch.trapezoid(grid * post, grid).item()
@@ -294,6 +302,8 @@ with torch.no_grad():
             est.append(kl_layer.kl.item())
         est = torch.tensor(est)
         rows.append((S, est.mean().item(), est.std().item()))
+
+# %%
 fig, ax = plt.subplots(figsize=(6, 3.2))
 S_, m_, s_ = zip(*rows)
 ax.errorbar(S_, m_, yerr=s_, fmt="o-", capsize=3, label="MC estimate (mean ± sd of 20 repeats)")

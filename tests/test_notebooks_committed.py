@@ -53,3 +53,27 @@ def test_notebook_is_paired_with_its_script(path):
     assert len(a) == len(b) and not drift, (
         f"{path.name} and {script.name} differ (cells {drift[:5]}, {len(a)} vs {len(b)} cells): "
         "edit the script, then run `make sync`")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_reads_as_a_chapter(path):
+    """Header with links and the runtime, short markdown cells, takeaways and exercises."""
+    import re
+    cells = _cells(path)
+    head = "".join(cells[0]["source"])
+    assert head.startswith("# ") and "**Runtime**" in head, f"{path.name}: header lacks the runtime"
+    assert "](../README.md)" in head, f"{path.name}: header lacks the link to the README"
+    assert re.search(r"\]\(https?://", head), f"{path.name}: header cites no source by link"
+    number = int(path.name[:2])
+    for other in NOTEBOOKS:
+        n = int(other.name[:2])
+        if abs(n - number) == 1:
+            assert f"]({other.name})" in head, f"{path.name}: no link to {other.name}"
+    text = {i: "".join(c["source"]) for i, c in enumerate(cells) if c["cell_type"] == "markdown"}
+    long = {i: len(t) for i, t in text.items() if len(t) > 2500}
+    assert not long, f"{path.name}: markdown cells over 2,500 characters: {long}"
+    assert any("## Takeaways" in t for t in text.values()), f"{path.name}: no Takeaways"
+    assert any("## Exercises" in t for t in text.values()), f"{path.name}: no Exercises"
+    code = {i: len("".join(c["source"]).splitlines()) for i, c in enumerate(cells)
+            if c["cell_type"] == "code"}
+    assert max(code.values()) <= 25, f"{path.name}: a code cell has {max(code.values())} lines"

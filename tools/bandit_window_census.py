@@ -1,14 +1,13 @@
-"""What the bandit agents' buffers hold at the end of notebook 03's paper-profile runs: the
-evidence behind section 5's "forgetting" explanation.
+"""What the bandit agents' buffers hold at the end of notebook 03's reported runs.
 
-    python tools/bandit_window_census.py [--profile paper --steps 50000 --last 4096]
+    python tools/bandit_window_census.py [--steps 50000 --last 4096]
 
-Reads the finished checkpoints notebook 03 wrote (checkpoints/03_contextual_bandit/
-<profile>_<steps>_<seeds>[_keep_all].pt; checkpoints are not committed, so this runs where the
-paper-profile runs were made) and counts, per buffer recipe, agent and seed, the poisonous mushrooms
-eaten and the edible ones passed in the last ``--last`` steps (the regret those steps cost follows:
-15 and 5 each), and the poisonous mushrooms eaten among every tuple stored. Writes
-results/03_contextual_bandit/window_census.json.
+Reads the finished checkpoints of tools/bandit_runs.py (checkpoints/03_contextual_bandit/
+reported_<buffer>_<steps>_s<seed>.pt; checkpoints are not committed, so this runs where the
+reported runs were made) and counts, per buffer, agent and seed, the poisonous mushrooms eaten and
+the edible ones passed in the last ``--last`` steps (the regret those steps cost follows: 15 and
+5 each), and the poisonous mushrooms eaten among every tuple stored. Writes
+results/03_contextual_bandit/window_census.json (docs/lab_log.md reads it).
 """
 import argparse
 import re
@@ -20,13 +19,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 NB = "03_contextual_bandit"
-BUFFERS = {"": "paper", "_keep_all": "keep_all"}
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--profile", default="paper")
+    ap.add_argument("--profile", default="default")
     ap.add_argument("--steps", type=int, default=50_000)
     ap.add_argument("--last", type=int, default=4096)
     args = ap.parse_args(argv)
@@ -36,25 +34,24 @@ def main(argv=None):
     from helpers import bandit as B
     t0 = time.perf_counter()
     features, poisonous = H.load_mushroom()
-    pattern = re.compile(rf"{re.escape(args.profile)}_{args.steps}_([0-9-]+)(_keep_all)?\.pt")
+    pattern = re.compile(rf"reported_(paper|keep_all)_{args.steps}_s([0-9]+)\.pt")
     rows, used = [], []
-    for path in sorted((H.checkpoints_dir() / NB).glob(f"{args.profile}_{args.steps}_*.pt")):
+    for path in sorted((H.checkpoints_dir() / NB).glob(f"reported_*_{args.steps}_s*.pt")):
         match = pattern.fullmatch(path.name)
         if not match:
             continue
-        seeds = tuple(int(s) for s in match.group(1).split("-"))
+        buffer, seeds = match.group(1), (int(match.group(2)),)
         state = H.load_checkpoint(path)
         if int(state["t"]) != args.steps:
             print(f"skipping {path.name}: stopped at step {int(state['t'])} of {args.steps}")
             continue
-        buffer = BUFFERS[match.group(2) or ""]
         for row in B.window_census(state, features, poisonous, seeds=seeds, last=args.last):
             rows.append({"buffer": buffer, **row})
         used.append(path.name)
         print(f"read {path.name}")
     if not rows:
-        sys.exit(f"no finished {args.profile}-profile checkpoints of {args.steps} steps under "
-                 f"{H.checkpoints_dir() / NB}: run notebook 03 with PROFILE='{args.profile}' first")
+        sys.exit(f"no finished reported runs of {args.steps} steps under "
+                 f"{H.checkpoints_dir() / NB}: run tools/bandit_runs.py first")
     order = [a.name for a in B.PAPER_AGENTS]  # the paper's buffer first, agents as in Figure 6
     rows.sort(key=lambda r: (r["buffer"] != "paper", order.index(r["agent"]), r["seed"]))
     path = H.save_results(NB, "window_census",

@@ -42,6 +42,21 @@ def clean_metadata(executed, source, target):
     nbformat.write(nb, str(executed))
 
 
+def record_runtime(profile, notebook, wall):
+    """Add this run's wall time to results/runtimes.json (per profile and notebook)."""
+    import datetime
+    import json
+
+    from helpers.utils import atomic_write_bytes, machine_info, results_dir
+    path = results_dir() / "runtimes.json"
+    data = json.loads(path.read_text()) if path.exists() else {}
+    info = machine_info()
+    data.setdefault(profile, {})[notebook] = {
+        "wall_s": round(wall, 1), "date": datetime.date.today().isoformat(),
+        "cpu": info["cpu"], "threads": info["threads"], "torch": info["torch"]}
+    atomic_write_bytes(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--profile", default="default")
@@ -96,7 +111,9 @@ def main(argv=None):
             raise
         clean_metadata(tmp, nb, target)
         os.replace(tmp, target)
-        print(f"[{args.profile}] {nb.name} done in {time.perf_counter() - t0:.1f} s", flush=True)
+        wall = time.perf_counter() - t0
+        record_runtime(args.profile, nb.stem, wall)
+        print(f"[{args.profile}] {nb.name} done in {wall:.1f} s", flush=True)
     print(f"all {len(notebooks)} notebooks done in {time.perf_counter() - total:.1f} s")
 
 

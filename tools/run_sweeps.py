@@ -18,6 +18,19 @@ sys.path.insert(0, str(ROOT))
 NOTEBOOKS = ("01_mnist_classification", "05_uncertainty", "06_alternatives")
 
 
+def measured_epoch_seconds(notebook, name):
+    """Mean seconds per epoch of the default profile's trials of this sweep (None if not run)."""
+    import json
+
+    import helpers as H
+    path = H.results_dir() / notebook / "sweep" / f"{name}.json"
+    if not path.exists():
+        return None
+    trials = json.loads(path.read_text())["metrics"]["trials"]
+    rates = [t["wall_s"] / t["epochs_run"] for t in trials if t.get("wall_s") and t["epochs_run"]]
+    return sum(rates) / len(rates) if rates else None
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -32,6 +45,7 @@ def main(argv=None):
     notebooks = [nb for nb in NOTEBOOKS if not args.only or any(nb.startswith(p) for p in args.only)]
     if not notebooks:
         ap.error(f"no notebook with sweeps matched {args.only}; notebooks with sweeps: {NOTEBOOKS}")
+    sizes = {}
     for nb in notebooks:
         prof = H.get_profile(nb, args.profile)
         sw = prof.sweep
@@ -42,8 +56,15 @@ def main(argv=None):
         for name in names:
             n, epochs = S.trial_epochs(prof.sweeps[name], sw["max_epochs"], sw["grace"],
                                        sw["reduction"])
+            speed = measured_epoch_seconds(nb, name)
+            hours = None if speed is None else epochs * speed / 3600
+            sizes.setdefault(nb, {})[name] = {"trials": n, "max_epochs": sw["max_epochs"],
+                                              "trial_epochs_asha": epochs,
+                                              "seconds_per_trial_epoch": speed,
+                                              "cpu_hours": hours}
+            cost = "" if hours is None else f", about {hours:,.0f} CPU-hours at {speed:.1f} s per epoch"
             print(f"[{args.profile}] {nb} {name}: {n} trials, at most {sw['max_epochs']} epochs "
-                  f"each, about {epochs} trial-epochs under ASHA", flush=True)
+                  f"each, about {epochs} trial-epochs under ASHA{cost}", flush=True)
             if args.dry_run:
                 continue
             t0 = time.perf_counter()
@@ -63,6 +84,18 @@ def main(argv=None):
                   f"{chosen['val']:.4f}" if chosen else "  no trial finished", flush=True)
             if not m["complete"]:
                 sys.exit(1)
+    if args.dry_run:
+        from helpers.utils import atomic_write_bytes
+        import json
+        path = H.results_dir() / "sweep_sizes.json"
+        data = json.loads(path.read_text()) if path.exists() else {}
+        data[args.profile] = {"sweeps": sizes, "machine": H.machine_info(),
+                              "note": "trial-epochs: the most ASHA can spend (every rung keeps "
+                                      "1/reduction of the trials); seconds per trial-epoch: the "
+                                      "mean of the default profile's trials of the same sweep "
+                                      "(one thread each), at 2x400 units"}
+        atomic_write_bytes(path, (json.dumps(data, indent=1) + "\n").encode())
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":
