@@ -49,7 +49,7 @@ def rows():
                         f"Adam; {epochs} epochs (paper 600); {start}" if r["key"].startswith("bbb")
                         else f"Adam; {epochs} epochs (paper 600)", f"[01]({nb01})"])
     prune = _load("04_pruning/snr.json")
-    if prune:
+    if prune and "models" in prune["metrics"]:
         m = prune["metrics"]["models"][0]
         d95 = 100 * (m["error_at"]["snr"]["95"] - m["error_at"]["snr"]["0"])
         out.append([f"Table 2: 95% of weights removed by SNR, 2×{m['H']}", "+0.05 pp",
@@ -57,7 +57,7 @@ def rows():
                     "the Table 1 network", "[04](notebooks/04_pruning.ipynb)"])
     reg = _load("02_regression_uncertainty/bbb_gaussian.json")
     mle = _load("02_regression_uncertainty/mle.json")
-    if reg and mle:
+    if reg and mle and isinstance(reg["metrics"].get("std_ratio"), dict):
         b, s = reg["metrics"]["std_ratio"], mle["metrics"]["std_ratio"]
         out.append(["Figure 5: predictive std away from / near the data (BBB vs standard net)",
                     "qualitative: BBB widens",
