@@ -17,18 +17,17 @@ import json
 import math
 import statistics
 import time
-from contextlib import nullcontext
 
 import torch
 from torch.nn import functional as F
 
-from .classification import RunConfig, run
+from .classification import run
 from .layers import mlp
 from .metrics import (auroc, brier, ece, error_rate, mutual_information, nll,
                       predictive_entropy, reliability)
 from .train import load_checkpoint, save_checkpoint
 from .uncertainty import sample_probs
-from .utils import checkpoints_dir, machine_info, results_dir, save_results
+from .utils import checkpoints_dir, results_dir, save_results
 
 NB = "06_alternatives"
 METHODS = ("map", "mc_dropout", "ensemble", "bbb", "ivon", "laplace_ll_kron", "laplace_diag",

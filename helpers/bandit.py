@@ -748,11 +748,7 @@ def ensure(profile, buffers=("paper", "keep_all"), train=True, progress_fn=None)
     """Return (tuning record, {buffer: reported record}): read back from results/, or run what
     is missing here, one setting or seed after the other (hours; the tools run them in
     parallel)."""
-    import json
 
-    from .data import load_mushroom
-    from .profiles import get_profile
-    from .utils import load_results, results_dir
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small batched matmuls: a second thread mostly waits
     try:
@@ -762,7 +758,6 @@ def ensure(profile, buffers=("paper", "keep_all"), train=True, progress_fn=None)
 
 
 def _ensure(profile, buffers, train, progress_fn):
-    import json
 
     from .data import load_mushroom
     from .profiles import get_profile

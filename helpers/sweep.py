@@ -26,7 +26,7 @@ import torch
 from .classification import RunConfig, build_model
 from .metrics import error_rate, predict
 from .train import fit
-from .utils import checkpoints_dir, machine_info, results_dir, save_results
+from .utils import checkpoints_dir, results_dir, save_results
 
 RULES = {
     "val_error": ("the configuration and number of epochs (a multiple of epoch_step, or the last "

@@ -129,7 +129,6 @@ def build_ood(profile, notebook="05_uncertainty", train=True, device="cpu", prog
     results/<notebook>/ood.json plus one results file per method and training set; return the
     ood record. Settings come from the validation sweeps (``make sweep ONLY=05``)."""
     import json
-    import statistics
 
     from .classification import run
     from .data import load_images
