@@ -1,0 +1,78 @@
+"""The helpers behind the validation-only protocol: Table 1's cells and rows, the OOD summary,
+notebook 06's evaluation, the pruning analysis (tiny models, no real training)."""
+import json
+
+import pytest
+import torch
+
+import helpers as H
+from helpers import alternatives as A
+from helpers import pruning as P
+from helpers import table1 as T
+from helpers import uncertainty as U
+from helpers.classification import RunConfig
+
+
+def _sweep(name, trials, chosen):
+    H.save_results("01_mnist_classification", f"sweep/{name}", config={},
+                   metrics={"trials": trials, "chosen": chosen}, profile="smoke", seed=100)
+
+
+def _trial(cfg, val, epoch):
+    return {"name": cfg.name, "config": {**cfg.__dict__}, "val": val, "val_error": val,
+            "best_epoch": epoch, "stopped_early": False}
+
+
+def test_table_cells_follow_the_sweeps_and_add_controls():
+    sgd = RunConfig(method="sgd", H=20, epochs=45)
+    bbb_warm = RunConfig(method="bbb_mixture", H=20, epochs=30, init_from="sgd", init_epochs=60)
+    bbb_cold = RunConfig(method="bbb_mixture", H=20, epochs=60, mu_init=0.1)
+    for name, cfg in (("sgd_h20", sgd), ("dropout_h20", RunConfig(method="dropout", H=20, epochs=50)),
+                      ("bbb_gaussian_h20", RunConfig(method="bbb_gaussian", H=20, epochs=40))):
+        _sweep(name, [_trial(cfg, 0.02, cfg.epochs)], {"config": {**cfg.__dict__}, "epochs": cfg.epochs})
+    _sweep("bbb_mixture_h20", [_trial(bbb_warm, 0.015, 30), _trial(bbb_cold, 0.019, 55)],
+           {"config": {**bbb_warm.__dict__}, "epochs": 30})
+    cells = T.cells((20, 40), {"sgd_h20": 1}, base_H=20)
+    keys = [(c.key, c.H) for c in cells]
+    assert ("sgd_equal_compute", 20) in keys and ("bbb_mixture_random_start", 20) in keys
+    equal = next(c for c in cells if c.key == "sgd_equal_compute")
+    assert equal.config.epochs == 60 + 30 and equal.config.method == "sgd"
+    cold = next(c for c in cells if c.key == "bbb_mixture_random_start")
+    assert cold.config.init_from is None and cold.config.epochs == 55
+    wide = next(c for c in cells if c.key == "bbb_mixture" and c.H == 40)
+    assert wide.config.epochs == 30 and wide.config.H == 40 and "width 40" in wide.derived
+    rec = {"config": {"seed": 1}, "metrics": {"test_error": 0.02, "val_error": 0.021,
+                                              "predictor": "network", "train_wall_s": 1.0},
+           "name": "x"}
+    row = T.row(cells[0], [rec, {**rec, "config": {"seed": 2},
+                                 "metrics": {**rec["metrics"], "test_error": 0.03}}])
+    assert row["mean"] == pytest.approx(0.025) and row["seeds"] == [1, 2]
+    assert row["selected_on"] == "validation" and row["sd"] == pytest.approx(0.00707, rel=1e-3)
+
+
+def test_ood_summary_and_evaluation():
+    rows = [{"data": "MNIST", "kind": "bbb", "seed": s, "test_error": e, "nll": 0.1, "brier": 0.02,
+             "ece": 0.01, "auroc_entropy": a, "auroc_mi": 0.9, "train_wall_s": 1.0}
+            for s, e, a in ((0, 0.02, 0.9), (1, 0.03, 0.8))]
+    s = U.summarise(rows)[("MNIST", "bbb")]
+    assert s["seeds"] == [0, 1] and s["test_error"]["mean"] == pytest.approx(0.025)
+    assert s["auroc_entropy"]["per_seed"] == [0.9, 0.8]
+    data = H.ImageData(*(torch.zeros(1, 784), torch.zeros(1, dtype=torch.long)) * 2,
+                       torch.rand(50, 784), torch.randint(0, 10, (50,)))
+    probs = lambda x: torch.softmax(torch.randn(3, len(x), 10), -1)  # noqa: E731
+    m = A.evaluate(probs, data, torch.rand(40, 784), angles=(0, 90))
+    assert m["rotation"]["angle"] == [0, 90] and len(m["rotation"]["error"]) == 2
+    assert 0 <= m["auroc_entropy"] <= 1 and m["auroc_mi"] is not None and m["predict_s_10k"] > 0
+
+
+def test_pruning_analysis_of_a_tiny_network():
+    torch.manual_seed(0)
+    model = H.BayesMLP(784, (16,), 10, rho_init=-4.0)
+    data = H.ImageData(torch.rand(8, 784), torch.randint(0, 10, (8,)), torch.rand(8, 784),
+                       torch.randint(0, 10, (8,)), torch.rand(64, 784), torch.randint(0, 10, (64,)))
+    out = P.analyse(model, data)
+    assert out["n_weights"] == 784 * 16 + 16 * 10
+    assert sum(out["snr_hist"]) + out["snr_outside"] == out["n_weights"]
+    assert out["weights_kept"]["100"] == 0 and out["weights_kept"]["0"] == out["n_weights"]
+    assert set(out["error_at"]) == {"snr", "magnitude", "random"}
+    json.dumps(out)  # fits a results file
