@@ -39,6 +39,9 @@ def main(argv=None):
     ap.add_argument("--names", nargs="*", default=None, help="sweep names (default: all)")
     ap.add_argument("--dry-run", action="store_true", help="print the sizes and stop")
     ap.add_argument("--threads-per-trial", type=int, default=1)
+    ap.add_argument("--cpus", type=int, default=None,
+                    help="CPUs the local Ray cluster may use (default: all); with other jobs on "
+                         "the machine, fewer trials at once run faster than many starved ones")
     args = ap.parse_args(argv)
     import helpers as H
     from helpers import sweep as S
@@ -75,7 +78,7 @@ def main(argv=None):
                               eval_samples=sw.get("eval_samples", prof.eval_samples),
                               metric=sw.get("metric", "val_error"),
                               executor=sw.get("executor", "ray"),
-                              threads_per_trial=args.threads_per_trial)
+                              threads_per_trial=args.threads_per_trial, cpus=args.cpus)
             m = rec["metrics"]
             chosen = m["chosen"]
             state = "complete" if m["complete"] else "INCOMPLETE (rerun to resume)"
