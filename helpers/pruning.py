@@ -112,6 +112,7 @@ def time_call(fn, repeats=5):
 # ---- notebook 04: prune the networks of Table 1, store what the figures and tables need ----
 
 FRACTIONS = (0, 50, 75, 95, 98, 99, 100)
+WEIGHTING_LABELS = {"uniform": "1/M KL weights (eq. 8)", "blundell": "π_i KL weights (eq. 9)"}
 PAPER_TABLE2 = {0: 0.0124, 50: 0.0124, 75: 0.0124, 95: 0.0129, 98: 0.0139}  # 2x1200 network
 DB_EDGES = (-40.0, 30.0, 280)  # SNR in dB: histogram range and bins
 KINDS = ("snr", "magnitude", "random")

@@ -331,13 +331,16 @@ kl_rel_err = abs(rows[-1][1] - exact_kl) / exact_kl
 # %%
 # NBVAL_CHECK_OUTPUT
 uni, bl = H.kl_weights(cfg.M, "uniform"), H.kl_weights(cfg.M, "blundell")
-fig, ax = plt.subplots(figsize=(6, 3.2))
 i = torch.arange(1, cfg.M + 1)
-ax.semilogy(i, uni, label="uniform $1/M$ (eq. 8)")
-ax.semilogy(i, bl.clamp_min(1e-300), label="$\\pi_i = 2^{M-i}/(2^M-1)$ (eq. 9)")
-ax.set_xlabel("minibatch i within the epoch")
-ax.set_ylabel("KL weight")
-ax.legend()
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), constrained_layout=True)
+for ax, n in ((axes[0], min(12, cfg.M)), (axes[1], cfg.M)):
+    ax.plot(i[:n], uni[:n], "o-" if n < 20 else "-", ms=3, label="uniform $1/M$ (eq. 8)")
+    ax.plot(i[:n], bl[:n], "o-" if n < 20 else "-", ms=3, label="$\\pi_i = 2^{M-i}/(2^M-1)$ (eq. 9)")
+    ax.set_xlabel("minibatch i within the epoch")
+axes[0].set(ylabel="KL weight", title=f"the first {min(12, cfg.M)} minibatches")
+axes[1].set(yscale="log", ylim=(1e-12, 1), ylabel="KL weight (log scale)",
+            title=f"all {cfg.M}, log scale cut at $10^{{-12}}$ ($\\pi_i$ keeps halving)")
+axes[0].legend()
 H.savefig(fig, NB, "kl-weighting")
 plt.show()
 print(f"M = {cfg.M}: sum uniform = {uni.sum().item():.6f}, sum blundell = {bl.sum().item():.6f}")

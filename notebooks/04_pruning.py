@@ -118,13 +118,15 @@ edges = [lo + i * (hi - lo) / n for i in range(n + 1)]
 fig, ax = plt.subplots(figsize=(7.5, 3.8), constrained_layout=True)
 for m, c in ((base, "C0"), (alt, "C3")):
     dens = [k / (m["n_weights"] * (hi - lo) / n) for k in m["snr_hist"]]
-    ax.stairs(dens, edges, fill=True, alpha=0.45, color=c, label=f"{m['kl_weighting']} KL weights")
+    ax.stairs(dens, edges, fill=True, alpha=0.45, color=c,
+              label=pruning.WEIGHTING_LABELS[m["kl_weighting"]])
 ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density", title=f"2×{cfg.compare_H}, seed 0")
 ax.legend(fontsize=8)
 H.savefig(fig, NB, "snr-by-kl-weighting")
 plt.show()
 H.show_table(["KL weighting", "0%", "95%", "98%"],
-             [[m["kl_weighting"]] + [f"{100 * m['error_at']['snr'][f]:.2f}%" for f in ("0", "95", "98")]
+             [[pruning.WEIGHTING_LABELS[m["kl_weighting"]]]
+              + [f"{100 * m['error_at']['snr'][f]:.2f}%" for f in ("0", "95", "98")]
               for m in (base, alt)]);
 
 # %% [markdown]
