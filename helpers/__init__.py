@@ -16,7 +16,7 @@ from .priors import (CauchyPrior, FlatPrior, GaussianPrior, LaplacePrior, Learne
 from .profiles import PROFILE_NAMES, get_profile
 from .train import (evaluate_error, fit, load_checkpoint, make_optimizer, misclassified,
                     save_checkpoint)
-from .utils import (checkpoints_dir, figures_dir, get_device, load_results, machine_info,
+from .utils import (checkpoints_dir, figures_dir, get_device, load_results, machine_info, pending,
                     progress, results_dir, save_results, seed_everything)
 
 __version__ = "0.1.0"

@@ -195,7 +195,8 @@ def storage_and_timing(model, x, repeats=5):
 def build(profile, train=True, progress_fn=print, device="cpu"):
     """Prune every network ``profile`` names (Table 1's BBB scale-mixture runs: the main width's
     seed 0 and the seeds of ``compare_H``, plus the same recipe with the other KL weighting);
-    write results/04_pruning/snr.json and return it."""
+    write results/04_pruning/snr.json and return it. Without ``train`` a network whose
+    checkpoint is missing is skipped (``metrics.complete`` says so); None when none is there."""
     import json
     from dataclasses import replace
 
@@ -204,11 +205,12 @@ def build(profile, train=True, progress_fn=print, device="cpu"):
     path = results_dir() / "04_pruning" / "snr.json"
     if path.exists():
         rec = json.loads(path.read_text())
-        if rec.get("profile") == profile.profile:
+        if rec.get("profile") == profile.profile and rec["metrics"].get("complete", True):
             return rec
-    if not train:
-        raise FileNotFoundError(f"no pruning results at {path}: run notebook 04 with training on")
-    table = load_results("01_mnist_classification", "table1")
+    try:
+        table = load_results("01_mnist_classification", "table1")
+    except FileNotFoundError:
+        return None  # notebook 01's Table 1 first
     data = load_mnist(device=device, n_train=profile.n_train, n_test=profile.n_eval)
     t0 = time.perf_counter()
     models, timing = [], None
@@ -220,26 +222,43 @@ def build(profile, train=True, progress_fn=print, device="cpu"):
             if progress_fn:
                 progress_fn(f"Table 1 has no 2x{H} seed {seed}: skipped")
             continue
+        try:
+            model = _model(cfg, data, train)
+        except FileNotFoundError:
+            if progress_fn:
+                progress_fn(f"no checkpoint of {cfg.name} (2x{H} seed {seed}): skipped")
+            continue
         if progress_fn:
             progress_fn(f"pruning {cfg.name}")
-        model = _model(cfg, data, train)
         models.append({"H": H, "seed": seed, "name": cfg.name,
                        "kl_weighting": cfg.kl_weighting, **analyse(model, data, seed)})
         if timing is None:
             timing = {"model": cfg.name, "rows": storage_and_timing(model, data.x_test,
                                                                   profile.timing_repeats)}
+    if not models:
+        return None
     base = _table_config(table, profile.compare_H, 0)
-    other = {"uniform": "blundell", "blundell": "uniform"}[base.kl_weighting]
-    alt_cfg = replace(base, kl_weighting=other)
-    if progress_fn:
-        progress_fn(f"pruning {alt_cfg.name} (the other KL weighting)")
-    alt = {"H": profile.compare_H, "seed": 0, "name": alt_cfg.name, "kl_weighting": other,
-           **analyse(_model(alt_cfg, data, train), data, 0)}
+    alt = None
+    if base is not None:
+        other = {"uniform": "blundell", "blundell": "uniform"}[base.kl_weighting]
+        alt_cfg = replace(base, kl_weighting=other)
+        try:
+            alt_model = _model(alt_cfg, data, train)
+        except FileNotFoundError:
+            alt_model = None
+            if progress_fn:
+                progress_fn(f"no checkpoint of {alt_cfg.name} (the other KL weighting): skipped")
+        if alt_model is not None:
+            if progress_fn:
+                progress_fn(f"pruning {alt_cfg.name} (the other KL weighting)")
+            alt = {"H": profile.compare_H, "seed": 0, "name": alt_cfg.name, "kl_weighting": other,
+                   **analyse(alt_model, data, 0)}
+    complete = (alt is not None and [(m["H"], m["seed"]) for m in models] == jobs)
     save_results("04_pruning", "snr", config={"fractions": list(FRACTIONS),
                                               "db_edges": list(DB_EDGES),
                                               "paper_table2": PAPER_TABLE2},
                  metrics={"models": models, "other_kl_weighting": alt,
-                          "storage_and_timing": timing},
+                          "storage_and_timing": timing, "complete": complete},
                  profile=profile.profile, seed=0, wall_s=time.perf_counter() - t0,
                  extra={"note": "pruning uses the test set only to report the error of each "
                                 "fraction and ranking; nothing is chosen from it",
@@ -312,3 +331,26 @@ def curves_figure(rec):
     ax.set(xlabel="weights removed (%)", ylabel="test error")
     ax.legend(fontsize=6, ncol=2)
     return fig
+
+
+def weighting_figure(base, alt, H):
+    """SNR densities of the same recipe under the two KL weightings (stored analyses)."""
+    import matplotlib.pyplot as plt
+    lo, hi, n = DB_EDGES
+    edges = [lo + i * (hi - lo) / n for i in range(n + 1)]
+    fig, ax = plt.subplots(figsize=(7.5, 3.8), constrained_layout=True)
+    for m, c in ((base, "C0"), (alt, "C3")):
+        dens = [k / (m["n_weights"] * (hi - lo) / n) for k in m["snr_hist"]]
+        ax.stairs(dens, edges, fill=True, alpha=0.45, color=c,
+                  label=WEIGHTING_LABELS[m["kl_weighting"]])
+    ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density", title=f"2×{H}, seed 0")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def weighting_rows(base, alt):
+    """Return (header, rows): test error after SNR pruning under each KL weighting."""
+    return (["KL weighting", "0%", "95%", "98%"],
+            [[WEIGHTING_LABELS[m["kl_weighting"]]]
+             + [f"{100 * m['error_at']['snr'][f]:.2f}%" for f in ("0", "95", "98")]
+             for m in (base, alt)])

@@ -379,7 +379,7 @@ def trial_epochs(space, max_epochs, grace, reduction):
 
 def ensure_sweeps(notebook, profile, run_missing=True, names=None):
     """Return {name: results record} for the sweeps ``profile`` (a ``get_profile`` namespace)
-    declares: read back from results/, or run now (``run_missing``) when absent."""
+    declares: read back from results/, or run now (``run_missing``) when absent (else left out)."""
     out = {}
     sw = profile.sweep
     for name in names or profile.sweeps:
@@ -388,7 +388,7 @@ def ensure_sweeps(notebook, profile, run_missing=True, names=None):
             continue
         except FileNotFoundError:
             if not run_missing:
-                raise
+                continue
         out[name] = run_sweep(name, profile.sweeps[name], notebook=notebook,
                               profile=profile.profile, max_epochs=sw["max_epochs"],
                               grace=sw["grace"], reduction=sw["reduction"],

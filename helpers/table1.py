@@ -110,18 +110,20 @@ def _start(cfg):
     return f"warm ({cfg.init_from}, {cfg.init_epochs} epochs)" if cfg.init_from else "random"
 
 
-def row(cell, records, notebook=NB):
-    """Return the table row of ``cell`` from its run records (one per seed)."""
+def row(cell, records, notebook=NB, pending=()):
+    """Return the table row of ``cell`` from its run records (one per seed); ``pending``: the
+    reported seeds not trained yet (a row without records has mean None)."""
     tests = [r["metrics"]["test_error"] for r in records]
     paper = PAPER_TABLE1.get(cell.key, {}).get(cell.H)
-    mean = statistics.fmean(tests)
+    mean = statistics.fmean(tests) if tests else None
     cfg = cell.config
     return {"key": cell.key, "label": METHOD_LABELS.get(cell.key, EXTRA_LABELS.get(cell.key)),
             "H": cell.H, "seeds": [r["config"]["seed"] for r in records],
             "test_error": tests, "mean": mean, "sd": statistics.stdev(tests) if len(tests) > 1 else None,
             "val_error": [r["metrics"]["val_error"] for r in records],
             "predictor": [r["metrics"]["predictor"] for r in records],
-            "paper": paper, "diff_pp": None if paper is None else 100 * (mean - paper),
+            "pending_seeds": list(pending),
+            "paper": paper, "diff_pp": None if paper is None or mean is None else 100 * (mean - paper),
             "protocol": {"start": _start(cfg), "epochs": cfg.epochs, "paper_epochs": 600,
                          "init_epochs": cfg.init_epochs if cfg.init_from else 0},
             "train_wall_s": [r["metrics"]["train_wall_s"] for r in records],
@@ -162,16 +164,19 @@ def build(widths, seeds_by_width, sweeps, data=None, notebook=NB, profile="defau
     t0 = time.perf_counter()
     rows, records = [], {}
     for cell in cells(widths, sweeps, notebook, base_H=base_H, methods=methods):
-        recs = []
+        recs, pending = [], []
         for seed in seeds_by_width[cell.H]:
             cfg = replace(cell.config, seed=seed)
+            if not train and not run_path(cfg, notebook).exists():
+                pending.append(seed)  # shown as "not run yet"; `make table1` trains it
+                continue
             if progress_fn and not run_path(cfg, notebook).exists():
                 progress_fn(f"training {cfg.name} ...")
             recs.append(get_run(cfg, data, notebook, eval_samples, train))
             if cfg.init_from:  # the network a warm start begins from (already trained)
                 get_run(cfg.init_source(), data, notebook, eval_samples, train)
         records[(cell.key, cell.H)] = recs
-        rows.append(row(cell, recs, notebook))
+        rows.append(row(cell, recs, notebook, pending))
     if tuple(methods) != tuple(METHODS):
         return None
     tests = paired_tests(records, H=base_H)
@@ -227,6 +232,8 @@ def sweep_overview(names, notebook=NB):
 
 
 def _pm(row):
+    if row["mean"] is None:
+        return "not run yet"
     if row["sd"] is None:
         return f"{100 * row['mean']:.2f}%"
     return f"{100 * row['mean']:.2f} ± {100 * row['sd']:.2f}%"
@@ -239,7 +246,8 @@ def table_rows(rec):
               "per seed", "ours − paper"]
     rows = []
     for r in rec["metrics"]["rows"]:
-        seeds = ", ".join(f"{100 * t:.2f}" for t in r["test_error"])
+        seeds = ", ".join([f"{100 * t:.2f}" for t in r["test_error"]]
+                          + [f"seed {s}: not run" for s in r.get("pending_seeds", [])])
         paper = "—" if r["paper"] is None else f"{100 * r['paper']:.2f}%"
         diff = "—" if r["diff_pp"] is None else f"{r['diff_pp']:+.2f} pp"
         p = r["protocol"]

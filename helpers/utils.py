@@ -242,3 +242,15 @@ def load_results(notebook, experiment):
     if not path.exists():
         raise FileNotFoundError(f"no results at {path}: run notebook {notebook} first")
     return json.loads(path.read_text())
+
+
+PENDING = "NOT COMPUTED YET"
+
+
+def pending(result, what, command):
+    """Print a notice and return True when ``result`` is missing (None or empty), else False."""
+    if result:
+        return False
+    print(f"{PENDING}: {what}. Run `{command}` (it resumes from its checkpoints) or execute "
+          "this notebook with TRAIN_MISSING = True; the cells that need it are skipped.")
+    return True

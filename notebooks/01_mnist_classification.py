@@ -139,7 +139,7 @@ H.show_table(["seed", "only BBB wrong", "only SGD wrong", "p"],
 # a warm-started BBB run is drawn after the epochs of the SGD network it starts from.
 
 # %%
-H_fig = max(r["H"] for r in table["metrics"]["rows"])
+H_fig = max(r["H"] for r in table["metrics"]["rows"] if r["runs"])  # the widest trained
 fig = T.figure2(table, H_fig)
 H.savefig(fig, NB, "figure2")
 plt.show()

@@ -44,9 +44,12 @@ NB = "04_pruning"
 cfg = H.get_profile(NB, PROFILE)
 H.use_style()
 rec = pruning.build(cfg, train=TRAIN_MISSING, device=H.get_device(DEVICE))
-models = rec["metrics"]["models"]
-print("pruned:", ", ".join(f"2×{m['H']} seed {m['seed']} ({m['n_weights']:,} weights)"
-                           for m in models))
+if not H.pending(rec, "no Table 1 network of notebook 01 is trained", f"make table1 PROFILE={PROFILE}"):
+    models = rec["metrics"]["models"]
+    print("pruned:", ", ".join(f"2×{m['H']} seed {m['seed']} ({m['n_weights']:,} weights)"
+                               for m in models))
+    H.pending(rec["metrics"].get("complete", True), f"some networks (the 2×{cfg.H} one or the "
+              "other KL weighting's)", f"make table1 PROFILE={PROFILE}")
 
 # %% [markdown]
 # ## 1. Figure 4: the signal-to-noise ratio
@@ -57,9 +60,10 @@ print("pruned:", ", ".join(f"2×{m['H']} seed {m['seed']} ({m['n_weights']:,} we
 # 75 % cut-off between them, and the weights below it can go.
 
 # %%
-fig = pruning.figure4(models[0])
-H.savefig(fig, NB, "figure4")
-plt.show()
+if rec:
+    fig = pruning.figure4(models[0])
+    H.savefig(fig, NB, "figure4")
+    plt.show()
 
 # %% [markdown]
 # ## 2. Table 2: test error after pruning
@@ -68,7 +72,8 @@ plt.show()
 # predict, without retraining. Nothing is chosen here: the test set only reports each fraction.
 
 # %%
-H.show_table(*pruning.table2_rows(rec, cfg.compare_H));
+if rec:
+    H.show_table(*pruning.table2_rows(rec, cfg.compare_H));
 
 # %% [markdown]
 # Both rankings are scored on the same test images, so a difference of a few images can be
@@ -76,18 +81,20 @@ H.show_table(*pruning.table2_rows(rec, cfg.compare_H));
 # wrong, those only the $|\mu|$-pruned one gets wrong, and $p$.
 
 # %%
-rows = [[f"2×{m['H']} seed {m['seed']}", f"{f}%", str(t["only_snr_wrong"]),
-         str(t["only_magnitude_wrong"]), f"{t['p']:.3f}"]
-        for m in models for f, t in m["mcnemar_snr_vs_magnitude"].items() if f in ("95", "98")]
-H.show_table(["network", "removed", "only SNR wrong", "only |μ| wrong", "p"], rows);
+if rec:
+    rows = [[f"2×{m['H']} seed {m['seed']}", f"{f}%", str(t["only_snr_wrong"]),
+             str(t["only_magnitude_wrong"]), f"{t['p']:.3f}"]
+            for m in models for f, t in m["mcnemar_snr_vs_magnitude"].items() if f in ("95", "98")]
+    H.show_table(["network", "removed", "only SNR wrong", "only |μ| wrong", "p"], rows);
 
 # %% [markdown]
 # ## 3. The pruning curves
 
 # %%
-fig = pruning.curves_figure(rec)
-H.savefig(fig, NB, "pruning-curves")
-plt.show()
+if rec:
+    fig = pruning.curves_figure(rec)
+    H.savefig(fig, NB, "pruning-curves")
+    plt.show()
 
 # %% [markdown]
 # ## 4. What pruning buys
@@ -96,11 +103,11 @@ plt.show()
 # bytes of `torch.save`, and the CPU time to predict the test set (median of repeats).
 
 # %%
-st = rec["metrics"]["storage_and_timing"]
-H.show_table(["removed", "dense MB", "sparse MB", "dense ms", "sparse ms"],
-             [[f"{r['removed']}%", f"{r['dense_bytes'] / 2**20:.2f}",
-               f"{r['sparse_bytes'] / 2**20:.2f}", f"{1e3 * r['dense_s']:.1f}",
-               f"{1e3 * r['sparse_s']:.1f}"] for r in st["rows"]]);
+if rec:
+    H.show_table(["removed", "dense MB", "sparse MB", "dense ms", "sparse ms"],
+                 [[f"{r['removed']}%", f"{r['dense_bytes'] / 2**20:.2f}",
+                   f"{r['sparse_bytes'] / 2**20:.2f}", f"{1e3 * r['dense_s']:.1f}",
+                   f"{1e3 * r['sparse_s']:.1f}"] for r in rec["metrics"]["storage_and_timing"]["rows"]]);
 
 # %% [markdown]
 # ## 5. The KL weighting decides how prunable a network is
@@ -111,23 +118,14 @@ H.show_table(["removed", "dense MB", "sparse MB", "dense ms", "sparse ms"],
 # weighting: their SNR densities and the error after pruning.
 
 # %%
-alt = rec["metrics"]["other_kl_weighting"]
-base = next(m for m in models if m["H"] == cfg.compare_H and m["seed"] == 0)
-lo, hi, n = pruning.DB_EDGES
-edges = [lo + i * (hi - lo) / n for i in range(n + 1)]
-fig, ax = plt.subplots(figsize=(7.5, 3.8), constrained_layout=True)
-for m, c in ((base, "C0"), (alt, "C3")):
-    dens = [k / (m["n_weights"] * (hi - lo) / n) for k in m["snr_hist"]]
-    ax.stairs(dens, edges, fill=True, alpha=0.45, color=c,
-              label=pruning.WEIGHTING_LABELS[m["kl_weighting"]])
-ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density", title=f"2×{cfg.compare_H}, seed 0")
-ax.legend(fontsize=8)
-H.savefig(fig, NB, "snr-by-kl-weighting")
-plt.show()
-H.show_table(["KL weighting", "0%", "95%", "98%"],
-             [[pruning.WEIGHTING_LABELS[m["kl_weighting"]]]
-              + [f"{100 * m['error_at']['snr'][f]:.2f}%" for f in ("0", "95", "98")]
-              for m in (base, alt)]);
+alt = rec and rec["metrics"]["other_kl_weighting"]
+if not H.pending(alt, "the network with the other KL weighting",
+                 f"make notebooks ONLY=04 PROFILE={PROFILE}"):
+    base = next(m for m in models if m["H"] == cfg.compare_H and m["seed"] == 0)
+    fig = pruning.weighting_figure(base, alt, cfg.compare_H)
+    H.savefig(fig, NB, "snr-by-kl-weighting")
+    plt.show()
+    H.show_table(*pruning.weighting_rows(base, alt));
 
 # %% [markdown]
 # ## Takeaways

@@ -97,7 +97,9 @@ H.show_table(["search", "trials", "chosen on validation", "epochs", "val. NLL", 
 
 # %%
 ood = U.build_ood(cfg, train=TRAIN_MISSING, device=device)
-summary = U.summarise(ood["metrics"]["rows"])
+H.pending(len(sweeps) == len(cfg.sweeps), "some of the searches above", f"make sweep ONLY=05 PROFILE={PROFILE}")
+H.pending(ood, "the reported runs of the chosen settings", f"python tools/ood_table.py --profile {PROFILE}")
+summary = U.summarise(ood["metrics"]["rows"]) if ood else {}
 
 
 def cell(s, pct=False):
@@ -108,7 +110,7 @@ def cell(s, pct=False):
     return f"{f(s['mean'])}{sd} ({', '.join(f(v) for v in s['per_seed'])})"
 
 
-for data in cfg.seeds:
+for data in cfg.seeds if ood else []:
     print(f"trained on {data}, out of distribution {U.OTHER[data]}; seeds {cfg.seeds[data]}")
     H.show_table(["method", "test error (%)", "NLL", "ECE", "AUROC entropy", "AUROC MI"],
                  [[U.KIND_LABELS[k], cell(summary[(data, k)]["test_error"], True),
@@ -123,9 +125,10 @@ for data in cfg.seeds:
 # apart the two histograms, the better a method flags unfamiliar inputs.
 
 # %%
-fig = U.entropy_figure(ood["metrics"]["rows"], seed=0)
-H.savefig(fig, NB, "entropy-in-out")
-plt.show()
+if ood:
+    fig = U.entropy_figure(ood["metrics"]["rows"], seed=0)
+    H.savefig(fig, NB, "entropy-in-out")
+    plt.show()
 
 # %% [markdown]
 # ## 5. What BBB's samples say about single images
@@ -134,9 +137,9 @@ plt.show()
 # digits; dots are the class probabilities of single weight samples, bars their mean.
 
 # %%
-row = next((r for r in ood["metrics"]["rows"] if r["data"] == "FashionMNIST" and r["kind"] == "bbb"
+row = ood and next((r for r in ood["metrics"]["rows"] if r["data"] == "FashionMNIST" and r["kind"] == "bbb"
             and "examples" in r), None)
-if row is not None:
+if row:
     xf = H.load_images("FashionMNIST", n_test=cfg.n_eval).x_test
     xm = H.load_images("MNIST", n_test=cfg.n_eval).x_test
     fig = U.examples_figure(row, xf[:3], xm[:3], "Fashion-MNIST", "MNIST")
@@ -150,9 +153,10 @@ if row is not None:
 # confidence is exactly the accuracy.
 
 # %%
-fig = U.reliability_figure(ood["metrics"]["rows"], seed=0)
-H.savefig(fig, NB, "reliability")
-plt.show()
+if ood:
+    fig = U.reliability_figure(ood["metrics"]["rows"], seed=0)
+    H.savefig(fig, NB, "reliability")
+    plt.show()
 
 # %% [markdown]
 # ## 7. The choice of prior, on 2-D data

@@ -59,10 +59,12 @@ print(f"profile {PROFILE}: seeds {cfg.seeds}, {cfg.eval_samples} samples per pre
 
 # %%
 summary = A.build(cfg, train=TRAIN_MISSING, device=H.get_device(DEVICE))
-chosen = summary["config"]["chosen"]
-print("MAP:", T.describe(chosen["map"]), f"for {chosen['map']['epochs']} epochs")
-print(f"IVON: lr {chosen['ivon']['hp']['lr']}, initial Hessian {chosen['ivon']['hp']['hess_init']}, "
-      f"weight decay {chosen['ivon']['hp']['weight_decay']}, {chosen['ivon']['epochs']} epochs")
+if not H.pending(summary, "the comparison (searches, 3 seeds of each method, evaluations)",
+                 f"make notebooks ONLY=06 PROFILE={PROFILE}"):
+    chosen = summary["config"]["chosen"]
+    print("MAP:", T.describe(chosen["map"]), f"for {chosen['map']['epochs']} epochs")
+    print(f"IVON: lr {chosen['ivon']['hp']['lr']}, initial Hessian {chosen['ivon']['hp']['hess_init']}, "
+          f"weight decay {chosen['ivon']['hp']['weight_decay']}, {chosen['ivon']['epochs']} epochs")
 
 # %% [markdown]
 # ## 2. The summary table
@@ -75,15 +77,17 @@ print(f"IVON: lr {chosen['ivon']['hp']['lr']}, initial Hessian {chosen['ivon']['
 # stored to predict.
 
 # %%
-H.show_table(*A.summary_rows(summary));
+if summary:
+    H.show_table(*A.summary_rows(summary));
 
 # %% [markdown]
 # ## 3. Calibration: reliability diagrams (seed 0)
 
 # %%
-fig = A.reliability_figure(summary)
-H.savefig(fig, NB, "reliability")
-plt.show()
+if summary:
+    fig = A.reliability_figure(summary)
+    H.savefig(fig, NB, "reliability")
+    plt.show()
 
 # %% [markdown]
 # ## 4. Dataset shift: rotated digits
@@ -94,9 +98,10 @@ plt.show()
 # the angle, mean over seeds.
 
 # %%
-fig = A.rotation_figure(summary)
-H.savefig(fig, NB, "rotation")
-plt.show()
+if summary:
+    fig = A.rotation_figure(summary)
+    H.savefig(fig, NB, "rotation")
+    plt.show()
 
 # %% [markdown]
 # ## 5. All methods, all metrics
@@ -105,9 +110,10 @@ plt.show()
 # one figure shows where each method stands.
 
 # %%
-fig = A.summary_figure(summary)
-H.savefig(fig, NB, "summary")
-plt.show()
+if summary:
+    fig = A.summary_figure(summary)
+    H.savefig(fig, NB, "summary")
+    plt.show()
 
 # %% [markdown]
 # ## 6. The verdict
@@ -117,7 +123,7 @@ plt.show()
 # training time?
 
 # %%
-for line in A.verdict(summary):
+for line in A.verdict(summary) if summary else []:
     print(line)
 
 # %% [markdown]

@@ -76,3 +76,23 @@ def test_pruning_analysis_of_a_tiny_network():
     assert out["weights_kept"]["100"] == 0 and out["weights_kept"]["0"] == out["n_weights"]
     assert set(out["error_at"]) == {"snr", "magnitude", "random"}
     json.dumps(out)  # fits a results file
+
+
+def test_missing_results_are_shown_as_pending_not_invented(capsys):
+    """Without training, a notebook shows what is missing: Table 1 rows without a number, no
+    pruning, no OOD table, no reported bandit runs, and a notice that says what to run."""
+    cfgs = {m: RunConfig(method=m, H=20, epochs=5) for m in T.METHODS}
+    for m, cfg in cfgs.items():
+        _sweep(f"{m}_h20", [_trial(cfg, 0.02, 5)], {"config": {**cfg.__dict__}, "epochs": 5})
+    rec = T.build((20, 40), {20: (0, 1), 40: (0,)}, [], train=False, base_H=20)
+    rows = rec["metrics"]["rows"]
+    assert len(rows) == 8 and all(r["mean"] is None and r["test_error"] == [] for r in rows)
+    assert rows[0]["pending_seeds"] == [0, 1] and rows[0]["diff_pp"] is None
+    assert "not run yet" in T.table_rows(rec)[1][0]
+    assert P.build(H.get_profile("04_pruning", "smoke"), train=False) is None  # no checkpoints
+    prof = H.get_profile("05_uncertainty", "smoke")
+    assert U.build_ood(prof, train=False) is None
+    from helpers import bandit as B
+    assert B.ensure("smoke", train=False) == (None, {})
+    assert H.pending(None, "the runs", "make x") and "NOT COMPUTED YET: the runs" in capsys.readouterr().out
+    assert not H.pending({"a": 1}, "the runs", "make x") and capsys.readouterr().out == ""

@@ -44,8 +44,9 @@ def rows():
             start = "warm start from the SGD net" if p["init_epochs"] else "random start"
             epochs = (f"{p['init_epochs']} + {p['epochs']}" if p["init_epochs"] else
                       str(p["epochs"]))
-            out.append([f"Table 1: {r['label']}, 2×{r['H']}", f"{100 * r['paper']:.2f}%",
-                        _pct(r["mean"], r["sd"], len(r["seeds"])), verdict_error(r["mean"], r["paper"]),
+            ours = "not run yet" if r["mean"] is None else _pct(r["mean"], r["sd"], len(r["seeds"]))
+            verdict = "pending" if r["mean"] is None else verdict_error(r["mean"], r["paper"])
+            out.append([f"Table 1: {r['label']}, 2×{r['H']}", f"{100 * r['paper']:.2f}%", ours, verdict,
                         f"Adam; {epochs} epochs (paper 600); {start}" if r["key"].startswith("bbb")
                         else f"Adam; {epochs} epochs (paper 600)", f"[01]({nb01})"])
     prune = _load("04_pruning/snr.json")
