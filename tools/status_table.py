@@ -32,6 +32,18 @@ def verdict_error(mean, paper):
     return "reproduced" if gap <= 0.2 else "partly" if gap <= 0.5 else "not reproduced"
 
 
+def _paper_range():
+    sys.path.insert(0, str(ROOT))
+    from helpers.table1 import PAPER_TABLE1
+    vals = [v for row in PAPER_TABLE1.values() for v in row.values()]
+    return f"{100 * min(vals):.2f}–{100 * max(vals):.2f}%"
+
+
+def _pending(what, paper, command, notebook):
+    return [what, paper, "not run yet", "pending", f"run `{command}`",
+            f"[{notebook[:2]}](notebooks/{notebook}.ipynb)"]
+
+
 def rows():
     out = []
     nb01 = "notebooks/01_mnist_classification.ipynb"
@@ -49,7 +61,13 @@ def rows():
             out.append([f"Table 1: {r['label']}, 2×{r['H']}", f"{100 * r['paper']:.2f}%", ours, verdict,
                         f"Adam; {epochs} epochs (paper 600); {start}" if r["key"].startswith("bbb")
                         else f"Adam; {epochs} epochs (paper 600)", f"[01]({nb01})"])
+    if not table:
+        out.append(_pending("Table 1 (SGD, dropout, BBB; 400 / 800 / 1200 units)", _paper_range(),
+                            "make sweep ONLY=01; make table1", "01_mnist_classification"))
     prune = _load("04_pruning/snr.json")
+    if not (prune and "models" in prune["metrics"]):
+        out.append(_pending("Table 2: 95% of weights removed by SNR", "+0.05 pp",
+                            "make table1; make notebooks ONLY=04", "04_pruning"))
     if prune and "models" in prune["metrics"]:
         m = prune["metrics"]["models"][0]
         d95 = 100 * (m["error_at"]["snr"]["95"] - m["error_at"]["snr"]["0"])
@@ -70,6 +88,10 @@ def rows():
                               ("keep_all", "keeps every tuple (Riquelme et al. 2018)")):
         rec = _load(f"03_contextual_bandit/reported_{buffer}.json")
         if not rec:
+            out.append(_pending(f"Figure 6: BBB's regret after 50,000 steps, buffer: "
+                                f"{buffer.replace('_', ' ')}", "~5,700",
+                                "python tools/bandit_tuning.py; python tools/bandit_runs.py",
+                                "03_contextual_bandit"))
             continue
         s = rec["metrics"]["summary"]
         bbb = s["bbb"]
@@ -81,12 +103,18 @@ def rows():
                     "[03](notebooks/03_contextual_bandit.ipynb)"])
     ood = _load("05_uncertainty/bbb_mnist.json")
     ens = _load("05_uncertainty/ensemble_mnist.json")
+    if not (ood and ens):
+        out.append(_pending("Beyond the paper: AUROC MNIST → Fashion-MNIST, BBB vs deep ensemble",
+                            "—", "make sweep ONLY=05; python tools/ood_table.py", "05_uncertainty"))
     if ood and ens:
         a, e = ood["metrics"]["auroc_entropy"], ens["metrics"]["auroc_entropy"]
         out.append(["Beyond the paper: AUROC MNIST → Fashion-MNIST, BBB vs deep ensemble", "—",
                     f"{a['mean']:.3f} vs {e['mean']:.3f} ({len(a['per_seed'])} seeds)", "—",
                     "all settings chosen on validation NLL", "[05](notebooks/05_uncertainty.ipynb)"])
     alt = _load("06_alternatives/summary.json")
+    if not alt:
+        out.append(_pending("Beyond the paper: BBB vs IVON, Laplace, ensembles", "—",
+                            "make notebooks ONLY=06", "06_alternatives"))
     if alt:
         r = {x["method"]: x for x in alt["metrics"]["rows"]}
         best = max(r.values(), key=lambda x: x["auroc_entropy"]["mean"])
