@@ -257,6 +257,36 @@ def table_rows(rec):
     return header, rows
 
 
+ORDERINGS = (("bbb_mixture", "bbb_gaussian", "the scale mixture beats the Gaussian prior"),
+             ("bbb_mixture", "sgd", "BBB (scale mixture) beats SGD"),
+             ("bbb_mixture", "dropout", "BBB (scale mixture) beats dropout"))
+
+
+def orderings(rec):
+    """Return one sentence per width and paper ordering: does it hold in our means, and is the
+    difference larger than the seed spread (the larger of the two sds)?"""
+    by = {(r["key"], r["H"]): r for r in rec["metrics"]["rows"]}
+    lines = []
+    for H in sorted({r["H"] for r in rec["metrics"]["rows"]}):
+        for a, b, claim in ORDERINGS:
+            ra, rb = by.get((a, H)), by.get((b, H))
+            if not ra or not rb or ra["mean"] is None or rb["mean"] is None:
+                lines.append(f"2×{H}: {claim}? not measured yet")
+                continue
+            diff = 100 * (rb["mean"] - ra["mean"])
+            sds = [r["sd"] for r in (ra, rb) if r["sd"] is not None]
+            n = min(len(ra["seeds"]), len(rb["seeds"]))
+            if not sds:
+                spread = f"one seed each ({n}), so the seed spread is unknown"
+            elif 100 * max(sds) >= abs(diff):
+                spread = f"smaller than the seed spread (sd up to {100 * max(sds):.2f} pp)"
+            else:
+                spread = f"larger than the seed spread (sd up to {100 * max(sds):.2f} pp)"
+            verdict = "holds" if diff > 0 else "does not hold"
+            lines.append(f"2×{H}: {claim}: {verdict} ({diff:+.2f} pp in the means; {spread})")
+    return lines
+
+
 def records_of(rec, key, H, notebook=NB):
     """Return the run records of one row of table1.json (read back from runs/)."""
     for r in rec["metrics"]["rows"]:

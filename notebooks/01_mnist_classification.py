@@ -123,6 +123,16 @@ table = T.build(cfg.table["widths"], cfg.table["seeds"], cfg.sweeps, profile=PRO
 H.show_table(*T.table_rows(table));
 
 # %% [markdown]
+# **The paper's orderings, width by width.** The paper finds that the scale-mixture prior beats
+# the Gaussian one and that BBB beats SGD (and roughly matches dropout) at every width. Each line
+# below checks one ordering in our means and compares the difference with the seed spread: a
+# difference inside the spread is not evidence either way.
+
+# %%
+for line in T.orderings(table):
+    print(line)
+
+# %% [markdown]
 # **Paired test.** On each seed, McNemar's exact test counts the test images only BBB gets
 # wrong and those only SGD gets wrong; $p$ is the probability of a split at least this uneven if
 # both erred equally often.

@@ -96,3 +96,22 @@ def test_missing_results_are_shown_as_pending_not_invented(capsys):
     assert B.ensure("smoke", train=False) == (None, {})
     assert H.pending(None, "the runs", "make x") and "NOT COMPUTED YET: the runs" in capsys.readouterr().out
     assert not H.pending({"a": 1}, "the runs", "make x") and capsys.readouterr().out == ""
+
+
+def test_orderings_compare_differences_with_the_seed_spread():
+    def r(key, H, tests):
+        import statistics
+        return {"key": key, "H": H, "seeds": list(range(len(tests))), "mean": statistics.fmean(tests),
+                "sd": statistics.stdev(tests) if len(tests) > 1 else None}
+    rec = {"metrics": {"rows": [r("bbb_mixture", 400, [0.0140, 0.0142, 0.0144]),
+                                r("bbb_gaussian", 400, [0.0170, 0.0171, 0.0172]),
+                                r("sgd", 400, [0.0130, 0.0150, 0.0170]),
+                                r("dropout", 400, [0.0135, 0.0136, 0.0137]),
+                                {"key": "bbb_mixture", "H": 800, "seeds": [], "mean": None, "sd": None},
+                                r("sgd", 800, [0.016])]}}
+    lines = T.orderings(rec)
+    assert lines[0].startswith("2×400: the scale mixture beats the Gaussian prior: holds")
+    assert "larger than the seed spread" in lines[0]
+    assert "BBB (scale mixture) beats SGD: holds" in lines[1] and "smaller than the seed spread" in lines[1]
+    assert "beats dropout: does not hold" in lines[2]
+    assert lines[3].endswith("not measured yet")
