@@ -36,6 +36,22 @@ def noiseless_mean(x, noise_std=0.02, n_mc=2000, generator=None):
     return curve(x.reshape(-1, 1), eps).mean(1)
 
 
+def effective_noise_std(noise_std=0.02, low=0.0, high=0.5, n_x=500, n_mc=4000, seed=0):
+    """Return sqrt(mean over x in [low, high] of Var[y | x]): the one noise std that fits best.
+
+    eps also shifts the phase of the sines, so Var[y | x] varies with x and is larger than
+    noise_std**2 where the curve is steep."""
+    g = torch.Generator().manual_seed(seed)
+    x = torch.linspace(low, high, n_x).unsqueeze(1)
+    y = curve(x, noise_std * torch.randn(1, n_mc, generator=g))
+    return y.var(1).mean().sqrt().item()
+
+
+def seed_generator(seed):
+    """Return the generator of a seed's data draw (training points, then test points)."""
+    return torch.Generator().manual_seed(1000 + seed)
+
+
 class HeteroNet(nn.Module):
     """A wrapper holding a network and a learned log observation-noise std (aleatoric)."""
 
@@ -237,8 +253,7 @@ def run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, x
                    ensemble_size, progress_fn, per_seed, first)
     finally:
         torch.set_num_threads(threads)
-    g = torch.Generator().manual_seed(1000 + seeds[0])
-    data0 = make_data(n_train, noise_std, generator=g)
+    data0 = make_data(n_train, noise_std, generator=seed_generator(seeds[0]))
     return per_seed, first, data0
 
 
@@ -246,7 +261,7 @@ def _run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, 
                ensemble_size, progress_fn, per_seed, first):
     data0 = None
     for s in seeds:
-        g = torch.Generator().manual_seed(1000 + s)
+        g = seed_generator(s)
         x_tr, y_tr = make_data(n_train, noise_std, generator=g)
         x_te, y_te = make_data(n_test, noise_std, generator=g)
         if data0 is None:
@@ -277,8 +292,10 @@ def summarise_seeds(per_seed):
     return out
 
 
-def band_plot(ax, method, model, x_grid, x_train, y_train, pred_samples, title):
-    """Median, interquartile range and 5-95 % band of a method's predictive distribution."""
+def band_plot(ax, method, model, x_grid, x_train, y_train, pred_samples, title, ylim=None):
+    """Median, interquartile range and 5-95 % band of a method's predictive distribution.
+
+    ``ylim=None`` lets the axis grow to show the whole band (shared axes: every panel's band)."""
     pred = method_predictive(method, model, x_grid, pred_samples)
     q05, q25, q50, q75, q95 = pred.quantiles([0.05, 0.25, 0.5, 0.75, 0.95],
                                              generator=torch.Generator().manual_seed(0))
@@ -287,6 +304,53 @@ def band_plot(ax, method, model, x_grid, x_train, y_train, pred_samples, title):
     ax.fill_between(xs, q25, q75, color="C0", alpha=0.35, lw=0, label="interquartile range")
     ax.plot(xs, q50, c="C3", lw=1.5, label="median")
     ax.scatter(x_train, y_train, s=5, c="k", marker="x", lw=0.5, label="training data")
-    ax.set(ylim=(-0.8, 2.0), xlim=(-0.2, 1.2), xlabel="x", ylabel="y")
-    ax.set_title(title, fontsize=10)
+    ax.set(xlim=(-0.2, 1.2), xlabel="x", ylabel="y", title=title)
+    if ylim is not None:
+        ax.set_ylim(ylim)
     return pred
+
+
+def plot_data(ax, n, noise_std, seed, x_grid, title):
+    """The training draw of ``seed`` (as ``run_seeds`` makes it) and E[y | x], for one reading."""
+    xs, ys = make_data(n, noise_std, generator=seed_generator(seed))
+    ax.scatter(xs, ys, s=6, c="k", marker="x", lw=0.6, label="training data")
+    mean = noiseless_mean(x_grid, noise_std, generator=torch.Generator().manual_seed(0))
+    ax.plot(x_grid, mean, c="C3", label="E[y | x]")
+    ax.axvspan(0, 0.5, color="0.9", zorder=0, label="training range")
+    ax.set(title=title, xlabel="x", ylabel="y")
+
+
+def plot_methods(methods, models, x_grid, x_train, y_train, pred_samples):
+    """Band plots of every method on shared axes (2 x 3 panels, the legend in the 6th)."""
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(2, 3, figsize=(14, 7), sharex=True, sharey=True,
+                             constrained_layout=True)
+    for ax, method in zip(axes.flat, methods):
+        band_plot(ax, method, models[method], x_grid, x_train, y_train, pred_samples,
+                  LABELS[method])
+    for ax in axes.flat[len(methods):]:
+        ax.legend(*axes.flat[0].get_legend_handles_labels(), loc="center", fontsize=11)
+        ax.set_axis_off()
+    for ax in axes.flat[:len(methods)]:  # x ticks wherever no panel lies below
+        ax.tick_params(labelbottom=True)
+        ax.set_ylabel("y" if ax in axes[:, 0] else "")
+    return fig
+
+
+def plot_variance_split(ax, pred, x_grid, title):
+    """Aleatoric, epistemic and total predictive variance against x, on a log axis."""
+    xs = x_grid.squeeze(1)
+    ax.plot(xs, pred.aleatoric_var, c="C1", lw=2, label="aleatoric $\\sigma^2$")
+    ax.plot(xs, pred.epistemic_var, c="C0", lw=2, label="epistemic Var$_q[f_w(x)]$")
+    ax.plot(xs, pred.aleatoric_var + pred.epistemic_var, c="k", ls="--", lw=1.5,
+            label="total Var$[y|x]$")
+    ax.axvspan(0, 0.5, color="0.9", zorder=0, label="training range")
+    ax.set(yscale="log", xlabel="x", ylabel="predictive variance (log scale)", title=title)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+
+
+def learned_sigma(model):
+    """The learned observation-noise std of a model (root mean square over an ensemble)."""
+    if isinstance(model, (list, tuple)):
+        return math.sqrt(sum(m.sigma.item() ** 2 for m in model) / len(model))
+    return model.sigma.item()

@@ -156,16 +156,23 @@ def paired_tests(records_by_key, H=400, a="bbb_mixture", b="sgd"):
 
 
 def build(widths, seeds_by_width, sweeps, data=None, notebook=NB, profile="default",
-          eval_samples=10, train=True, progress_fn=print, base_H=400, methods=METHODS):
+          eval_samples=10, train=True, progress_fn=print, base_H=400, methods=METHODS,
+          keys=None, only_seeds=None):
     """Train (``train``) or read every run of the table, write table1.json; return its record.
 
-    With a subset of ``methods`` the runs are trained (or read) but no table is written: None.
+    With a subset of ``methods``, ``keys`` (rows, controls included) or ``only_seeds`` the runs
+    are trained (or read) but no table is written: None (parallel workers use them).
     """
+    partial = tuple(methods) != tuple(METHODS) or keys is not None or only_seeds is not None
     t0 = time.perf_counter()
     rows, records = [], {}
     for cell in cells(widths, sweeps, notebook, base_H=base_H, methods=methods):
+        if keys is not None and cell.key not in keys:
+            continue
         recs, pending = [], []
         for seed in seeds_by_width[cell.H]:
+            if only_seeds is not None and seed not in only_seeds:
+                continue
             cfg = replace(cell.config, seed=seed)
             if not train and not run_path(cfg, notebook).exists():
                 pending.append(seed)  # shown as "not run yet"; `make table1` trains it
@@ -177,7 +184,7 @@ def build(widths, seeds_by_width, sweeps, data=None, notebook=NB, profile="defau
                 get_run(cfg.init_source(), data, notebook, eval_samples, train)
         records[(cell.key, cell.H)] = recs
         rows.append(row(cell, recs, notebook, pending))
-    if tuple(methods) != tuple(METHODS):
+    if partial:
         return None
     tests = paired_tests(records, H=base_H)
     save_results(notebook, "table1", config={"widths": list(widths),

@@ -28,7 +28,7 @@
 # | minibatch KL weighting $1/M$ and $\pi_i$ | §3.4, eq. (8)–(9) | `kl_weights` |
 # | the whole algorithm in 25 lines, checked against the fast layer | §3.2 | `BayesLinear` |
 #
-# **Runtime** (profile `default`, 2-core CPU): about a minute.
+# **Runtime** (profile `default`, 2-core CPU): about 5 minutes.
 
 # %% [markdown]
 # ## Parameters
@@ -75,6 +75,8 @@ print(cfg)
 # — an ensemble of infinitely many networks. For a single weight everything can be computed on a
 # grid: the model $y = w x + \varepsilon$, $\varepsilon \sim \mathcal N(0, 0.5^2)$, a $\mathcal N(0, 1)$
 # prior and a few observations. Little data → a wide posterior; more data → a narrower one.
+# With only 5 noisy points the posterior need not be centred on the true $w$: it describes what
+# these particular points support, and the true value may well sit in its tail.
 
 # %%
 w_true, noise = 0.8, 0.5
@@ -83,6 +85,7 @@ y_obs = w_true * x_obs + noise * torch.randn(5)
 grid = torch.linspace(-2, 3, 2001)
 prior = H.GaussianPrior(1.0)
 
+# %%
 
 def log_lik(w, x, y):
     """Log-likelihood (up to a constant) of every grid value of w."""
@@ -94,22 +97,31 @@ def normalise(logp):
     p = torch.exp(logp - torch.logsumexp(logp, 0))
     return p / torch.trapezoid(p, grid)
 
+# %%
+def plot_bayes_rule(ax, n):
+    """Prior, likelihood of the first n observations and posterior on the grid."""
+    lp, ll = prior.log_prob(grid), log_lik(grid, x_obs[:n], y_obs[:n])
+    ax.plot(grid, normalise(lp), label="prior $P(w)$")
+    ax.plot(grid, normalise(ll), label="likelihood $P(\\mathcal{D}|w)$ (normalised)")
+    ax.plot(grid, normalise(lp + ll), lw=2.5, label="posterior $P(w|\\mathcal{D})$")
+    ax.axvline(w_true, color="k", ls=":", lw=1, label="true $w$")
+    ax.set(title=f"{n} observations", xlabel="weight $w$")
+
 # %% [markdown]
 # The prior, the likelihood of the first 2 and of all 5 observations, and the posterior:
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.2), sharey=True)
 for ax, n in zip(axes, (2, 5)):
-    lp, ll = prior.log_prob(grid), log_lik(grid, x_obs[:n], y_obs[:n])
-    ax.plot(grid, normalise(lp), label="prior $P(w)$")
-    ax.plot(grid, normalise(ll), label="likelihood $P(\\mathcal{D}|w)$ (normalised)")
-    ax.plot(grid, normalise(lp + ll), lw=2.5, label="posterior $P(w|\\mathcal{D})$")
-    ax.axvline(w_true, color="k", ls=":", lw=1)
-    ax.set_title(f"{n} observations")
-    ax.set_xlabel("w")
+    plot_bayes_rule(ax, n)
+axes[0].set_ylabel("density")
 axes[0].legend(fontsize=8)
 H.savefig(fig, NB, "bayes-rule")
 plt.show()
+
+# %% [markdown]
+# The posterior is the prior times the likelihood, renormalised: with 2 points it is still wide
+# and pulled towards the prior's 0, with 5 it is narrower and follows the likelihood.
 
 # %% [markdown]
 # ## 2. The variational free energy
@@ -118,29 +130,29 @@ plt.show()
 # $q(\mathbf w \mid \theta)$, $\theta = (\mu, \rho)$, by minimising the *variational free energy*
 # (the negative evidence lower bound, eq. 1–2)
 # $$\mathcal F(\mathcal D, \theta) = \mathrm{KL}\left[q(\mathbf w\mid\theta)\,\|\,P(\mathbf w)\right] - \mathbb E_{q(\mathbf w\mid\theta)}\left[\log P(\mathcal D\mid\mathbf w)\right]
-# \approx \frac1S\sum_{s=1}^S \log q(\mathbf w^{(s)}\mid\theta) - \log P(\mathbf w^{(s)}) - \log P(\mathcal D\mid\mathbf w^{(s)}).$$
-# It trades data fit against staying close to the prior. In `helpers` this is
+# \approx \frac1S\sum_{s=1}^S \log q(\mathbf w^{(s)}\mid\theta) - \log P(\mathbf w^{(s)}) - \log P(\mathcal D\mid\mathbf w^{(s)}),$$
+# where $\mathbf w^{(1)},\dots,\mathbf w^{(S)} \sim q(\mathbf w\mid\theta)$ are $S$ sampled weight vectors. It trades data fit against staying close to the prior. In `helpers` this is
 # `elbo(model, x, y, kl_weight, n_samples)`. Below, one `BayesLinear(1, 1, bias=False)` is fit to the
 # same problem; the posterior is Gaussian here, so $q$ can match it (up to the noise of the
 # stochastic optimiser, which a decaying learning rate tames).
 
 # %%
-layer = H.BayesLinear(1, 1, bias=False, prior=H.GaussianPrior(1.0), rho_init=-1.0)
-opt = torch.optim.Adam(layer.parameters(), lr=0.05)
-n_steps = 300 if PROFILE == "smoke" else 3000
-decay = torch.optim.lr_scheduler.CosineAnnealingLR(opt, n_steps)
+def fit_q(n_steps, n_samples=32):
+    """Fit one BayesLinear weight to (x_obs, y_obs) by minimising the free energy."""
+    layer = H.BayesLinear(1, 1, bias=False, prior=H.GaussianPrior(1.0), rho_init=-1.0)
+    opt = torch.optim.Adam(layer.parameters(), lr=0.05)
+    decay = torch.optim.lr_scheduler.CosineAnnealingLR(opt, n_steps)
+    nll = lambda out, y: H.gaussian_nll(out.squeeze(-1), y, noise)  # noqa: E731
+    for _ in range(n_steps):
+        parts = H.elbo(layer, x_obs[:, None], y_obs, kl_weight=1.0, n_samples=n_samples, nll=nll)
+        opt.zero_grad()
+        parts.loss.backward()
+        opt.step()
+        decay.step()
+    return layer
 
 
-def nll(out, y):
-    return H.gaussian_nll(out.squeeze(-1), y, noise)
-
-
-for step in range(n_steps):
-    parts = H.elbo(layer, x_obs[:, None], y_obs, kl_weight=1.0, n_samples=32, nll=nll)
-    opt.zero_grad()
-    parts.loss.backward()
-    opt.step()
-    decay.step()
+layer = fit_q(300 if PROFILE == "smoke" else 3000)
 
 # %% [markdown]
 # The fitted $q$ against the exact posterior on the grid:
@@ -151,16 +163,21 @@ post = normalise(prior.log_prob(grid) + log_lik(grid, x_obs, y_obs))
 mean_exact = torch.trapezoid(grid * post, grid).item()
 sd_exact = torch.trapezoid((grid - mean_exact) ** 2 * post, grid).sqrt().item()
 
+# %%
 fig, ax = plt.subplots(figsize=(6, 3.2))
 ax.plot(grid, post, lw=2.5, label="exact posterior")
 ax.plot(grid, torch.distributions.Normal(mu_q, sigma_q).log_prob(grid).exp(), "--", lw=2,
         label="BBB $q(w|\\mu,\\sigma)$")
-ax.set_xlabel("w")
+ax.set(xlabel="weight $w$", ylabel="density", title="BBB's $q$ against the exact posterior")
 ax.legend()
 H.savefig(fig, NB, "variational-fit")
 plt.show()
 print(f"exact posterior: mean {mean_exact:.3f}, sd {sd_exact:.3f}")
 print(f"BBB q:           mean {mu_q:.3f}, sd {sigma_q:.3f}")
+
+# %% [markdown]
+# The two curves lie on top of each other: when the posterior is Gaussian, minimising the free
+# energy recovers it. The numbers below the figure compare the means and standard deviations.
 
 # %% [markdown]
 # ## 3. The reparameterisation trick gives unbiased gradients
@@ -173,13 +190,15 @@ print(f"BBB q:           mean {mu_q:.3f}, sd {sigma_q:.3f}")
 # $(2w,\; 2w\epsilon)$; their average must match the exact values within a few standard errors.
 
 # %%
-# NBVAL_CHECK_OUTPUT
 mu = torch.tensor(0.6, dtype=torch.float64, requires_grad=True)
 sigma = torch.tensor(0.3, dtype=torch.float64, requires_grad=True)
 eps = torch.randn(cfg.n_draws, dtype=torch.float64)
 w = mu + sigma * eps
 per_draw_mu, per_draw_sigma = 2 * w.detach(), 2 * w.detach() * eps
 (w ** 2).mean().backward()  # autograd through w = mu + sigma * eps: the mean of per-draw gradients
+
+# %%
+# NBVAL_CHECK_OUTPUT
 checks = {}
 for name, est, exact, per in (("mu", mu.grad.item(), 2 * 0.6, per_draw_mu),
                               ("sigma", sigma.grad.item(), 2 * 0.3, per_draw_sigma)):
@@ -190,20 +209,32 @@ for name, est, exact, per in (("mu", mu.grad.item(), 2 * 0.6, per_draw_mu),
           f"within 4 s.e.: {ok}")
 
 # %% [markdown]
-# The histogram shows why averaging matters: a single draw's gradient is noisy, but it is centred on
-# the exact value (dashed line) — the estimator is unbiased.
+# The histogram shows why averaging matters: a single draw's gradient is noisy, but their mean
+# equals the exact value up to Monte-Carlo error (the check above) — the estimator is unbiased.
+# The histogram shows the first `grad_reps` draws; the mean is taken over all `n_draws`.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 3))
-for ax, (name, per, exact) in zip(axes, (("mu", per_draw_mu, 1.2),
-                                         ("sigma", per_draw_sigma, 0.6))):
-    ax.hist(per[: cfg.grad_reps].numpy(), bins=60, density=True, alpha=0.7)
-    ax.axvline(exact, color="k", ls="--", label="exact gradient")
-    ax.axvline(per.mean().item(), color="C3", label="mean of single-draw estimates")
-    ax.set_title(f"single-draw gradient w.r.t. $\\{name}$")
+def plot_grad_hist(ax, name, per, exact):
+    """Histogram of single-draw gradients, their mean over all draws, and the exact value."""
+    ax.hist(per[: cfg.grad_reps].numpy(), bins=60, density=True, alpha=0.6,
+            label=f"first {cfg.grad_reps:,} draws")
+    ax.axvline(per.mean().item(), color="C3", lw=1.5, label=f"mean of all {len(per):,} draws")
+    ax.axvline(exact, color="k", ls="--", lw=2.5, zorder=5, label="exact gradient")
+    ax.set(title=f"gradient w.r.t. $\\{name}$", xlabel="single-draw gradient estimate",
+           ylabel="density")
     ax.legend(fontsize=8)
+
+
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.2), constrained_layout=True)
+plot_grad_hist(axes[0], "mu", per_draw_mu, 1.2)
+plot_grad_hist(axes[1], "sigma", per_draw_sigma, 0.6)
 H.savefig(fig, NB, "reparam-gradients")
 plt.show()
+
+# %% [markdown]
+# Single-draw estimates spread widely around the exact gradient (dashed), and the gradient for
+# $\sigma$ is skewed; yet the solid mean line sits under the dashed line in both panels. This is
+# why one weight sample per step suffices for stochastic gradient descent: the noise averages out.
 
 # %% [markdown]
 # ## 4. $\sigma = \mathrm{softplus}(\rho) = \log(1 + e^{\rho})$
@@ -217,16 +248,21 @@ plt.show()
 rho = torch.linspace(-10, 5, 400)
 fig, axes = plt.subplots(1, 2, figsize=(10, 3))
 axes[0].plot(rho, F.softplus(rho))
-axes[0].set_ylabel("$\\sigma$")
+axes[0].set(xlabel="$\\rho$", ylabel="$\\sigma$", title="$\\sigma = \\log(1+e^{\\rho})$")
 axes[1].semilogy(rho, F.softplus(rho), label="softplus($\\rho$)")
 axes[1].semilogy(rho, torch.exp(rho), "--", label="$e^{\\rho}$")
-axes[1].axvline(-6, color="k", ls=":", lw=1)
+axes[1].axvline(-6, color="k", ls=":", lw=1, label="$\\rho_0 = -6$")
+axes[1].set(xlabel="$\\rho$", ylabel="$\\sigma$ (log scale)",
+            title="log scale: $\\sigma \\approx e^{\\rho}$ for $\\rho \\ll 0$")
 axes[1].legend()
-for ax in axes:
-    ax.set_xlabel("$\\rho$")
 H.savefig(fig, NB, "softplus")
 plt.show()
 print(f"rho0 = -6 -> sigma = {F.softplus(torch.tensor(-6.0)).item():.5f}")
+
+# %% [markdown]
+# Left: $\sigma$ is positive for every $\rho$ and grows like $\rho$ for large $\rho$. Right: for
+# negative $\rho$ the two curves coincide, so $\rho$ is simply $\log\sigma$ there, and the dotted
+# line marks the common start $\rho_0 = -6$.
 
 # %% [markdown]
 # ## 5. Priors
@@ -236,8 +272,10 @@ print(f"rho0 = -6 -> sigma = {F.softplus(torch.tensor(-6.0)).item():.5f}")
 # with $\sigma_1 > \sigma_2$ and $\sigma_2 \ll 1$: a heavy tail plus a sharp spike at zero. `helpers`
 # evaluates it as
 # $\log P = \operatorname{logsumexp}(\log\pi + \log\mathcal N_1,\ \log(1-\pi) + \log\mathcal N_2)$, which
-# stays finite and exact for $|w| = 10$ with $\sigma_2 = e^{-8}$. Laplace and Cauchy priors are there
-# for notebook 05.
+# stays finite and exact far into the tails. Laplace and Cauchy priors are there for notebook 05.
+# The figure uses $\sigma_2 = e^{-6}$, the paper's MNIST prior (section 8 trains with it); the
+# numerical check below uses $\sigma_2 = e^{-8}$, the smallest value of the paper's grid and the
+# hardest case numerically.
 
 # %%
 priors = {"Gaussian $\\sigma$=1": H.GaussianPrior(1.0),
@@ -245,30 +283,38 @@ priors = {"Gaussian $\\sigma$=1": H.GaussianPrior(1.0),
               H.ScaleMixturePrior(0.5, 1.0, math.exp(-6)),
           "Laplace b=0.1": H.LaplacePrior(0.1),
           "Cauchy $\\gamma$=0.05": H.CauchyPrior(0.05)}
+
+# %%
 wg = torch.linspace(-1, 1, 4001)
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
 for label, p in priors.items():
     lp = p.log_prob(wg)
     axes[0].plot(wg, lp.exp(), label=label)
     axes[1].plot(wg, lp, label=label)
-axes[0].set_ylim(0, 8)
-axes[0].set_title("density (linear scale)")
-axes[1].set_ylim(-12, 8)
-axes[1].set_title("log density")
-for ax in axes:
-    ax.set_xlabel("w")
+axes[0].set(ylim=(0, 8), xlabel="w", ylabel="density",
+            title="density, linear scale (the mixture's spike is clipped)")
+axes[1].set(ylim=(-12, 8), xlabel="w", ylabel="log density", title="log density")
 axes[1].legend(fontsize=7, loc="lower center")
 H.savefig(fig, NB, "priors")
 plt.show()
+spike = H.ScaleMixturePrior(0.5, 1.0, math.exp(-6)).log_prob(torch.zeros(1)).exp().item()
+print(f"mixture density at w = 0: {spike:.1f} (the linear panel stops at 8)")
+
+# %% [markdown]
+# The scale mixture is the only prior with both a narrow spike at zero, far taller than the
+# linear panel shows, and the Gaussian's wide shoulders: it pushes many weights to almost exactly
+# zero while tolerating a few large ones. Laplace and Cauchy are peaked at zero too, but have no
+# separate wide component: on this range Laplace falls off fastest, Cauchy has polynomial tails.
 
 # %% [markdown]
 # A numerical check against float64, with the naive $\log(\pi\,\mathcal N_1 + (1-\pi)\,\mathcal N_2)$
-# in float32 beside it (it underflows to $-\infty$ in the tails):
+# in float32 beside it. The naive version is still finite at $|w| = 10$, but both densities
+# underflow to zero further out, and its logarithm is $-\infty$ at $|w| = 15$ and $|w| = 40$:
 
 # %%
 # NBVAL_CHECK_OUTPUT
 mix = H.ScaleMixturePrior(0.5, 1.0, math.exp(-8))
-w_big = torch.tensor([0.0, 0.5, 3.0, 10.0, 40.0])
+w_big = torch.tensor([0.0, 0.5, 3.0, 10.0, 15.0, 40.0])
 naive = torch.log(0.5 * torch.exp(torch.distributions.Normal(0, 1.0).log_prob(w_big))
                   + 0.5 * torch.exp(torch.distributions.Normal(0, math.exp(-8)).log_prob(w_big)))
 print("w        :", w_big.tolist())
@@ -279,13 +325,14 @@ print("naive f32:", [round(v, 3) for v in naive.tolist()])
 # %% [markdown]
 # ## 6. Monte-Carlo vs closed-form KL
 #
-# With a Gaussian prior the KL term has a closed form,
+# With a Gaussian prior $\mathcal N(0, s^2)$ (here $s = 0.3$) the KL term has a closed form,
 # $\mathrm{KL} = \sum_j \log\frac{s}{\sigma_j} + \frac{\sigma_j^2 + \mu_j^2}{2s^2} - \frac12$; with the
 # scale mixture it does not, and the paper uses the Monte-Carlo estimate
 # $\log q(\mathbf w\mid\theta) - \log P(\mathbf w)$ at the sampled weights (§3.2). For the same layer, the
 # MC estimate averaged over more and more samples converges to the closed form.
-# Note also $\log q(\mathbf w\mid\theta) = \sum_j -\log\sigma_j - \epsilon_j^2/2 + c$: its gradient
-# w.r.t. $\theta$ only needs $-\sum\log\sigma$, which `BayesLinear`'s fast path exploits.
+# Note also $\log q(\mathbf w\mid\theta) = \sum_j -\log\sigma_j - \epsilon_j^2/2 + c$. With $\epsilon$
+# held fixed, $\epsilon_j^2$ does not depend on $\theta$, so the gradient w.r.t. $\theta$ of this
+# term only needs $-\sum_j\log\sigma_j$, which `BayesLinear`'s fast path exploits.
 
 # %%
 H.seed_everything(SEED)
@@ -293,6 +340,8 @@ kl_layer = H.BayesLinear(50, 20, prior=H.GaussianPrior(0.3), rho_init=-2.0)
 with torch.no_grad():
     kl_layer.weight_mu.normal_(0, 0.2)
 exact_kl = kl_layer.kl_closed().item()
+
+# %%
 rows = []
 with torch.no_grad():
     for S in cfg.n_kl_samples:
@@ -309,14 +358,20 @@ S_, m_, s_ = zip(*rows)
 ax.errorbar(S_, m_, yerr=s_, fmt="o-", capsize=3, label="MC estimate (mean ± sd of 20 repeats)")
 ax.axhline(exact_kl, color="k", ls="--", label="closed form")
 ax.set_xscale("log")
-ax.set_xlabel("Monte-Carlo samples S")
-ax.set_ylabel("KL")
+ax.set(xlabel="Monte-Carlo samples S", ylabel="KL (nats)")
 ax.legend(fontsize=8)
 H.savefig(fig, NB, "mc-vs-closed-kl")
 plt.show()
+
+# %%
 for S, m, s in rows:
     print(f"S={S:>6}: MC KL {m:9.2f} ± {s:7.2f}   (closed form {exact_kl:.2f})")
 kl_rel_err = abs(rows[-1][1] - exact_kl) / exact_kl
+
+# %% [markdown]
+# The Monte-Carlo estimate is unbiased at every $S$: its mean over repeats matches the closed form
+# within the error bars, and only its spread shrinks as $S$ grows (like $1/\sqrt S$). A single sample per step, as the
+# paper uses, is therefore a noisy but correct estimate of the KL.
 
 # %% [markdown]
 # ## 7. Weighting the KL across minibatches
@@ -325,27 +380,44 @@ kl_rel_err = abs(rows[-1][1] - exact_kl) / exact_kl
 # $\mathcal F_i = \frac1M \mathrm{KL} - \mathbb E_q[\log P(\mathcal D_i|\mathbf w)]$; eq. (9) instead uses
 # $\pi_i = \frac{2^{M-i}}{2^M - 1}$, so the first minibatches of an epoch are dominated by the prior
 # and the last ones by the data. `kl_weights` computes $\log\pi_i = (M-i)\log 2 - \log(2^M-1)$ in
-# log space: for $M = 469$ (MNIST, batch 128) the weights stay finite although they span hundreds of
-# orders of magnitude.
+# log space, so the weights stay finite although they span hundreds of orders of magnitude. The
+# profile's $M$ (below) is $469 = \lceil 60{,}000/128\rceil$, all of MNIST's training images in
+# batches of 128; the 50,000 images that notebook 01 trains on give $M = 391$, with the same
+# picture.
 
 # %%
-# NBVAL_CHECK_OUTPUT
 uni, bl = H.kl_weights(cfg.M, "uniform"), H.kl_weights(cfg.M, "blundell")
 i = torch.arange(1, cfg.M + 1)
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), constrained_layout=True)
-for ax, n in ((axes[0], min(12, cfg.M)), (axes[1], cfg.M)):
-    ax.plot(i[:n], uni[:n], "o-" if n < 20 else "-", ms=3, label="uniform $1/M$ (eq. 8)")
-    ax.plot(i[:n], bl[:n], "o-" if n < 20 else "-", ms=3, label="$\\pi_i = 2^{M-i}/(2^M-1)$ (eq. 9)")
+
+
+def plot_kl_weights(ax, n):
+    """Both KL weightings over the first n minibatches of an epoch."""
+    style = "o-" if n < 20 else "-"
+    ax.plot(i[:n], uni[:n], style, ms=3, label="uniform $1/M$ (eq. 8)")
+    ax.plot(i[:n], bl[:n], style, ms=3, label="$\\pi_i = 2^{M-i}/(2^M-1)$ (eq. 9)")
     ax.set_xlabel("minibatch i within the epoch")
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), constrained_layout=True)
+plot_kl_weights(axes[0], min(12, cfg.M))
+plot_kl_weights(axes[1], cfg.M)
 axes[0].set(ylabel="KL weight", title=f"the first {min(12, cfg.M)} minibatches")
 axes[1].set(yscale="log", ylim=(1e-12, 1), ylabel="KL weight (log scale)",
             title=f"all {cfg.M}, log scale cut at $10^{{-12}}$ ($\\pi_i$ keeps halving)")
 axes[0].legend()
 H.savefig(fig, NB, "kl-weighting")
 plt.show()
+
+# %%
+# NBVAL_CHECK_OUTPUT
 print(f"M = {cfg.M}: sum uniform = {uni.sum().item():.6f}, sum blundell = {bl.sum().item():.6f}")
 print(f"blundell: first weight {bl[0].item():.4f}, share of the KL in the first 10 minibatches "
       f"{bl[:10].sum().item():.6f}")
+
+# %% [markdown]
+# Both weightings sum to one over the epoch, so each epoch counts the KL exactly once. The uniform
+# weighting spreads it evenly; $\pi_i$ halves from one minibatch to the next, so the first few
+# minibatches carry almost all of it (the printed share) and the rest are driven by the data alone.
 
 # %% [markdown]
 # ## 8. Bayes by Backprop from scratch
@@ -385,14 +457,22 @@ class ScratchBayesLinear(torch.nn.Module):
 # %% [markdown]
 # A 784-100-10 network of two such layers, trained on the first `scratch_n` MNIST training
 # images by minimising eq. (8), the minibatch free energy with the KL spread uniformly over the
-# $M$ minibatches, one weight sample per step:
+# $M$ minibatches, one weight sample per step. Each epoch prints the free energy per training
+# example, averaged over the whole epoch, split into its KL part ($\mathrm{KL}/M$ summed over the
+# minibatches) and its data part (the negative log-likelihood):
 
 # %%
-def free_energy(net, x, y, n_batches):
-    """(KL / M + summed NLL) / batch size: eq. (8) per example."""
+def free_energy_parts(net, x, y, n_batches):
+    """The two terms of eq. (8) for one minibatch: KL / M and the summed NLL."""
     out = net(x)  # samples the weights, and sets each layer's KL
     kl = sum(m.kl for m in net if isinstance(m, ScratchBayesLinear))
-    return (kl / n_batches + F.cross_entropy(out, y, reduction="sum")) / len(x)
+    return kl / n_batches, F.cross_entropy(out, y, reduction="sum")
+
+
+def free_energy(net, x, y, n_batches):
+    """(KL / M + summed NLL) / batch size: eq. (8) per example."""
+    kl_part, nll_part = free_energy_parts(net, x, y, n_batches)
+    return (kl_part + nll_part) / len(x)
 
 
 def posterior_mean_error(net, x, y):
@@ -401,7 +481,20 @@ def posterior_mean_error(net, x, y):
         h = F.relu(F.linear(x, net[0].w_mu, net[0].b_mu))
         return H.error_rate(F.linear(h, net[2].w_mu, net[2].b_mu), y)
 
+# %%
+def train_epoch(net, opt, n_batches, batch=128):
+    """One epoch of eq. (8); return the epoch's KL / M and NLL parts, per training example."""
+    kl_sum = nll_sum = 0.0
+    for idx in torch.randperm(cfg.scratch_n).split(batch):
+        x, y = mnist.x_train[idx], mnist.y_train[idx]
+        kl_part, nll_part = free_energy_parts(net, x, y, n_batches)
+        opt.zero_grad()
+        ((kl_part + nll_part) / len(idx)).backward()
+        opt.step()
+        kl_sum, nll_sum = kl_sum + kl_part.item(), nll_sum + nll_part.item()
+    return kl_sum / cfg.scratch_n, nll_sum / cfg.scratch_n
 
+# %%
 mnist = H.load_mnist(n_train=cfg.scratch_n)
 prior_s = H.ScaleMixturePrior(0.5, 1.0, math.exp(-6))
 H.seed_everything(SEED)
@@ -412,26 +505,25 @@ net = torch.nn.Sequential(ScratchBayesLinear(784, 100, prior_s), torch.nn.ReLU()
 opt = torch.optim.Adam(net.parameters(), lr=1e-3)
 n_batches = math.ceil(cfg.scratch_n / 128)
 for epoch in range(cfg.scratch_epochs):
-    for idx in torch.randperm(cfg.scratch_n).split(128):
-        loss = free_energy(net, mnist.x_train[idx], mnist.y_train[idx], n_batches)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+    kl_ex, nll_ex = train_epoch(net, opt, n_batches)
     val_err = posterior_mean_error(net, mnist.x_val, mnist.y_val)
-    print(f"epoch {epoch + 1}: last loss {loss.item():.3f}, validation error {100 * val_err:.2f}%")
+    print(f"epoch {epoch + 1}: free energy per example {kl_ex + nll_ex:.3f} = KL/M part "
+          f"{kl_ex:.3f} + NLL {nll_ex:.3f}; validation error {100 * val_err:.2f}%")
 
 # %% [markdown]
 # **The fast layer computes exactly this.** Copy the scratch network's $\mu$ and $\rho$ into a
 # `helpers.BayesMLP`, draw the same noise (same seed), and compare the loss and every gradient:
 
 # %%
-# NBVAL_CHECK_OUTPUT
 fast = H.BayesMLP(784, (100,), 10, prior=prior_s)
 with torch.no_grad():
     for a, b in zip((net[0], net[2]), H.bayes_layers(fast)):
         for src, dst in ((a.w_mu, b.weight_mu), (a.w_rho, b.weight_rho), (a.b_mu, b.bias_mu),
                          (a.b_rho, b.bias_rho)):
             dst.copy_(src)
+
+# %%
+# NBVAL_CHECK_OUTPUT
 x, y = mnist.x_train[:128], mnist.y_train[:128]
 torch.manual_seed(SEED)
 loss_scratch = free_energy(net, x, y, n_batches)

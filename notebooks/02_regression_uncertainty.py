@@ -22,7 +22,7 @@
 # data, the split of the predictive variance into aleatoric and epistemic parts, and the numbers
 # over three seeds.
 #
-# **Runtime** (profile `default`, 2-core CPU): about 8 minutes.
+# **Runtime** (profile `default`, 2-core CPU): about 15 minutes.
 
 # %% [markdown]
 # ## Parameters
@@ -72,29 +72,32 @@ print(cfg)
 # of $4\pi \cdot 0.14 \approx 1.8$ rad inside the second sine) gives a cloud in which the curve is
 # barely visible (right panel). `NOISE_STD` switches the reading.
 # Because $\epsilon$ also enters the sines, the noise on $y$ is not Gaussian and not constant in
-# $x$; every model below learns one observation-noise $\sigma$ anyway (a conditional Gaussian
-# likelihood, as in the paper).
+# $x$: with $h(u) = u + 0.3\sin 2\pi u + 0.3\sin 4\pi u$ the data are $y = h(x+\epsilon)$, so $y$
+# scatters by about $|h'(x)|\,\epsilon$, several times $\epsilon$ where the curve is steep (near
+# $x = 0$) and almost not at all at its peak and trough. Every model below learns one
+# observation-noise $\sigma$ anyway (a conditional Gaussian likelihood, as in the paper); the best
+# single $\sigma$ is the root-mean-square scatter over $[0, 0.5]$, printed below the figure.
+#
+# Both panels show the training draw of the first seed in `seeds`, the points that the models
+# of sections 3–5 are trained on (the right panel: the same draw under the other reading).
 
 # %%
-gen = torch.Generator().manual_seed(SEED)
-x_train, y_train = R.make_data(cfg.n_train, NOISE_STD, generator=gen)
-x_test, y_test = R.make_data(cfg.n_test, NOISE_STD, generator=gen)        # fresh, in-domain
 x_grid = torch.linspace(-0.2, 1.2, 400).unsqueeze(1)
-truth = R.noiseless_mean(x_grid, NOISE_STD, generator=gen)
-
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), sharey=True)
-for ax, std, title in ((axes[0], NOISE_STD, f"noise std {NOISE_STD:g} (used here)"),
-                       (axes[1], math.sqrt(0.02), "other reading: variance 0.02")):
-    xs, ys = R.make_data(cfg.n_train, std, generator=torch.Generator().manual_seed(1))
-    ax.scatter(xs, ys, s=6, c="k", marker="x", lw=0.6, label="training data")
-    ax.plot(x_grid, R.noiseless_mean(x_grid, std), c="C3", label="E[y | x]")
-    ax.axvspan(0, 0.5, color="0.9", zorder=0)
-    ax.set_title(title)
-    ax.set_xlabel("x")
-axes[0].legend(loc="upper left")
-axes[0].set_ylim(-0.6, 1.6)
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), sharey=True, constrained_layout=True)
+R.plot_data(axes[0], cfg.n_train, NOISE_STD, cfg.seeds[0], x_grid,
+            f"noise std {NOISE_STD:g} (used here)")
+R.plot_data(axes[1], cfg.n_train, math.sqrt(0.02), cfg.seeds[0], x_grid,
+            "other reading: variance 0.02")
+axes[0].legend(loc="upper left", fontsize=8)
 H.savefig(fig, NB, "data")
 plt.show()
+print(f"root-mean-square noise on y over [0, 0.5]: {R.effective_noise_std(NOISE_STD):.3f} "
+      f"(noise std in the generator: {NOISE_STD:g})")
+
+# %% [markdown]
+# With the standard-deviation reading the points hug the curve except where it is steep; with
+# the variance reading the phase noise smears them over the whole range of the sines, so the
+# curve can hardly be recovered. The printed scatter is the noise level a model should learn.
 
 # %% [markdown]
 # ## 2. Training every method on every seed
@@ -108,7 +111,9 @@ plt.show()
 # - a **deep ensemble** of `ensemble_size` standard networks from different seeds;
 # - the **standard network** (maximum likelihood).
 #
-# Nothing is tuned here: these are the settings of the paper and of the methods' papers.
+# The paper gives no architecture, optimiser or number of steps for this task: these settings are
+# our choices, fixed before looking at any result and not tuned afterwards (the scale mixture is
+# the paper's MNIST prior).
 
 # %%
 methods = list(R.LABELS)
@@ -122,10 +127,11 @@ summary = R.summarise_seeds(per_seed)
 #
 # The first seed. BBB's predictive distribution is
 # $p(y\mid x)=\mathbb E_{q(\mathbf w)}[\mathcal N(y;f_{\mathbf w}(x),\sigma^2)]$, sampled with
-# weight draws: its median, interquartile range (as the paper) and 5–95 % band.
+# weight draws: its median, interquartile range (as the paper) and 5–95 % band. The standard
+# network has a single curve, so its band is only the learned noise $\sigma$ around it.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True, constrained_layout=True)
+fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True, constrained_layout=True)
 for ax, method in zip(axes, ("bbb_gaussian", "mle")):
     R.band_plot(ax, method, models[method], x_grid, x_train, y_train, cfg.pred_samples,
                 R.LABELS[method])
@@ -134,20 +140,26 @@ H.savefig(fig, NB, "figure5")
 plt.show()
 
 # %% [markdown]
+# Inside the training range both models follow the data with a narrow band. Beyond it, BBB's
+# band opens up: the weight samples disagree where no data pin them down. The standard network's
+# band keeps the same width everywhere, since its only spread is the constant noise $\sigma$: it
+# extrapolates its single curve with the confidence it has inside the data.
+
+# %% [markdown]
 # ## 4. Other ways to get uncertainty, on the same data and axes
+#
+# The same first seed, every method, one shared $y$ axis wide enough for every band.
 
 # %%
-fig, axes = plt.subplots(2, 3, figsize=(14, 6.5), sharex=True, sharey=True,
-                         constrained_layout=True)
-for ax, method in zip(axes.flat, methods):
-    R.band_plot(ax, method, models[method], x_grid, x_train, y_train, cfg.pred_samples,
-                R.LABELS[method])
-for ax in axes.flat[:-1]:
-    ax.label_outer()  # axis labels only on the outer panels
-axes.flat[-1].set_axis_off()
-axes[0, 0].legend(loc="upper left", fontsize=7)
+fig = R.plot_methods(methods, models, x_grid, x_train, y_train, cfg.pred_samples)
 H.savefig(fig, NB, "methods")
 plt.show()
+
+# %% [markdown]
+# Every method that averages over networks (both BBB variants, MC dropout, the ensemble) widens its
+# band beyond the data, but by very different amounts: the Gaussian-prior BBB the most, the
+# scale-mixture BBB the least. The standard network alone keeps a band of constant width. Section
+# 6 puts numbers on this over several seeds.
 
 # %% [markdown]
 # ## 5. Aleatoric and epistemic uncertainty
@@ -160,24 +172,36 @@ plt.show()
 
 # %%
 pred = R.method_predictive("bbb_gaussian", models["bbb_gaussian"], x_grid, cfg.pred_samples)
-xs = x_grid.squeeze(1)
 fig, ax = plt.subplots(figsize=(7.5, 3.4), constrained_layout=True)
-ax.stackplot(xs, pred.aleatoric_var, pred.epistemic_var, colors=["C1", "C0"], alpha=0.7,
-             labels=["aleatoric $\\sigma^2$", "epistemic Var$_q[f_w(x)]$"])
-ax.axvspan(0, 0.5, color="0.9", zorder=0, label="training range")
-ax.set(yscale="log", xlabel="x", ylabel="predictive variance (log scale)", title="BBB, Gaussian prior")
-ax.legend(loc="upper left", fontsize=8)
+R.plot_variance_split(ax, pred, x_grid,
+                      f"Predictive variance split, BBB (Gaussian prior), seed {cfg.seeds[0]}")
 H.savefig(fig, NB, "variance-decomposition")
 plt.show()
 
 # %% [markdown]
+# Inside the training range the epistemic variance lies below the aleatoric $\sigma^2$, so the
+# total is close to the learned noise alone. Outside, the epistemic part grows by orders of
+# magnitude and makes up almost all of the total. The learned $\sigma$ of every method, next to
+# the data's root-mean-square scatter from section 1 (not the generator's 0.02: the phase noise
+# makes $y$ scatter more where the curve is steep):
+
+# %%
+for m in methods:
+    print(f"{R.LABELS[m]:<26} learned sigma {R.learned_sigma(models[m]):.3f}")
+print(f"{'data, root-mean-square':<26} scatter       {R.effective_noise_std(NOISE_STD):.3f}")
+
+# %% [markdown]
 # ## 6. The numbers, over seeds
 #
-# On fresh in-domain test points ($x\in[0,0.5]$) of each seed: `std_ratio` = mean predictive std
-# on $x\in[0.7,1.2]$ / mean predictive std on $x\in[0,0.5]$ (how much the uncertainty grows away
-# from the data), `coverage90_in` = share of test points inside the central 90 % interval (0.90 is
-# calibrated), `nll_in` = Gaussian NLL of the moment-matched predictive, `rmse_in`. Mean ± standard
-# deviation over the seeds, per-seed values in brackets.
+# Per method, mean ± standard deviation over the seeds, per-seed values in brackets:
+#
+# - **std ratio**: the mean predictive standard deviation on the plotting grid's points with
+#   $x\in[0.7,1.2]$, divided by that on its points with $x\in[0,0.5]$: how much the
+#   uncertainty grows away from the data (1 = not at all).
+# - The other three columns use fresh in-domain test points ($x\in[0,0.5]$, drawn with each
+#   seed's training data): **coverage** of the central 90 % predictive interval (target 0.90),
+#   **NLL** per point in nats of the moment-matched Gaussian predictive (lower is better), and the
+#   **RMSE** of the predictive mean (lower is better).
 
 # %%
 def cell(entry, digits):
@@ -186,17 +210,24 @@ def cell(entry, digits):
     return f"{entry['mean']:.{digits}f}{sd} ({per})"
 
 
-H.show_table(["method", "std ratio", "coverage 90 %", "NLL", "RMSE"],
+H.show_table(["method", "std ratio (away / near data)", "coverage of 90 % interval (target 0.90)",
+              "NLL per point, nats (lower better)", "RMSE (lower better)"],
              [[R.LABELS[m], cell(s["std_ratio"], 1), cell(s["coverage90_in"], 3),
                cell(s["nll_in"], 2), cell(s["rmse_in"], 4)] for m, s in summary.items()]);
 
 # %% [markdown]
+# The table shows the same ordering as the figures: among the methods that average over networks
+# the scale-mixture BBB widens least and the Gaussian-prior BBB most, with MC dropout and the
+# ensemble in between. The standard network's std ratio is 1 by construction: its predictive
+# standard deviation is the constant learned noise $\sigma$. Inside the data the methods differ
+# little in coverage, NLL and RMSE, so the extra width away from the data costs little there.
+#
 # ## Takeaways
 #
-# - Far from the data every method that averages over networks widens its predictive band; the
-#   standard network does not.
-# - Inside the training range the learned noise $\sigma$ (aleatoric) dominates; outside, the
-#   spread over weights (epistemic) takes over.
+# - Far from the data every method that averages over networks widens its predictive band, by
+#   amounts that depend strongly on the method and the prior; the standard network does not.
+# - For BBB with the Gaussian prior (section 5), the learned noise $\sigma$ (aleatoric) dominates
+#   inside the training range and the spread over weights (epistemic) takes over outside.
 #
 # ## Exercises
 #
