@@ -78,11 +78,15 @@ def rows():
     mle = _load("02_regression_uncertainty/mle.json")
     if reg and mle and isinstance(reg["metrics"].get("std_ratio"), dict):
         b, s = reg["metrics"]["std_ratio"], mle["metrics"]["std_ratio"]
+        mix = _load("02_regression_uncertainty/bbb_mixture.json")
+        m = mix["metrics"]["std_ratio"] if mix else None
         out.append(["Figure 5: predictive std away from / near the data (BBB vs standard net)",
                     "qualitative: BBB widens",
-                    f"{b['mean']:.1f} vs {s['mean']:.1f} ({len(b['per_seed'])} seeds)",
+                    f"Gaussian prior {b['mean']:.1f}"
+                    + (f", scale mixture {m['mean']:.1f}" if m else "")
+                    + f" vs {s['mean']:.1f} ({len(b['per_seed'])} seeds)",
                     "reproduced" if b["mean"] > 2 * s["mean"] else "not reproduced",
-                    "noise std 0.02 (paper: \"N(0, 0.02)\")",
+                    "noise std 0.02 (paper: \"N(0, 0.02)\"); both priors shown",
                     "[02](notebooks/02_regression_uncertainty.ipynb)"])
     for buffer, departure in (("paper", "none (the paper's last 4,096 tuples)"),
                               ("keep_all", "keeps every tuple (Riquelme et al. 2018)")):
