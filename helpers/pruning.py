@@ -205,7 +205,8 @@ def build(profile, train=True, progress_fn=print, device="cpu"):
     path = results_dir() / "04_pruning" / "snr.json"
     if path.exists():
         rec = json.loads(path.read_text())
-        if rec.get("profile") == profile.profile and rec["metrics"].get("complete", True):
+        if (rec.get("profile") == profile.profile and "models" in rec["metrics"]
+                and rec["metrics"].get("complete")):
             return rec
     try:
         table = load_results("01_mnist_classification", "table1")
