@@ -337,7 +337,7 @@ def figure2(rec, H, notebook=NB):
     ax.set_xlabel("epoch")
     ax.set_ylabel("test error")
     ax.set_title(f"784-{H}-{H}-10, seed 0 (the paper trains 600 epochs)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="lower left")
     return fig
 
 

@@ -102,9 +102,16 @@ H.show_table(*T.sweep_overview(list(sweeps)));
 # %%
 bbb_sweep = f"bbb_mixture_h{cfg.H}"
 ax = T.sweep_curves(bbb_sweep)
-ax.set_title(f"{bbb_sweep}: {len(sweeps[bbb_sweep]['metrics']['trials'])} trials")
+ax.set_title(f"BBB, scale mixture, 2×{cfg.H}: {len(sweeps[bbb_sweep]['metrics']['trials'])} trials")
 H.savefig(ax.figure, NB, "sweep")
 plt.show()
+
+# %% [markdown]
+# **What it shows.** After five epochs the trials whose means start at random sit above nearly
+# all the trials that start from the trained SGD network, and ASHA stops all of them: on this budget
+# the search prefers the warm start. Among the warm starts the differences are small and noisy
+# from epoch to epoch, which is why the number of epochs is chosen too, and why the table
+# below reports several seeds rather than the search's best validation score.
 
 # %% [markdown]
 # ## 3. Table 1
@@ -143,6 +150,16 @@ H.show_table(["seed", "only BBB wrong", "only SGD wrong", "p"],
                f"{t['p']:.3f}"] for t in table["metrics"]["mcnemar_bbb_vs_sgd"]]);
 
 # %% [markdown]
+# **What it shows.** At 2×400 the scale-mixture BBB is below SGD and below the Gaussian prior by
+# more than the seed spread, and level with dropout (inside the spread): the paper's ordering at
+# this width, with our means above the paper's values. No single seed's paired test is
+# significant on its own; the advantage over SGD shows in the mean over seeds. The controls say
+# where it comes from: SGD trained as many epochs as the warm start and BBB together does no
+# better than SGD, so the extra epochs are not the reason; BBB from a random start is worse than
+# SGD on this budget. Our BBB is therefore a Bayesian fine-tuning of an SGD network, a departure
+# from the paper that the table's start column names.
+
+# %% [markdown]
 # ## 4. Figure 2: test error during training
 #
 # The paper plots its 2×1200 networks over 600 epochs. Ours, seed 0, at the widest width trained;
@@ -155,6 +172,12 @@ H.savefig(fig, NB, "figure2")
 plt.show()
 
 # %% [markdown]
+# **What it shows.** A warm-started BBB run begins where its SGD network ended; switching the
+# weight noise on first costs some accuracy, which this seed's run then wins back and more over
+# its epochs. The curves are one seed's, so a crossing here is a draw: the table's means and the
+# paired test are the evidence. The paper's 600 epochs are far beyond this budget.
+
+# %% [markdown]
 # ## 5. Figure 3: the weights
 #
 # The paper's Figure 3 compares the weights SGD and dropout learn with samples from BBB's
@@ -164,6 +187,12 @@ plt.show()
 fig = T.figure3(table, H_fig)
 H.savefig(fig, NB, "figure3")
 plt.show()
+
+# %% [markdown]
+# **What it shows.** As in the paper, the scale-mixture posterior spreads its weights over a
+# wider range than SGD or dropout, and adds a spike at zero that SGD does not have: the narrow
+# component of the prior pulls many weights there (notebook 04 prunes them). The Gaussian prior
+# with the chosen large scale leaves a sample's weights almost flat over this range.
 
 # %% [markdown]
 # ## 6. Posterior mean or samples?
@@ -189,6 +218,12 @@ H.show_table(["method", "seed", "validation: mean / average", "chosen", "test: m
 #
 # - Every setting the paper leaves open was chosen on validation data; the table reports the
 #   test error of what was chosen, over several seeds, with the paper's value beside it.
+# - The orderings above say which of the paper's claims hold at each width we trained, and
+#   whether the differences exceed the spread between seeds; widths not trained yet say so.
+# - On a CPU budget the search prefers starting BBB from a trained SGD network; the two control
+#   rows show how much of BBB's result comes from that start and from the extra epochs.
+# - A single seed's test error moves by about as much as the differences between methods: read
+#   the per-seed values and the paired test before reading an ordering into one number.
 #
 # ## Exercises
 #
