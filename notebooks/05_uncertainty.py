@@ -20,8 +20,9 @@
 # **What you will see.** Out-of-distribution detection MNIST → Fashion-MNIST over three seeds,
 # reliability diagrams, what the choice of prior does on 2-D data, and a Bayesian conv net.
 #
-# **Runtime** (profile `default`, 2-core CPU): about 6 minutes with the committed results (the
-# 2-D priors and the conv net train here); cold, the searches (`make sweep ONLY=05`) and the
+# **Runtime** (profile `default`, 2-core CPU): the 2-D priors and the conv net train here, 29
+# minutes in the last recorded run, on a CPU shared with other trainings
+# (`results/runtimes.json`); cold, the searches (`make sweep ONLY=05`) and the
 # reported runs (`tools/ood_table.py`) add about two hours.
 
 # %% [markdown]
