@@ -337,7 +337,7 @@ def figure2(rec, H, notebook=NB):
     ax.set_xlabel("epoch")
     ax.set_ylabel("test error")
     ax.set_title(f"784-{H}-{H}-10, seed 0 (the paper trains 600 epochs)")
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     return fig
 
 
@@ -388,6 +388,6 @@ def sweep_curves(name, notebook=NB, ax=None):
     ax.set_yscale("log")
     percent_axis(ax, "y", decimals=1)
     ax.set_xlabel("epoch")
-    ax.set_ylabel("validation error")
+    ax.set_ylabel("validation error (log scale)")
     ax.legend(fontsize=8)
     return ax
