@@ -558,7 +558,9 @@ def tuning_rows(tuning):
     header = ["buffer recipe", "prior"] + [f"regret, seed {s}" for s in seeds] + ["mean", "chosen"]
     rows = []
     for t in sorted(tuning["metrics"]["trials"], key=lambda t: (t["recipe"], t["regret_final_mean"])):
-        rows.append([t["recipe"], t["prior_label"]] + [f"{v:,.0f}" for v in t["regret_final_per_seed"]]
+        rows.append([t["recipe"], prior_label(t["prior"] if not isinstance(t["prior"], list)
+                                              else tuple(t["prior"]))]
+                    + [f"{v:,.0f}" for v in t["regret_final_per_seed"]]
                     + [f"{t['regret_final_mean']:,.0f}", "✓" if t["key"] in chosen else ""])
     return header, rows
 

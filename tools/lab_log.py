@@ -52,6 +52,12 @@ def sweep_table(path):
     return "\n".join(lines)
 
 
+def prior_label(prior):
+    sys.path.insert(0, str(ROOT))
+    from helpers.bandit import prior_label as label
+    return label(prior)
+
+
 def tuning_table(path):
     rec = json.loads(path.read_text())
     m = rec["metrics"]
@@ -62,7 +68,8 @@ def tuning_table(path):
              "", "| buffer recipe | prior | " + " | ".join(f"seed {s}" for s in seeds)
              + " | mean |", "|---|---|" + "---|" * (len(seeds) + 1)]
     for t in sorted(m["trials"], key=lambda t: (t["recipe"], t["regret_final_mean"])):
-        lines.append(f"| {t['recipe']} | {t['prior_label']} | "
+        prior = tuple(t["prior"]) if isinstance(t["prior"], list) else t["prior"]
+        lines.append(f"| {t['recipe']} | {prior_label(prior)} | "
                      + " | ".join(f"{v:,.0f}" for v in t["regret_final_per_seed"])
                      + f" | {t['regret_final_mean']:,.0f} |")
     return "\n".join(lines)
