@@ -176,7 +176,8 @@ H.savefig(fig, NB, "figure2")
 plt.show()
 
 # %% [markdown]
-# **What it shows.** A warm-started BBB run begins where its SGD network ended; switching the
+# **What it shows.** A warm-started BBB run begins where its SGD network ended (that 60-epoch
+# network is not drawn; its test error is in its run record); switching the
 # weight noise on first costs some accuracy, which this seed's run then wins back and more over
 # its epochs. The curves are one seed's, so a crossing here is a draw: the table's means and the
 # paired test are the evidence. The paper's 600 epochs are far beyond this budget.
