@@ -283,6 +283,9 @@ def build(profile, notebook=NB, train=True, progress_fn=print, device="cpu"):
     x_ood = load_images("FashionMNIST", device=device, n_train=profile.n_train,
                         n_test=profile.n_eval).x_test
     sweeps = ensure_sweeps(notebook, profile, run_missing=train)
+    if set(sweeps) != set(profile.sweeps):
+        raise FileNotFoundError(f"searches {sorted(set(profile.sweeps) - set(sweeps))} are missing: "
+                                f"run `make sweep ONLY=06` or build with train=True")
     ivon_path = results_dir() / notebook / "ivon_tuning.json"
     if ivon_path.exists():
         ivon_rec = json.loads(ivon_path.read_text())

@@ -90,20 +90,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
-    doc = DOC.read_text()
-    if START not in doc or END not in doc:
-        sys.exit(f"{DOC} lacks the markers {START} ... {END}")
-    head, rest = doc.split(START, 1)
-    _, tail = rest.split(END, 1)
-    new = f"{head}{START}\n{tables()}\n{END}{tail}"
-    if args.check:
-        if new != doc:
-            sys.exit("docs/lab_log.md's tables differ from the results: run `python tools/lab_log.py`")
-        print("docs/lab_log.md's tables match the results")
-        return
-    DOC.write_text(new)
-    print("docs/lab_log.md's tables rewritten from results/")
-
+    sys.path.insert(0, str(ROOT / "tools"))
+    from marked_block import rewrite
+    rewrite(DOC, START, END, tables(), "docs/lab_log.md's tables", "python tools/lab_log.py",
+            check=args.check)
 
 if __name__ == "__main__":
     main()

@@ -153,21 +153,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
-    readme = (ROOT / "README.md").read_text()
-    if START not in readme or END not in readme:
-        sys.exit(f"README.md lacks the markers {START} ... {END}")
-    head, rest = readme.split(START, 1)
-    _, tail = rest.split(END, 1)
-    new = f"{head}{START}\n{table()}\n{END}{tail}"
-    if args.check:
-        if new != readme:
-            sys.exit("README.md's status table differs from the results: run "
-                     "`python tools/status_table.py`")
-        print("README.md's status table matches the results")
-        return
-    (ROOT / "README.md").write_text(new)
-    print("README.md's status table rewritten from results/")
-
+    sys.path.insert(0, str(ROOT / "tools"))
+    from marked_block import rewrite
+    rewrite(ROOT / "README.md", START, END, table(), "README.md's status table",
+            "python tools/status_table.py", check=args.check)
 
 if __name__ == "__main__":
     main()
