@@ -262,9 +262,25 @@ def _summary(rows):
     return out
 
 
+# MC dropout and BBB take the settings (and seeds) of notebooks 05 and 01, so their networks are
+# the ones those notebooks train: read back from (or trained into) those notebooks' checkpoints
+TRAINED_IN = {"mc_dropout": "05_uncertainty", "bbb": "01_mnist_classification"}
+
+
 def build(profile, notebook=NB, train=True, progress_fn=print, device="cpu"):
     """Run (or read back) the whole comparison of ``profile`` (a ``get_profile`` namespace of
-    notebook 06); write results/<notebook>/summary.json and return it."""
+    notebook 06); write results/<notebook>/summary.json and return it. Trainings run on one
+    thread, as the trainings of notebooks 01 and 05 whose networks it reuses, so that the
+    training-time ratios compare like with like."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _build(profile, notebook, train, progress_fn, device)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _build(profile, notebook, train, progress_fn, device):
     from dataclasses import replace
 
     from .data import load_images
@@ -313,11 +329,12 @@ def build(profile, notebook=NB, train=True, progress_fn=print, device="cpu"):
         trained, walls = {}, {}
         for key in ("map", "mc_dropout", "bbb"):
             progress_fn(f"seed {seed}: {key}")
-            model, rec = run(cfgs[key], data, notebook=notebook, eval_samples=2)
+            home = TRAINED_IN.get(key, notebook)  # same config and seed: the same network
+            model, rec = run(cfgs[key], data, notebook=home, eval_samples=2)
             trained[key] = model
             walls[key] = rec["metrics"]["train_wall_s"]
             if cfgs[key].init_from:  # a warm start also paid for the network it starts from
-                _, src = run(cfgs[key].init_source(), data, notebook=notebook, eval_samples=2)
+                _, src = run(cfgs[key].init_source(), data, notebook=home, eval_samples=2)
                 walls[key] += src["metrics"]["train_wall_s"]
         members = [trained["map"]]
         walls["ensemble"] = walls["map"]
@@ -375,9 +392,12 @@ def _save(rows, profile, notebook, sweeps, ivon_rec, wall):
                  metrics={"rows": _summary(rows), "per_seed": rows}, profile=profile.profile,
                  seed=list(profile.seeds), wall_s=wall,
                  extra={"selected_on": "validation",
-                        "note": "train_time_ratio: training wall time / MAP's, same machine, same "
-                                "run; a warm start includes its SGD network, the ensemble its "
-                                "five members, Laplace the MAP network plus its fit"})
+                        "note": "train_time_ratio: training wall time / MAP's, same machine, one "
+                                "thread per training; MC dropout's and BBB's networks are those of "
+                                "notebooks 05 and 01 (same settings and seeds), timed in those "
+                                "runs; a warm start includes its SGD network, the ensemble its "
+                                "five members, Laplace the MAP network plus its fit",
+                        "trained_in": {**{m: notebook for m in METHODS}, **TRAINED_IN}})
 
 
 # ---- notebook 06's table, figures and verdict, from summary.json ----

@@ -122,6 +122,30 @@ def evaluate_ood(kind, model, data_in, x_out, n_samples=20, seed=0):
     return out
 
 
+def train_ood_networks(profile, lane=None, notebook="05_uncertainty", device="cpu",
+                       progress_fn=print, scale="paper"):
+    """Train (or resume) the networks of every method for the (training set, seed) pairs of
+    ``lane`` (default: all of ``profile``) without evaluating them; ``build_ood`` reads them back.
+    Lets several processes share the training (tools/ood_table.py --train-only)."""
+    from .classification import run
+    from .data import load_images
+    pairs = [(d, s) for d, seeds in profile.seeds.items() for s in seeds]
+    unknown = [p for p in (lane or []) if p not in pairs]
+    if unknown:
+        raise ValueError(f"{unknown} are not (training set, seed) pairs of this profile; "
+                         f"choose from {pairs}")
+    for name, seed in lane or pairs:
+        data = load_images(name, device=device, scale=scale, n_train=profile.n_train,
+                           n_test=profile.n_eval)
+        for kind in KINDS:
+            cfgs = method_configs(kind, name, seed, profile.ensemble_size, notebook)
+            if progress_fn:
+                progress_fn(f"{name} seed {seed}: {kind} ({len(cfgs)} network(s))")
+            for cfg in cfgs:
+                run(cfg, data, notebook=notebook, eval_samples=2,
+                    desc=f"{kind} {name} seed {cfg.seed}")
+
+
 def build_ood(profile, notebook="05_uncertainty", train=True, device="cpu", progress_fn=print,
               scale="paper"):
     """Train (or read back) every method on every training set and reported seed of ``profile``

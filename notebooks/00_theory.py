@@ -55,7 +55,9 @@ import torch
 from torch.nn import functional as F
 
 import helpers as H
+from helpers import theory
 
+# %%
 cfg = H.get_profile("00_theory", PROFILE, n_draws=N_DRAWS, grad_reps=GRAD_REPS, M=M)
 device = H.get_device(DEVICE)
 H.seed_everything(SEED)
@@ -151,7 +153,7 @@ def fit_q(n_steps, n_samples=32):
         decay.step()
     return layer
 
-
+# %%
 layer = fit_q(300 if PROFILE == "smoke" else 3000)
 
 # %% [markdown]
@@ -214,20 +216,8 @@ for name, est, exact, per in (("mu", mu.grad.item(), 2 * 0.6, per_draw_mu),
 # The histogram shows the first `grad_reps` draws; the mean is taken over all `n_draws`.
 
 # %%
-def plot_grad_hist(ax, name, per, exact):
-    """Histogram of single-draw gradients, their mean over all draws, and the exact value."""
-    ax.hist(per[: cfg.grad_reps].numpy(), bins=60, density=True, alpha=0.6,
-            label=f"first {cfg.grad_reps:,} draws")
-    ax.axvline(per.mean().item(), color="C3", lw=1.5, label=f"mean of all {len(per):,} draws")
-    ax.axvline(exact, color="k", ls="--", lw=2.5, zorder=5, label="exact gradient")
-    ax.set(title=f"gradient w.r.t. $\\{name}$", xlabel="single-draw gradient estimate",
-           ylabel="density")
-    ax.legend(fontsize=8)
-
-
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.2), constrained_layout=True)
-plot_grad_hist(axes[0], "mu", per_draw_mu, 1.2)
-plot_grad_hist(axes[1], "sigma", per_draw_sigma, 0.6)
+fig = theory.gradient_histograms({"mu": per_draw_mu, "sigma": per_draw_sigma},
+                                {"mu": 1.2, "sigma": 0.6}, shown=cfg.grad_reps)
 H.savefig(fig, NB, "reparam-gradients")
 plt.show()
 
@@ -245,16 +235,7 @@ plt.show()
 # `torch.nn.functional.softplus` computes it without overflow for large $\rho$.
 
 # %%
-rho = torch.linspace(-10, 5, 400)
-fig, axes = plt.subplots(1, 2, figsize=(10, 3))
-axes[0].plot(rho, F.softplus(rho))
-axes[0].set(xlabel="$\\rho$", ylabel="$\\sigma$", title="$\\sigma = \\log(1+e^{\\rho})$")
-axes[1].semilogy(rho, F.softplus(rho), label="softplus($\\rho$)")
-axes[1].semilogy(rho, torch.exp(rho), "--", label="$e^{\\rho}$")
-axes[1].axvline(-6, color="k", ls=":", lw=1, label="$\\rho_0 = -6$")
-axes[1].set(xlabel="$\\rho$", ylabel="$\\sigma$ (log scale)",
-            title="log scale: $\\sigma \\approx e^{\\rho}$ for $\\rho \\ll 0$")
-axes[1].legend()
+fig = theory.softplus_figure(rho0=-6.0)
 H.savefig(fig, NB, "softplus")
 plt.show()
 print(f"rho0 = -6 -> sigma = {F.softplus(torch.tensor(-6.0)).item():.5f}")
@@ -285,16 +266,7 @@ priors = {"Gaussian $\\sigma$=1": H.GaussianPrior(1.0),
           "Cauchy $\\gamma$=0.05": H.CauchyPrior(0.05)}
 
 # %%
-wg = torch.linspace(-1, 1, 4001)
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
-for label, p in priors.items():
-    lp = p.log_prob(wg)
-    axes[0].plot(wg, lp.exp(), label=label)
-    axes[1].plot(wg, lp, label=label)
-axes[0].set(ylim=(0, 8), xlabel="w", ylabel="density",
-            title="density, linear scale (the mixture's spike is clipped)")
-axes[1].set(ylim=(-12, 8), xlabel="w", ylabel="log density", title="log density")
-axes[1].legend(fontsize=7, loc="lower center")
+fig = theory.prior_figure(priors, ymax=8.0)
 H.savefig(fig, NB, "priors")
 plt.show()
 spike = H.ScaleMixturePrior(0.5, 1.0, math.exp(-6)).log_prob(torch.zeros(1)).exp().item()
@@ -474,7 +446,7 @@ def free_energy(net, x, y, n_batches):
     kl_part, nll_part = free_energy_parts(net, x, y, n_batches)
     return (kl_part + nll_part) / len(x)
 
-
+# %%
 def posterior_mean_error(net, x, y):
     """Error of the network with every weight at its mean, w = mu."""
     with torch.no_grad():
@@ -523,7 +495,6 @@ with torch.no_grad():
             dst.copy_(src)
 
 # %%
-# NBVAL_CHECK_OUTPUT
 x, y = mnist.x_train[:128], mnist.y_train[:128]
 torch.manual_seed(SEED)
 loss_scratch = free_energy(net, x, y, n_batches)
@@ -532,6 +503,9 @@ loss_fast = H.elbo(fast, x, y, kl_weight=1 / n_batches).loss
 net.zero_grad()
 loss_scratch.backward()
 loss_fast.backward()
+
+# %%
+# NBVAL_CHECK_OUTPUT
 grad_gap = max(((a.grad - b.grad).abs().max() / a.grad.abs().max()).item()
                for a, b in zip(net.parameters(), fast.parameters()))
 print(f"loss: scratch {loss_scratch.item():.5f}, helpers {loss_fast.item():.5f}; largest gradient "
@@ -560,17 +534,13 @@ print(f"loss: scratch {loss_scratch.item():.5f}, helpers {loss_fast.item():.5f};
 
 # %%
 wall = time.perf_counter() - t_start
-path = H.save_results(NB, "checks",
-                      config={"n_draws": cfg.n_draws, "M": cfg.M,
-                              "n_kl_samples": list(cfg.n_kl_samples),
-                              "scratch_n": cfg.scratch_n, "scratch_epochs": cfg.scratch_epochs},
-                      metrics={"reparam_grad": checks,
-                               "kl_mc_rel_error_at_max_samples": kl_rel_err,
-                               "vi_fit": {"mu_q": mu_q, "sigma_q": sigma_q,
-                                          "mean_exact": mean_exact, "sd_exact": sd_exact},
-                               "scratch": {"val_error": val_err,
-                                           "loss_scratch": loss_scratch.item(),
-                                           "loss_helpers": loss_fast.item(),
-                                           "max_grad_gap": grad_gap}},
-                      profile=PROFILE, seed=SEED, device=device, wall_s=wall)
+vi_fit = {"mu_q": mu_q, "sigma_q": sigma_q, "mean_exact": mean_exact, "sd_exact": sd_exact}
+scratch = {"val_error": val_err, "loss_scratch": loss_scratch.item(),
+           "loss_helpers": loss_fast.item(), "max_grad_gap": grad_gap}
+config = {"n_draws": cfg.n_draws, "M": cfg.M, "n_kl_samples": list(cfg.n_kl_samples),
+          "scratch_n": cfg.scratch_n, "scratch_epochs": cfg.scratch_epochs}
+metrics = {"reparam_grad": checks, "kl_mc_rel_error_at_max_samples": kl_rel_err,
+           "vi_fit": vi_fit, "scratch": scratch}
+path = H.save_results(NB, "checks", config=config, metrics=metrics, profile=PROFILE, seed=SEED,
+                      device=device, wall_s=wall)
 print(f"wrote {path.name} in {wall:.1f} s")

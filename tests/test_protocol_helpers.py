@@ -115,3 +115,10 @@ def test_orderings_compare_differences_with_the_seed_spread():
     assert "BBB (scale mixture) beats SGD: holds" in lines[1] and "smaller than the seed spread" in lines[1]
     assert "beats dropout: does not hold" in lines[2]
     assert lines[3].endswith("not measured yet")
+
+
+def test_ood_training_lanes_must_name_pairs_of_the_profile():
+    """A worker's share (tools/ood_table.py --train-only --lane) is checked before any training."""
+    prof = H.get_profile("05_uncertainty", "smoke")
+    with pytest.raises(ValueError, match="not \\(training set, seed\\) pairs"):
+        U.train_ood_networks(prof, [("MNIST", 99)])
