@@ -122,11 +122,11 @@ def evaluate_ood(kind, model, data_in, x_out, n_samples=20, seed=0):
     return out
 
 
-def train_ood_networks(profile, lane=None, notebook="05_uncertainty", device="cpu",
+def train_ood_networks(profile, lane=None, kinds=None, notebook="05_uncertainty", device="cpu",
                        progress_fn=print, scale="paper"):
-    """Train (or resume) the networks of every method for the (training set, seed) pairs of
-    ``lane`` (default: all of ``profile``) without evaluating them; ``build_ood`` reads them back.
-    Lets several processes share the training (tools/ood_table.py --train-only)."""
+    """Train (or resume) the networks of ``kinds`` (default: every method) for the (training set,
+    seed) pairs of ``lane`` (default: all of ``profile``) without evaluating them; ``build_ood``
+    reads them back. Lets several processes share the training (ood_table.py --train-only)."""
     from .classification import run
     from .data import load_images
     pairs = [(d, s) for d, seeds in profile.seeds.items() for s in seeds]
@@ -134,10 +134,12 @@ def train_ood_networks(profile, lane=None, notebook="05_uncertainty", device="cp
     if unknown:
         raise ValueError(f"{unknown} are not (training set, seed) pairs of this profile; "
                          f"choose from {pairs}")
+    if set(kinds or KINDS) - set(KINDS):
+        raise ValueError(f"unknown methods {sorted(set(kinds) - set(KINDS))}; choose from {KINDS}")
     for name, seed in lane or pairs:
         data = load_images(name, device=device, scale=scale, n_train=profile.n_train,
                            n_test=profile.n_eval)
-        for kind in KINDS:
+        for kind in kinds or KINDS:
             cfgs = method_configs(kind, name, seed, profile.ensemble_size, notebook)
             if progress_fn:
                 progress_fn(f"{name} seed {seed}: {kind} ({len(cfgs)} network(s))")

@@ -27,6 +27,8 @@ def main(argv=None):
                     help="train the networks of --lane and stop (no test evaluation)")
     ap.add_argument("--lane", nargs="+", default=None, metavar="DATA:SEED",
                     help="with --train-only: the training sets and seeds to train, e.g. MNIST:1")
+    ap.add_argument("--kinds", nargs="+", default=None,
+                    help="with --train-only: only these methods (default: all)")
     args = ap.parse_args(argv)
     import helpers as H
     from helpers import uncertainty as U
@@ -34,7 +36,7 @@ def main(argv=None):
     prof = H.get_profile("05_uncertainty", args.profile)
     if args.train_only:
         lane = [(d, int(s)) for d, s in (item.split(":") for item in (args.lane or []))] or None
-        U.train_ood_networks(prof, lane, progress_fn=lambda m: print(m, flush=True))
+        U.train_ood_networks(prof, lane, kinds=args.kinds, progress_fn=lambda m: print(m, flush=True))
         print(f"trained in {time.perf_counter() - t0:.0f} s")
         return
     rec = U.build_ood(prof, train=not args.no_train, progress_fn=lambda m: print(m, flush=True))
