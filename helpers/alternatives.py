@@ -280,11 +280,45 @@ def build(profile, notebook=NB, train=True, progress_fn=print, device="cpu"):
         torch.set_num_threads(threads)
 
 
-def _build(profile, notebook, train, progress_fn, device):
+def reported_configs(seed, profile, notebook=NB):
+    """Return {method: (RunConfig, notebook whose checkpoints hold it)} of the networks trained
+    for one reported seed: MAP, MC dropout, BBB and the ensemble's other members."""
     from dataclasses import replace
 
+    from .sweep import chosen_config
+    cfgs = {"map": chosen_config("map_mnist", notebook, seed=seed),
+            "mc_dropout": chosen_config("mc_dropout_mnist", "05_uncertainty", seed=seed),
+            "bbb": chosen_config(f"bbb_mixture_h{profile.H}", "01_mnist_classification",
+                                 seed=seed)}
+    out = {k: (c, TRAINED_IN.get(k, notebook)) for k, c in cfgs.items()}
+    for k in range(1, profile.ensemble_size):
+        out[f"ensemble_{k + 1}"] = (replace(cfgs["map"], seed=seed + 1000 * k), notebook)
+    return out
+
+
+def train_networks(profile, seeds, notebook=NB, device="cpu", progress_fn=print):
+    """Train (or resume) the networks of ``seeds`` on one thread without evaluating them, so that
+    several processes can share the training (tools/alternatives.py --train-only); ``build``
+    reads them back. IVON and Laplace are fitted by ``build`` itself."""
     from .data import load_images
-    from .sweep import chosen_config, ensure_sweeps
+    bad = [s for s in seeds if s not in profile.seeds]
+    if bad:
+        raise ValueError(f"seeds {bad} are not reported seeds of this profile {list(profile.seeds)}")
+    data = load_images("MNIST", device=device, n_train=profile.n_train, n_test=profile.n_eval)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for seed in seeds:
+            for key, (cfg, home) in reported_configs(seed, profile, notebook).items():
+                progress_fn(f"seed {seed}: {key}")
+                run(cfg, data, notebook=home, eval_samples=2)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _build(profile, notebook, train, progress_fn, device):
+    from .data import load_images
+    from .sweep import ensure_sweeps
     path = results_dir() / notebook / "summary.json"
     done = {}
     if path.exists():
@@ -322,14 +356,12 @@ def _build(profile, notebook, train, progress_fn, device):
     for seed in profile.seeds:
         if all((m, seed) in done for m in METHODS):
             continue
-        cfgs = {"map": chosen_config("map_mnist", notebook, seed=seed),
-                "mc_dropout": chosen_config("mc_dropout_mnist", "05_uncertainty", seed=seed),
-                "bbb": chosen_config(f"bbb_mixture_h{profile.H}", "01_mnist_classification",
-                                     seed=seed)}
+        nets = reported_configs(seed, profile, notebook)
+        cfgs = {k: c for k, (c, _) in nets.items()}
         trained, walls = {}, {}
         for key in ("map", "mc_dropout", "bbb"):
             progress_fn(f"seed {seed}: {key}")
-            home = TRAINED_IN.get(key, notebook)  # same config and seed: the same network
+            home = nets[key][1]  # same config and seed as in notebook 01 / 05: the same network
             model, rec = run(cfgs[key], data, notebook=home, eval_samples=2)
             trained[key] = model
             walls[key] = rec["metrics"]["train_wall_s"]
@@ -340,8 +372,7 @@ def _build(profile, notebook, train, progress_fn, device):
         walls["ensemble"] = walls["map"]
         for k in range(1, profile.ensemble_size):
             progress_fn(f"seed {seed}: ensemble member {k + 1}")
-            model, rec = run(replace(cfgs["map"], seed=seed + 1000 * k), data, notebook=notebook,
-                             eval_samples=2)
+            model, rec = run(cfgs[f"ensemble_{k + 1}"], data, notebook=notebook, eval_samples=2)
             members.append(model)
             walls["ensemble"] += rec["metrics"]["train_wall_s"]
         trained["ensemble"] = members

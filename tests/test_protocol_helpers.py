@@ -122,3 +122,9 @@ def test_ood_training_lanes_must_name_pairs_of_the_profile():
     prof = H.get_profile("05_uncertainty", "smoke")
     with pytest.raises(ValueError, match="not \\(training set, seed\\) pairs"):
         U.train_ood_networks(prof, [("MNIST", 99)])
+
+
+def test_alternatives_training_lanes_must_name_reported_seeds():
+    prof = H.get_profile("06_alternatives", "smoke")
+    with pytest.raises(ValueError, match="not reported seeds"):
+        A.train_networks(prof, [7])
