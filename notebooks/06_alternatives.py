@@ -24,9 +24,11 @@
 # MAP network, last-layer KFAC, all-layer diagonal and all-layer KFAC, with the prior precision
 # chosen by the marginal likelihood. No method is written by hand here.
 #
-# **Runtime** (profile `default`, 2-core CPU): seconds with the committed results; cold 52
-# minutes for `tools/alternatives.py` with two processes, plus the MAP search (9 minutes) and
-# the networks it reuses from notebooks 01 and 05.
+# **Runtime** (profile `default`, 2-core CPU): seconds with the committed results. Cold: the
+# MAP search (9 minutes, `results/06_alternatives/sweep/map_mnist.json`), then
+# `tools/alternatives.py`, which trains and evaluates every method on three seeds (each
+# method's training time is in `results/06_alternatives/summary.json`); MC dropout and BBB
+# reuse the networks of notebooks 05 and 01.
 
 # %% [markdown]
 # ## Parameters

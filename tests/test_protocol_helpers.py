@@ -128,3 +128,14 @@ def test_alternatives_training_lanes_must_name_reported_seeds():
     prof = H.get_profile("06_alternatives", "smoke")
     with pytest.raises(ValueError, match="not reported seeds"):
         A.train_networks(prof, [7])
+
+
+def test_a_complete_comparison_is_read_back_not_rewritten():
+    """Reading notebook 06's results back keeps the record of the run that made them."""
+    prof = H.get_profile("06_alternatives", "smoke")
+    rows = [{"method": m, "seed": s} for s in prof.seeds for m in A.METHODS]
+    path = H.save_results("06_alternatives", "summary", config={}, metrics={"per_seed": rows},
+                          profile="smoke", seed=list(prof.seeds), wall_s=123.0)
+    before = path.read_text()
+    assert A.build(prof, train=False)["wall_s"] == 123.0
+    assert path.read_text() == before
