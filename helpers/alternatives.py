@@ -27,7 +27,7 @@ from .metrics import (auroc, brier, ece, error_rate, mutual_information, nll,
                       predictive_entropy, reliability)
 from .train import load_checkpoint, save_checkpoint
 from .uncertainty import sample_probs
-from .utils import checkpoints_dir, results_dir, save_results
+from .utils import checkpoints_dir, one_thread, results_dir, save_results
 
 NB = "06_alternatives"
 METHODS = ("map", "mc_dropout", "ensemble", "bbb", "ivon", "laplace_ll_kron", "laplace_diag",
@@ -272,12 +272,8 @@ def build(profile, notebook=NB, train=True, progress_fn=print, device="cpu"):
     notebook 06); write results/<notebook>/summary.json and return it. Trainings run on one
     thread, as the trainings of notebooks 01 and 05 whose networks it reuses, so that the
     training-time ratios compare like with like."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with one_thread():
         return _build(profile, notebook, train, progress_fn, device)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def reported_configs(seed, profile, notebook=NB):
@@ -305,15 +301,11 @@ def train_networks(profile, seeds, notebook=NB, device="cpu", progress_fn=print)
     if bad:
         raise ValueError(f"seeds {bad} are not reported seeds of this profile {list(profile.seeds)}")
     data = load_images("MNIST", device=device, n_train=profile.n_train, n_test=profile.n_eval)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with one_thread():
         for seed in seeds:
             for key, (cfg, home) in reported_configs(seed, profile, notebook).items():
                 progress_fn(f"seed {seed}: {key}")
                 run(cfg, data, notebook=home, eval_samples=2)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _build(profile, notebook, train, progress_fn, device):

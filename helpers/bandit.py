@@ -25,7 +25,7 @@ from . import native
 from .layers import sigmoid_over_softplus
 from .priors import GaussianPrior, ScaleMixturePrior
 from .train import check_same_run, load_checkpoint, save_checkpoint
-from .utils import progress
+from .utils import one_thread, progress
 
 EAT, PASS = 0, 1
 REWARD_EDIBLE, REWARD_POISON_BAD, REWARD_POISON_OK = 5.0, -35.0, 5.0
@@ -753,12 +753,8 @@ def ensure(profile, buffers=("paper", "keep_all"), train=True, progress_fn=None)
     is missing here, one setting or seed after the other (hours; the tools run them in
     parallel). Without ``train``: what is complete (the tuning may be partial or None)."""
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # small batched matmuls: a second thread mostly waits
-    try:
+    with one_thread():  # small batched matmuls: a second thread mostly waits
         return _ensure(profile, buffers, train, progress_fn)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _ensure(profile, buffers, train, progress_fn):

@@ -14,6 +14,7 @@ from torch import nn
 from .elbo import elbo, gaussian_nll, sample_forward
 from .layers import BayesMLP, mlp, sampling
 from .train import make_optimizer
+from .utils import one_thread
 
 
 def curve(x, eps):
@@ -246,13 +247,9 @@ def run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, x
     points; return ({method: [per-seed score dicts]}, {method: model of the first seed},
     (x_train, y_train) of the first seed)."""
     per_seed, first, data0 = {m: [] for m in methods}, {}, None
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny networks: extra threads only add synchronisation
-    try:
+    with one_thread():  # tiny networks: extra threads only add synchronisation
         _run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, x_grid,
                    ensemble_size, progress_fn, per_seed, first)
-    finally:
-        torch.set_num_threads(threads)
     data0 = make_data(n_train, noise_std, generator=seed_generator(seeds[0]))
     return per_seed, first, data0
 

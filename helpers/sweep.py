@@ -25,7 +25,7 @@ import torch
 
 from .classification import RunConfig, build_model
 from .metrics import error_rate, predict
-from .train import fit
+from .train import fit, load_checkpoint
 from .utils import checkpoints_dir, results_dir, save_results
 
 RULES = {
@@ -164,7 +164,6 @@ def _source_networks(configs, data, notebook):
 
 
 def _load_source(src, notebook):
-    from .train import load_checkpoint
     model = build_model(src)
     model.load_state_dict(load_checkpoint(_source_path(src, notebook))["model"])
     return model
@@ -296,6 +295,11 @@ def _trial_row(result, epoch_step, metric="val_error"):
         wall = float(df["train_wall_s"].iloc[-1])
         if "val_error_ensemble" in df and df["val_error_ensemble"].notna().any():
             ens = float(df["val_error_ensemble"].dropna().iloc[-1])
+    if err_curve and err_curve[0][0] > 1 and "notebook" in result.config:
+        early = _history_before(cfg, result.config["notebook"], err_curve[0][0])
+        err_curve = early + err_curve
+        if metric == "val_error":  # the fit history holds the validation error, not the NLL
+            curve = early + curve
     best = _best_epoch(curve, epoch_step)
     row = {"name": cfg.name, "config": {k: v for k, v in asdict(cfg).items() if k != "tags"},
            "metric": metric, "val": best[1] if best else None,
@@ -309,6 +313,48 @@ def _trial_row(result, epoch_step, metric="val_error"):
     at = dict(map(tuple, err_curve)).get(row["best_epoch"]) if best else None
     row["val_error"] = at
     return row
+
+
+def _history_before(cfg, notebook, first_epoch):
+    """Return [[epoch, val_error]] of the epochs before ``first_epoch`` from the trial's own fit
+    checkpoint: a trial resumed after ``Tuner.restore`` reports only the epochs it ran since."""
+    path = _trial_checkpoint(cfg, notebook)
+    if not path.exists():
+        return []
+    history = load_checkpoint(path).get("history", [])
+    return [[int(h["epoch"]), float(h["val_error"])] for h in history
+            if h["epoch"] < first_epoch and h.get("val_error") is not None]
+
+
+def splice_resumed_trials(name, notebook="01_mnist_classification"):
+    """Give the trials of a sweep that resumed after a restore their early epochs back (from
+    their fit checkpoints), choose again and rewrite the results file; return the changed
+    trials' names. Validation numbers only; nothing is trained."""
+    import datetime
+
+    from .utils import atomic_write_bytes
+    rec = load_sweep(name, notebook)
+    changed = []
+    for t in rec["metrics"]["trials"]:
+        curve = t.get("val_error_curve") or []
+        early = _history_before(RunConfig.from_dict(t["config"]), notebook, curve[0][0]
+                                ) if curve and curve[0][0] > 1 else []
+        if not early:
+            continue
+        t["val_error_curve"] = early + curve
+        if t["metric"] == "val_error":
+            t["val_curve"] = early + t["val_curve"]
+        t["best_epoch"], t["val"] = _best_epoch(t["val_curve"], rec["config"]["epoch_step"])
+        t["val_error"] = dict(map(tuple, t["val_error_curve"])).get(t["best_epoch"])
+        changed.append(t["name"])
+    if changed:
+        rec["metrics"]["chosen"] = choose(rec["metrics"]["trials"])
+        rec["spliced_after_restore"] = {
+            "trials": changed, "by": "helpers.sweep.splice_resumed_trials",
+            "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+        path = results_dir() / notebook / "sweep" / f"{name}.json"
+        atomic_write_bytes(path, (json.dumps(rec, indent=2) + "\n").encode())
+    return changed
 
 
 def _best_epoch(curve, epoch_step):

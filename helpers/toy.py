@@ -13,6 +13,7 @@ from .elbo import sample_forward
 from .layers import BayesLinear, sampling
 from .priors import (CauchyPrior, FlatPrior, GaussianPrior, LaplacePrior, LearnedScalePrior,
                      ScaleMixturePrior)
+from .utils import one_thread
 
 PRIORS_2D = {
     "Normal": lambda: GaussianPrior(1.0),
@@ -77,13 +78,9 @@ def fit_toy(model, x, y, steps, lr=0.01, seed=0, desc="toy"):
     from .data import ImageData
     from .train import fit
     data = ImageData(x, y, x[:0], y[:0], x[:0], y[:0], name="toy")
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with one_thread():
         return fit(model, data, epochs=steps, lr=lr, batch_size=len(x), eval_sets=(), seed=seed,
                    desc=desc)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def prior_maps(models, lim, x_train, y_train, n_samples=100):

@@ -1,4 +1,5 @@
 """Seeding, device choice, project paths, progress bars and atomic result files."""
+import contextlib
 import datetime as _dt
 import functools
 import json
@@ -24,6 +25,17 @@ def seed_everything(seed):
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
     return seed
+
+
+@contextlib.contextmanager
+def one_thread():
+    """Run the block on one torch CPU thread (small networks: more threads only synchronise)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def get_device(device=None):

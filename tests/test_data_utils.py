@@ -111,3 +111,17 @@ def test_savefig_writes_png_and_pdf():
     assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 0 for p in paths)
     assert paths[0].name == "99_test-line.png"
     plt.close(fig)
+
+
+def test_one_thread_restores_the_thread_count_even_after_an_error():
+    from helpers.utils import one_thread
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with pytest.raises(RuntimeError):
+            with one_thread():
+                assert torch.get_num_threads() == 1
+                raise RuntimeError("boom")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

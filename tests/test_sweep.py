@@ -2,6 +2,7 @@
 interrupted (a trial fails on purpose) and restored without retraining finished trials."""
 import json
 import math
+from dataclasses import asdict
 
 import pytest
 
@@ -91,3 +92,52 @@ def test_local_executor_runs_the_same_trials_without_ray(shared_data, monkeypatc
     assert "test_error" not in json.dumps(rec)
     with pytest.raises(ValueError, match="executor"):
         S.run_sweep("x", space, max_epochs=1, n_train=100, n_eval=100, executor="slurm")
+
+
+def test_a_trial_resumed_after_restore_keeps_its_early_epochs(tmp_path, monkeypatch):
+    # Ray reports only the epochs a resumed trial ran since the restore; the trial's own fit
+    # checkpoint holds the earlier ones, and the results row splices them back in
+    from helpers.classification import RunConfig
+    from helpers.train import save_checkpoint
+    monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path))
+    cfg = RunConfig(method="sgd", H=16, epochs=6, seed=100)
+    config = {"cfg": asdict(cfg), "notebook": "nb"}
+    history = [{"epoch": e, "val_error": v} for e, v in [(1, 0.30), (2, 0.05), (3, 0.20)]]
+    save_checkpoint(S._trial_checkpoint(cfg, "nb"), history=history)
+    reports = [{"epoch": e, "val_error": v, "train_wall_s": 1.0, "started_at": 0.0}
+               for e, v in [(3, 0.2), (4, 0.15), (5, 0.12), (6, 0.11)]]
+    row = S._trial_row(S._LocalResult(config, reports, None), epoch_step=1)
+    assert [e for e, _ in row["val_curve"]] == [1, 2, 3, 4, 5, 6]
+    assert (row["best_epoch"], row["val"]) == (2, 0.05)  # the early best is not lost
+    nll_reports = [{**r, "val_nll": 0.5} for r in reports]
+    row = S._trial_row(S._LocalResult(config, nll_reports, None), 1, metric="val_nll")
+    assert [e for e, _ in row["val_error_curve"]][:2] == [1, 2]
+    assert row["val_curve"][0][0] == 3  # no validation NLL in the fit history: not invented
+
+
+def test_splice_rewrites_a_sweep_whose_trial_resumed_and_chooses_again(tmp_path, monkeypatch):
+    from helpers.classification import RunConfig
+    from helpers.train import save_checkpoint
+    monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / "ck"))
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "res"))
+    a, b = RunConfig(method="sgd", H=16, epochs=4, seed=100), RunConfig(method="sgd", H=8, epochs=4)
+    late = [{"epoch": e, "val_error": v, "train_wall_s": 1.0, "started_at": 0.0}
+            for e, v in [(3, 0.20), (4, 0.15)]]
+    whole = [{"epoch": e, "val_error": 0.12, "train_wall_s": 1.0, "started_at": 0.0}
+             for e in (1, 2, 3, 4)]
+    rows = [S._trial_row(S._LocalResult({"cfg": asdict(c)}, r, None), 1)  # no notebook: as Ray's
+            for c, r in ((a, late), (b, whole))]                           # rows were before
+    assert rows[0]["val_curve"][0][0] == 3
+    path = tmp_path / "res" / "nb" / "sweep" / "s.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"config": {"epoch_step": 1},
+                                "metrics": {"trials": rows, "chosen": S.choose(rows)}}))
+    assert S.load_sweep("s", "nb")["metrics"]["chosen"]["val"] == 0.12
+    assert S.splice_resumed_trials("s", "nb") == []  # no checkpoint: nothing to splice
+    save_checkpoint(S._trial_checkpoint(a, "nb"),
+                    history=[{"epoch": 1, "val_error": 0.3}, {"epoch": 2, "val_error": 0.05}])
+    assert S.splice_resumed_trials("s", "nb") == [a.name]
+    rec = S.load_sweep("s", "nb")
+    assert rec["metrics"]["chosen"]["name"] == a.name and rec["metrics"]["chosen"]["epochs"] == 2
+    assert rec["spliced_after_restore"]["trials"] == [a.name]
+    assert S.splice_resumed_trials("s", "nb") == []  # idempotent

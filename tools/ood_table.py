@@ -7,7 +7,8 @@ the test sets (in-domain error, NLL, Brier, ECE; out-of-distribution AUROC).
 Settings and training lengths come from notebook 05's validation sweeps (`make sweep ONLY=05`).
 ``--train-only`` trains (or resumes) the networks of the given training sets and seeds and stops,
 so that two processes can share the training; the run without it then reads them back and
-evaluates every method once on the test sets. Writes results/05_uncertainty/ood.json and one results file per method and training set.
+evaluates every method once on the test sets. Writes results/05_uncertainty/ood.json and one
+results file per method and training set.
 """
 import argparse
 import sys
@@ -36,7 +37,8 @@ def main(argv=None):
     prof = H.get_profile("05_uncertainty", args.profile)
     if args.train_only:
         lane = [(d, int(s)) for d, s in (item.split(":") for item in (args.lane or []))] or None
-        U.train_ood_networks(prof, lane, kinds=args.kinds, progress_fn=lambda m: print(m, flush=True))
+        U.train_ood_networks(prof, lane, kinds=args.kinds,
+                             progress_fn=lambda m: print(m, flush=True))
         print(f"trained in {time.perf_counter() - t0:.0f} s")
         return
     rec = U.build_ood(prof, train=not args.no_train, progress_fn=lambda m: print(m, flush=True))

@@ -2,6 +2,7 @@
 
     python tools/run_sweeps.py --profile default [--only 01] [--names bbb_mixture_h400]
     python tools/run_sweeps.py --profile paper --dry-run     # sizes only: trials, epochs
+    python tools/run_sweeps.py --splice-history   # after a restore: resumed trials made whole
 
 Locally by default; on a Ray cluster when RAY_ADDRESS is set (`ray start --head`, then the same
 command). An interrupted sweep resumes where it stopped when rerun (finished trials are kept).
@@ -38,6 +39,9 @@ def main(argv=None):
     ap.add_argument("--only", nargs="*", default=None, help="notebook prefixes, e.g. 01")
     ap.add_argument("--names", nargs="*", default=None, help="sweep names (default: all)")
     ap.add_argument("--dry-run", action="store_true", help="print the sizes and stop")
+    ap.add_argument("--splice-history", action="store_true",
+                    help="give trials resumed after a restore their early epochs back (from "
+                         "their checkpoints), choose again and rewrite the results; no training")
     ap.add_argument("--threads-per-trial", type=int, default=1)
     ap.add_argument("--cpus", type=int, default=None,
                     help="CPUs the local Ray cluster may use (default: all); with other jobs on "
@@ -57,6 +61,10 @@ def main(argv=None):
         if unknown:
             ap.error(f"unknown sweeps {unknown}; {nb} declares {sorted(prof.sweeps)}")
         for name in names:
+            if args.splice_history:
+                if (H.results_dir() / nb / "sweep" / f"{name}.json").exists():
+                    print(f"{nb} {name}: spliced {S.splice_resumed_trials(name, nb) or 'nothing'}")
+                continue
             n, epochs = S.trial_epochs(prof.sweeps[name], sw["max_epochs"], sw["grace"],
                                        sw["reduction"])
             speed = measured_epoch_seconds(nb, name)
