@@ -581,7 +581,8 @@ def headline_rows(reported):
 
 def figure6(reported):
     """The paper's Figure 6 from the reported runs: cumulative regret against steps, one panel
-    per buffer; lines are the mean over seeds, bands span the seeds, crosses the paper's values."""
+    per buffer; thick lines are the mean over seeds, thin lines each seed, crosses the paper's
+    values."""
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, len(reported), figsize=(6.2 * len(reported), 4.2), sharey=True,
                              squeeze=False, constrained_layout=True)
@@ -591,15 +592,16 @@ def figure6(reported):
         for a, name in enumerate(rows[0]["names"]):
             curves = torch.tensor([r["cum_regret"][a] for r in rows])
             steps = [every * (k + 1) for k in range(curves.shape[1])]
-            ax.plot(steps, curves.mean(0), c=AGENT_COLORS[name], label=AGENT_LABELS[name])
-            ax.fill_between(steps, curves.min(0).values, curves.max(0).values,
-                            color=AGENT_COLORS[name], alpha=0.15, lw=0)
+            ax.plot(steps, curves.mean(0), c=AGENT_COLORS[name], lw=2, label=AGENT_LABELS[name])
+            for curve in curves:
+                ax.plot(steps, curve, c=AGENT_COLORS[name], lw=0.7, alpha=0.45)
             for step, value in PAPER_FIGURE6[name].items():
                 ax.plot(step, value, "x", c=AGENT_COLORS[name], ms=9, mew=2)
         ax.set_yscale("log")
         ax.set_xlabel("step (mushrooms shown)")
         ax.set_title(f"{BUFFER_LABELS[buffer]}\nseeds {[r['seed'] for r in rows]}", fontsize=10)
     axes[0, 0].set_ylabel("cumulative regret")
+    axes[0, 0].plot([], [], "k", lw=0.7, alpha=0.45, label="one seed (thick: the mean)")
     axes[0, 0].plot([], [], "kx", label="the paper's Figure 6")
     axes[0, 0].legend(fontsize=8)
     return fig
@@ -609,7 +611,7 @@ def exploration_figure(reported):
     """Per buffer: the share of the poisonous mushrooms shown that each agent ate (per window of
     record_every steps, mean over seeds), and BBB's mean posterior sigma."""
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), constrained_layout=True)
     for buffer, rec in reported.items():
         every = rec["config"]["record_every"]
         rows = rec["metrics"]["per_seed"]
@@ -626,8 +628,9 @@ def exploration_figure(reported):
         axes[1].plot([every * (k + 1) for k in range(len(sig))], sig, style, c="C0",
                      label=BUFFER_LABELS[buffer])
     axes[0].set_yscale("symlog", linthresh=1e-3)
-    axes[0].set(xlabel="step", ylabel="share of poisonous mushrooms eaten", ylim=(0, 1))
-    axes[0].legend(fontsize=7, ncol=2)
+    axes[0].set(xlabel="step", ylabel="share of poisonous ones eaten", ylim=(0, 1))
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower left", ncol=4,
+               fontsize=8, title="share eaten (left panel)", title_fontsize=8)
     axes[1].set(xlabel="step", ylabel="BBB: mean posterior σ")
     axes[1].legend(fontsize=8)
     return fig
