@@ -105,4 +105,8 @@ def prior_maps(models, lim, x_train, y_train, n_samples=100):
                  ax=axes[:half].ravel().tolist(), label="P(class 1)", shrink=0.8)
     fig.colorbar(plt.cm.ScalarMappable(cmap="viridis", norm=plt.Normalize(0, 0.5)),
                  ax=axes[half:].ravel().tolist(), label="std over weight samples", shrink=0.8)
+    cm = plt.get_cmap("coolwarm")
+    fig.legend([plt.Line2D([], [], ls="", marker="o", ms=4, c=cm(v)) for v in (0.0, 1.0)],
+               ["training point, class 0", "training point, class 1"], loc="outside lower center",
+               ncol=2, fontsize=8)
     return fig

@@ -67,6 +67,9 @@ KINDS = ("deterministic", "mc_dropout", "bbb", "ensemble")
 KIND_LABELS = {"deterministic": "deterministic", "mc_dropout": "MC dropout", "bbb": "BBB",
                "ensemble": "deep ensemble"}
 METRICS = ("test_error", "nll", "brier", "ece", "auroc_entropy", "auroc_mi")
+DATA_LABELS = {"MNIST": "MNIST", "FashionMNIST": "Fashion-MNIST"}
+FASHION_CLASSES = ("T-shirt/top", "trouser", "pullover", "dress", "coat", "sandal", "shirt",
+                   "sneaker", "bag", "ankle boot")
 ENTROPY_BINS = (0.0, 2.31, 40)  # predictive entropy in nats; log 10 = 2.303
 
 
@@ -167,7 +170,7 @@ def build_ood(profile, notebook="05_uncertainty", train=True, device="cpu", prog
         old = json.loads(path.read_text())
         if old.get("profile") == profile.profile:
             done = {(r["data"], r["kind"], r["seed"]): r for r in old["metrics"]["rows"]}
-    rows = []
+    rows, computed = [], False
     data_cache = {}
 
     def data(name):
@@ -200,9 +203,13 @@ def build_ood(profile, notebook="05_uncertainty", train=True, device="cpu", prog
                 rows.append({"data": name, "ood": OTHER[name], "kind": kind, "seed": seed,
                              "runs": [c.name for c in cfgs], "epochs": cfgs[0].epochs,
                              "train_wall_s": sum(walls), **metrics})
+                computed = True
                 _save_ood(rows, profile, notebook)
-    _save_ood(rows, profile, notebook)
     summary = summarise(rows)
+    files = [results_dir() / notebook / f"{kind}_{name.lower()}.json" for name, kind in summary]
+    if not computed and len(rows) == len(done) and all(f.exists() for f in files):
+        return load_results(notebook, "ood")  # complete: read back, nothing rewritten
+    _save_ood(rows, profile, notebook)
     for (name, kind), s in summary.items():
         sweep = load_sweep(sweep_name(kind, name), notebook)
         save_results(notebook, f"{kind}_{name.lower()}",
@@ -271,17 +278,19 @@ def entropy_figure(rows, seed=0):
     for i, data in enumerate(datas):
         for j, kind in enumerate(KINDS):
             r, ax = _row(rows, data, kind, seed), axes[i, j]
-            for key, label, c in (("entropy_hist_in", f"{data} (in)", "C0"),
-                                  ("entropy_hist_out", f"{OTHER[data]} (out)", "C1")):
+            for key, label, c in (("entropy_hist_in", f"{DATA_LABELS[data]} (in)", "C0"),
+                                  ("entropy_hist_out", f"{DATA_LABELS[OTHER[data]]} (out)",
+                                   "C1")):
                 counts = r[key]
                 total = sum(counts) * width
                 ax.stairs([k / total for k in counts], edges, fill=True, alpha=0.5, color=c,
                           label=label)
             ax.set_yscale("log")
-            ax.set_title(f"{KIND_LABELS[kind]}, AUROC {r['auroc_entropy']:.3f}", fontsize=9)
+            ax.set_title(f"{KIND_LABELS[kind]}, AUROC {r['auroc_entropy']:.3f} (seed {seed})",
+                         fontsize=9)
             if i == len(datas) - 1:
                 ax.set_xlabel("predictive entropy (nats)")
-        axes[i, 0].set_ylabel(f"trained on {data}\ndensity")
+        axes[i, 0].set_ylabel(f"trained on {DATA_LABELS[data]}\ndensity")
         axes[i, 0].legend(fontsize=7, loc="upper right")
     return fig
 
@@ -322,8 +331,9 @@ def examples_figure(row, x_in, x_out, in_name, out_name):
             for s in range(p.shape[0]):
                 ax.plot(range(10), p[s, k], ".", c="C3", ms=3)
             ax.set_ylim(0, 1)
-            ax.set_xticks(range(10))
-            ax.set_xlabel("class", fontsize=8)
+            ax.set_xticks(range(10), FASHION_CLASSES if in_name == "Fashion-MNIST" else
+                          range(10), rotation=90)
+            ax.set_xlabel(f"class ({p.shape[0]} weight samples)", fontsize=8)
             ax.set_ylabel("probability", fontsize=8)
             ax.tick_params(labelsize=6)
     return fig
@@ -348,3 +358,18 @@ def image_grid(x, y, scores, groups, per_row=8):
         axes[r, 0].text(-0.15, 0.5, label, transform=axes[r, 0].transAxes, ha="right",
                         va="center", rotation=90)
     return fig
+
+
+def ood_table_rows(summary, data):
+    """Return (header, rows) of the test table of one training set: mean ± sd (per seed)."""
+    fmts = {"test_error": lambda v: f"{100 * v:.2f}", "nll": "{:.3f}".format,
+            "ece": "{:.4f}".format, "auroc_entropy": "{:.3f}".format, "auroc_mi": "{:.3f}".format}
+
+    def cell(s, fmt):
+        if s is None:
+            return "—"
+        sd = "" if s["sd"] is None else f" ± {fmt(s['sd'])}"
+        return f"{fmt(s['mean'])}{sd} ({', '.join(fmt(v) for v in s['per_seed'])})"
+    header = ["method", "test error (%)", "NLL", "ECE", "AUROC entropy", "AUROC MI"]
+    return header, [[KIND_LABELS[k]] + [cell(summary[(data, k)][m], f) for m, f in fmts.items()]
+                    for k in KINDS]

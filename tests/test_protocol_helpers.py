@@ -139,3 +139,20 @@ def test_a_complete_comparison_is_read_back_not_rewritten():
     before = path.read_text()
     assert A.build(prof, train=False)["wall_s"] == 123.0
     assert path.read_text() == before
+
+
+def test_complete_ood_results_are_read_back_not_rewritten():
+    """Notebook 05 reading its committed results back leaves every results file as it was."""
+    prof = H.get_profile("05_uncertainty", "smoke")
+    rows = [{"data": d, "kind": k, "seed": s, "train_wall_s": 1.0,
+             **{m: 0.5 for m in U.METRICS}}
+            for d, seeds in prof.seeds.items() for s in seeds for k in U.KINDS]
+    U._save_ood(rows, prof, "05_uncertainty")
+    for d in prof.seeds:
+        for k in U.KINDS:
+            H.save_results("05_uncertainty", f"{k}_{d.lower()}", config={}, metrics={},
+                           profile="smoke", seed=0)
+    files = sorted((H.results_dir() / "05_uncertainty").glob("*.json"))
+    before = [f.read_text() for f in files]
+    assert U.build_ood(prof, train=False)["metrics"]["rows"] == rows
+    assert [f.read_text() for f in files] == before
