@@ -504,6 +504,13 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
 
 BUFFER_LABELS = {"paper": "the paper's buffer (last 4,096 tuples)",
                  "keep_all": "every tuple kept (Riquelme et al. 2018)"}
+RECIPE_LABELS = {"paper": "last 4,096 tuples, KL / 4,096 (the paper's)",
+                 "keep_all": "every tuple, KL / tuples stored",
+                 "keep_all_fixed_kl": "every tuple, KL / 4,096"}
+PROTOCOL_NOTES = {"paper": "paper's buffer; prior and KL scaling (not in the paper) tuned on "
+                           "seeds 100–101",
+                  "keep_all": "departure: every tuple kept; prior and KL scaling tuned on "
+                              "seeds 100–101"}
 
 
 def chosen_recipe(buffer, tuning):
@@ -558,7 +565,7 @@ def tuning_rows(tuning):
     header = ["buffer recipe", "prior"] + [f"regret, seed {s}" for s in seeds] + ["mean", "chosen"]
     rows = []
     for t in sorted(tuning["metrics"]["trials"], key=lambda t: (t["recipe"], t["regret_final_mean"])):
-        rows.append([t["recipe"], prior_label(t["prior"] if not isinstance(t["prior"], list)
+        rows.append([RECIPE_LABELS[t["recipe"]], prior_label(t["prior"] if not isinstance(t["prior"], list)
                                               else tuple(t["prior"]))]
                     + [f"{v:,.0f}" for v in t["regret_final_per_seed"]]
                     + [f"{t['regret_final_mean']:,.0f}", "✓" if t["key"] in chosen else ""])
@@ -567,15 +574,22 @@ def tuning_rows(tuning):
 
 def headline_rows(reported):
     """Return (header, rows): per buffer and agent, the final regret mean ± sd, median, per seed,
-    and the paper's value read off its Figure 6 (``reported``: buffer -> results record)."""
-    header = ["buffer", "agent", "mean ± sd", "median", "per seed", "paper (Figure 6)"]
+    on how many seeds the agent had the lowest regret, the paper's value read off its Figure 6 and
+    the protocol (``reported``: buffer -> results record)."""
+    header = ["buffer", "agent", "mean ± sd", "median", "per seed", "lowest on",
+              "paper (Figure 6)", "protocol"]
     rows = []
     for buffer, rec in reported.items():
-        for name, s in rec["metrics"]["summary"].items():
+        summary = rec["metrics"]["summary"]
+        finals = {name: s["final_per_seed"] for name, s in summary.items()}
+        n = len(next(iter(finals.values())))
+        best = [min(finals, key=lambda name: finals[name][k]) for k in range(n)]
+        for name, s in summary.items():
             sd = "" if s["sd"] is None else f" ± {s['sd']:,.0f}"
             rows.append([BUFFER_LABELS[buffer], AGENT_LABELS[name], f"{s['mean']:,.0f}{sd}",
                          f"{s['median']:,.0f}", ", ".join(f"{v:,.0f}" for v in s["final_per_seed"]),
-                         f"~{PAPER_FIGURE6[name][50_000]:,d}"])
+                         f"{best.count(name)} of {n} seeds", f"~{PAPER_FIGURE6[name][50_000]:,d}",
+                         PROTOCOL_NOTES[buffer]])
     return header, rows
 
 
@@ -599,12 +613,31 @@ def figure6(reported):
                 ax.plot(step, value, "x", c=AGENT_COLORS[name], ms=9, mew=2)
         ax.set_yscale("log")
         ax.set_xlabel("step (mushrooms shown)")
-        ax.set_title(f"{BUFFER_LABELS[buffer]}\nseeds {[r['seed'] for r in rows]}", fontsize=10)
+        seeds = [r["seed"] for r in rows]
+        ax.set_title(f"{BUFFER_LABELS[buffer]}\nreported seeds {seeds[0]}–{seeds[-1]}"
+                     if seeds == list(range(seeds[0], seeds[-1] + 1))
+                     else f"{BUFFER_LABELS[buffer]}\nreported seeds {', '.join(map(str, seeds))}",
+                     fontsize=10)
     axes[0, 0].set_ylabel("cumulative regret")
     axes[0, 0].plot([], [], "k", lw=0.7, alpha=0.45, label="one seed (thick: the mean)")
     axes[0, 0].plot([], [], "kx", label="the paper's Figure 6")
     axes[0, 0].legend(fontsize=8)
     return fig
+
+
+def exploration_rows(reported, last=1000):
+    """Return (header, rows): per buffer and agent, the share of the poisonous mushrooms shown
+    that the agent ate over the last ``last`` steps (mean of the recorded windows), per seed."""
+    header = ["buffer", "agent", f"poisonous eaten, last {last:,} steps: per seed", "mean"]
+    rows = []
+    for buffer, rec in reported.items():
+        k = max(1, last // rec["config"]["record_every"])
+        per_seed = rec["metrics"]["per_seed"]
+        for a, name in enumerate(per_seed[0]["names"]):
+            shares = [sum(r["poison_eaten"][a][-k:]) / k for r in per_seed]
+            rows.append([BUFFER_LABELS[buffer], AGENT_LABELS[name],
+                         ", ".join(f"{v:.1%}" for v in shares), f"{sum(shares) / len(shares):.1%}"])
+    return header, rows
 
 
 def exploration_figure(reported):

@@ -236,3 +236,28 @@ def test_window_census_counts_the_regret_of_the_last_steps(tmp_path):
         B.window_census(state, x, poison, seeds=(0, 1), last=31)
     with pytest.raises(ValueError, match="another data set"):
         B.window_census(state, torch.cat([x, x], 1), poison, seeds=(0, 1), last=10)
+
+
+def _fake_reported():
+    names = ["bbb", "greedy", "eps1", "eps5"]
+    finals = {"bbb": [10.0, 30.0], "greedy": [20.0, 5.0], "eps1": [40.0, 50.0], "eps5": [60.0, 70.0]}
+    summary = {n: {"mean": sum(v) / 2, "sd": 1.0, "median": sum(v) / 2, "final_per_seed": v}
+               for n, v in finals.items()}
+    per_seed = [{"seed": s, "names": names,
+                 "poison_eaten": [[0.0] * 8 + [0.5, 0.1 * (s + 1)]] * 4} for s in range(2)]
+    return {"paper": {"config": {"record_every": 500},
+                      "metrics": {"summary": summary, "per_seed": per_seed}}}
+
+
+def test_headline_rows_count_the_seeds_each_agent_won_and_name_the_protocol():
+    header, rows = B.headline_rows(_fake_reported())
+    won = {r[1]: r[header.index("lowest on")] for r in rows}
+    assert won[B.AGENT_LABELS["bbb"]] == "1 of 2 seeds"
+    assert won[B.AGENT_LABELS["greedy"]] == "1 of 2 seeds"
+    assert won[B.AGENT_LABELS["eps1"]] == "0 of 2 seeds"
+    assert all("tuned on seeds" in r[header.index("protocol")] for r in rows)
+
+
+def test_exploration_rows_average_the_last_windows_per_seed():
+    header, rows = B.exploration_rows(_fake_reported(), last=1000)
+    assert rows[0][2] == "30.0%, 35.0%" and rows[0][3] == "32.5%"
