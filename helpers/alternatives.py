@@ -442,6 +442,22 @@ def _fmt(entry, scale, digits):
     return f"{scale * entry['mean']:.{digits}f}{sd}"
 
 
+def training_minutes(summary):
+    """Return (trained here, reused) minutes of training summed over seeds: the ensemble (MAP
+    included), IVON and each Laplace fit; MC dropout and BBB come from notebooks 05 and 01."""
+    rows = summary["metrics"]["per_seed"]
+    map_s = {r["seed"]: r["train_s"] for r in rows if r["method"] == "map"}
+    own = reused = 0.0
+    for r in rows:
+        if r["method"] in ("ensemble", "ivon"):
+            own += r["train_s"]
+        elif r["method"] in LAPLACE:
+            own += r["train_s"] - map_s[r["seed"]]  # the fit alone; MAP is in the ensemble
+        elif r["method"] != "map":
+            reused += r["train_s"]
+    return own / 60, reused / 60
+
+
 def summary_rows(summary):
     """Return (header, rows) of the methods × metrics table (mean ± sd over seeds)."""
     header = ["method"] + [c[1] for c in COLUMNS]

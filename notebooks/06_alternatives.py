@@ -30,9 +30,9 @@
 #
 # **Runtime** (profile `default`, 2-core CPU): seconds with the committed results. Cold: the
 # MAP search (9 minutes, `results/06_alternatives/sweep/map_mnist.json`), then
-# `tools/alternatives.py`, which trains and evaluates every method on three seeds (each
-# method's training time is in `results/06_alternatives/summary.json`); MC dropout and BBB
-# reuse the networks of notebooks 05 and 01.
+# `tools/alternatives.py`, which trains every method on three seeds (about 35 minutes of
+# training on one thread, printed in section 1 from `results/06_alternatives/summary.json`) and
+# evaluates them; MC dropout and BBB reuse the networks of notebooks 05 and 01.
 
 # %% [markdown]
 # ## Parameters
@@ -81,6 +81,8 @@ if not H.pending(summary, "the comparison (searches, 3 seeds of each method, eva
           f"{chosen['map']['epochs']} epochs")
     print(f"IVON: lr {chosen['ivon']['hp']['lr']}, initial Hessian {chosen['ivon']['hp']['hess_init']}, "
           f"weight decay {chosen['ivon']['hp']['weight_decay']}, {chosen['ivon']['epochs']} epochs")
+    own, reused = A.training_minutes(summary)
+    print(f"training, summed over seeds (one thread): {own:.0f} min here, {reused:.0f} min reused")
 
 # %% [markdown]
 # ## 2. The summary table
@@ -106,7 +108,9 @@ if summary:
 # two all-layer Laplace rows fail (60–70 % error): they predict by sampling weights from the
 # whole network's Gaussian posterior, which Immer et al.
 # ([2021](https://arxiv.org/abs/2008.08400)) show underfits badly; their linearised predictive
-# would fix this but needs a Jacobian per image, too slow on this CPU. They are not a verdict on
+# (the network replaced by its first-order Taylor expansion around the MAP weights, so the
+# Gaussian over weights becomes a Gaussian over outputs) would fix this but needs a Jacobian per
+# image, too slow on this CPU. They are not a verdict on
 # the Laplace approximation; the last-layer version is the one its authors recommend.
 # MC dropout (notebook 05's choice: 20 epochs, no weight decay) has the lowest AUROC of the
 # working methods (0.870) although its error and NLL are below MAP's; we have not tested why.
@@ -188,9 +192,10 @@ for line in A.verdict(summary) if summary else []:
 # last-layer Laplace get close to BBB's AUROC at about MAP's cost.
 
 # %% [markdown]
-# **Published numbers, for context only.** Kristiadi, Hein and Hennig's LULA results give an
+# **Published numbers, for context only.** Kristiadi, Hein and Hennig's paper on LULA (extra
+# hidden units trained only to shape a Laplace posterior's uncertainty) gives an
 # MNIST → Fashion-MNIST AUROC of about 0.98–0.99 for MAP, Laplace and ensembles — with a
-# WRN-16-4 convolutional network, not an MLP, so they are not comparable with the table above
+# WRN-16-4 (a 16-layer wide residual convolutional network), not an MLP, so they are not comparable with the table above
 # ([Kristiadi et al. 2021](https://arxiv.org/abs/2010.02720)).
 #
 # ## Takeaways

@@ -156,3 +156,13 @@ def test_complete_ood_results_are_read_back_not_rewritten():
     before = [f.read_text() for f in files]
     assert U.build_ood(prof, train=False)["metrics"]["rows"] == rows
     assert [f.read_text() for f in files] == before
+
+
+def test_training_minutes_count_map_once_and_keep_reused_networks_apart():
+    rows = [{"method": "map", "seed": 0, "train_s": 60.0},
+            {"method": "ensemble", "seed": 0, "train_s": 300.0},
+            {"method": "ivon", "seed": 0, "train_s": 120.0},
+            {"method": next(iter(A.LAPLACE)), "seed": 0, "train_s": 90.0},
+            {"method": "bbb", "seed": 0, "train_s": 600.0}]
+    own, reused = A.training_minutes({"metrics": {"per_seed": rows}})
+    assert (own, reused) == (7.5, 10.0)
