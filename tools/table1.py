@@ -55,7 +55,8 @@ def main(argv=None):
     for r in rec["metrics"]["rows"]:
         per = ", ".join(f"{100 * t:.2f}" for t in r["test_error"])
         paper = "" if r["paper"] is None else f"  paper {100 * r['paper']:.2f}%"
-        print(f"{r['label']:46s} {r['H']:5d}  {100 * r['mean']:.2f}% ({per}){paper}")
+        mean = "pending" if r["mean"] is None else f"{100 * r['mean']:.2f}%"
+        print(f"{r['label']:46s} {r['H']:5d}  {mean} ({per}){paper}")
     print(f"wrote table1.json ({time.perf_counter() - t0:.0f} s)")
 
 
