@@ -83,6 +83,28 @@ def fit_toy(model, x, y, steps, lr=0.01, seed=0, desc="toy"):
                    desc=desc)
 
 
+TOY = {"moons": dict(noise=0.2), "circles": dict(noise=0.1, factor=0.5)}
+LIMS = {"moons": (-2.0, 3.0, -1.5, 2.0), "circles": (-1.8, 1.8, -1.8, 1.8)}
+
+
+def fit_toy_models(n_train, steps, seed=0, priors=PRIORS_2D):
+    """Fit one network per data set of ``TOY`` and prior; return (models, test accuracy, data),
+    keyed by (data set, prior) and data set; tested on 1,000 fresh points."""
+    from .data import make_toy_2d
+    from .utils import seed_everything
+    models, acc, data = {}, {}, {}
+    for ds, kw in TOY.items():
+        x_tr, y_tr = make_toy_2d(ds, n_train, seed=seed, **kw)
+        x_te, y_te = make_toy_2d(ds, 1000, seed=seed + 1000, **kw)
+        data[ds] = (x_tr, y_tr)
+        for prior in priors:
+            seed_everything(seed)
+            models[(ds, prior)] = model = toy_net(prior)
+            fit_toy(model, x_tr, y_tr, steps, lr=0.01, seed=seed, desc=f"{ds}, {prior}")
+            acc[(ds, prior)] = predictive_accuracy(model, x_te, y_te)
+    return models, acc, data
+
+
 def prior_maps(models, lim, x_train, y_train, n_samples=100):
     """Figure: for every prior (``models``: name -> trained net) the class-1 probability map
     (mean over weight samples) and its standard deviation over samples, two rows of five each."""

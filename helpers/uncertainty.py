@@ -314,6 +314,23 @@ def reliability_figure(rows, seed=0):
     return fig
 
 
+def expected_error_figure(scores):
+    """Conv net: expected error rate against the std over samples of p(predicted class), and that
+    std's density for images no sample gets wrong and for the others."""
+    import matplotlib.pyplot as plt
+    ee, sd = scores["expected_error"].cpu(), scores["std"].cpu()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), constrained_layout=True)
+    axes[0].scatter(sd, ee, s=4, alpha=0.3)
+    axes[0].set(xlabel="std over samples of p(predicted class)", ylabel="expected error rate")
+    for group, name in ((ee == 0, "no sample wrong"), (ee > 0, "some samples wrong")):
+        axes[1].hist(sd[group], bins=40, density=True, alpha=0.6,
+                     label=f"{name} ({int(group.sum())} images)")
+    axes[1].set(xlabel="std over samples of p(predicted class)", ylabel="density (log scale)",
+                yscale="log")
+    axes[1].legend()
+    return fig
+
+
 def examples_figure(row, x_in, x_out, in_name, out_name):
     """Images beside the class probabilities of each weight sample (dots) and their mean (bars)."""
     import matplotlib.pyplot as plt

@@ -45,7 +45,7 @@ import helpers as H
 from helpers import sweep as S
 from helpers import table1 as T
 from helpers import uncertainty as U
-from helpers.toy import PRIORS_2D, fit_toy, predictive_accuracy, prior_maps, sampled_weights, toy_net
+from helpers.toy import LIMS, PRIORS_2D, TOY, fit_toy_models, prior_maps, sampled_weights
 
 NB = "05_uncertainty"
 cfg = H.get_profile(NB, PROFILE)
@@ -217,18 +217,7 @@ if ood:
 # $p(\log s)=p_s(e^{\log s})\,e^{\log s}$ (`helpers.LearnedScalePrior`).
 
 # %%
-TOY = {"moons": dict(noise=0.2), "circles": dict(noise=0.1, factor=0.5)}
-LIMS = {"moons": (-2.0, 3.0, -1.5, 2.0), "circles": (-1.8, 1.8, -1.8, 1.8)}
-toy_models, toy_acc, toy_data = {}, {}, {}
-for ds, kw in TOY.items():
-    x_tr, y_tr = H.make_toy_2d(ds, cfg.toy_n, seed=SEED, **kw)
-    x_te, y_te = H.make_toy_2d(ds, 1000, seed=SEED + 1000, **kw)
-    toy_data[ds] = (x_tr, y_tr)
-    for prior in PRIORS_2D:
-        H.seed_everything(SEED)
-        toy_models[(ds, prior)] = model = toy_net(prior)
-        fit_toy(model, x_tr, y_tr, cfg.toy_steps, lr=0.01, seed=SEED, desc=f"{ds}, {prior}")
-        toy_acc[(ds, prior)] = predictive_accuracy(model, x_te, y_te)
+toy_models, toy_acc, toy_data = fit_toy_models(cfg.toy_n, cfg.toy_steps, seed=SEED)
 
 # %% [markdown]
 # Test accuracy of the predictive distribution (100 weight samples) on 1,000 fresh points, and
@@ -321,15 +310,7 @@ print(f"conv net, {cfg.conv_epochs} epochs: test error {100 * conv_metrics['test
 # uncertainty flags the first kind; much of the second is confidently wrong.
 
 # %%
-ee, sd = scores["expected_error"].cpu(), scores["std"].cpu()
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), constrained_layout=True)
-axes[0].scatter(sd, ee, s=4, alpha=0.3)
-axes[0].set(xlabel="std over samples of p(predicted class)", ylabel="expected error rate")
-for group, name in ((ee == 0, "no sample wrong"), (ee > 0, "some samples wrong")):
-    axes[1].hist(sd[group], bins=40, density=True, alpha=0.6, label=f"{name} ({int(group.sum())} images)")
-axes[1].set(xlabel="std over samples of p(predicted class)", ylabel="density (log scale)",
-            yscale="log")
-axes[1].legend()
+fig = U.expected_error_figure(scores)
 H.savefig(fig, NB, "conv-net-expected-error")
 plt.show()
 
