@@ -505,12 +505,10 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
 BUFFER_LABELS = {"paper": "the paper's buffer (last 4,096 tuples)",
                  "keep_all": "every tuple kept (Riquelme et al. 2018)"}
 RECIPE_LABELS = {"paper": "last 4,096 tuples, KL / 4,096 (the paper's)",
-                 "keep_all": "every tuple, KL / tuples stored",
+                 "keep_all": "every tuple, KL / max(4,096, tuples stored)",
                  "keep_all_fixed_kl": "every tuple, KL / 4,096"}
-PROTOCOL_NOTES = {"paper": "paper's buffer; prior and KL scaling (not in the paper) tuned on "
-                           "seeds 100–101",
-                  "keep_all": "departure: every tuple kept; prior and KL scaling tuned on "
-                              "seeds 100–101"}
+PROTOCOL_NOTES = {"paper": "paper's buffer", "keep_all": "departure: every tuple kept"}
+TUNED_NOTE = "; prior and KL scaling (not in the paper) tuned on seeds 100–101"
 
 
 def chosen_recipe(buffer, tuning):
@@ -589,7 +587,7 @@ def headline_rows(reported):
             rows.append([BUFFER_LABELS[buffer], AGENT_LABELS[name], f"{s['mean']:,.0f}{sd}",
                          f"{s['median']:,.0f}", ", ".join(f"{v:,.0f}" for v in s["final_per_seed"]),
                          f"{best.count(name)} of {n} seeds", f"~{PAPER_FIGURE6[name][50_000]:,d}",
-                         PROTOCOL_NOTES[buffer]])
+                         PROTOCOL_NOTES[buffer] + (TUNED_NOTE if name == "bbb" else "")])
     return header, rows
 
 
@@ -661,10 +659,14 @@ def exploration_figure(reported):
         axes[1].plot([every * (k + 1) for k in range(len(sig))], sig, style, c="C0",
                      label=BUFFER_LABELS[buffer])
     axes[0].set_yscale("symlog", linthresh=1e-3)
-    axes[0].set(xlabel="step", ylabel="share of poisonous ones eaten", ylim=(0, 1))
+    axes[0].set(xlabel="step", ylabel="poisonous mushrooms eaten (share,\n1,000-step moving average)",
+                ylim=(0, 1))
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower left", ncol=4,
                fontsize=8, title="share eaten (left panel)", title_fontsize=8)
-    axes[1].set(xlabel="step", ylabel="BBB: mean posterior σ")
+    sigma_p = next(iter(reported.values()))["config"]["prior"]
+    if isinstance(sigma_p, (int, float)):
+        axes[1].axhline(sigma_p, c="0.5", lw=1, ls=":", label=f"prior σp = {sigma_p:g}")
+    axes[1].set(xlabel="step", ylabel="BBB: mean posterior σ over all weights")
     axes[1].legend(fontsize=8)
     return fig
 
