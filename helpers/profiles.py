@@ -119,10 +119,11 @@ PROFILES = {
         "default": dict(n_train=None, n_eval=None, eval_samples=10, H=400,
                         sweep=dict(max_epochs=60, grace=5, reduction=3, epoch_step=5, seed=100),
                         sweeps=MNIST_SWEEPS["default"],
-                        # three seeds at 2x800, where one seed's spread could flip BBB against
-                        # SGD and dropout; one at 2x1200 (about an hour of CPU per seed)
+                        # three seeds at every width: one seed's spread could flip BBB against
+                        # SGD and dropout (2x1200: about an hour of one core per seed)
                         table=dict(widths=(400, 800, 1200), seeds={400: (0, 1, 2),
-                                                                   800: (0, 1, 2), 1200: (0,)})),
+                                                                   800: (0, 1, 2),
+                                                                   1200: (0, 1, 2)})),
         "paper": dict(n_train=None, n_eval=None, eval_samples=10, H=400,
                       sweep=dict(max_epochs=600, grace=50, reduction=3, epoch_step=50, seed=100),
                       sweeps=MNIST_SWEEPS["paper"],
