@@ -131,15 +131,15 @@ PROFILES = {
                                                                  1200: (0, 1, 2)})),
     },
     "04_pruning": {
-        # H: the width of notebook 01's network pruned for Table 2 / Figure 4 (seed 0);
-        # compare_H, compare_seeds: the width and seeds pruned for the spread over seeds and for
-        # the KL-weighting comparison
-        "smoke": dict(H=50, compare_H=50, compare_seeds=(0,), n_train=2000, n_eval=1000,
-                      timing_repeats=2),
-        "default": dict(H=1200, compare_H=400, compare_seeds=(0, 1, 2), n_train=None, n_eval=None,
-                        timing_repeats=5),
-        "paper": dict(H=1200, compare_H=400, compare_seeds=(0, 1, 2), n_train=None, n_eval=None,
-                      timing_repeats=5),
+        # H, seeds: the width and seeds of notebook 01's networks pruned for Table 2 / Figure 4
+        # (Figure 4 draws the first seed); compare_H, compare_seeds: a second width's networks,
+        # and the width of the KL-weighting comparison
+        "smoke": dict(H=50, seeds=(0,), compare_H=50, compare_seeds=(0,), n_train=2000,
+                      n_eval=1000, timing_repeats=2),
+        "default": dict(H=1200, seeds=(0, 1, 2), compare_H=400, compare_seeds=(0, 1, 2),
+                        n_train=None, n_eval=None, timing_repeats=5),
+        "paper": dict(H=1200, seeds=(0, 1, 2), compare_H=400, compare_seeds=(0, 1, 2),
+                      n_train=None, n_eval=None, timing_repeats=5),
     },
     "03_contextual_bandit": {
         # tuning: what the paper leaves open (the prior, how the KL is scaled, the buffer), chosen

@@ -193,8 +193,8 @@ def storage_and_timing(model, x, repeats=5):
 
 
 def build(profile, train=True, progress_fn=print, device="cpu"):
-    """Prune every network ``profile`` names (Table 1's BBB scale-mixture runs: the main width's
-    seed 0 and the seeds of ``compare_H``, plus the same recipe with the other KL weighting);
+    """Prune every network ``profile`` names (Table 1's BBB scale-mixture runs: the seeds of the
+    main width and of ``compare_H``, plus the same recipe with the other KL weighting);
     write results/04_pruning/snr.json and return it. Without ``train`` a network whose
     checkpoint is missing is skipped (``metrics.complete`` says so); None when none is there."""
     import json
@@ -215,8 +215,8 @@ def build(profile, train=True, progress_fn=print, device="cpu"):
     data = load_mnist(device=device, n_train=profile.n_train, n_test=profile.n_eval)
     t0 = time.perf_counter()
     models, timing = [], None
-    jobs = list(dict.fromkeys([(profile.H, 0)] + [(profile.compare_H, s)
-                                                   for s in profile.compare_seeds]))
+    jobs = list(dict.fromkeys([(profile.H, s) for s in profile.seeds]
+                              + [(profile.compare_H, s) for s in profile.compare_seeds]))
     for H, seed in jobs:
         cfg = _table_config(table, H, seed)
         if cfg is None:
@@ -291,46 +291,82 @@ def figure4(entry, ax_pair=None):
     return fig
 
 
-def table2_rows(rec, compare_H):
-    """Return (header, rows) of Table 2: the paper's 2x1200 network, ours at the main width (seed
-    0), and ours at ``compare_H`` over seeds (mean ± sd), by SNR; |mu| and random beside them."""
-    import statistics
-    models = rec["metrics"]["models"]
-    main = models[0]
-    seeds = [m for m in models if m["H"] == compare_H]
-    header = ["removed", "paper (2×1200)", f"ours 2×{main['H']}, seed 0",
-              f"ours 2×{compare_H}, SNR, mean ± sd ({len(seeds)} seeds)",
-              f"2×{compare_H}, |μ|", f"2×{compare_H}, random"]
+def _by_width(rec, H):
+    return [m for m in rec["metrics"]["models"] if m["H"] == H]
 
-    def ms(kind, f):
-        vals = [m["error_at"][kind][str(f)] for m in seeds]
-        sd = f" ± {100 * statistics.stdev(vals):.2f}" if len(vals) > 1 else ""
-        return f"{100 * statistics.fmean(vals):.2f}{sd}%"
+
+def _mean_sd(vals):
+    import statistics
+    sd = f" ± {100 * statistics.stdev(vals):.2f}" if len(vals) > 1 else ""
+    return f"{100 * statistics.fmean(vals):.2f}{sd}%"
+
+
+def table2_rows(rec, compare_H):
+    """Return (header, rows) of Table 2: the paper's 2x1200 network against ours at the main
+    width by SNR, |mu| and at random, and at ``compare_H`` by SNR (mean ± sd over seeds)."""
+    H = rec["metrics"]["models"][0]["H"]
+    main, other = _by_width(rec, H), _by_width(rec, compare_H)
+    n = f"{len(main)} seed{'s' if len(main) > 1 else ''}"
+    header = ["removed", "paper (2×1200)", f"ours 2×{H}, SNR ({n})", f"2×{H}, |μ|",
+              f"2×{H}, random"]
+    if compare_H != H:
+        header.append(f"ours 2×{compare_H}, SNR ({len(other)} seeds)")
     rows = []
     for f in FRACTIONS:
         paper = PAPER_TABLE2.get(f)
-        rows.append([f"{f}%", "—" if paper is None else f"{100 * paper:.2f}%",
-                     f"{100 * main['error_at']['snr'][str(f)]:.2f}%", ms("snr", f),
-                     ms("magnitude", f), ms("random", f)])
+        row = [f"{f}%", "—" if paper is None else f"{100 * paper:.2f}%"]
+        row += [_mean_sd([m["error_at"][k][str(f)] for m in main])
+                for k in ("snr", "magnitude", "random")]
+        if compare_H != H:
+            row.append(_mean_sd([m["error_at"]["snr"][str(f)] for m in other]))
+        rows.append(row)
     return header, rows
 
 
+def gap_line(rec, fraction=95, kind="snr"):
+    """One line: the test error added by removing ``fraction`` % by ``kind`` at the main width,
+    mean ± sd over seeds in percentage points, with the per-seed values and the paper's gap."""
+    import statistics
+    H = rec["metrics"]["models"][0]["H"]
+    gaps = [100 * (m["error_at"][kind][str(fraction)] - m["error_at"][kind]["0"])
+            for m in _by_width(rec, H)]
+    sd = f" ± {statistics.stdev(gaps):.2f}" if len(gaps) > 1 else ""
+    paper = 100 * (PAPER_TABLE2[fraction] - PAPER_TABLE2[0])
+    return (f"2×{H}, {fraction}% removed by {kind.upper() if kind == 'snr' else kind}: "
+            f"{statistics.fmean(gaps):+.2f}{sd} pp (per seed: "
+            f"{', '.join(f'{g:+.2f}' for g in gaps)}); paper: {paper:+.2f} pp")
+
+
 def curves_figure(rec):
-    """Test error against the fraction of weights removed, per ranking and network."""
+    """Test error against the fraction of weights removed, per ranking and width (mean over seeds
+    as a line, range over seeds as a band): all rankings, and a close-up of SNR and |mu|."""
     import matplotlib.pyplot as plt
     from .plotting import percent_axis
-    fig, ax = plt.subplots(figsize=(7.5, 4), constrained_layout=True)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4), constrained_layout=True)
     styles = {"snr": ("C0", "SNR |μ|/σ"), "magnitude": ("C1", "|μ|"), "random": ("C7", "random")}
     xs = [f for f in FRACTIONS if f < 100]
-    for m in rec["metrics"]["models"]:
-        ls = "-" if m is rec["metrics"]["models"][0] else ":"
-        for kind, (c, label) in styles.items():
-            ax.plot(xs, [m["error_at"][kind][str(f)] for f in xs], ls, marker="o", ms=3, c=c,
-                    label=f"{label}, 2×{m['H']} seed {m['seed']}", lw=1)
-    ax.set_yscale("log")
-    percent_axis(ax, "y", decimals=1)
-    ax.set(xlabel="weights removed (%)", ylabel="test error")
-    ax.legend(fontsize=6, ncol=2)
+    widths = list(dict.fromkeys(m["H"] for m in rec["metrics"]["models"]))
+    for ax, kinds in zip(axes, (list(styles), ["snr", "magnitude"])):
+        for H, ls in zip(widths, ("-", ":", "--")):
+            models = _by_width(rec, H)
+            for kind in kinds:
+                c, label = styles[kind]
+                vals = torch.tensor([[m["error_at"][kind][str(f)] for f in xs] for m in models])
+                ax.plot(xs, vals.mean(0).tolist(), ls, marker="o", ms=3, c=c, lw=1,
+                        label=f"{label}, 2×{H} ({len(models)} seed{'s' if len(models) > 1 else ''})")
+                if len(models) > 1:
+                    ax.fill_between(xs, vals.min(0).values.tolist(), vals.max(0).values.tolist(),
+                                    color=c, alpha=0.15, lw=0)
+        ax.set(xlabel="weights removed (%)", ylabel="test error (line: mean; band: seed range)")
+        ax.legend(fontsize=7, loc="upper left")
+    axes[0].set_yscale("log")
+    percent_axis(axes[0], "y", decimals=1)
+    axes[0].set_title("all rankings")
+    close = [m["error_at"][k][str(f)] for m in rec["metrics"]["models"] for k in ("snr", "magnitude")
+             for f in xs if f <= 98]
+    axes[1].set_ylim(0.9 * min(close), 1.1 * max(close))
+    percent_axis(axes[1], "y", decimals=2)
+    axes[1].set_title("close-up: SNR against |μ| up to 98 % removed")
     return fig
 
 

@@ -248,9 +248,10 @@ def _pm(row):
 
 def table_rows(rec):
     """Return (header, rows) of Table 1: paper | ours (mean ± sd over seeds, per seed) | ours −
-    paper, with the protocol of each row (its start and epochs beside the paper's 600)."""
+    paper, with the protocol of each row (its start and epochs beside the paper's 600) and its
+    mean training wall time per seed (a warm start's SGD network not included)."""
     header = ["method", "units", "epochs: paper / ours", "start of μ", "paper", "ours",
-              "per seed", "ours − paper"]
+              "per seed", "ours − paper", "train min / seed"]
     rows = []
     for r in rec["metrics"]["rows"]:
         seeds = ", ".join([f"{100 * t:.2f}" for t in r["test_error"]]
@@ -260,7 +261,10 @@ def table_rows(rec):
         p = r["protocol"]
         epochs = f"600 / {p['init_epochs']} + {p['epochs']}" if p["init_epochs"] else \
             f"600 / {p['epochs']}"
-        rows.append([r["label"], str(r["H"]), epochs, p["start"], paper, _pm(r), seeds, diff])
+        walls = r.get("train_wall_s") or []
+        wall = "—" if not walls else f"{sum(walls) / len(walls) / 60:.0f}" + (
+            " + start" if p["init_epochs"] else "")
+        rows.append([r["label"], str(r["H"]), epochs, p["start"], paper, _pm(r), seeds, diff, wall])
     return header, rows
 
 
@@ -271,7 +275,8 @@ ORDERINGS = (("bbb_mixture", "bbb_gaussian", "the scale mixture beats the Gaussi
 
 def orderings(rec):
     """Return one sentence per width and paper ordering: does it hold in our means, and is the
-    difference larger than the seed spread (the larger of the two sds)?"""
+    difference larger than the seed spread (the larger of the two sds; unknown while either
+    row has a single seed)?"""
     by = {(r["key"], r["H"]): r for r in rec["metrics"]["rows"]}
     lines = []
     for H in sorted({r["H"] for r in rec["metrics"]["rows"]}):
@@ -282,9 +287,10 @@ def orderings(rec):
                 continue
             diff = 100 * (rb["mean"] - ra["mean"])
             sds = [r["sd"] for r in (ra, rb) if r["sd"] is not None]
-            n = min(len(ra["seeds"]), len(rb["seeds"]))
-            if not sds:
-                spread = f"one seed each ({n}), so the seed spread is unknown"
+            single = [r["label"] for r in (ra, rb) if len(r["seeds"]) < 2]
+            if single:
+                spread = (f"one seed of {' and of '.join(single)} so far, so the seed spread "
+                          "is unknown")
             elif 100 * max(sds) >= abs(diff):
                 spread = f"smaller than the seed spread (sd up to {100 * max(sds):.2f} pp)"
             else:

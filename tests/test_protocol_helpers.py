@@ -78,6 +78,27 @@ def test_pruning_analysis_of_a_tiny_network():
     json.dumps(out)  # fits a results file
 
 
+def test_table2_groups_networks_by_width_and_gives_the_seed_spread():
+    """Table 2 and the gap line average over the seeds of each width (the main width first)."""
+    import matplotlib.pyplot as plt
+
+    def net(H, seed, err0, err95):
+        at = {str(f): err0 for f in P.FRACTIONS}
+        at["95"] = err95
+        return {"H": H, "seed": seed, "error_at": {k: dict(at) for k in P.KINDS}}
+    rec = {"metrics": {"models": [net(1200, 0, 0.010, 0.011), net(1200, 1, 0.012, 0.015),
+                                  net(400, 0, 0.020, 0.040), net(400, 1, 0.022, 0.042)]}}
+    header, rows = P.table2_rows(rec, 400)
+    assert header[2] == "ours 2×1200, SNR (2 seeds)" and header[-1] == "ours 2×400, SNR (2 seeds)"
+    row95 = rows[list(P.FRACTIONS).index(95)]
+    assert row95[2] == "1.30 ± 0.28%" and row95[-1] == "4.10 ± 0.14%"
+    line = P.gap_line(rec, 95)
+    assert "+0.20 ± 0.14 pp" in line and "+0.10, +0.30" in line and "paper: +0.05 pp" in line
+    fig = P.curves_figure(rec)
+    assert len(fig.axes) == 2 and "2×400 (2 seeds)" in str(fig.axes[0].get_legend_handles_labels())
+    plt.close(fig)
+
+
 def test_missing_results_are_shown_as_pending_not_invented(capsys):
     """Without training, a notebook shows what is missing: Table 1 rows without a number, no
     pruning, no OOD table, no reported bandit runs, and a notice that says what to run."""
@@ -108,13 +129,19 @@ def test_orderings_compare_differences_with_the_seed_spread():
                                 r("sgd", 400, [0.0130, 0.0150, 0.0170]),
                                 r("dropout", 400, [0.0135, 0.0136, 0.0137]),
                                 {"key": "bbb_mixture", "H": 800, "seeds": [], "mean": None, "sd": None},
-                                r("sgd", 800, [0.016])]}}
+                                r("sgd", 800, [0.016]),
+                                r("bbb_mixture", 1200, [0.0145]),
+                                r("sgd", 1200, [0.0134, 0.0131, 0.0134])]}}
+    for row in rec["metrics"]["rows"]:
+        row["label"] = row["key"]
     lines = T.orderings(rec)
     assert lines[0].startswith("2×400: the scale mixture beats the Gaussian prior: holds")
     assert "larger than the seed spread" in lines[0]
     assert "BBB (scale mixture) beats SGD: holds" in lines[1] and "smaller than the seed spread" in lines[1]
     assert "beats dropout: does not hold" in lines[2]
     assert lines[3].endswith("not measured yet")
+    # one seed on one side: the other side's small sd says nothing about the spread
+    assert "beats SGD: does not hold" in lines[7] and "one seed of bbb_mixture so far" in lines[7]
 
 
 def test_ood_training_lanes_must_name_pairs_of_the_profile():

@@ -28,3 +28,25 @@ def test_lab_log_tables_match_the_results():
     proc = subprocess.run([sys.executable, str(ROOT / "tools" / "lab_log.py"), "--check"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_wider_table1_row_counts_cells_within_the_margin_and_names_pending_ones():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import status_table
+
+    def cell(key, paper, mean, seeds=(0,)):
+        return {"key": key, "paper": paper, "mean": mean, "seeds": list(seeds) if mean else [],
+                "protocol": {"epochs": 30, "init_epochs": 60 if key == "bbb_mixture" else 0}}
+    row = status_table._width_row(800, [cell("sgd", 0.0184, 0.0160), cell("dropout", 0.0133, 0.0160),
+                                        cell("bbb_mixture", 0.0134, None)], "nb")
+    assert row[2] == "1.60 / 1.60 / —% (1 seed)"
+    assert row[3] == "partly: 1 of 3 cells within 0.2 pp (1 not run yet)"
+    assert "30–90 epochs" in row[4]
+    assert status_table._width_row(800, [cell("sgd", 0.0184, None)], "nb")[3] == "pending"
+    full = [cell("sgd", 0.0184, 0.0150), cell("bbb_gaussian", 0.0199, 0.0160),
+            cell("bbb_mixture", 0.0134, 0.0140)]
+    assert status_table._width_row(800, full, "nb")[3] == ("reproduced: 3 of 3 cells within "
+                                                           "0.2 pp; orderings hold")
+    full[0] = cell("sgd", 0.0184, 0.0130)  # SGD now below the scale mixture: the paper's order fails
+    assert status_table._width_row(800, full, "nb")[3] == (
+        "partly: 3 of 3 cells within 0.2 pp; BBB mixture's error above SGD")
