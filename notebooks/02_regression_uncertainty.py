@@ -22,7 +22,7 @@
 # data, the split of the predictive variance into aleatoric and epistemic parts, and the numbers
 # over three seeds.
 #
-# **Runtime** (profile `default`, 2-core CPU): about 15 minutes.
+# **Runtime** (profile `default`, 2-core CPU): about 10 minutes (it trains every model).
 
 # %% [markdown]
 # ## Parameters
@@ -52,6 +52,7 @@ import torch
 import helpers as H
 from helpers import regression as R
 
+# %%
 cfg = H.get_profile("02_regression_uncertainty", PROFILE, n_train=N_TRAIN, steps=STEPS,
                     seeds=SEEDS)
 device = H.get_device(DEVICE)
@@ -91,6 +92,8 @@ R.plot_data(axes[1], cfg.n_train, math.sqrt(0.02), cfg.seeds[0], x_grid,
 axes[0].legend(loc="upper left", fontsize=8)
 H.savefig(fig, NB, "data")
 plt.show()
+
+# %%
 print(f"root-mean-square noise on y over [0, 0.5]: {R.effective_noise_std(NOISE_STD):.3f} "
       f"(noise std in the generator: {NOISE_STD:g})")
 

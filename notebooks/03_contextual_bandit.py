@@ -39,6 +39,7 @@ import matplotlib.pyplot as plt
 import helpers as H
 from helpers import bandit as B
 
+# %%
 NB = "03_contextual_bandit"
 cfg = H.get_profile(NB, PROFILE)
 H.use_style()

@@ -40,11 +40,15 @@ import matplotlib.pyplot as plt
 import helpers as H
 from helpers import pruning
 
+# %%
 NB = "04_pruning"
 cfg = H.get_profile(NB, PROFILE)
 H.use_style()
 rec = pruning.build(cfg, train=TRAIN_MISSING, device=H.get_device(DEVICE))
-if not H.pending(rec, "no Table 1 network of notebook 01 is trained", f"make table1 PROFILE={PROFILE}"):
+
+# %%
+if not H.pending(rec, "no Table 1 network of notebook 01 is trained",
+                 f"make table1 PROFILE={PROFILE}"):
     models = rec["metrics"]["models"]
     print("pruned:", ", ".join(f"2×{m['H']} seed {m['seed']} ({m['n_weights']:,} weights)"
                                for m in models))

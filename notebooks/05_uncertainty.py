@@ -47,6 +47,7 @@ from helpers import table1 as T
 from helpers import uncertainty as U
 from helpers.toy import LIMS, PRIORS_2D, TOY, fit_toy_models, prior_maps, sampled_weights
 
+# %%
 NB = "05_uncertainty"
 cfg = H.get_profile(NB, PROFILE)
 device = H.get_device(DEVICE)

@@ -49,6 +49,7 @@ import helpers as H
 from helpers import alternatives as A
 from helpers import table1 as T
 
+# %%
 NB = "06_alternatives"
 cfg = H.get_profile(NB, PROFILE)
 H.use_style()

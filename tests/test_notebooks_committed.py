@@ -77,6 +77,9 @@ def test_notebook_reads_as_a_chapter(path):
     assert not long, f"{path.name}: markdown cells over 2,500 characters: {long}"
     assert any("## Takeaways" in t for t in text.values()), f"{path.name}: no Takeaways"
     assert any("## Exercises" in t for t in text.values()), f"{path.name}: no Exercises"
-    code = {i: len("".join(c["source"]).splitlines()) for i, c in enumerate(cells)
-            if c["cell_type"] == "code"}
-    assert max(code.values()) <= 25, f"{path.name}: a code cell has {max(code.values())} lines"
+    code = {i: "".join(c["source"]).strip() for i, c in enumerate(cells) if c["cell_type"] == "code"}
+    # heavy logic lives in helpers: a cell is short, unless it shows code on purpose (notebook
+    # 00's from-scratch layer and loop start with `class` or `def`)
+    long = {i: len(t.splitlines()) for i, t in code.items() if len(t.splitlines()) > 12
+            and not (number == 0 and t.startswith(("class ", "def ")))}
+    assert not long, f"{path.name}: code cells over 12 lines (cell: lines): {long}"
