@@ -1,9 +1,8 @@
 """Table 1 of the paper: the recipes chosen on validation, trained on the reported seeds, tested once.
 
-A *cell* is one method at one width. Its recipe comes from the validation sweep of that method and
-width when the profile declares one (``helpers.sweep``, results/<notebook>/sweep/<name>.json),
-else from the 2x400 sweep with the width changed; its length is the number of epochs chosen for
-2x400. Every run writes results/<notebook>/runs/<name>.json (config, validation and test numbers,
+A *cell* is one method at one width. Its recipe and number of epochs come from the validation
+sweep of that method and width when the profile declares one (``helpers.sweep``,
+results/<notebook>/sweep/<name>.json), else from the 2x400 sweep with the width changed. Every run writes results/<notebook>/runs/<name>.json (config, validation and test numbers,
 the per-epoch history, the misclassified test images, a weight histogram); ``build`` trains what
 is missing (or refuses, with ``train=False``), then writes results/<notebook>/table1.json.
 Two control rows at 2x400 when the chosen BBB recipe starts from the trained SGD network (a warm
@@ -54,7 +53,7 @@ def cells(widths, sweeps, notebook=NB, base_H=400, methods=METHODS):
             name = f"{method}_h{H}"
             if name in sweeps:
                 cfg, _ = _chosen(name, notebook)
-                cfg, derived = replace(cfg, epochs=base_cfg.epochs), f"sweep {name}"
+                derived = f"sweep {name}"  # its recipe and its number of epochs
             else:
                 cfg = replace(base_cfg, H=H)
                 name, derived = f"{method}_h{base_H}", f"sweep {method}_h{base_H}, width {H}"

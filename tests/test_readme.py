@@ -42,6 +42,9 @@ def test_a_wider_table1_row_counts_cells_within_the_margin_and_names_pending_one
     assert row[2] == "1.60 / 1.60 / —% (1 seed)"
     assert row[3] == "partly: 1 of 3 cells within 0.2 pp (1 not run yet)"
     assert "30–90 epochs" in row[4]
+    assert row[4].endswith("2×400's recipes")
+    searched = [dict(cell("sgd", 0.0184, 0.0160), sweep="results/x/sweep/sgd_h800.json")]
+    assert status_table._width_row(800, searched, "nb")[4].endswith("recipes searched at 2×800")
     assert status_table._width_row(800, [cell("sgd", 0.0184, None)], "nb")[3] == "pending"
     full = [cell("sgd", 0.0184, 0.0150), cell("bbb_gaussian", 0.0199, 0.0160),
             cell("bbb_mixture", 0.0134, 0.0140)]

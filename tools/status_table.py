@@ -74,7 +74,14 @@ def _width_row(H, cells, nb01):
         return _pending(f"Table 1 at 2×{H}", paper, "make table1", "01_mnist_classification")
     return [f"Table 1 at 2×{H}: " + " / ".join(short.get(r["key"], r["key"]) for r in cells),
             paper, ours, verdict, f"Adam; {epochs[0]}–{epochs[-1]} epochs (paper 600); BBB "
-            "mixture warm-started; 2×400's recipes", f"[01]({nb01})"]
+            f"mixture warm-started; {_recipes(H, cells)}", f"[01]({nb01})"]
+
+
+def _recipes(H, cells):
+    """Where a wider width's recipes come from: its own searches, or 2x400's."""
+    own = sum(f"_h{H}" in (r.get("sweep") or "") for r in cells)
+    return (f"recipes searched at 2×{H}" if own == len(cells) else "2×400's recipes" if not own
+            else f"{own} of {len(cells)} recipes searched at 2×{H}")
 
 
 def rows():
