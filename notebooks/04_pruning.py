@@ -23,8 +23,9 @@
 # how prunable a network is.
 #
 # **Runtime** (profile `default`, 2-core CPU): about 2 minutes with notebook 01's checkpoints
-# (they stay on the machine that trained them); without them the six networks are trained
-# again when `TRAIN_MISSING` is on (about two hours here, by their run records' wall times).
+# (they stay on the machine that trained them); without them the seven networks and their SGD
+# warm starts are trained again when `TRAIN_MISSING` is on (about two hours here, by their run
+# records' wall times).
 
 # %% [markdown]
 # ## Parameters
@@ -58,7 +59,10 @@ if not H.pending(rec, "no Table 1 network of notebook 01 is trained",
 # %% [markdown]
 # ## 1. Figure 4: the signal-to-noise ratio
 #
-# $\mathrm{SNR}_{\text{dB}}=10\log_{10}(|\mu|/\sigma)$ over the weights (biases are kept) of the
+# Every weight of a BBB network has a posterior mean $\mu$ and a posterior standard deviation
+# $\sigma$ (notebook 00). Its signal-to-noise ratio in decibels is
+# $\mathrm{SNR}_{\text{dB}}=10\log_{10}(|\mu|/\sigma)$: low when the weight could as well be zero.
+# Over the weights (biases are kept) of the
 # scale-mixture network of notebook 01's Table 1, seed 0: density and cumulative distribution,
 # with the cut-offs that remove 50, 75, 95 and 98 %. The paper's reading: two modes, with the
 # 75 % cut-off between them, and the weights below it can go.
@@ -70,11 +74,13 @@ if rec:
     plt.show()
 
 # %% [markdown]
-# **What it shows.** Our network (2×1200 seed 0; the cut-offs of seeds 1 and 2 lie within
-# 0.02 dB of these, see `cuts_db` in the results file) has one broad mode below 0 dB and only a small second one above it: every
-# cut-off up to 98 % falls inside the main mode. The paper's picture, two modes with the 75 %
-# cut-off between them, is not what our much shorter training (30 BBB epochs after a warm start,
-# against 600) produced.
+# **What it shows.** Our network has one broad mode below 0 dB and only a small second one
+# above it: every cut-off up to 98 % falls inside the main mode (the other seeds' cut-offs are in
+# `cuts_db` of the results file). The paper's picture, two modes with the 75 % cut-off between
+# them, is not what our training produced. It differs from the paper's in length (a short BBB
+# run starting from a trained SGD network, against 600 epochs) and possibly in how the KL is
+# weighted (section 5 shows that this changes the density's shape); we have not separated the
+# two.
 
 # %% [markdown]
 # ## 2. Table 2: test error after pruning
@@ -89,11 +95,11 @@ if rec:
 
 # %% [markdown]
 # **What it shows.** As in the paper, removing up to 95 % of the weights by SNR barely moves the
-# test error of our 2×1200 networks (the gap is printed below; the paper's is +0.05 pp), and
-# they stay within about 0.1 pp of their full error even at 98 and 99 %. The 2×400 networks
-# hold to 95 % and climb beyond 98 %; removing weights at random fails long before. The 0 % row
-# predicts with the posterior means, which is why it can differ from Table 1, whose predictor
-# was chosen per run on validation.
+# test error of our 2×1200 networks (the gap is printed above; the paper's is +0.05 pp).
+# The 2×400 networks hold to 95 %, rise at 98 % and fail at 99 %; removing weights at random
+# fails long before. Cells are mean ± sd over the seeds. The 0 % row predicts with the posterior
+# means, which is why it can differ from Table 1, whose predictor was chosen per run on
+# validation.
 #
 # Both rankings are scored on the same test images, so a difference of a few images can be
 # chance. McNemar's exact test on each network: the images only the SNR-pruned network gets
@@ -101,16 +107,14 @@ if rec:
 
 # %%
 if rec:
-    rows = [[f"2×{m['H']} seed {m['seed']}", f"{f}%", str(t["only_snr_wrong"]),
-             str(t["only_magnitude_wrong"]), f"{t['p']:.3f}"]
-            for m in models for f, t in m["mcnemar_snr_vs_magnitude"].items() if f in ("95", "98")]
-    H.show_table(["network", "removed", "only SNR wrong", "only |μ| wrong", "p"], rows);
+    H.show_table(*pruning.mcnemar_rows(rec));
 
 # %% [markdown]
 # **What it shows.** On the 2×400 networks the two rankings cannot be told apart at 95 %, and at
-# 98 % ranking by SNR keeps clearly fewer errors than ranking by $|\mu|$ on every seed. On the
-# 2×1200 networks $|\mu|$ is ahead on all three seeds at 95 and 98 %, significantly on seed 0
-# only. Whether the posterior's width helps to choose what to remove depends on the network.
+# 98 % ranking by SNR makes clearly fewer errors than ranking by $|\mu|$ on every seed. For the
+# 2×1200 networks read the rows above; with this many tests (networks × fractions) a single $p$
+# near 0.01 is weak evidence. Whether the posterior's width helps to choose what to remove
+# depends on the network.
 
 # %% [markdown]
 # ## 3. The pruning curves
@@ -122,16 +126,18 @@ if rec:
     plt.show()
 
 # %% [markdown]
-# **What it shows.** Removing weights at random costs accuracy from the first half on; ranked by
-# SNR or by $|\mu|$ the error stays flat up to 95 % at both widths. Beyond that the 2×400
-# networks climb, faster by $|\mu|$ than by SNR, while the 2×1200 networks hold even at 99 %:
-# the wider network has more weights to spare.
+# **What it shows.** Removed at random, half the weights already cost more than ten times the
+# error; ranked by SNR or by $|\mu|$ the error stays flat up to 95 % at both widths. Beyond
+# that the 2×400 networks climb, and at 99 % ranking by $|\mu|$ fails (about half the images
+# wrong) where SNR keeps the error below 10 %. The 2×1200 networks: see the table above.
 
 # %% [markdown]
 # ## 4. What pruning buys
 #
-# The pruned posterior means stored as sparse CSR matrices (int32 indices) against dense ones:
-# bytes of `torch.save`, and the CPU time to predict the test set (median of repeats).
+# The pruned posterior means of the 2×1200 seed-0 network stored as sparse matrices in the
+# compressed-sparse-row (CSR) format, which keeps each non-zero value with an int32 column index,
+# against dense ones: MiB ($2^{20}$ bytes) of `torch.save`, and the wall time to predict the
+# test set (median of 5 repeats).
 
 # %%
 if rec:
@@ -143,15 +149,16 @@ if rec:
 # %% [markdown]
 # **What it shows.** Stored sparse, the 2×1200 network shrinks about tenfold at 95 % removed
 # (9.1 MB to 0.9 MB); the sparse product is about as fast as the dense one at 95 %, faster at
-# 98 %, and far slower unpruned. The timings were taken while other jobs shared the CPU: read them as orders of
-# magnitude.
+# 98 %, and far slower unpruned, where every weight is stored with its index (twice the bytes).
+# The timings are single medians on a 2-core machine: read them as orders of magnitude.
 
 # %% [markdown]
 # ## 5. The KL weighting decides how prunable a network is
 #
-# With the $\pi_i=2^{M-i}/(2^M-1)$ weights (eq. 9) the KL acts on the first minibatches of an
-# epoch only and hardly pulls weights into the prior's spike at zero; with $1/M$ (eq. 8) it acts
-# on every minibatch. Notebook 01's 2×400 recipe (seed 0) against the same recipe with the other
+# Each epoch's KL term is split over its $M$ minibatches. With the paper's eq. 9 weights
+# $\pi_i=2^{M-i}/(2^M-1)$ for minibatch $i$ the KL acts on the first minibatches of an epoch only
+# and hardly pulls weights into the narrow component of the scale-mixture prior (the spike at
+# zero); with the paper's eq. 8, $1/M$ for every minibatch, it acts on every minibatch. Notebook 01's 2×400 recipe (seed 0) against the same recipe with the other
 # weighting: their SNR densities and the error after pruning.
 
 # %%
@@ -165,10 +172,11 @@ if not H.pending(alt, "the network with the other KL weighting",
     H.show_table(*pruning.weighting_rows(base, alt));
 
 # %% [markdown]
-# **What it shows.** With eq. 9's weights the whole SNR density sits far higher: the KL
-# hardly pulls weights towards the prior, so there is no bulk of near-zero, noisy weights to
-# remove, and pruning costs far more: the same recipe loses much of its accuracy where the
-# $1/M$ network loses almost none.
+# **What it shows.** With eq. 9's weights the whole SNR density sits far higher: the KL hardly
+# pulls weights towards the prior, so there is no bulk of near-zero, noisy weights to remove
+# (its narrow peak near 7.5 dB we have not explained).
+# That network is slightly worse unpruned and holds to 75 %, but at 95 and 98 % it loses far
+# more accuracy than the $1/M$ network (one seed, seed 0).
 
 # %% [markdown]
 # ## Takeaways
@@ -178,11 +186,11 @@ if not H.pending(alt, "the network with the other KL weighting",
 #   evidence that the width helps is mixed.
 # - Most of a BBB network can be removed without retraining for a small loss of accuracy.
 # - How prunable a network is depends on a choice the paper leaves open, the KL weighting:
-#   with eq. 9's $\pi_i$ weights far fewer weights can go (section 5).
+#   with eq. 9's $\pi_i$ weights far fewer weights can go (section 5, one seed).
 #
 # ## Exercises
 #
 # 1. Prune by $\sigma$ alone (largest first): how does it compare with SNR and $|\mu|$?
 # 2. After removing 98 %, fine-tune the remaining means for one epoch: how much error comes back?
-# 3. Measure the sparse prediction time at 99 % removed: when does sparsity start to pay off on
-#    this CPU?
+# 3. Time the sparse product at 90, 93 and 97 % removed: where between 90 and 98 % does it
+#    start to pay off on your CPU?

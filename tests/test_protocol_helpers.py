@@ -41,6 +41,11 @@ def test_table_cells_follow_the_sweeps_and_add_controls():
     assert cold.config.init_from is None and cold.config.epochs == 55
     wide = next(c for c in cells if c.key == "bbb_mixture" and c.H == 40)
     assert wide.config.epochs == 30 and wide.config.H == 40 and "width 40" in wide.derived
+    # a width with its own search: that search's recipe and its epochs (chosen at that width)
+    sgd40 = RunConfig(method="sgd", H=40, epochs=25, lr=3e-4)
+    _sweep("sgd_h40", [_trial(sgd40, 0.02, 25)], {"config": {**sgd40.__dict__}, "epochs": 25})
+    own = next(c for c in T.cells((40,), {"sgd_h40": 1}, base_H=20) if c.key == "sgd")
+    assert (own.config.epochs, own.config.lr, own.derived) == (25, 3e-4, "sweep sgd_h40")
     rec = {"config": {"seed": 1}, "metrics": {"test_error": 0.02, "val_error": 0.021,
                                               "predictor": "network", "train_wall_s": 1.0},
            "name": "x"}
@@ -89,11 +94,15 @@ def test_table2_groups_networks_by_width_and_gives_the_seed_spread():
     rec = {"metrics": {"models": [net(1200, 0, 0.010, 0.011), net(1200, 1, 0.012, 0.015),
                                   net(400, 0, 0.020, 0.040), net(400, 1, 0.022, 0.042)]}}
     header, rows = P.table2_rows(rec, 400)
-    assert header[2] == "ours 2×1200, SNR (2 seeds)" and header[-1] == "ours 2×400, SNR (2 seeds)"
+    assert header[2] == "ours 2×1200: SNR" and header[-2] == "ours 2×400: SNR"
     row95 = rows[list(P.FRACTIONS).index(95)]
-    assert row95[2] == "1.30 ± 0.28%" and row95[-1] == "4.10 ± 0.14%"
+    assert row95[2] == "1.30 ± 0.28%" and row95[-2] == "4.10 ± 0.14%"
     line = P.gap_line(rec, 95)
     assert "+0.20 ± 0.14 pp" in line and "+0.10, +0.30" in line and "paper: +0.05 pp" in line
+    for m, p in zip(rec["metrics"]["models"], (0.5, 1e-11, 0.0004, 0.01)):
+        m["mcnemar_snr_vs_magnitude"] = {"95": {"only_snr_wrong": 1, "only_magnitude_wrong": 2,
+                                                "p": p}}
+    assert [r[-1] for r in P.mcnemar_rows(rec)[1]] == ["0.500", "<0.001", "<0.001", "0.010"]
     fig = P.curves_figure(rec)
     assert len(fig.axes) == 2 and "2×400 (2 seeds)" in str(fig.axes[0].get_legend_handles_labels())
     plt.close(fig)
@@ -193,3 +202,20 @@ def test_training_minutes_count_map_once_and_keep_reused_networks_apart():
             {"method": "bbb", "seed": 0, "train_s": 600.0}]
     own, reused = A.training_minutes({"metrics": {"per_seed": rows}})
     assert (own, reused) == (7.5, 10.0)
+
+
+def test_pruning_reuses_its_results_only_while_they_prune_table1s_current_networks(shared_data):
+    """snr.json is reused while its networks are the ones Table 1 reports; after Table 1's
+    recipe changes it is recomputed (here: no checkpoint, so nothing to prune: None)."""
+    cfg = RunConfig(method="bbb_mixture", H=50, epochs=2, mu_init=0.1)
+    H.save_results("01_mnist_classification", f"runs/{cfg.name}", config={**cfg.__dict__},
+                   metrics={}, profile="smoke", seed=0)
+    H.save_results("01_mnist_classification", "table1", config={}, profile="smoke", seed=0,
+                   metrics={"rows": [{"key": "bbb_mixture", "H": 50, "runs": [cfg.name],
+                                      "seeds": [0]}]})
+    prof = H.get_profile("04_pruning", "smoke")
+    for name, reused in ((cfg.name, True), ("an_older_recipe", False)):
+        H.save_results("04_pruning", "snr", config={}, profile="smoke", seed=0,
+                       metrics={"models": [{"name": name}], "complete": True})
+        rec = P.build(prof, train=False, progress_fn=None)
+        assert (rec is not None) == reused
