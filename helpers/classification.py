@@ -50,6 +50,7 @@ class RunConfig:
     init_epochs: int = 60          # ... trained for this many epochs (same H, optimiser, seed)
     dropout: float = 0.5
     weight_decay: float = 0.0      # L2 through Adam (a MAP estimate); 0 for the paper's methods
+    reduction: str = "mean"        # the minibatch cost: 'mean' over its examples, or the paper's 'sum'
     seed: int = 0
     data: str = "MNIST"
     tags: dict = field(default_factory=dict)
@@ -94,6 +95,8 @@ class RunConfig:
             parts.append(f"b{self.batch_size}")
         if self.weight_decay:
             parts.append(f"wd{self.weight_decay:g}")
+        if self.reduction != "mean":
+            parts.append(f"cost-{self.reduction}")
         if self.method == "dropout":
             parts.append(f"p{self.dropout:g}")
         if self.bayesian:
@@ -115,7 +118,7 @@ class RunConfig:
         return RunConfig(method=self.init_from, H=self.H, epochs=self.init_epochs, lr=self.lr,
                          optimizer=self.optimizer, momentum=self.momentum, lr_decay=self.lr_decay,
                          batch_size=self.batch_size, dropout=self.dropout, seed=self.seed,
-                         data=self.data)  # no weight decay: the paper's SGD network
+                         data=self.data, reduction=self.reduction)  # no weight decay: the paper's SGD network
 
     def prior(self):
         """Return the prior object of a BBB method (None otherwise)."""
@@ -142,8 +145,11 @@ def checkpoint_path(cfg, notebook="01_mnist_classification"):
 
 
 def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=None,
-        desc=None):
+        desc=None, test=True, checkpoint_every=5):
     """Train (or resume, or load when finished) the run of ``cfg``; return (model, record).
+
+    ``test=False`` (a search trial) computes nothing on the test set: neither the per-epoch
+    curve nor the final error. ``checkpoint_every``: epochs between atomic checkpoints.
 
     The record holds ``config`` and ``metrics``: test_error and val_error of the predictor chosen
     on validation (BBB: the posterior-mean weights or the average of ``eval_samples`` weight
@@ -164,8 +170,10 @@ def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=N
     history = fit(model, data, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,
                   n_samples=cfg.samples, kl_weighting=cfg.kl_weighting if cfg.bayesian else "none",
                   optimizer=cfg.optimizer, momentum=cfg.momentum, seed=cfg.seed, checkpoint=ck,
-                  checkpoint_every=5, lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
-                  desc=desc or cfg.method, weight_decay=cfg.weight_decay)
+                  checkpoint_every=checkpoint_every,
+                  lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
+                  desc=desc or cfg.method, weight_decay=cfg.weight_decay,
+                  reduction=cfg.reduction, eval_sets=("val", "test") if test else ("val",))
     metrics = {"epochs": len(history), "train_wall_s": history[-1]["wall_s"] if history else 0.0,
                "val_error": history[-1]["val_error"] if history else None}
     gen_state = torch.get_rng_state()
@@ -177,6 +185,9 @@ def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=N
         metrics["predictor"] = choose_predictor(metrics["val_error_mean_weights"],
                                                 metrics["val_error_ensemble"])
         metrics["val_error"] = metrics[f"val_error_{metrics['predictor']}"]
+        if not test:
+            torch.set_rng_state(gen_state)
+            return model, _record(cfg, metrics, history)
         pred = predict(model, data.x_test, n_samples=eval_samples)
         probs = {"ensemble": pred.mean, "mean_weights": pred.posterior_mean}
         metrics["test_error_ensemble"] = error_rate(pred.mean, data.y_test)
@@ -186,6 +197,9 @@ def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=N
         chosen = probs[metrics["predictor"]]
     else:
         metrics["predictor"] = "network"
+        if not test:
+            torch.set_rng_state(gen_state)
+            return model, _record(cfg, metrics, history)
         chosen = predict(model, data.x_test, n_samples=1).posterior_mean
         metrics["test_error_mean_weights"] = error_rate(chosen, data.y_test)
         metrics["test_error_ensemble"] = metrics["test_error_mean_weights"]
@@ -193,9 +207,13 @@ def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=N
     metrics["test_misclassified"] = (chosen.argmax(-1) != data.y_test).nonzero().flatten().tolist()
     metrics["weight_histogram"] = weight_histogram(model, seed=cfg.seed)
     torch.set_rng_state(gen_state)
+    return model, _record(cfg, metrics, history)
+
+
+def _record(cfg, metrics, history):
     record = {"config": asdict(cfg), "name": cfg.name, "metrics": metrics, "history": history}
     record["config"]["prior"] = repr(cfg.prior()) if cfg.bayesian else None
-    return model, record
+    return record
 
 
 HIST_EDGES = (-0.3, 0.3, 240)  # Figure 3: weight values in [-0.3, 0.3], 240 bins

@@ -91,12 +91,20 @@ class ELBO:
     output: torch.Tensor
 
 
-def elbo(model, x, y, kl_weight, n_samples=1, nll=categorical_nll):
+REDUCTIONS = ("mean", "sum")
+
+
+def elbo(model, x, y, kl_weight, n_samples=1, nll=categorical_nll, reduction="mean"):
     """Return ``ELBO(loss, nll, kl, output)`` for one minibatch.
 
-    loss = (kl_weight * KL + NLL_sum) / batch_size, i.e. the paper's F_i divided by the batch size;
-    NLL is summed over the minibatch and averaged over the ``n_samples`` weight samples.
+    ``reduction='mean'``: loss = (kl_weight * KL + NLL_sum) / batch_size, the paper's F_i divided by
+    the batch size (learning rates on the scale of Adam's usual ones). ``reduction='sum'``: loss =
+    kl_weight * KL + NLL_sum, the paper's F_i itself (eq. 8), so that the paper's learning rates
+    (10^-3 .. 10^-5 with plain SGD) take the steps the paper took. NLL is summed over the
+    minibatch and averaged over the ``n_samples`` weight samples.
     """
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"unknown reduction {reduction!r}; choose one of {REDUCTIONS}")
     out = sample_forward(model, x, n_samples)
     nll_sum = nll(out, y)
     if not torch.isfinite(nll_sum):
@@ -104,8 +112,10 @@ def elbo(model, x, y, kl_weight, n_samples=1, nll=categorical_nll):
                                  "learning rate or check the inputs for NaN")
     if bayes_layers(model):
         kl = kl_divergence(model)
-        loss = (kl_weight * kl + nll_sum) / x.shape[0]
+        loss = kl_weight * kl + nll_sum
     else:
         kl = torch.zeros((), device=out.device)
-        loss = nll_sum / x.shape[0]
+        loss = nll_sum
+    if reduction == "mean":
+        loss = loss / x.shape[0]
     return ELBO(loss=loss, nll=nll_sum.detach(), kl=kl.detach(), output=out)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import torch
 
-from .elbo import KL_WEIGHTINGS, categorical_nll, elbo, kl_weights
+from .elbo import KL_WEIGHTINGS, REDUCTIONS, categorical_nll, elbo, kl_weights
 from .layers import sampling
 from .utils import atomic_write_bytes, progress, remove_stale_tmp
 
@@ -132,7 +132,7 @@ def evaluate_error(model, x, y, batch_size=5000):
 def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting="uniform",
         optimizer="adam", momentum=0.0, seed=0, checkpoint=None, checkpoint_every=10,
         eval_sets=("val", "test"), nll=categorical_nll, desc="train", lr_decay=None,
-        on_epoch=None, weight_decay=0.0):
+        on_epoch=None, weight_decay=0.0, reduction="mean"):
     """Train ``model`` on ``data`` (an ``ImageData``-like object with x_train, y_train, ...).
 
     Returns the per-epoch history: a list of dicts with epoch, loss, nll, kl (per example),
@@ -146,6 +146,8 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
     FloatingPointError before anything of that epoch is saved. ``on_epoch(row, model)`` is called
     after every epoch (and its checkpoint), e.g. to report to a sweep engine. ``weight_decay``
     adds an L2 penalty through the optimiser (a MAP estimate under a Gaussian prior).
+    ``reduction``: 'mean' divides each minibatch's cost by its size; 'sum' keeps the paper's summed
+    cost F_i (eq. 8), the scale the paper's learning rates refer to (``helpers.elbo.elbo``).
     """
     epochs = _int_setting("epochs", epochs, 0)
     batch_size = _int_setting("batch_size", batch_size, 1)
@@ -166,6 +168,8 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
     weight_decay = _float_setting("weight_decay", weight_decay)
     if weight_decay < 0:
         raise ValueError(f"weight_decay must be >= 0, got {weight_decay!r}")
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"unknown reduction {reduction!r}; choose one of {REDUCTIONS}")
     if kl_weighting not in KL_WEIGHTINGS:
         raise ValueError(f"unknown kl_weighting {kl_weighting!r}; choose one of {KL_WEIGHTINGS}")
     if optimizer not in OPTIMIZERS:
@@ -188,7 +192,7 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
     run_id = {"lr": lr, "lr_decay": lr_decay,
               "batch_size": batch_size, "n_samples": n_samples, "kl_weighting": kl_weighting,
               "optimizer": optimizer, "momentum": momentum, "seed": seed,
-              "weight_decay": weight_decay,
+              "weight_decay": weight_decay, "reduction": reduction,
               "data": data_fingerprint(data), "model": model_fingerprint(model)}
     history, start_epoch = [], 0
     if checkpoint is not None:
@@ -229,7 +233,8 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
             tot_loss = tot_nll = tot_kl = 0.0
             for i in range(M):
                 idx = perm[i * batch_size:(i + 1) * batch_size]
-                parts = elbo(model, x[idx], y[idx], weights[i], n_samples=n_samples, nll=nll)
+                parts = elbo(model, x[idx], y[idx], weights[i], n_samples=n_samples, nll=nll,
+                             reduction=reduction)
                 opt.zero_grad(set_to_none=True)
                 parts.loss.backward()
                 opt.step()
@@ -238,7 +243,7 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
                     raise FloatingPointError(
                         f"loss became {loss} at epoch {epoch + 1}, minibatch {i + 1}: the run "
                         "diverged. Lower the learning rate, start rho lower, or use a wider prior.")
-                tot_loss += loss * len(idx)
+                tot_loss += loss * len(idx) if reduction == "mean" else loss
                 tot_nll += parts.nll
                 tot_kl += parts.kl * weights[i]
             bad = [n for n, p in model.named_parameters() if not bool(torch.isfinite(p).all())]
@@ -265,7 +270,7 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
     return history
 
 
-RUN_DEFAULTS = {"weight_decay": 0.0}  # fingerprint fields added later: their value before
+RUN_DEFAULTS = {"weight_decay": 0.0, "reduction": "mean"}  # fingerprint fields added later: their value before
 
 
 def check_same_run(path, saved, current):

@@ -1,0 +1,289 @@
+"""Table 1 under the paper's own protocol: plain SGD on the summed cost, random start, 600 epochs.
+
+The declarations live in ``helpers.profiles`` (``PAPER_PROTOCOL``, ``PAPER_SPACES``,
+``PAPER_FIXED``). A campaign has three stages, each a list of independent *jobs* (one training
+run each), so that several processes can share it:
+
+1. ``screen``: every method's nine trials for ``screen_epochs`` on the tuning seed (validation
+   error only; no test number is computed);
+2. ``continue``: the best ``keep`` trials of each method, by validation error, continued from their
+   checkpoints to ``continue_epochs``;
+3. ``final``: the best continued trial of each method, trained from a random start for
+   ``final_epochs`` on every reported seed and width, with its validation and test error after
+   every epoch (the test curve is drawn, never used for a choice).
+
+A finished job writes its record atomically (``results/01_mnist_classification/paper_protocol/``,
+``search/`` or ``runs/``); a process claims a job with a lock file beside the checkpoints, so two
+processes never train the same run, and a claim whose process died is taken over. Unfinished
+runs resume from their per-epoch checkpoints.
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import asdict, dataclass, replace
+from itertools import product
+from pathlib import Path
+
+from .classification import METHODS, RunConfig, checkpoint_path, run
+from .profiles import L9, PAPER_FIXED, PAPER_PROTOCOL, PAPER_SPACES
+from .utils import PROJECT_ROOT, atomic_write_bytes, checkpoints_dir, machine_info, results_dir
+
+NB = "01_mnist_classification"
+FOLDER = "paper_protocol"
+STAGES = ("screen", "continue", "final")
+# the order in which jobs of one stage are taken: the longest runs first
+COST_ORDER = ("bbb_gaussian", "bbb_mixture", "dropout", "sgd")
+
+
+def settings(profile="default"):
+    """Return the campaign's declared settings for ``profile`` (a dict)."""
+    if profile not in PAPER_PROTOCOL:
+        raise ValueError(f"the paper protocol has no profile {profile!r}; choose one of "
+                         f"{sorted(PAPER_PROTOCOL)}")
+    return dict(PAPER_PROTOCOL[profile], profile=profile)
+
+
+def root():
+    """Return the folder of the campaign's results (under ``results_dir()``)."""
+    return results_dir() / NB / FOLDER
+
+
+def design(method, trials=9):
+    """Return the screening points of ``method``: a list of dicts of settings.
+
+    One factor: its values in order; two factors: their full 3 x 3 grid; four factors: the L9
+    orthogonal array (each level of each factor three times, each pair of levels of two factors
+    once). ``trials`` < 9 keeps the first ``trials`` points (the smoke profile)."""
+    if method not in PAPER_SPACES:
+        raise ValueError(f"unknown method {method!r}; choose one of {sorted(PAPER_SPACES)}")
+    space = PAPER_SPACES[method]
+    keys = list(space)
+    if len(keys) == 1:
+        points = [{keys[0]: v} for v in space[keys[0]]]
+    elif len(keys) == 2:
+        points = [dict(zip(keys, vs)) for vs in product(*(space[k] for k in keys))]
+    elif len(keys) == 4:
+        points = [{k: space[k][level] for k, level in zip(keys, row)} for row in L9]
+    else:
+        raise ValueError(f"no design for {len(keys)} factors ({keys})")
+    return points[:trials]
+
+
+def screen_configs(method, H, s):
+    """Return the RunConfigs of ``method``'s screening trials at width ``H``."""
+    return [RunConfig(method=method, H=H, epochs=s["screen_epochs"], seed=s["tuning_seed"],
+                      **PAPER_FIXED, **point) for point in design(method, s["trials"])]
+
+
+def search_path(cfg):
+    return root() / "search" / f"{cfg.name}.json"
+
+
+def run_path(cfg):
+    return root() / "runs" / f"{cfg.name}.json"
+
+
+def read(path):
+    path = Path(path)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def rank(records):
+    """Return ``records`` best first: by validation error (diverged runs last), then by name."""
+    def key(r):
+        v = r["metrics"].get("val_error")
+        return (v is None, v if v is not None else 0.0, r["name"])
+    return sorted(records, key=key)
+
+
+@dataclass
+class Job:
+    stage: str
+    cfg: RunConfig
+    path: Path
+    start_from: Path = None  # a checkpoint to continue from (stage 'continue')
+
+    @property
+    def name(self):
+        return self.cfg.name
+
+
+def _search_width(s):
+    return s["search_width"]
+
+
+def plan_jobs(s):
+    """Return (jobs not yet done whose inputs exist, number of jobs still to do in all).
+
+    A later stage's jobs appear once the stage before it has finished for that method."""
+    ready, remaining = [], 0
+    H0 = _search_width(s)
+    for method in sorted(METHODS, key=COST_ORDER.index):
+        screen = screen_configs(method, H0, s)
+        done = [read(search_path(c)) for c in screen]
+        for c, rec in zip(screen, done):
+            if rec is None:
+                ready.append(Job("screen", c, search_path(c)))
+        n_final = sum(len(s["seeds"][w]) for w in s["widths"])
+        if any(r is None for r in done):
+            remaining += sum(r is None for r in done) + s["keep"] + n_final
+            continue
+        best = [RunConfig.from_dict(r["config"]) for r in rank(done)[:s["keep"]]]
+        cont = [replace(c, epochs=s["continue_epochs"]) for c in best]
+        cont_recs = [read(search_path(c)) for c in cont]
+        for short, c, rec in zip(best, cont, cont_recs):
+            if rec is None:
+                ready.append(Job("continue", c, search_path(c), checkpoint_path(short, NB)))
+        if any(r is None for r in cont_recs):
+            remaining += sum(r is None for r in cont_recs) + n_final
+            continue
+        chosen = RunConfig.from_dict(rank(cont_recs)[0]["config"])
+        for w in s["widths"]:
+            for seed in s["seeds"][w]:
+                c = replace(chosen, H=w, seed=seed, epochs=s["final_epochs"])
+                if read(run_path(c)) is None:
+                    ready.append(Job("final", c, run_path(c)))
+                    remaining += 1
+    order = {st: i for i, st in enumerate(STAGES)}
+    ready.sort(key=lambda j: (order[j.stage], j.cfg.H if j.stage == "final" else 0,
+                              j.cfg.seed if j.stage == "final" else 0,
+                              COST_ORDER.index(j.cfg.method)))
+    return ready, remaining
+
+
+def chosen(s, method):
+    """Return the record of ``method``'s chosen continued trial (None while the search runs)."""
+    H0 = _search_width(s)
+    done = [read(search_path(c)) for c in screen_configs(method, H0, s)]
+    if any(r is None for r in done):
+        return None
+    best = [replace(RunConfig.from_dict(r["config"]), epochs=s["continue_epochs"])
+            for r in rank(done)[:s["keep"]]]
+    cont = [read(search_path(c)) for c in best]
+    if any(r is None for r in cont):
+        return None
+    return rank(cont)[0]
+
+
+# --- claims: one process per job -----------------------------------------------------------
+
+def _claim_path(job):
+    return checkpoints_dir() / NB / "claims" / f"{job.name}.claim"
+
+
+def _alive(owner):
+    host, _, pid = owner.partition(":")
+    if host != socket.gethostname():
+        return True  # another machine's claim (a shared disk): never taken over
+    try:
+        os.kill(int(pid), 0)
+    except (ProcessLookupError, ValueError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def claim(job):
+    """Take ``job`` for this process (True), or leave it to the live process that holds it."""
+    path = _claim_path(job)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    me = f"{socket.gethostname()}:{os.getpid()}"
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                owner = path.read_text().strip()
+                age = time.time() - path.stat().st_mtime
+            except FileNotFoundError:
+                continue
+            if (not owner and age < 60) or (owner and _alive(owner)):
+                return False  # being written just now, or held by a live process
+            path.unlink(missing_ok=True)  # its process died: take it over
+            continue
+        with os.fdopen(fd, "w") as fh:
+            fh.write(me)
+        return True
+    return False
+
+
+def release(job):
+    _claim_path(job).unlink(missing_ok=True)
+
+
+# --- one job ---------------------------------------------------------------------------------
+
+def code_version():
+    """Return the git commit of the code and whether the work tree differs from it."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, text=True,
+                                capture_output=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "helpers", "tools"],
+                               cwd=PROJECT_ROOT, text=True, capture_output=True,
+                               check=True).stdout.strip() != ""
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": dirty}
+
+
+def run_job(job, data, s, log=print):
+    """Train ``job`` (resuming from its checkpoint) and write its record; return the record."""
+    if job.start_from is not None:
+        dest = checkpoint_path(job.cfg, NB)
+        if not dest.exists() and Path(job.start_from).exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            tmp = dest.with_name(f".{dest.name}.copy.tmp")
+            shutil.copyfile(job.start_from, tmp)
+            os.replace(tmp, dest)
+    t0 = time.perf_counter()
+    test = job.stage == "final"
+    try:
+        _, rec = run(job.cfg, data, notebook=NB, eval_samples=s["eval_samples"], test=test,
+                     checkpoint_every=1, desc=f"{job.stage} {job.cfg.method} H={job.cfg.H}")
+    except FloatingPointError as err:  # a diverged trial is a result of the search, not a crash
+        rec = {"config": asdict(job.cfg), "name": job.name, "diverged": str(err),
+               "metrics": {"val_error": None}, "history": []}
+    rec.update(stage=job.stage, profile=s["profile"], protocol="paper",
+               machine=machine_info(data.x_train.device), code=code_version(),
+               created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               process_wall_s=round(time.perf_counter() - t0, 1))
+    atomic_write_bytes(job.path, (json.dumps(rec, indent=1) + "\n").encode())
+    return rec
+
+
+def drive(data, s, log=print, poll_s=30, max_jobs=None, stop_after_stage=None):
+    """Take and run ready jobs until none is left (waiting while another process finishes a stage
+    this one needs); return the number of jobs this process ran."""
+    ran = 0
+    while max_jobs is None or ran < max_jobs:
+        ready, remaining = plan_jobs(s)
+        if stop_after_stage is not None:
+            ready = [j for j in ready if STAGES.index(j.stage) <= STAGES.index(stop_after_stage)]
+        if not ready and remaining == 0:
+            break
+        took = None
+        for job in ready:
+            if claim(job):
+                took = job
+                break
+        if took is None:
+            if not ready and stop_after_stage is not None:
+                break
+            time.sleep(poll_s)
+            continue
+        try:
+            if read(took.path) is None:  # another process may have finished it meanwhile
+                log(f"{time.strftime('%H:%M:%S')} start {took.stage} {took.name}")
+                rec = run_job(took, data, s, log)
+                v = rec["metrics"].get("val_error")
+                t = rec["metrics"].get("test_error")
+                log(f"{time.strftime('%H:%M:%S')} done  {took.stage} {took.name}: val "
+                    f"{v} test {t} ({rec['process_wall_s']} s)")
+                ran += 1
+        finally:
+            release(took)
+    return ran
