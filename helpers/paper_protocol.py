@@ -18,9 +18,11 @@ processes never train the same run, and a claim whose process died is taken over
 runs resume from their per-epoch checkpoints.
 """
 import json
+import math
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import time
 from dataclasses import asdict, dataclass, replace
@@ -287,3 +289,115 @@ def drive(data, s, log=print, poll_s=30, max_jobs=None, stop_after_stage=None):
         finally:
             release(took)
     return ran
+
+
+# --- reading the campaign back: Table 1's paper-protocol rows and Figure 2 -------------------
+
+LABELS = {"sgd": "SGD, no regularisation", "dropout": "SGD, dropout",
+          "bbb_gaussian": "BBB, Gaussian prior", "bbb_mixture": "BBB, scale mixture prior"}
+COLORS = {"sgd": "C2", "dropout": "C1", "bbb_gaussian": "C4", "bbb_mixture": "C0"}
+
+
+def final_records(s, method, H):
+    """Return the finished final runs of ``method`` at width ``H`` (seed order), and the reported
+    seeds still to run."""
+    rec = chosen(s, method)
+    if rec is None:
+        return [], list(s["seeds"].get(H, ()))
+    cfg = RunConfig.from_dict(rec["config"])
+    done, pending = [], []
+    for seed in s["seeds"].get(H, ()):
+        r = read(run_path(replace(cfg, H=H, seed=seed, epochs=s["final_epochs"])))
+        (done if r is not None else pending).append(r if r is not None else seed)
+    return done, pending
+
+
+def describe(cfg):
+    """Return the chosen setting of a method in a few words (learning rate on the summed cost,
+    and the method's own searched values)."""
+    out = [f"lr {cfg['lr']:.2g}"]
+    if cfg["method"] == "dropout":
+        out.append(f"p {cfg['dropout']:g}")
+    if cfg["method"] == "bbb_gaussian":
+        out.append(f"σp e^{math.log(cfg['prior_sigma']):.0f}")
+    if cfg["method"] == "bbb_mixture":
+        out.append(f"π {cfg['pi']:g}, −log σ1 {cfg['neg_log_sigma1']:g}, "
+                   f"−log σ2 {cfg['neg_log_sigma2']:g}")
+    return ", ".join(out)
+
+
+def curve_end(history, window=100):
+    """Return the mean test error over the last ``window`` epochs and over the ``window`` before,
+    (their difference says whether the curve still falls at the end)."""
+    errs = [h["test_error"] for h in history]
+    if len(errs) < 2 * window:
+        return None, None
+    return (sum(errs[-window:]) / window, sum(errs[-2 * window:-window]) / window)
+
+
+def summary(s):
+    """Return the paper-protocol rows: per method and width, the chosen setting, the seeds done
+    and pending, per-seed test and validation errors, the MC spread of single weight samples,
+    the end of the test curve, and the training time per seed."""
+    rows = []
+    for H in s["widths"]:
+        for method in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture"):
+            recs, pending = final_records(s, method, H)
+            ch = chosen(s, method)
+            row = {"key": method, "label": LABELS[method], "H": H, "protocol": "paper",
+                   "chosen": None if ch is None else ch["name"],
+                   "setting": None if ch is None else describe(ch["config"]),
+                   "seeds": [r["config"]["seed"] for r in recs], "pending_seeds": pending,
+                   "test_error": [r["metrics"]["test_error"] for r in recs],
+                   "val_error": [r["metrics"]["val_error"] for r in recs],
+                   "predictor": [r["metrics"]["predictor"] for r in recs],
+                   "epochs": s["final_epochs"],
+                   "train_wall_s": [r["metrics"]["train_wall_s"] for r in recs],
+                   "runs": [r["name"] for r in recs]}
+            singles = [r["metrics"].get("test_error_single_samples") for r in recs]
+            row["mc_sd_single_sample"] = [None if not x or len(x) < 2 else
+                                          statistics.stdev(x) for x in singles]
+            ends = [curve_end(r["history"]) for r in recs]
+            row["test_error_last_100"] = [e[0] for e in ends]
+            row["test_error_previous_100"] = [e[1] for e in ends]
+            rows.append(row)
+    return rows
+
+
+def figure2(s, widths=None):
+    """The paper's Figure 2 under its own protocol: test error (posterior-mean weights for BBB)
+    against epoch, the mean over seeds with the range of seeds as a band, log error axis; one
+    panel per width."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import percent_axis
+    widths = list(widths or s["widths"])
+    fig, axes = plt.subplots(1, len(widths), figsize=(6.5 * len(widths), 4.2), squeeze=False)
+    for ax, H in zip(axes[0], widths):
+        lo, hi = 1.0, 0.0
+        for method in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture"):
+            recs, _ = final_records(s, method, H)
+            if not recs:
+                continue
+            n = min(len(r["history"]) for r in recs)
+            x = list(range(1, n + 1))
+            ys = [[r["history"][i]["test_error"] for r in recs] for i in range(n)]
+            mean = [sum(v) / len(v) for v in ys]
+            label = f"{LABELS[method]} ({len(recs)} seed{'s' if len(recs) > 1 else ''})"
+            ax.plot(x, mean, c=COLORS[method], lw=1.2, label=label)
+            if len(recs) > 1:
+                ax.fill_between(x, [min(v) for v in ys], [max(v) for v in ys],
+                                color=COLORS[method], alpha=0.2, lw=0)
+            tail = mean[min(10, n - 1):]
+            lo, hi = min(lo, min(tail)), max(hi, max(tail))
+        ax.set_yscale("log")
+        if hi > lo:
+            ax.set_ylim(lo * 0.9, hi * 1.1)
+        percent_axis(ax, "y", decimals=1)
+        ax.set_xlim(0, s["final_epochs"])
+        ax.set_xlabel("epoch")
+        ax.set_ylabel("test error (log scale)")
+        ax.set_title(f"784-{H}-{H}-10, the paper's protocol (plain SGD, random start)")
+        ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    return fig
