@@ -176,10 +176,19 @@ def _claim_path(job):
     return checkpoints_dir() / NB / "claims" / f"{job.name}.claim"
 
 
-def _alive(owner):
+STALE_S = 1800  # a claim from another host whose run wrote nothing for this long is abandoned
+
+
+def _alive(owner, job=None):
     host, _, pid = owner.partition(":")
     if host != socket.gethostname():
-        return True  # another machine's claim (a shared disk): never taken over
+        # another machine's claim (a shared disk, or this work tree on a new machine): alive
+        # while its claim or its run's per-epoch checkpoint changed recently
+        if job is None:
+            return True
+        paths = [_claim_path(job), checkpoint_path(job.cfg, NB)]
+        times = [p.stat().st_mtime for p in paths if p.exists()]
+        return bool(times) and time.time() - max(times) < STALE_S
     try:
         os.kill(int(pid), 0)
     except (ProcessLookupError, ValueError):
@@ -203,7 +212,7 @@ def claim(job):
                 age = time.time() - path.stat().st_mtime
             except FileNotFoundError:
                 continue
-            if (not owner and age < 60) or (owner and _alive(owner)):
+            if (not owner and age < 60) or (owner and _alive(owner, job)):
                 return False  # being written just now, or held by a live process
             path.unlink(missing_ok=True)  # its process died: take it over
             continue

@@ -69,6 +69,11 @@ def test_a_claim_of_a_live_process_holds_and_a_dead_ones_is_taken_over(tmp_path)
     assert path.read_text() == f"{socket.gethostname()}:{os.getpid()}"
     P.release(job)
     assert not path.exists()
+    path.write_text("another-host:1")  # another machine's claim: alive while recently touched
+    assert not P.claim(job)
+    old = path.stat().st_mtime - P.STALE_S - 10
+    os.utime(path, (old, old))
+    assert P.claim(job)
 
 
 def test_the_smoke_campaign_runs_every_stage_and_the_search_sees_no_test_set(shared_data,
