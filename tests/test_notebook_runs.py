@@ -88,6 +88,12 @@ def test_prepare_only_refuses_to_write_in_place(clone):
     assert git("status", "--porcelain", cwd=clone) == ""
 
 
+def test_only_the_default_profile_writes_the_committed_notebooks(clone):
+    proc = run_driver(clone, "--profile", "smoke", "--only", "00", "--out", "notebooks")
+    assert proc.returncode != 0 and "only the default profile writes notebooks/" in proc.stderr
+    assert git("status", "--porcelain", cwd=clone) == ""
+
+
 def test_papermill_additions_are_stripped_so_the_pair_matches(tmp_path):
     """A notebook as papermill leaves it (empty tags, timing metadata, injected cell) reads as its
     script again once the driver has cleaned it."""

@@ -245,6 +245,9 @@ def main(argv=None):
     root = direct_outputs(args.profile)
     out_dir = Path(args.out).resolve() if args.out else root / "notebooks"
     in_place = out_dir == NOTEBOOKS.resolve()
+    if in_place and args.profile != "default":
+        ap.error(f"only the default profile writes notebooks/; leave out --out to write the "
+                 f"{args.profile} notebooks under {relative(root)}/notebooks")
     if in_place and args.prepare_only:
         ap.error("--prepare-only writes unexecuted notebooks: give --out a folder outside notebooks/")
     out_dir.mkdir(parents=True, exist_ok=True)
