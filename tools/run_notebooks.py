@@ -211,7 +211,7 @@ def parse_params(pairs):
     return params
 
 
-def main(argv=None):
+def build_parser():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--profile", default="default")
     ap.add_argument("--out", default=None,
@@ -226,23 +226,22 @@ def main(argv=None):
                          "(never in place)")
     ap.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                     help="extra papermill parameter (value parsed as Python literal if possible)")
-    args = ap.parse_args(argv)
-    if args.profile not in PROFILE_NAMES:
-        ap.error(f"unknown profile {args.profile!r}; valid profiles are {list(PROFILE_NAMES)}")
-    params = {"PROFILE": args.profile, **parse_params(args.param)}
-    if params["PROFILE"] != args.profile:
-        ap.error("set the profile with --profile, not with -p PROFILE")
+    return ap
+
+
+def select_notebooks(ap, only):
+    """Return the numbered notebooks whose names start with one of ``only`` (all when None)."""
     notebooks = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-    if args.only:
-        notebooks = [nb for nb in notebooks if any(nb.name.startswith(p) for p in args.only)]
+    if only:
+        notebooks = [nb for nb in notebooks if any(nb.name.startswith(p) for p in only)]
     if not notebooks:
         ap.error("no notebooks matched")
-    if args.clean:
-        for nb in notebooks:
-            clean_metadata(nb, nb, nb)
-        print(f"cleaned the metadata of {len(notebooks)} notebooks")
-        return
-    root = direct_outputs(args.profile)
+    return notebooks
+
+
+def output_folder(ap, args, root):
+    """Return (folder for the executed notebooks, whether that is notebooks/ itself); refuse what
+    would put other than executed default-profile notebooks there."""
     out_dir = Path(args.out).resolve() if args.out else root / "notebooks"
     in_place = out_dir == NOTEBOOKS.resolve()
     if in_place and args.profile != "default":
@@ -251,14 +250,11 @@ def main(argv=None):
     if in_place and args.prepare_only:
         ap.error("--prepare-only writes unexecuted notebooks: give --out a folder outside notebooks/")
     out_dir.mkdir(parents=True, exist_ok=True)
-    if root != ROOT:
-        print(f"[{args.profile}] outputs go to {relative(root)}/ (notebooks: {relative(out_dir)}/); "
-              "only the default profile writes notebooks/, results/ and figures/", flush=True)
-    # headless runs: no progress bars in the stored outputs (they would flood the notebooks)
-    os.environ.setdefault("BBB_QUIET", "1")
-    # figures inline in the stored notebooks (readers see them on the web), whatever MPLBACKEND
-    # the shell has (a headless Agg would leave plt.show() empty)
-    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    return out_dir, in_place
+
+
+def run_all(notebooks, out_dir, params, args, in_place):
+    """Execute ``notebooks`` in order; return the warnings of notebooks left unlike their script."""
     total, warnings = time.perf_counter(), []
     for nb in notebooks:
         t0 = time.perf_counter()
@@ -272,6 +268,39 @@ def main(argv=None):
             record_runtime(args.profile, nb.stem, wall)
         print(f"[{args.profile}] {nb.name} done in {wall:.1f} s", flush=True)
     print(f"all {len(notebooks)} notebooks done in {time.perf_counter() - total:.1f} s")
+    return warnings
+
+
+def main(argv=None):
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    if args.profile not in PROFILE_NAMES:
+        ap.error(f"unknown profile {args.profile!r}; valid profiles are {list(PROFILE_NAMES)}")
+    params = {"PROFILE": args.profile, **parse_params(args.param)}
+    if params["PROFILE"] != args.profile:
+        ap.error("set the profile with --profile, not with -p PROFILE")
+    notebooks = select_notebooks(ap, args.only)
+    if args.clean:
+        for nb in notebooks:
+            clean_metadata(nb, nb, nb)
+        print(f"cleaned the metadata of {len(notebooks)} notebooks")
+        return
+    for nb in notebooks:  # before hours of running: every notebook can be run from its script
+        try:
+            check_pair(nb)
+        except ValueError as err:
+            ap.error(str(err))
+    root = direct_outputs(args.profile)
+    out_dir, in_place = output_folder(ap, args, root)
+    if root != ROOT:
+        print(f"[{args.profile}] outputs go to {relative(root)}/ (notebooks: {relative(out_dir)}/); "
+              "only the default profile writes notebooks/, results/ and figures/", flush=True)
+    # headless runs: no progress bars in the stored outputs (they would flood the notebooks)
+    os.environ.setdefault("BBB_QUIET", "1")
+    # figures inline in the stored notebooks (readers see them on the web), whatever MPLBACKEND
+    # the shell has (a headless Agg would leave plt.show() empty)
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    warnings = run_all(notebooks, out_dir, params, args, in_place)
     if warnings:
         sys.exit(f"{len(warnings)} notebook(s) differ from their scripts (see the warnings above)")
 
