@@ -1,6 +1,7 @@
 # Two commands on a fresh machine:
-#   make notebooks [PROFILE=default|smoke|paper]   execute the notebook series in place, regenerate figures/ and results/
-#   make test                                      unit tests, then every notebook in the smoke profile under build/, then nbval
+#   make notebooks [PROFILE=default|smoke|paper]   execute the notebook series; default: in place, regenerating
+#                                                  figures/ and results/; any other profile: under build/<profile>/
+#   make test                                      unit tests, then every notebook in the smoke profile under build/smoke/, then nbval
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 PYTHON ?= python3
@@ -23,9 +24,13 @@ export PYTHONHASHSEED := 0
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter
 export JUPYTER_PLATFORM_DIRS := 1
 
+# profiles other than default write notebooks, results, figures and checkpoints under build/<profile>/
+# (tools/run_notebooks.py); nbval re-runs the smoke notebooks with the same folders
 BUILD := build
-SMOKE_ENV := BBB_QUIET=1 BBB_FIGURES_DIR=$(abspath $(BUILD))/figures \
-	BBB_RESULTS_DIR=$(abspath $(BUILD))/results BBB_CHECKPOINT_DIR=$(abspath $(BUILD))/checkpoints
+SMOKE := $(abspath $(BUILD))/smoke
+SMOKE_ENV := BBB_QUIET=1 BBB_OUTPUT_DIR=$(SMOKE) BBB_FIGURES_DIR=$(SMOKE)/figures \
+	BBB_RESULTS_DIR=$(SMOKE)/results BBB_CHECKPOINT_DIR=$(SMOKE)/checkpoints \
+	PYTHONPATH=$(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 .PHONY: venv notebooks test unit smoke nbval bench sweep table1 sync clean
 
@@ -46,12 +51,12 @@ unit: $(STAMP)
 	$(PY) -m pytest tests -q
 
 smoke: $(STAMP)
-	rm -rf $(BUILD)/notebooks $(BUILD)/figures $(BUILD)/results $(BUILD)/checkpoints
-	$(SMOKE_ENV) $(PY) tools/run_notebooks.py --profile smoke --kernel $(KERNEL) --out $(BUILD)/notebooks
+	rm -rf $(SMOKE)
+	$(PY) tools/run_notebooks.py --profile smoke --kernel $(KERNEL)
 
 nbval: $(STAMP)
 	$(SMOKE_ENV) MPLBACKEND=module://matplotlib_inline.backend_inline \
-		$(PY) -m pytest -q --nbval-lax --nbval-current-env $(BUILD)/notebooks
+		$(PY) -m pytest -q --nbval-lax --nbval-current-env $(SMOKE)/notebooks
 
 # notebooks/NN_name.py (percent scripts, where edits happen) <-> notebooks/NN_name.ipynb
 sync: $(STAMP)

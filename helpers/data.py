@@ -69,6 +69,24 @@ def data_dir(path=None):
     return Path(chosen).expanduser().resolve()
 
 
+def check_labels(y, n_classes=None, name="labels"):
+    """Raise ValueError unless ``y`` holds integer class indices in [0, ``n_classes``) (only >= 0
+    when ``n_classes`` is None); return ``y``. Training and metrics call it, so a stray label is a
+    clear error instead of torch's IndexError (or a silently wrong error rate)."""
+    t = torch.as_tensor(y)
+    if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
+        raise ValueError(f"{name} must be integer class indices, got dtype {t.dtype}: convert "
+                         "them with y.long()")
+    if t.numel():
+        lo, hi = int(t.min()), int(t.max())
+        if lo < 0 or (n_classes is not None and hi >= n_classes):
+            allowed = ("0 or more" if n_classes is None
+                       else f"in 0..{n_classes - 1} ({n_classes} classes)")
+            raise ValueError(f"{name} hold labels from {lo} to {hi}; they must be {allowed}: "
+                             "number the classes 0, 1, ..., C-1 and give the model C outputs")
+    return y
+
+
 def _missing_error(what, looked, root):
     return FileNotFoundError(
         f"{what} not found; looked for {looked}. Fix: set BBB_DATA_DIR (or pass data_dir=) to a "

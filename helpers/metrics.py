@@ -6,6 +6,7 @@ from fractions import Fraction
 import torch
 from torch.nn import functional as F
 
+from .data import check_labels
 from .elbo import sample_forward
 from .layers import sampling
 
@@ -31,6 +32,7 @@ def _check_labels(probs, y):
     if y.shape != probs.shape[:-1]:
         raise ValueError(f"labels of shape {tuple(y.shape)} do not match probabilities of shape "
                          f"{tuple(probs.shape)}")
+    check_labels(y, probs.shape[-1])
 
 
 @torch.no_grad()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import torch
 
+from .data import check_labels
 from .elbo import KL_WEIGHTINGS, REDUCTIONS, categorical_nll, elbo, kl_weights
 from .layers import sampling
 from .utils import atomic_write_bytes, progress, remove_stale_tmp
@@ -105,6 +106,14 @@ def _float_setting(name, value):
     return out
 
 
+def _output_width(model):
+    """Return the ``out_features`` of the model's last module that has one (its number of
+    classes for the project's networks), or None."""
+    widths = [m.out_features for m in model.modules()
+              if isinstance(getattr(m, "out_features", None), int)]
+    return widths[-1] if widths else None
+
+
 def _check_finite_data(name, t):
     if t.is_floating_point() and not bool(torch.isfinite(t).all()):
         raise ValueError(f"{name} holds NaN or inf values: clean the data before training")
@@ -183,6 +192,11 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
         raise ValueError(f"need at least one training example and as many labels as inputs; got "
                          f"{N} inputs and {len(y)} labels")
     _check_finite_data("x_train", x)
+    if nll is categorical_nll:  # class labels: a clear error, not torch's IndexError mid-run
+        n_classes = _output_width(model)
+        check_labels(y, n_classes, "y_train")
+        for name in eval_sets:
+            check_labels(data.split(name)[1], n_classes, f"y_{name}")
     M = math.ceil(N / batch_size)
     weights = kl_weights(M, kl_weighting).tolist()
     opt = make_optimizer(model.parameters(), optimizer, lr, momentum=momentum,

@@ -62,19 +62,27 @@ def _dir_from_env(var, default):
     return path if path.is_absolute() else PROJECT_ROOT / path
 
 
+def output_root():
+    """Return the folder that holds figures/, results/ and checkpoints/ (env ``BBB_OUTPUT_DIR``,
+    default the project: the committed outputs). ``tools/run_notebooks.py`` points it at
+    ``build/<profile>`` for every profile but ``default``."""
+    return _dir_from_env("BBB_OUTPUT_DIR", PROJECT_ROOT)
+
+
 def figures_dir():
-    """Return the figures directory (env ``BBB_FIGURES_DIR``, default ``<project>/figures``)."""
-    return _dir_from_env("BBB_FIGURES_DIR", PROJECT_ROOT / "figures")
+    """Return the figures directory (env ``BBB_FIGURES_DIR``, default ``<output root>/figures``)."""
+    return _dir_from_env("BBB_FIGURES_DIR", output_root() / "figures")
 
 
 def results_dir():
-    """Return the results directory (env ``BBB_RESULTS_DIR``, default ``<project>/results``)."""
-    return _dir_from_env("BBB_RESULTS_DIR", PROJECT_ROOT / "results")
+    """Return the results directory (env ``BBB_RESULTS_DIR``, default ``<output root>/results``)."""
+    return _dir_from_env("BBB_RESULTS_DIR", output_root() / "results")
 
 
 def checkpoints_dir():
-    """Return the checkpoint directory (env ``BBB_CHECKPOINT_DIR``, default ``<project>/checkpoints``)."""
-    return _dir_from_env("BBB_CHECKPOINT_DIR", PROJECT_ROOT / "checkpoints")
+    """Return the checkpoint directory (env ``BBB_CHECKPOINT_DIR``, default
+    ``<output root>/checkpoints``)."""
+    return _dir_from_env("BBB_CHECKPOINT_DIR", output_root() / "checkpoints")
 
 
 def quiet():

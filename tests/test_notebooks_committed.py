@@ -1,5 +1,8 @@
 """The committed notebooks: executed (default profile), one parameters cell, figures embedded."""
+import difflib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,14 +44,43 @@ def test_committed_notebook_shows_its_figures(path):
                                      "execute with an inline matplotlib backend")
 
 
+# notebooks being rewritten elsewhere whose committed .ipynb still carries papermill's additions
+# (`tags=[]`, the injected-parameters cell): held to the cell-by-cell check below until they are
+# executed with tools/run_notebooks.py again. Empty this set then.
+PAIRING_PENDING = {"02", "04", "05"}
+
+
+def jupytext_script(path):
+    """Return ``jupytext --to py:percent -o - <path>``: the script jupytext pairs with ``path``
+    (what JupyterLab's jupytext compares with the .py when the .ipynb is the newer file)."""
+    proc = subprocess.run([sys.executable, "-m", "jupytext", "--to", "py:percent", "-o", "-",
+                           str(path)], capture_output=True, text=True, cwd=path.parent)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_is_paired_with_its_script(path):
-    """Edits happen in notebooks/NN_name.py; `make sync` carries them into the notebook."""
-    import jupytext
+    """Edits happen in notebooks/NN_name.py; tools/run_notebooks.py executes the script and leaves
+    a notebook that jupytext turns back into exactly that script, so JupyterLab opens it."""
     script = path.with_suffix(".py")
     assert script.exists(), f"{script.name} is missing: run `make sync`"
+    if path.name[:2] in PAIRING_PENDING:
+        return _cells_agree(path, script)
+    ours, theirs = jupytext_script(path), script.read_text()
+    diff = "".join(difflib.unified_diff(theirs.splitlines(True), ours.splitlines(True),
+                                        script.name, f"jupytext of {path.name}", n=0))
+    assert ours == theirs, (f"{path.name} and {script.name} differ; JupyterLab will not open the "
+                            "pair. Edit the script, then `make sync` (or re-run the notebook with "
+                            f"tools/run_notebooks.py):\n{diff[:3000]}")
 
-    def cells(nb):  # papermill's injected-parameters cell records a run, it is not a source
+
+def _cells_agree(path, script):
+    """The weaker check for PAIRING_PENDING: the cells agree once papermill's additions (empty
+    tags, the injected-parameters cell) are set aside."""
+    import jupytext
+
+    def cells(nb):
         return [(c.cell_type, c.source.strip(), tuple(c.metadata.get("tags", ())))
                 for c in nb.cells if "injected-parameters" not in c.metadata.get("tags", ())]
     a, b = cells(jupytext.read(path)), cells(jupytext.read(script))
