@@ -69,6 +69,15 @@ def output_root():
     return _dir_from_env("BBB_OUTPUT_DIR", PROJECT_ROOT)
 
 
+def use_profile_outputs(profile):
+    """Point the output root at ``build/<profile>`` for every profile but ``default`` (unless
+    ``BBB_OUTPUT_DIR`` is set already), so that only ``default`` writes the committed outputs;
+    return the output root. For the drivers in tools/."""
+    if profile != "default" and not os.environ.get("BBB_OUTPUT_DIR"):
+        os.environ["BBB_OUTPUT_DIR"] = str(PROJECT_ROOT / "build" / profile)
+    return output_root()
+
+
 def figures_dir():
     """Return the figures directory (env ``BBB_FIGURES_DIR``, default ``<output root>/figures``)."""
     return _dir_from_env("BBB_FIGURES_DIR", output_root() / "figures")

@@ -196,6 +196,8 @@ def main(argv=None):
     ap.add_argument("--until", choices=["screen", "continue", "final"], default=None)
     ap.add_argument("--force", action="store_true")
     args = ap.parse_args(argv)
+    from helpers.utils import use_profile_outputs
+    use_profile_outputs(args.profile)  # only `default` writes the committed results
     {"plan": cmd_plan, "run": cmd_run, "status": cmd_status}[args.command](args)
 
 

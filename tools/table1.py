@@ -34,6 +34,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     import torch
 
+    from helpers.utils import use_profile_outputs
+    use_profile_outputs(args.profile)  # only `default` writes the committed results
+
     import helpers as H
     from helpers import table1 as T
     if args.threads:
