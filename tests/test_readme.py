@@ -19,13 +19,19 @@ def test_status_table_matches_the_results():
 
 
 def test_docs_exist_and_cite_results_files():
-    for name in ("lab_log.md", "performance.md"):
+    for name in ("lab_log.md", "performance.md", "choices.md"):
         text = (ROOT / "docs" / name).read_text()
         assert "results/" in text, f"docs/{name} cites no results file"
 
 
 def test_lab_log_tables_match_the_results():
     proc = subprocess.run([sys.executable, str(ROOT / "tools" / "lab_log.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_choices_table_matches_the_results():
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "choices.py"), "--check"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
