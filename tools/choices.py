@@ -69,11 +69,10 @@ def _table1_line(T, choice, side, rows, H):
             w["comparable"]["verdict"]]
 
 
-def table1_lines(stats, T):
+def table1_lines(T):
     from helpers.profiles import PROFILES
-    sweeps = PROFILES[NB]["default"]["sweeps"]
-    own = {k: v for k, v in sweeps.items()}
-    base_only = {k: v for k, v in sweeps.items() if k.endswith("_h400")}
+    own = PROFILES[NB]["default"]["sweeps"]  # with the 2x1200 searches
+    base_only = {k: v for k, v in own.items() if k.endswith("_h400")}
     out = []
     choice = "2×1200 searches (WIDTH_SWEEPS)"
     out.append(_table1_line(T, choice, "before: 2×400's recipes and epochs",
@@ -148,7 +147,7 @@ def table():
     header = ["choice", "side", "net / seeds", "ours (SGD / dropout / Gaussian / mixture)",
               "mixture vs paper", "orderings (Holm per width)", "mixture vs dropout (±0.1 pp)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    body = (table1_lines(stats, T) + warm_start_lines(stats, T) + bandit_lines(stats)
+    body = (table1_lines(T) + warm_start_lines(stats, T) + bandit_lines(stats)
             + map_lines(stats))
     lines += ["| " + " | ".join(r) + " |" for r in body]
     return "\n".join(lines)

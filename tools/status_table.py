@@ -30,10 +30,6 @@ def _pct(v, sd=None, n=None):
     return out + (f" ({n} seeds)" if n and n > 1 else " (1 seed)" if n == 1 else "")
 
 
-SHORT = {"sgd": "SGD", "dropout": "dropout", "bbb_gaussian": "Gaussian",
-         "bbb_mixture": "mixture"}
-
-
 def verdict_orderings(claims):
     """The paper's orderings at one width, counted by verdict word (helpers.stats: two-sided
     paired t-tests, Holm over the family): '0 of 3 hold, 3 not resolved at 3 seeds'."""
