@@ -354,14 +354,20 @@ def ordering_family(claims, alpha=0.05, n_unit="seed"):
 
     Each claim gets the two-sided paired t-test; the p-values are Holm-adjusted over the
     family and the verdict uses the adjusted p (``p_holm``). The exact sign test is reported
-    beside it (not used for the verdict).
+    beside it (not used for the verdict). A claim given as None (no values yet) stays in the
+    family, as an untestable member does (see ``holm``), with the verdict "not measured yet".
     """
     names = list(claims)
-    raw = {k: paired_t(*claims[k], level=_level(alpha)) for k in names}
-    adjusted = dict(zip(names, holm([raw[k]["p"] for k in names])))
+    raw = {k: None if claims[k] is None else paired_t(*claims[k], level=_level(alpha))
+           for k in names}
+    adjusted = dict(zip(names, holm([None if raw[k] is None else raw[k]["p"] for k in names])))
     out = {}
     for k in names:
-        res = ordering(*claims[k], alpha=alpha, p_adjusted=adjusted[k], n_unit=n_unit)
+        if claims[k] is None:
+            res = {"verdict": "not measured yet", "t_test": None, "sign_test": None,
+                   "p_used": None, "alpha": alpha}
+        else:
+            res = ordering(*claims[k], alpha=alpha, p_adjusted=adjusted[k], n_unit=n_unit)
         res["p_holm"], res["family_size"] = adjusted[k], len(names)
         out[k] = res
     return out

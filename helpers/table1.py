@@ -4,25 +4,47 @@ A *cell* is one method at one width. Its recipe and number of epochs come from t
 sweep of that method and width when the profile declares one (``helpers.sweep``,
 results/<notebook>/sweep/<name>.json), else from the 2x400 sweep with the width changed. Every run writes results/<notebook>/runs/<name>.json (config, validation and test numbers,
 the per-epoch history, the misclassified test images, a weight histogram); ``build`` trains what
-is missing (or refuses, with ``train=False``), then writes results/<notebook>/table1.json.
+is missing (or refuses, with ``train=False``), then writes results/<notebook>/table1.json with
+the verdicts of ``analysis`` (two-sided tests of ``helpers.stats``, paired by seed) and the
+provenance of its inputs (no machine or date of its own: those belong to each run's record).
 Two control rows at 2x400 when the chosen BBB recipe starts from the trained SGD network (a warm
 start): SGD trained for as many epochs as SGD + BBB together (equal compute), and the best BBB
 configuration with a random start.
 """
+import hashlib
 import json
 import statistics
 import time
 from dataclasses import dataclass, replace
 
+from . import stats
 from .classification import METHOD_LABELS, PAPER_TABLE1, RunConfig, run
 from .metrics import mcnemar
 from .sweep import load_sweep
-from .utils import atomic_write_bytes, results_dir, save_results
+from .utils import _check_fractions, _jsonable, atomic_write_bytes, results_dir
 
 NB = "01_mnist_classification"
 METHODS = ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")
 EXTRA_LABELS = {"sgd_equal_compute": "SGD, equal compute (control)",
                 "bbb_mixture_random_start": "BBB, scale mixture, random start (control)"}
+
+# The verdicts (helpers.stats; the same tests, alpha, family and margin as analysis_plan.json):
+# two-sided, paired by seed, Holm over the paper's orderings at each width
+ALPHA = 0.05
+FAMILY = (("bbb_mixture", "bbb_gaussian"), ("bbb_mixture", "sgd"), ("dropout", "sgd"))
+CLAIMS = {("bbb_mixture", "bbb_gaussian"): "the scale mixture beats the Gaussian prior",
+          ("bbb_mixture", "sgd"): "BBB (scale mixture) beats SGD",
+          ("dropout", "sgd"): "dropout beats SGD",
+          ("bbb_mixture", "sgd_equal_compute"): "BBB beats SGD trained as long (control)",
+          ("bbb_mixture", "bbb_mixture_random_start"): "the warm start beats BBB's random start "
+                                                       "(control)"}
+CONTROLS = (("bbb_mixture", "sgd_equal_compute"), ("bbb_mixture", "bbb_mixture_random_start"))
+COMPARABLE = ("bbb_mixture", "dropout", 0.001)  # within +-0.1 pp (error rates are fractions)
+VERDICT_NOTE = ("two-sided tests of helpers.stats, paired by seed: each cell's 95% t-interval "
+                "against the paper's value; the paper's orderings with Holm over the family at "
+                "each width; BBB vs dropout comparable when the 95% interval of the paired "
+                "difference lies inside +-0.1 pp. Post hoc: the tests were fixed after these "
+                "numbers were seen; analysis_plan.json (v1) governs a rerun")
 
 
 @dataclass
@@ -116,6 +138,9 @@ def row(cell, records, notebook=NB, pending=()):
     paper = PAPER_TABLE1.get(cell.key, {}).get(cell.H)
     mean = statistics.fmean(tests) if tests else None
     cfg = cell.config
+    vs = None if paper is None or not tests else stats.vs_published(
+        tests, paper, alpha=ALPHA, scale=100, unit=" pp")
+    singles = [r["metrics"].get("test_error_single_samples") for r in records]
     return {"key": cell.key, "label": METHOD_LABELS.get(cell.key, EXTRA_LABELS.get(cell.key)),
             "H": cell.H, "seeds": [r["config"]["seed"] for r in records],
             "test_error": tests, "mean": mean, "sd": statistics.stdev(tests) if len(tests) > 1 else None,
@@ -123,6 +148,12 @@ def row(cell, records, notebook=NB, pending=()):
             "predictor": [r["metrics"]["predictor"] for r in records],
             "pending_seeds": list(pending),
             "paper": paper, "diff_pp": None if paper is None or mean is None else 100 * (mean - paper),
+            "vs_paper": None if vs is None else {"verdict": vs["verdict"], "ci": vs["ci"],
+                                                 "n": vs["n"], "level": 1 - ALPHA},
+            # MC evaluation noise: the sd of the test error over the single weight samples of
+            # each BBB run (the posterior-mean predictor itself is deterministic)
+            "mc_sd_single_sample": [statistics.stdev(x) if x and len(x) > 1 else None
+                                    for x in singles] if any(singles) else None,
             "protocol": {"start": _start(cfg), "epochs": cfg.epochs, "paper_epochs": 600,
                          "init_epochs": cfg.init_epochs if cfg.init_from else 0},
             "train_wall_s": [r["metrics"]["train_wall_s"] for r in records],
@@ -159,13 +190,17 @@ def build(widths, seeds_by_width, sweeps, data=None, notebook=NB, profile="defau
           keys=None, only_seeds=None):
     """Train (``train``) or read every run of the table, write table1.json; return its record.
 
+    table1.json holds the rows, the verdicts (``analysis``), McNemar per seed and the
+    provenance of its inputs (``provenance``); written again from the same run records it is
+    the same bytes.
+
     With a subset of ``methods``, ``keys`` (rows, controls included) or ``only_seeds`` the runs
     are trained (or read) but no table is written: None (parallel workers use them).
     """
     partial = tuple(methods) != tuple(METHODS) or keys is not None or only_seeds is not None
-    t0 = time.perf_counter()
     rows, records = [], {}
-    for cell in cells(widths, sweeps, notebook, base_H=base_H, methods=methods):
+    table_cells = cells(widths, sweeps, notebook, base_H=base_H, methods=methods)
+    for cell in table_cells:
         if keys is not None and cell.key not in keys:
             continue
         recs, pending = [], []
@@ -185,19 +220,119 @@ def build(widths, seeds_by_width, sweeps, data=None, notebook=NB, profile="defau
         rows.append(row(cell, recs, notebook, pending))
     if partial:
         return None
-    tests = paired_tests(records, H=base_H)
-    save_results(notebook, "table1", config={"widths": list(widths),
-                                             "seeds": {str(k): list(v) for k, v in
-                                                       seeds_by_width.items()},
-                                             "eval_samples": eval_samples},
-                 metrics={"rows": rows, "mcnemar_bbb_vs_sgd": tests},
-                 profile=profile, seed=sorted({s for v in seeds_by_width.values() for s in v}),
-                 wall_s=time.perf_counter() - t0,
-                 extra={"selected_on": "validation",
-                        "note": "every recipe and its number of epochs chosen on validation "
-                                "(results/<notebook>/sweep/); test errors computed once, after "
-                                "the choice; one run record per seed in runs/"})
+    config = {"widths": list(widths), "seeds": {str(k): list(v) for k, v in seeds_by_width.items()},
+              "eval_samples": eval_samples}
+    used = sorted({f"{m}_h{base_H}" for m in methods} | {c.sweep for c in table_cells})
+    write_table(notebook, {
+        "profile": profile, "seed": sorted({s for v in seeds_by_width.values() for s in v}),
+        "config": config,
+        "metrics": {"rows": rows, "analysis": analysis(rows),
+                    "mcnemar_bbb_vs_sgd": paired_tests(records, H=base_H)},
+        "selected_on": "validation",
+        "note": "every recipe and its number of epochs chosen on validation "
+                "(results/<notebook>/sweep/); test errors computed once, after the choice; one "
+                "run record per seed in runs/, with the machine, date and wall time of that run",
+        "provenance": provenance(rows, used, notebook)})
     return json.loads((results_dir() / notebook / "table1.json").read_text())
+
+
+def _sha256(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def provenance(rows, sweep_names, notebook=NB):
+    """Return what an aggregate of run records records about where its numbers come from: its
+    input files with their SHA-256 (and one hash over them all), the machines and dates of the
+    runs (each run's own machine, date and wall time stay in its run record), and nothing about
+    the process that aggregated them: the same inputs give the same bytes."""
+    base = results_dir() / notebook
+    runs = {n: _sha256(base / "runs" / f"{n}.json") for r in rows for n in r["runs"]}
+    sweeps = {f"sweep/{n}.json": _sha256(base / "sweep" / f"{n}.json") for n in sweep_names}
+    machines, dates = {}, []
+    for name in runs:
+        rec = json.loads((base / "runs" / f"{name}.json").read_text())
+        key = json.dumps(rec.get("machine"), sort_keys=True)
+        machines[key] = machines.get(key, 0) + 1
+        if rec.get("created"):
+            dates.append(rec["created"])
+    inputs = {"runs": runs, "sweeps": sweeps}
+    return {"inputs": inputs,
+            "inputs_sha256": hashlib.sha256(json.dumps(inputs, sort_keys=True).encode())
+            .hexdigest(),
+            "run_machines": [{"machine": json.loads(k), "runs": n}
+                             for k, n in sorted(machines.items(), key=lambda kv: (-kv[1], kv[0]))],
+            "runs_created": [min(dates), max(dates)] if dates else None,
+            "aggregated_by": "helpers.table1.build (no machine or date: it computes nothing that "
+                             "depends on them)"}
+
+
+def write_table(notebook, record):
+    """Write results/<notebook>/table1.json unless it already holds these exact bytes; return
+    its path. Error rates in ``metrics`` must be fractions (as ``save_results`` checks)."""
+    record = _jsonable(record)
+    _check_fractions(record["metrics"])
+    data = (json.dumps(record, indent=2) + "\n").encode()
+    path = results_dir() / notebook / "table1.json"
+    if not (path.exists() and path.read_bytes() == data):
+        atomic_write_bytes(path, data)
+    return path
+
+
+def _paired(ra, rb):
+    """Return (a, b, seeds): the test errors of two rows on the seeds both have."""
+    sa, sb = dict(zip(ra["seeds"], ra["test_error"])), dict(zip(rb["seeds"], rb["test_error"]))
+    seeds = sorted(set(sa) & set(sb))
+    return [sa[s] for s in seeds], [sb[s] for s in seeds], seeds
+
+
+def _claim(res, seeds):
+    t, sign = res["t_test"], res["sign_test"]
+    pp = (lambda v: None if v is None else 100 * v)  # noqa: E731
+    return {"verdict": res["verdict"], "seeds": seeds, "diff_pp": pp(t["mean_diff"]),
+            "ci_pp": None if t["ci"] is None else [pp(v) for v in t["ci"]], "t": t["t"],
+            "df": t["df"], "p": t["p"], "p_holm": res.get("p_holm"),
+            "family_size": res.get("family_size"), "sign_p": sign["p"],
+            "sign_ties_dropped": sign["ties_dropped"], "note": t["note"]}
+
+
+def _family(by, H, pairs):
+    """The claims "a < b" of ``pairs`` at width H as one Holm family; a claim whose rows are
+    missing or share no trained seed is 'not measured yet' and still counts in the family."""
+    claims, seeds = {}, {}
+    for a, b in pairs:
+        ra, rb = by.get((a, H)), by.get((b, H))
+        name = f"{a} < {b}"
+        xa, xb, seeds[name] = _paired(ra, rb) if ra and rb else ([], [], [])
+        claims[name] = (xa, xb) if seeds[name] else None
+    out = {}
+    for name, res in stats.ordering_family(claims, alpha=ALPHA).items():
+        out[name] = (_claim(res, seeds[name]) if claims[name] is not None else
+                     {"verdict": res["verdict"], "seeds": [], "family_size": res["family_size"]})
+    return out
+
+
+def analysis(rows):
+    """Return the verdicts on the rows (see VERDICT_NOTE): per width, the paper's orderings as
+    one Holm family, BBB vs dropout comparability, and the controls where they exist."""
+    by = {(r["key"], r["H"]): r for r in rows}
+    out = {"alpha": ALPHA, "method": VERDICT_NOTE, "post_hoc": True,
+           "plan": "results/01_mnist_classification/analysis_plan.json", "widths": {}}
+    for H in sorted({r["H"] for r in rows}):
+        w = {"orderings": _family(by, H, FAMILY)}
+        a, b, margin = COMPARABLE
+        ra, rb = by.get((a, H)), by.get((b, H))
+        xa, xb, common = _paired(ra, rb) if ra and rb else ([], [], [])
+        if common:
+            c = stats.comparable(xa, xb, margin, alpha=ALPHA)
+            t = c["t_test"]
+            w["comparable"] = {"pair": f"{a} vs {b}", "margin_pp": 100 * margin,
+                               "verdict": c["verdict"], "seeds": common,
+                               "diff_pp": 100 * t["mean_diff"],
+                               "ci_pp": None if t["ci"] is None else [100 * v for v in t["ci"]]}
+        if any((k, H) in by for _, k in CONTROLS):
+            w["controls"] = _family(by, H, CONTROLS)
+        out["widths"][str(H)] = w
+    return out
 
 
 # ---- what notebook 01 shows: the sweeps, the table, Figures 2 and 3 ----
@@ -267,36 +402,65 @@ def table_rows(rec):
     return header, rows
 
 
-ORDERINGS = (("bbb_mixture", "bbb_gaussian", "the scale mixture beats the Gaussian prior"),
-             ("bbb_mixture", "sgd", "BBB (scale mixture) beats SGD"),
-             ("bbb_mixture", "dropout", "BBB (scale mixture) beats dropout"))
+SHORT = {"sgd": "SGD", "dropout": "dropout", "bbb_gaussian": "Gaussian", "bbb_mixture": "mixture",
+         "sgd_equal_compute": "SGD as long", "bbb_mixture_random_start": "random start"}
+
+
+def _pp(v):
+    return f"{v:+.2f}"
+
+
+def _claim_line(H, a, b, c):
+    claim = CLAIMS[(a, b)]
+    if not c.get("seeds"):
+        return f"2×{H}: {claim}? not measured yet"
+    diff = f"{SHORT[a]} − {SHORT[b]} {_pp(c['diff_pp'])} pp"
+    if c["ci_pp"] is None:
+        return f"2×{H}: {claim}: {c['verdict']} ({diff}; {c['note'] or 'no test'})"
+    return (f"2×{H}: {claim}: {c['verdict']} ({diff}, 95% CI {_pp(c['ci_pp'][0])} to "
+            f"{_pp(c['ci_pp'][1])}; paired t p = {c['p']:.3f}, Holm over {c['family_size']}: "
+            f"{c['p_holm']:.3f}; sign test p = {c['sign_p']:.3f})")
 
 
 def orderings(rec):
-    """Return one sentence per width and paper ordering: does it hold in our means, and is the
-    difference larger than the seed spread (the larger of the two sds; unknown while either
-    row has a single seed)?"""
-    by = {(r["key"], r["H"]): r for r in rec["metrics"]["rows"]}
+    """Return one line per width and claim: the paper's orderings (a two-sided paired t-test
+    across seeds, Holm over the three at each width), BBB vs dropout comparability, and the
+    controls; the words are helpers.stats' ("holds", "reversed", "not resolved at n seeds")."""
+    res = rec["metrics"].get("analysis") or analysis(rec["metrics"]["rows"])
     lines = []
-    for H in sorted({r["H"] for r in rec["metrics"]["rows"]}):
-        for a, b, claim in ORDERINGS:
-            ra, rb = by.get((a, H)), by.get((b, H))
-            if not ra or not rb or ra["mean"] is None or rb["mean"] is None:
-                lines.append(f"2×{H}: {claim}? not measured yet")
-                continue
-            diff = 100 * (rb["mean"] - ra["mean"])
-            sds = [r["sd"] for r in (ra, rb) if r["sd"] is not None]
-            single = [r["label"] for r in (ra, rb) if len(r["seeds"]) < 2]
-            if single:
-                spread = (f"one seed of {' and of '.join(single)} so far, so the seed spread "
-                          "is unknown")
-            elif 100 * max(sds) >= abs(diff):
-                spread = f"smaller than the seed spread (sd up to {100 * max(sds):.2f} pp)"
-            else:
-                spread = f"larger than the seed spread (sd up to {100 * max(sds):.2f} pp)"
-            verdict = "holds" if diff > 0 else "does not hold"
-            lines.append(f"2×{H}: {claim}: {verdict} ({diff:+.2f} pp in the means; {spread})")
+    for H, w in sorted(res["widths"].items(), key=lambda kv: int(kv[0])):
+        for a, b in FAMILY:
+            lines.append(_claim_line(H, a, b, w["orderings"][f"{a} < {b}"]))
+        c = w.get("comparable")
+        if c:
+            ci = ("no interval" if c["ci_pp"] is None else
+                  f"95% CI {_pp(c['ci_pp'][0])} to {_pp(c['ci_pp'][1])}")
+            lines.append(f"2×{H}: BBB (scale mixture) and dropout within ±{c['margin_pp']:.1f} "
+                         f"pp: {c['verdict']} ({_pp(c['diff_pp'])} pp, {ci})")
+        for a, b in CONTROLS if "controls" in w else ():
+            lines.append(_claim_line(H, a, b, w["controls"][f"{a} < {b}"]))
     return lines
+
+
+def mc_noise(rec):
+    """Return (header, rows): for each BBB row, the seed sd of its test error beside the MC
+    evaluation noise (the sd over the single weight samples of each run, averaged over runs)
+    and which predictor was reported (the posterior-mean weights carry no MC noise)."""
+    header = ["row", "units", "seed sd", "MC sd, one weight sample (mean over runs)",
+              "reported predictor"]
+    out = []
+    for r in rec["metrics"]["rows"]:
+        sds = [v for v in (r.get("mc_sd_single_sample") or []) if v is not None]
+        if not sds:
+            continue
+        preds = r["predictor"]
+        k = sum(p == "mean_weights" for p in preds)
+        seed_sd = "—" if r["sd"] is None else f"{100 * r['sd']:.2f} pp"
+        out.append([r["label"], str(r["H"]), seed_sd,
+                    f"{100 * statistics.fmean(sds):.2f} pp",
+                    f"mean weights on {k} of {len(preds)} seeds, average of samples on "
+                    f"{len(preds) - k}"])
+    return header, out
 
 
 def records_of(rec, key, H, notebook=NB):

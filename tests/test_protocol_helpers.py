@@ -128,29 +128,58 @@ def test_missing_results_are_shown_as_pending_not_invented(capsys):
     assert not H.pending({"a": 1}, "the runs", "make x") and capsys.readouterr().out == ""
 
 
-def test_orderings_compare_differences_with_the_seed_spread():
-    def r(key, H, tests):
+def test_orderings_are_two_sided_paired_tests_with_holm_per_width():
+    def r(key, H, tests, seeds=None):
         import statistics
-        return {"key": key, "H": H, "seeds": list(range(len(tests))), "mean": statistics.fmean(tests),
+        return {"key": key, "H": H, "label": key, "seeds": list(seeds or range(len(tests))),
+                "test_error": tests, "mean": statistics.fmean(tests) if tests else None,
                 "sd": statistics.stdev(tests) if len(tests) > 1 else None}
-    rec = {"metrics": {"rows": [r("bbb_mixture", 400, [0.0140, 0.0142, 0.0144]),
-                                r("bbb_gaussian", 400, [0.0170, 0.0171, 0.0172]),
-                                r("sgd", 400, [0.0130, 0.0150, 0.0170]),
-                                r("dropout", 400, [0.0135, 0.0136, 0.0137]),
-                                {"key": "bbb_mixture", "H": 800, "seeds": [], "mean": None, "sd": None},
-                                r("sgd", 800, [0.016]),
-                                r("bbb_mixture", 1200, [0.0145]),
-                                r("sgd", 1200, [0.0134, 0.0131, 0.0134])]}}
-    for row in rec["metrics"]["rows"]:
-        row["label"] = row["key"]
-    lines = T.orderings(rec)
+    rows = [r("bbb_mixture", 400, [0.0140, 0.0142, 0.0144, 0.0141, 0.0143]),
+            r("bbb_gaussian", 400, [0.0170, 0.0171, 0.0172, 0.0170, 0.0173]),
+            r("sgd", 400, [0.0130, 0.0150, 0.0170, 0.0140, 0.0160]),
+            r("dropout", 400, [0.0135, 0.0136, 0.0137, 0.0135, 0.0138]),
+            r("bbb_mixture", 800, []), r("sgd", 800, [0.016]),
+            r("bbb_mixture", 1200, [0.0145]), r("sgd", 1200, [0.0134, 0.0131, 0.0134]),
+            r("dropout", 1200, [0.0150, 0.0151, 0.0149], seeds=[0, 1, 2]),
+            r("bbb_gaussian", 1200, [0.0150, 0.0152], seeds=[3, 4])]
+    res = T.analysis(rows)
+    w400 = res["widths"]["400"]["orderings"]
+    assert w400["bbb_mixture < bbb_gaussian"]["verdict"] == "holds"  # large, steady difference
+    assert w400["bbb_mixture < bbb_gaussian"]["family_size"] == 3
+    assert w400["bbb_mixture < sgd"]["verdict"] == "not resolved at 5 seeds"  # SGD's spread
+    assert w400["dropout < sgd"]["verdict"] == "not resolved at 5 seeds"
+    p = w400["bbb_mixture < bbb_gaussian"]
+    assert p["p_holm"] >= p["p"] and p["diff_pp"] < 0 and p["seeds"] == [0, 1, 2, 3, 4]
+    assert res["widths"]["400"]["comparable"]["verdict"] == "comparable"  # within 0.1 pp
+    # pairs by seed: the 2x1200 Gaussian row shares no seed with the mixture row
+    w1200 = res["widths"]["1200"]["orderings"]
+    assert w1200["bbb_mixture < bbb_gaussian"]["verdict"] == "not measured yet"
+    assert w1200["bbb_mixture < sgd"]["verdict"] == "not resolved at 1 seed"
+    assert w1200["dropout < sgd"]["verdict"] == "reversed"  # dropout above SGD on every seed
+    # the untestable claims still count in the family: Holm multiplies by 3, not 1
+    assert w1200["dropout < sgd"]["p_holm"] == pytest.approx(3 * w1200["dropout < sgd"]["p"])
+    assert w1200["bbb_mixture < bbb_gaussian"]["family_size"] == 3
+    lines = T.orderings({"metrics": {"rows": rows}})
     assert lines[0].startswith("2×400: the scale mixture beats the Gaussian prior: holds")
-    assert "larger than the seed spread" in lines[0]
-    assert "BBB (scale mixture) beats SGD: holds" in lines[1] and "smaller than the seed spread" in lines[1]
-    assert "beats dropout: does not hold" in lines[2]
-    assert lines[3].endswith("not measured yet")
-    # one seed on one side: the other side's small sd says nothing about the spread
-    assert "beats SGD: does not hold" in lines[7] and "one seed of bbb_mixture so far" in lines[7]
+    assert "Holm over 3" in lines[0] and "sign test p = 0.062" in lines[0]
+    assert "BBB (scale mixture) beats SGD: not resolved at 5 seeds" in lines[1]
+    assert any(x.startswith("2×800") and "not measured yet" in x for x in lines)
+    assert any("2×1200: BBB (scale mixture) beats SGD: not resolved at 1 seed" in x for x in lines)
+    # the words never claim more than the test: no "holds" without a significant Holm p
+    for w in res["widths"].values():
+        for c in w["orderings"].values():
+            if c["verdict"] in ("holds", "reversed"):
+                assert c["p_holm"] < T.ALPHA
+
+
+def test_table1_verdicts_use_the_plans_alpha_family_and_margin():
+    from helpers import analysis_plan
+    plan = analysis_plan.load()
+    assert plan["tests"]["alpha"] == T.ALPHA
+    assert plan["tests"]["orderings"]["family_per_width"] == [f"{a} < {b}" for a, b in T.FAMILY]
+    a, b, margin = T.COMPARABLE
+    assert plan["tests"]["comparability"]["pair"] == f"{a} vs {b}"
+    assert plan["tests"]["comparability"]["margin_pp"] == pytest.approx(100 * margin)
 
 
 def test_ood_training_lanes_must_name_pairs_of_the_profile():
@@ -219,3 +248,62 @@ def test_pruning_reuses_its_results_only_while_they_prune_table1s_current_networ
                        metrics={"models": [{"name": name}], "complete": True})
         rec = P.build(prof, train=False, progress_fn=None)
         assert (rec is not None) == reused
+
+
+def _table_inputs(H=20, seeds=(0, 1, 2)):
+    """Sweeps and run records of a whole tiny table (nothing trained), two machines."""
+    from dataclasses import replace
+    sgd = RunConfig(method="sgd", H=H, epochs=45)
+    bbb_warm = RunConfig(method="bbb_mixture", H=H, epochs=30, init_from="sgd", init_epochs=60)
+    bbb_cold = RunConfig(method="bbb_mixture", H=H, epochs=60, mu_init=0.1)
+    for name, cfg in ((f"sgd_h{H}", sgd), (f"dropout_h{H}", RunConfig(method="dropout", H=H,
+                                                                       epochs=50)),
+                      (f"bbb_gaussian_h{H}", RunConfig(method="bbb_gaussian", H=H, epochs=40))):
+        _sweep(name, [_trial(cfg, 0.02, cfg.epochs)], {"config": {**cfg.__dict__},
+                                                       "epochs": cfg.epochs})
+    _sweep(f"bbb_mixture_h{H}", [_trial(bbb_warm, 0.015, 30), _trial(bbb_cold, 0.019, 55)],
+           {"config": {**bbb_warm.__dict__}, "epochs": 30})
+    for i, cell in enumerate(T.cells((H,), {}, base_H=H)):
+        for seed in seeds:
+            cfg = replace(cell.config, seed=seed)
+            rec = {"config": {**cfg.__dict__}, "name": cfg.name,
+                   "metrics": {"test_error": 0.015 + 0.001 * i + 0.0003 * seed,
+                               "val_error": 0.016, "predictor": "network",
+                               "train_wall_s": 10.0 + seed, "test_misclassified": [seed, i]},
+                   "machine": {"cpu": "CPU A" if seed < 2 else "CPU B", "threads": 1},
+                   "created": f"2026-01-0{seed + 1}T00:00:00Z"}
+            T.run_path(cfg).parent.mkdir(parents=True, exist_ok=True)
+            T.run_path(cfg).write_text(json.dumps(rec))
+            if cfg.init_from:  # the warm start's source network: read, not tabulated
+                T.run_path(cfg.init_source()).write_text(json.dumps(rec))
+    return T.cells((H,), {}, base_H=H)
+
+
+def test_table1_json_names_its_inputs_not_the_machine_that_aggregated_them():
+    """Rewriting table1.json from the same run records gives the same bytes; the file lists the
+    run files with their hashes and the runs' machines, and claims no machine or date itself."""
+    _table_inputs()
+    args = ((20,), {20: (0, 1, 2)}, {})
+    rec = T.build(*args, train=False, base_H=20, profile="smoke", progress_fn=None)
+    path = H.results_dir() / "01_mnist_classification" / "table1.json"
+    first = path.read_bytes()
+    for key in ("machine", "created", "wall_s", "device", "torch"):
+        assert key not in rec, key
+    prov = rec["provenance"]
+    assert sorted(m["machine"]["cpu"] for m in prov["run_machines"]) == ["CPU A", "CPU B"]
+    assert sum(m["runs"] for m in prov["run_machines"]) == len(prov["inputs"]["runs"]) == 18
+    assert prov["runs_created"] == ["2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z"]
+    assert "sweep/bbb_mixture_h20.json" in prov["inputs"]["sweeps"]
+    import time as _time
+    _time.sleep(1.1)  # a clock that moved on must not change the file
+    T.build(*args, train=False, base_H=20, profile="smoke", progress_fn=None)
+    assert path.read_bytes() == first
+    # a changed input changes the recorded hash
+    name = next(iter(prov["inputs"]["runs"]))
+    run = H.results_dir() / "01_mnist_classification" / "runs" / f"{name}.json"
+    run.write_text(run.read_text().replace("CPU A", "CPU C"))
+    again = T.build(*args, train=False, base_H=20, profile="smoke", progress_fn=None)
+    assert again["provenance"]["inputs_sha256"] != prov["inputs_sha256"]
+    assert again["metrics"]["analysis"]["widths"]["20"]["orderings"]["bbb_mixture < sgd"][
+        "verdict"] == rec["metrics"]["analysis"]["widths"]["20"]["orderings"][
+        "bbb_mixture < sgd"]["verdict"]

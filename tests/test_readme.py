@@ -19,7 +19,7 @@ def test_status_table_matches_the_results():
 
 
 def test_docs_exist_and_cite_results_files():
-    for name in ("lab_log.md", "performance.md"):
+    for name in ("lab_log.md", "performance.md", "choices.md"):
         text = (ROOT / "docs" / name).read_text()
         assert "results/" in text, f"docs/{name} cites no results file"
 
@@ -30,26 +30,59 @@ def test_lab_log_tables_match_the_results():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_a_wider_table1_row_counts_cells_within_the_margin_and_names_pending_ones():
+def test_choices_table_matches_the_results():
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "choices.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_table1_row_gives_the_tests_words_and_names_pending_cells():
     sys.path.insert(0, str(ROOT / "tools"))
     import status_table
 
-    def cell(key, paper, mean, seeds=(0,)):
-        return {"key": key, "paper": paper, "mean": mean, "seeds": list(seeds) if mean else [],
+    from helpers import stats, table1
+
+    def cell(key, paper, tests, seeds=(0, 1, 2)):
+        mean = sum(tests) / len(tests) if tests else None
+        vs = stats.vs_published(tests, paper, scale=100, unit=" pp") if tests else None
+        return {"key": key, "H": 800, "paper": paper, "mean": mean,
+                "sd": stats.mean_ci(tests)["sd"] if tests else None,
+                "seeds": list(seeds)[:len(tests)], "test_error": tests,
+                "vs_paper": vs and {"verdict": vs["verdict"]},
+                "mc_sd_single_sample": [0.001, 0.0012, 0.0011] if key == "bbb_mixture" else None,
                 "protocol": {"epochs": 30, "init_epochs": 60 if key == "bbb_mixture" else 0}}
-    row = status_table._width_row(800, [cell("sgd", 0.0184, 0.0160), cell("dropout", 0.0133, 0.0160),
-                                        cell("bbb_mixture", 0.0134, None)], "nb")
-    assert row[2] == "1.60 / 1.60 / —% (1 seed)"
-    assert row[3] == "partly: 1 of 3 cells within 0.2 pp (1 not run yet)"
-    assert "30–90 epochs" in row[4]
-    assert row[4].endswith("2×400's recipes")
-    searched = [dict(cell("sgd", 0.0184, 0.0160), sweep="results/x/sweep/sgd_h800.json")]
-    assert status_table._width_row(800, searched, "nb")[4].endswith("recipes searched at 2×800")
-    assert status_table._width_row(800, [cell("sgd", 0.0184, None)], "nb")[3] == "pending"
-    full = [cell("sgd", 0.0184, 0.0150), cell("bbb_gaussian", 0.0199, 0.0160),
-            cell("bbb_mixture", 0.0134, 0.0140)]
-    assert status_table._width_row(800, full, "nb")[3] == ("reproduced: 3 of 3 cells within "
-                                                           "0.2 pp; orderings hold")
-    full[0] = cell("sgd", 0.0184, 0.0130)  # SGD now below the scale mixture: the paper's order fails
-    assert status_table._width_row(800, full, "nb")[3] == (
-        "partly: 3 of 3 cells within 0.2 pp; BBB mixture's error above SGD")
+    cells = [cell("sgd", 0.0184, [0.0150, 0.0160, 0.0155]),
+             cell("dropout", 0.0133, [0.0135, 0.0140, 0.0137]),
+             cell("bbb_gaussian", 0.0199, [0.0170, 0.0172, 0.0171]),
+             cell("bbb_mixture", 0.0134, [0.0140, 0.0139, 0.0141])]
+    verdicts = table1.analysis(cells)["widths"]["800"]
+    row = status_table._width_row(800, cells, "nb", verdicts, first=False)
+    assert row[0] == "Table 1 at 2×800"
+    assert row[2].startswith("1.55 / 1.37 / 1.71 / 1.40% (3 seeds; mixture sd 0.01, ")
+    assert row[2].endswith("one sample's MC sd 0.11 pp)")
+    # the mixture is 0.06 pp above the paper with a tiny spread: outside its interval
+    assert row[3].startswith("mixture: worse than the paper by 0.06 pp; orderings: ")
+    words = [c["verdict"] for c in verdicts["orderings"].values()]
+    assert row[3].split("; ")[1] == "orderings: " + status_table.verdict_orderings(
+        verdicts["orderings"])
+    assert f"{words.count('holds')} of 3 hold" in row[3]
+    assert "reproduced" not in row[3] and "orderings hold" not in row[3]
+    assert row[4] == "Adam; 30–90 epochs (paper 600); mixture warm-started; 2×400's recipes"
+    searched = [dict(c, sweep="results/x/sweep/sgd_h800.json") for c in cells]
+    assert status_table._width_row(800, searched, "nb")[4].endswith("searched at 2×800")
+    pending = [cell("sgd", 0.0184, [0.0150]), cell("bbb_mixture", 0.0134, [])]
+    row = status_table._width_row(800, pending, "nb")
+    assert row[3] == "mixture: not run yet (1 not run yet)" and "(1 seed)" in row[2]
+    assert status_table._width_row(800, [cell("sgd", 0.0184, [])], "nb")[3] == "pending"
+
+
+def test_verdict_words_count_each_word_of_a_family():
+    claims = {"a": {"verdict": "holds"}, "b": {"verdict": "not resolved at 3 seeds"},
+              "c": {"verdict": "reversed"}}
+    sys.path.insert(0, str(ROOT / "tools"))
+    import status_table
+    assert status_table.verdict_orderings(claims) == \
+        "1 of 3 holds, 1 not resolved at 3 seeds, 1 reversed"
+    words = status_table._family_words({"x": ([1.0, 2.0, 3.0], [1.5, 2.1, 3.9]),
+                                        "y": ([1.0, 2.0, 3.0], [1.0, 2.1, 2.9])}, "lower")
+    assert words == "lower: x, y not resolved at 3 seeds (Holm)"

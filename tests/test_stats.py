@@ -200,6 +200,9 @@ def test_ordering_words_and_the_holm_family():
     fam = S.ordering_family({"one": ([1.0], [2.0]), "c<d": (c, d)})
     assert fam["one"]["verdict"] == "not resolved at 1 seed" and fam["one"]["p_holm"] is None
     assert fam["c<d"]["p_holm"] == pytest.approx(2 * alone["p_used"])
+    fam = S.ordering_family({"later": None, "c<d": (c, d)})
+    assert fam["later"]["verdict"] == "not measured yet" and fam["later"]["family_size"] == 2
+    assert fam["c<d"]["p_holm"] == pytest.approx(2 * alone["p_used"])
 
 
 def test_comparable_needs_the_whole_interval_inside_the_margin():

@@ -3,7 +3,8 @@
     python tools/status_table.py            # rewrites the table between the markers in README.md
     python tools/status_table.py --check    # exit 1 when README.md differs from the results
 
-Every number in the table comes from a results file; the verdict rules are in ``verdict_*``.
+Every number in the table comes from a results file; Table 1's verdicts are helpers.stats' words
+(two-sided tests, written into table1.json by helpers.table1), summarised by ``verdict_*``.
 """
 import argparse
 import json
@@ -29,10 +30,35 @@ def _pct(v, sd=None, n=None):
     return out + (f" ({n} seeds)" if n and n > 1 else " (1 seed)" if n == 1 else "")
 
 
-def verdict_error(mean, paper):
-    """Table 1 cells: within 0.2 pp of the paper (or better) = reproduced; within 0.5 = partly."""
-    gap = 100 * (mean - paper)
-    return "reproduced" if gap <= 0.2 else "partly" if gap <= 0.5 else "not reproduced"
+def verdict_orderings(claims):
+    """The paper's orderings at one width, counted by verdict word (helpers.stats: two-sided
+    paired t-tests, Holm over the family): '0 of 3 hold, 3 not resolved at 3 seeds'."""
+    words = [c["verdict"] for c in claims.values()]
+    holds = words.count("holds")
+    rest = {}
+    for w in words:
+        if w != "holds":
+            rest[w] = rest.get(w, 0) + 1
+    return ", ".join([f"{holds} of {len(words)} hold{'s' if holds == 1 else ''}"]
+                     + [f"{n} {w}" for w, n in rest.items()])
+
+
+def _stats():
+    sys.path.insert(0, str(ROOT))
+    from helpers import stats
+    return stats
+
+
+def _family_words(claims, lead):
+    """Claims "a < b" ({name: (a, b)}, paired by seed) as one Holm family in helpers.stats'
+    words: 'BBB lower than: greedy not resolved at 4 seeds; 1% greedy, 5% greedy hold (Holm)'."""
+    res = _stats().ordering_family(claims)
+    by = {}
+    for name, r in res.items():
+        by.setdefault(r["verdict"], []).append(name)
+    words = [f"{', '.join(n)} {'hold' if w == 'holds' and len(n) > 1 else w}"
+             for w, n in by.items()]
+    return f"{lead}: " + "; ".join(words) + (" (Holm)" if len(claims) > 1 else "")
 
 
 def _paper_range():
@@ -47,40 +73,53 @@ def _pending(what, paper, command, notebook):
             f"[{notebook[:2]}](notebooks/{notebook}.ipynb)"]
 
 
-def _width_row(H, cells, nb01):
-    """One status row for a wider Table 1 network: its four cells, paper against ours."""
+def _width_row(H, cells, nb01, verdicts=None, first=True):
+    """One status row for a Table 1 width: its four cells, paper against ours, and the verdicts
+    of helpers.table1.analysis (``verdicts``: that width's entry) in helpers.stats' words;
+    ``first``: the first width's row names the methods (the others have the same ones)."""
     done = [r for r in cells if r["mean"] is not None]
+    if not done:
+        return _pending(f"Table 1 at 2×{H}", " / ".join(f"{100 * r['paper']:.2f}" for r in cells)
+                        + "%", "make table1", "01_mnist_classification")
     paper = " / ".join(f"{100 * r['paper']:.2f}" for r in cells) + "%"
     ours = " / ".join("—" if r["mean"] is None else f"{100 * r['mean']:.2f}" for r in cells) + "%"
     seeds = sorted({len(r["seeds"]) for r in done})
-    if done:
-        ours += (f" ({'–'.join(map(str, seeds))} seed{'s' if seeds[-1] > 1 else ''}"
-                 + (", means)" if seeds[-1] > 1 else ")"))
-    short = {"sgd": "SGD", "dropout": "dropout", "bbb_gaussian": "BBB Gaussian",
-             "bbb_mixture": "BBB mixture"}
-    within = sum(verdict_error(r["mean"], r["paper"]) == "reproduced" for r in done)
-    mean = {r["key"]: r["mean"] for r in done}
-    lost = [k for k in ("bbb_gaussian", "sgd") if k in mean and "bbb_mixture" in mean
-            and mean["bbb_mixture"] > mean[k]]   # the paper: the mixture below both
-    order = ("" if "bbb_mixture" not in mean or len(mean) < len(cells) else
-             "; orderings hold" if not lost else
-             f"; BBB mixture's error above {' and '.join(short[k] for k in lost)}")
-    verdict = ("pending" if not done else
-               f"{'reproduced' if within == len(cells) and not lost else 'partly'}: "
-               f"{within} of {len(cells)} cells within 0.2 pp{order}"
-               + (f" ({len(cells) - len(done)} not run yet)" if len(done) < len(cells) else ""))
+    ours += (f" ({'–'.join(map(str, seeds))} seed{'s' if seeds[-1] > 1 else ''}"
+             + _noise(cells) + ")")
+    mix = next((r for r in cells if r["key"] == "bbb_mixture" and r.get("vs_paper")), None)
+    verdict = f"mixture: {mix['vs_paper']['verdict']}" if mix else "mixture: not run yet"
+    if verdicts:
+        verdict += f"; orderings: {verdict_orderings(verdicts['orderings'])}"
+        if verdicts.get("comparable"):
+            verdict += f"; vs dropout: {verdicts['comparable']['verdict']}"
+    if len(done) < len(cells):
+        verdict += f" ({len(cells) - len(done)} not run yet)"
     epochs = sorted({r["protocol"]["epochs"] + r["protocol"]["init_epochs"] for r in cells})
-    if not done:
-        return _pending(f"Table 1 at 2×{H}", paper, "make table1", "01_mnist_classification")
-    return [f"Table 1 at 2×{H}: " + " / ".join(short.get(r["key"], r["key"]) for r in cells),
-            paper, ours, verdict, f"Adam; {epochs[0]}–{epochs[-1]} epochs (paper 600); BBB "
+    methods = " / ".join(SHORT_LONG.get(r["key"], r["key"]) for r in cells)
+    return [f"Table 1 at 2×{H}" + (f": {methods}" if first else ""),
+            paper, ours, verdict, f"Adam; {epochs[0]}–{epochs[-1]} epochs (paper 600); "
             f"mixture warm-started; {_recipes(H, cells)}", f"[01]({nb01})"]
+
+
+SHORT_LONG = {"sgd": "SGD", "dropout": "dropout", "bbb_gaussian": "BBB Gaussian",
+              "bbb_mixture": "BBB mixture"}
+
+
+def _noise(cells):
+    """The scale mixture's seed sd beside the MC sd of one weight sample's test error."""
+    import statistics
+    mix = next((r for r in cells if r["key"] == "bbb_mixture"), None)
+    sds = [v for v in ((mix or {}).get("mc_sd_single_sample") or []) if v is not None]
+    if not mix or mix.get("sd") is None or not sds:
+        return ""
+    return (f"; mixture sd {100 * mix['sd']:.2f}, one sample's MC sd "
+            f"{100 * statistics.fmean(sds):.2f} pp")
 
 
 def _recipes(H, cells):
     """Where a wider width's recipes come from: its own searches, or 2x400's."""
     own = sum(f"_h{H}" in (r.get("sweep") or "") for r in cells)
-    return (f"recipes searched at 2×{H}" if own == len(cells) else "2×400's recipes" if not own
+    return (f"searched at 2×{H}" if own == len(cells) else "2×400's recipes" if not own
             else f"{own} of {len(cells)} recipes searched at 2×{H}")
 
 
@@ -89,22 +128,11 @@ def rows():
     nb01 = "notebooks/01_mnist_classification.ipynb"
     table = _load("01_mnist_classification/table1.json")
     if table:
-        base = min(r["H"] for r in table["metrics"]["rows"])
-        for r in table["metrics"]["rows"]:
-            if r["paper"] is None or r["H"] != base or r["mean"] is None:
-                continue
-            p = r["protocol"]
-            start = "warm start from the SGD net" if p["init_epochs"] else "random start"
-            epochs = (f"{p['init_epochs']} + {p['epochs']}" if p["init_epochs"] else
-                      str(p["epochs"]))
-            out.append([f"Table 1: {r['label']}, 2×{r['H']}", f"{100 * r['paper']:.2f}%",
-                        _pct(r["mean"], r["sd"], len(r["seeds"])),
-                        verdict_error(r["mean"], r["paper"]),
-                        f"Adam; {epochs} epochs (paper 600); {start}" if r["key"].startswith("bbb")
-                        else f"Adam; {epochs} epochs (paper 600)", f"[01]({nb01})"])
-        for H in sorted({r["H"] for r in table["metrics"]["rows"]} - {base}):
+        widths = (table["metrics"].get("analysis") or {}).get("widths", {})
+        for i, H in enumerate(sorted({r["H"] for r in table["metrics"]["rows"]})):
             out.append(_width_row(H, [r for r in table["metrics"]["rows"]
-                                      if r["H"] == H and r["paper"] is not None], nb01))
+                                      if r["H"] == H and r["paper"] is not None], nb01,
+                                  widths.get(str(H)), first=i == 0))
     if not table:
         out.append(_pending("Table 1 (SGD, dropout, BBB; 400 / 800 / 1200 units)", _paper_range(),
                             "make sweep ONLY=01; make table1", "01_mnist_classification"))
@@ -122,7 +150,7 @@ def rows():
         paper_net = "" if H == 1200 else " (paper: 2×1200)"
         out.append([f"Table 2: 95% of weights removed by SNR, 2×{H}{paper_net}", "+0.05 pp",
                     f"{d95:+.2f}{sd} pp ({len(ds)} seed{'s' if len(ds) > 1 else ''})",
-                    "reproduced" if d95 <= 0.2 else "not reproduced",
+                    _stats().vs_published(ds, 0.05, unit=" pp")["verdict"],
                     "the Table 1 network", "[04](notebooks/04_pruning.ipynb)"])
     reg = _load("02_regression_uncertainty/bbb_gaussian.json")
     mle = _load("02_regression_uncertainty/mle.json")
@@ -135,10 +163,12 @@ def rows():
                     f"Gaussian prior {b['mean']:.1f}"
                     + (f", scale mixture {m['mean']:.1f}" if m else "")
                     + f" vs {s['mean']:.1f} ({len(b['per_seed'])} seeds)",
-                    "reproduced" if b["mean"] > 2 * s["mean"] else "not reproduced",
+                    _family_words({"Gaussian": (s["per_seed"], b["per_seed"]),
+                                   **({"mixture": (s["per_seed"], m["per_seed"])} if m else {})},
+                                  "BBB wider"),
                     "noise std 0.02 (paper: \"N(0, 0.02)\"); both priors shown",
                     "[02](notebooks/02_regression_uncertainty.ipynb)"])
-    for buffer, departure in (("paper", "none (the paper's last 4,096 tuples)"),
+    for buffer, departure in (("paper", "the paper's last 4,096 tuples"),
                               ("keep_all", "departure: keeps every tuple (Riquelme et al. 2018)")):
         rec = _load(f"03_contextual_bandit/reported_{buffer}.json")
         if not rec or not rec["metrics"].get("complete"):
@@ -149,21 +179,12 @@ def rows():
             continue
         s = rec["metrics"]["summary"]
         bbb = s["bbb"]
-        rival = min(("greedy", "eps1", "eps5"), key=lambda a: s[a]["mean"])
-        gap, spread = s[rival]["mean"] - bbb["mean"], max(bbb["sd"], s[rival]["sd"])
-        verdict = ("ordering reproduced" if gap > spread else
-                   f"not reproduced: {AGENTS[rival]} lower" if gap < -spread else
-                   f"unclear: BBB vs {AGENTS[rival]} within the seed spread")
-        finals = list(zip(*(s[a]["final_per_seed"] for a in ("bbb", *AGENTS))))
-        wins = sum(f[0] < min(f[1:]) for f in finals)
-        if gap > spread and 2 * wins <= len(finals):
-            verdict = f"partly: lowest mean regret, but lowest on {wins} of {len(finals)} seeds"
-        else:
-            verdict += f" (BBB lowest on {wins} of {len(finals)} seeds)"
+        verdict = _family_words({AGENTS[a]: (bbb["final_per_seed"], s[a]["final_per_seed"])
+                                 for a in AGENTS}, "BBB lower than")
         out.append([f"Figure 6: BBB's regret after 50,000 steps, buffer: {buffer.replace('_', ' ')}",
                     "~5,700", f"{bbb['mean']:,.0f} ± {bbb['sd']:,.0f} ({len(bbb['final_per_seed'])} seeds)",
                     verdict,
-                    f"prior and KL scaling tuned on seeds 100–101; {departure}",
+                    f"prior, KL scaling tuned on seeds 100–101; {departure}",
                     "[03](notebooks/03_contextual_bandit.ipynb)"])
     label = "Beyond the paper: AUROC MNIST → Fashion-MNIST, BBB vs the best other method"
     recs = {k: _load(f"05_uncertainty/{k}_mnist.json")

@@ -5,6 +5,9 @@
 Recipes and their number of epochs come from the validation sweeps (`make sweep` first); test
 errors are computed once per run, after the choice. Each run checkpoints under checkpoints/ and
 resumes when rerun; a finished run is read back from results/01_mnist_classification/runs/.
+The verdicts (two-sided tests of helpers.stats) are printed and written into table1.json, which
+records its input files and their hashes, not the machine that wrote it: rewritten with
+--no-train from the same runs it is the same bytes.
 """
 import argparse
 import sys
@@ -60,6 +63,8 @@ def main(argv=None):
         paper = "" if r["paper"] is None else f"  paper {100 * r['paper']:.2f}%"
         mean = "pending" if r["mean"] is None else f"{100 * r['mean']:.2f}%"
         print(f"{r['label']:46s} {r['H']:5d}  {mean} ({per}){paper}")
+    for line in T.orderings(rec):
+        print(line)
     print(f"wrote table1.json ({time.perf_counter() - t0:.0f} s)")
 
 
