@@ -410,3 +410,140 @@ def figure2(s, widths=None):
         ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     return fig
+
+
+# --- the verdicts the plan declares (helpers.stats; plan.json "analysis") ---------------------
+
+PAPER_TABLE1 = {"sgd": {400: 0.0183, 800: 0.0184, 1200: 0.0188},
+                "dropout": {400: 0.0151, 800: 0.0133, 1200: 0.0136},
+                "bbb_gaussian": {400: 0.0182, 800: 0.0199, 1200: 0.0204},
+                "bbb_mixture": {400: 0.0136, 800: 0.0134, 1200: 0.0132}}  # Table 1, fractions
+ORDERINGS = (("bbb_mixture", "bbb_gaussian", "scale mixture < Gaussian prior"),
+             ("bbb_mixture", "sgd", "BBB (scale mixture) < SGD"),
+             ("dropout", "sgd", "dropout < SGD"))
+COMPARABLE = ("bbb_mixture", "dropout", 0.001)  # the plan's margin: 0.1 pp
+ALPHA = 0.05
+
+
+def _paired(rows, a, b, H):
+    ra, rb = rows.get((a, H)), rows.get((b, H))
+    if not ra or not rb:
+        return None
+    common = sorted(set(ra["seeds"]) & set(rb["seeds"]))
+    if not common:
+        return None
+    va = dict(zip(ra["seeds"], ra["test_error"]))
+    vb = dict(zip(rb["seeds"], rb["test_error"]))
+    return [va[s] for s in common], [vb[s] for s in common]
+
+
+def analysis(rows, alpha=ALPHA):
+    """Return the plan's verdicts on ``rows`` (from ``summary``): per cell the comparison with
+    the paper (two-sided t-interval), per width the paper's orderings as one Holm family, and
+    BBB against dropout with the declared margin. Paired by seed; seeds are those both rows
+    have."""
+    from . import stats
+    by = {(r["key"], r["H"]): r for r in rows}
+    cells = {}
+    for r in rows:
+        paper = PAPER_TABLE1[r["key"]].get(r["H"])
+        cells[f"{r['key']}_h{r['H']}"] = (
+            None if not r["test_error"] or paper is None else
+            stats.vs_published(r["test_error"], paper, alpha=alpha, scale=100, unit=" pp"))
+    widths = sorted({r["H"] for r in rows})
+    orderings, comparable = {}, {}
+    for H in widths:
+        fam = stats.ordering_family({claim: _paired(by, a, b, H) for a, b, claim in ORDERINGS},
+                                    alpha=alpha)
+        orderings[H] = fam
+        pair = _paired(by, COMPARABLE[0], COMPARABLE[1], H)
+        comparable[H] = None if pair is None or len(pair[0]) < 2 else stats.comparable(
+            *pair, margin=COMPARABLE[2], alpha=alpha)
+    return {"cells": cells, "orderings": orderings, "comparable": comparable, "alpha": alpha}
+
+
+def write_summary(s):
+    """Write paper_protocol/summary.json: the rows and the verdicts, and which run files they
+    come from (no machine: each run's record names its own). The same inputs give the same bytes."""
+    rows = summary(s)
+    rec = {"protocol": "paper", "profile": s["profile"], "plan": "plan.json",
+           "rows": rows, "analysis": analysis(rows),
+           "inputs": sorted(f"runs/{n}.json" for r in rows for n in r["runs"])}
+    path = root() / "summary.json"
+    atomic_write_bytes(path, (json.dumps(rec, indent=1, default=str) + "\n").encode())
+    return rec
+
+
+def _pct(v, d=2):
+    return "—" if v is None else f"{100 * v:.{d}f}%"
+
+
+def _mean_sd(values):
+    from . import stats
+    if not values:
+        return "not run yet"
+    m = stats.mean_ci(values)
+    return _pct(m["mean"]) if m["sd"] is None else f"{100 * m['mean']:.2f} ± {100 * m['sd']:.2f}%"
+
+
+def table_rows(rec, ours=None):
+    """Return (header, rows) of Table 1 under both protocols: per method and width the paper's
+    value, the paper protocol's mean ± sd (seeds; the verdict against the paper), our recipe's
+    (from table1.json ``ours``, same width), the chosen setting, the Monte-Carlo sd of one
+    weight sample's test error beside the seed sd, whether the test curve still falls over
+    its last 100 epochs, and the training time per seed."""
+    header = ["method", "units", "paper (600 epochs)", "paper protocol: mean ± sd (seeds)",
+              "vs the paper", "our recipe: mean ± sd (seeds)", "chosen (summed cost)",
+              "MC sd of one sample", "last 100 epochs vs the 100 before", "train h / seed"]
+    ours_by = {(r["key"], r["H"]): r for r in (ours or {}).get("metrics", {}).get("rows", [])}
+    cells = rec["analysis"]["cells"]
+    out = []
+    for r in rec["rows"]:
+        paper = PAPER_TABLE1[r["key"]].get(r["H"])
+        cell = cells.get(f"{r['key']}_h{r['H']}")
+        seeds = ", ".join(str(s) for s in r["seeds"]) or "none yet"
+        if r["pending_seeds"]:
+            seeds += f"; pending {', '.join(str(s) for s in r['pending_seeds'])}"
+        o = ours_by.get((r["key"], r["H"]))
+        ours_txt = "—" if not o or not o["test_error"] else \
+            f"{_mean_sd(o['test_error'])} ({len(o['test_error'])})"
+        mc = [v for v in r["mc_sd_single_sample"] if v is not None]
+        mc_txt = "—" if not mc else f"{100 * sum(mc) / len(mc):.2f} pp"
+        ends = [(a, b) for a, b in zip(r["test_error_last_100"], r["test_error_previous_100"])
+                if a is not None]
+        end_txt = "—" if not ends else ", ".join(f"{100 * (a - b):+.3f} pp" for a, b in ends)
+        walls = r["train_wall_s"]
+        wall = "—" if not walls else f"{sum(walls) / len(walls) / 3600:.1f}"
+        out.append([r["label"], f"2×{r['H']}", _pct(paper), f"{_mean_sd(r['test_error'])} "
+                    f"({seeds})", "—" if cell is None else cell["verdict"], ours_txt,
+                    r["setting"] or "search running", mc_txt, end_txt, wall])
+    return header, out
+
+
+def ordering_rows(rec):
+    """Return (header, rows): the paper's orderings per width with the paired t-test's mean
+    difference, 95% interval, Holm-adjusted p, the sign test's p, and the verdict; then BBB
+    against dropout with the declared margin."""
+    header = ["width", "claim", "seeds", "mean difference", "95% interval", "p (Holm)",
+              "p (sign test)", "verdict"]
+    out = []
+    for H, fam in rec["analysis"]["orderings"].items():
+        for claim, res in fam.items():
+            tt = res["t_test"]
+            if tt is None:
+                out.append([f"2×{H}", claim, "0", "—", "—", "—", "—", res["verdict"]])
+                continue
+            ci = "—" if tt["ci"] is None else \
+                f"[{100 * tt['ci'][0]:+.2f}, {100 * tt['ci'][1]:+.2f}] pp"
+            out.append([f"2×{H}", claim, str(tt["n"]), f"{100 * tt['mean_diff']:+.2f} pp", ci,
+                        "—" if res["p_holm"] is None else f"{res['p_holm']:.3f}",
+                        f"{res['sign_test']['p']:.3f}", res["verdict"]])
+        comp = rec["analysis"]["comparable"].get(H)
+        if comp is not None:
+            tt = comp["t_test"]
+            ci = "—" if tt["ci"] is None else \
+                f"[{100 * tt['ci'][0]:+.2f}, {100 * tt['ci'][1]:+.2f}] pp"
+            out.append([f"2×{H}", f"BBB (scale mixture) ≈ dropout (±{100 * comp['margin']:.1f} pp)",
+                        str(tt["n"]), f"{100 * tt['mean_diff']:+.2f} pp", ci, "—", "—",
+                        comp["verdict"]])
+    return header, out

@@ -101,3 +101,26 @@ def test_the_smoke_campaign_runs_every_stage_and_the_search_sees_no_test_set(sha
             == {k: v for k, v in rec["config"].items() if k not in ("H", "seed", "epochs")}
     # a second pass trains nothing
     assert P.drive(data, s, log=lambda m: None, poll_s=0.01) == 0
+
+
+def _row(key, H, errs):
+    return {"key": key, "H": H, "seeds": list(range(len(errs))), "test_error": errs}
+
+
+def test_analysis_follows_the_plan_two_sided_and_paired():
+    rows = [_row("sgd", 400, [0.0180, 0.0185, 0.0190, 0.0183, 0.0188]),
+            _row("dropout", 400, [0.0150, 0.0152, 0.0149, 0.0151, 0.0153]),
+            _row("bbb_gaussian", 400, [0.0170, 0.0172, 0.0171, 0.0169, 0.0173]),
+            _row("bbb_mixture", 400, [0.0195, 0.0199, 0.0201, 0.0197, 0.0203])]
+    res = P.analysis(rows)
+    fam = res["orderings"][400]
+    assert fam["dropout < SGD"]["verdict"] == "holds"
+    assert fam["scale mixture < Gaussian prior"]["verdict"] == "reversed"
+    assert fam["BBB (scale mixture) < SGD"]["verdict"] in ("reversed", "not resolved at 5 seeds")
+    assert all(r["family_size"] == 3 for r in fam.values())
+    assert res["comparable"][400]["verdict"] == "not shown comparable at 5 seeds"
+    assert res["cells"]["dropout_h400"]["verdict"] == "matches the paper"
+    assert res["cells"]["bbb_mixture_h400"]["verdict"].startswith("worse than the paper by 0.63")
+    # unpaired seeds are dropped, not compared across seeds
+    rows[0]["seeds"] = [5, 6, 7, 8, 9]
+    assert P.analysis(rows)["orderings"][400]["dropout < SGD"]["verdict"] == "not measured yet"
