@@ -12,17 +12,13 @@ features (+ the constant 1), 2 x 100 ReLU, minibatch 64, Adam 1e-3. Interleaved 
   the BBB gradient + Adam; what ``helpers.bandit.run`` uses).
 
     python benchmarks/bench_bandit.py [--rounds 5 --updates 200 --threads 2]
-    python benchmarks/bench_bandit.py --quick      # seconds, for CI: build/benchmarks/bandit_quick.json
+    python benchmarks/bench_bandit.py --quick      # seconds, for CI (build/benchmarks/)
 
 Writes results/benchmarks/bandit.json with median ms per update (of all four agents for the
 stacked rows), ratios to ``eager_stacked`` and the projected time of the paper's run
 (50,000 steps x 64 updates, updates only).
 """
-import argparse
-import json
 import math
-import os
-import platform
 import statistics
 import sys
 import time
@@ -31,8 +27,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import load_avg, parser, settle, write  # noqa: E402
+
 import helpers as H  # noqa: E402
 from helpers import bandit as B  # noqa: E402
 
@@ -95,26 +92,15 @@ def build(impl):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help="seconds, for CI: 1 round of 5 updates, one thread; writes "
-                         "build/benchmarks/bandit_quick.json unless --out is given")
+    ap = parser(__doc__, "1 round of 5 updates, one thread; writes "
+                         "build/benchmarks/bandit_quick.json")
     ap.add_argument("--rounds", type=int, default=None, help="timing rounds (5)")
     ap.add_argument("--updates", type=int, default=None, help="updates per round (200)")
-    ap.add_argument("--threads", type=int, default=None, help="torch threads (2)")
-    ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    preset = dict(rounds=1, updates=5, threads=1) if args.quick else dict(rounds=5, updates=200,
-                                                                          threads=2)
-    for key, value in preset.items():
-        if getattr(args, key) is None:
-            setattr(args, key, value)
-    if args.rounds < 1 or args.updates < 1 or args.threads < 1:
-        ap.error("rounds, updates and threads must be >= 1")
-    out = Path(args.out or ROOT / ("build" if args.quick else "results") / "benchmarks"
-               / ("bandit_quick.json" if args.quick else "bandit.json"))
-    load_before = [round(v, 2) for v in os.getloadavg()]
+    out = settle(ap, args, "bandit", full=dict(rounds=5, updates=200, threads=2),
+                 quick=dict(rounds=1, updates=5, threads=1),
+                 at_least=dict(rounds=1, updates=1, threads=1))
+    load_before = load_avg()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(0)
@@ -139,10 +125,8 @@ def main(argv=None):
                      "projected_50k_min_four_agents": round(per_run, 1)})
         print(f"{impl:14s} median {med:7.3f} ms/update  ratio vs eager {med / eager:5.2f}  "
               f"-> 50k steps x 64 updates, four agents: {per_run:6.1f} min", flush=True)
-    record = {"machine": {**H.machine_info(torch.device("cpu")), "platform": platform.platform(),
-                          "cpu_count": os.cpu_count(), "threads": args.threads,
-                          "load_avg_before": load_before,
-                          "load_avg_after": [round(v, 2) for v in os.getloadavg()]},
+    record = {"machine": {**H.machine_info(torch.device("cpu")), "load_avg_before": load_before,
+                          "load_avg_after": load_avg()},
               "settings": {"quick": args.quick, "agents": A, "bayesian": NB, "inputs": D + 1,
                            "hidden": HID,
                            "batch": BATCH, "rounds": args.rounds,
@@ -150,9 +134,7 @@ def main(argv=None):
               "note": "det_single is one agent; its projection multiplies by four (agents run "
                       "one after another). Updates only: acting adds about 2% in the real run.",
               "wall_s": round(time.perf_counter() - t_start, 1), "rows": rows}
-    H.utils.atomic_write_bytes(out, (json.dumps(record, indent=2) + "\n").encode())
-    print(f"wrote {out}")
-    return record
+    return write(out, record)
 
 
 if __name__ == "__main__":

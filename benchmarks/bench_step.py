@@ -25,10 +25,8 @@ torch.cuda.max_memory_allocated). Peers (bayesian-torch, blitz, torchbnn) come f
 """
 import argparse
 import contextlib
-import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -39,8 +37,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import load_avg, parser, settle, write  # noqa: E402
+
 import helpers as H  # noqa: E402
 from helpers import native  # noqa: E402
 
@@ -68,6 +67,8 @@ IMPLS = {
 }
 PEER_MODULES = {"bayesian_torch_reparam": "bayesian_torch", "bayesian_torch_flipout":
                 "bayesian_torch", "blitz": "blitz", "torchbnn": "torchbnn"}
+FULL = dict(H=[400, 1200], rounds=5, steps=20, warmup=5, threads=2, draws=30,
+            memory=list(IMPLS))
 QUICK = dict(H=[32], rounds=2, steps=3, warmup=1, threads=1, draws=4,
              memory=["det", "helpers_paper"])
 
@@ -328,35 +329,22 @@ def gradient_variance(Hs, device, draws=30):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help=f"seconds, for CI: H={QUICK['H']}, {QUICK['rounds']} rounds of "
-                         f"{QUICK['steps']} steps, {QUICK['threads']} thread, peak memory of "
-                         f"{QUICK['memory']} only; writes "
-                         "build/benchmarks/step_quick.json unless --out is given")
+    ap = parser(__doc__, f"H={QUICK['H']}, {QUICK['rounds']} rounds of {QUICK['steps']} steps, "
+                         f"{QUICK['threads']} thread, peak memory of {QUICK['memory']} only; "
+                         "writes build/benchmarks/step_quick.json")
     ap.add_argument("--H", type=int, nargs="+", default=None, help="hidden widths (400 1200)")
     ap.add_argument("--impls", nargs="+", default=list(IMPLS), choices=list(IMPLS))
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--rounds", type=int, default=None, help="timing rounds (5)")
     ap.add_argument("--steps", type=int, default=None, help="steps per round (20)")
     ap.add_argument("--warmup", type=int, default=None, help="warm-up steps (5)")
-    ap.add_argument("--threads", type=int, default=None, help="torch threads (2; --quick: 1)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--no-memory", action="store_true")
-    ap.add_argument("--out", default=None)
     ap.add_argument("--memory-of", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    full = dict(H=[400, 1200], rounds=5, steps=20, warmup=5, threads=2, draws=30,
-                memory=list(IMPLS))
-    preset = QUICK if args.quick else full
-    for key in ("H", "rounds", "steps", "warmup", "threads"):
-        if getattr(args, key) is None:
-            setattr(args, key, preset[key])
-    if min(args.H) < 1 or args.rounds < 1 or args.steps < 1 or args.warmup < 0 or args.threads < 1:
-        ap.error("H, rounds, steps and threads must be >= 1 and warmup >= 0")
-    out = Path(args.out or (ROOT / "build" / "benchmarks" / "step_quick.json" if args.quick
-                            else ROOT / "results" / "benchmarks" / "step.json"))
+    preset = QUICK if args.quick else FULL
+    out = settle(ap, args, "step", full=FULL, quick=QUICK,
+                 at_least=dict(H=1, rounds=1, steps=1, warmup=0, threads=1))
     torch.set_num_threads(args.threads)
     device = H.get_device(args.device)
     if args.memory_of:
@@ -368,7 +356,7 @@ def main(argv=None):
     if "det" not in impls or "det_fused" not in impls:
         ap.error("the ratios need both 'det' and 'det_fused' among --impls")
     memory = set() if args.no_memory else set(preset["memory"])
-    load_before = [round(v, 2) for v in os.getloadavg()]
+    load_before = load_avg()
     t_start = time.perf_counter()
     rows, grad_var, skipped_all = [], [], {}
     for Hs in args.H:
@@ -389,9 +377,8 @@ def main(argv=None):
         grad_var += gradient_variance(Hs, device, draws=preset["draws"])
     for impl, why in skipped_all.items():
         print(f"skipped {impl}: {why}")
-    load_after = [round(v, 2) for v in os.getloadavg()]
     record = {"machine": {**H.machine_info(device), "load_avg_before": load_before,
-                          "load_avg_after": load_after,
+                          "load_avg_after": load_avg(),
                           "native_kernels": native.library() is not None},
               "settings": {"quick": args.quick, "batch": BATCH, "H": args.H,
                            "rounds": args.rounds, "steps_per_round": args.steps,
@@ -403,9 +390,7 @@ def main(argv=None):
               "implementations": {i: IMPLS[i] for i in impls},
               "wall_s": round(time.perf_counter() - t_start, 1),
               "rows": rows, "grad_variance": grad_var, "skipped": skipped_all}
-    H.utils.atomic_write_bytes(out, (json.dumps(record, indent=2) + "\n").encode())
-    print(f"wrote {out}")
-    return record
+    return write(out, record)
 
 
 if __name__ == "__main__":
