@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import load_avg, parser, settle, write  # noqa: E402
+from bench_common import load_avg, load_note, parser, settle, write  # noqa: E402
 
 import helpers as H  # noqa: E402
 from helpers import bandit as B  # noqa: E402
@@ -126,7 +126,8 @@ def main(argv=None):
         print(f"{impl:14s} median {med:7.3f} ms/update  ratio vs eager {med / eager:5.2f}  "
               f"-> 50k steps x 64 updates, four agents: {per_run:6.1f} min", flush=True)
     record = {"machine": {**H.machine_info(torch.device("cpu")), "load_avg_before": load_before,
-                          "load_avg_after": load_avg()},
+                          "load_avg_after": load_avg(),
+                          "load_note": load_note(load_before, args.threads)},
               "settings": {"quick": args.quick, "agents": A, "bayesian": NB, "inputs": D + 1,
                            "hidden": HID,
                            "batch": BATCH, "rounds": args.rounds,

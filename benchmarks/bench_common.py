@@ -45,6 +45,17 @@ def load_avg():
     return [round(v, 2) for v in os.getloadavg()]
 
 
+def load_note(before, threads):
+    """Return what the load average before a timing run says of it, in words."""
+    cpus = os.cpu_count() or 1
+    if before[0] + threads <= cpus:
+        return (f"load average {before[0]} before the run, {threads} thread(s) on {cpus} CPUs: "
+                "the machine had room for the benchmark")
+    return (f"LOADED MACHINE: load average {before[0]} before the run with {threads} thread(s) "
+            f"on {cpus} CPUs: other jobs shared the CPUs, so absolute times are inflated and "
+            "noisy; ratios between rows of this run (interleaved rounds) still compare")
+
+
 def write(out, record):
     """Write ``record`` to ``out`` atomically and say so; return the record."""
     from helpers.utils import atomic_write_bytes

@@ -38,7 +38,7 @@ from torch import nn
 from torch.nn import functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import load_avg, parser, settle, write  # noqa: E402
+from bench_common import load_avg, load_note, parser, settle, write  # noqa: E402
 
 import helpers as H  # noqa: E402
 from helpers import native  # noqa: E402
@@ -379,6 +379,7 @@ def main(argv=None):
         print(f"skipped {impl}: {why}")
     record = {"machine": {**H.machine_info(device), "load_avg_before": load_before,
                           "load_avg_after": load_avg(),
+                          "load_note": load_note(load_before, args.threads),
                           "native_kernels": native.library() is not None},
               "settings": {"quick": args.quick, "batch": BATCH, "H": args.H,
                            "rounds": args.rounds, "steps_per_round": args.steps,

@@ -38,6 +38,7 @@ def test_step_benchmark_quick_mode_covers_every_row(tmp_path):
     rec = json.loads(out.read_text())
     assert rec["settings"]["quick"] is True and rec["settings"]["H"] == bench.QUICK["H"]
     assert len(rec["machine"]["load_avg_before"]) == 3
+    assert "load average" in rec["machine"]["load_note"]
     assert rec["machine"]["threads"] == rec["settings"]["threads"] == bench.QUICK["threads"]
     rows = {(r["impl"], r["H"]): r for r in rec["rows"]}
     skipped = rec["skipped"]
@@ -109,6 +110,7 @@ def test_bandit_benchmark_quick_mode(tmp_path):
     for r in rec["rows"]:
         assert math.isfinite(r["ratio_vs_eager_stacked"]) and r["median_ms"] > 0
     assert len(rec["machine"]["load_avg_before"]) == 3
+    assert "load average" in rec["machine"]["load_note"]
 
 
 def test_accuracy_benchmark_quick_mode(tmp_path, shared_data, monkeypatch):
