@@ -1,6 +1,8 @@
 """Training-step time of Bayes by Backprop implementations, as ratios to a deterministic step.
 
-One process, the same data and threads for every implementation, interleaved timing rounds.
+One process, the same data and threads for every implementation, interleaved timing rounds
+(20 rounds of 5 steps each: on a shared machine every implementation samples the load of the
+whole run, so the ratios of one run compare even when the absolute times do not).
 MLP 784-H-H-10, batch 128, Adam (lr 1e-3), one Monte-Carlo sample unless named otherwise.
 
     python benchmarks/bench_step.py                 # H = 400 and 1200, every implementation
@@ -67,7 +69,7 @@ IMPLS = {
 }
 PEER_MODULES = {"bayesian_torch_reparam": "bayesian_torch", "bayesian_torch_flipout":
                 "bayesian_torch", "blitz": "blitz", "torchbnn": "torchbnn"}
-FULL = dict(H=[400, 1200], rounds=5, steps=20, warmup=5, threads=2, draws=30,
+FULL = dict(H=[400, 1200], rounds=20, steps=5, warmup=5, threads=2, draws=30,
             memory=list(IMPLS))
 QUICK = dict(H=[32], rounds=2, steps=3, warmup=1, threads=1, draws=4,
              memory=["det", "helpers_paper"])
@@ -335,8 +337,8 @@ def main(argv=None):
     ap.add_argument("--H", type=int, nargs="+", default=None, help="hidden widths (400 1200)")
     ap.add_argument("--impls", nargs="+", default=list(IMPLS), choices=list(IMPLS))
     ap.add_argument("--no-peers", action="store_true")
-    ap.add_argument("--rounds", type=int, default=None, help="timing rounds (5)")
-    ap.add_argument("--steps", type=int, default=None, help="steps per round (20)")
+    ap.add_argument("--rounds", type=int, default=None, help="timing rounds (20)")
+    ap.add_argument("--steps", type=int, default=None, help="steps per round (5)")
     ap.add_argument("--warmup", type=int, default=None, help="warm-up steps (5)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--no-memory", action="store_true")
