@@ -80,9 +80,13 @@ else
 	$(PY) tools/table1.py --profile $(PROFILE)
 endif
 
+# speed benchmarks -> results/benchmarks/ (the peers come from the `bench` extra); QUICK=1: the
+# seconds-long modes the tests run (tests/test_benchmarks.py), written under build/benchmarks/
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
-	$(PY) benchmarks/bench_step.py
+	$(PY) benchmarks/bench_step.py $(if $(QUICK),--quick)
+	$(PY) benchmarks/bench_bandit.py $(if $(QUICK),--quick)
+	$(PY) benchmarks/accuracy_fast_vs_reference.py $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(BUILD)

@@ -12,16 +12,13 @@ features (+ the constant 1), 2 x 100 ReLU, minibatch 64, Adam 1e-3. Interleaved 
   the BBB gradient + Adam; what ``helpers.bandit.run`` uses).
 
     python benchmarks/bench_bandit.py [--rounds 5 --updates 200 --threads 2]
+    python benchmarks/bench_bandit.py --quick      # seconds, for CI (build/benchmarks/)
 
 Writes results/benchmarks/bandit.json with median ms per update (of all four agents for the
 stacked rows), ratios to ``eager_stacked`` and the projected time of the paper's run
 (50,000 steps x 64 updates, updates only).
 """
-import argparse
-import json
 import math
-import os
-import platform
 import statistics
 import sys
 import time
@@ -30,8 +27,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import load_avg, load_note, parser, settle, write  # noqa: E402
+
 import helpers as H  # noqa: E402
 from helpers import bandit as B  # noqa: E402
 
@@ -94,13 +92,15 @@ def build(impl):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--updates", type=int, default=200)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--out", default=str(ROOT / "results" / "benchmarks" / "bandit.json"))
+    ap = parser(__doc__, "1 round of 5 updates, one thread; writes "
+                         "build/benchmarks/bandit_quick.json")
+    ap.add_argument("--rounds", type=int, default=None, help="timing rounds (5)")
+    ap.add_argument("--updates", type=int, default=None, help="updates per round (200)")
     args = ap.parse_args(argv)
+    out = settle(ap, args, "bandit", full=dict(rounds=5, updates=200, threads=2),
+                 quick=dict(rounds=1, updates=5, threads=1),
+                 at_least=dict(rounds=1, updates=1, threads=1))
+    load_before = load_avg()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(0)
@@ -125,17 +125,17 @@ def main(argv=None):
                      "projected_50k_min_four_agents": round(per_run, 1)})
         print(f"{impl:14s} median {med:7.3f} ms/update  ratio vs eager {med / eager:5.2f}  "
               f"-> 50k steps x 64 updates, four agents: {per_run:6.1f} min", flush=True)
-    record = {"machine": {**H.machine_info(torch.device("cpu")), "platform": platform.platform(),
-                          "cpu_count": os.cpu_count(), "threads": args.threads},
-              "settings": {"agents": A, "bayesian": NB, "inputs": D + 1, "hidden": HID,
+    record = {"machine": {**H.machine_info(torch.device("cpu")), "load_avg_before": load_before,
+                          "load_avg_after": load_avg(),
+                          "load_note": load_note(load_before, args.threads)},
+              "settings": {"quick": args.quick, "agents": A, "bayesian": NB, "inputs": D + 1,
+                           "hidden": HID,
                            "batch": BATCH, "rounds": args.rounds,
                            "updates_per_round": args.updates},
               "note": "det_single is one agent; its projection multiplies by four (agents run "
                       "one after another). Updates only: acting adds about 2% in the real run.",
               "wall_s": round(time.perf_counter() - t_start, 1), "rows": rows}
-    out = Path(args.out)
-    H.utils.atomic_write_bytes(out, (json.dumps(record, indent=2) + "\n").encode())
-    print(f"wrote {out}")
+    return write(out, record)
 
 
 if __name__ == "__main__":

@@ -1,25 +1,34 @@
 """Training-step time of Bayes by Backprop implementations, as ratios to a deterministic step.
 
-One process, the same data and threads for every implementation, interleaved timing rounds.
+One process, the same data and threads for every implementation, interleaved timing rounds
+(20 rounds of 5 steps each: on a shared machine every implementation samples the load of the
+whole run, so the ratios of one run compare even when the absolute times do not).
 MLP 784-H-H-10, batch 128, Adam (lr 1e-3), one Monte-Carlo sample unless named otherwise.
 
-    python benchmarks/bench_step.py                 # H = 400 and 1200, all implementations
+    python benchmarks/bench_step.py                 # H = 400 and 1200, every implementation
+    python benchmarks/bench_step.py --quick         # seconds: small H, few steps, every row (CI)
     python benchmarks/bench_step.py --H 400 --rounds 3 --no-peers
 
-Writes results/benchmarks/step.json:
-    {"machine": {...}, "rows": [{"impl", "H", "median_ms", "p25_ms", "p75_ms", "ratio",
-                                  "ratio_vs_det_fused", "peak_mb"}], "grad_variance": [...]}
+Writes results/benchmarks/step.json (``--quick``: build/benchmarks/step_quick.json):
+    {"machine": {..., "load_avg_before", "load_avg_after"}, "settings": {...},
+     "implementations": {impl: what it is}, "rows": [{"impl", "H", "optimizer", "median_ms",
+     "p25_ms", "p75_ms", "ratio", "ratio_vs_det_fused", "peak_mb"}], "grad_variance": [...],
+     "skipped": {impl: why}}
 ``ratio`` divides by ``det`` (nn.Linear MLP with torch's default Adam, as the peers use it);
-``ratio_vs_det_fused`` by the same MLP with fused Adam. Peak memory is measured per implementation in
-a fresh subprocess (peak resident set size while building the model and running 5 steps, minus
-the resident size before; on CUDA, torch.cuda.max_memory_allocated). Peers (bayesian-torch, blitz, torchbnn) come from the optional
-``bench`` extra: ``pip install -e '.[bench]'``; missing ones are skipped and said so.
+``ratio_vs_det_fused`` by the same MLP with fused Adam (what ``helpers.fit`` uses). A helpers row
+is one minibatch step of ``helpers.fit`` (``helpers_step``; a test holds the two equal), so the
+benchmark follows the training loop. ``helpers_paper_default_adam`` is the paper's estimator with
+the peers' optimiser (torch's default Adam): the row to hold against the peers at equal optimiser.
+
+Peak memory is measured per implementation in a fresh subprocess (the peak resident set size
+while building the model and running 5 steps, minus the resident size before; on CUDA,
+torch.cuda.max_memory_allocated). Peers (bayesian-torch, blitz, torchbnn) come from the optional
+``bench`` extra (``pip install -e '.[bench]'``); a missing one is skipped and the file says why.
 """
 import argparse
-import json
+import contextlib
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -30,14 +39,40 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import load_avg, load_note, parser, settle, write  # noqa: E402
+
 import helpers as H  # noqa: E402
+from helpers import native  # noqa: E402
 
 BATCH, N_DATA = 128, 128 * 16
-IMPLS = ["det", "det_fused", "helpers_paper", "helpers_closed_form", "helpers_lrt",
-         "helpers_flipout", "bayesian_torch_reparam", "bayesian_torch_flipout", "blitz",
-         "torchbnn"]
+KL_WEIGHT = 1.0 / math.ceil(50_000 / BATCH)  # the uniform 1/M weight of MNIST's training set
+PAPER_PRIOR = (0.5, 1.0, math.exp(-6))       # the paper's MNIST scale mixture
+IMPLS = {
+    "det": "nn.Linear MLP, torch.optim.Adam with torch's defaults (as the peers use it)",
+    "det_fused": "nn.Linear MLP, fused Adam (helpers.make_optimizer, what helpers.fit uses)",
+    "helpers_paper": "helpers.BayesMLP, scale mixture prior, Monte-Carlo KL (the paper's "
+                     "estimator), fast path (C kernels where usable), fused Adam: one minibatch "
+                     "step of helpers.fit",
+    "helpers_paper_torch": "as helpers_paper with the C kernels off (BBB_NATIVE=0): the "
+                           "pure-torch fused path",
+    "helpers_paper_reference": "as helpers_paper with impl='reference' (plain autograd)",
+    "helpers_paper_default_adam": "as helpers_paper with torch's default Adam (the peers' "
+                                  "optimiser)",
+    "helpers_closed_form": "helpers.BayesMLP, Gaussian prior, closed-form KL, weight noise",
+    "helpers_lrt": "helpers.BayesMLP, Gaussian prior, closed-form KL, local reparameterisation",
+    "helpers_flipout": "helpers.BayesMLP, Gaussian prior, closed-form KL, flipout",
+    "bayesian_torch_reparam": "bayesian-torch 0.5.0 dnn_to_bnn, Reparameterization layers",
+    "bayesian_torch_flipout": "bayesian-torch 0.5.0 dnn_to_bnn, Flipout layers",
+    "blitz": "blitz-bayesian-pytorch 0.2.8 BayesianLinear, sample_elbo",
+    "torchbnn": "torchbnn 1.2 BayesLinear + BKLLoss",
+}
+PEER_MODULES = {"bayesian_torch_reparam": "bayesian_torch", "bayesian_torch_flipout":
+                "bayesian_torch", "blitz": "blitz", "torchbnn": "torchbnn"}
+FULL = dict(H=[400, 1200], rounds=20, steps=5, warmup=5, threads=2, draws=30,
+            memory=list(IMPLS))
+QUICK = dict(H=[32], rounds=2, steps=3, warmup=1, threads=1, draws=4,
+             memory=["det", "helpers_paper"])
 
 
 def make_data(device):
@@ -52,30 +87,76 @@ def _det_model(Hs):
                          nn.Linear(Hs, 10))
 
 
+def helpers_step(model, opt, kl_weight=KL_WEIGHT, n_samples=1):
+    """Return step(x, y): one minibatch step of ``helpers.fit`` (its inner loop, as it is)."""
+    model.train()
+    H.set_sampling(model, True)
+
+    def step(x, y):
+        parts = H.elbo(model, x, y, kl_weight, n_samples=n_samples)
+        opt.zero_grad(set_to_none=True)
+        parts.loss.backward()
+        opt.step()
+        return parts.loss.item()
+    return step
+
+
+@contextlib.contextmanager
+def _native_off():
+    old = os.environ.get("BBB_NATIVE")
+    os.environ["BBB_NATIVE"] = "0"
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["BBB_NATIVE"]
+        else:
+            os.environ["BBB_NATIVE"] = old
+
+
+def helpers_model(impl, Hs):
+    """Return the helpers.BayesMLP of a helpers_* row (on the CPU, untrained)."""
+    kind = impl[len("helpers_"):]
+    if kind.startswith("paper"):
+        return H.BayesMLP(784, (Hs, Hs), 10, prior=H.ScaleMixturePrior(*PAPER_PRIOR),
+                          impl="reference" if kind == "paper_reference" else "fast")
+    est = {"closed_form": "reparam", "lrt": "lrt", "flipout": "flipout"}[kind]
+    return H.BayesMLP(784, (Hs, Hs), 10, prior=H.GaussianPrior(1.0), kl="closed", estimator=est)
+
+
+def optimizer_of(impl):
+    """Return the optimiser an implementation's row uses: 'adam_fused' or 'adam' (torch default)."""
+    fused = impl == "det_fused" or (impl.startswith("helpers_")
+                                    and impl != "helpers_paper_default_adam")
+    return "adam_fused" if fused else "adam"
+
+
 def build(impl, Hs, device):
     """Return step(x, y) for one implementation, or raise ImportError for a missing peer."""
-    kl_w = 1.0 / (50_000 / BATCH)  # the uniform 1/M weight of MNIST
+    if impl not in IMPLS:
+        raise ValueError(f"unknown implementation {impl!r}; choose from {list(IMPLS)}")
     if impl in ("det", "det_fused"):
         model = _det_model(Hs).to(device)
-        opt = torch.optim.Adam(model.parameters(), 1e-3, fused=impl == "det_fused")
+        opt = (H.make_optimizer(model.parameters(), "adam", 1e-3) if impl == "det_fused"
+               else torch.optim.Adam(model.parameters(), 1e-3))
 
         def step(x, y):
-            opt.zero_grad()
+            opt.zero_grad(set_to_none=True)
             F.cross_entropy(model(x), y).backward()
             opt.step()
         return step
     if impl.startswith("helpers_"):
-        kind = impl[len("helpers_"):]
-        if kind == "paper":
-            model = H.BayesMLP(784, (Hs, Hs), 10, prior=H.ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
-        else:
-            est = {"closed_form": "reparam", "lrt": "lrt", "flipout": "flipout"}[kind]
-            model = H.BayesMLP(784, (Hs, Hs), 10, prior=H.GaussianPrior(1.0), kl="closed",
-                               estimator=est)
-        model.to(device)
-        opt = H.make_optimizer(model.parameters(), "adam", 1e-3)
-        inner = H.train.train_step_fn(model, opt, kl_weight=kl_w)
-        return lambda x, y: inner(x, y)
+        model = helpers_model(impl, Hs).to(device)
+        opt = (torch.optim.Adam(model.parameters(), 1e-3) if optimizer_of(impl) == "adam"
+               else H.make_optimizer(model.parameters(), "adam", 1e-3))
+        inner = helpers_step(model, opt)
+        if impl != "helpers_paper_torch":
+            return inner
+
+        def step(x, y):
+            with _native_off():
+                return inner(x, y)
+        return step
     if impl.startswith("bayesian_torch_"):
         from bayesian_torch.models.dnn_to_bnn import dnn_to_bnn, get_kl_loss
         model = _det_model(Hs)
@@ -88,8 +169,7 @@ def build(impl, Hs, device):
 
         def step(x, y):
             opt.zero_grad()
-            out = model(x)
-            loss = F.cross_entropy(out, y) + get_kl_loss(model) * kl_w / BATCH
+            loss = F.cross_entropy(model(x), y) + get_kl_loss(model) * KL_WEIGHT / BATCH
             loss.backward()
             opt.step()
         return step
@@ -114,25 +194,24 @@ def build(impl, Hs, device):
         def step(x, y):
             opt.zero_grad()
             loss = model.sample_elbo(inputs=x, labels=y, criterion=crit, sample_nbr=1,
-                                     complexity_cost_weight=kl_w / BATCH)
+                                     complexity_cost_weight=KL_WEIGHT / BATCH)
             loss.backward()
             opt.step()
         return step
-    if impl == "torchbnn":
-        import torchbnn as bnn
-        model = nn.Sequential(bnn.BayesLinear(0, 0.1, 784, Hs), nn.ReLU(),
-                              bnn.BayesLinear(0, 0.1, Hs, Hs), nn.ReLU(),
-                              bnn.BayesLinear(0, 0.1, Hs, 10)).to(device)
-        opt = torch.optim.Adam(model.parameters(), 1e-3)
-        kl_loss = bnn.BKLLoss(reduction="mean", last_layer_only=False)
+    # torchbnn
+    import torchbnn as bnn
+    model = nn.Sequential(bnn.BayesLinear(0, 0.1, 784, Hs), nn.ReLU(),
+                          bnn.BayesLinear(0, 0.1, Hs, Hs), nn.ReLU(),
+                          bnn.BayesLinear(0, 0.1, Hs, 10)).to(device)
+    opt = torch.optim.Adam(model.parameters(), 1e-3)
+    kl_loss = bnn.BKLLoss(reduction="mean", last_layer_only=False)
 
-        def step(x, y):
-            opt.zero_grad()
-            loss = F.cross_entropy(model(x), y) + 0.01 * kl_loss(model)
-            loss.backward()
-            opt.step()
-        return step
-    raise ValueError(f"unknown implementation {impl!r}; choose from {IMPLS}")
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y) + 0.01 * kl_loss(model)
+        loss.backward()
+        opt.step()
+    return step
 
 
 def sync(device):
@@ -141,7 +220,8 @@ def sync(device):
 
 
 def time_all(impls, Hs, device, rounds, steps, warmup):
-    """Interleaved rounds: every implementation runs ``steps`` steps per round; per-step times."""
+    """Interleaved rounds: every implementation runs ``steps`` steps per round; per-step times
+    (ms) and {impl: why} for the peers that are not installed."""
     x, y = make_data(device)
     built, skipped = {}, {}
     for impl in impls:
@@ -149,7 +229,8 @@ def time_all(impls, Hs, device, rounds, steps, warmup):
             torch.manual_seed(0)
             built[impl] = build(impl, Hs, device)
         except ImportError as err:
-            skipped[impl] = f"not installed ({err.name}); pip install -e '.[bench]'"
+            skipped[impl] = (f"not installed (no module {err.name!r}); "
+                             "pip install -e '.[bench]' adds the peers")
     times = {impl: [] for impl in built}
     for impl, step in built.items():
         for i in range(warmup):
@@ -176,13 +257,15 @@ def quantile(v, q):
 
 
 def peak_memory_mb(impl, Hs, device):
-    """Peak memory of a few steps of ``impl``, measured in a fresh subprocess (MB)."""
+    """Peak memory of a few steps of ``impl``, measured in a fresh subprocess (MB), or None with
+    the child's error printed when the child fails."""
     cmd = [sys.executable, __file__, "--memory-of", impl, "--H", str(Hs), "--device", str(device),
            "--threads", str(torch.get_num_threads())]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     try:
         return float(out.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
+        print(f"peak memory of {impl} at H={Hs} failed: {out.stderr.strip()[-500:]}", flush=True)
         return None
 
 
@@ -238,7 +321,7 @@ def gradient_variance(Hs, device, draws=30):
         g_mu, g_rho = [], []
         for _ in range(draws):
             model.zero_grad()
-            H.elbo(model, xb, yb, kl_weight=1.0 / 390).loss.backward()
+            H.elbo(model, xb, yb, kl_weight=KL_WEIGHT).loss.backward()
             g_mu.append(model[0].weight_mu.grad.flatten().clone())
             g_rho.append(model[0].weight_rho.grad.flatten().clone())
         rows.append({"estimator": est, "H": Hs, "draws": draws,
@@ -248,58 +331,69 @@ def gradient_variance(Hs, device, draws=30):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--H", type=int, nargs="+", default=[400, 1200])
-    ap.add_argument("--impls", nargs="+", default=IMPLS, choices=IMPLS)
+    ap = parser(__doc__, f"H={QUICK['H']}, {QUICK['rounds']} rounds of {QUICK['steps']} steps, "
+                         f"{QUICK['threads']} thread, peak memory of {QUICK['memory']} only; "
+                         "writes build/benchmarks/step_quick.json")
+    ap.add_argument("--H", type=int, nargs="+", default=None, help="hidden widths (400 1200)")
+    ap.add_argument("--impls", nargs="+", default=list(IMPLS), choices=list(IMPLS))
     ap.add_argument("--no-peers", action="store_true")
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=None, help="timing rounds (20)")
+    ap.add_argument("--steps", type=int, default=None, help="steps per round (5)")
+    ap.add_argument("--warmup", type=int, default=None, help="warm-up steps (5)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--no-memory", action="store_true")
-    ap.add_argument("--out", default=str(ROOT / "results" / "benchmarks" / "step.json"))
     ap.add_argument("--memory-of", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    preset = QUICK if args.quick else FULL
+    out = settle(ap, args, "step", full=FULL, quick=QUICK,
+                 at_least=dict(H=1, rounds=1, steps=1, warmup=0, threads=1))
     torch.set_num_threads(args.threads)
     device = H.get_device(args.device)
     if args.memory_of:
+        if args.memory_of == "helpers_paper_torch":
+            os.environ["BBB_NATIVE"] = "0"
         _memory_child(args.memory_of, args.H[0], device)
         return
-    impls = [i for i in args.impls if not (args.no_peers and not (i.startswith("det")
-                                                                 or i.startswith("helpers")))]
+    impls = [i for i in args.impls if not (args.no_peers and i in PEER_MODULES)]
+    if "det" not in impls or "det_fused" not in impls:
+        ap.error("the ratios need both 'det' and 'det_fused' among --impls")
+    memory = set() if args.no_memory else set(preset["memory"])
+    load_before = load_avg()
     t_start = time.perf_counter()
     rows, grad_var, skipped_all = [], [], {}
     for Hs in args.H:
         times, skipped = time_all(impls, Hs, device, args.rounds, args.steps, args.warmup)
         skipped_all.update(skipped)
-        det = statistics.median(times["det"]) if "det" in times else None
-        det_f = statistics.median(times["det_fused"]) if "det_fused" in times else None
+        det, det_f = statistics.median(times["det"]), statistics.median(times["det_fused"])
         for impl, v in times.items():
             med = statistics.median(v)
-            row = {"impl": impl, "H": Hs, "median_ms": round(med, 3),
-                   "p25_ms": round(quantile(v, 0.25), 3), "p75_ms": round(quantile(v, 0.75), 3),
-                   "ratio": round(med / det, 3) if det else None,
-                   "ratio_vs_det_fused": round(med / det_f, 3) if det_f else None,
-                   "peak_mb": None if args.no_memory else peak_memory_mb(impl, Hs, device)}
+            row = {"impl": impl, "H": Hs, "optimizer": optimizer_of(impl),
+                   "median_ms": round(med, 3), "p25_ms": round(quantile(v, 0.25), 3),
+                   "p75_ms": round(quantile(v, 0.75), 3), "ratio": round(med / det, 3),
+                   "ratio_vs_det_fused": round(med / det_f, 3),
+                   "peak_mb": peak_memory_mb(impl, Hs, device) if impl in memory else None}
             rows.append(row)
-            print(f"H={Hs:5d} {impl:24s} median {med:8.2f} ms  [p25 {row['p25_ms']:8.2f}, "
+            print(f"H={Hs:5d} {impl:27s} median {med:8.2f} ms  [p25 {row['p25_ms']:8.2f}, "
                   f"p75 {row['p75_ms']:8.2f}]  ratio {row['ratio']}  vs fused det "
                   f"{row['ratio_vs_det_fused']}  peak {row['peak_mb']} MB", flush=True)
-        grad_var += gradient_variance(Hs, device)
+        grad_var += gradient_variance(Hs, device, draws=preset["draws"])
     for impl, why in skipped_all.items():
         print(f"skipped {impl}: {why}")
-    record = {"machine": {**H.machine_info(device), "platform": platform.platform(),
-                          "cpu_count": os.cpu_count()},
-              "settings": {"batch": BATCH, "rounds": args.rounds, "steps_per_round": args.steps,
-                           "warmup": args.warmup, "optimizer": "Adam lr=1e-3",
-                           "det_optimizer": "torch default Adam (det) / fused Adam (det_fused)"},
+    record = {"machine": {**H.machine_info(device), "load_avg_before": load_before,
+                          "load_avg_after": load_avg(),
+                          "load_note": load_note(load_before, args.threads),
+                          "native_kernels": native.library() is not None},
+              "settings": {"quick": args.quick, "batch": BATCH, "H": args.H,
+                           "rounds": args.rounds, "steps_per_round": args.steps,
+                           "warmup": args.warmup, "threads": args.threads, "lr": 1e-3,
+                           "kl_weight": KL_WEIGHT, "peak_memory_of": sorted(memory & set(impls)),
+                           "optimizers": {"adam": "torch.optim.Adam, torch's defaults",
+                                          "adam_fused": "torch.optim.Adam(fused=True) "
+                                                        "(helpers.make_optimizer)"}},
+              "implementations": {i: IMPLS[i] for i in impls},
               "wall_s": round(time.perf_counter() - t_start, 1),
               "rows": rows, "grad_variance": grad_var, "skipped": skipped_all}
-    out = Path(args.out)
-    H.utils.atomic_write_bytes(out, (json.dumps(record, indent=2) + "\n").encode())
-    print(f"wrote {out}")
+    return write(out, record)
 
 
 if __name__ == "__main__":

@@ -281,7 +281,7 @@ def reported_configs(seed, profile, notebook=NB):
     for one reported seed: MAP, MC dropout, BBB and the ensemble's other members."""
     from dataclasses import replace
 
-    from .sweep import chosen_config
+    from .classification import chosen_config
     cfgs = {"map": chosen_config("map_mnist", notebook, seed=seed),
             "mc_dropout": chosen_config("mc_dropout_mnist", "05_uncertainty", seed=seed),
             "bbb": chosen_config(f"bbb_mixture_h{profile.H}", "01_mnist_classification",

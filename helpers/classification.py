@@ -296,3 +296,11 @@ def vary(base, **grid):
     configs = [replace(base, **dict(zip(keys, values)))
                for values in itertools.product(*(grid[k] for k in keys))]
     return list({c.name: c for c in configs}.values())
+
+
+def chosen_config(name, notebook="01_mnist_classification", seed=None, **overrides):
+    """Return the RunConfig a sweep's results file chose (with ``seed`` and overrides)."""
+    from .sweep import chosen_settings
+    if seed is not None:
+        overrides["seed"] = seed
+    return replace(RunConfig.from_dict(chosen_settings(name, notebook)), **overrides)

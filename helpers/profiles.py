@@ -221,6 +221,15 @@ PROFILES["06_alternatives"] = {
 PROFILES["06_alternatives"]["paper"] = dict(PROFILES["06_alternatives"]["default"],
                                             seeds=(0, 1, 2, 3, 4), eval_samples=50)
 
+# every search declared above trains classification runs: each space names the trial that the
+# sweep engine (helpers.sweep, which knows no experiment) is handed, as "module:attribute"
+CLASSIFICATION_TRIAL = "helpers.classification_trial:TRIAL"
+for _notebook in PROFILES.values():
+    for _settings in _notebook.values():
+        for _space in _settings.get("sweeps", {}).values():
+            _space.setdefault("trial", CLASSIFICATION_TRIAL)
+del _notebook, _settings, _space
+
 
 def get_profile(notebook, name, **overrides):
     """Return the settings of profile ``name`` for ``notebook`` as a namespace.

@@ -82,7 +82,7 @@ def sweep_name(kind, data_name):
 def method_configs(kind, data_name, seed, ensemble_size, notebook="05_uncertainty"):
     """Return the RunConfigs of ``kind`` for a reported seed: the sweep's choice (settings and
     epochs) with that seed; an ensemble's members differ only in their seeds."""
-    from .sweep import chosen_config
+    from .classification import chosen_config
     cfg = chosen_config(sweep_name(kind, data_name), notebook, seed=seed)
     if kind != "ensemble":
         return [cfg]

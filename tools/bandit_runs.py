@@ -11,36 +11,25 @@ wall time.
 """
 import argparse
 import json
-import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-NB = "03_contextual_bandit"
+from bandit_jobs import NB, child, parser, run_jobs
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--profile", default="default")
+    ap = parser(__doc__)
     ap.add_argument("--buffers", nargs="+", default=["paper", "keep_all"])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--one", nargs=2, default=None, help=argparse.SUPPRESS)  # child: buffer seed
     args = ap.parse_args(argv)
-    import torch
-
     import helpers as H
     from helpers import bandit as B
     tuning = H.load_results(NB, "tuning")
     if args.one:
-        torch.set_num_threads(1)
-        features, poisonous = H.load_mushroom()
-        print(json.dumps(B.reported_seed(args.one[0], int(args.one[1]), args.profile, tuning,
-                                         features, poisonous)))
+        buffer, seed = args.one[0], int(args.one[1])
+        child(lambda features, poisonous: B.reported_seed(buffer, seed, args.profile, tuning,
+                                                          features, poisonous))
         return
     if not tuning["metrics"]["complete"]:
         sys.exit("the tuning is not complete: run tools/bandit_tuning.py first")
@@ -52,23 +41,15 @@ def main(argv=None):
             old = json.loads(path.read_text())
             if old["profile"] == args.profile:
                 done[buffer] = {r["seed"]: r for r in old["metrics"]["per_seed"]}
-    todo = [(b, s) for b in args.buffers for s in prof.seeds if s not in done.get(b, {})]
+    todo = [(b, str(s)) for b in args.buffers for s in prof.seeds if s not in done.get(b, {})]
     t0 = time.perf_counter()
-
-    def child(job):
-        proc = subprocess.run([sys.executable, __file__, "--profile", args.profile, "--one",
-                               job[0], str(job[1])], capture_output=True, text=True, cwd=ROOT)
-        if proc.returncode:
-            raise RuntimeError(f"{job} failed:\n{proc.stderr[-3000:]}")
-        return job, json.loads(proc.stdout.strip().splitlines()[-1])
-
-    with ThreadPoolExecutor(args.workers) as pool:
-        for (buffer, seed), row in pool.map(child, todo):
-            done.setdefault(buffer, {})[seed] = row
-            B.save_reported(buffer, list(done[buffer].values()), args.profile, tuning,
-                            args.workers, time.perf_counter() - t0)
-            finals = {n: c[-1] for n, c in zip(row["names"], row["cum_regret"])}
-            print(f"{buffer} seed {seed}: {finals} ({row['wall_s'] / 60:.1f} min)", flush=True)
+    for (buffer, seed), row in run_jobs(__file__, args.profile, todo, args.workers):
+        seed = int(seed)
+        done.setdefault(buffer, {})[seed] = row
+        B.save_reported(buffer, list(done[buffer].values()), args.profile, tuning,
+                        args.workers, time.perf_counter() - t0)
+        finals = {n: c[-1] for n, c in zip(row["names"], row["cum_regret"])}
+        print(f"{buffer} seed {seed}: {finals} ({row['wall_s'] / 60:.1f} min)", flush=True)
     print(f"done in {time.perf_counter() - t0:.0f} s")
 
 

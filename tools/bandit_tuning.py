@@ -14,35 +14,23 @@ Writes results/03_contextual_bandit/tuning.json (metrics.trials: one row per set
 """
 import argparse
 import json
-import subprocess
-import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-NB = "03_contextual_bandit"
+from bandit_jobs import NB, child, parser, run_jobs
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--profile", default="default")
+    ap = parser(__doc__)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)  # child: a JSON setting
     args = ap.parse_args(argv)
-    import torch
-
     import helpers as H
     from helpers import bandit as B
     tuning = H.get_profile(NB, args.profile).tuning
     if args.one:
-        torch.set_num_threads(1)
-        features, poisonous = H.load_mushroom()
-        print(json.dumps(B.tune_setting(json.loads(args.one), tuning, args.profile, features,
-                                        poisonous)))
+        setting = json.loads(args.one)
+        child(lambda features, poisonous: B.tune_setting(setting, tuning, args.profile, features,
+                                                         poisonous))
         return
     if args.workers < 1:
         ap.error("--workers must be >= 1")
@@ -52,24 +40,15 @@ def main(argv=None):
         old = json.loads(out.read_text())
         if old.get("profile") == args.profile:
             rows = {r["key"]: r for r in old["metrics"]["trials"] if r["steps"] == tuning["steps"]}
-    todo = [s for s in B.tuning_settings(tuning) if s["key"] not in rows]
+    todo = [(json.dumps(s),) for s in B.tuning_settings(tuning) if s["key"] not in rows]
     t0 = time.perf_counter()
-
-    def child(setting):
-        proc = subprocess.run([sys.executable, __file__, "--profile", args.profile,
-                               "--one", json.dumps(setting)], capture_output=True, text=True,
-                              cwd=ROOT)
-        if proc.returncode:
-            raise RuntimeError(f"{setting['key']} failed:\n{proc.stderr[-3000:]}")
-        return json.loads(proc.stdout.strip().splitlines()[-1])
-
-    with ThreadPoolExecutor(args.workers) as pool:
-        for row in pool.map(child, todo):
-            rows[row["key"]] = row
-            B.save_tuning(list(rows.values()), tuning, args.profile, args.workers,
-                          time.perf_counter() - t0)
-            print(f"{row['key']:40s} regret {row['regret_final_per_seed']} "
-                  f"mean {row['regret_final_mean']:.0f} ({row['wall_s']:.0f} s)", flush=True)
+    for _, row in run_jobs(__file__, args.profile, todo, args.workers,
+                           label=lambda job: json.loads(job[0])["key"]):
+        rows[row["key"]] = row
+        B.save_tuning(list(rows.values()), tuning, args.profile, args.workers,
+                      time.perf_counter() - t0)
+        print(f"{row['key']:40s} regret {row['regret_final_per_seed']} "
+              f"mean {row['regret_final_mean']:.0f} ({row['wall_s']:.0f} s)", flush=True)
     if not todo and rows:
         B.save_tuning(list(rows.values()), tuning, args.profile, args.workers)
     print(f"wrote {out} ({time.perf_counter() - t0:.0f} s)")

@@ -9,22 +9,15 @@ the edible ones passed in the last ``--last`` steps (the regret those steps cost
 5 each), and the poisonous mushrooms eaten among every tuple stored. Writes
 results/03_contextual_bandit/window_census.json (docs/lab_log.md reads it).
 """
-import argparse
 import re
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-NB = "03_contextual_bandit"
+from bandit_jobs import NB, parser
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--profile", default="default")
+    ap = parser(__doc__)
     ap.add_argument("--steps", type=int, default=50_000)
     ap.add_argument("--last", type=int, default=4096)
     args = ap.parse_args(argv)

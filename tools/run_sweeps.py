@@ -3,10 +3,14 @@
     python tools/run_sweeps.py --profile default [--only 01] [--names bbb_mixture_h400]
     python tools/run_sweeps.py --profile paper --dry-run     # sizes only: trials, epochs
     python tools/run_sweeps.py --splice-history   # after a restore: resumed trials made whole
+    RAY_ADDRESS=auto python tools/run_sweeps.py   # on the cluster of `ray start --head`
 
-Locally by default; on a Ray cluster when RAY_ADDRESS is set (`ray start --head`, then the same
-command). An interrupted sweep resumes where it stopped when rerun (finished trials are kept).
-Each sweep writes results/<notebook>/sweep/<name>.json; no test number is computed.
+Locally by default (on the executor each profile declares: Ray, or 'local' for the seconds-long
+smoke profile); with RAY_ADDRESS set every sweep runs on that Ray cluster, the smoke profile's
+too; --executor (or $BBB_SWEEP_EXECUTOR) forces one. The results file records the executor, why,
+and the cluster (address, nodes, CPUs). An interrupted sweep resumes where it stopped when rerun
+(finished trials are kept). Each sweep writes results/<notebook>/sweep/<name>.json; no test
+number is computed.
 """
 import argparse
 import sys
@@ -46,9 +50,16 @@ def main(argv=None):
     ap.add_argument("--cpus", type=int, default=None,
                     help="CPUs the local Ray cluster may use (default: all); with other jobs on "
                          "the machine, fewer trials at once run faster than many starved ones")
+    ap.add_argument("--executor", choices=("ray", "local"), default=None,
+                    help="run every sweep on this executor, whatever the profile declares "
+                         "(sets $BBB_SWEEP_EXECUTOR)")
     args = ap.parse_args(argv)
+    import os
+
     import helpers as H
     from helpers import sweep as S
+    if args.executor:
+        os.environ[S.EXECUTOR_ENV] = args.executor
     notebooks = [nb for nb in NOTEBOOKS if not args.only or any(nb.startswith(p) for p in args.only)]
     if not notebooks:
         ap.error(f"no notebook with sweeps matched {args.only}; notebooks with sweeps: {NOTEBOOKS}")
@@ -63,7 +74,8 @@ def main(argv=None):
         for name in names:
             if args.splice_history:
                 if (H.results_dir() / nb / "sweep" / f"{name}.json").exists():
-                    print(f"{nb} {name}: spliced {S.splice_resumed_trials(name, nb) or 'nothing'}")
+                    changed = S.splice_resumed_trials(name, nb, trial=prof.sweeps[name]["trial"])
+                    print(f"{nb} {name}: spliced {changed or 'nothing'}")
                 continue
             n, epochs = S.trial_epochs(prof.sweeps[name], sw["max_epochs"], sw["grace"],
                                        sw["reduction"])
@@ -89,7 +101,10 @@ def main(argv=None):
                               threads_per_trial=args.threads_per_trial, cpus=args.cpus)
             m = rec["metrics"]
             chosen = m["chosen"]
-            state = "complete" if m["complete"] else "INCOMPLETE (rerun to resume)"
+            where = rec["config"]["executor"] + (f" ({rec['ray_cluster']['nodes']} node(s) at "
+                                                 f"{rec['ray_cluster']['address']})"
+                                                 if rec.get("ray_cluster") else "")
+            state = ("complete" if m["complete"] else "INCOMPLETE (rerun to resume)") + f" on {where}"
             print(f"  {state} in {time.perf_counter() - t0:.0f} s; chosen on validation: "
                   f"{chosen['name']} at {chosen['epochs']} epochs, {chosen['metric']} "
                   f"{chosen['val']:.4f}" if chosen else "  no trial finished", flush=True)

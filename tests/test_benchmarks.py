@@ -1,0 +1,125 @@
+"""benchmarks/: every benchmark runs in its quick mode and writes the schema its results file
+promises, and the helpers row of the step benchmark is a step of ``helpers.fit`` (so the
+benchmark follows the training loop instead of rotting beside it)."""
+import importlib.util
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import helpers as H
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(script, *args, timeout=240):
+    proc = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_step_benchmark_quick_mode_covers_every_row(tmp_path):
+    bench = _load("bench_step")
+    out = tmp_path / "step.json"
+    stdout = _run("bench_step.py", "--quick", "--out", str(out))
+    rec = json.loads(out.read_text())
+    assert rec["settings"]["quick"] is True and rec["settings"]["H"] == bench.QUICK["H"]
+    assert len(rec["machine"]["load_avg_before"]) == 3
+    assert "load average" in rec["machine"]["load_note"]
+    assert rec["machine"]["threads"] == rec["settings"]["threads"] == bench.QUICK["threads"]
+    rows = {(r["impl"], r["H"]): r for r in rec["rows"]}
+    skipped = rec["skipped"]
+    for impl in bench.IMPLS:  # every implementation has a row, or is a peer skipped with a reason
+        if impl in skipped:
+            assert impl in bench.PEER_MODULES and "not installed" in skipped[impl]
+            assert f"skipped {impl}: not installed" in stdout
+            continue
+        for Hs in bench.QUICK["H"]:
+            r = rows[(impl, Hs)]
+            assert r["optimizer"] == bench.optimizer_of(impl) in rec["settings"]["optimizers"]
+            for key in ("median_ms", "p25_ms", "p75_ms", "ratio", "ratio_vs_det_fused"):
+                assert math.isfinite(r[key]) and r[key] > 0, (impl, key, r[key])
+            assert r["p25_ms"] <= r["median_ms"] <= r["p75_ms"]
+            measured = impl in bench.QUICK["memory"]
+            assert (r["peak_mb"] is not None) == measured, (impl, r["peak_mb"])
+            if measured:
+                assert math.isfinite(r["peak_mb"]) and r["peak_mb"] >= 0
+    assert rows[("det", bench.QUICK["H"][0])]["ratio"] == 1.0
+    assert rows[("det_fused", bench.QUICK["H"][0])]["ratio_vs_det_fused"] == 1.0
+    assert set(rec["implementations"]) == set(bench.IMPLS)
+    assert {g["estimator"] for g in rec["grad_variance"]} == {"reparam", "lrt", "flipout"}
+    assert all(g["mean_var_grad_mu"] > 0 for g in rec["grad_variance"])
+
+
+def test_step_benchmark_refuses_bad_settings(tmp_path):
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_step.py"), "--quick", "--impls",
+                           "helpers_paper", "--out", str(tmp_path / "x.json")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and "need both 'det' and 'det_fused'" in proc.stderr
+    with pytest.raises(ValueError, match="unknown implementation"):
+        _load("bench_step").build("helpers_papr", 8, torch.device("cpu"))
+
+
+@pytest.mark.parametrize("impl", ["helpers_paper", "helpers_paper_torch",
+                                  "helpers_closed_form"])
+def test_the_helpers_row_is_one_step_of_fit(impl, monkeypatch):
+    """Same model, optimiser, seed and minibatch: the benchmark's step and ``fit`` on a training
+    set of one minibatch leave the same parameters (float rounding aside; fit visits the
+    minibatch in its own order, which weight noise does not see)."""
+    bench = _load("bench_step")
+    if impl == "helpers_paper_torch":
+        monkeypatch.setenv("BBB_NATIVE", "0")
+    x, y = bench.make_data(torch.device("cpu"))
+    xb, yb = x[:bench.BATCH], y[:bench.BATCH]
+    torch.manual_seed(0)
+    a = bench.helpers_model(impl, 24)
+    b = bench.helpers_model(impl, 24)
+    b.load_state_dict(a.state_dict())
+    start = {k: v.clone() for k, v in a.state_dict().items()}
+    torch.manual_seed(1)
+    loss = bench.helpers_step(a, H.make_optimizer(a.parameters(), "adam", 1e-3),
+                              kl_weight=1.0)(xb, yb)
+    torch.manual_seed(1)  # fit with one minibatch per epoch: M = 1, so the KL weight is 1
+    data = type("OneBatch", (), {"x_train": xb, "y_train": yb})()
+    hist = H.fit(b, data, epochs=1, lr=1e-3, batch_size=bench.BATCH, eval_sets=(), seed=0)
+    assert math.isclose(hist[0]["loss"], loss, rel_tol=1e-5)
+    for name, pa in a.named_parameters():
+        assert not torch.equal(pa, start[name]), f"{name} did not move: nothing was compared"
+        assert torch.allclose(pa, dict(b.named_parameters())[name], rtol=0, atol=1e-6), name
+
+
+def test_bandit_benchmark_quick_mode(tmp_path):
+    out = tmp_path / "bandit.json"
+    _run("bench_bandit.py", "--quick", "--out", str(out))
+    rec = json.loads(out.read_text())
+    bench = _load("bench_bandit")
+    assert [r["impl"] for r in rec["rows"]] == bench.IMPLS and rec["settings"]["quick"] is True
+    for r in rec["rows"]:
+        assert math.isfinite(r["ratio_vs_eager_stacked"]) and r["median_ms"] > 0
+    assert len(rec["machine"]["load_avg_before"]) == 3
+    assert "load average" in rec["machine"]["load_note"]
+
+
+def test_accuracy_benchmark_quick_mode(tmp_path, shared_data, monkeypatch):
+    monkeypatch.setenv("BBB_DATA_DIR", str(shared_data))
+    out = tmp_path / "accuracy.json"
+    _run("accuracy_fast_vs_reference.py", "--quick", "--out", str(out))
+    rec = json.loads(out.read_text())
+    assert rec["quick"] is True and rec["n_train"] == 2000 and set(rec["runs"]) == {"fast",
+                                                                                   "reference"}
+    for run in rec["runs"].values():
+        assert 0 <= run["test_error_posterior_mean"] <= 1 and len(run["history"]) == 1
+    assert math.isfinite(rec["abs_difference_pp"])
