@@ -136,6 +136,7 @@ def rows():
     if not table:
         out.append(_pending("Table 1 (SGD, dropout, BBB; 400 / 800 / 1200 units)", _paper_range(),
                             "make sweep ONLY=01; make table1", "01_mnist_classification"))
+    out += paper_protocol_rows(nb01)
     prune = _load("04_pruning/snr.json")
     if not (prune and "models" in prune["metrics"]):
         out.append(_pending("Table 2: 95% of weights removed by SNR", "+0.05 pp",
@@ -214,6 +215,41 @@ def rows():
                     f"{r['bbb']['train_time_ratio']['mean']:.1f}×; best other: {best['label']} "
                     f"{best['auroc_entropy']['mean']:.3f}, {best['train_time_ratio']['mean']:.1f}×",
                     "—", "one MLP, one split", "[06](notebooks/06_alternatives.ipynb)"])
+    return out
+
+
+def paper_protocol_rows(nb01):
+    """Table 1 under the paper's own protocol (helpers.paper_protocol): one row per width with
+    the four cells, the seeds done, and the plan's verdicts (summary.json)."""
+    plan = _load("01_mnist_classification/paper_protocol/plan.json")
+    if not plan:
+        return []
+    summ = _load("01_mnist_classification/paper_protocol/summary.json") or {"rows": []}
+    sys.path.insert(0, str(ROOT))
+    from helpers.paper_protocol import PAPER_TABLE1 as PAPER
+    cost = plan["estimate"]["per_run_cpu_h"]
+    out = []
+    for H in plan["settings"]["widths"]:
+        cells = [r for r in summ["rows"] if r["H"] == H]
+        paper = " / ".join(f"{100 * PAPER[k][H]:.2f}" for k in PAPER) + "%"
+        want = len(plan["settings"]["seeds"][str(H)])
+        done = {k: r for k, r in ((r["key"], r) for r in cells) if r["test_error"]}
+        if not done:
+            ours, verdict = f"0 of {want} seed{'s' if want > 1 else ''} done", "pending"
+        else:
+            ours = " / ".join(f"{100 * sum(done[k]['test_error']) / len(done[k]['test_error']):.2f}"
+                              if k in done else "—" for k in PAPER) + "%"
+            n = sorted({len(r["test_error"]) for r in done.values()})
+            ours += f" ({'–'.join(map(str, n))} of {want} seeds)"
+            cell = summ["analysis"]["cells"].get(f"bbb_mixture_h{H}")
+            verdict = "mixture: " + (cell["verdict"] if cell else "not run yet")
+            fam = summ["analysis"]["orderings"].get(str(H))
+            if fam:
+                verdict += f"; orderings: {verdict_orderings(fam)}"
+        out.append([f"Table 1, the paper's protocol, 2×{H}", paper, ours, verdict,
+                    "plain SGD on the summed cost, random start, 600 epochs; 9 trials per "
+                    f"method on validation; 1 weight sample; {cost[f'bbb_mixture_h{H}']} CPU-h "
+                    "per BBB run (`make table1 PROTOCOL=paper JOBS=2`)", f"[01]({nb01})"])
     return out
 
 
