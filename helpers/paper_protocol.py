@@ -501,12 +501,14 @@ def table_rows(rec, ours=None):
     for r in rec["rows"]:
         paper = PAPER_TABLE1[r["key"]].get(r["H"])
         cell = cells.get(f"{r['key']}_h{r['H']}")
-        seeds = ", ".join(str(s) for s in r["seeds"]) or "none yet"
+        seeds = (f"seed{'s' if len(r['seeds']) > 1 else ''} "
+                 f"{', '.join(str(s) for s in r['seeds'])}" if r["seeds"] else "no seed yet")
         if r["pending_seeds"]:
             seeds += f"; pending {', '.join(str(s) for s in r['pending_seeds'])}"
         o = ours_by.get((r["key"], r["H"]))
         ours_txt = "—" if not o or not o["test_error"] else \
-            f"{_mean_sd(o['test_error'])} ({len(o['test_error'])})"
+            f"{_mean_sd(o['test_error'])} ({len(o['test_error'])} seed" \
+            f"{'s' if len(o['test_error']) > 1 else ''})"
         mc = [v for v in r["mc_sd_single_sample"] if v is not None]
         mc_txt = "—" if not mc else f"{100 * sum(mc) / len(mc):.2f} pp"
         ends = [(a, b) for a, b in zip(r["test_error_last_100"], r["test_error_previous_100"])
@@ -514,8 +516,8 @@ def table_rows(rec, ours=None):
         end_txt = "—" if not ends else ", ".join(f"{100 * (a - b):+.3f} pp" for a, b in ends)
         walls = r["train_wall_s"]
         wall = "—" if not walls else f"{sum(walls) / len(walls) / 3600:.1f}"
-        out.append([r["label"], f"2×{r['H']}", _pct(paper), f"{_mean_sd(r['test_error'])} "
-                    f"({seeds})", "—" if cell is None else cell["verdict"], ours_txt,
+        out.append([r["label"], f"2×{r['H']}", _pct(paper),
+                    f"{_mean_sd(r['test_error'])} ({seeds})", "—" if cell is None else cell["verdict"], ours_txt,
                     r["setting"] or "search running", mc_txt, end_txt, wall])
     return header, out
 
@@ -547,3 +549,70 @@ def ordering_rows(rec):
                         str(tt["n"]), f"{100 * tt['mean_diff']:+.2f} pp", ci, "—", "—",
                         comp["verdict"]])
     return header, out
+
+
+def search_rows(s):
+    """Return (header, rows): each method's search under the paper's protocol — its trials, the
+    range of their validation errors after the screen, the continued trials, and the choice."""
+    header = ["method", "trials", f"validation error after {s['screen_epochs']} epochs (range)",
+              f"best {s['keep']} after {s['continue_epochs']} epochs", "chosen"]
+    out = []
+    H0 = _search_width(s)
+    for method in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture"):
+        recs = [read(search_path(c)) for c in screen_configs(method, H0, s)]
+        done = [r for r in recs if r is not None]
+        vals = [r["metrics"]["val_error"] for r in done if r["metrics"]["val_error"] is not None]
+        diverged = sum(r["metrics"]["val_error"] is None for r in done)
+        rng = "—" if not vals else f"{_pct(min(vals))} – {_pct(max(vals))}" + (
+            f"; {diverged} diverged" if diverged else "")
+        cont = []
+        if len(done) == len(recs):
+            for r in rank(done)[:s["keep"]]:
+                c = replace(RunConfig.from_dict(r["config"]), epochs=s["continue_epochs"])
+                cr = read(search_path(c))
+                cont.append(f"{describe(r['config'])}: " + ("running" if cr is None else
+                                                            _pct(cr["metrics"]["val_error"])))
+        ch = chosen(s, method)
+        out.append([LABELS[method], f"{len(done)} of {len(recs)}", rng, "; ".join(cont) or "—",
+                    "search running" if ch is None else describe(ch["config"])])
+    return header, out
+
+
+def what_it_shows(rec, plan=None):
+    """Return Markdown that states, from ``rec`` (summary.json) and the plan, where each width
+    stands: seeds done, the scale mixture against the paper and the plan's goal, whether its
+    test curve still falls over its last 100 epochs, and the orderings' verdict words."""
+    goal = 0.0146
+    lines = []
+    by = {(r["key"], r["H"]): r for r in rec["rows"]}
+    for H in sorted({r["H"] for r in rec["rows"]}):
+        mix = by.get(("bbb_mixture", H))
+        done = [k for k in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")
+                if by.get((k, H)) and by[(k, H)]["test_error"]]
+        if not mix or not mix["test_error"]:
+            lines.append(f"- **2×{H}**: the scale mixture's runs are not finished yet "
+                         f"({len(done)} of 4 methods have a finished seed).")
+            continue
+        m = sum(mix["test_error"]) / len(mix["test_error"])
+        cell = rec["analysis"]["cells"].get(f"bbb_mixture_h{H}")
+        ends = [a - b for a, b in zip(mix["test_error_last_100"], mix["test_error_previous_100"])
+                if a is not None]
+        trend = "" if not ends else (
+            " Over its last 100 epochs its test error moved by "
+            + ", ".join(f"{100 * d:+.3f} pp" for d in ends)
+            + " against the 100 before (per seed; negative: still falling).")
+        goal_txt = (f"within the goal of {_pct(goal)} (the paper + 0.1 pp)" if m <= goal else
+                    f"{100 * (m - goal):.2f} pp above the goal of {_pct(goal)} (the paper + 0.1 pp)")
+        verdict = "" if cell is None else f" Against the paper: {cell['verdict']}."
+        fam = rec["analysis"]["orderings"].get(str(H)) or rec["analysis"]["orderings"].get(H)
+        words = "" if not fam else " Orderings: " + "; ".join(
+            f"{k}: {v['verdict']}" for k, v in fam.items()) + "."
+        lines.append(f"- **2×{H}**, seeds {', '.join(map(str, mix['seeds']))} "
+                     f"({len(done)} of 4 methods with a finished seed): the scale mixture "
+                     f"reaches {_pct(m)} test error, {goal_txt}.{verdict}{trend}{words}")
+    if plan:
+        cost = plan["estimate"]["per_run_cpu_h"]
+        lines.append(f"- Cost measured before the runs (plan.json): a 600-epoch BBB run takes "
+                     f"{cost['bbb_mixture_h400']} CPU-hours at 2×400 and "
+                     f"{cost['bbb_mixture_h1200']} at 2×1200 on one thread of this machine.")
+    return "**What it shows.**\n\n" + "\n".join(lines)

@@ -442,6 +442,36 @@ def orderings(rec):
     return lines
 
 
+def what_it_shows(rec):
+    """Return Markdown stating, per width and from table1.json alone, the scale mixture against
+    the paper and the verdict words of the paper's orderings, BBB vs dropout and the controls."""
+    res = rec["metrics"].get("analysis") or analysis(rec["metrics"]["rows"])
+    by = {(r["key"], r["H"]): r for r in rec["metrics"]["rows"]}
+    lines = []
+    for H, w in sorted(res["widths"].items(), key=lambda kv: int(kv[0])):
+        mix = by.get(("bbb_mixture", int(H)))
+        vs = (mix or {}).get("vs_paper")
+        words = {}
+        for name, c in w["orderings"].items():
+            words.setdefault(c["verdict"], []).append(CLAIMS.get(tuple(name.split(" < ")), name))
+        parts = [f"{', '.join(n)}: {v}" for v, n in words.items()]
+        where = "" if not mix or mix["mean"] is None else \
+            f" ({100 * mix['mean']:.2f}% over {len(mix['seeds'])} seeds)"
+        line = (f"- **2×{H}**, scale mixture{where}: {vs['verdict'] if vs else 'not run yet'}. "
+                f"The paper's orderings — {'; '.join(parts)}.")
+        if w.get("comparable"):
+            c = w["comparable"]
+            line += (f" BBB vs dropout within ±{c['margin_pp']:.1f} pp: {c['verdict']} "
+                     f"(difference {c['diff_pp']:+.2f} pp).")
+        if w.get("controls"):
+            line += " Controls: " + "; ".join(
+                f"{CLAIMS.get(tuple(k.split(' < ')), k)}: {c['verdict']}"
+                for k, c in w["controls"].items()) + "."
+        lines.append(line)
+    return "**What it shows** (two-sided tests, paired by seed, Holm per width):\n\n" + \
+        "\n".join(lines)
+
+
 def mc_noise(rec):
     """Return (header, rows): for each BBB row, the seed sd of its test error beside the MC
     evaluation noise (the sd over the single weight samples of each run, averaged over runs)
