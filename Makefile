@@ -1,5 +1,7 @@
 # Two commands on a fresh machine:
 #   make notebooks [PROFILE=default|smoke|paper]   execute the notebook series in place, regenerate figures/ and results/
+#                                                  (default: from the committed results, training nothing)
+#   make notebooks TRAIN=1  (= make retrain)       ... and train whatever results/ lacks (TRAIN_MISSING)
 #   make test                                      unit tests, then every notebook in the smoke profile under build/, then nbval
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
@@ -27,7 +29,7 @@ BUILD := build
 SMOKE_ENV := BBB_QUIET=1 BBB_FIGURES_DIR=$(abspath $(BUILD))/figures \
 	BBB_RESULTS_DIR=$(abspath $(BUILD))/results BBB_CHECKPOINT_DIR=$(abspath $(BUILD))/checkpoints
 
-.PHONY: venv notebooks test unit smoke nbval bench sweep table1 sync clean
+.PHONY: venv notebooks retrain test unit smoke nbval bench sweep table1 sync clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,8 +39,14 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# TRAIN=1: the notebooks train what results/ lacks; TRAIN=0 (profile default's default): they read
+# results/ only and name the command for anything missing; other profiles train unless TRAIN=0
 notebooks: $(STAMP)
-	$(PY) tools/run_notebooks.py --profile $(PROFILE) --kernel $(KERNEL) $(if $(ONLY),--only $(ONLY))
+	$(PY) tools/run_notebooks.py --profile $(PROFILE) --kernel $(KERNEL) $(if $(ONLY),--only $(ONLY)) \
+		$(if $(TRAIN),--train $(TRAIN))
+
+retrain: TRAIN := 1
+retrain: notebooks
 
 test: unit smoke nbval
 

@@ -1,6 +1,7 @@
 """Execute the numbered notebooks in order with papermill.
 
     python tools/run_notebooks.py --profile default              # in place (committed outputs)
+    python tools/run_notebooks.py --profile default --train 1    # ... training what results/ lacks
     python tools/run_notebooks.py --profile smoke --out build/notebooks
     python tools/run_notebooks.py --clean                        # relative paths in metadata only
 
@@ -42,18 +43,21 @@ def clean_metadata(executed, source, target):
     nbformat.write(nb, str(executed))
 
 
-def record_runtime(profile, notebook, wall):
-    """Add this run's wall time to results/runtimes.json (per profile and notebook)."""
+def record_runtime(profile, notebook, wall, train=None):
+    """Add this run's wall time to results/runtimes.json (per profile and notebook; ``train``:
+    the TRAIN_MISSING it ran with, None when the notebook has no such parameter; ``checkpoints``:
+    whether any checkpoint file was there to load)."""
     import datetime
     import json
 
-    from helpers.utils import atomic_write_bytes, machine_info, results_dir
+    from helpers.utils import atomic_write_bytes, checkpoints_dir, machine_info, results_dir
     path = results_dir() / "runtimes.json"
     data = json.loads(path.read_text()) if path.exists() else {}
     info = machine_info()
     data.setdefault(profile, {})[notebook] = {
         "wall_s": round(wall, 1), "date": datetime.date.today().isoformat(),
-        "cpu": info["cpu"], "threads": info["threads"], "torch": info["torch"]}
+        "cpu": info["cpu"], "threads": info["threads"], "torch": info["torch"], "train": train,
+        "checkpoints": any(checkpoints_dir().rglob("*.pt"))}
     atomic_write_bytes(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
 
 
@@ -67,6 +71,10 @@ def main(argv=None):
                     help="only rewrite the notebooks' papermill metadata with relative paths")
     ap.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                     help="extra papermill parameter (value parsed as Python literal if possible)")
+    ap.add_argument("--train", type=int, choices=(0, 1), default=None,
+                    help="TRAIN_MISSING of the notebooks that have it: 1 trains whatever results/ "
+                         "lacks, 0 only reads results/ and names the command that trains what "
+                         "is missing (default: 0 in profile default, 1 in the others)")
     args = ap.parse_args(argv)
     if args.profile not in PROFILE_NAMES:
         ap.error(f"unknown profile {args.profile!r}; valid profiles are {list(PROFILE_NAMES)}")
@@ -79,6 +87,7 @@ def main(argv=None):
             params[name] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             params[name] = value
+    train = bool(args.train if args.train is not None else args.profile != "default")
     notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     if args.only:
         notebooks = [nb for nb in notebooks if any(nb.name.startswith(p) for p in args.only)]
@@ -103,8 +112,10 @@ def main(argv=None):
         tmp = target.with_name(f".{target.stem}.running.ipynb")
         t0 = time.perf_counter()
         print(f"[{args.profile}] {nb.name} ...", flush=True)
+        has_train = "TRAIN_MISSING" in pm.inspect_notebook(str(nb))
+        nb_params = {"TRAIN_MISSING": train, **params} if has_train else params
         try:
-            pm.execute_notebook(str(nb), str(tmp), parameters=params, kernel_name=args.kernel,
+            pm.execute_notebook(str(nb), str(tmp), parameters=nb_params, kernel_name=args.kernel,
                                 cwd=str(nb.parent), progress_bar=False, log_output=False)
         except Exception:
             print(f"FAILED: {nb.name}; the executed copy with the error is {tmp}", file=sys.stderr)
@@ -112,7 +123,7 @@ def main(argv=None):
         clean_metadata(tmp, nb, target)
         os.replace(tmp, target)
         wall = time.perf_counter() - t0
-        record_runtime(args.profile, nb.stem, wall)
+        record_runtime(args.profile, nb.stem, wall, nb_params.get("TRAIN_MISSING"))
         print(f"[{args.profile}] {nb.name} done in {wall:.1f} s", flush=True)
     print(f"all {len(notebooks)} notebooks done in {time.perf_counter() - total:.1f} s")
 
