@@ -21,7 +21,7 @@
 # **What you will see.** Out-of-distribution detection MNIST → Fashion-MNIST over three seeds,
 # reliability diagrams, what the choice of prior does on 2-D data, and a Bayesian conv net.
 #
-# **Runtime** (profile `default`, 2-core CPU): about a minute: every table and figure is drawn
+# **Runtime** (profile `default`, 2-core CPU): under a minute: every table and figure is drawn
 # from `results/05_uncertainty/`, nothing is trained. Cold, the six searches (`make sweep
 # ONLY=05`), the reported runs (`tools/ood_table.py`), the 2-D priors and the conv net
 # (`make notebooks ONLY=05 TRAIN=1`) take hours; their training times are in those results
