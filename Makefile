@@ -1,6 +1,8 @@
 # Two commands on a fresh machine:
 #   make notebooks [PROFILE=default|smoke|paper]   execute the notebook series; default: in place, regenerating
-#                                                  figures/ and results/; any other profile: under build/<profile>/
+#                                                  figures/ and results/ from the committed results, training nothing;
+#                                                  any other profile: under build/<profile>/
+#   make notebooks TRAIN=1  (= make retrain)       ... and train whatever results/ lacks (TRAIN_MISSING)
 #   make test                                      unit tests, then every notebook in the smoke profile under build/smoke/, then nbval
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
@@ -32,7 +34,7 @@ SMOKE_ENV := BBB_QUIET=1 BBB_OUTPUT_DIR=$(SMOKE) BBB_FIGURES_DIR=$(SMOKE)/figure
 	BBB_RESULTS_DIR=$(SMOKE)/results BBB_CHECKPOINT_DIR=$(SMOKE)/checkpoints \
 	PYTHONPATH=$(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
-.PHONY: venv notebooks test unit smoke nbval bench sweep table1 sync clean
+.PHONY: venv notebooks retrain test unit smoke nbval bench sweep table1 sync clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -42,8 +44,14 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# TRAIN=1: the notebooks train what results/ lacks; TRAIN=0 (profile default's default): they read
+# results/ only and name the command for anything missing; other profiles train unless TRAIN=0
 notebooks: $(STAMP)
-	$(PY) tools/run_notebooks.py --profile $(PROFILE) --kernel $(KERNEL) $(if $(ONLY),--only $(ONLY))
+	$(PY) tools/run_notebooks.py --profile $(PROFILE) --kernel $(KERNEL) $(if $(ONLY),--only $(ONLY)) \
+		$(if $(TRAIN),--train $(TRAIN))
+
+retrain: TRAIN := 1
+retrain: notebooks
 
 test: unit smoke nbval
 

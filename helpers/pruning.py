@@ -206,7 +206,10 @@ def build(profile, train=True, progress_fn=print, device="cpu"):
     try:
         table = load_results("01_mnist_classification", "table1")
     except FileNotFoundError:
-        return None  # notebook 01's Table 1 first
+        if progress_fn:
+            progress_fn("notebook 01's Table 1 (results/01_mnist_classification/table1.json) is "
+                        "missing: `make table1` trains it")
+        return None
     jobs = list(dict.fromkeys([(profile.H, s) for s in profile.seeds]
                               + [(profile.compare_H, s) for s in profile.compare_seeds]))
     if path.exists():  # reuse it while it prunes the networks Table 1 reports now
@@ -267,6 +270,36 @@ def build(profile, train=True, progress_fn=print, device="cpu"):
                                 "fraction and ranking; nothing is chosen from it",
                         "machine_timing": machine_info(device)})
     return json.loads(path.read_text())
+
+
+def retrain_seconds(rec):
+    """Return (seconds, missing): the training wall time that rebuilding ``rec``'s networks from
+    scratch took, summed from their run records in results/01_mnist_classification/runs/ (each
+    network and the run its means start from, counted once), and the names without a record."""
+    import json
+
+    from .classification import RunConfig
+    from .utils import results_dir
+    runs = results_dir() / "01_mnist_classification" / "runs"
+    names = [m["name"] for m in rec["metrics"]["models"]]
+    alt = rec["metrics"].get("other_kl_weighting")
+    names += [alt["name"]] if alt else []
+    todo, seen, total, missing = list(names), set(), 0.0, []
+    while todo:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        path = runs / f"{name}.json"
+        if not path.exists():
+            missing.append(name)
+            continue
+        run = json.loads(path.read_text())
+        total += run["metrics"]["train_wall_s"]
+        source = RunConfig.from_dict(run["config"]).init_source()
+        if source is not None:
+            todo.append(source.name)
+    return total, missing
 
 
 def figure4(entry, ax_pair=None):

@@ -239,14 +239,29 @@ def method_predictive(method, model, x, n_samples=200):
 LABELS = {"bbb_gaussian": "BBB, Gaussian prior", "bbb_mixture": "BBB, scale-mixture prior",
           "mc_dropout": "MC dropout", "deep_ensemble": "deep ensemble", "mle": "standard network"}
 SCORES = ("std_ratio", "coverage90_in", "nll_in", "rmse_in")
+ORDER = tuple(LABELS)  # the notebook's order of the methods (tables, panels)
+
+
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)  # the bands of the figures: 5-95 %, IQR, median
+
+
+def grid_curve(pred):
+    """Return what the figures draw of a method on the plotting grid, as plain numbers: the
+    predictive quantiles ``QUANTILES`` of y (drawn with a fixed generator), the epistemic variance
+    and the learned noise std ``sigma`` (its aleatoric part); curves to five significant digits."""
+    def digits(t):  # five significant digits: far below what a figure can show
+        return [float(f"{v:.5g}") for v in t.tolist()]
+    qs = pred.quantiles(list(QUANTILES), generator=torch.Generator().manual_seed(0))
+    return {"quantiles": {f"{q:g}": digits(row) for q, row in zip(QUANTILES, qs)},
+            "epistemic_var": digits(pred.epistemic_var), "sigma": pred.sigma}
 
 
 def run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, x_grid,
               ensemble_size=5, progress_fn=None):
     """Train every method on each seed's own data draw and score it on fresh in-domain test
-    points; return ({method: [per-seed score dicts]}, {method: model of the first seed},
+    points; return ({method: [per-seed score dicts]}, {method: ``grid_curve`` of the first seed},
     (x_train, y_train) of the first seed)."""
-    per_seed, first, data0 = {m: [] for m in methods}, {}, None
+    per_seed, first = {m: [] for m in methods}, {}
     with one_thread():  # tiny networks: extra threads only add synchronisation
         _run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, x_grid,
                    ensemble_size, progress_fn, per_seed, first)
@@ -256,13 +271,10 @@ def run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, x
 
 def _run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, x_grid,
                ensemble_size, progress_fn, per_seed, first):
-    data0 = None
     for s in seeds:
         g = seed_generator(s)
         x_tr, y_tr = make_data(n_train, noise_std, generator=g)
         x_te, y_te = make_data(n_test, noise_std, generator=g)
-        if data0 is None:
-            data0 = (x_tr, y_tr)
         for method in methods:
             if progress_fn:
                 progress_fn(f"seed {s}: {method}")
@@ -273,7 +285,7 @@ def _run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, 
             per_seed[method].append({"seed": s, **scores(p_te, x_te, y_te, x_grid=x_grid,
                                                           pred_grid=p_grid)})
             if s == seeds[0]:
-                first[method] = model
+                first[method] = grid_curve(p_grid)
 
 
 def summarise_seeds(per_seed):
@@ -289,22 +301,91 @@ def summarise_seeds(per_seed):
     return out
 
 
-def band_plot(ax, method, model, x_grid, x_train, y_train, pred_samples, title, ylim=None):
-    """Median, interquartile range and 5-95 % band of a method's predictive distribution.
+# ---- notebook 02: train once, store the numbers the figures and the table need ----
 
-    ``ylim=None`` lets the axis grow to show the whole band (shared axes: every panel's band)."""
-    pred = method_predictive(method, model, x_grid, pred_samples)
-    q05, q25, q50, q75, q95 = pred.quantiles([0.05, 0.25, 0.5, 0.75, 0.95],
-                                             generator=torch.Generator().manual_seed(0))
+NB = "02_regression_uncertainty"
+GRID = (-0.2, 1.2, 400)  # the plotting grid: from, to, points
+FITS = "fits"            # results/02_regression_uncertainty/fits.json: the grid curves
+
+
+def plot_grid():
+    """Return the plotting grid, shape (GRID[2], 1)."""
+    return torch.linspace(*GRID).unsqueeze(1)
+
+
+def fits_config(profile, noise_std, methods=ORDER):
+    """Return the settings a stored fit must match to be read back (the notebook's run)."""
+    return {"noise_std": noise_std, "n_train": profile.n_train, "n_test": profile.n_test,
+            "steps": profile.steps, "pred_samples": profile.pred_samples,
+            "seeds": list(profile.seeds), "ensemble_size": profile.ensemble_size,
+            "hidden": [100, 100], "methods": list(methods), "grid": list(GRID),
+            "quantiles": list(QUANTILES)}
+
+
+def load_fits(profile, noise_std, methods=ORDER):
+    """Return the stored record of ``build_fits`` when it matches these settings (and every method's
+    results file is there), else None."""
+    import json
+
+    from .utils import results_dir
+    path = results_dir() / NB / f"{FITS}.json"
+    if not path.exists():
+        return None
+    rec = json.loads(path.read_text())
+    files = [results_dir() / NB / f"{m}.json" for m in methods]
+    if (rec.get("profile") != profile.profile or not all(f.exists() for f in files)
+            or rec["config"] != json.loads(json.dumps(fits_config(profile, noise_std, methods)))):
+        return None
+    rec["summary"] = {m: json.loads(f.read_text())["metrics"] for m, f in zip(methods, files)}
+    return rec
+
+
+def build_fits(profile, noise_std, train=False, methods=ORDER, progress_fn=None):
+    """Return notebook 02's record: {config, metrics: {curves, per_seed}, summary, wall_s}.
+
+    Read back from results/02_regression_uncertainty/ (``FITS``.json and one file per method)
+    when they hold a run with these settings; otherwise, with ``train``, train every method on
+    every seed (minutes), write them and return them; None when they are missing and ``train``
+    is off."""
+    import time
+
+    from .utils import save_results
+    rec = load_fits(profile, noise_std, methods)
+    if rec is not None or not train:
+        return rec
+    t0 = time.perf_counter()
+    per_seed, curves, _ = run_seeds(methods, profile.seeds, profile.n_train, profile.n_test,
+                                    profile.steps, profile.pred_samples, noise_std, plot_grid(),
+                                    ensemble_size=profile.ensemble_size, progress_fn=progress_fn)
+    wall = time.perf_counter() - t0
+    for method, s in summarise_seeds(per_seed).items():
+        save_results(NB, method,
+                     config={"method": method, "noise_std": noise_std, "n_train": profile.n_train,
+                             "steps": profile.steps, "hidden": [100, 100],
+                             "pred_samples": profile.pred_samples, "seeds": list(profile.seeds)},
+                     metrics=s, profile=profile.profile, seed=list(profile.seeds), wall_s=wall)
+    save_results(NB, FITS, config=fits_config(profile, noise_std, methods),
+                 metrics={"curves": curves, "per_seed": per_seed}, profile=profile.profile,
+                 seed=list(profile.seeds), wall_s=wall,
+                 extra={"note": "curves: the first seed's predictive on the plotting grid "
+                                "(quantiles of y, epistemic variance, learned sigma)"})
+    return load_fits(profile, noise_std, methods)
+
+
+def band_plot(ax, curve, x_grid, x_train, y_train, title, ylim=None):
+    """Median, interquartile range and 5-95 % band of a method's predictive distribution (a
+    ``grid_curve``). ``ylim=None`` lets the axis grow to show the whole band (shared axes: every
+    panel's band)."""
+    q = curve["quantiles"]
     xs = x_grid.squeeze(1)
-    ax.fill_between(xs, q05, q95, color="C0", alpha=0.15, lw=0, label="5–95 %")
-    ax.fill_between(xs, q25, q75, color="C0", alpha=0.35, lw=0, label="interquartile range")
-    ax.plot(xs, q50, c="C3", lw=1.5, label="median")
+    ax.fill_between(xs, q["0.05"], q["0.95"], color="C0", alpha=0.15, lw=0, label="5–95 %")
+    ax.fill_between(xs, q["0.25"], q["0.75"], color="C0", alpha=0.35, lw=0,
+                    label="interquartile range")
+    ax.plot(xs, q["0.5"], c="C3", lw=1.5, label="median")
     ax.scatter(x_train, y_train, s=5, c="k", marker="x", lw=0.5, label="training data")
     ax.set(xlim=(-0.2, 1.2), xlabel="x", ylabel="y", title=title)
     if ylim is not None:
         ax.set_ylim(ylim)
-    return pred
 
 
 def plot_data(ax, n, noise_std, seed, x_grid, title):
@@ -317,14 +398,15 @@ def plot_data(ax, n, noise_std, seed, x_grid, title):
     ax.set(title=title, xlabel="x", ylabel="y")
 
 
-def plot_methods(methods, models, x_grid, x_train, y_train, pred_samples):
-    """Band plots of every method on shared axes (2 x 3 panels, the legend in the 6th)."""
+def plot_methods(curves, x_grid, x_train, y_train):
+    """Band plots of every method (``curves``: method -> ``grid_curve``) on shared axes (2 x 3
+    panels, the legend in the 6th)."""
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(2, 3, figsize=(14, 7), sharex=True, sharey=True,
                              constrained_layout=True)
+    methods = list(curves)
     for ax, method in zip(axes.flat, methods):
-        band_plot(ax, method, models[method], x_grid, x_train, y_train, pred_samples,
-                  LABELS[method])
+        band_plot(ax, curves[method], x_grid, x_train, y_train, LABELS[method])
     for ax in axes.flat[len(methods):]:
         ax.legend(*axes.flat[0].get_legend_handles_labels(), loc="center", fontsize=11)
         ax.set_axis_off()
@@ -334,13 +416,15 @@ def plot_methods(methods, models, x_grid, x_train, y_train, pred_samples):
     return fig
 
 
-def plot_variance_split(ax, pred, x_grid, title):
-    """Aleatoric, epistemic and total predictive variance against x, on a log axis."""
+def plot_variance_split(ax, curve, x_grid, title):
+    """Aleatoric, epistemic and total predictive variance (a ``grid_curve``) against x, on a log
+    axis."""
     xs = x_grid.squeeze(1)
-    ax.plot(xs, pred.aleatoric_var, c="C1", lw=2, label="aleatoric $\\sigma^2$")
-    ax.plot(xs, pred.epistemic_var, c="C0", lw=2, label="epistemic Var$_q[f_w(x)]$")
-    ax.plot(xs, pred.aleatoric_var + pred.epistemic_var, c="k", ls="--", lw=1.5,
-            label="total Var$[y|x]$")
+    epistemic = torch.tensor(curve["epistemic_var"])
+    aleatoric = torch.full_like(epistemic, curve["sigma"] ** 2)
+    ax.plot(xs, aleatoric, c="C1", lw=2, label="aleatoric $\\sigma^2$")
+    ax.plot(xs, epistemic, c="C0", lw=2, label="epistemic Var$_q[f_w(x)]$")
+    ax.plot(xs, aleatoric + epistemic, c="k", ls="--", lw=1.5, label="total Var$[y|x]$")
     ax.axvspan(0, 0.5, color="0.9", zorder=0, label="training range")
     ax.set(yscale="log", xlabel="x", ylabel="predictive variance (log scale)", title=title)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)

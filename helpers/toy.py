@@ -132,3 +132,67 @@ def prior_maps(models, lim, x_train, y_train, n_samples=100):
                ["training point, class 0", "training point, class 1"], loc="outside lower center",
                ncol=2, fontsize=8)
     return fig
+
+
+# ---- notebook 05, section 7: fit once, store the fitted posteriors (a few numbers each) ----
+
+NB = "05_uncertainty"
+TOY_RESULTS = "priors_2d"  # results/05_uncertainty/priors_2d.json
+
+
+def toy_config(n_train, steps, seed=0, priors=PRIORS_2D):
+    """Return the settings a stored fit must match to be read back."""
+    return {"network": "2-5-5-2 tanh", "n_train": n_train, "n_test": 1000, "steps": steps,
+            "lr": 0.01, "data": TOY, "priors": list(priors), "seed": seed}
+
+
+def _toy_data(n_train, seed):
+    from .data import make_toy_2d
+    return {ds: make_toy_2d(ds, n_train, seed=seed, **kw) for ds, kw in TOY.items()}
+
+
+def load_toy(profile, n_train, steps, seed=0, priors=PRIORS_2D):
+    """Return (models, accuracy, data) rebuilt from results/05_uncertainty/priors_2d.json when it
+    holds the fitted posteriors of these settings, else None. The parameters are stored exactly
+    (float32 values), so the networks are the ones trained."""
+    import json
+
+    from .utils import results_dir
+    path = results_dir() / NB / f"{TOY_RESULTS}.json"
+    if not path.exists():
+        return None
+    rec = json.loads(path.read_text())
+    want = json.loads(json.dumps(toy_config(n_train, steps, seed, priors)))
+    if rec.get("profile") != profile or rec["config"] != want or "posteriors" not in rec:
+        return None
+    models, acc = {}, {}
+    for ds in TOY:
+        for prior in priors:
+            models[(ds, prior)] = model = toy_net(prior)
+            state = {k: torch.tensor(v, dtype=torch.float32)
+                     for k, v in rec["posteriors"][ds][prior].items()}
+            model.load_state_dict(state)
+            acc[(ds, prior)] = rec["metrics"]["accuracy"][ds][prior]
+    return models, acc, _toy_data(n_train, seed)
+
+
+def build_toy(profile, n_train, steps, seed=0, train=False, priors=PRIORS_2D):
+    """Return (models, accuracy, data) of section 7: read back by ``load_toy``, or, with
+    ``train``, fitted by ``fit_toy_models`` (a few minutes) and written to
+    results/05_uncertainty/priors_2d.json with every network's parameters; None when missing and
+    ``train`` is off."""
+    import time
+
+    from .utils import save_results
+    out = load_toy(profile, n_train, steps, seed, priors)
+    if out is not None or not train:
+        return out
+    t0 = time.perf_counter()
+    models, acc, data = fit_toy_models(n_train, steps, seed=seed, priors=priors)
+    save_results(NB, TOY_RESULTS, config=toy_config(n_train, steps, seed, priors),
+                 metrics={"accuracy": {ds: {p: acc[(ds, p)] for p in priors} for ds in TOY}},
+                 profile=profile, seed=seed, wall_s=time.perf_counter() - t0,
+                 extra={"posteriors": {ds: {p: {k: v.tolist() for k, v in
+                                                models[(ds, p)].state_dict().items()}
+                                            for p in priors} for ds in TOY}})
+    return load_toy(profile, n_train, steps, seed, priors)

@@ -390,3 +390,124 @@ def ood_table_rows(summary, data):
     header = ["method", "test error (%)", "NLL", "ECE", "AUROC entropy", "AUROC MI"]
     return header, [[KIND_LABELS[k]] + [cell(summary[(data, k)][m], f) for m, f in fmts.items()]
                     for k in KINDS]
+
+
+# ---- notebook 05, section 8: the Bayesian conv net, trained once; its figures from stored numbers ----
+
+CONV_RESULTS = "bbb_conv_net"  # results/05_uncertainty/bbb_conv_net.json
+CONV_FIGURES = ("conv-net-expected-error", "conv-net-hardest-images")
+
+
+def conv_config(profile):
+    """Return the settings a stored conv-net record must match to be read back."""
+    return {"epochs": profile.conv_epochs, "eval_samples": profile.eval_samples, "lr": 1e-3,
+            "lr_decay": 0.955}
+
+
+def conv_checkpoint(profile, seed=0, notebook="05_uncertainty"):
+    """Return the path of the conv net's training checkpoint."""
+    from .utils import checkpoints_dir
+    return checkpoints_dir() / notebook / f"bbb_conv_net_e{profile.conv_epochs}_s{seed}.pt"
+
+
+def hardest_images(scores, y, k=8):
+    """Return {group: [{index, label, pred, confidence}]}: the ``k`` test images with the highest
+    predictive entropy ("least sure") and the ``k`` wrong ones with the highest confidence."""
+    y = y.cpu()
+    pred, conf, ent = (scores[n].cpu() for n in ("pred", "confidence", "entropy"))
+    wrong = (pred != y).nonzero().squeeze(1)
+    groups = {"least sure": ent.argsort(descending=True)[:k],
+              "confidently wrong": wrong[conf[wrong].argsort(descending=True)][:k]}
+    return {g: [{"index": int(i), "label": int(y[i]), "pred": int(pred[i]),
+                 "confidence": float(conf[i])} for i in ids] for g, ids in groups.items()}
+
+
+def stored_per_image(scores, samples):
+    """Return what the expected-error figure needs of every test image, as plain numbers: the
+    number of weight samples that get it wrong and the std over samples of p(predicted class)
+    (five significant digits)."""
+    wrong = (scores["expected_error"].cpu() * samples).round().long().tolist()
+    return {"samples": samples, "wrong_samples": wrong,
+            "std": [float(f"{v:.5g}") for v in scores["std"].cpu().tolist()]}
+
+
+def per_image_from_record(rec):
+    """Return the expected error and std tensors of ``expected_error_figure`` from a stored
+    record (None when it holds no per-image numbers)."""
+    per = rec.get("per_image")
+    if not per:
+        return None
+    return {"expected_error": torch.tensor(per["wrong_samples"], dtype=torch.float32)
+            / per["samples"], "std": torch.tensor(per["std"])}
+
+
+def build_conv_net(profile, seed=0, train=False, device="cpu", notebook="05_uncertainty"):
+    """Return results/<notebook>/bbb_conv_net.json: the conv net's test metrics and the per-image
+    numbers its two figures draw.
+
+    Read back when it matches ``profile``'s settings and holds the per-image numbers; otherwise
+    the network is loaded from its finished checkpoint, or trained (with ``train``; resumes a
+    partial checkpoint), evaluated once on the test set and the file written. With neither, the
+    stored record as it is (metrics only: its figures cannot be redrawn), or None."""
+    import json
+
+    from .data import load_images
+    from .layers import bayes_conv_net
+    from .metrics import ece, error_rate
+    from .train import fit, load_checkpoint
+    from .utils import results_dir, save_results, seed_everything
+    path = results_dir() / notebook / f"{CONV_RESULTS}.json"
+    old = json.loads(path.read_text()) if path.exists() else None
+    if old is not None and (old.get("profile") != profile.profile or old.get("seed") != seed
+                            or old["config"] != conv_config(profile)):
+        old = None
+    if old is not None and "per_image" in old:
+        return old
+    ckpt = conv_checkpoint(profile, seed, notebook)
+    finished = ckpt.exists() and int(load_checkpoint(ckpt)["epoch"]) >= profile.conv_epochs
+    if not (train or finished):
+        return old
+    data = load_images("MNIST", device=device, flatten=False, n_train=profile.conv_n_train,
+                       n_test=profile.n_eval)
+    seed_everything(seed)
+    conv = bayes_conv_net().to(device)
+    hist = fit(conv, data, epochs=profile.conv_epochs, lr=1e-3, lr_decay=0.955, checkpoint=ckpt,
+               eval_sets=("val",), desc="conv net")
+    torch.manual_seed(seed)
+    p = sample_probs("bbb", conv, data.x_test, profile.eval_samples)
+    scores = per_image_scores(p, data.y_test)
+    metrics = {"test_error": error_rate(p.mean(0), data.y_test),
+               "val_error_mean_weights": hist[-1]["val_error"], "ece": ece(p.mean(0), data.y_test),
+               "epochs": profile.conv_epochs, "train_wall_s": hist[-1]["wall_s"]}
+    save_results(notebook, CONV_RESULTS, config=conv_config(profile), metrics=metrics,
+                 profile=profile.profile, seed=seed, device=device, wall_s=metrics["train_wall_s"],
+                 extra={"per_image": stored_per_image(scores, p.shape[0]),
+                        "hardest": hardest_images(scores, data.y_test)})
+    return json.loads(path.read_text())
+
+
+def stored_image_grid(x, groups, per_row=8):
+    """Figure: one row of images per group of ``hardest_images``, titled with the true label, the
+    prediction and its mean probability."""
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(len(groups), per_row, figsize=(13, 2.1 * len(groups)),
+                             squeeze=False, constrained_layout=True)
+    for r, (label, entries) in enumerate(groups.items()):
+        for k in range(per_row):
+            ax = axes[r, k]
+            ax.set_axis_off()
+            if k >= len(entries):
+                continue
+            e = entries[k]
+            ax.imshow(x[e["index"]].reshape(28, 28).cpu(), cmap="gray_r")
+            ax.set_title(f"y={e['label']} pred={e['pred']}\np={e['confidence']:.2f}", fontsize=8)
+        axes[r, 0].text(-0.15, 0.5, label, transform=axes[r, 0].transAxes, ha="right",
+                        va="center", rotation=90)
+    return fig
+
+
+def committed_figure(notebook, name):
+    """Return the path of figures/<notebook>-<name>.png when it exists (else None)."""
+    from .utils import figures_dir
+    path = figures_dir() / f"{notebook}-{name}.png"
+    return path if path.exists() else None

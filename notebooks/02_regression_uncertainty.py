@@ -22,18 +22,22 @@
 # data, the split of the predictive variance into aleatoric and epistemic parts, and the numbers
 # over three seeds.
 #
-# **Runtime** (profile `default`, 2-core CPU): about 10 minutes (it trains every model).
+# **Runtime** (profile `default`, 2-core CPU): seconds. The models are trained once, by
+# `make notebooks ONLY=02 TRAIN=1` (minutes; section 2 prints how long it took from
+# `results/02_regression_uncertainty/fits.json`), which stores the scores and the curves the
+# figures draw; a plain `make notebooks` reads them back and trains nothing.
 
 # %% [markdown]
 # ## Parameters
 # `PROFILE` picks `smoke` / `default` / `paper` settings from `helpers.profiles`; settings left at
 # `None` take the profile's value. `NOISE_STD` is the reading of the paper's $\mathcal N(0, 0.02)$
-# (see below).
+# (see below). `TRAIN_MISSING` trains the models when `results/` holds no run with these
+# settings; off, the notebook says which command trains them.
 
 # %% tags=["parameters"]
 PROFILE = "default"
+TRAIN_MISSING = False  # train the models when results/ holds no run with these settings
 SEED = 0
-DEVICE = "cpu"        # tiny models: the CPU is the fastest device here
 NOISE_STD = 0.02      # the paper's N(0, 0.02) read as a standard deviation; sqrt(0.02) reads it as a variance
 N_TRAIN = None
 STEPS = None
@@ -47,7 +51,6 @@ import math
 import time
 
 import matplotlib.pyplot as plt
-import torch
 
 import helpers as H
 from helpers import regression as R
@@ -55,10 +58,9 @@ from helpers import regression as R
 # %%
 cfg = H.get_profile("02_regression_uncertainty", PROFILE, n_train=N_TRAIN, steps=STEPS,
                     seeds=SEEDS)
-device = H.get_device(DEVICE)
 H.seed_everything(SEED)
 H.use_style()
-NB = "02_regression_uncertainty"
+NB = R.NB
 t_start = time.perf_counter()
 print(cfg)
 
@@ -83,7 +85,7 @@ print(cfg)
 # of sections 3–5 are trained on (the right panel: the same draw under the other reading).
 
 # %%
-x_grid = torch.linspace(-0.2, 1.2, 400).unsqueeze(1)
+x_grid = R.plot_grid()
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), sharey=True, constrained_layout=True)
 R.plot_data(axes[0], cfg.n_train, NOISE_STD, cfg.seeds[0], x_grid,
             f"noise std {NOISE_STD:g} (used here)")
@@ -117,13 +119,19 @@ print(f"root-mean-square noise on y over [0, 0.5]: {R.effective_noise_std(NOISE_
 # The paper gives no architecture, optimiser or number of steps for this task: these settings are
 # our choices, fixed before looking at any result and not tuned afterwards (the scale mixture is
 # the paper's MNIST prior).
+#
+# The training runs once and stores, per method, the scores of section 6 and the first seed's
+# predictive on the plotting grid (`results/02_regression_uncertainty/`); the figures below are
+# drawn from those numbers.
 
 # %%
-methods = list(R.LABELS)
-per_seed, models, (x_train, y_train) = R.run_seeds(
-    methods, cfg.seeds, cfg.n_train, cfg.n_test, cfg.steps, cfg.pred_samples, NOISE_STD, x_grid,
-    ensemble_size=cfg.ensemble_size)
-summary = R.summarise_seeds(per_seed)
+rec = R.build_fits(cfg, NOISE_STD, train=TRAIN_MISSING)
+if not H.pending(rec, f"the fits of profile {PROFILE} with NOISE_STD = {NOISE_STD:g}",
+                 f"make notebooks ONLY=02 PROFILE={PROFILE} TRAIN=1"):
+    curves, summary = rec["metrics"]["curves"], rec["summary"]
+    x_train, y_train = R.make_data(cfg.n_train, NOISE_STD, generator=R.seed_generator(cfg.seeds[0]))
+    print(f"trained {rec['created'][:10]} in {rec['wall_s'] / 60:.1f} min "
+          f"({len(cfg.seeds)} seeds x {len(curves)} methods)")
 
 # %% [markdown]
 # ## 3. Figure 5: Bayes by Backprop against a standard network
@@ -134,13 +142,13 @@ summary = R.summarise_seeds(per_seed)
 # network has a single curve, so its band is only the learned noise $\sigma$ around it.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True, constrained_layout=True)
-for ax, method in zip(axes, ("bbb_gaussian", "mle")):
-    R.band_plot(ax, method, models[method], x_grid, x_train, y_train, cfg.pred_samples,
-                R.LABELS[method])
-axes[0].legend(loc="upper left", fontsize=8)
-H.savefig(fig, NB, "figure5")
-plt.show()
+if rec:
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True, constrained_layout=True)
+    for ax, method in zip(axes, ("bbb_gaussian", "mle")):
+        R.band_plot(ax, curves[method], x_grid, x_train, y_train, R.LABELS[method])
+    axes[0].legend(loc="upper left", fontsize=8)
+    H.savefig(fig, NB, "figure5")
+    plt.show()
 
 # %% [markdown]
 # Inside the training range both models follow the data with a narrow band. Beyond it, BBB's
@@ -154,9 +162,10 @@ plt.show()
 # The same first seed, every method, one shared $y$ axis wide enough for every band.
 
 # %%
-fig = R.plot_methods(methods, models, x_grid, x_train, y_train, cfg.pred_samples)
-H.savefig(fig, NB, "methods")
-plt.show()
+if rec:
+    fig = R.plot_methods(curves, x_grid, x_train, y_train)
+    H.savefig(fig, NB, "methods")
+    plt.show()
 
 # %% [markdown]
 # Every method that averages over networks (both BBB variants, MC dropout, the ensemble) widens its
@@ -174,12 +183,12 @@ plt.show()
 # $$\mathrm{Var}[y\mid x] = \underbrace{\mathrm{Var}_{q(\mathbf w)}[f_{\mathbf w}(x)]}_{\text{epistemic}} + \underbrace{\sigma^2}_{\text{aleatoric}}.$$
 
 # %%
-pred = R.method_predictive("bbb_gaussian", models["bbb_gaussian"], x_grid, cfg.pred_samples)
-fig, ax = plt.subplots(figsize=(7.5, 3.4), constrained_layout=True)
-R.plot_variance_split(ax, pred, x_grid,
-                      f"Predictive variance split, BBB (Gaussian prior), seed {cfg.seeds[0]}")
-H.savefig(fig, NB, "variance-decomposition")
-plt.show()
+if rec:
+    fig, ax = plt.subplots(figsize=(7.5, 3.4), constrained_layout=True)
+    R.plot_variance_split(ax, curves["bbb_gaussian"], x_grid,
+                          f"Predictive variance split, BBB (Gaussian prior), seed {cfg.seeds[0]}")
+    H.savefig(fig, NB, "variance-decomposition")
+    plt.show()
 
 # %% [markdown]
 # Inside the training range the epistemic variance lies below the aleatoric $\sigma^2$, so the
@@ -189,8 +198,8 @@ plt.show()
 # makes $y$ scatter more where the curve is steep):
 
 # %%
-for m in methods:
-    print(f"{R.LABELS[m]:<26} learned sigma {R.learned_sigma(models[m]):.3f}")
+for m, curve in curves.items() if rec else ():
+    print(f"{R.LABELS[m]:<26} learned sigma {curve['sigma']:.3f}")
 print(f"{'data, root-mean-square':<26} scatter       {R.effective_noise_std(NOISE_STD):.3f}")
 
 # %% [markdown]
@@ -213,10 +222,11 @@ def cell(entry, digits):
     return f"{entry['mean']:.{digits}f}{sd} ({per})"
 
 
-H.show_table(["method", "std ratio (away / near data)", "coverage of 90 % interval (target 0.90)",
-              "NLL per point, nats (lower better)", "RMSE (lower better)"],
-             [[R.LABELS[m], cell(s["std_ratio"], 1), cell(s["coverage90_in"], 3),
-               cell(s["nll_in"], 2), cell(s["rmse_in"], 4)] for m, s in summary.items()]);
+if rec:
+    H.show_table(["method", "std ratio (away / near data)", "coverage of 90 % interval (target 0.90)",
+                  "NLL per point, nats (lower better)", "RMSE (lower better)"],
+                 [[R.LABELS[m], cell(s["std_ratio"], 1), cell(s["coverage90_in"], 3),
+                   cell(s["nll_in"], 2), cell(s["rmse_in"], 4)] for m, s in summary.items()]);
 
 # %% [markdown]
 # The table shows the same ordering as the figures: among the methods that average over networks
@@ -234,19 +244,13 @@ H.show_table(["method", "std ratio (away / near data)", "coverage of 90 % interv
 #
 # ## Exercises
 #
-# 1. Set `NOISE_STD = math.sqrt(0.02)` (the other reading of the paper) and rerun: what happens
-#    to the std ratio?
+# 1. Set `NOISE_STD = math.sqrt(0.02)` (the other reading of the paper) and `TRAIN_MISSING = True`,
+#    and rerun: what happens to the std ratio?
 # 2. Train BBB with one weight sample per step instead of eight: is the band noisier?
 # 3. Move the training range to $[0.25, 0.75]$: where does each method become uncertain?
 #
-# The numbers go to `results/02_regression_uncertainty/<method>.json`.
+# The numbers are in `results/02_regression_uncertainty/<method>.json`, the curves in `fits.json`
+# (written by `helpers.regression.build_fits` when it trains).
 
 # %%
-wall = time.perf_counter() - t_start
-for method, s in summary.items():
-    H.save_results(NB, method,
-                   config={"method": method, "noise_std": NOISE_STD, "n_train": cfg.n_train,
-                           "steps": cfg.steps, "hidden": [100, 100],
-                           "pred_samples": cfg.pred_samples, "seeds": list(cfg.seeds)},
-                   metrics=s, profile=PROFILE, seed=list(cfg.seeds), device=device, wall_s=wall)
-print(f"notebook wall time {wall / 60:.1f} min")
+print(f"notebook wall time {(time.perf_counter() - t_start) / 60:.1f} min")

@@ -22,17 +22,19 @@
 # the 2×1200 and of the 2×400 networks, what pruning saves, and how the KL weighting decides
 # how prunable a network is.
 #
-# **Runtime** (profile `default`, 2-core CPU): about 2 minutes with notebook 01's checkpoints
-# (they stay on the machine that trained them); without them the seven networks and their SGD
-# warm starts are trained again when `TRAIN_MISSING` is on (about two hours here, by their run
-# records' wall times).
+# **Runtime** (profile `default`, 2-core CPU): seconds. Every table and figure is drawn from
+# `results/04_pruning/snr.json` (SNR histograms as binned counts, errors after pruning), which
+# holds the analysis of the networks Table 1 reports. When Table 1's networks change it is
+# rebuilt from notebook 01's checkpoints (minutes); where they are missing (they stay on the
+# machine that trained them), `make notebooks ONLY=04 TRAIN=1` trains the networks again (the
+# time their run records give is printed below).
 
 # %% [markdown]
 # ## Parameters
 
 # %% tags=["parameters"]
 PROFILE = "default"    # smoke | default | paper
-TRAIN_MISSING = True   # retrain notebook 01's networks whose checkpoints are missing
+TRAIN_MISSING = False  # retrain notebook 01's networks whose checkpoints are missing
 DEVICE = None
 
 # %%
@@ -48,13 +50,17 @@ H.use_style()
 rec = pruning.build(cfg, train=TRAIN_MISSING, device=H.get_device(DEVICE))
 
 # %%
-if not H.pending(rec, "no Table 1 network of notebook 01 is trained",
-                 f"make table1 PROFILE={PROFILE}"):
+retrain = f"make notebooks ONLY=04 PROFILE={PROFILE} TRAIN=1"
+if not H.pending(rec, "the pruning analysis of Table 1's networks (results/04_pruning/snr.json)",
+                 retrain):
     models = rec["metrics"]["models"]
     print("pruned:", ", ".join(f"2×{m['H']} seed {m['seed']} ({m['n_weights']:,} weights)"
                                for m in models))
     H.pending(rec["metrics"].get("complete", True), f"some networks (the 2×{cfg.H} one or the "
-              "other KL weighting's)", f"make table1 PROFILE={PROFILE}")
+              "other KL weighting's)", retrain)
+    seconds, unrecorded = pruning.retrain_seconds(rec)
+    print(f"training them from scratch took {seconds / 3600:.1f} h by their run records"
+          + (f" (and {len(unrecorded)} without a record in results/)" if unrecorded else ""))
 
 # %% [markdown]
 # ## 1. Figure 4: the signal-to-noise ratio
@@ -163,8 +169,7 @@ if rec:
 
 # %%
 alt = rec and rec["metrics"]["other_kl_weighting"]
-if not H.pending(alt, "the network with the other KL weighting",
-                 f"make notebooks ONLY=04 PROFILE={PROFILE}"):
+if not H.pending(alt, "the network with the other KL weighting", retrain):
     base = next(m for m in models if m["H"] == cfg.compare_H and m["seed"] == 0)
     fig = pruning.weighting_figure(base, alt, cfg.compare_H)
     H.savefig(fig, NB, "snr-by-kl-weighting")

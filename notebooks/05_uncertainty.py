@@ -21,17 +21,18 @@
 # **What you will see.** Out-of-distribution detection MNIST → Fashion-MNIST over three seeds,
 # reliability diagrams, what the choice of prior does on 2-D data, and a Bayesian conv net.
 #
-# **Runtime** (profile `default`, 2-core CPU): about 4 minutes with the committed results and
-# checkpoints (`results/runtimes.json`). Cold, the six searches (`make sweep ONLY=05`) took 51
-# minutes on both cores, the reported runs (`tools/ood_table.py`) about 40 minutes of one core,
-# and the conv net 21 minutes (`results/05_uncertainty/`).
+# **Runtime** (profile `default`, 2-core CPU): under a minute: every table and figure is drawn
+# from `results/05_uncertainty/`, nothing is trained. Cold, the six searches (`make sweep
+# ONLY=05`), the reported runs (`tools/ood_table.py`), the 2-D priors and the conv net
+# (`make notebooks ONLY=05 TRAIN=1`) take hours; their training times are in those results
+# files (sections 7 and 8 print theirs).
 
 # %% [markdown]
 # ## Parameters
 
 # %% tags=["parameters"]
 PROFILE = "default"    # smoke | default | paper
-TRAIN_MISSING = True   # run missing searches and trainings
+TRAIN_MISSING = False  # run missing searches and trainings
 SEED = 0               # the 2-D priors and the conv net
 DEVICE = None          # None: cuda > mps > cpu
 
@@ -40,16 +41,18 @@ import time
 
 import matplotlib.pyplot as plt
 import torch
+from IPython.display import Image
 
 import helpers as H
 from helpers import sweep as S
 from helpers import table1 as T
 from helpers import uncertainty as U
-from helpers.toy import LIMS, PRIORS_2D, TOY, fit_toy_models, prior_maps, sampled_weights
+from helpers.toy import LIMS, PRIORS_2D, TOY, build_toy, prior_maps, sampled_weights
 
 # %%
 NB = "05_uncertainty"
 cfg = H.get_profile(NB, PROFILE)
+retrain = f"make notebooks ONLY=05 PROFILE={PROFILE} TRAIN=1"
 device = H.get_device(DEVICE)
 H.use_style()
 t_start = time.perf_counter()
@@ -218,7 +221,12 @@ if ood:
 # $p(\log s)=p_s(e^{\log s})\,e^{\log s}$ (`helpers.LearnedScalePrior`).
 
 # %%
-toy_models, toy_acc, toy_data = fit_toy_models(cfg.toy_n, cfg.toy_steps, seed=SEED)
+toy = build_toy(PROFILE, cfg.toy_n, cfg.toy_steps, seed=SEED, train=TRAIN_MISSING)
+if not H.pending(toy, "the networks of the 2-D priors", retrain):
+    toy_models, toy_acc, toy_data = toy
+    rec = H.load_results(NB, "priors_2d")
+    print(f"fitted {rec['created'][:10]} in {rec['wall_s'] / 60:.1f} min; read back from "
+          f"results/{NB}/priors_2d.json (every network's parameters)")
 
 # %% [markdown]
 # Test accuracy of the predictive distribution (100 weight samples) on 1,000 fresh points, and
@@ -230,10 +238,11 @@ def scales(ds, prior):
     return " ".join(f"{m.prior.scale():.2f}" for m in layers) if "~" in prior else ""
 
 
-H.show_table(["prior", "moons", "circles", "learned scale per layer (moons | circles)"],
-             [[p, f"{toy_acc[('moons', p)]:.3f}", f"{toy_acc[('circles', p)]:.3f}",
-               " | ".join(filter(None, (scales("moons", p), scales("circles", p))))]
-              for p in PRIORS_2D]);
+if toy:
+    H.show_table(["prior", "moons", "circles", "learned scale per layer (moons | circles)"],
+                 [[p, f"{toy_acc[('moons', p)]:.3f}", f"{toy_acc[('circles', p)]:.3f}",
+                   " | ".join(filter(None, (scales("moons", p), scales("circles", p))))]
+                  for p in PRIORS_2D]);
 
 # %% [markdown]
 # **What the table shows.** On the moons every prior but the learned-scale Laplace one fits
@@ -248,7 +257,7 @@ H.show_table(["prior", "moons", "circles", "learned scale per layer (moons | cir
 # collapsed onto its prior: the KL term won over the 500-point likelihood.
 
 # %%
-for ds in TOY:
+for ds in TOY if toy else ():
     torch.manual_seed(SEED)
     fig = prior_maps({p: toy_models[(ds, p)] for p in PRIORS_2D}, LIMS[ds], *toy_data[ds])
     fig.suptitle(f"{ds}: P(class 1) (top two rows) and its std over weight samples (bottom two)")
@@ -262,16 +271,17 @@ for ds in TOY:
 # at zero, while the Cauchy and flat priors let many sit beyond ±4.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
-for ax, ds in zip(axes, TOY):
-    torch.manual_seed(SEED)
-    for prior in ("Normal", "Laplace", "Cauchy", "scale mixture", "flat"):
-        w = sampled_weights(H.bayes_layers(toy_models[(ds, prior)])[-1]).numpy()
-        ax.hist(w, bins=120, range=(-6, 6), density=True, histtype="step", lw=1.3, label=prior)
-    ax.set(yscale="log", xlabel="last-layer weight", ylabel="density (log scale)", title=ds)
-axes[0].legend(fontsize=8)
-H.savefig(fig, NB, "priors-last-layer-weights")
-plt.show()
+if toy:
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
+    for ax, ds in zip(axes, TOY):
+        torch.manual_seed(SEED)
+        for prior in ("Normal", "Laplace", "Cauchy", "scale mixture", "flat"):
+            w = sampled_weights(H.bayes_layers(toy_models[(ds, prior)])[-1]).numpy()
+            ax.hist(w, bins=120, range=(-6, 6), density=True, histtype="step", lw=1.3, label=prior)
+        ax.set(yscale="log", xlabel="last-layer weight", ylabel="density (log scale)", title=ds)
+    axes[0].legend(fontsize=8)
+    H.savefig(fig, NB, "priors-last-layer-weights")
+    plt.show()
 
 # %% [markdown]
 # ## 8. A Bayesian conv net on MNIST
@@ -282,27 +292,28 @@ plt.show()
 # weight samples, per test image: the **expected error**
 # $\frac1S\sum_s\mathbf 1[\arg\max_c p_s(c\mid x)\ne y]$ and the **standard deviation** over
 # samples of the probability of the predicted class.
+#
+# The network is trained once (`helpers.uncertainty.build_conv_net`), which stores its test
+# metrics and, per test image, the numbers the two figures draw in
+# `results/05_uncertainty/bbb_conv_net.json`.
 
 # %%
-data_img = H.load_images("MNIST", device=device, flatten=False, n_train=cfg.conv_n_train,
-                         n_test=cfg.n_eval)
-H.seed_everything(SEED)
-conv = H.bayes_conv_net().to(device)
-ckpt = H.checkpoints_dir() / NB / f"bbb_conv_net_e{cfg.conv_epochs}_s{SEED}.pt"
-conv_hist = H.fit(conv, data_img, epochs=cfg.conv_epochs, lr=1e-3, lr_decay=0.955,
-                  checkpoint=ckpt, eval_sets=("val",), desc="conv net")
-torch.manual_seed(SEED)
-p_conv = U.sample_probs("bbb", conv, data_img.x_test, cfg.eval_samples)
-scores = U.per_image_scores(p_conv, data_img.y_test)
+conv = U.build_conv_net(cfg, SEED, train=TRAIN_MISSING, device=device)
+per_image = U.per_image_from_record(conv) if conv else None
+if not H.pending(conv, "the conv net", retrain):
+    print(f"trained {conv['created'][:10]} on {conv['device']} in "
+          f"{conv['metrics']['train_wall_s'] / 60:.0f} min")
+if conv and not per_image:
+    print(f"NOT REDRAWN: results/{NB}/bbb_conv_net.json predates the per-image numbers and the "
+          f"network's checkpoint is not here; `{retrain}` trains it again and stores them. "
+          "The two figures below are the committed ones, from the run that trained it.")
 
 # %%
 # NBVAL_CHECK_OUTPUT
-conv_metrics = {"test_error": H.error_rate(p_conv.mean(0), data_img.y_test),
-                "val_error_mean_weights": conv_hist[-1]["val_error"],
-                "ece": H.ece(p_conv.mean(0), data_img.y_test), "epochs": cfg.conv_epochs,
-                "train_wall_s": conv_hist[-1]["wall_s"]}
-print(f"conv net, {cfg.conv_epochs} epochs: test error {100 * conv_metrics['test_error']:.2f}% "
-      f"(average of {cfg.eval_samples} samples), ECE {conv_metrics['ece']:.4f}")
+if conv:
+    m = conv["metrics"]
+    print(f"conv net, {m['epochs']} epochs: test error {100 * m['test_error']:.2f}% "
+          f"(average of {conv['config']['eval_samples']} samples), ECE {m['ece']:.4f}")
 
 # %% [markdown]
 # Expected error against the standard deviation over samples. Errors come in two kinds: images
@@ -311,23 +322,25 @@ print(f"conv net, {cfg.conv_epochs} epochs: test error {100 * conv_metrics['test
 # uncertainty flags the first kind; much of the second is confidently wrong.
 
 # %%
-fig = U.expected_error_figure(scores)
-H.savefig(fig, NB, "conv-net-expected-error")
-plt.show()
+if per_image:
+    fig = U.expected_error_figure(per_image)
+    H.savefig(fig, NB, "conv-net-expected-error")
+    plt.show()
+elif U.committed_figure(NB, "conv-net-expected-error"):
+    display(Image(filename=U.committed_figure(NB, "conv-net-expected-error")))
 
 # %% [markdown]
 # The eight test images the conv net is least sure about (highest predictive entropy) and the
 # eight it gets wrong most confidently; titles: true label, prediction, its mean probability.
 
 # %%
-y_img = data_img.y_test.cpu()
-wrong = (scores["pred"].cpu() != y_img).nonzero().squeeze(1)
-unsure = scores["entropy"].cpu().argsort(descending=True)[:8]
-confident_wrong = wrong[scores["confidence"].cpu()[wrong].argsort(descending=True)][:8]
-fig = U.image_grid(data_img.x_test, y_img, scores, {"least sure": unsure,
-                                                    "confidently wrong": confident_wrong})
-H.savefig(fig, NB, "conv-net-hardest-images")
-plt.show()
+if per_image:
+    x_img = H.load_images("MNIST", flatten=False, n_test=cfg.n_eval).x_test
+    fig = U.stored_image_grid(x_img, conv["hardest"])
+    H.savefig(fig, NB, "conv-net-hardest-images")
+    plt.show()
+elif U.committed_figure(NB, "conv-net-hardest-images"):
+    display(Image(filename=U.committed_figure(NB, "conv-net-hardest-images")))
 
 # %% [markdown]
 # ## Takeaways
@@ -351,13 +364,4 @@ plt.show()
 #    collapse on the circles?
 
 # %%
-H.save_results(NB, "bbb_conv_net", config={"epochs": cfg.conv_epochs, "eval_samples":
-                                           cfg.eval_samples, "lr": 1e-3, "lr_decay": 0.955},
-               metrics=conv_metrics, profile=PROFILE, seed=SEED, device=device,
-               wall_s=conv_metrics["train_wall_s"])
-H.save_results(NB, "priors_2d", config={"network": "2-5-5-2 tanh", "n_train": cfg.toy_n,
-                                        "n_test": 1000, "steps": cfg.toy_steps, "lr": 0.01,
-                                        "data": TOY},
-               metrics={"accuracy": {ds: {p: toy_acc[(ds, p)] for p in PRIORS_2D} for ds in TOY}},
-               profile=PROFILE, seed=SEED, device=device)
 print(f"notebook wall time {(time.perf_counter() - t_start) / 60:.1f} min on {H.machine_info(device)['cpu']}")

@@ -1,6 +1,7 @@
 """Execute the numbered notebooks in order with papermill.
 
     python tools/run_notebooks.py --profile default      # in place: notebooks/, results/, figures/
+    python tools/run_notebooks.py --profile default --train 1   # ... training what results/ lacks
     python tools/run_notebooks.py --profile smoke        # everything under build/smoke/
     python tools/run_notebooks.py --clean                # relative paths in metadata only
 
@@ -163,19 +164,30 @@ def finish(executed, notebook, target, in_place):
     return None
 
 
-def record_runtime(profile, notebook, wall):
-    """Add this run's wall time to <results>/runtimes.json (per profile and notebook)."""
+def record_runtime(profile, notebook, wall, train=None):
+    """Add this run's wall time to <results>/runtimes.json (per profile and notebook; ``train``:
+    the TRAIN_MISSING it ran with, None when the notebook has no such parameter; ``checkpoints``:
+    whether any checkpoint file was there to load)."""
     import datetime
     import json
 
-    from helpers.utils import atomic_write_bytes, machine_info, results_dir
+    from helpers.utils import atomic_write_bytes, checkpoints_dir, machine_info, results_dir
     path = results_dir() / "runtimes.json"
     data = json.loads(path.read_text()) if path.exists() else {}
     info = machine_info()
     data.setdefault(profile, {})[notebook] = {
         "wall_s": round(wall, 1), "date": datetime.date.today().isoformat(),
-        "cpu": info["cpu"], "threads": info["threads"], "torch": info["torch"]}
+        "cpu": info["cpu"], "threads": info["threads"], "torch": info["torch"], "train": train,
+        "checkpoints": any(checkpoints_dir().rglob("*.pt"))}
     atomic_write_bytes(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+
+
+def with_train(notebook, params, train):
+    """Return ``params`` with TRAIN_MISSING = ``train`` for a notebook that has that parameter
+    (an explicit -p TRAIN_MISSING wins)."""
+    if "TRAIN_MISSING" in pm.inspect_notebook(str(notebook)):
+        return {"TRAIN_MISSING": train, **params}
+    return params
 
 
 def run_one(notebook, out_dir, params, args, in_place):
@@ -226,6 +238,10 @@ def build_parser():
                          "(never in place)")
     ap.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                     help="extra papermill parameter (value parsed as Python literal if possible)")
+    ap.add_argument("--train", type=int, choices=(0, 1), default=None,
+                    help="TRAIN_MISSING of the notebooks that have it: 1 trains whatever results/ "
+                         "lacks, 0 only reads results/ and names the command that trains what "
+                         "is missing (default: 0 in profile default, 1 in the others)")
     return ap
 
 
@@ -259,13 +275,15 @@ def run_all(notebooks, out_dir, params, args, in_place):
     for nb in notebooks:
         t0 = time.perf_counter()
         print(f"[{args.profile}] {nb.name} ...", flush=True)
-        warning = run_one(nb, out_dir, params, args, in_place)
+        train = bool(args.train if args.train is not None else args.profile != "default")
+        nb_params = with_train(nb, params, train)
+        warning = run_one(nb, out_dir, nb_params, args, in_place)
         if warning:
             warnings.append(warning)
             print(f"WARNING: {warning}", file=sys.stderr, flush=True)
         wall = time.perf_counter() - t0
         if not args.prepare_only:
-            record_runtime(args.profile, nb.stem, wall)
+            record_runtime(args.profile, nb.stem, wall, nb_params.get("TRAIN_MISSING"))
         print(f"[{args.profile}] {nb.name} done in {wall:.1f} s", flush=True)
     print(f"all {len(notebooks)} notebooks done in {time.perf_counter() - total:.1f} s")
     return warnings
