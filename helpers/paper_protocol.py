@@ -237,7 +237,9 @@ def code_version():
                                cwd=PROJECT_ROOT, text=True, capture_output=True,
                                check=True).stdout.strip() != ""
     except (OSError, subprocess.CalledProcessError):
-        return {"commit": None, "dirty": None}
+        # a copy of the work tree without its git folder (a lent GPU machine): the commit it was
+        # copied from, when the command that started the run names it
+        return {"commit": os.environ.get("BBB_CODE_COMMIT") or None, "dirty": None}
     return {"commit": commit, "dirty": dirty}
 
 

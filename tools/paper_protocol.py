@@ -2,6 +2,7 @@
 
     python tools/paper_protocol.py plan    [--profile default]   # measure s/epoch, write plan.json
     python tools/paper_protocol.py run     [--profile default] [--widths 1200] [--threads 1]
+                                           [--device cpu|cuda]
     python tools/paper_protocol.py status  [--profile default]
 
 ``plan`` writes results/01_mnist_classification/paper_protocol/plan.json: the declared grid,
@@ -165,7 +166,9 @@ def cmd_run(args):
             sys.exit(f"widths {bad} are not in the plan's {list(s['widths'])}")
         s["widths"] = tuple(args.widths)
     torch.set_num_threads(args.threads)
-    data = H.load_mnist(scale="paper", n_train=s["n_train"], n_test=s["n_eval"])
+    from helpers.utils import get_device
+    device = get_device(args.device)  # a clear error when CUDA is asked for and absent
+    data = H.load_mnist(scale="paper", n_train=s["n_train"], n_test=s["n_eval"], device=device)
     n = P.drive(data, s, log=lambda m: print(m, flush=True), poll_s=args.poll,
                 max_jobs=args.max_jobs, stop_after_stage=args.until)
     print(f"ran {n} jobs; {P.plan_jobs(s)[1]} still to do")
@@ -190,6 +193,9 @@ def main(argv=None):
     ap.add_argument("command", choices=["plan", "run", "status"])
     ap.add_argument("--profile", default="default")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--device", default="cpu",
+                    help="where `run` trains: cpu (default) or cuda; each run's record names its "
+                         "machine (the GPU included)")
     ap.add_argument("--widths", type=int, nargs="*", default=None)
     ap.add_argument("--poll", type=float, default=30.0)
     ap.add_argument("--max-jobs", type=int, default=None)
