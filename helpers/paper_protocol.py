@@ -243,6 +243,29 @@ def code_version():
     return {"commit": commit, "dirty": dirty}
 
 
+def segments_path(cfg):
+    """Return the file beside a run's checkpoint that lists the machines that trained it."""
+    ck = checkpoint_path(cfg, NB)
+    return ck.with_name(ck.stem + ".machines.json")
+
+
+def record_segment(cfg, device):
+    """Append to the run's segment list the machine that (re)starts it now and the epoch it starts
+    from (0: a fresh run; more: resumed from the checkpoint, perhaps written by another machine);
+    return the list. A run trained on one machine has one segment."""
+    from .train import load_checkpoint
+    ck, path = checkpoint_path(cfg, NB), segments_path(cfg)
+    epoch = int(load_checkpoint(ck)["epoch"]) if ck.exists() else 0
+    segs = json.loads(path.read_text()) if path.exists() else []
+    if epoch == 0:
+        segs = []  # a fresh start: earlier segments trained nothing that survives
+    segs.append({"from_epoch": epoch, "machine": machine_info(device),
+                 "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, (json.dumps(segs, indent=1) + "\n").encode())
+    return segs
+
+
 def run_job(job, data, s, log=print):
     """Train ``job`` (resuming from its checkpoint) and write its record; return the record."""
     if job.start_from is not None:
@@ -252,6 +275,7 @@ def run_job(job, data, s, log=print):
             tmp = dest.with_name(f".{dest.name}.copy.tmp")
             shutil.copyfile(job.start_from, tmp)
             os.replace(tmp, dest)
+    segments = record_segment(job.cfg, data.x_train.device)
     t0 = time.perf_counter()
     test = job.stage == "final"
     try:
@@ -261,7 +285,7 @@ def run_job(job, data, s, log=print):
         rec = {"config": asdict(job.cfg), "name": job.name, "diverged": str(err),
                "metrics": {"val_error": None}, "history": []}
     rec.update(stage=job.stage, profile=s["profile"], protocol="paper",
-               machine=machine_info(data.x_train.device), code=code_version(),
+               machine=machine_info(data.x_train.device), segments=segments, code=code_version(),
                created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                process_wall_s=round(time.perf_counter() - t0, 1))
     atomic_write_bytes(job.path, (json.dumps(rec, indent=1) + "\n").encode())
