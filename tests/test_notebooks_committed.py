@@ -47,7 +47,7 @@ def test_committed_notebook_shows_its_figures(path):
 # notebooks being rewritten elsewhere whose committed .ipynb still carries papermill's additions
 # (`tags=[]`, the injected-parameters cell): held to the cell-by-cell check below until they are
 # executed with tools/run_notebooks.py again. Empty this set then.
-PAIRING_PENDING = {"02", "04", "05"}
+PAIRING_PENDING = set()
 
 
 def jupytext_script(path):
