@@ -361,6 +361,52 @@ def describe(cfg):
     return ", ".join(out)
 
 
+def _machine_word(m):
+    if m.get("gpu"):
+        return m["gpu"]
+    t = m.get("threads")
+    return f"{m.get('cpu') or 'CPU'}, {t} thread{'' if t == 1 else 's'}"
+
+
+def hardware(rec):
+    """Return where a finished run trained, in words: its machine, or each machine that trained
+    part of it with the epoch it took over from (``segments``, written by ``run_job``)."""
+    segs = rec.get("segments") or [{"from_epoch": 0, "machine": rec.get("machine") or {}}]
+    parts = []
+    for seg in segs:
+        word = _machine_word(seg["machine"])
+        if parts and parts[-1][0] == word:
+            continue  # resumed on the same kind of machine
+        parts.append((word, seg["from_epoch"]))
+    return "; ".join(w if e == 0 else f"{w} from epoch {e}" for w, e in parts)
+
+
+def segment_speeds(rec):
+    """Return [(machine in words, epochs trained there, seconds per epoch)] for a finished run,
+    from its per-epoch history (``wall_s`` counts training time, carried across a resume)."""
+    segs = rec.get("segments") or [{"from_epoch": 0, "machine": rec.get("machine") or {}}]
+    hist = rec.get("history") or []
+    walls = [0.0] + [h["wall_s"] for h in hist]
+    out = []
+    for i, seg in enumerate(segs):
+        a = seg["from_epoch"]
+        b = segs[i + 1]["from_epoch"] if i + 1 < len(segs) else len(hist)
+        if b > a:
+            out.append((_machine_word(seg["machine"]), b - a, (walls[b] - walls[a]) / (b - a)))
+    return out
+
+
+def speed_lines(rec):
+    """Return Markdown lines: the measured seconds per epoch of the finished runs, per method,
+    width and machine (from ``speeds`` in summary.json)."""
+    lines = []
+    for r in rec["rows"]:
+        for word, n, spe in r.get("speeds", []):
+            lines.append(f"{LABELS[r['key']]}, 2×{r['H']}, {word}: {spe:.2f} s per epoch "
+                         f"({n} epochs there; 600 epochs ≈ {600 * spe / 3600:.2f} h)")
+    return lines
+
+
 def curve_end(history, window=100):
     """Return the mean test error over the last ``window`` epochs and over the ``window`` before,
     (their difference says whether the curve still falls at the end)."""
@@ -388,7 +434,14 @@ def summary(s):
                    "predictor": [r["metrics"]["predictor"] for r in recs],
                    "epochs": s["final_epochs"],
                    "train_wall_s": [r["metrics"]["train_wall_s"] for r in recs],
-                   "runs": [r["name"] for r in recs]}
+                   "runs": [r["name"] for r in recs],
+                   "hardware": [hardware(r) for r in recs]}
+            agg = {}
+            for r in recs:  # seconds per epoch per machine, pooled over the seeds
+                for word, n, spe in segment_speeds(r):
+                    e, t = agg.get(word, (0, 0.0))
+                    agg[word] = (e + n, t + n * spe)
+            row["speeds"] = [(w, e, t / e) for w, (e, t) in agg.items()]
             singles = [r["metrics"].get("test_error_single_samples") for r in recs]
             row["mc_sd_single_sample"] = [None if not x or len(x) < 2 else
                                           statistics.stdev(x) for x in singles]
@@ -520,7 +573,8 @@ def table_rows(rec, ours=None):
     its last 100 epochs, and the training time per seed."""
     header = ["method", "units", "paper (600 epochs)", "paper protocol: mean ± sd (seeds)",
               "vs the paper", "our recipe: mean ± sd (seeds)", "chosen (summed cost)",
-              "MC sd of one sample", "last 100 epochs vs the 100 before", "train h / seed"]
+              "MC sd of one sample", "last 100 epochs vs the 100 before", "train h / seed",
+              "trained on"]
     ours_by = {(r["key"], r["H"]): r for r in (ours or {}).get("metrics", {}).get("rows", [])}
     cells = rec["analysis"]["cells"]
     out = []
@@ -544,7 +598,8 @@ def table_rows(rec, ours=None):
         wall = "—" if not walls else f"{sum(walls) / len(walls) / 3600:.1f}"
         out.append([r["label"], f"2×{r['H']}", _pct(paper),
                     f"{_mean_sd(r['test_error'])} ({seeds})", "—" if cell is None else cell["verdict"], ours_txt,
-                    r["setting"] or "search running", mc_txt, end_txt, wall])
+                    r["setting"] or "search running", mc_txt, end_txt, wall,
+                    "; ".join(dict.fromkeys(r.get("hardware") or [])) or "—"])
     return header, out
 
 
@@ -636,6 +691,11 @@ def what_it_shows(rec, plan=None):
         lines.append(f"- **2×{H}**, seeds {', '.join(map(str, mix['seeds']))} "
                      f"({len(done)} of 4 methods with a finished seed): the scale mixture "
                      f"reaches {_pct(m)} test error, {goal_txt}.{verdict}{trend}{words}")
+    speeds = speed_lines(rec)
+    if speeds:
+        lines.append("- Measured speed of the finished runs (training only, per-epoch "
+                     "evaluation excluded; each run shared its machine with one to three other "
+                     "runs, so read these as upper bounds):\n" + "\n".join(f"  - {x}" for x in speeds))
     if plan:
         cost = plan["estimate"]["per_run_cpu_h"]
         lines.append(f"- Cost measured before the runs (plan.json): a 600-epoch BBB run takes "
