@@ -124,3 +124,22 @@ def test_analysis_follows_the_plan_two_sided_and_paired():
     # unpaired seeds are dropped, not compared across seeds
     rows[0]["seeds"] = [5, 6, 7, 8, 9]
     assert P.analysis(rows)["orderings"][400]["dropout < SGD"]["verdict"] == "not measured yet"
+
+
+def test_a_run_resumed_on_another_machine_names_both_and_their_speeds():
+    """A run started on a GPU and finished on a CPU says so, with seconds per epoch per machine
+    read from its per-epoch history (wall_s carries over the resume)."""
+    from helpers import paper_protocol as P
+    gpu = {"gpu": "NVIDIA H100 80GB HBM3", "cpu": "Intel Xeon", "threads": 1}
+    cpu = {"cpu": "AMD EPYC", "threads": 1}
+    hist = [{"epoch": e, "wall_s": 2.0 * e if e <= 3 else 6.0 + 10.0 * (e - 3)} for e in range(1, 6)]
+    rec = {"machine": cpu, "history": hist,
+           "segments": [{"from_epoch": 0, "machine": gpu}, {"from_epoch": 3, "machine": gpu},
+                        {"from_epoch": 3, "machine": cpu}]}
+    assert P.hardware(rec) == "NVIDIA H100 80GB HBM3; AMD EPYC, 1 thread from epoch 3"
+    speeds = P.segment_speeds(rec)
+    assert [(w, n) for w, n, _ in speeds] == [("NVIDIA H100 80GB HBM3", 3),
+                                               ("AMD EPYC, 1 thread", 2)]
+    assert abs(speeds[0][2] - 2.0) < 1e-9 and abs(speeds[1][2] - 10.0) < 1e-9
+    one = {"machine": cpu, "history": hist}  # no segments: one machine
+    assert P.hardware(one) == "AMD EPYC, 1 thread" and P.segment_speeds(one)[0][1] == 5
