@@ -291,3 +291,42 @@ PAPER_SPACES = {
     "bbb_mixture": dict(lr=PAPER_LRS, pi=(0.25, 0.5, 0.75), neg_log_sigma1=(0.0, 1.0, 2.0),
                         neg_log_sigma2=(6.0, 7.0, 8.0)),
 }
+
+# ---------------------------------------------------------------------------------------------
+# Choices at the edge of their grid (issue 34). When a search chooses the smallest or the largest
+# value of a numeric dimension that it searched over three values or more, it has not shown that
+# the best value lies inside its grid. tests/test_grid_edges.py reads every committed search with
+# the readers the notebooks use and fails on such a choice unless EDGE_REASONS gives, in words,
+# why that dimension's grid is not widened: search id -> {dimension: reason}.
+#
+# A search id is its results file under results/ without '.json' ('05_uncertainty/sweep/
+# mc_dropout_mnist', '06_alternatives/ivon_tuning'), with ':<choice>' where one file or folder
+# holds several choices: '01_mnist_classification/paper_protocol:<method>' (helpers.
+# paper_protocol.chosen) and '03_contextual_bandit/tuning:<buffer>' (helpers.bandit.
+# chosen_recipe). A dimension is a setting of the declared grid ('lr', 'weight_decay', 'pi'; the
+# bandit's 'prior': its Gaussian sigmas). A reason is a fact about the grid (e.g. it is the
+# paper's own), never "the grid was small": a grid that is merely too small gets no entry here;
+# the test lists it as pending until its search is rerun on a wider grid.
+# ---------------------------------------------------------------------------------------------
+_PAPER_LR_REASON = (
+    "the paper's own learning-rate grid {1e-3, 1e-4, 1e-5} (section 5.1): this protocol "
+    "reproduces the paper's search as the paper states it, so the grid is not widened; a choice "
+    "at its edge is a property of the paper's grid under the paper's protocol")
+EDGE_REASONS = {
+    "01_mnist_classification/paper_protocol:sgd": {"lr": (
+        "nine learning rates evenly spaced in log over the paper's own range 1e-5 to 1e-3 "
+        "(section 5.1; nine, for the nine-trial budget every method gets): this protocol "
+        "reproduces the paper's search range as the paper states it, so the range is not "
+        "widened; a choice at its edge is a property of the paper's range under the paper's "
+        "protocol")},
+    "01_mnist_classification/paper_protocol:dropout": {"lr": _PAPER_LR_REASON},
+    "01_mnist_classification/paper_protocol:bbb_gaussian": {"lr": _PAPER_LR_REASON},
+    "01_mnist_classification/paper_protocol:bbb_mixture": {
+        "lr": _PAPER_LR_REASON,
+        **{dim: ("the paper's own scale-mixture grid pi {1/4, 1/2, 3/4} x -log sigma1 {0, 1, 2} x "
+                 "-log sigma2 {6, 7, 8} (section 5.1), here in the L9 array: this protocol "
+                 "reproduces the paper's search as the paper states it, so the grid is not "
+                 "widened; a choice at its edge is a property of the paper's grid under the "
+                 "paper's protocol")
+           for dim in ("pi", "neg_log_sigma1", "neg_log_sigma2")}},
+}
