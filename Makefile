@@ -77,13 +77,14 @@ sweep: $(STAMP)
 # Table 1: the chosen recipes on the reported seeds (all widths; hours on 2 cores, resumable)
 # PROTOCOL=paper: the paper's own protocol (plain SGD, random start, 600 epochs; results/01_mnist_
 # classification/paper_protocol/), resumable; WIDTH=1200 trains only that width's final runs;
+# DEVICE=cuda trains on a GPU (each run's record names its machines);
 # JOBS=2 runs two processes that share the campaign
 PROTOCOL ?= ours
 JOBS ?= 1
 table1: $(STAMP)
 ifeq ($(PROTOCOL),paper)
 	for i in $$(seq $(JOBS)); do $(PY) tools/paper_protocol.py run --profile $(PROFILE) \
-		$(if $(WIDTH),--widths $(WIDTH)) & done; wait
+		$(if $(WIDTH),--widths $(WIDTH)) $(if $(DEVICE),--device $(DEVICE)) & done; wait
 else
 	$(PY) tools/table1.py --profile $(PROFILE)
 endif

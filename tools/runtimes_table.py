@@ -147,9 +147,34 @@ def body():
     rows += [(what, duration(s), cmd) for what, s, cmd, _ in long]
     cold = sum(s or 0 for _, s, _, counted in long if counted)
     rows.append(("from nothing (sum)", duration(cold), "`make retrain`, empty results/"))
+    rows += paper_protocol_rows()
     lines = ["| step | time | command |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return "\n".join(lines)
+
+
+def paper_protocol_rows():
+    """Rows for Table 1 under the paper's protocol (not in the sum above): the plan's CPU-hour
+    estimate per width, and the training time of the runs finished so far, with their machines
+    (summary.json)."""
+    plan = _load("01_mnist_classification/paper_protocol/plan.json")
+    if not plan:
+        return []
+    summ = _load("01_mnist_classification/paper_protocol/summary.json") or {"rows": []}
+    cpu = (plan["machine"].get("cpu") or "CPU").replace("(R)", "").replace(" Processor", "")
+    rows = []
+    for H in plan["settings"]["widths"]:
+        est = plan["estimate"][f"final_h{H}_cpu_h"]
+        done = [(w, h) for r in summ["rows"] if r["H"] == H
+                for w, h in zip(r["train_wall_s"], r.get("hardware") or [None] * len(r["runs"]))]
+        n_all = len(plan["settings"]["seeds"][str(H)]) * 4
+        machines = sorted({h for _, h in done if h})
+        so_far = (f"; {len(done)} of {n_all} done: {duration(sum(w for w, _ in done))} "
+                  f"({', '.join(machines)})" if done else f"; 0 of {n_all} done")
+        rows.append((f"paper's protocol, 2×{H} (01; not summed)",
+                     f"{duration(est * 3600)} planned ({cpu}, 1 thread/run){so_far}",
+                     f"`make table1 PROTOCOL=paper{'' if H == 400 else f' WIDTH={H}'} JOBS=2`"))
+    return rows
 
 
 def main(argv=None):
