@@ -96,6 +96,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_step.py $(if $(QUICK),--quick)
 	$(PY) benchmarks/bench_bandit.py $(if $(QUICK),--quick)
 	$(PY) benchmarks/accuracy_fast_vs_reference.py $(if $(QUICK),--quick)
+	$(PY) benchmarks/profile_step.py $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(BUILD)

@@ -123,3 +123,23 @@ def test_accuracy_benchmark_quick_mode(tmp_path, shared_data, monkeypatch):
     for run in rec["runs"].values():
         assert 0 <= run["test_error_posterior_mean"] <= 1 and len(run["history"]) == 1
     assert math.isfinite(rec["abs_difference_pp"])
+
+
+def test_step_profile_quick_mode_splits_the_whole_step(tmp_path):
+    """profile_step.py: the parts of each step add up to the step, the deterministic step spends
+    nothing in the BBB kernels, and the BBB step spends time in them when they are usable."""
+    out = tmp_path / "profile.json"
+    _run("profile_step.py", "--quick", "--out", str(out))
+    rec = json.loads(out.read_text())
+    rows = rec["rows"]
+    for key in ("det_fused_h64", "helpers_paper_h64"):
+        share = rows[key]["share"]
+        assert set(share) == {"kernel_forward", "kernel_backward", "optimizer", "rest"}
+        assert math.isclose(sum(share.values()), 1.0, rel_tol=1e-9)
+        assert all(v >= 0 for p, v in share.items() if p != "rest")
+    det, bbb = rows["det_fused_h64"]["mean_ms"], rows["helpers_paper_h64"]["mean_ms"]
+    assert det["kernel_forward"] == 0.0 and det["kernel_backward"] == 0.0 and det["optimizer"] > 0
+    if rec["machine"]["native_kernels"]:
+        assert bbb["kernel_forward"] > 0 and bbb["kernel_backward"] > 0
+    over = rows["overhead_h64"]
+    assert over["ratio"] > 0 and math.isfinite(over["overhead_ms"])
