@@ -481,12 +481,23 @@ def figure2(s, widths=None):
         ax.set_yscale("log")
         if hi > lo:
             ax.set_ylim(lo * 0.9, hi * 1.1)
-        percent_axis(ax, "y", decimals=1)
+            percent_axis(ax, "y", decimals=1)
+            # readable ticks on a narrow log range: every 0.1 pp below 2%, then coarser
+            ticks = [t / 1000 for t in (*range(5, 20), *range(20, 50, 5), *range(50, 200, 25))]
+            inside = [t for t in ticks if lo * 0.9 <= t <= hi * 1.1]
+            step = max(1, len(inside) // 8)
+            ax.set_yticks(inside[::step])
+        else:  # no run of this width has finished: say so instead of drawing an empty axis
+            ax.set_ylim(0.01, 0.03)
+            percent_axis(ax, "y", decimals=1)
+            ax.text(0.5, 0.5, "no 600-epoch run finished yet", transform=ax.transAxes,
+                    ha="center", va="center", color="0.4")
         ax.set_xlim(0, s["final_epochs"])
         ax.set_xlabel("epoch")
         ax.set_ylabel("test error (log scale)")
         ax.set_title(f"784-{H}-{H}-10, the paper's protocol (plain SGD, random start)")
-        ax.legend(fontsize=8, loc="upper right")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     return fig
 
@@ -700,5 +711,7 @@ def what_it_shows(rec, plan=None):
         cost = plan["estimate"]["per_run_cpu_h"]
         lines.append(f"- Cost measured before the runs (plan.json): a 600-epoch BBB run takes "
                      f"{cost['bbb_mixture_h400']} CPU-hours at 2×400 and "
-                     f"{cost['bbb_mixture_h1200']} at 2×1200 on one thread of this machine.")
+                     f"{cost['bbb_mixture_h1200']} at 2×1200 on one thread of the machine "
+                     f"that wrote the plan ({(plan.get('machine') or {}).get('cpu') or 'a CPU'}"
+                     "); the speeds above say what the runs took.")
     return "**What it shows.**\n\n" + "\n".join(lines)
