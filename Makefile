@@ -79,12 +79,19 @@ sweep: $(STAMP)
 # classification/paper_protocol/), resumable; WIDTH=1200 trains only that width's final runs;
 # DEVICE=cuda trains on a GPU (each run's record names its machines);
 # JOBS=2 runs two processes that share the campaign
+# PROTOCOL=plan_v1: analysis_plan.json v1 (equal searches at every width, the chosen recipes on the
+# reported seeds, the controls, the plan's tests; results/01_mnist_classification/plan_v1/),
+# resumable; WIDTH=400 runs only that width; JOBS=2 as above (tools/table1_plan.py status: progress)
 PROTOCOL ?= ours
 JOBS ?= 1
 table1: $(STAMP)
 ifeq ($(PROTOCOL),paper)
 	for i in $$(seq $(JOBS)); do $(PY) tools/paper_protocol.py run --profile $(PROFILE) \
 		$(if $(WIDTH),--widths $(WIDTH)) $(if $(DEVICE),--device $(DEVICE)) & done; wait
+else ifeq ($(PROTOCOL),plan_v1)
+	pids=; for i in $$(seq $(JOBS)); do $(PY) tools/table1_plan.py run --profile $(PROFILE) \
+		$(if $(WIDTH),--widths $(WIDTH)) & pids="$$pids $$!"; done; \
+	for p in $$pids; do wait $$p; done
 else
 	$(PY) tools/table1.py --profile $(PROFILE)
 endif

@@ -48,6 +48,8 @@ class RunConfig:
     mu_init: float = None          # BBB: mu ~ U(-mu_init, mu_init); None = nn.Linear's bound
     init_from: str = None          # BBB: means start at the weights of this trained run ('sgd'/'dropout')
     init_epochs: int = 60          # ... trained for this many epochs (same H, optimiser, seed)
+    init_lr: float = None          # ... with this learning rate and decay (None: this run's own;
+    init_lr_decay: float = None    # set when the source is another search's chosen recipe)
     dropout: float = 0.5
     weight_decay: float = 0.0      # L2 through Adam (a MAP estimate); 0 for the paper's methods
     reduction: str = "mean"        # the minibatch cost: 'mean' over its examples, or the paper's 'sum'
@@ -71,6 +73,9 @@ class RunConfig:
             if int(self.init_epochs) < 1:
                 raise ValueError(f"init_epochs must be >= 1, got {self.init_epochs}")
             self.mu_init = None  # the means start at the trained weights: mu_init does not matter
+        elif self.init_lr is not None or self.init_lr_decay is not None:
+            raise ValueError("init_lr and init_lr_decay set the warm start's source network: they "
+                             "need init_from")
 
     @classmethod
     def from_dict(cls, d):
@@ -103,6 +108,10 @@ class RunConfig:
             parts += [f"mc{self.samples}", self.kl_weighting, f"rho{self.rho_init:g}"]
             if self.init_from is not None:
                 parts.append(f"init-{self.init_from}{self.init_epochs}")
+                if self.init_lr is not None:
+                    parts.append(f"initlr{self.init_lr:g}")
+                if self.init_lr_decay is not None:
+                    parts.append(f"initdecay{self.init_lr_decay:g}")
             elif self.mu_init is not None:
                 parts.append(f"mu{self.mu_init:g}")
         if self.method == "bbb_mixture":
@@ -115,8 +124,10 @@ class RunConfig:
         """Return the config of the deterministic run whose weights start the means (or None)."""
         if self.init_from is None:
             return None
-        return RunConfig(method=self.init_from, H=self.H, epochs=self.init_epochs, lr=self.lr,
-                         optimizer=self.optimizer, momentum=self.momentum, lr_decay=self.lr_decay,
+        lr = self.lr if self.init_lr is None else self.init_lr
+        decay = self.lr_decay if self.init_lr_decay is None else self.init_lr_decay
+        return RunConfig(method=self.init_from, H=self.H, epochs=self.init_epochs, lr=lr,
+                         optimizer=self.optimizer, momentum=self.momentum, lr_decay=decay,
                          batch_size=self.batch_size, dropout=self.dropout, seed=self.seed,
                          data=self.data, reduction=self.reduction)  # no weight decay: the paper's SGD network
 
@@ -145,11 +156,15 @@ def checkpoint_path(cfg, notebook="01_mnist_classification"):
 
 
 def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=None,
-        desc=None, test=True, checkpoint_every=5):
+        desc=None, test=True, checkpoint_every=5, init_model=None):
     """Train (or resume, or load when finished) the run of ``cfg``; return (model, record).
 
     ``test=False`` (a search trial) computes nothing on the test set: neither the per-epoch
-    curve nor the final error. ``checkpoint_every``: epochs between atomic checkpoints.
+    curve nor the final error, nor those of a warm start's source network. ``checkpoint_every``:
+    epochs between atomic checkpoints. ``init_model``: a trained deterministic network of the
+    same architecture whose weights this deterministic run starts from (a network trained on,
+    with a fresh optimiser and learning-rate schedule); its checkpoint path is that of ``cfg``,
+    so give such a run a ``notebook`` of its own.
 
     The record holds ``config`` and ``metrics``: test_error and val_error of the predictor chosen
     on validation (BBB: the posterior-mean weights or the average of ``eval_samples`` weight
@@ -163,8 +178,14 @@ def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=N
     if cfg.init_from is not None:  # warm start: train (or load) the deterministic run first
         src_cfg = cfg.init_source()
         source, _ = run(src_cfg, data, notebook=notebook, eval_samples=eval_samples, device=device,
-                        desc=f"{src_cfg.method} (warm start)")
+                        desc=f"{src_cfg.method} (warm start)", test=test)
         copy_means(model, source)
+        torch.manual_seed(cfg.seed)
+    elif init_model is not None:  # a deterministic network trained on (its weights, nothing else)
+        if cfg.bayesian:
+            raise ValueError("init_model continues a deterministic network; a BBB run starts from "
+                             "one through init_from")
+        model.load_state_dict(init_model.state_dict())
         torch.manual_seed(cfg.seed)
     ck = checkpoint_path(cfg, notebook)
     history = fit(model, data, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,

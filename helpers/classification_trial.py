@@ -59,14 +59,11 @@ def trial_checkpoint(cfg, notebook):
 def train(config, report_fn):
     """Train one configuration of a sweep, calling ``report_fn(metrics)`` after every epoch
     with validation numbers only (the test set is dropped before training)."""
-    from .data import load_images
     started = time.time()
     cfg = RunConfig.from_dict(config["cfg"])
     torch.set_num_threads(int(config.get("threads", 1)))
     metric = config.get("metric", "val_error")
-    data = load_images(cfg.data, scale="paper", n_train=config.get("n_train"),
-                       n_test=config.get("n_eval"))
-    data.x_test, data.y_test = data.x_test[:0], data.y_test[:0]  # a sweep never sees the test set
+    data = _images(cfg.data, config.get("n_train"), config.get("n_eval"))
     torch.manual_seed(cfg.seed)
     model = build_model(cfg, data.x_train.shape[1])
     if cfg.init_from is not None:  # the driver trained the source network before the trials
@@ -98,9 +95,27 @@ def train(config, report_fn):
     fit(model, data, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,
         n_samples=cfg.samples, kl_weighting=cfg.kl_weighting if cfg.bayesian else "none",
         optimizer=cfg.optimizer, momentum=cfg.momentum, seed=cfg.seed,
-        checkpoint=trial_checkpoint(cfg, config["notebook"]), checkpoint_every=5,
+        checkpoint=trial_checkpoint(cfg, config["notebook"]),
+        checkpoint_every=int(config.get("checkpoint_every", 5)),
         eval_sets=("val",), lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
         desc=cfg.name, on_epoch=report, weight_decay=cfg.weight_decay)
+
+
+_LOADED = {}  # one data set at a time: loaded once per process, not once per trial
+
+
+def _images(name, n_train, n_eval):
+    """Return the training and validation images of a search (``helpers.data.load_images``,
+    loaded once per process for the same set, sizes, data folder and loader), with an empty
+    test set: a search never sees a test image."""
+    from . import data as D
+    key = (name, n_train, n_eval, os.environ.get("BBB_DATA_DIR"), D.load_images)
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = D.load_images(name, scale="paper", n_train=n_train, n_test=n_eval)
+    d = _LOADED[key]
+    return D.ImageData(d.x_train, d.y_train, d.x_val, d.y_val, d.x_test[:0], d.y_test[:0],
+                       name=d.name)
 
 
 def prepare(configs, fixed, data=None):
@@ -112,16 +127,15 @@ def prepare(configs, fixed, data=None):
         if src is not None:
             sources[src.name] = src
     if sources and data is None:
-        from .data import load_images
         first = next(iter(sources.values()))
-        data = load_images(first.data, scale="paper", n_train=fixed.get("n_train"),
-                           n_test=fixed.get("n_eval"))
+        data = _images(first.data, fixed.get("n_train"), fixed.get("n_eval"))
     for src in sources.values():
         torch.manual_seed(src.seed)
         model = build_model(src, data.x_train.shape[1])
         fit(model, data, epochs=src.epochs, lr=src.lr, batch_size=src.batch_size,
             kl_weighting="none", optimizer=src.optimizer, momentum=src.momentum, seed=src.seed,
-            checkpoint=trial_checkpoint(src, fixed["notebook"]), checkpoint_every=5,
+            checkpoint=trial_checkpoint(src, fixed["notebook"]),
+            checkpoint_every=int(fixed.get("checkpoint_every", 5)),
             eval_sets=("val",), lr_decay=None if src.lr_decay == 1.0 else src.lr_decay,
             desc=f"{src.method} (warm-start source)")
     return sorted(sources)

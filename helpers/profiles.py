@@ -293,6 +293,21 @@ PAPER_SPACES = {
 }
 
 # ---------------------------------------------------------------------------------------------
+# Table 1 under analysis plan v1 (`make table1 PROTOCOL=plan_v1`; helpers.table1_plan). The
+# default profile is the plan itself (results/01_mnist_classification/analysis_plan.json: every
+# budget, space, seed and rule is read from it, none is typed here). The smoke profile shrinks it
+# for the tests, writing under build/smoke/: each tiny width stands for a width of the plan (its
+# budget, seeds and paper value), with the first ``n_seeds`` reported seeds; ``keep``: per method,
+# the positions in the plan's lists of the values kept (every other dimension keeps its first
+# value), two trials per method, the scale mixture warm-started so that the controls run too.
+# ---------------------------------------------------------------------------------------------
+PLAN_V1_SMOKE = dict(widths={400: 16, 800: 24}, n_seeds=2, max_epochs=4, epoch_step=2,
+                     init_epochs=2, n_train=1000, n_eval=500, eval_samples=2,
+                     keep={"sgd": {"lr": [0, 1]}, "dropout": {"dropout": [0, 1]},
+                           "bbb_gaussian": {"start": [0, 1]},
+                           "bbb_mixture": {"samples": [0, 1], "start": [1]}})
+
+# ---------------------------------------------------------------------------------------------
 # Choices at the edge of their grid (issue 34). When a search chooses the smallest or the largest
 # value of a numeric dimension that it searched over three values or more, it has not shown that
 # the best value lies inside its grid. tests/test_grid_edges.py reads every committed search with

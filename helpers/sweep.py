@@ -188,6 +188,18 @@ class _LocalResult:
         self.metrics_dataframe = pd.DataFrame(reports) if reports else None
 
 
+def run_local_trial(trial, config, fixed, epoch_step=5, metric="val_error"):
+    """Run one trial of a search here, in this process, and return its results-file row (what
+    the 'local' executor does for each trial): for a driver that shares a search's trials among
+    processes and records each trial by itself. ``fixed``: the sweep's fixed settings (notebook,
+    threads, n_train, n_eval, eval_samples, metric, ...). An exception in the trial is kept in
+    the row's ``error`` (the curve up to it stays); a resumed trial's early epochs come from the
+    trial's ``history``."""
+    if metric not in trial.rules:
+        raise ValueError(f"metric must be one of {sorted(trial.rules)}, got {metric!r}")
+    return _local_trial(trial, config, {**fixed, "metric": metric}, epoch_step, metric)
+
+
 def _local_trial(trial, config, fixed, epoch_step, metric):
     reports, error = [], None
     trial_config = {"cfg": config, **fixed}
@@ -272,8 +284,11 @@ def _trial_row(trial, result, epoch_step, metric="val_error"):
         wall = float(df["train_wall_s"].iloc[-1])
         if "val_error_ensemble" in df and df["val_error_ensemble"].notna().any():
             ens = float(df["val_error_ensemble"].dropna().iloc[-1])
-    if err_curve and err_curve[0][0] > 1 and trial.history and "notebook" in result.config:
-        early = trial.history(cfg, result.config["notebook"], err_curve[0][0])
+    if (not err_curve or err_curve[0][0] > 1) and trial.history and "notebook" in result.config:
+        # resumed: the epochs before the first report (all of them when the trial was restored
+        # after its last epoch and reported nothing) come from the trial's own history
+        first = err_curve[0][0] if err_curve else int(cfg["epochs"]) + 1
+        early = trial.history(cfg, result.config["notebook"], first)
         err_curve = early + err_curve
         if metric == "val_error":  # the fit history holds the validation error, not the NLL
             curve = early + curve

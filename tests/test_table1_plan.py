@@ -1,0 +1,216 @@
+"""Plan v1's campaign (helpers.table1_plan, tools/table1_plan.py): every setting read from the
+plan, the whole smoke campaign end to end (searches that see no test image, final runs,
+controls, the plan's tests), a killed driver that resumes instead of restarting, and a driver
+that refuses to run without a valid plan."""
+import copy
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import analysis_plan as A
+from helpers import table1_plan as T
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import table1_plan as tool  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return A.load()
+
+
+def test_every_budget_space_seed_and_rule_comes_from_the_plan(plan):
+    s = T.settings(plan, "default")
+    assert s["widths"] == plan["cells"]["widths"] and s["methods"] == plan["cells"]["methods"]
+    assert s["seeds"] == {H: plan["seeds"]["reported"][str(H)] for H in s["widths"]}
+    assert s["tuning_seed"] == plan["seeds"]["tuning"] and s["spaces"] == plan["search"]["spaces"]
+    assert s["eval_samples"] == 10 and s["redraws"] == (5, 12345)
+    assert [" < ".join(c) for c in s["family"]] == plan["tests"]["orderings"]["family_per_width"]
+    for H in s["widths"]:
+        b = plan["search"]["budget"][str(H)]
+        for method in s["methods"]:
+            configs = T.expand(T.space(s, H, method, {"lr": 3e-4, "lr_decay": 1.0}),
+                               s["tuning_seed"], T.TRIAL)
+            assert len(configs) == b["trials"]  # equal searches: the full grid, every method
+            for c in configs:
+                assert c["seed"] == plan["seeds"]["tuning"] and c["H"] == H
+                own = c["epochs"] + (c["init_epochs"] if c["init_from"] else 0)
+                assert own == b["max_epochs"]  # a warm start's epochs count in the budget
+    # a changed plan changes the campaign: nothing is typed twice
+    other = copy.deepcopy(plan)
+    other["search"]["budget"]["800"]["max_epochs"] = 50
+    other["search"]["spaces"]["sgd"]["lr"] = [0.001, 0.0005, 0.0003, 0.0002, 0.0001, 0.00002]
+    s2 = T.settings(other, "default")
+    assert s2["budget"][800]["max_epochs"] == 50 and 0.00002 in s2["spaces"]["sgd"]["lr"]
+    other["search"]["fixed"]["momentum"] = 0.9
+    with pytest.raises(T.PlanError, match="momentum"):
+        T.settings(other, "default")
+
+
+def test_warm_starts_wait_for_the_sgd_search_and_finals_for_their_searches(plan):
+    s = T.settings(plan, "default")
+    ready, remaining, blocked = T.plan_jobs(s)
+    assert {j.stage for j in ready} == {"search"} and not blocked
+    assert all(j.cfg.init_from is None for j in ready)
+    assert len(ready) == 3 * (12 + 12 + 6 + 6)  # every random-start trial at every width
+    assert remaining > len(ready)
+    first = ready[0]
+    assert (first.H, first.key) == (400, "sgd")
+
+
+def test_the_cost_estimate_counts_every_trial(plan):
+    s = T.settings(plan, "default")
+    spe = dict.fromkeys(["sgd", "dropout", "bbb_gaussian", "bbb_mixture", "bbb_mixture_mc2"],
+                        1.0)
+    est = T.estimate(s, spe, 400)
+    # sgd, dropout: 12 x 60; each BBB search: 6 x 60 + 6 x 30; one warm-start source: 30
+    assert est["search_cpu_h"] == round((720 + 720 + 540 + 540 + 30) / 3600, 2)
+    assert est["seeds"] == 5 and est["total_cpu_h_at_most"] >= est["search_cpu_h"]
+
+
+def test_a_warm_start_source_and_a_network_trained_on(tmp_path):
+    """The warm start's source is the chosen SGD recipe (init_lr, init_lr_decay), and a
+    deterministic run handed ``init_model`` starts from exactly those weights."""
+    import torch
+
+    from helpers import classification as C
+    from helpers.data import ImageData
+    cfg = C.RunConfig(method="bbb_mixture", H=8, lr=1e-3, lr_decay=0.955, init_from="sgd",
+                      init_epochs=3, init_lr=3e-4, init_lr_decay=1.0)
+    src = cfg.init_source()
+    assert (src.method, src.lr, src.lr_decay, src.epochs) == ("sgd", 3e-4, 1.0, 3)
+    assert "initlr0p0003_initdecay1" in cfg.name
+    assert C.RunConfig(method="bbb_mixture", init_from="sgd").init_source().lr == 1e-3  # as before
+    with pytest.raises(ValueError, match="need init_from"):
+        C.RunConfig(method="bbb_mixture", init_lr=1e-3)
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.rand(64, 784, generator=g), torch.randint(0, 10, (64,), generator=g)
+    data = ImageData(x[:32], y[:32], x[32:48], y[32:48], x[48:], y[48:])
+    model, rec = C.run(C.RunConfig(method="sgd", H=8, epochs=2, seed=3), data, notebook="a")
+    _, rec0 = C.run(C.RunConfig(method="sgd", H=8, epochs=0, seed=3), data, notebook="b",
+                    init_model=model)
+    assert rec0["metrics"]["test_misclassified"] == rec["metrics"]["test_misclassified"]
+    with pytest.raises(ValueError, match="init_model"):
+        C.run(C.RunConfig(method="bbb_mixture", H=8, epochs=1), data, notebook="c",
+              init_model=model)
+
+
+def _exit_message(argv):
+    with pytest.raises(SystemExit) as err:
+        tool.main(argv)
+    return str(err.value.code)
+
+
+def test_the_driver_refuses_to_run_without_a_valid_plan(tmp_path, plan, monkeypatch):
+    monkeypatch.setenv("BBB_OUTPUT_DIR", str(tmp_path / "out"))
+    missing = tmp_path / "analysis_plan.json"
+    msg = _exit_message(["run", "--profile", "smoke", "--plan", str(missing)])
+    assert "no analysis plan at" in msg and str(missing) in msg
+    missing.write_text("{not json")
+    assert "is not JSON" in _exit_message(["run", "--profile", "smoke", "--plan", str(missing)])
+    bad = copy.deepcopy(plan)
+    bad["tests"]["alpha"] = 0.1
+    bad["search"]["budget"].pop("1200")
+    missing.write_text(json.dumps(bad))
+    msg = _exit_message(["run", "--profile", "smoke", "--plan", str(missing)])
+    assert msg.startswith("table1_plan: refusing to run") and "alpha" in msg and "2x1200" in msg
+    assert "committed plan only" in _exit_message(["run", "--plan", str(missing)])
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("*.json"))
+
+
+def _keys(obj):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield k
+            yield from _keys(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _keys(v)
+
+
+def _done(lines):
+    return [m.group(1) for line in lines for m in [re.search(r" done (.+) \(", line)] if m]
+
+
+def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_path, monkeypatch,
+                                                             capsys):
+    monkeypatch.setenv("BBB_DATA_DIR", str(shared_data))
+    monkeypatch.setenv("BBB_OUTPUT_DIR", str(tmp_path / "out"))
+    # a driver stopped after three jobs ...
+    tool.main(["run", "--profile", "smoke", "--max-jobs", "3", "--poll", "0.01"])
+    out = capsys.readouterr().out
+    assert "ran 3 jobs" in out
+    done = _done(out.splitlines())
+    # ... one killed inside a trial (after its checkpoint of epoch 3) ...
+    s = T.settings(T.load_plan(), "smoke")
+    log = []
+    with pytest.raises(RuntimeError, match="failing on purpose"):
+        T.drive(s, log=log.append, poll_s=0.01,
+                trial_extra={"_crash_once_at_epoch": 3, "_crash_marker": str(tmp_path / "x")})
+    done += _done(log)
+    # ... and one started again: it resumes, and finishes the campaign
+    tool.main(["run", "--profile", "smoke", "--poll", "0.01"])
+    out = capsys.readouterr().out
+    assert "0 still to do" in out and "summary.json" in out
+    done += _done(out.splitlines())
+    base = T.root()
+    records = {p: json.loads(p.read_text()) for p in base.rglob("*.json")
+               if p.name != "summary.json" and p.parent.name not in ("h16", "h24")}
+    assert len(done) == len(set(done)) == len(records)  # no job trained twice
+    resumed = [r for r in records.values() if r.get("resumed_from_epoch")]
+    assert len(resumed) == 1 and resumed[0]["resumed_from_epoch"] == 3
+    assert [e for e, _ in resumed[0]["row"]["val_error_curve"]] == [1, 2, 3, 4]
+    assert T.drive(s, poll_s=0.01) == 0  # nothing left: nothing trained again
+
+    # searches: validation only, every trial its full budget, the choice by helpers.sweep.choose
+    for path, rec in records.items():
+        if "search" in path.relative_to(base).parts:
+            assert not [k for k in _keys(rec) if "test" in k and k != "test_evaluated"], path
+            assert rec["test_evaluated"] is False and rec["machine"] and rec["code"]
+    for H in s["widths"]:
+        for method in s["methods"]:
+            srec = json.loads(T.search_path(H, method).read_text())
+            assert len(srec["trials"]) == s["budget"][H]["trials"] and not srec["budget"]["asha"]
+            assert srec["chosen"] == T.choose(srec["trials"])
+            assert not [k for k in _keys(srec) if "test" in k and k != "test_evaluated"]
+
+    # final runs: config, per-seed val and test error, per-epoch history, machine, date, commit
+    finals = [r for p, r in records.items() if "runs" in p.relative_to(base).parts]
+    for rec in finals:
+        assert rec["metrics"]["test_error"] is not None and rec["metrics"]["val_error"] is not None
+        assert all("test_error" in h and "val_error" in h for h in rec["history"])
+        assert rec["machine"]["cpu"] and rec["created"] and "commit" in rec["code"]
+        assert rec["metrics"]["train_wall_s"] >= 0
+
+    summary = json.loads((base / "summary.json").read_text())
+    assert summary["complete"] and summary["machines"]
+    assert summary["plan"]["sha256"] == hashlib.sha256(A.plan_path().read_bytes()).hexdigest()
+    for rel, sha in summary["inputs"].items():
+        assert hashlib.sha256((base / rel).read_bytes()).hexdigest() == sha
+    keys = {(r["key"], r["H"]) for r in summary["rows"]}
+    for H in s["widths"]:  # the smoke mixture is warm-started: its controls are rows too
+        assert {(k, H) for k in s["methods"] + ["warm_start_source", "sgd_continued",
+                                               "bbb_random_start"]} <= keys
+    for r in summary["rows"]:
+        assert r["seeds"] == s["seeds"][r["H"]] and len(r["test_error"]) == 2
+        if r["key"] == "sgd_continued":  # as many epochs as BBB after the same source
+            bbb = next(x for x in summary["rows"] if (x["key"], x["H"]) == ("bbb_mixture", r["H"]))
+            assert r["total_epochs"] == bbb["total_epochs"]
+    word = re.compile(r"^(holds|reversed|not resolved at \d+ seeds?)$")
+    for H, a in summary["analysis"].items():
+        assert a["status"] == "done" and not T.check_words(s, a)
+        assert list(a["orderings"]) == [" < ".join(c) for c in s["family"]]
+        assert all(word.match(c["verdict"]) and c["family_size"] == 3
+                   for c in a["orderings"].values())
+        assert set(a["cells"]) == set(s["methods"])
+        assert a["comparable"]["margin_pp"] == pytest.approx(0.1)
+        assert set(a["controls"]) == {"bbb_mixture < sgd_continued",
+                                      "bbb_mixture < bbb_random_start"}
+    before = (base / "summary.json").read_bytes()
+    T.write_summary(s)
+    assert (base / "summary.json").read_bytes() == before  # same inputs, same bytes
