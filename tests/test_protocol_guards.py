@@ -156,7 +156,8 @@ def test_a_sweep_gives_the_same_choice_whatever_the_test_set(monkeypatch):
     and no reported number about the test set."""
     def sweep_with(test_seed):
         monkeypatch.setattr(H.data, "load_images", lambda *a, **k: _tiny_data(test_seed))
-        space = {"base": {"method": "sgd", "H": 8}, "grid": {"lr": [1e-3, 3e-2]}}
+        space = {"base": {"method": "sgd", "H": 8}, "grid": {"lr": [1e-3, 3e-2]},
+                 "trial": "helpers.classification_trial:TRIAL"}
         return SW.run_sweep("guard", space, notebook=f"guard_{test_seed}", profile="smoke",
                             max_epochs=3, epoch_step=1, executor="local",
                             data=_tiny_data(test_seed))
@@ -208,24 +209,29 @@ def seed_overlaps(profiles, paper_protocol, width_sweeps_seed=None):
             bad.append(f"{where}: tuning seeds {sorted(tuning)} below 10 (0-9 are reported)")
     for name, p in profiles["01_mnist_classification"].items():
         reported = {s for v in p["table"]["seeds"].values() for s in v}
-        tuning = {c.seed for space in p["sweeps"].values()
+        tuning = {_seed_of(c) for space in p["sweeps"].values()
                   for c in SW.expand(space, seed=p["sweep"]["seed"])}
         check(f"01 {name}", reported, tuning)
     for name, p in profiles["03_contextual_bandit"].items():
         check(f"03 {name}", p["seeds"], p["tuning"]["seeds"])
     for name, p in profiles["05_uncertainty"].items():
         reported = {s for v in p["seeds"].values() for s in v}
-        tuning = {c.seed for space in p["sweeps"].values()
+        tuning = {_seed_of(c) for space in p["sweeps"].values()
                   for c in SW.expand(space, seed=p["sweep"]["seed"])}
         check(f"05 {name}", reported, tuning)
     for name, p in profiles["06_alternatives"].items():
-        tuning = {c.seed for space in p["sweeps"].values()
+        tuning = {_seed_of(c) for space in p["sweeps"].values()
                   for c in SW.expand(space, seed=p["sweep"]["seed"])}
         check(f"06 {name}", p["seeds"], tuning | {100})  # IVON's grid: tune_ivon(seed=100)
     for name, s in paper_protocol.items():
         check(f"paper protocol {name}", {x for v in s["seeds"].values() for x in v},
               {s["tuning_seed"]})
     return bad
+
+
+def _seed_of(config):
+    """The seed of a configuration a trial made: a RunConfig or a dict of settings."""
+    return config["seed"] if isinstance(config, dict) else config.seed
 
 
 def test_reported_and_tuning_seeds_never_meet():
