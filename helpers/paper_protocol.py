@@ -21,17 +21,16 @@ import json
 import math
 import os
 import shutil
-import socket
 import statistics
-import subprocess
 import time
 from dataclasses import asdict, dataclass, replace
 from itertools import product
 from pathlib import Path
 
+from . import campaign
 from .classification import METHODS, RunConfig, checkpoint_path, run
 from .profiles import L9, PAPER_FIXED, PAPER_PROTOCOL, PAPER_SPACES
-from .utils import PROJECT_ROOT, atomic_write_bytes, checkpoints_dir, machine_info, results_dir
+from .utils import atomic_write_bytes, machine_info, results_dir
 
 NB = "01_mnist_classification"
 FOLDER = "paper_protocol"
@@ -173,74 +172,25 @@ def chosen(s, method):
 # --- claims: one process per job -----------------------------------------------------------
 
 def _claim_path(job):
-    return checkpoints_dir() / NB / "claims" / f"{job.name}.claim"
+    return campaign.claim_path(job.name, NB)
 
 
-STALE_S = 1800  # a claim from another host whose run wrote nothing for this long is abandoned
-
-
-def _alive(owner, job=None):
-    host, _, pid = owner.partition(":")
-    if host != socket.gethostname():
-        # another machine's claim (a shared disk, or this work tree on a new machine): alive
-        # while its claim or its run's per-epoch checkpoint changed recently
-        if job is None:
-            return True
-        paths = [_claim_path(job), checkpoint_path(job.cfg, NB)]
-        times = [p.stat().st_mtime for p in paths if p.exists()]
-        return bool(times) and time.time() - max(times) < STALE_S
-    try:
-        os.kill(int(pid), 0)
-    except (ProcessLookupError, ValueError):
-        return False
-    except PermissionError:
-        return True
-    return True
+STALE_S = campaign.STALE_S  # a claim from another host whose run wrote nothing for this long is abandoned
 
 
 def claim(job):
-    """Take ``job`` for this process (True), or leave it to the live process that holds it."""
-    path = _claim_path(job)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    me = f"{socket.gethostname()}:{os.getpid()}"
-    for _ in range(2):
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            try:
-                owner = path.read_text().strip()
-                age = time.time() - path.stat().st_mtime
-            except FileNotFoundError:
-                continue
-            if (not owner and age < 60) or (owner and _alive(owner, job)):
-                return False  # being written just now, or held by a live process
-            path.unlink(missing_ok=True)  # its process died: take it over
-            continue
-        with os.fdopen(fd, "w") as fh:
-            fh.write(me)
-        return True
-    return False
+    """Take ``job`` for this process (True), or leave it to the live process that holds it; a
+    claim from another host stays alive while its run's checkpoint changes (helpers.campaign)."""
+    return campaign.claim(_claim_path(job), watch=[checkpoint_path(job.cfg, NB)])
 
 
 def release(job):
-    _claim_path(job).unlink(missing_ok=True)
+    campaign.release(_claim_path(job))
 
 
 # --- one job ---------------------------------------------------------------------------------
 
-def code_version():
-    """Return the git commit of the code and whether the work tree differs from it."""
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, text=True,
-                                capture_output=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "helpers", "tools"],
-                               cwd=PROJECT_ROOT, text=True, capture_output=True,
-                               check=True).stdout.strip() != ""
-    except (OSError, subprocess.CalledProcessError):
-        # a copy of the work tree without its git folder (a lent GPU machine): the commit it was
-        # copied from, when the command that started the run names it
-        return {"commit": os.environ.get("BBB_CODE_COMMIT") or None, "dirty": None}
-    return {"commit": commit, "dirty": dirty}
+code_version = campaign.code_version
 
 
 def segments_path(cfg):

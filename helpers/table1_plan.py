@@ -11,7 +11,7 @@ margin, the control rows and tests, the MC-noise redraws and the verdict words. 
 shrinks it (``helpers.profiles.PLAN_V1_SMOKE``) and writes under build/smoke/.
 
 A campaign is a list of *jobs*, one training run each, that processes claim (the claims of
-``helpers.paper_protocol``), so that two processes share it; every run checkpoints after every
+``helpers.campaign``), so that two processes share it; every run checkpoints after every
 epoch (atomically, under <checkpoints>/01_mnist_classification/plan_v1/) and resumes from there,
 and a finished job's record, written atomically, is never trained again:
 
@@ -51,7 +51,8 @@ from .classification import (METHOD_LABELS, PAPER_TABLE1, RunConfig, checkpoint_
                              load_model, run)
 from .classification_trial import TRIAL, trial_checkpoint
 from .metrics import error_rate, predict
-from .paper_protocol import claim, code_version, release
+from . import campaign
+from .campaign import code_version
 from .sweep import choose, expand, run_local_trial
 from .train import load_checkpoint
 from .utils import PROJECT_ROOT, atomic_write_bytes, machine_info, results_dir
@@ -332,9 +333,25 @@ class Job:
     @property
     def name(self):
         """The claim's name: one per checkpoint, so that two jobs of one network wait for each
-        other (``helpers.paper_protocol.claim``)."""
+        other (``helpers.campaign.claim``)."""
         folder = "sweep-" if self.stage in ("source", "search") else ""
         return f"{self.namespace.replace('/', '-')}-{folder}{self.cfg.name}"
+
+
+def _claim_file(job):
+    return campaign.claim_path(job.name, NB)
+
+
+def claim(job):
+    """Take ``job`` for this process (helpers.campaign); a claim from another host stays alive
+    while the job's checkpoint changes."""
+    ck = (trial_checkpoint(job.cfg, NS) if job.stage in ("source", "search")
+          else checkpoint_path(job.cfg, job.namespace))
+    return campaign.claim(_claim_file(job), watch=[ck])
+
+
+def release(job):
+    campaign.release(_claim_file(job))
 
 
 def final_configs(s, H, method, choice):

@@ -1,0 +1,83 @@
+"""Shared long campaigns: claims that let several processes (or machines sharing a disk) split a
+list of training runs without running one twice, and the code version a run record names.
+
+Knows no experiment: a claim is a name and, optionally, files whose modification time says that
+the claim's owner on another machine is still working (its run's checkpoint). Used by
+``helpers.paper_protocol`` and ``helpers.table1_plan``.
+"""
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from .utils import PROJECT_ROOT, checkpoints_dir
+
+STALE_S = 1800  # a claim from another host whose watched files did not change for this long is abandoned
+
+
+def claim_path(name, folder="01_mnist_classification"):
+    """Return the lock file of the claim ``name`` (under the checkpoint folder: git-ignored)."""
+    return checkpoints_dir() / folder / "claims" / f"{name}.claim"
+
+
+def alive(owner, path, watch=()):
+    """Return whether the process ``owner`` ('host:pid') that wrote the claim at ``path`` still
+    holds it: on this host, while the process exists; on another host (a shared disk, or this
+    work tree copied to a new machine), while the claim or a ``watch`` file changed recently."""
+    host, _, pid = owner.partition(":")
+    if host != socket.gethostname():
+        times = [p.stat().st_mtime for p in (Path(path), *map(Path, watch)) if p.exists()]
+        return bool(times) and time.time() - max(times) < STALE_S
+    try:
+        os.kill(int(pid), 0)
+    except (ProcessLookupError, ValueError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def claim(path, watch=()):
+    """Take the claim at ``path`` for this process (True), or leave it to the live process that
+    holds it (False). A claim whose process died is taken over."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    me = f"{socket.gethostname()}:{os.getpid()}"
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                owner = path.read_text().strip()
+                age = time.time() - path.stat().st_mtime
+            except FileNotFoundError:
+                continue
+            if (not owner and age < 60) or (owner and alive(owner, path, watch)):
+                return False  # being written just now, or held by a live process
+            path.unlink(missing_ok=True)  # its process died: take it over
+            continue
+        with os.fdopen(fd, "w") as fh:
+            fh.write(me)
+        return True
+    return False
+
+
+def release(path):
+    """Give the claim at ``path`` back."""
+    Path(path).unlink(missing_ok=True)
+
+
+def code_version():
+    """Return the git commit of the code and whether helpers/ or tools/ differ from it."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, text=True,
+                                capture_output=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "helpers", "tools"],
+                               cwd=PROJECT_ROOT, text=True, capture_output=True,
+                               check=True).stdout.strip() != ""
+    except (OSError, subprocess.CalledProcessError):
+        # a copy of the work tree without its git folder (a lent GPU machine): the commit it was
+        # copied from, when the command that started the run names it
+        return {"commit": os.environ.get("BBB_CODE_COMMIT") or None, "dirty": None}
+    return {"commit": commit, "dirty": dirty}
