@@ -356,12 +356,27 @@ def run_fingerprint(cfg, features, poisonous):
     return out
 
 
+def mushroom_stream(n_mushrooms, steps, seed):
+    """Return (index of the mushroom shown at each step (steps,), reward coin of each step
+    (steps,)) of one seed: the same sequence for every agent of that seed (common random numbers),
+    from generators of its own, so that a shorter run's sequence is a prefix of a longer one's."""
+    gen = lambda base: torch.Generator().manual_seed(base + int(seed))  # noqa: E731
+    return (torch.randint(0, n_mushrooms, (steps,), generator=gen(1000)),
+            torch.rand(steps, generator=gen(5000)))
+
+
 def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
         checkpoint_every=1000):
     """Run every agent of ``cfg`` for every seed at once; return a ``BanditResult``.
 
     With ``checkpoint`` (a path) the whole state (weights, Adam moments, buffers, counters, RNG) is
     saved atomically every ``checkpoint_every`` steps, and a run finds and resumes from it."""
+    from .bandit_agents import AGENTS  # (here: bandit_agents imports this module)
+    other = [k.name for k in cfg.agents if k.name in AGENTS]
+    if other:
+        raise ValueError(f"{other} are agents of helpers.bandit_agents (Riquelme et al. 2018), not "
+                         "of this stacked model: run them with helpers.bandit_agents.run_agents "
+                         "or tools/bandit_runs.py --agents")
     device = torch.device(device)
     kinds = list(cfg.agents)
     n_seeds = len(cfg.seeds)
@@ -376,13 +391,9 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
     d = X.shape[1] + 2
     model = StackedNets(A, n_bayes, d, cfg.hidden, cfg.rho_init, make_prior(cfg.prior),
                         lr=cfg.lr, device=device)
-    # the same mushroom sequence for every agent of a seed (common random numbers)
-    # (own generators, so that a shorter run's sequence is a prefix of a longer one's)
-    gen = lambda base, s: torch.Generator().manual_seed(base + int(s))  # noqa: E731
-    contexts = torch.stack([torch.randint(0, len(X), (cfg.steps,), generator=gen(1000, s))
-                            for s in cfg.seeds]).to(device)           # (n_seeds, steps)
-    coin = torch.stack([torch.rand(cfg.steps, generator=gen(5000, s))
-                        for s in cfg.seeds]).to(device)
+    streams = [mushroom_stream(len(X), cfg.steps, s) for s in cfg.seeds]
+    contexts = torch.stack([c for c, _ in streams]).to(device)       # (n_seeds, steps)
+    coin = torch.stack([k for _, k in streams]).to(device)
     buf_x = torch.zeros(A, cfg.buffer, d + 1, device=device)  # inputs end with a constant 1
     buf_r = torch.zeros(A, cfg.buffer, device=device)
     seed_idx = torch.tensor(agent_seed, device=device)
