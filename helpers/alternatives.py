@@ -7,7 +7,8 @@ Methods (784-400-400-10 ReLU, MNIST 50k / 10k validation / 10k test):
 - ``ivon``: the IVON optimiser (Shen et al. 2024, package ``ivon-opt``), a small grid searched
   here with the same rule;
 - ``laplace_*``: the Laplace approximation around the MAP network (package ``laplace-torch``):
-  last-layer KFAC, all-layer diagonal and all-layer KFAC, prior precision by marginal likelihood.
+  last-layer KFAC, all-layer diagonal and all-layer KFAC, prior precision by marginal likelihood,
+  each predicting with the library's linearised (GLM) predictive and its probit approximation.
 
 Every setting is chosen on validation data (negative log-likelihood of the method's predictive,
 number of epochs included) before any test number is computed. ``build`` trains what is missing
@@ -36,8 +37,23 @@ LABELS = {"map": "MAP (Adam + weight decay)", "mc_dropout": "MC dropout",
           "ensemble": "deep ensemble (5)", "bbb": "BBB (this project)", "ivon": "IVON",
           "laplace_ll_kron": "Laplace, last layer, KFAC", "laplace_diag": "Laplace, all layers, diagonal",
           "laplace_kron": "Laplace, all layers, KFAC"}
-LAPLACE = {"laplace_ll_kron": ("last_layer", "kron", "glm"), "laplace_diag": ("all", "diag", "nn"),
-           "laplace_kron": ("all", "kron", "nn")}
+# Laplace flavours: (weights, Hessian structure, prior-precision structure). The prior precision
+# maximises the Laplace marginal likelihood of the training data: one scalar for the last layer
+# (the only structure besides a per-weight one that last-layer KFAC takes), one per parameter
+# tensor ('layerwise') for all layers, whose layers differ in scale (784 inputs against 400).
+LAPLACE = {"laplace_ll_kron": ("last_layer", "kron", "scalar"),
+           "laplace_diag": ("all", "diag", "layerwise"),
+           "laplace_kron": ("all", "kron", "layerwise")}
+# Every flavour predicts as laplace-torch documents for classification (Daxberger et al. 2021,
+# the library's README): the linearised (GLM) predictive, the network replaced by its first-order
+# expansion around the MAP weights so that the Gaussian over weights becomes a Gaussian over the
+# logits, pushed through the softmax by the probit approximation. Immer et al. (2021,
+# arXiv:2008.08400) show why: sampling weights through the network itself underfits.
+LAPLACE_PREDICTIVE = {"pred_type": "glm", "link_approx": "probit"}
+# An ablation only, never a reported row: weights sampled from the Laplace posterior through the
+# network (pred_type='nn'), what the all-layer rows used before issue 34 (their rows record no
+# 'laplace' settings; ``stale_laplace_rows``).
+LAPLACE_NN_ABLATION = {"pred_type": "nn", "link_approx": "mc"}
 ANGLES = tuple(range(0, 181, 15))
 METRICS = ("test_error", "nll", "brier", "ece", "auroc_entropy", "auroc_mi")
 
@@ -137,18 +153,30 @@ def tune_ivon(grid, data, epochs, n_samples=10, seed=100, epoch_step=5, progress
 
 # ---- Laplace around the MAP network ----
 
+def laplace_settings(flavour):
+    """Return what defines the Laplace row ``flavour``: weights, Hessian, prior structure and
+    predictive (stored with each row; a row made with other settings is recomputed)."""
+    subset, hessian, prior = LAPLACE[flavour]
+    return {"subset_of_weights": subset, "hessian_structure": hessian,
+            "prior_structure": prior, "prior_precision": "marglik", **LAPLACE_PREDICTIVE}
+
+
 def fit_laplace(model, data, flavour, batch_size=256):
-    """Return (laplace object, fit seconds) of ``flavour`` around the trained ``model``, with the
-    prior precision set by maximising the marginal likelihood."""
+    """Return (laplace object, fit seconds) of ``flavour`` around the trained ``model``
+    (``data.x_train``, ``data.y_train``), with the prior precision set by maximising the
+    marginal likelihood (structure: ``LAPLACE[flavour][2]``)."""
     import warnings
 
     from laplace import Laplace
     from laplace.curvature import BackPackGGN
     from torch.utils.data import DataLoader, TensorDataset
-    subset, hessian, pred = LAPLACE[flavour]
-    # the exact GGN diagonal through BackPack (laplace-torch's default backend for it computes
-    # per-example Jacobians: hundreds of times slower here)
-    kw = {"backend": BackPackGGN} if hessian == "diag" else {}
+    subset, hessian, prior = LAPLACE[flavour]
+    # all layers: BackPack's exact GGN (its diagonal, or KFLR Kronecker factors) and its
+    # per-example Jacobians for the GLM predictive. laplace-torch's default backend (curvlinops)
+    # computes the diagonal through per-example Jacobians (hundreds of times slower here) and the
+    # predictive's Jacobians with torch.func.jacrev over the whole batch: time quadratic in the
+    # batch size, linear through BackPack (one backward pass per class)
+    kw = {"backend": BackPackGGN} if subset == "all" else {}
     t0 = time.perf_counter()
     model.eval()
     with warnings.catch_warnings():
@@ -156,21 +184,50 @@ def fit_laplace(model, data, flavour, batch_size=256):
         la = Laplace(model, "classification", subset_of_weights=subset, hessian_structure=hessian,
                      **kw)
         la.fit(DataLoader(TensorDataset(data.x_train, data.y_train), batch_size=batch_size))
-        la.optimize_prior_precision(pred_type=pred, method="marglik", n_steps=100, lr=0.1)
+        la.optimize_prior_precision(method="marglik", prior_structure=prior, n_steps=100, lr=0.1,
+                                    **LAPLACE_PREDICTIVE)
     return la, time.perf_counter() - t0
 
 
-@torch.no_grad()
-def laplace_probs(la, flavour, x, n_samples, batch_size=2000, seed=0):
-    """Return (S, B, C) predictive samples of a fitted Laplace approximation."""
+def _laplace_batch(la, floats=None, most=2000):
+    """Inputs per call: the GLM predictive holds a (batch, classes, parameters) Jacobian; keep it
+    near ``floats`` numbers (default 1 GB in float32 on a CPU, 10 GB on a GPU)."""
+    if floats is None:
+        floats = 2.5e9 if la._device.type == "cuda" else 2.5e8
+    return int(max(1, min(most, floats // (la.n_params * la.n_outputs))))
+
+
+def laplace_probs(la, x, batch_size=None, predictive=None, n_samples=20, seed=0):
+    """Return (1, B, C): the predictive of a fitted Laplace approximation, the linearised (GLM)
+    one with the probit approximation (``LAPLACE_PREDICTIVE``). ``predictive=
+    LAPLACE_NN_ABLATION`` (an ablation, never a reported row) returns (S, B, C) instead: the
+    network's softmax under ``n_samples`` weight samples (generator seeded with ``seed``)."""
     import warnings
-    pred = LAPLACE[flavour][2]
-    gen = torch.Generator().manual_seed(seed)
+    predictive = LAPLACE_PREDICTIVE if predictive is None else predictive
+    bs = batch_size or _laplace_batch(la)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return torch.cat([la.predictive_samples(x[i:i + batch_size], pred_type=pred,
-                                                n_samples=n_samples, generator=gen)
-                          for i in range(0, len(x), batch_size)], dim=1)
+        if predictive["pred_type"] == "glm":
+            return torch.cat([la(x[i:i + bs], **predictive).detach()
+                              for i in range(0, len(x), bs)])[None]
+        gen = torch.Generator(device=x.device).manual_seed(seed)
+        with torch.no_grad():
+            return torch.cat([la.predictive_samples(x[i:i + bs], pred_type="nn",
+                                                    n_samples=n_samples, generator=gen)
+                              for i in range(0, len(x), bs)], dim=1)
+
+
+def laplace_samples(la, x, n_samples, batch_size=None, seed=0):
+    """Return (S, B, C) softmax samples of the linearised (GLM) predictive: the logits drawn from
+    their Gaussian (for the mutual information; the predictive itself is ``laplace_probs``)."""
+    import warnings
+    bs = batch_size or _laplace_batch(la)
+    gen = torch.Generator(device=x.device).manual_seed(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.cat([la.predictive_samples(x[i:i + bs], pred_type="glm", n_samples=n_samples,
+                                                generator=gen).detach()
+                          for i in range(0, len(x), bs)], dim=1)
 
 
 # ---- evaluation ----
@@ -190,19 +247,22 @@ def _bins(probs, y):
     return {"centres": centres, "accuracy": clean(acc), "confidence": clean(conf), "count": count}
 
 
-def evaluate(probs_fn, data, x_ood, angles=ANGLES, has_mi=True):
-    """Return every test metric of one trained method: ``probs_fn(x) -> (S, B, C)``."""
+def evaluate(probs_fn, data, x_ood, angles=ANGLES, has_mi=True, samples_fn=None):
+    """Return every test metric of one trained method: ``probs_fn(x) -> (S, B, C)``, whose mean
+    over S is the predictive. ``samples_fn(x) -> (S, B, C)``: where the predictive comes in one
+    piece (S = 1, e.g. Laplace's probit), the samples the mutual information is computed from."""
     y = data.y_test
     t0 = time.perf_counter()
     p_in = probs_fn(data.x_test)
     predict_s = time.perf_counter() - t0
     p_out = probs_fn(x_ood)
     m_in = p_in.mean(0)
+    s_in, s_out = (samples_fn(data.x_test), samples_fn(x_ood)) if samples_fn else (p_in, p_out)
     out = {"test_error": error_rate(m_in, y), "nll": nll(m_in, y), "brier": brier(m_in, y),
            "ece": ece(m_in, y), "predict_s_10k": predict_s * 10_000 / len(y),
            "auroc_entropy": auroc(predictive_entropy(m_in), predictive_entropy(p_out.mean(0))),
-           "auroc_mi": (auroc(mutual_information(p_in), mutual_information(p_out))
-                        if has_mi and p_in.shape[0] > 1 else None),
+           "auroc_mi": (auroc(mutual_information(s_in), mutual_information(s_out))
+                        if has_mi and s_in.shape[0] > 1 else None),
            "reliability": _bins(m_in, y)}
     curves = {"angle": list(angles), "error": [], "nll": [], "ece": []}
     for a in angles:
@@ -308,6 +368,14 @@ def train_networks(profile, seeds, notebook=NB, device="cpu", progress_fn=print)
                 run(cfg, data, notebook=home, eval_samples=2)
 
 
+def stale_laplace_rows(summary):
+    """Return the Laplace rows of a summary record made with other settings than
+    ``laplace_settings`` gives now (rows from before issue 34 record none: their all-layer rows
+    sampled weights through the network); ``build(train=True)`` recomputes them."""
+    return [r for r in summary["metrics"]["per_seed"]
+            if r["method"] in LAPLACE and r.get("laplace") != laplace_settings(r["method"])]
+
+
 def _build(profile, notebook, train, progress_fn, device):
     from .data import load_images
     from .sweep import ensure_sweeps
@@ -317,6 +385,9 @@ def _build(profile, notebook, train, progress_fn, device):
         old = json.loads(path.read_text())
         if old.get("profile") == profile.profile:
             done = {(r["method"], r["seed"]): r for r in old["metrics"]["per_seed"]}
+    if train:  # a Laplace row made with other settings (before issue 34: weight sampling) is redone
+        stale = {(r["method"], r["seed"]) for r in stale_laplace_rows(old)} if done else set()
+        done = {k: r for k, r in done.items() if k not in stale}
     todo = [(m, s) for s in profile.seeds for m in METHODS if (m, s) not in done]
     if todo and not train:
         return None  # not computed yet (the notebook says so)
@@ -384,8 +455,10 @@ def _build(profile, notebook, train, progress_fn, device):
             "bbb": lambda x: sample_probs("bbb", trained["bbb"], x, S),
             "ivon": lambda x: ivon_probs(*trained["ivon"], x, S),
         }
+        samples = {}
         for flavour in LAPLACE:
-            probs[flavour] = (lambda f: lambda x: laplace_probs(trained[f], f, x, S, seed=seed))(
+            probs[flavour] = (lambda f: lambda x: laplace_probs(trained[f], x))(flavour)
+            samples[flavour] = (lambda f: lambda x: laplace_samples(trained[f], x, S, seed=seed))(
                 flavour)
         for method in METHODS:
             if (method, seed) in done:
@@ -393,7 +466,9 @@ def _build(profile, notebook, train, progress_fn, device):
             progress_fn(f"seed {seed}: evaluating {method}")
             torch.manual_seed(seed + 12345)
             metrics = evaluate(probs[method], data, x_ood, profile.angles,
-                               has_mi=method != "map")
+                               has_mi=method != "map", samples_fn=samples.get(method))
+            if method in LAPLACE:
+                metrics["laplace"] = laplace_settings(method)
             rows.append({"method": method, "seed": seed, "train_s": walls[method],
                          "train_time_ratio": walls[method] / walls["map"],
                          "stored_floats": stored_floats(method, trained[method]), **metrics})
@@ -409,6 +484,7 @@ def _save(rows, profile, notebook, sweeps, ivon_rec, wall):
                          "ensemble_size": profile.ensemble_size, "angles": list(profile.angles),
                          "chosen": {"map": sweeps["map_mnist"]["metrics"]["chosen"]["config"],
                                     "ivon": ivon_rec["metrics"]["chosen"]},
+                         "laplace": {f: laplace_settings(f) for f in LAPLACE},
                          "sources": {"map": f"results/{notebook}/sweep/map_mnist.json",
                                      "ivon": f"results/{notebook}/ivon_tuning.json",
                                      "mc_dropout": "results/05_uncertainty/sweep/mc_dropout_mnist.json",
