@@ -247,7 +247,7 @@ def paper_protocol_rows(nb01):
                 verdict += f"; orderings: {verdict_orderings(fam)}"
         out.append([f"Table 1, the paper's protocol, 2×{H}", paper, ours, verdict,
                     "plain SGD on the summed cost, random start, 600 epochs; 9 trials per "
-                    "method on validation; 1 weight sample (cost: Long runs below)",
+                    "method on validation; 1 weight sample",
                     f"[01]({nb01})"])
     return out
 
