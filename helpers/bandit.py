@@ -41,6 +41,10 @@ class AgentSpec:
 
 PAPER_AGENTS = (AgentSpec("bbb", bayesian=True), AgentSpec("greedy", epsilon=0.0),
                 AgentSpec("eps1", epsilon=0.01), AgentSpec("eps5", epsilon=0.05))
+# the agents of helpers.bandit_agents, which run one network each (not in this stacked model);
+# named here so that this module need not import that one, which imports this one (a test keeps
+# the two lists equal)
+SHOWDOWN_AGENTS = ("neural_linear", "lin_full_post", "bootstrap", "dropout", "uniform")
 PAPER_FIGURE6 = {  # cumulative regret read off the paper's Figure 6 (approximate)
     "bbb": {10_000: 3_900, 50_000: 5_700}, "greedy": {10_000: 4_800, 50_000: 8_200},
     "eps1": {10_000: 6_300, 50_000: 18_500}, "eps5": {10_000: 9_900, 50_000: 39_100},
@@ -371,8 +375,7 @@ def run(cfg, features, poisonous, device="cpu", desc="bandit", checkpoint=None,
 
     With ``checkpoint`` (a path) the whole state (weights, Adam moments, buffers, counters, RNG) is
     saved atomically every ``checkpoint_every`` steps, and a run finds and resumes from it."""
-    from .bandit_agents import AGENTS  # (here: bandit_agents imports this module)
-    other = [k.name for k in cfg.agents if k.name in AGENTS]
+    other = [k.name for k in cfg.agents if k.name in SHOWDOWN_AGENTS]
     if other:
         raise ValueError(f"{other} are agents of helpers.bandit_agents (Riquelme et al. 2018), not "
                          "of this stacked model: run them with helpers.bandit_agents.run_agents "

@@ -362,3 +362,14 @@ def test_bandit_runs_tool_runs_the_agents(shared_data, tmp_path, monkeypatch, ca
     with pytest.raises(SystemExit) as exit_info:
         bandit_runs.main(["--agents", "bbb"])
     assert exit_info.value.code == 2 and "unknown agents ['bbb']" in capsys.readouterr().err
+
+
+def test_the_stacked_bandit_knows_every_showdown_agent_by_name():
+    """helpers.bandit refuses the Showdown's agents by name without importing their module
+    (which imports it): its list must be the registry's."""
+    from helpers import bandit as B
+    from helpers import bandit_agents as BA
+    assert set(B.SHOWDOWN_AGENTS) == set(BA.AGENTS)
+    cfg = B.BanditConfig(agents=(B.AgentSpec("neural_linear"),))
+    with pytest.raises(ValueError, match="run_agents"):
+        B.run(cfg, None, None)
