@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import torch
 
 from . import bandit as B
-from .utils import one_thread, progress, seed_everything
+from .utils import check_seed, one_thread, progress
 
 # ---- random numbers ----
 
@@ -49,9 +49,7 @@ def agent_generator(seed, name):
     """Return a torch.Generator for agent ``name`` under ``seed`` (a non-negative integer, checked
     as ``seed_everything`` checks it): the same (seed, name) gives the same stream, other names
     other streams."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return torch.Generator().manual_seed(int(seed) * 1_000_003 + zlib.crc32(name.encode()))
+    return torch.Generator().manual_seed(check_seed(seed) * 1_000_003 + zlib.crc32(name.encode()))
 
 
 def sample_inverse_gamma(concentration, rate, generator):

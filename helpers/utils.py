@@ -16,11 +16,16 @@ import torch
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
-def seed_everything(seed):
-    """Seed Python, NumPy and torch (CPU and CUDA) from one integer; return the seed."""
+def check_seed(seed):
+    """Return ``seed`` as an int, or raise ValueError unless it is a non-negative integer."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    seed = int(seed)
+    return int(seed)
+
+
+def seed_everything(seed):
+    """Seed Python, NumPy and torch (CPU and CUDA) from one integer; return the seed."""
+    seed = check_seed(seed)
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
