@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import torch
 
 from . import bandit as B
-from .utils import check_seed, one_thread, progress
+from .utils import check_seed, one_thread, progress, seed_everything
 
 # ---- random numbers ----
 
