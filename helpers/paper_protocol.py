@@ -216,6 +216,19 @@ def record_segment(cfg, device):
     return segs
 
 
+def progress(s):
+    """Return (run name, last checkpointed epoch, epochs) for every unfinished job of the plan
+    that has a checkpoint here: what ``status`` shows of the runs under way."""
+    from .train import load_checkpoint
+    ready, _ = plan_jobs(s)
+    out = []
+    for job in ready:
+        ck = checkpoint_path(job.cfg, NB)
+        if ck.exists():
+            out.append((job.name, int(load_checkpoint(ck)["epoch"]), job.cfg.epochs))
+    return out
+
+
 def run_job(job, data, s, log=print):
     """Train ``job`` (resuming from its checkpoint) and write its record; return the record."""
     if job.start_from is not None:

@@ -118,7 +118,7 @@ PROFILES = {
     "02_regression_uncertainty": {
         "smoke": dict(n_train=100, steps=150, pred_samples=50, seeds=(0,), ensemble_size=2,
                       n_test=200),
-        "default": dict(n_train=600, steps=3000, pred_samples=300, seeds=(0, 1, 2),
+        "default": dict(n_train=600, steps=3000, pred_samples=300, seeds=(0, 1, 2, 3, 4),
                         ensemble_size=5, n_test=2000),
         "paper": dict(n_train=600, steps=5000, pred_samples=1000, seeds=(0, 1, 2, 3, 4),
                       ensemble_size=5, n_test=5000),

@@ -169,25 +169,41 @@ def predictive(models, x, n_samples=200, method="bbb"):
     return Predictive(f.reshape(-1, len(x)), model.sigma.item())
 
 
-def scores(pred, x, y_true, in_low=0.0, in_high=0.5, out_low=0.7, out_high=1.2,
-           x_grid=None, pred_grid=None):
-    """Return the issue's metrics: std_ratio, coverage90_in, nll_in, rmse_in.
+REGIONS = {"in": (0.0, 0.5), "out": (0.7, 1.2)}  # the training range; the range away from it
+INTERVALS = (0.5, 0.9)  # central predictive intervals whose coverage is scored
 
-    ``pred`` is the predictive at the fresh in-domain test inputs ``x`` (targets ``y_true``);
-    ``pred_grid`` at ``x_grid`` gives the std ratio (out-of-domain band / training band)."""
+
+def region_scores(pred, y_true):
+    """Return coverage of the central ``INTERVALS`` (sampled y), Gaussian NLL per point (nats,
+    the moment-matched predictive) and RMSE of the mean, for fresh draws ``y_true`` from the
+    generator at the inputs of ``pred``: the bands against the truth."""
     ys = pred.y_samples()
-    lo, hi = torch.quantile(ys, torch.tensor([0.05, 0.95]), dim=0)
-    coverage = ((y_true >= lo) & (y_true <= hi)).float().mean().item()
+    out = {}
+    for c in INTERVALS:
+        lo, hi = torch.quantile(ys, torch.tensor([(1 - c) / 2, (1 + c) / 2]), dim=0)
+        out[f"coverage{round(100 * c)}"] = ((y_true >= lo) & (y_true <= hi)).float().mean().item()
     var = pred.epistemic_var + pred.aleatoric_var
-    nll = (0.5 * (y_true - pred.mean) ** 2 / var + 0.5 * torch.log(2 * math.pi * var)).mean().item()
-    rmse = ((y_true - pred.mean) ** 2).mean().sqrt().item()
+    out["nll"] = (0.5 * (y_true - pred.mean) ** 2 / var
+                  + 0.5 * torch.log(2 * math.pi * var)).mean().item()
+    out["rmse"] = ((y_true - pred.mean) ** 2).mean().sqrt().item()
+    return out
+
+
+def scores(preds, ys, x_grid, pred_grid):
+    """Return the scores of one fit: for each region of ``REGIONS`` (``preds[region]``, the
+    predictive at fresh inputs of that region; ``ys[region]``, fresh draws of y there)
+    ``region_scores`` suffixed ``_in`` / ``_out``, and the std ratio: the mean predictive std on
+    the grid's points away from the data over that on its points in the training range."""
+    out = {}
+    for region, pred in preds.items():
+        out.update({f"{k}_{region}": v for k, v in region_scores(pred, ys[region]).items()})
     g = x_grid.squeeze(-1)
     s = pred_grid.std
-    inside = (g >= in_low) & (g <= in_high)
-    outside = (g >= out_low) & (g <= out_high)
-    return {"std_ratio": (s[outside].mean() / s[inside].mean()).item(), "coverage90_in": coverage,
-            "nll_in": nll, "rmse_in": rmse, "std_in": s[inside].mean().item(),
-            "std_out": s[outside].mean().item()}
+    (a, b), (c, d) = REGIONS["in"], REGIONS["out"]
+    inside, outside = (g >= a) & (g <= b), (g >= c) & (g <= d)
+    out.update(std_ratio=(s[outside].mean() / s[inside].mean()).item(),
+               std_in=s[inside].mean().item(), std_out=s[outside].mean().item())
+    return out
 
 
 def clone(model):
@@ -238,7 +254,8 @@ def method_predictive(method, model, x, n_samples=200):
 
 LABELS = {"bbb_gaussian": "BBB, Gaussian prior", "bbb_mixture": "BBB, scale-mixture prior",
           "mc_dropout": "MC dropout", "deep_ensemble": "deep ensemble", "mle": "standard network"}
-SCORES = ("std_ratio", "coverage90_in", "nll_in", "rmse_in")
+SCORES = ("std_ratio", "coverage50_in", "coverage90_in", "nll_in", "rmse_in",
+          "coverage50_out", "coverage90_out", "nll_out", "rmse_out")
 ORDER = tuple(LABELS)  # the notebook's order of the methods (tables, panels)
 
 
@@ -274,16 +291,19 @@ def _run_seeds(methods, seeds, n_train, n_test, steps, pred_samples, noise_std, 
     for s in seeds:
         g = seed_generator(s)
         x_tr, y_tr = make_data(n_train, noise_std, generator=g)
-        x_te, y_te = make_data(n_test, noise_std, generator=g)
+        tests = {r: make_data(n_test, noise_std, low=lo, high=hi, generator=g)
+                 for r, (lo, hi) in REGIONS.items()}  # fresh draws in and away from the range
         for method in methods:
             if progress_fn:
                 progress_fn(f"seed {s}: {method}")
             model = fit_method(method, x_tr, y_tr, steps, seed=s, ensemble_size=ensemble_size)
             torch.manual_seed(s)
-            p_te = method_predictive(method, model, x_te, pred_samples)
+            preds = {r: method_predictive(method, model, x, pred_samples)
+                     for r, (x, _) in tests.items()}
             p_grid = method_predictive(method, model, x_grid, pred_samples)
-            per_seed[method].append({"seed": s, **scores(p_te, x_te, y_te, x_grid=x_grid,
-                                                          pred_grid=p_grid)})
+            per_seed[method].append({"seed": s, **scores(preds, {r: y for r, (_, y) in
+                                                                 tests.items()},
+                                                         x_grid, p_grid)})
             if s == seeds[0]:
                 first[method] = grid_curve(p_grid)
 
@@ -369,7 +389,34 @@ def build_fits(profile, noise_std, train=False, methods=ORDER, progress_fn=None)
                  seed=list(profile.seeds), wall_s=wall,
                  extra={"note": "curves: the first seed's predictive on the plotting grid "
                                 "(quantiles of y, epistemic variance, learned sigma)"})
+    if set(BBB + RIVALS) <= set(methods):
+        the_plan = load_plan(profile)
+        save_results(NB, VERDICTS, config={"plan_version": the_plan["version"],
+                                           "noise_std": noise_std},
+                     metrics=verdicts(per_seed, the_plan), profile=profile.profile,
+                     seed=list(profile.seeds), wall_s=wall)
     return load_fits(profile, noise_std, methods)
+
+
+def load_plan(profile):
+    """Return the committed plan when ``profile`` is the one it was declared for (it must equal
+    what ``plan`` declares: a changed plan is a new version, written and disclosed), else the
+    plan ``plan(profile)`` declares (e.g. the smoke profile, whose numbers are not reported)."""
+    import json
+
+    from .utils import results_dir
+    declared = plan(profile)
+    path = results_dir() / NB / f"{PLAN}.json"
+    if not path.exists():
+        return declared
+    stored = json.loads(path.read_text())
+    if stored["profile"] != profile.profile:
+        return declared
+    if stored != json.loads(json.dumps(declared)):
+        raise ValueError(f"{path} differs from helpers.regression.plan: a new plan is a new "
+                         "version; write it with helpers.regression.write_plan, commit it before "
+                         "any run, and disclose the change in docs/choices.md")
+    return stored
 
 
 def band_plot(ax, curve, x_grid, x_train, y_train, title, ylim=None):
@@ -435,3 +482,93 @@ def learned_sigma(model):
     if isinstance(model, (list, tuple)):
         return math.sqrt(sum(m.sigma.item() ** 2 for m in model) / len(model))
     return model.sigma.item()
+
+
+# ---- notebook 02's analysis plan (issue 34): declared and committed before its numbers ------
+
+PLAN = "analysis_plan"  # results/02_regression_uncertainty/analysis_plan.json
+VERDICTS = "verdicts"   # results/02_regression_uncertainty/verdicts.json (governed by the plan)
+BBB = ("bbb_gaussian", "bbb_mixture")
+RIVALS = ("mle", "mc_dropout", "deep_ensemble")
+ALPHA = 0.05
+# the claims "BBB variant < rival" on each score, one family per region (Holm within a family)
+FAMILY_SCORES = {"away from the data": ("nll_out", "cover_err_out"),
+                 "near the data": ("nll_in", "cover_err_in")}
+SCORE_WORDS = {
+    "nll": "Gaussian NLL per point (nats) of the moment-matched predictive on fresh draws",
+    "cover_err": "coverage error: mean of |coverage of the central 50 % interval - 0.5| and "
+                 "|coverage of the central 90 % interval - 0.9| on fresh draws",
+}
+
+
+def derived(row):
+    """Add the plan's derived scores to one per-seed score dict: ``cover_err_<region>``."""
+    out = dict(row)
+    for r in REGIONS:
+        out[f"cover_err_{r}"] = (abs(row[f"coverage50_{r}"] - 0.5)
+                                 + abs(row[f"coverage90_{r}"] - 0.9)) / 2
+    return out
+
+
+def claim_name(bbb, rival, score):
+    return f"{bbb} < {rival} on {score}"
+
+
+def plan(profile):
+    """Return notebook 02's analysis plan for ``profile`` (a plain dict, written to
+    ``PLAN``.json): seeds, budget, scores, the claim families, the test and the verdict words."""
+    return {
+        "version": 1,
+        "notebook": NB,
+        "question": "Do BBB's predictive bands match the data-generating process, in the "
+                    "training range and away from it, better than a standard network, MC "
+                    "dropout and a deep ensemble trained on the same data?",
+        "profile": profile.profile,
+        "seeds": list(profile.seeds),
+        "pairing": "seed s: the same training draw and the same fresh test draws for every "
+                   "method (helpers.regression.seed_generator)",
+        "budget": {"steps": profile.steps, "n_train": profile.n_train, "n_test": profile.n_test,
+                   "optimizer": "Adam 1e-2, cosine decay, full batch",
+                   "note": "the same number of steps for every network; the ensemble trains "
+                           f"{profile.ensemble_size} networks, BBB 8 weight samples per step; "
+                           "no method is tuned (the settings are fixed in fit_method)"},
+        "regions": {r: list(v) for r, v in REGIONS.items()},
+        "scores": SCORE_WORDS,
+        "families": {f: [claim_name(b, r, sc) for sc in scores for b in BBB for r in RIVALS]
+                     for f, scores in FAMILY_SCORES.items()},
+        "test": "two-sided paired t-test over the seeds (helpers.stats.ordering_family); exact "
+                "sign test reported beside it",
+        "correction": "Holm within each family",
+        "alpha": ALPHA,
+        "verdict_words": ["holds", "reversed", f"not resolved at {len(profile.seeds)} seeds"],
+        "governs": [f"results/{NB}/{VERDICTS}.json"],
+    }
+
+
+def write_plan(profile):
+    """Write ``plan(profile)`` to results/02_regression_uncertainty/analysis_plan.json."""
+    import json
+
+    from .utils import atomic_write_bytes, results_dir
+    path = results_dir() / NB / f"{PLAN}.json"
+    atomic_write_bytes(path, (json.dumps(plan(profile), indent=1) + "\n").encode())
+    return path
+
+
+def verdicts(per_seed, the_plan):
+    """Return {family: {claim: helpers.stats ordering result}} of the plan's claims over the
+    stored per-seed scores (paired by seed)."""
+    from . import stats
+    rows = {m: sorted((derived(r) for r in per_seed[m]), key=lambda r: r["seed"])
+            for m in per_seed}
+    out = {}
+    for family, names in the_plan["families"].items():
+        claims = {}
+        for name in names:
+            pair, score = name.split(" on ")
+            a, b = pair.split(" < ")
+            if [r["seed"] for r in rows[a]] != [r["seed"] for r in rows[b]]:
+                raise ValueError(f"{name}: the two methods were not run on the same seeds")
+            claims[name] = ([r[score] for r in rows[a]], [r[score] for r in rows[b]])
+        out[family] = stats.ordering_family(claims, alpha=the_plan["alpha"])
+    return out

@@ -144,3 +144,17 @@ def test_git_order_check_fails_results_from_a_branch_older_than_the_plan(repo):
     git(repo, "merge", "-q", "--no-edit", "side")
     bad = A.plan_precedes(repo)
     assert bad and "does not come after the plan" in bad[0]
+
+
+def test_notebook_02_plan_is_the_codes_and_came_before_its_verdicts():
+    """Notebook 02's committed plan is what helpers.regression.plan declares for the default
+    profile (a change is a new version), and git holds it before any verdicts file it governs."""
+    import helpers as H
+    from helpers import regression as R
+    path = ROOT / "results" / R.NB / f"{R.PLAN}.json"
+    stored = json.loads(path.read_text())
+    assert stored == json.loads(json.dumps(R.plan(H.get_profile(R.NB, "default"))))
+    assert all(len(names) == len(set(names)) for names in stored["families"].values())
+    if not _is_repo(ROOT):
+        pytest.skip("not a git checkout: the git order is not checked")
+    assert A.plan_precedes(ROOT, plan=path.relative_to(ROOT)) == []

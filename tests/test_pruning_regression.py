@@ -1,3 +1,5 @@
+import math
+
 import pytest
 import torch
 
@@ -61,8 +63,11 @@ def test_regression_data_and_predictive():
     grid = torch.linspace(-0.2, 1.2, 50).unsqueeze(1)
     pred = R.method_predictive("bbb_gaussian", model, grid, n_samples=20)
     assert pred.f.shape == (20, 50) and (pred.std > 0).all()
-    s = R.scores(pred, grid.squeeze(1), pred.mean, x_grid=grid, pred_grid=pred)
-    assert 0 <= s["coverage90_in"] <= 1 and s["std_ratio"] > 0
+    s = R.scores({"in": pred, "out": pred}, {"in": pred.mean, "out": pred.mean + 10.0},
+                 x_grid=grid, pred_grid=pred)
+    assert set(R.SCORES) <= set(s) and s["std_ratio"] > 0
+    assert s["coverage90_in"] > 0.9 and s["coverage90_out"] == 0.0  # far-off truth: no cover
+    assert s["nll_out"] > s["nll_in"] and s["rmse_out"] > s["rmse_in"]
     mle = R.fit_method("mle", x, y, steps=30, seed=0)
     p_mle = R.method_predictive("mle", mle, grid)
     assert torch.all(p_mle.epistemic_var == 0)  # one curve: no epistemic spread
@@ -114,3 +119,19 @@ def test_misclassified_matches_evaluate_error():
     wrong = misclassified(m, x, y, batch_size=7)
     assert wrong.dtype == torch.bool and wrong.shape == (50,)
     assert evaluate_error(m, x, y) == pytest.approx(wrong.float().mean().item())
+
+
+def test_region_scores_against_a_known_gaussian():
+    """Coverage, NLL and RMSE of a predictive N(0, 1) (many function samples of spread 1, no
+    noise) scored on draws from N(0, 1): coverage 0.5 / 0.9, NLL 0.5 log(2 pi e), RMSE 1; the
+    same draws against a predictive three times too narrow are under-covered."""
+    torch.manual_seed(0)
+    n = 4000
+    y = torch.randn(n)
+    right = R.Predictive(torch.randn(2000, n), 1e-6)
+    s = R.region_scores(right, y)
+    assert abs(s["coverage50"] - 0.5) < 0.03 and abs(s["coverage90"] - 0.9) < 0.02
+    assert abs(s["nll"] - 0.5 * math.log(2 * math.pi * math.e)) < 0.05
+    assert abs(s["rmse"] - 1.0) < 0.05
+    narrow = R.region_scores(R.Predictive(torch.randn(2000, n) / 3, 1e-6), y)
+    assert narrow["coverage90"] < 0.45 and narrow["nll"] > s["nll"] + 1.0

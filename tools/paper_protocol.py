@@ -185,6 +185,8 @@ def cmd_status(args):
     for m in P.COST_ORDER:
         rec = P.chosen(s, m)
         print(f"{m:14s} chosen: {rec['name'] if rec else '(search running)'}")
+    for name, epoch, epochs in P.progress(s):
+        print(f"in progress: {name}  epoch {epoch}/{epochs}")
 
 
 def main(argv=None):
