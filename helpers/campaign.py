@@ -68,8 +68,20 @@ def release(path):
     Path(path).unlink(missing_ok=True)
 
 
+_LOADED = None  # the code version when this process first asked: the code it runs
+
+
 def code_version():
-    """Return the git commit of the code and whether helpers/ or tools/ differ from it."""
+    """Return the git commit of the code this process runs and whether helpers/ or tools/
+    differed from it, read once per process (at its first call, which the campaign drivers make
+    when they start): a commit made while a long run goes on names code the run never loaded."""
+    global _LOADED
+    if _LOADED is None:
+        _LOADED = _read_code_version()
+    return dict(_LOADED)
+
+
+def _read_code_version():
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, text=True,
                                 capture_output=True, check=True).stdout.strip()

@@ -258,6 +258,7 @@ def run_job(job, data, s, log=print):
 def drive(data, s, log=print, poll_s=30, max_jobs=None, stop_after_stage=None):
     """Take and run ready jobs until none is left (waiting while another process finishes a stage
     this one needs); return the number of jobs this process ran."""
+    code_version()  # read now, before any job: the records name the code this process loaded
     ran = 0
     while max_jobs is None or ran < max_jobs:
         ready, remaining = plan_jobs(s)

@@ -143,3 +143,19 @@ def test_a_run_resumed_on_another_machine_names_both_and_their_speeds():
     assert abs(speeds[0][2] - 2.0) < 1e-9 and abs(speeds[1][2] - 10.0) < 1e-9
     one = {"machine": cpu, "history": hist}  # no segments: one machine
     assert P.hardware(one) == "AMD EPYC, 1 thread" and P.segment_speeds(one)[0][1] == 5
+
+
+def test_code_version_is_the_code_the_process_loaded(monkeypatch):
+    """A commit made while a long run goes on must not be named as that run's code: the version
+    is read once per process (the driver reads it before its first job) and kept."""
+    from helpers import campaign
+    reads = []
+
+    def fake():
+        reads.append(1)
+        return {"commit": f"c{len(reads)}", "dirty": False}
+    monkeypatch.setattr(campaign, "_LOADED", None)
+    monkeypatch.setattr(campaign, "_read_code_version", fake)
+    first = campaign.code_version()
+    first["commit"] = "tampered"
+    assert campaign.code_version() == {"commit": "c1", "dirty": False} and len(reads) == 1
