@@ -419,16 +419,24 @@ def load_plan(profile):
     return stored
 
 
-def band_plot(ax, curve, x_grid, x_train, y_train, title, ylim=None):
+def truth(x_grid, noise_std=0.02):
+    """E[y | x] of the generator on ``x_grid`` (fixed Monte-Carlo draws): the curve the bands
+    should follow."""
+    return noiseless_mean(x_grid, noise_std, generator=torch.Generator().manual_seed(0))
+
+
+def band_plot(ax, curve, x_grid, x_train, y_train, title, ylim=None, true_mean=None):
     """Median, interquartile range and 5-95 % band of a method's predictive distribution (a
-    ``grid_curve``). ``ylim=None`` lets the axis grow to show the whole band (shared axes: every
-    panel's band)."""
+    ``grid_curve``), and the generator's E[y | x] when ``true_mean`` is given. ``ylim=None`` lets
+    the axis grow to show the whole band (shared axes: every panel's band)."""
     q = curve["quantiles"]
     xs = x_grid.squeeze(1)
     ax.fill_between(xs, q["0.05"], q["0.95"], color="C0", alpha=0.15, lw=0, label="5–95 %")
     ax.fill_between(xs, q["0.25"], q["0.75"], color="C0", alpha=0.35, lw=0,
                     label="interquartile range")
     ax.plot(xs, q["0.5"], c="C3", lw=1.5, label="median")
+    if true_mean is not None:
+        ax.plot(xs, true_mean, c="k", lw=1.0, ls="--", label="truth: E[y | x]")
     ax.scatter(x_train, y_train, s=5, c="k", marker="x", lw=0.5, label="training data")
     ax.set(xlim=(-0.2, 1.2), xlabel="x", ylabel="y", title=title)
     if ylim is not None:
@@ -445,7 +453,7 @@ def plot_data(ax, n, noise_std, seed, x_grid, title):
     ax.set(title=title, xlabel="x", ylabel="y")
 
 
-def plot_methods(curves, x_grid, x_train, y_train):
+def plot_methods(curves, x_grid, x_train, y_train, true_mean=None):
     """Band plots of every method (``curves``: method -> ``grid_curve``) on shared axes (2 x 3
     panels, the legend in the 6th)."""
     import matplotlib.pyplot as plt
@@ -453,7 +461,8 @@ def plot_methods(curves, x_grid, x_train, y_train):
                              constrained_layout=True)
     methods = list(curves)
     for ax, method in zip(axes.flat, methods):
-        band_plot(ax, curves[method], x_grid, x_train, y_train, LABELS[method])
+        band_plot(ax, curves[method], x_grid, x_train, y_train, LABELS[method],
+                  true_mean=true_mean)
     for ax in axes.flat[len(methods):]:
         ax.legend(*axes.flat[0].get_legend_handles_labels(), loc="center", fontsize=11)
         ax.set_axis_off()
@@ -572,3 +581,70 @@ def verdicts(per_seed, the_plan):
             claims[name] = ([r[score] for r in rows[a]], [r[score] for r in rows[b]])
         out[family] = stats.ordering_family(claims, alpha=the_plan["alpha"])
     return out
+
+
+# ---- notebook 02's tables, rendered from the stored numbers ----------------------------------
+
+def fmt_cell(entry, digits):
+    per = ", ".join(f"{v:.{digits}f}" for v in entry["per_seed"])
+    sd = "" if entry["sd"] is None else f" ± {entry['sd']:.{digits}f}"
+    return f"{entry['mean']:.{digits}f}{sd} ({per})"
+
+
+def score_rows(summary, region):
+    """Return (header, rows) of the scores in ``region`` ('in' or 'out'): mean ± sd over the
+    seeds, per-seed values in brackets."""
+    header = ["method", "coverage of 50 % interval (target 0.50)",
+              "coverage of 90 % interval (target 0.90)", "NLL per point, nats (lower better)",
+              "RMSE (lower better)"]
+    rows = [[LABELS[m], fmt_cell(s[f"coverage50_{region}"], 3),
+             fmt_cell(s[f"coverage90_{region}"], 3), fmt_cell(s[f"nll_{region}"], 2),
+             fmt_cell(s[f"rmse_{region}"], 4)] for m, s in summary.items()]
+    return header, rows
+
+
+def _claim_label(name):
+    pair, score = name.split(" on ")
+    a, b = pair.split(" < ")
+    what = "NLL" if score.startswith("nll") else "coverage error"
+    return f"{LABELS[a]} < {LABELS[b]}", what
+
+
+def verdict_rows(verdicts_rec, family):
+    """Return (header, rows) of one family of the stored verdicts: the claim, the score, the
+    paired mean difference (BBB - rival) with its 95 % interval, Holm's p, the sign test's p,
+    and the verdict."""
+    header = ["claim", "score", "seeds", "mean difference", "95 % interval", "p (Holm)",
+              "p (sign test)", "verdict"]
+    rows = []
+    for name, res in verdicts_rec["metrics"][family].items():
+        claim, what = _claim_label(name)
+        tt = res["t_test"]
+        ci = "—" if tt["ci"] is None else f"[{tt['ci'][0]:+.3f}, {tt['ci'][1]:+.3f}]"
+        rows.append([claim, what, str(tt["n"]), f"{tt['mean_diff']:+.3f}", ci,
+                     "—" if res["p_holm"] is None else f"{res['p_holm']:.3f}",
+                     f"{res['sign_test']['p']:.3f}", res["verdict"]])
+    return header, rows
+
+
+def verdict_counts(verdicts_rec):
+    """Return one sentence per family: how many of its claims hold, are reversed, are not
+    resolved (the words of helpers.stats)."""
+    out = []
+    for family, claims in verdicts_rec["metrics"].items():
+        words = [r["verdict"] for r in claims.values()]
+        held, rev = words.count("holds"), words.count("reversed")
+        out.append(f"{family}: of {len(words)} claims 'BBB better than a rival', {held} hold, "
+                   f"{rev} are reversed (the rival is better), {len(words) - held - rev} are "
+                   f"not resolved at {len(verdicts_rec['seed'])} seeds")
+    return out
+
+
+def load_verdicts():
+    """Return the stored verdicts record (results/02_regression_uncertainty/verdicts.json) or
+    None when it is not there."""
+    import json
+
+    from .utils import results_dir
+    path = results_dir() / NB / f"{VERDICTS}.json"
+    return json.loads(path.read_text()) if path.exists() else None

@@ -142,13 +142,35 @@ def map_lines(stats):
     return out
 
 
+def regression_lines(stats):
+    """Notebook 02's std ratio (BBB against the standard network), on the seeds it had before
+    its analysis plan (0-2) and on the plan's seeds (0-4), both from today's fits."""
+    rows = _load("02_regression_uncertainty/fits.json")["metrics"]["per_seed"]
+    out = []
+    for side, seeds in (("before: seeds 0–2", (0, 1, 2)), ("after: seeds 0–4 (the plan's)",
+                                                           (0, 1, 2, 3, 4))):
+        ratio = {m: [r["std_ratio"] for r in rows[m] if r["seed"] in seeds]
+                 for m in ("mle", "bbb_gaussian", "bbb_mixture")}
+        if any(len(v) != len(seeds) for v in ratio.values()):
+            continue  # the fits do not hold these seeds (yet)
+        fam = stats.ordering_family({"Gaussian": (ratio["mle"], ratio["bbb_gaussian"]),
+                                     "mixture": (ratio["mle"], ratio["bbb_mixture"])})
+        out.append(["notebook 02: seeds 3–4 added (std ratio)", side, f"{len(seeds)} seeds",
+                    f"Gaussian {statistics.fmean(ratio['bbb_gaussian']):.1f}, mixture "
+                    f"{statistics.fmean(ratio['bbb_mixture']):.1f}, standard net "
+                    f"{statistics.fmean(ratio['mle']):.1f}", "—",
+                    ", ".join(f"standard net < {k}: {v['verdict']}" for k, v in fam.items()),
+                    "—"])
+    return out
+
+
 def table():
     stats, T = _helpers()
     header = ["choice", "side", "net / seeds", "ours (SGD / dropout / Gaussian / mixture)",
               "mixture vs paper", "orderings (Holm per width)", "mixture vs dropout (±0.1 pp)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     body = (table1_lines(T) + warm_start_lines(stats, T) + bandit_lines(stats)
-            + map_lines(stats))
+            + map_lines(stats) + regression_lines(stats))
     lines += ["| " + " | ".join(r) + " |" for r in body]
     return "\n".join(lines)
 
