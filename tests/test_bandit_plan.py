@@ -1,0 +1,73 @@
+"""Notebook 03's campaign plan v2 (helpers/bandit_plan.py): equal tuning budgets, tuning seeds
+never reported, enough reported seeds for the declared tests to resolve, and the plan committed
+before anything it governs."""
+import copy
+import json
+import subprocess
+
+import pytest
+
+from helpers import bandit_plan as P
+from helpers import stats
+from helpers.analysis_plan import plan_precedes
+from helpers.utils import PROJECT_ROOT as ROOT
+
+
+@pytest.fixture(scope="module")
+def committed():
+    return json.loads((ROOT / P.PLAN).read_text())
+
+
+def test_the_committed_plan_is_valid_and_is_the_codes(committed):
+    assert P.validate(committed) == []
+    fresh = P.plan(json.loads((ROOT / "results" / "benchmarks" / "bandit.json").read_text()))
+    # the estimate is the one declared with the plan; everything else is what the code declares
+    assert {k: v for k, v in committed.items() if k != "estimate"} == \
+        json.loads(json.dumps({k: v for k, v in fresh.items() if k != "estimate"}))
+
+
+def test_every_family_gets_the_same_budget_from_inside_its_space():
+    for family, spec in P.FAMILIES.items():
+        chosen = P.settings(family)
+        assert len(chosen) == P.SETTINGS_PER_FAMILY
+        assert chosen == P.settings(family)  # the declared draw is reproducible
+        for s in chosen:
+            for k, v in spec["space"].items():
+                assert s[k] in v, (family, k, s[k])
+    # the space larger than the budget is sampled, not truncated to its first points
+    bbb = P.settings("bbb_paper")
+    assert len({json.dumps(s["prior"]) for s in bbb}) > 1
+
+
+def test_the_smallest_holm_p_is_what_the_exact_test_gives():
+    for n, m in ((8, 6), (8, 3), (6, 6)):
+        best = stats.wilcoxon_exact([1.0 + i for i in range(n)], [0.0] * n)["p"]
+        assert P.smallest_holm_p(n, m) == pytest.approx(min(1.0, m * best))
+
+
+def test_planted_breaches_are_found(committed):
+    def breach(edit):
+        p = copy.deepcopy(committed)
+        edit(p)
+        return P.validate(p)
+    assert any("unequal" in b for b in breach(
+        lambda p: p["tuning"]["families"]["bootstrap"]["settings"].pop()))
+    assert any(">= 100" in b for b in breach(
+        lambda p: p["tuning"].update(screen_seeds=[99, 100])))
+    assert any("also reported" in b for b in breach(
+        lambda p: p["reported"].update(seeds=list(range(8)) + [102])))
+
+    def six_seeds(p):  # six seeds: Holm over six claims can never reach alpha
+        p["reported"]["seeds"] = list(range(6))
+        for t in p["tests"]["families"].values():
+            t["smallest_holm_p"] = P.smallest_holm_p(6, len(t["claims"]))
+    assert any("cannot resolve" in b for b in breach(six_seeds))
+    assert any("twice" in b for b in breach(
+        lambda p: p["tuning"]["families"]["dropout"]["settings"].__setitem__(
+            1, p["tuning"]["families"]["dropout"]["settings"][0])))
+
+
+def test_the_plan_is_committed_before_any_run_it_governs():
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse"], capture_output=True).returncode:
+        pytest.skip("not a git checkout")
+    assert plan_precedes(ROOT, plan=P.PLAN, governs=P.GOVERNS) == []
