@@ -71,3 +71,49 @@ def test_the_plan_is_committed_before_any_run_it_governs():
     if subprocess.run(["git", "-C", str(ROOT), "rev-parse"], capture_output=True).returncode:
         pytest.skip("not a git checkout")
     assert plan_precedes(ROOT, plan=P.PLAN, governs=P.GOVERNS) == []
+
+
+def _small_plan(committed):
+    """The committed plan cut down to two families of two settings, one screen seed, one confirm
+    seed and one reported seed: every stage of the driver, in seconds."""
+    p = copy.deepcopy(committed)
+    fams = p["tuning"]["families"]
+    p["tuning"]["families"] = {f: dict(fams[f], settings=fams[f]["settings"][:2])
+                               for f in ("bbb_paper", "lin_full_post")}
+    p["tuning"].update(screen_seeds=[100, 101], confirm_seeds=[102], continued=1)
+    p["reported"]["seeds"] = [0]
+    return p
+
+
+def test_the_driver_runs_every_stage_and_chooses_on_tuning_seeds_only(
+        committed, shared_data, tmp_path, monkeypatch):
+    from helpers import bandit_v2 as V
+    monkeypatch.setenv("BBB_DATA_DIR", str(shared_data))
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
+    plan, scale = _small_plan(committed), {"steps": 40, "updates_per_step": 2}
+    stages = []
+    for _ in range(20):
+        todo, _ = V.jobs(plan)
+        if not todo:
+            break
+        stages.append(sorted({j.stage for j in todo}))
+        for job in todo:
+            V.run_job(job, plan, scale)
+    assert stages == [["screen"], ["confirm"], ["reported"]]
+    # BBB stacks a job's seeds in one run; LinFullPost runs one seed per job
+    assert V.read(V.Job("screen", "bbb_paper", 0, (100, 101)))["seeds"] == [100, 101]
+    assert V.read(V.Job("screen", "lin_full_post", 1, (101,)))["seeds"] == [101]
+    for family in plan["tuning"]["families"]:
+        index, mean = V.choice(family, plan)
+        screen = {i: V._mean_final([V.read(V.Job("screen", family, i, g))
+                                    for g in V._seed_groups(family, [100, 101])])
+                  for i in range(2)}
+        assert V.continued(family, plan) == [min(screen, key=lambda i: (screen[i], i))]
+        assert index == V.continued(family, plan)[0] and mean >= 0
+    reported = {p.name for p in (tmp_path / "results").rglob("reported_*.json")}
+    assert reported == {"reported_paper_bbb_s0.json", "reported_keep_all_lin_full_post_s0.json",
+                        "reported_keep_all_uniform_s0.json"}
+    rec = json.loads(next((tmp_path / "results").rglob("reported_paper_bbb_s0.json")).read_text())
+    assert rec["seeds"] == [0] and rec["setting_index"] == V.choice("bbb_paper", plan)[0]
+    assert rec["code"]["commit"] is None or len(rec["code"]["commit"]) == 40
