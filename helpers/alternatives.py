@@ -61,20 +61,24 @@ METRICS = ("test_error", "nll", "brier", "ece", "auroc_entropy", "auroc_mi")
 # ---- IVON: a variational optimiser; the network itself is an ordinary MLP ----
 
 def ivon_name(hp, seed, epochs):
+    ess = float(hp.get("ess_factor", 1.0))
     return (f"ivon_h{hp['H']}_e{epochs}_lr{hp['lr']:g}_h0{hp['hess_init']:g}_wd{hp['weight_decay']:g}"
-            f"_s{seed}").replace(".", "p")
+            + (f"_ess{ess:g}" if ess != 1.0 else "") + f"_s{seed}").replace(".", "p")
 
 
 def train_ivon(hp, data, seed, epochs, notebook=NB, on_epoch=None, eval_sets=("val",)):
-    """Train an MLP with IVON (``hp``: H, lr, hess_init, weight_decay, batch_size); return
-    (model, optimizer, history). Cosine learning rate over ``epochs``; checkpoints every 5
-    epochs and resumes; ``on_epoch(epoch, model, optimizer)`` after each epoch."""
+    """Train an MLP with IVON (``hp``: H, lr, hess_init, weight_decay, batch_size, and
+    ess_factor: the effective sample size in training-set sizes, default 1, the package's
+    documented use); return (model, optimizer, history). Cosine learning rate over ``epochs``;
+    checkpoints every 5 epochs and resumes; ``on_epoch(epoch, model, optimizer)`` after each
+    epoch."""
     import ivon
     torch.manual_seed(seed)
     model = mlp(data.x_train.shape[1], (hp["H"], hp["H"]), 10)
     N, bs = len(data.x_train), hp.get("batch_size", 128)
     steps = epochs * math.ceil(N / bs)
-    opt = ivon.IVON(model.parameters(), lr=hp["lr"], ess=N, hess_init=hp["hess_init"],
+    opt = ivon.IVON(model.parameters(), lr=hp["lr"], ess=N * float(hp.get("ess_factor", 1.0)),
+                    hess_init=hp["hess_init"],
                     weight_decay=hp["weight_decay"], beta2=0.99999)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
     ck = checkpoints_dir() / notebook / f"{ivon_name(hp, seed, epochs)}.pt"

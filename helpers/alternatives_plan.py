@@ -1,0 +1,215 @@
+"""Notebook 06's plan, version 2 (issue 34, item 2): equal searches for every trained method,
+declared and committed before any of its numbers; and the runner of its searches.
+
+Today notebook 06 searches MAP (6 trials, ASHA) and IVON (2 settings) itself, and takes MC
+dropout's and BBB's settings from notebooks 05 and 01, whose searches had other budgets. Version 2
+gives every method it trains the same search:
+
+- ``TRIALS`` = 12 settings each, from the spaces in ``SEARCHES`` (every grid has a numeric
+  dimension of three values or more, so a choice at its edge is visible; IVON's learning rate
+  spans a factor of 33 around the package's documented 0.1), each trained for ``MAX_EPOCHS`` = 30
+  epochs from a random start, with no early stopping (no ASHA, no warm start: nobody gets a head
+  start), on the 50,000 training images of a 784-400-400-10 network;
+- one rule for all: the setting and epoch (a multiple of 5) with the lowest validation NLL of the
+  method's predictive (10 samples where it samples), on the last 10,000 training images;
+- the deep ensemble takes MAP's choice (5 members, seeds apart); Laplace fits MAP's network, its
+  prior precision by marginal likelihood, the GLM predictive with the probit link (the library's
+  documented use), the all-layer fits scored on a declared subset of the test and OOD images
+  (their predictive is slow on a CPU), the rotations with the last-layer fit;
+- reported seeds ``REPORTED_SEEDS``; per seed the same network initialisation and data order for
+  every method; claims "BBB better than X" on test NLL and on the MNIST -> Fashion-MNIST AUROC,
+  paired two-sided t-tests (``helpers.stats.ordering_family``), Holm within each family.
+
+``write_plan()`` writes ``results/06_alternatives/plan_v2.json``; the searches write one record
+per trial under ``results/06_alternatives/v2/search/<method>/`` (``run_trial``); a trial killed
+before its last epoch starts again from epoch 0 (its validation NLL curve must be whole, and a
+trial is minutes). The final runs and the notebook follow in a later step of the issue.
+"""
+import json
+from pathlib import Path
+
+from .profiles import CLASSIFICATION_TRIAL, MNIST_MIXTURE
+from .sweep import choose, expand, resolve_trial, run_local_trial
+
+NB = "06_alternatives"
+VERSION = 2
+PLAN = Path("results") / NB / "plan_v2.json"
+GOVERNS = [f"results/{NB}/v2/**"]
+H, MAX_EPOCHS, EPOCH_STEP, SEARCH_SEED = 400, 30, 5, 100
+METRIC, EVAL_SAMPLES, TRIALS = "val_nll", 10, 12
+IVON_TRIAL = "helpers.ivon_trial:TRIAL"
+_LR = [3e-4, 1e-3, 3e-3]
+_PI, _S1, _S2 = MNIST_MIXTURE
+SEARCHES = {
+    "map": dict(trial=CLASSIFICATION_TRIAL, base=dict(method="sgd", H=H),
+                grid=dict(lr=_LR, weight_decay=[1e-6, 1e-5, 1e-4, 1e-3])),
+    "mc_dropout": dict(trial=CLASSIFICATION_TRIAL, base=dict(method="dropout", H=H),
+                       grid=dict(lr=_LR, dropout=[0.1, 0.25, 0.4, 0.55])),
+    "bbb": dict(trial=CLASSIFICATION_TRIAL,
+                base=dict(method="bbb_mixture", H=H, pi=_PI, neg_log_sigma1=0.0,
+                          neg_log_sigma2=6.0, samples=1),
+                grid=dict(lr=_LR, rho_init=[-7.0, -6.0, -5.0, -4.0])),
+    "ivon": dict(trial=IVON_TRIAL, base=dict(H=H, weight_decay=1e-4, ess_factor=1.0),
+                 grid=dict(lr=[0.03, 0.1, 0.3, 1.0], hess_init=[0.01, 0.1, 1.0])),
+}
+REPORTED_SEEDS = (0, 1, 2, 3, 4)
+ENSEMBLE_SIZE = 5
+LAPLACE = {"flavours": {"laplace_ll_kron": "last layer, Kronecker-factored",
+                        "laplace_diag": "all layers, diagonal (BackPack GGN)",
+                        "laplace_kron": "all layers, Kronecker-factored"},
+           "prior_precision": "marginal likelihood (the library's optimize_prior_precision)",
+           "predictive": {"pred_type": "glm", "link_approx": "probit"},
+           "all_layer_subset": {"test": 2000, "ood": 2000,
+                                "which": "the first images of each test set"},
+           "rotations": "the last-layer fit only"}
+RIVALS = ("map", "mc_dropout", "ensemble", "ivon", "laplace_ll_kron", "laplace_diag",
+          "laplace_kron")
+
+
+def plan(cost=None):
+    """Return the plan (a plain dict); ``cost``: the estimate written with it (``estimate``)."""
+    return {
+        "version": VERSION, "notebook": NB,
+        "question": "With the same search for every method it trains, is BBB's predictive on "
+                    "MNIST better calibrated, and does it detect Fashion-MNIST better, than MAP, "
+                    "MC dropout, a deep ensemble, IVON and Laplace?",
+        "searches": {k: {"trial": v["trial"], "base": v["base"], "grid": v["grid"]}
+                     for k, v in SEARCHES.items()},
+        "budget": {"trials": TRIALS, "max_epochs": MAX_EPOCHS, "epoch_step": EPOCH_STEP,
+                   "early_stopping": None, "warm_start": None, "seed": SEARCH_SEED,
+                   "metric": METRIC, "eval_samples": EVAL_SAMPLES, "threads_per_trial": 1},
+        "rule": "the setting and epoch (a multiple of epoch_step, or the last) with the lowest "
+                "validation NLL of the method's predictive; ties: fewer epochs, then the "
+                "earlier trial (helpers.sweep.choose)",
+        "ensemble": {"members": ENSEMBLE_SIZE, "from": "map's choice, seeds apart"},
+        "laplace": LAPLACE,
+        "reported_seeds": list(REPORTED_SEEDS),
+        "tests": {"families": {
+                      "test NLL": [f"bbb < {r} on nll" for r in RIVALS],
+                      "OOD AUROC (entropy)": [f"{r} < bbb on auroc_entropy" for r in RIVALS]},
+                  "test": "two-sided paired t-test over the seeds, Holm within each family "
+                          "(helpers.stats.ordering_family); exact sign test beside it",
+                  "alpha": 0.05,
+                  "verdict_words": ["holds", "reversed",
+                                    f"not resolved at {len(REPORTED_SEEDS)} seeds"]},
+        "estimate": cost,
+        "governs": GOVERNS,
+    }
+
+
+def configs(method):
+    """Return the configurations of ``method``'s search (each made by its trial)."""
+    space = SEARCHES[method]
+    return [resolve_trial(space["trial"]).make({**c, "epochs": MAX_EPOCHS})
+            for c in expand(space, SEARCH_SEED)]
+
+
+def validate(p):
+    """Return the breaches of the protocol's rules in plan ``p`` (empty: none)."""
+    bad = []
+    sizes = {}
+    for m, space in p["searches"].items():
+        trial = resolve_trial(space["trial"])
+        sizes[m] = len(expand(space, p["budget"]["seed"], trial))
+        if not any(len(v) >= 3 and all(isinstance(x, (int, float)) for x in v)
+                   for v in space["grid"].values()):
+            bad.append(f"{m}: no numeric dimension of three values or more (an edge choice "
+                       "could not be seen)")
+    if len(set(sizes.values())) != 1 or set(sizes.values()) != {p["budget"]["trials"]}:
+        bad.append(f"unequal searches: {sizes} trials (declared {p['budget']['trials']})")
+    if p["budget"]["early_stopping"] is not None or p["budget"]["warm_start"] is not None:
+        bad.append("early stopping or a warm start favours some trials")
+    if p["budget"]["seed"] in p["reported_seeds"]:
+        bad.append("the search seed is a reported seed")
+    if not 3 <= len(p["reported_seeds"]) or max(p["reported_seeds"]) > 9:
+        bad.append("reported seeds must be 3 or more of 0-9")
+    return bad
+
+
+def estimate(root):
+    """CPU-hours of the searches from the seconds per epoch of the runs notebook 06 made before
+    (results/06_alternatives: the MAP sweep and the IVON trials; BBB and dropout from the paper
+    protocol's 2x400 runs), one thread; an estimate, measured against after the runs."""
+    root = Path(root)
+    mapsw = json.loads((root / "results" / NB / "sweep" / "map_mnist.json").read_text())
+    done = [t for t in mapsw["metrics"]["trials"] if t["epochs_run"]]
+    s_map = sum(t["wall_s"] for t in done) / sum(t["epochs_run"] for t in done)
+    iv = json.loads((root / "results" / NB / "ivon_tuning.json").read_text())
+    s_ivon = sum(t["wall_s"] for t in iv["metrics"]["trials"]) / (
+        len(iv["metrics"]["trials"]) * iv["config"]["epochs"])
+    pp = json.loads((root / "results" / "01_mnist_classification" / "paper_protocol" /
+                     "summary.json").read_text())
+    speed = {r["key"]: r["speeds"][0][2] for r in pp["rows"] if r["H"] == 400 and r["speeds"]}
+    per_epoch = {"map": s_map, "mc_dropout": speed.get("dropout"),
+                 "bbb": speed.get("bbb_mixture"), "ivon": s_ivon}
+    hours = {m: None if s is None else round(TRIALS * MAX_EPOCHS * s / 3600.0, 2)
+             for m, s in per_epoch.items()}
+    return {"s_per_epoch": {m: None if s is None else round(s, 2) for m, s in per_epoch.items()},
+            "search_cpu_h": hours,
+            "total_search_cpu_h": round(sum(h for h in hours.values() if h), 2),
+            "from": ["results/06_alternatives/sweep/map_mnist.json",
+                     "results/06_alternatives/ivon_tuning.json",
+                     "results/01_mnist_classification/paper_protocol/summary.json (2x400)"],
+            "note": "training only; the validation NLL after every epoch adds to it"}
+
+
+def write_plan(root=None):
+    from .utils import PROJECT_ROOT, atomic_write_bytes
+    root = Path(root or PROJECT_ROOT)
+    p = plan(estimate(root))
+    bad = validate(p)
+    if bad:
+        raise ValueError("the plan breaks the protocol:\n- " + "\n- ".join(bad))
+    return atomic_write_bytes(root / PLAN, (json.dumps(p, indent=1) + "\n").encode())
+
+
+# ---- the searches, one trial per job -------------------------------------------------------
+
+def trial_path(method, config):
+    from .utils import results_dir
+    name = resolve_trial(SEARCHES[method]["trial"]).name(config)
+    return results_dir() / NB / "v2" / "search" / method / f"{name}.json"
+
+
+def pending(methods=None):
+    """Return [(method, config)] of the trials without a record."""
+    return [(m, c) for m in (methods or SEARCHES) for c in configs(m)
+            if not trial_path(m, c).exists()]
+
+
+def run_trial(method, config, n_train=None, n_eval=None, threads=1):
+    """Train one trial of ``method``'s search from epoch 0 (a leftover checkpoint of a killed
+    attempt is removed first) and write its record; return the row."""
+    import time
+
+    from .campaign import code_version
+    from .classification import RunConfig
+    from .classification_trial import trial_checkpoint
+    from .utils import atomic_write_bytes, checkpoints_dir, machine_info
+    trial = resolve_trial(SEARCHES[method]["trial"])
+    if SEARCHES[method]["trial"] == CLASSIFICATION_TRIAL:
+        ck = trial_checkpoint(RunConfig.from_dict(config), f"{NB}/v2")
+    else:
+        ck = checkpoints_dir() / f"{NB}/v2" / f"{trial.name(config)}.pt"
+    ck.unlink(missing_ok=True)
+    fixed = {"notebook": f"{NB}/v2", "threads": threads, "n_train": n_train, "n_eval": n_eval,
+             "eval_samples": EVAL_SAMPLES, "checkpoint_every": 5}
+    t0 = time.perf_counter()
+    row = run_local_trial(trial, config, fixed, epoch_step=EPOCH_STEP, metric=METRIC)
+    rec = {"plan_version": VERSION, "method": method, "row": row, "selected_on": "validation",
+           "test_evaluated": False, "machine": machine_info("cpu"), "code": code_version(),
+           "process_wall_s": round(time.perf_counter() - t0, 1)}
+    atomic_write_bytes(trial_path(method, config), (json.dumps(rec, indent=1) + "\n").encode())
+    return row
+
+
+def chosen(method):
+    """Return ``helpers.sweep.choose`` over the method's trial records, or None until every
+    trial of its search has one."""
+    rows = []
+    for c in configs(method):
+        path = trial_path(method, c)
+        if not path.exists():
+            return None
+        rows.append(json.loads(path.read_text())["row"])
+    return choose(sorted(rows, key=lambda r: r["name"]))

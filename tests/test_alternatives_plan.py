@@ -1,0 +1,76 @@
+"""Notebook 06's plan v2 (helpers/alternatives_plan.py) and its IVON trial: equal searches for
+every method, no head start, validation only, the plan committed before its numbers."""
+import json
+import subprocess
+
+import pytest
+
+from helpers import alternatives_plan as A
+from helpers import ivon_trial as IT
+from helpers.analysis_plan import plan_precedes
+from helpers.sweep import resolve_trial
+from helpers.utils import PROJECT_ROOT as ROOT
+
+
+def test_the_committed_plan_is_valid_and_is_the_codes():
+    committed = json.loads((ROOT / A.PLAN).read_text())
+    assert A.validate(committed) == []
+    fresh = json.loads(json.dumps(A.plan()))
+    assert {k: v for k, v in committed.items() if k != "estimate"} == \
+        {k: v for k, v in fresh.items() if k != "estimate"}
+    assert {m: len(A.configs(m)) for m in A.SEARCHES} == {m: A.TRIALS for m in A.SEARCHES}
+    assert all(c["epochs"] == A.MAX_EPOCHS for m in A.SEARCHES for c in A.configs(m))
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse"], capture_output=True).returncode:
+        pytest.skip("not a git checkout")
+    assert plan_precedes(ROOT, plan=A.PLAN, governs=A.GOVERNS) == []
+
+
+def test_breaches_are_found():
+    p = json.loads(json.dumps(A.plan()))
+    p["searches"]["ivon"]["grid"]["lr"] = [0.1, 0.3]  # 6 trials instead of 12
+    p["searches"]["map"]["grid"] = {"lr": [1e-3, 3e-3], "weight_decay": [1e-5, 1e-4]}
+    p["budget"]["early_stopping"] = "ASHA"
+    p["reported_seeds"] = [0, 100]
+    bad = " | ".join(A.validate(p))
+    for words in ("unequal", "early stopping", "reported seeds", "map: no numeric dimension",
+                  "search seed is a reported seed"):
+        assert words in bad, words
+    assert A.validate(json.loads(json.dumps(A.plan()))) == []
+
+
+def test_the_ivon_trial_checks_its_settings():
+    with pytest.raises(ValueError, match="not IVON trial settings"):
+        IT.make({"lr": 0.1, "seed": 0, "momentum": 0.9})
+    with pytest.raises(ValueError, match="needs"):
+        IT.make({"seed": 0})
+    with pytest.raises(ValueError, match="hess_init"):
+        IT.make({"lr": 0.1, "seed": 0, "hess_init": 0.0})
+    c = IT.make({"lr": 0.1, "seed": 3, "ess_factor": 2.0})
+    assert "ess2" in IT.name(c) and "ess" not in IT.name(IT.make({"lr": 0.1, "seed": 3}))
+
+
+def test_trials_run_from_epoch_zero_and_the_choice_is_the_lowest_validation_nll(
+        shared_data, tmp_path, monkeypatch):
+    monkeypatch.setenv("BBB_DATA_DIR", str(shared_data))
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
+    small = {"map": [dict(method="sgd", H=16, lr=lr, seed=100, epochs=2) for lr in (1e-3, 3e-3)],
+             "ivon": [dict(H=16, lr=lr, hess_init=0.1, seed=100, epochs=2) for lr in (0.1, 0.3)]}
+    made = {m: [resolve_trial(A.SEARCHES[m]["trial"]).make(c) for c in cs]
+            for m, cs in small.items()}
+    monkeypatch.setattr(A, "configs", lambda m: made[m])
+    # a leftover checkpoint of a killed attempt: the trial starts again from epoch 0
+    ck = tmp_path / "checkpoints" / f"{A.NB}/v2" / f"{IT.name(made['ivon'][0])}.pt"
+    ck.parent.mkdir(parents=True)
+    ck.write_bytes(b"half-written")
+    for m in small:
+        assert A.chosen(m) is None
+        for c in made[m]:
+            row = A.run_trial(m, c, n_train=500, n_eval=300)
+            assert [e for e, _ in row["val_curve"]] == [1, 2] and row["error"] is None
+        rows = [json.loads(A.trial_path(m, c).read_text()) for c in made[m]]
+        assert all(r["test_evaluated"] is False and "test_error" not in json.dumps(r)
+                   for r in rows)
+        best = min(rows, key=lambda r: (r["row"]["val"], r["row"]["best_epoch"]))
+        assert A.chosen(m)["name"] == best["row"]["name"]
+    assert A.pending(["map", "ivon"]) == []
