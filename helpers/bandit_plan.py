@@ -3,8 +3,8 @@
 What it fixes, before a number exists:
 
 - **Families and their search spaces.** Every agent family gets the same tuning budget: the same
-  number of settings (``SETTINGS_PER_FAMILY``), drawn from its declared space by a declared
-  random draw when the space is larger, the same seeds, the same horizon (``STEPS``, the full
+  number of settings (``SETTINGS_PER_FAMILY``), a declared Latin-hypercube design over its space
+  when the space is larger (every value of every dimension appears), the same seeds, the same horizon (``STEPS``, the full
   50,000) and the same update budget (64 Adam updates of 64 tuples per step, the paper's). BBB is
   tuned on each buffer it is reported on; so are the greedy agents (the paper's three epsilons
   share one learning rate); the Showdown agents run on the keep-all buffer, as in Riquelme et al.
@@ -50,10 +50,11 @@ REPORTED_SEEDS = tuple(range(8))
 ALPHA = 0.05
 DRAW_SEED = 35  # the declared random draw of settings from spaces larger than the budget
 
-_BBB_SPACE = {"prior": [0.02, 0.05, 0.1, list(MNIST_MIXTURE)], "rho_init": [-6.0, -5.0, -4.0],
-              "lr": [3e-4, 1e-3, 3e-3], "noise_sigma": [0.5, 1.0, 2.0],
-              "thompson_samples": [1, 2]}
+# one learning-rate grid for BBB and the greedy agents (the issue: "the epsilon-greedy agents'
+# learning rate from the same grid"); the greedy agents have nothing else to tune
 _LR8 = [1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2]
+_BBB_SPACE = {"prior": [0.02, 0.05, 0.1, list(MNIST_MIXTURE)], "rho_init": [-6.0, -5.0, -4.0],
+              "lr": _LR8, "noise_sigma": [0.5, 1.0, 2.0], "thompson_samples": [1, 2]}
 FAMILIES = {
     # family: the agents one run trains (stacked where they share a run), the buffer, the space
     "bbb_paper": dict(agents=["bbb"], buffer="paper", space=_BBB_SPACE),
@@ -90,15 +91,28 @@ REPORTED_ROWS = {"paper": ["fused_stacked"],
 
 def settings(family):
     """Return the declared settings of ``family``: its whole space when it holds at most
-    ``SETTINGS_PER_FAMILY`` points, else that many drawn without replacement by ``DRAW_SEED``
-    (in the space's order); each setting carries the family's fixed values."""
+    ``SETTINGS_PER_FAMILY`` points; else a Latin-hypercube design of that many: each dimension's
+    values repeated in turn to fill a column (every value appears, as evenly as the budget
+    allows), each column shuffled by ``DRAW_SEED`` (redrawn until no two settings coincide).
+    Every setting carries the family's fixed values."""
     spec = FAMILIES[family]
     keys = list(spec["space"])
-    points = [dict(zip(keys, v)) for v in itertools.product(*(spec["space"][k] for k in keys))]
-    if len(points) > SETTINGS_PER_FAMILY:
-        pick = sorted(random.Random(f"{DRAW_SEED}:{family}").sample(range(len(points)),
-                                                                    SETTINGS_PER_FAMILY))
-        points = [points[i] for i in pick]
+    n_points = 1
+    for k in keys:
+        n_points *= len(spec["space"][k])
+    if n_points <= SETTINGS_PER_FAMILY:
+        points = [dict(zip(keys, v)) for v in itertools.product(*(spec["space"][k] for k in keys))]
+    else:
+        for attempt in range(100):
+            cols = {}
+            for k in keys:
+                vals = spec["space"][k]
+                col = [vals[i % len(vals)] for i in range(SETTINGS_PER_FAMILY)]
+                random.Random(f"{DRAW_SEED}:{family}:{k}:{attempt}").shuffle(col)
+                cols[k] = col
+            points = [{k: cols[k][i] for k in keys} for i in range(SETTINGS_PER_FAMILY)]
+            if len({json.dumps(p, sort_keys=True) for p in points}) == len(points):
+                break
     return [{**p, **spec.get("fixed", {})} for p in points]
 
 

@@ -34,9 +34,15 @@ def test_every_family_gets_the_same_budget_from_inside_its_space():
         for s in chosen:
             for k, v in spec["space"].items():
                 assert s[k] in v, (family, k, s[k])
-    # the space larger than the budget is sampled, not truncated to its first points
-    bbb = P.settings("bbb_paper")
-    assert len({json.dumps(s["prior"]) for s in bbb}) > 1
+    # a space larger than the budget: a Latin-hypercube design, every value of every dimension
+    # appears (the eight learning rates once each), not the space's first points
+    for family in ("bbb_paper", "bbb_keep_all", "bootstrap", "neural_linear", "dropout"):
+        chosen = P.settings(family)
+        for k, values in P.FAMILIES[family]["space"].items():
+            seen = [json.dumps(s[k]) for s in chosen]
+            assert {json.dumps(v) for v in values} == set(seen), (family, k)
+            counts = [seen.count(json.dumps(v)) for v in values]
+            assert max(counts) - min(counts) <= 1, (family, k, counts)
 
 
 def test_the_smallest_holm_p_is_what_the_exact_test_gives():
