@@ -46,12 +46,15 @@ SCREEN_SEEDS = (100, 101)
 CONFIRM_SEEDS = (102, 103, 104, 105)
 SETTINGS_PER_FAMILY = 8
 CONTINUED = 2
-REPORTED_SEEDS = tuple(range(8))
+# fresh seeds: 0-3 were the reported seeds of the first protocol, on which the keep-all buffer and
+# the KL scaling were picked after their regret was seen (docs/choices.md); ten seeds, so that the
+# exact tests can resolve after Holm (smallest two-sided p 2 / 2^10)
+REPORTED_SEEDS = tuple(range(4, 14))
 ALPHA = 0.05
 DRAW_SEED = 35  # the declared random draw of settings from spaces larger than the budget
 
-# one learning-rate grid for BBB and the greedy agents (the issue: "the epsilon-greedy agents'
-# learning rate from the same grid"); the greedy agents have nothing else to tune
+# one learning-rate grid for every agent that trains a network (the issue: "the epsilon-greedy
+# agents' learning rate from the same grid"); the greedy agents have nothing else to tune
 _LR8 = [1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2]
 _BBB_SPACE = {"prior": [0.02, 0.05, 0.1, list(MNIST_MIXTURE)], "rho_init": [-6.0, -5.0, -4.0],
               "lr": _LR8, "noise_sigma": [0.5, 1.0, 2.0], "thompson_samples": [1, 2]}
@@ -63,16 +66,15 @@ FAMILIES = {
     "greedy_paper": dict(agents=["greedy", "eps1", "eps5"], buffer="paper", space={"lr": _LR8}),
     "greedy_keep_all": dict(agents=["greedy"], buffer="keep_all", space={"lr": _LR8}),
     "neural_linear": dict(agents=["neural_linear"], buffer="keep_all",
-                          space={"lr": [3e-4, 1e-3, 3e-3], "lambda_prior": [0.25, 1.0],
-                                 "a0": [3.0, 6.0]},
+                          space={"lr": _LR8, "lambda_prior": [0.25, 1.0], "a0": [3.0, 6.0]},
                           fixed={"refresh_every": 50}),
     "lin_full_post": dict(agents=["lin_full_post"], buffer="keep_all",
                           space={"lambda_prior": [0.01, 0.1, 0.25, 1.0], "a0": [3.0, 6.0]}),
     "bootstrap": dict(agents=["bootstrap"], buffer="keep_all",
-                      space={"lr": [3e-4, 1e-3, 3e-3], "heads": [3, 10],
+                      space={"lr": _LR8, "heads": [3, 10],
                              "resample": ["poisson", "bernoulli"]}),
     "dropout": dict(agents=["dropout"], buffer="keep_all",
-                    space={"lr": [3e-4, 1e-3, 3e-3], "keep_prob": [0.5, 0.7, 0.9]}),
+                    space={"lr": _LR8, "keep_prob": [0.5, 0.7, 0.9]}),
 }
 REPORTED = {"paper": ["bbb", "greedy", "eps1", "eps5"],
             "keep_all": ["bbb", "greedy", "neural_linear", "lin_full_post", "bootstrap", "dropout",
@@ -183,13 +185,26 @@ def plan(bench):
                    "rule": "screen: every setting on the screen seeds; confirm: the "
                            f"{CONTINUED} settings with the lowest mean final regret over the "
                            "screen seeds, on the confirm seeds; choice: the lowest mean final "
-                           "regret over all six tuning seeds (ties: the earlier setting)",
+                           "regret over all six tuning seeds (ties: the earlier setting). A "
+                           "family of several agents (the paper's greedy, 1 % and 5 % greedy, "
+                           "which share one learning rate) is scored by the mean of its agents' "
+                           "final regrets",
+                   "design": "a space larger than the budget: a Latin-hypercube design, each "
+                             "dimension balanced on its own (pairs of values are not)",
+                   "edges": "a choice at the edge of its grid is reported as such beside the "
+                            "agent's row; widening a grid is a new plan version for every "
+                            "family",
                    "families": families},
         "reported": {"seeds": list(REPORTED_SEEDS), "agents": REPORTED,
                      "figure": "median and inter-quartile band of cumulative regret per agent, "
                                "log regret axis, the paper's mean curve beside it",
                      "table": "mean ± sd, median, 'lowest on k of n seeds'"},
         "paper_regret": {a: {str(k): v for k, v in d.items()} for a, d in PAPER_FIGURE6.items()},
+        "vs_paper": {"claim": "BBB's mean regret at 50,000 steps on the paper's buffer against "
+                              "the paper's ~5,700 (read off its Figure 6)",
+                     "test": "helpers.stats.vs_published: the paper's value inside the 95 % "
+                             "t-interval of the mean over the reported seeds: 'matches the "
+                             "paper', else 'better' / 'worse than the paper by x'"},
         "tests": {"score": "cumulative regret at the last step", "pairing": "seed",
                   "test": "exact two-sided Wilcoxon signed-rank (helpers.stats.wilcoxon_exact); "
                           "exact sign test beside it",

@@ -65,7 +65,9 @@ def _seed_groups(family, seeds):
 
 
 def _mean_final(records):
-    finals = [f for r in records for f in r["final_per_seed"]]
+    """The tuning score of a family's records: the mean final regret over their seeds and over
+    the family's agents (the greedy family's three agents share its learning rate)."""
+    finals = [f for r in records for f in r["score_per_seed"]]
     return sum(finals) / len(finals)
 
 
@@ -202,7 +204,9 @@ def run_job(job, plan, scale=None):
            "buffer": job.family if job.stage == "reported" else P.FAMILIES[family]["buffer"],
            "setting_index": index, "setting": setting, "seeds": list(job.seeds),
            "steps": steps, "updates_per_step": updates,
-           "final_per_seed": res["final"][main], **res,
+           "final_per_seed": res["final"][main],
+           "score_per_seed": [sum(v) / len(v) for v in zip(*res["final"].values())],
+           **res,
            "machine": machine_info("cpu"), "code": code_version(), "scale": scale or None,
            "process_wall_s": round(time.perf_counter() - t0, 1),
            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

@@ -120,6 +120,8 @@ def test_the_driver_runs_every_stage_and_chooses_on_tuning_seeds_only(
     reported = {p.name for p in (tmp_path / "results").rglob("reported_*.json")}
     assert reported == {"reported_paper_bbb_s0.json", "reported_keep_all_lin_full_post_s0.json",
                         "reported_keep_all_uniform_s0.json"}
+    one = V.read(V.Job("screen", "bbb_paper", 0, (100, 101)))
+    assert one["score_per_seed"] == one["final_per_seed"]  # one agent: its own regret
     rec = json.loads(next((tmp_path / "results").rglob("reported_paper_bbb_s0.json")).read_text())
     assert rec["seeds"] == [0] and rec["setting_index"] == V.choice("bbb_paper", plan)[0]
     assert rec["code"]["commit"] is None or len(rec["code"]["commit"]) == 40
