@@ -62,14 +62,17 @@ METRICS = ("test_error", "nll", "brier", "ece", "auroc_entropy", "auroc_mi")
 
 def ivon_name(hp, seed, epochs):
     ess = float(hp.get("ess_factor", 1.0))
+    const = hp.get("schedule", "cosine") == "constant"
     return (f"ivon_h{hp['H']}_e{epochs}_lr{hp['lr']:g}_h0{hp['hess_init']:g}_wd{hp['weight_decay']:g}"
-            + (f"_ess{ess:g}" if ess != 1.0 else "") + f"_s{seed}").replace(".", "p")
+            + (f"_ess{ess:g}" if ess != 1.0 else "") + ("_const" if const else "")
+            + f"_s{seed}").replace(".", "p")
 
 
 def train_ivon(hp, data, seed, epochs, notebook=NB, on_epoch=None, eval_sets=("val",)):
     """Train an MLP with IVON (``hp``: H, lr, hess_init, weight_decay, batch_size, and
     ess_factor: the effective sample size in training-set sizes, default 1, the package's
-    documented use); return (model, optimizer, history). Cosine learning rate over ``epochs``;
+    documented use; schedule: 'cosine' (default) or 'constant'); return (model, optimizer,
+    history). Cosine learning rate over ``epochs`` unless constant;
     checkpoints every 5 epochs and resumes; ``on_epoch(epoch, model, optimizer)`` after each
     epoch."""
     import ivon
@@ -80,7 +83,11 @@ def train_ivon(hp, data, seed, epochs, notebook=NB, on_epoch=None, eval_sets=("v
     opt = ivon.IVON(model.parameters(), lr=hp["lr"], ess=N * float(hp.get("ess_factor", 1.0)),
                     hess_init=hp["hess_init"],
                     weight_decay=hp["weight_decay"], beta2=0.99999)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
+    schedule = hp.get("schedule", "cosine")
+    if schedule not in ("cosine", "constant"):
+        raise ValueError(f"schedule must be 'cosine' or 'constant', got {schedule!r}")
+    sched = (torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps) if schedule == "cosine"
+             else torch.optim.lr_scheduler.ConstantLR(opt, factor=1.0, total_iters=0))
     ck = checkpoints_dir() / notebook / f"{ivon_name(hp, seed, epochs)}.pt"
     history, start, wall = [], 0, 0.0
     if ck.exists():

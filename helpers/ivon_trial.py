@@ -24,14 +24,16 @@ RULES = {
                 "epochs, then to the earlier trial"),
 }
 DEFAULTS = dict(H=400, batch_size=128, ess_factor=1.0, weight_decay=1e-4, hess_init=1.0,
-                data="MNIST", epochs=30)  # the engine sets epochs to the search's max_epochs
+                data="MNIST", epochs=30,  # the engine sets epochs to the search's max_epochs
+                schedule="cosine")
 REQUIRED = ("lr", "seed")
 
 
 def make(settings):
     """Return the configuration of one IVON setting: ``lr``, ``hess_init``, ``weight_decay``,
     ``ess_factor`` (IVON's effective sample size = ess_factor x training set size; the package's
-    documented use is 1), ``H``, ``batch_size``, ``epochs``, ``seed``, ``data``."""
+    documented use is 1), ``schedule`` ('cosine' over the epochs, or 'constant' as in the
+    package's README loop), ``H``, ``batch_size``, ``epochs``, ``seed``, ``data``."""
     known = set(DEFAULTS) | set(REQUIRED)
     unknown = sorted(set(settings) - known)
     if unknown:
@@ -43,6 +45,8 @@ def make(settings):
     for k in ("lr", "hess_init", "ess_factor"):
         if not float(cfg[k]) > 0:
             raise ValueError(f"IVON's {k} must be > 0, got {cfg[k]!r}")
+    if cfg["schedule"] not in ("cosine", "constant"):
+        raise ValueError(f"IVON's schedule must be 'cosine' or 'constant', got {cfg['schedule']!r}")
     if float(cfg["weight_decay"]) < 0:
         raise ValueError(f"IVON's weight_decay must be >= 0, got {cfg['weight_decay']!r}")
     cfg["epochs"], cfg["seed"], cfg["H"] = int(cfg["epochs"]), int(cfg["seed"]), int(cfg["H"])

@@ -45,8 +45,12 @@ def test_the_ivon_trial_checks_its_settings():
         IT.make({"seed": 0})
     with pytest.raises(ValueError, match="hess_init"):
         IT.make({"lr": 0.1, "seed": 0, "hess_init": 0.0})
+    with pytest.raises(ValueError, match="schedule"):
+        IT.make({"lr": 0.1, "seed": 0, "schedule": "step"})
     c = IT.make({"lr": 0.1, "seed": 3, "ess_factor": 2.0})
     assert "ess2" in IT.name(c) and "ess" not in IT.name(IT.make({"lr": 0.1, "seed": 3}))
+    # the plan's IVON trains at a constant rate, and its checkpoints say so
+    assert all(c["schedule"] == "constant" and "_const_" in IT.name(c) for c in A.configs("ivon"))
 
 
 def test_trials_run_from_epoch_zero_and_the_choice_is_the_lowest_validation_nll(
@@ -55,7 +59,8 @@ def test_trials_run_from_epoch_zero_and_the_choice_is_the_lowest_validation_nll(
     monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "results"))
     monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
     small = {"map": [dict(method="sgd", H=16, lr=lr, seed=100, epochs=2) for lr in (1e-3, 3e-3)],
-             "ivon": [dict(H=16, lr=lr, hess_init=0.1, seed=100, epochs=2) for lr in (0.1, 0.3)]}
+             "ivon": [dict(H=16, lr=lr, hess_init=0.1, seed=100, epochs=2, schedule=sch)
+                      for lr, sch in ((0.1, "constant"), (0.3, "cosine"))]}
     made = {m: [resolve_trial(A.SEARCHES[m]["trial"]).make(c) for c in cs]
             for m, cs in small.items()}
     monkeypatch.setattr(A, "configs", lambda m: made[m])
