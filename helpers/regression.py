@@ -614,8 +614,8 @@ def verdict_rows(verdicts_rec, family):
     """Return (header, rows) of one family of the stored verdicts: the claim, the score, the
     paired mean difference (BBB - rival) with its 95 % interval, Holm's p, the sign test's p,
     and the verdict."""
-    header = ["claim", "score", "seeds", "mean difference", "95 % interval", "p (Holm)",
-              "p (sign test)", "verdict"]
+    header = ["claim", "score", "seeds", "mean difference", "95 % interval (unadjusted)",
+              "p (Holm)", "p (sign test)", "verdict"]
     rows = []
     for name, res in verdicts_rec["metrics"][family].items():
         claim, what = _claim_label(name)
@@ -627,9 +627,23 @@ def verdict_rows(verdicts_rec, family):
     return header, rows
 
 
+def widening_lines(per_seed):
+    """Return one line per method: on how many seeds its std ratio (away / near the data) is
+    above 1 - descriptive, not one of the plan's tests."""
+    out = []
+    for m, rows in per_seed.items():
+        above = sum(r["std_ratio"] > 1.0 + 1e-6 for r in rows)
+        out.append(f"{LABELS[m]:<26} std ratio above 1 on {above} of {len(rows)} seeds")
+    return out
+
+
 def verdict_counts(verdicts_rec):
     """Return one sentence per family: how many of its claims hold, are reversed, are not
-    resolved (the words of helpers.stats)."""
+    resolved (the words of helpers.stats); and the smallest p the exact sign test can reach at
+    this many seeds (at five it cannot go below 0.05: the verdicts rest on the t-test)."""
+    from .stats import sign_test
+    n = len(verdicts_rec["seed"])
+    floor = sign_test([1.0] * n, [0.0] * n)["p"]
     out = []
     for family, claims in verdicts_rec["metrics"].items():
         words = [r["verdict"] for r in claims.values()]
@@ -637,6 +651,8 @@ def verdict_counts(verdicts_rec):
         out.append(f"{family}: of {len(words)} claims 'BBB better than a rival', {held} hold, "
                    f"{rev} are reversed (the rival is better), {len(words) - held - rev} are "
                    f"not resolved at {len(verdicts_rec['seed'])} seeds")
+    out.append(f"(at {n} seeds the exact sign test's smallest two-sided p is {floor:.4f}; "
+               "the verdicts use the paired t-test, Holm-adjusted, as the plan declares)")
     return out
 
 
