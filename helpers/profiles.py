@@ -202,7 +202,7 @@ PROFILES["06_alternatives"] = {
     # small grid searched with the same rule (helpers.alternatives.tune_ivon); MC dropout and BBB
     # take the choices of notebooks 05 and 01; Laplace sets its prior precision by marginal
     # likelihood
-    "smoke": dict(H=50, n_train=2000, n_eval=250, seeds=(0,), eval_samples=4, ensemble_size=2,
+    "smoke": dict(H=50, n_train=2000, n_eval=100, seeds=(0,), eval_samples=4, ensemble_size=2,
                   angles=(0, 90, 180), ivon_epochs=2,
                   ivon_grid=[dict(lr=0.2, hess_init=0.1, weight_decay=1e-4)],
                   sweep=dict(max_epochs=2, grace=1, reduction=3, epoch_step=1, seed=100,
