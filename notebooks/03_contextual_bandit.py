@@ -27,6 +27,15 @@
 # cores): most of a day on this machine.
 
 # %% [markdown]
+# **A fairer version is planned.** The agents below were not tuned alike: BBB's recipe was tuned
+# on two seeds, the greedy agents not at all, and the Showdown agents (Riquelme et al. 2018)
+# are not in this figure yet. Version 2 gives every agent family the same tuning budget at the
+# full 50,000 steps (eight settings on two tuning seeds, the best two on four more) and ten
+# fresh reported seeds, with exact paired tests. Its plan, committed before any of its runs, is
+# [`plan_v2.json`](../results/03_contextual_bandit/plan_v2.json) (`tools/bandit_v2.py` runs
+# it); it has not run yet. Read the verdicts below as version 1's.
+
+# %% [markdown]
 # ## Parameters
 
 # %% tags=["parameters"]
