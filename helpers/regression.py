@@ -437,6 +437,7 @@ def band_plot(ax, curve, x_grid, x_train, y_train, title, ylim=None, true_mean=N
     ax.plot(xs, q["0.5"], c="C3", lw=1.5, label="median")
     if true_mean is not None:
         ax.plot(xs, true_mean, c="k", lw=1.0, ls="--", label="truth: E[y | x]")
+    ax.axvspan(0, 0.5, color="0.93", zorder=0, label="training range")
     ax.scatter(x_train, y_train, s=5, c="k", marker="x", lw=0.5, label="training data")
     ax.set(xlim=(-0.2, 1.2), xlabel="x", ylabel="y", title=title)
     if ylim is not None:
@@ -664,3 +665,35 @@ def load_verdicts():
     from .utils import results_dir
     path = results_dir() / NB / f"{VERDICTS}.json"
     return json.loads(path.read_text()) if path.exists() else None
+
+
+def what_it_shows(verdicts_rec):
+    """Return markdown bullets of the declared tests' outcome, read from the verdicts record:
+    per family the claims that hold, those reversed, how many are not resolved, and why a claim
+    whose unadjusted interval excludes 0 can still be "not resolved"."""
+    from .stats import sign_test
+    n = len(verdicts_rec["seed"])
+    out = []
+    for family, claims in verdicts_rec["metrics"].items():
+        held = [c for c, r in claims.items() if r["verdict"] == "holds"]
+        rev = [c for c, r in claims.items() if r["verdict"] == "reversed"]
+        rest = len(claims) - len(held) - len(rev)
+
+        def words(names, swap=False):
+            out = []
+            for c in names:
+                claim, what = _claim_label(c)
+                if swap:  # a reversed claim: the rival is the better one
+                    claim = " < ".join(reversed(claim.split(" < ")))
+                out.append(f"{claim} ({what})")
+            return "; ".join(out) or "none"
+        out.append(f"- **{family.capitalize()}**, BBB better (holds): {words(held)}. "
+                   f"The rival better (reversed): {words(rev, swap=True)}. Not resolved at {n} seeds: "
+                   f"{rest} of {len(claims)}.")
+    floor = sign_test([1.0] * n, [0.0] * n)["p"]
+    fam = max(len(c) for c in verdicts_rec["metrics"].values())
+    out.append(f"- Why an interval that excludes 0 can still read \"not resolved\": the verdict "
+               f"uses Holm's adjustment over the {fam} claims of a family, so the smallest raw p "
+               f"must be below {0.05 / fam:.4f}; and with {n} seeds even a win on every seed "
+               f"gives the exact sign test p = {floor:.4f}.")
+    return "\n".join(out)

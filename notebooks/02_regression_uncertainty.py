@@ -55,6 +55,7 @@ import matplotlib.pyplot as plt
 
 import helpers as H
 from helpers import regression as R
+from helpers.report import show_markdown
 
 # %%
 cfg = H.get_profile("02_regression_uncertainty", PROFILE, n_train=N_TRAIN, steps=STEPS,
@@ -104,6 +105,24 @@ print(f"root-mean-square noise on y over [0, 0.5]: {R.effective_noise_std(NOISE_
 # With the standard-deviation reading the points hug the curve except where it is steep; with
 # the variance reading the phase noise smears them over the whole range of the sines, so the
 # curve can hardly be recovered. The printed scatter is the noise level a model should learn.
+# The red curve $\mathbb E[y\mid x]$ differs between the panels for the same reason: averaging
+# the sines over a wide phase noise flattens them.
+
+# %% [markdown]
+# ### How Bayes by Backprop makes a band
+#
+# BBB keeps a Gaussian $q(\mathbf w)=\prod_j \mathcal N(w_j;\mu_j,\sigma_j^2)$ over every
+# weight, $\sigma_j=\log(1+e^{\rho_j})$. Training minimises
+# $$\mathcal F = \mathrm{KL}\big[q(\mathbf w)\,\|\,p(\mathbf w)\big]
+#   - \mathbb E_{q(\mathbf w)}\big[\log p(\mathcal D\mid\mathbf w)\big],$$
+# estimated with weights drawn as $\mathbf w=\boldsymbol\mu+\boldsymbol\sigma\odot
+# \boldsymbol\epsilon$, $\boldsymbol\epsilon\sim\mathcal N(0,I)$, so that gradients reach
+# $\mu$ and $\rho$ (the reparameterisation; [notebook 00](00_theory.ipynb) derives it). Here the
+# whole data set is one minibatch, so the KL enters with weight 1 ("the full KL"). To predict,
+# the network is run with many weight draws, and each draw's output is blurred by the learned
+# noise $\sigma$: where the data do not pin the weights down, the draws disagree and the band
+# opens. **MC dropout** draws random dropout masks instead of weights; a **deep ensemble** uses a
+# few networks trained from different starts.
 
 # %% [markdown]
 # ## 2. Training every method on every seed
@@ -269,11 +288,18 @@ if verdicts:
     H.show_table(*R.verdict_rows(verdicts, "near the data"));
 
 # %% [markdown]
-# **What it shows.** The counts above, and the per-claim rows, are the answer to the question
-# of this notebook on this task: a method earns "better" only where five paired seeds resolve
-# it. A wider band is not automatically a better one — the NLL and coverage away from the data
-# say whether the extra width covers the truth or overshoots it. The standard network's
-# coverage away from the data shows what a band that does not widen misses.
+# **What it shows**, read from the tests above (a method earns "better" only where the paired
+# seeds resolve it; a wider band is not by itself a better one):
+
+# %%
+if verdicts:
+    show_markdown(R.what_it_shows(verdicts))
+
+# %% [markdown]
+# Look also at the per-seed values in the tables: a mean coverage near its target can hide seeds
+# that are too wide and one that is too narrow. Inside the training range every method covers
+# more than 50 % with its central 50 % interval: the noise on $y$ is not Gaussian and varies
+# with $x$ (section 1), while every model learns one Gaussian $\sigma$.
 #
 # ## Takeaways
 #
