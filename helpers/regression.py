@@ -357,6 +357,8 @@ def load_fits(profile, noise_std, methods=ORDER):
             or rec["config"] != json.loads(json.dumps(fits_config(profile, noise_std, methods)))):
         return None
     rec["summary"] = {m: json.loads(f.read_text())["metrics"] for m, f in zip(methods, files)}
+    if any(set(SCORES) - set(s) for s in rec["summary"].values()):
+        return None  # written by an older version that scored less: train again
     return rec
 
 

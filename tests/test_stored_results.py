@@ -35,6 +35,12 @@ def test_regression_fits_are_trained_only_when_asked_then_read_back():
     assert again["created"] == rec["created"] and again["metrics"] == rec["metrics"]
     # other settings are not read back from this run
     assert R.build_fits(TINY_02, 0.03, train=False) is None
+    # a run of an older version that scored less is not read back either (it would lack scores)
+    path = results_dir() / R.NB / "mle.json"
+    old = json.loads(path.read_text())
+    del old["metrics"]["coverage50_in"]
+    path.write_text(json.dumps(old))
+    assert R.build_fits(TINY_02, 0.02, train=False) is None
 
 
 def test_regression_figures_draw_from_stored_curves():
