@@ -640,22 +640,35 @@ def widening_lines(per_seed):
     return out
 
 
+def tally(verdicts_rec):
+    """Return {family: {"holds": [claims], "reversed": [claims], "claims": n}} of the stored
+    verdicts: what every summary of notebook 02's tests (notebook, README) counts."""
+    return {family: {"holds": [c for c, r in claims.items() if r["verdict"] == "holds"],
+                     "reversed": [c for c, r in claims.items() if r["verdict"] == "reversed"],
+                     "claims": len(claims)}
+            for family, claims in verdicts_rec["metrics"].items()}
+
+
+def _sign_floor(n):
+    """The smallest two-sided p of the exact sign test at n seeds (a win on every seed)."""
+    from .stats import sign_test
+    return sign_test([1.0] * n, [0.0] * n)["p"]
+
+
 def verdict_counts(verdicts_rec):
     """Return one sentence per family: how many of its claims hold, are reversed, are not
     resolved (the words of helpers.stats); and the smallest p the exact sign test can reach at
     this many seeds (at five it cannot go below 0.05: the verdicts rest on the t-test)."""
-    from .stats import sign_test
     n = len(verdicts_rec["seed"])
-    floor = sign_test([1.0] * n, [0.0] * n)["p"]
     out = []
-    for family, claims in verdicts_rec["metrics"].items():
-        words = [r["verdict"] for r in claims.values()]
-        held, rev = words.count("holds"), words.count("reversed")
-        out.append(f"{family}: of {len(words)} claims 'BBB better than a rival', {held} hold, "
-                   f"{rev} are reversed (the rival is better), {len(words) - held - rev} are "
-                   f"not resolved at {len(verdicts_rec['seed'])} seeds")
-    out.append(f"(at {n} seeds the exact sign test's smallest two-sided p is {floor:.4f}; "
-               "the verdicts use the paired t-test, Holm-adjusted, as the plan declares)")
+    for family, t in tally(verdicts_rec).items():
+        held, rev = len(t["holds"]), len(t["reversed"])
+        out.append(f"{family}: of {t['claims']} claims 'BBB better than a rival', {held} hold, "
+                   f"{rev} are reversed (the rival is better), {t['claims'] - held - rev} are "
+                   f"not resolved at {n} seeds")
+    out.append(f"(at {n} seeds the exact sign test's smallest two-sided p is "
+               f"{_sign_floor(n):.4f}; the verdicts use the paired t-test, Holm-adjusted, as the "
+               "plan declares)")
     return out
 
 
@@ -669,33 +682,33 @@ def load_verdicts():
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def _claim_words(names, swap=False):
+    """The claims ``names`` in words; ``swap``: reversed claims, the rival named first."""
+    out = []
+    for c in names:
+        claim, what = _claim_label(c)
+        if swap:
+            claim = " < ".join(reversed(claim.split(" < ")))
+        out.append(f"{claim} ({what})")
+    return "; ".join(out) or "none"
+
+
 def what_it_shows(verdicts_rec):
     """Return markdown bullets of the declared tests' outcome, read from the verdicts record:
     per family the claims that hold, those reversed, how many are not resolved, and why a claim
     whose unadjusted interval excludes 0 can still be "not resolved"."""
-    from .stats import sign_test
     n = len(verdicts_rec["seed"])
     out = []
-    for family, claims in verdicts_rec["metrics"].items():
-        held = [c for c, r in claims.items() if r["verdict"] == "holds"]
-        rev = [c for c, r in claims.items() if r["verdict"] == "reversed"]
-        rest = len(claims) - len(held) - len(rev)
-
-        def words(names, swap=False):
-            out = []
-            for c in names:
-                claim, what = _claim_label(c)
-                if swap:  # a reversed claim: the rival is the better one
-                    claim = " < ".join(reversed(claim.split(" < ")))
-                out.append(f"{claim} ({what})")
-            return "; ".join(out) or "none"
-        out.append(f"- **{family.capitalize()}**, BBB better (holds): {words(held)}. "
-                   f"The rival better (reversed): {words(rev, swap=True)}. Not resolved at {n} seeds: "
-                   f"{rest} of {len(claims)}.")
-    floor = sign_test([1.0] * n, [0.0] * n)["p"]
-    fam = max(len(c) for c in verdicts_rec["metrics"].values())
+    for family, t in tally(verdicts_rec).items():
+        rest = t["claims"] - len(t["holds"]) - len(t["reversed"])
+        out.append(f"- **{family.capitalize()}**, BBB better (holds): "
+                   f"{_claim_words(t['holds'])}. The rival better (reversed): "
+                   f"{_claim_words(t['reversed'], swap=True)}. Not resolved at {n} seeds: "
+                   f"{rest} of {t['claims']}.")
+    fam = max(t["claims"] for t in tally(verdicts_rec).values())
+    alpha = next(iter(next(iter(verdicts_rec["metrics"].values())).values()))["alpha"]
     out.append(f"- Why an interval that excludes 0 can still read \"not resolved\": the verdict "
                f"uses Holm's adjustment over the {fam} claims of a family, so the smallest raw p "
-               f"must be below {0.05 / fam:.4f}; and with {n} seeds even a win on every seed "
-               f"gives the exact sign test p = {floor:.4f}.")
+               f"must be below {alpha / fam:.4f}; and with {n} seeds even a win on every seed "
+               f"gives the exact sign test p = {_sign_floor(n):.4f}.")
     return "\n".join(out)

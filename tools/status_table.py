@@ -56,11 +56,12 @@ def _regression_verdict():
     v = _load("02_regression_uncertainty/verdicts.json")
     if not v:
         return "declared tests not run yet"
+    _stats()  # puts the project on the path
+    from helpers.regression import tally
     parts = []
-    for family, claims in v["metrics"].items():
-        words = [c["verdict"] for c in claims.values()]
-        held, rev = words.count("holds"), words.count("reversed")
-        parts.append(f"{family.split()[0]} {held}/{len(words)} hold"
+    for family, t in tally(v).items():
+        held, rev = len(t["holds"]), len(t["reversed"])
+        parts.append(f"{family.split()[0]} {held}/{t['claims']} hold"
                      + (f", {rev} reversed" if rev else ""))
     return "BBB vs truth (declared tests): " + "; ".join(parts)
 
