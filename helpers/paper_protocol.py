@@ -255,15 +255,24 @@ def run_job(job, data, s, log=print):
     return rec
 
 
-def drive(data, s, log=print, poll_s=30, max_jobs=None, stop_after_stage=None):
+def drive(data, s, log=print, poll_s=30, max_jobs=None, stop_after_stage=None, methods=None):
     """Take and run ready jobs until none is left (waiting while another process finishes a stage
-    this one needs); return the number of jobs this process ran."""
+    this one needs); return the number of jobs this process ran. ``methods`` (optional): take only
+    those methods' jobs (which process runs a job changes no number: each run is seeded alone)."""
+    if methods is not None:
+        bad = sorted(set(methods) - set(COST_ORDER))
+        if bad:
+            raise ValueError(f"unknown methods {bad}; choose among {list(COST_ORDER)}")
     code_version()  # read now, before any job: the records name the code this process loaded
     ran = 0
     while max_jobs is None or ran < max_jobs:
         ready, remaining = plan_jobs(s)
         if stop_after_stage is not None:
             ready = [j for j in ready if STAGES.index(j.stage) <= STAGES.index(stop_after_stage)]
+        if methods is not None:
+            ready = [j for j in ready if j.cfg.method in methods]
+            if not ready:
+                break
         if not ready and remaining == 0:
             break
         took = None

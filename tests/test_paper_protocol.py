@@ -82,6 +82,13 @@ def test_the_smoke_campaign_runs_every_stage_and_the_search_sees_no_test_set(sha
     monkeypatch.setenv("BBB_DATA_DIR", str(shared_data))
     s = P.settings("smoke")
     data = H.load_mnist(scale="paper", n_train=s["n_train"], n_test=s["n_eval"])
+    with pytest.raises(ValueError, match="unknown methods"):
+        P.drive(data, s, log=lambda m: None, methods=["adam"])
+    # a process restricted to one method runs that method's jobs, every stage, and nothing else
+    assert P.drive(data, s, log=lambda m: None, poll_s=0.01, methods=["sgd"]) > 0
+    done = [json.loads(p.read_text())["config"]["method"]
+            for p in P.root().glob("*/*.json") if p.parent.name in ("search", "runs")]
+    assert done and set(done) == {"sgd"}
     assert P.drive(data, s, log=lambda m: None, poll_s=0.01) > 0
     ready, remaining = P.plan_jobs(s)
     assert ready == [] and remaining == 0

@@ -3,6 +3,7 @@
     python tools/paper_protocol.py plan    [--profile default]   # measure s/epoch, write plan.json
     python tools/paper_protocol.py run     [--profile default] [--widths 1200] [--threads 1]
                                            [--device cpu|cuda]
+                                           [--methods sgd dropout]
     python tools/paper_protocol.py status  [--profile default]
 
 ``plan`` writes results/01_mnist_classification/paper_protocol/plan.json: the declared grid,
@@ -170,7 +171,8 @@ def cmd_run(args):
     device = get_device(args.device)  # a clear error when CUDA is asked for and absent
     data = H.load_mnist(scale="paper", n_train=s["n_train"], n_test=s["n_eval"], device=device)
     n = P.drive(data, s, log=lambda m: print(m, flush=True), poll_s=args.poll,
-                max_jobs=args.max_jobs, stop_after_stage=args.until)
+                max_jobs=args.max_jobs, stop_after_stage=args.until,
+                methods=args.methods)
     print(f"ran {n} jobs; {P.plan_jobs(s)[1]} still to do")
 
 
@@ -203,6 +205,8 @@ def main(argv=None):
     ap.add_argument("--max-jobs", type=int, default=None)
     ap.add_argument("--until", choices=["screen", "continue", "final"], default=None)
     ap.add_argument("--force", action="store_true")
+    ap.add_argument("--methods", nargs="*", default=None,
+                    help="take only these methods' jobs (e.g. sgd dropout: the short runs)")
     args = ap.parse_args(argv)
     from helpers.utils import use_profile_outputs
     use_profile_outputs(args.profile)  # only `default` writes the committed results
