@@ -1,11 +1,20 @@
-"""Notebook 06's plan, version 2 (issue 34, item 2): equal searches for every trained method,
+"""Notebook 06's plan, version 3 (issue 34, item 2): equal searches for every trained method,
 declared and committed before any of its numbers; and the runner of its searches.
+
+Version 3 widens every grid to 4 x 4 = 16 trials. Why: version 2's first finished search (MAP,
+results/06_alternatives/v2/search/map/, validation only) chose learning rate 3e-4 and weight decay
+1e-3, both at an edge of its grid, and version 2 declared that "widening a grid is a new plan
+version for every method". So every Adam method's learning rate now spans 1e-4..3e-3 (a factor
+of 30), MAP's weight decay 1e-5..1e-2, IVON's hess_init 0.01..10 (a decade either side of the
+package's default 1.0); no test number of version 2 existed (docs/choices.md). Version 2's plan
+and MAP records stay as they were, for the record; version 3 trains all of its trials itself
+(the nine it shares with version 2 repeat them: a check of determinism).
 
 Today notebook 06 searches MAP (6 trials, ASHA) and IVON (2 settings) itself, and takes MC
 dropout's and BBB's settings from notebooks 05 and 01, whose searches had other budgets. Version 2
 gives every method it trains the same search:
 
-- ``TRIALS`` = 12 settings each, from the spaces in ``SEARCHES`` (every grid has a numeric
+- ``TRIALS`` = 16 settings each, from the spaces in ``SEARCHES`` (every grid has a numeric
   dimension of three values or more, so a choice at its edge is visible; IVON's learning rate
   spans a factor of 33 around the package's documented 0.1), each trained for ``MAX_EPOCHS`` = 30
   epochs from a random start, with no early stopping (no ASHA, no warm start: nobody gets a head
@@ -21,8 +30,8 @@ gives every method it trains the same search:
   every method; claims "BBB better than X" on test NLL and on the MNIST -> Fashion-MNIST AUROC,
   paired two-sided t-tests (``helpers.stats.ordering_family``), Holm within each family.
 
-``write_plan()`` writes ``results/06_alternatives/plan_v2.json``; the searches write one record
-per trial under ``results/06_alternatives/v2/search/<method>/`` (``run_trial``); a trial killed
+``write_plan()`` writes ``results/06_alternatives/plan_v3.json``; the searches write one record
+per trial under ``results/06_alternatives/v3/search/<method>/`` (``run_trial``); a trial killed
 before its last epoch starts again from epoch 0 (its validation NLL curve must be whole, and a
 trial is minutes). The final runs and the notebook follow in a later step of the issue.
 """
@@ -33,17 +42,24 @@ from .profiles import CLASSIFICATION_TRIAL, MNIST_MIXTURE
 from .sweep import choose, expand, resolve_trial, run_local_trial
 
 NB = "06_alternatives"
-VERSION = 2
-PLAN = Path("results") / NB / "plan_v2.json"
-GOVERNS = [f"results/{NB}/v2/**"]
+VERSION = 3
+PLAN = Path("results") / NB / f"plan_v{VERSION}.json"
+GOVERNS = [f"results/{NB}/v{VERSION}/**"]
+SUPERSEDES = {"version": 2, "plan": f"results/{NB}/plan_v2.json",
+              "why": "version 2's MAP search chose lr 3e-4 and weight decay 1e-3, each at an "
+                     "edge of its grid (validation NLL; results/06_alternatives/v2/search/map/); "
+                     "version 2's edge rule: widening a grid is a new plan version for every "
+                     "method. No test number of version 2 existed.",
+              "changes": "every grid 4 x 4 (16 trials per method): Adam learning rates "
+                         "1e-4..3e-3, MAP weight decay 1e-5..1e-2, IVON hess_init 0.01..10"}
 H, MAX_EPOCHS, EPOCH_STEP, SEARCH_SEED = 400, 30, 5, 100
-METRIC, EVAL_SAMPLES, TRIALS = "val_nll", 10, 12
+METRIC, EVAL_SAMPLES, TRIALS = "val_nll", 10, 16
 IVON_TRIAL = "helpers.ivon_trial:TRIAL"
-_LR = [3e-4, 1e-3, 3e-3]
+_LR = [1e-4, 3e-4, 1e-3, 3e-3]  # a factor of 30
 _PI, _S1, _S2 = MNIST_MIXTURE
 SEARCHES = {
     "map": dict(trial=CLASSIFICATION_TRIAL, base=dict(method="sgd", H=H),
-                grid=dict(lr=_LR, weight_decay=[1e-6, 1e-5, 1e-4, 1e-3])),
+                grid=dict(lr=_LR, weight_decay=[1e-5, 1e-4, 1e-3, 1e-2])),
     "mc_dropout": dict(trial=CLASSIFICATION_TRIAL,
                        base=dict(method="dropout", H=H, weight_decay=1e-4),
                        grid=dict(lr=_LR, dropout=[0.1, 0.25, 0.4, 0.55])),
@@ -53,7 +69,7 @@ SEARCHES = {
                 grid=dict(lr=_LR, rho_init=[-7.0, -6.0, -5.0, -4.0])),
     "ivon": dict(trial=IVON_TRIAL,
                  base=dict(H=H, weight_decay=1e-4, ess_factor=1.0, schedule="constant"),
-                 grid=dict(lr=[0.03, 0.1, 0.3, 1.0], hess_init=[0.01, 0.1, 1.0])),
+                 grid=dict(lr=[0.03, 0.1, 0.3, 1.0], hess_init=[0.01, 0.1, 1.0, 10.0])),
 }
 REPORTED_SEEDS = tuple(range(10))  # ten: the exact sign test can resolve after Holm over 7
 ENSEMBLE_SIZE = 5
@@ -75,7 +91,7 @@ RIVALS = ("map", "mc_dropout", "ensemble", "ivon", "laplace_ll_kron", "laplace_d
 def plan(cost=None):
     """Return the plan (a plain dict); ``cost``: the estimate written with it (``estimate``)."""
     return {
-        "version": VERSION, "notebook": NB,
+        "version": VERSION, "notebook": NB, "supersedes": SUPERSEDES,
         "question": "With the same search for every method it trains, is BBB's predictive on "
                     "MNIST better calibrated, and does it detect Fashion-MNIST better, than MAP, "
                     "MC dropout, a deep ensemble, IVON and Laplace?",
@@ -186,7 +202,7 @@ def write_plan(root=None):
 def trial_path(method, config):
     from .utils import results_dir
     name = resolve_trial(SEARCHES[method]["trial"]).name(config)
-    return results_dir() / NB / "v2" / "search" / method / f"{name}.json"
+    return results_dir() / NB / f"v{VERSION}" / "search" / method / f"{name}.json"
 
 
 def pending(methods=None):
@@ -206,11 +222,11 @@ def run_trial(method, config, n_train=None, n_eval=None, threads=1):
     from .utils import atomic_write_bytes, checkpoints_dir, machine_info
     trial = resolve_trial(SEARCHES[method]["trial"])
     if SEARCHES[method]["trial"] == CLASSIFICATION_TRIAL:
-        ck = trial_checkpoint(RunConfig.from_dict(config), f"{NB}/v2")
+        ck = trial_checkpoint(RunConfig.from_dict(config), f"{NB}/v{VERSION}")
     else:
-        ck = checkpoints_dir() / f"{NB}/v2" / f"{trial.name(config)}.pt"
+        ck = checkpoints_dir() / f"{NB}/v{VERSION}" / f"{trial.name(config)}.pt"
     ck.unlink(missing_ok=True)
-    fixed = {"notebook": f"{NB}/v2", "threads": threads, "n_train": n_train, "n_eval": n_eval,
+    fixed = {"notebook": f"{NB}/v{VERSION}", "threads": threads, "n_train": n_train, "n_eval": n_eval,
              "eval_samples": EVAL_SAMPLES, "checkpoint_every": 5}
     t0 = time.perf_counter()
     row = run_local_trial(trial, config, fixed, epoch_step=EPOCH_STEP, metric=METRIC)

@@ -37,11 +37,13 @@
 # %% [markdown]
 # **A fairer version is under way.** The rows below come from unequal searches: MAP and IVON
 # were searched here, while MC dropout and BBB took their settings from notebooks 05 and 01,
-# whose searches had other budgets. Version 2 of this comparison gives every method it trains
-# the same search (12 trials, 30 epochs, no early stopping, no warm start, chosen on validation
+# whose searches had other budgets. Version 3 of this comparison gives every method it trains
+# the same search (16 trials, 30 epochs, no early stopping, no warm start, chosen on validation
 # NLL) and ten paired seeds. Its plan, committed before any of its numbers, is
-# [`plan_v2.json`](../results/06_alternatives/plan_v2.json); its searches are running
-# (`tools/alternatives_v2.py`). Until they finish, read the verdicts below as version 1's.
+# [`plan_v3.json`](../results/06_alternatives/plan_v3.json); it widens version 2's grids, whose
+# first search (MAP) chose at two edges ([docs/choices.md](../docs/choices.md)). Its searches
+# run with `tools/alternatives_search.py`. Until they finish, read the verdicts below as
+# version 1's.
 
 # %% [markdown]
 # ## Parameters

@@ -1,4 +1,4 @@
-"""Notebook 06's plan v2 (helpers/alternatives_plan.py) and its IVON trial: equal searches for
+"""Notebook 06's plan v3 (helpers/alternatives_plan.py) and its IVON trial: equal searches for
 every method, no head start, validation only, the plan committed before its numbers."""
 import json
 import subprocess
@@ -27,7 +27,7 @@ def test_the_committed_plan_is_valid_and_is_the_codes():
 
 def test_breaches_are_found():
     p = json.loads(json.dumps(A.plan()))
-    p["searches"]["ivon"]["grid"]["lr"] = [0.1, 0.3]  # 6 trials instead of 12
+    p["searches"]["ivon"]["grid"]["lr"] = [0.1, 0.3]  # 8 trials instead of 16
     p["searches"]["map"]["grid"] = {"lr": [1e-3, 3e-3], "weight_decay": [1e-5, 1e-4]}
     p["budget"]["early_stopping"] = "ASHA"
     p["reported_seeds"] = [0, 100]
@@ -65,7 +65,7 @@ def test_trials_run_from_epoch_zero_and_the_choice_is_the_lowest_validation_nll(
             for m, cs in small.items()}
     monkeypatch.setattr(A, "configs", lambda m: made[m])
     # a leftover checkpoint of a killed attempt: the trial starts again from epoch 0
-    ck = tmp_path / "checkpoints" / f"{A.NB}/v2" / f"{IT.name(made['ivon'][0])}.pt"
+    ck = tmp_path / "checkpoints" / f"{A.NB}/v{A.VERSION}" / f"{IT.name(made['ivon'][0])}.pt"
     ck.parent.mkdir(parents=True)
     ck.write_bytes(b"half-written")
     for m in small:

@@ -1,12 +1,13 @@
-"""Notebook 06's plan v2 (results/06_alternatives/plan_v2.json): its equal searches, run.
+"""Notebook 06's plan (results/06_alternatives/plan_v3.json; helpers.alternatives_plan): its
+equal searches, run.
 
-    python tools/alternatives_v2.py search [--methods map ivon] [--max-trials N]
-    python tools/alternatives_v2.py status
+    python tools/alternatives_search.py search [--methods map ivon] [--max-trials N]
+    python tools/alternatives_search.py status
 
-``search`` trains the declared trials that have no record yet (helpers.alternatives_plan: 12 per
+``search`` trains the declared trials that have no record yet (helpers.alternatives_plan: 16 per
 method, 30 epochs, no early stopping, validation only), one at a time on one CPU thread; start it
 twice for two cores (each process claims its own trials). Records go under
-results/06_alternatives/v2/search/<method>/; commit them as they land. The plan must be
+results/06_alternatives/v3/search/<method>/; commit them as they land. The plan must be
 committed first (a test checks the git order).
 """
 import argparse
