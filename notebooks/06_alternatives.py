@@ -38,7 +38,7 @@
 # **A fairer version is under way.** The rows below come from unequal searches: MAP and IVON
 # were searched here, while MC dropout and BBB took their settings from notebooks 05 and 01,
 # whose searches had other budgets. Version 3 of this comparison gives every method it trains
-# the same search (16 trials, 30 epochs, no early stopping, no warm start, chosen on validation
+# the same search (16 trials, 60 epochs, no early stopping, no warm start, chosen on validation
 # NLL) and ten paired seeds. Its plan, committed before any of its numbers, is
 # [`plan_v3.json`](../results/06_alternatives/plan_v3.json); it widens version 2's grids, whose
 # first search (MAP) chose at two edges ([docs/choices.md](../docs/choices.md)). Its searches

@@ -64,6 +64,10 @@ def test_trials_run_from_epoch_zero_and_the_choice_is_the_lowest_validation_nll(
     made = {m: [resolve_trial(A.SEARCHES[m]["trial"]).make(c) for c in cs]
             for m, cs in small.items()}
     monkeypatch.setattr(A, "configs", lambda m: made[m])
+    # the plan's rule on two-epoch trials: score the last epoch alone
+    monkeypatch.setattr(A, "MAX_EPOCHS", 2)
+    monkeypatch.setattr(A, "EPOCH_STEP", 2)
+    monkeypatch.setattr(A, "SMOOTH", 1)
     # a leftover checkpoint of a killed attempt: the trial starts again from epoch 0
     ck = tmp_path / "checkpoints" / f"{A.NB}/v{A.VERSION}" / f"{IT.name(made['ivon'][0])}.pt"
     ck.parent.mkdir(parents=True)
@@ -79,3 +83,29 @@ def test_trials_run_from_epoch_zero_and_the_choice_is_the_lowest_validation_nll(
         best = min(rows, key=lambda r: (r["row"]["val"], r["row"]["best_epoch"]))
         assert A.chosen(m)["name"] == best["row"]["name"]
     assert A.pending(["map", "ivon"]) == []
+
+
+def _row(name, vals, error=None):
+    return {"name": name, "config": {"lr": 1.0}, "metric": "val_nll", "error": error,
+            "val_curve": [[e + 1, v] for e, v in enumerate(vals)]}
+
+
+def test_the_choice_averages_five_epochs_and_takes_only_complete_error_free_trials():
+    flat = _row("a_flat", [0.30] * 10)
+    # one lucky epoch: the lowest single value (epoch 10), but the highest 5-epoch mean there
+    lucky = _row("b_lucky", [0.50] * 9 + [0.10])
+    c = A.choose([lucky, flat], max_epochs=10, epoch_step=5, smooth=5)
+    assert c["name"] == "a_flat" and c["epochs"] == 5 and c["val"] == pytest.approx(0.30)
+    assert c["config"]["epochs"] == 5 and c["val_at_epoch"] == 0.30
+    # with smooth=1 the same rule takes the lucky epoch
+    assert A.choose([lucky, flat], max_epochs=10, epoch_step=5, smooth=1)["name"] == "b_lucky"
+    best = _row("c_best", [0.20] * 10)
+    for bad in (_row("c_best", [0.20] * 10, error="RuntimeError: loss is NaN"),
+                _row("c_best", [0.20] * 9),  # stopped before the last epoch
+                _row("c_best", [0.20] * 8 + [float("nan"), 0.2])):
+        assert A.choose([bad, flat], max_epochs=10, epoch_step=5, smooth=5)["name"] == "a_flat"
+    assert A.choose([best, flat], max_epochs=10, epoch_step=5, smooth=5)["name"] == "c_best"
+    # ties: fewer epochs, then the name
+    assert A.choose([_row("z", [0.2] * 10), _row("y", [0.2] * 10)], max_epochs=10,
+                    epoch_step=5, smooth=5)["name"] == "y"
+    assert A.choose([_row("x", [0.2] * 3)], max_epochs=10) is None

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import alternatives_plan as A
 from helpers import bandit as B
 from helpers import paper_protocol as PP
 from helpers import sweep as S
@@ -123,11 +124,25 @@ def paper_protocol_searches():
                      {k: rec["config"][k] for k in grid}, files)
 
 
+def alternatives_plan_searches():
+    """Notebook 06's planned searches (helpers.alternatives_plan.chosen: one record per trial
+    under results/06_alternatives/v<version>/search/<method>/); the epoch is a dimension too."""
+    for method, space in A.SEARCHES.items():
+        rec = A.chosen(method)
+        if rec is None:
+            continue  # the search still runs
+        grid = {**space["grid"], "epochs": list(range(A.EPOCH_STEP, A.MAX_EPOCHS + 1,
+                                                      A.EPOCH_STEP))}
+        files = [A.trial_path(method, c) for c in A.configs(method)]
+        yield Search(f"{A.NB}/v{A.VERSION}/search:{method}", grid,
+                     {k: rec["config"][k] for k in grid}, files)
+
+
 def committed_searches(root=None):
     """Every committed search under ``root`` (default: results_dir())."""
     root = Path(root or results_dir())
     return [*sweep_searches(root), *ivon_search(root), *bandit_searches(root),
-            *paper_protocol_searches()]
+            *paper_protocol_searches(), *alternatives_plan_searches()]
 
 
 # ---- the rule ----
@@ -278,6 +293,26 @@ def test_a_planted_results_file_at_an_edge_fails(tmp_path, monkeypatch):
     bad = unexplained(edge_choices(searches))
     assert [(e.search, e.dim, e.chosen, e.end) for e in bad] == [
         ("99_planted/sweep/map_x", "weight_decay", 1e-4, "largest")]
+
+
+def test_a_planted_plan_search_at_an_edge_fails(tmp_path, monkeypatch):
+    """Notebook 06's planned search, one record per trial as helpers.alternatives_plan writes
+    them: read back only once every trial has its record, and its edge choice is reported."""
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
+    configs = A.configs("map")
+    top = max(c["lr"] for c in configs)
+    for i, c in enumerate(configs):
+        assert [s.id for s in alternatives_plan_searches()] == []  # incomplete: no choice
+        val = 0.1 if (c["lr"] == top and i % 4 == 1) else 0.2
+        row = {"name": f"t{i:02d}", "config": c, "metric": "val_nll", "error": None,
+               "val_curve": [[e, val] for e in range(1, A.MAX_EPOCHS + 1)]}
+        path = A.trial_path("map", c)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"row": row}))
+    searches = list(alternatives_plan_searches())
+    assert [s.id for s in searches] == [f"{A.NB}/v{A.VERSION}/search:map"]
+    bad = {(e.dim, e.end) for e in unexplained(edge_choices(searches))}
+    assert ("lr", "largest") in bad and ("epochs", "smallest") in bad
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ equal searches, run.
     python tools/alternatives_search.py status
 
 ``search`` trains the declared trials that have no record yet (helpers.alternatives_plan: 16 per
-method, 30 epochs, no early stopping, validation only), one at a time on one CPU thread; start it
+method, 60 epochs, no early stopping, validation only), one at a time on one CPU thread; start it
 twice for two cores (each process claims its own trials). Records go under
 results/06_alternatives/v3/search/<method>/; commit them as they land. The plan must be
 committed first (a test checks the git order).
