@@ -131,10 +131,13 @@ def plan(cost=None):
                           "limitation: IVON's ess and weight decay, BBB's prior, MC dropout's "
                           "weight decay (a third dimension would need a 16-point design over "
                           "64 points for every method)",
-        "final_runs": "each reported seed: every method trains max_epochs epochs with its "
-                      "chosen setting on the 50,000 training images and keeps the network of "
-                      "the chosen epoch (per-epoch checkpoints), so the final run follows the "
-                      "validated path; test predictive with 20 samples where the method samples",
+        "final_runs": "each reported seed: every method trains with its chosen setting on "
+                      "the 50,000 training images from a random start for the chosen number of "
+                      "epochs e, which is the network of epoch e of a max_epochs run (constant "
+                      "learning rates; each epoch's data order drawn from the seed and the "
+                      "epoch: tests/test_alternatives_final.py), so the final run follows the "
+                      "validated path; test predictive with 20 samples where the method "
+                      "samples (helpers.alternatives_final)",
         "edges": "a choice at the edge of its grid (epoch 60 included) is reported as such "
                  "beside the method's row; version 3 is final: no further widening for edges",
         "divergence": "a final run that fails (NaN loss or an error) is reported as failed in "

@@ -3,12 +3,19 @@ equal searches, run.
 
     python tools/alternatives_search.py search [--methods map ivon] [--max-trials N]
     python tools/alternatives_search.py status
+    python tools/alternatives_search.py final  [--seeds 0 1] [--max-trials N]
+    python tools/alternatives_search.py analyse
 
 ``search`` trains the declared trials that have no record yet (helpers.alternatives_plan: 16 per
 method, 60 epochs, no early stopping, validation only), one at a time on one CPU thread; start it
 twice for two cores (each process claims its own trials). Records go under
 results/06_alternatives/v3/search/<method>/; commit them as they land. The plan must be
 committed first (a test checks the git order).
+
+``final`` (once every search has its choice) trains and scores the final runs of the reported
+seeds (helpers.alternatives_final: one record per method and seed under
+results/06_alternatives/v3/final/<method>/; start it twice for two cores); ``analyse`` writes
+results/06_alternatives/v3/summary.json: the plan's claims tested on the records so far.
 """
 import argparse
 import json
@@ -23,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", choices=["search", "status"])
+    ap.add_argument("command", choices=["search", "status", "final", "analyse"])
+    ap.add_argument("--seeds", type=int, nargs="+", default=None)
     ap.add_argument("--methods", nargs="+", default=None)
     ap.add_argument("--max-trials", type=int, default=None)
     args = ap.parse_args(argv)
@@ -38,6 +46,8 @@ def main(argv=None):
     unknown = sorted(set(args.methods or []) - set(A.SEARCHES))
     if unknown:
         ap.error(f"unknown methods {unknown}; choose from {sorted(A.SEARCHES)}")
+    if args.command in ("final", "analyse"):
+        return final(args)
     if args.command == "status":
         for m in A.SEARCHES:
             left = len(A.pending([m]))
@@ -63,6 +73,57 @@ def main(argv=None):
             row = A.run_trial(method, config)
             print(f"{time.strftime('%H:%M:%S')} done  {path.stem}: val NLL {row['val']} at epoch "
                   f"{row['best_epoch']} ({time.perf_counter() - t0:.0f} s)", flush=True)
+            ran += 1
+        finally:
+            campaign.release(claim)
+
+
+def final(args):
+    import torch
+
+    from helpers import alternatives_final as F
+    from helpers import alternatives_plan as A
+    from helpers import campaign
+    from helpers.utils import atomic_write_bytes, results_dir
+    if args.command == "analyse":
+        recs = F.records()
+        out = {**F.analysis(recs), "inputs": sorted(
+            str(F.record_path(m, s).relative_to(results_dir().parent)) for m, s in recs)}
+        path = results_dir() / A.NB / f"v{A.VERSION}" / "summary.json"
+        atomic_write_bytes(path, (json.dumps(out, indent=1) + "\n").encode())
+        print(f"wrote {path} ({len(recs)} records, seeds {out['seeds']})")
+        return
+    bad = sorted(set(args.seeds or []) - set(A.REPORTED_SEEDS))
+    if bad:
+        sys.exit(f"seeds {bad} are not the plan's reported seeds {list(A.REPORTED_SEEDS)}")
+    try:
+        chosen = F.choices()
+    except F.SearchesIncomplete as err:
+        sys.exit(str(err))
+    import helpers as H
+    torch.set_num_threads(1)
+    campaign.code_version()  # the code this process loaded, named in every record
+    data = H.load_images("MNIST")
+    x_ood = H.load_images("FashionMNIST").x_test
+    ran = 0
+    for method, seed in F.pending(args.seeds):
+        if args.max_trials is not None and ran >= args.max_trials:
+            break
+        path = F.record_path(method, seed)
+        claim = campaign.claim_path(f"v{A.VERSION}_final_{method}_s{seed}", A.NB)
+        if not campaign.claim(claim):
+            continue
+        try:
+            if path.exists():
+                continue
+            t0 = time.perf_counter()
+            rec = F.run_one(method, seed, data, x_ood, chosen,
+                            progress_fn=lambda m: print(f"{time.strftime('%H:%M:%S')} {m}",
+                                                        flush=True))
+            part = rec["full"] or rec["subset"]
+            print(f"{time.strftime('%H:%M:%S')} done  {method} seed {seed}: test NLL "
+                  f"{part['nll']:.4f}, error {part['test_error']:.4f} "
+                  f"({time.perf_counter() - t0:.0f} s)", flush=True)
             ran += 1
         finally:
             campaign.release(claim)

@@ -1,0 +1,283 @@
+"""Notebook 06, plan v3 (``helpers.alternatives_plan``): the final runs on the reported seeds,
+their scores, and the plan's tests.
+
+Once every search of the plan has its choice (``alternatives_plan.chosen``: the setting and the
+epoch e), each reported seed s gets, per method:
+
+- MAP, MC dropout, BBB and IVON: one network trained from a random start with the chosen setting
+  for the chosen e epochs. The plan's final-run rule reads "train max_epochs epochs and keep the
+  chosen epoch's network"; training e epochs is that network: every method trains at a constant
+  learning rate, the data order of an epoch is drawn from (seed, epoch) alone
+  (``helpers.train.fit``), and nothing after epoch e feeds back into the first e
+  (``tests/test_alternatives_final.py`` checks it on a short run);
+- the deep ensemble: MAP's network of seed s and ``ENSEMBLE_SIZE`` - 1 more MAP networks of seeds
+  s + 1000 k (MAP's choice, seeds apart);
+- Laplace, three flavours, around MAP's network of seed s (``helpers.alternatives.fit_laplace``:
+  prior precision by marginal likelihood, the GLM predictive with the probit link).
+
+Every method is scored (``score``) on the MNIST test set and on Fashion-MNIST's test images (the
+OOD set), with ``TEST_SAMPLES`` = 20 predictive samples where it samples, and on the plan's random
+subset (2,000 + 2,000 images, ``subset``), on which the claims about the all-layer Laplace rows
+compare every method (their GLM predictive is too slow on a CPU for 20,000 images x 10 seeds:
+they are scored on the subset only). Monte-Carlo noise: the test scores of every sampling method
+recomputed with ``MC_REPEATS`` = 3 further predictive seeds.
+
+One record per method and seed, results/06_alternatives/v3/final/<method>/seed<s>.json, written
+atomically when its scores exist (commit each as it lands); ``analysis`` gives the plan's
+claims, tested as it declares (``helpers.stats.ordering_family``: two-sided paired t-tests,
+Holm within each family; the exact sign test beside them).
+"""
+import json
+import statistics
+import time
+
+import torch
+
+from . import alternatives as ALT
+from . import alternatives_plan as A
+from .metrics import auroc, brier, ece, error_rate, mutual_information, nll, predictive_entropy
+
+NB = A.NB
+FOLDER = f"v{A.VERSION}/final"
+TRAINED = ("map", "mc_dropout", "bbb", "ivon")
+LAPLACE = tuple(A.LAPLACE["flavours"])
+ALL_LAYER = ("laplace_diag", "laplace_kron")  # scored on the subset only (the plan)
+METHODS = ("map", "mc_dropout", "ensemble", "bbb", "ivon", *LAPLACE)
+SAMPLES = {"map": None, "mc_dropout": "mc_dropout", "ensemble": None, "bbb": "bbb",
+           "ivon": "ivon"}  # the methods whose predictive draws samples
+TEST_SAMPLES, MC_REPEATS, EVAL_SEED = 20, 3, 12345
+ENSEMBLE_SIZE = A.ENSEMBLE_SIZE
+SCORES = ("test_error", "nll", "brier", "ece", "auroc_entropy", "auroc_mi")
+
+
+class SearchesIncomplete(RuntimeError):
+    pass
+
+
+def choices():
+    """Return {method: the plan's choice} for the four searched methods; raises
+    SearchesIncomplete (naming the command) while any search still runs."""
+    out = {m: A.chosen(m) for m in A.SEARCHES}
+    missing = sorted(m for m, c in out.items() if c is None)
+    if missing:
+        raise SearchesIncomplete(f"the searches of {missing} are not complete: run "
+                                 "`python tools/alternatives_search.py search` first")
+    return out
+
+
+def final_config(method, choice, seed):
+    """Return the final run's configuration of ``method`` (a RunConfig for the classification
+    trial, a dict for IVON): the chosen setting, seed ``seed``, the chosen number of epochs."""
+    from .classification import RunConfig
+    cfg = {**choice["config"], "seed": int(seed), "epochs": int(choice["epochs"])}
+    if A.SEARCHES[method]["trial"] == A.IVON_TRIAL:
+        return cfg
+    return RunConfig.from_dict(cfg)
+
+
+def record_path(method, seed):
+    from .utils import results_dir
+    return results_dir() / NB / FOLDER / method / f"seed{int(seed)}.json"
+
+
+def pending(seeds=None):
+    """Return [(method, seed)] without a record, seed by seed (MAP first: the ensemble and
+    Laplace reuse its network)."""
+    seeds = A.REPORTED_SEEDS if seeds is None else seeds
+    return [(m, s) for s in seeds for m in METHODS if not record_path(m, s).exists()]
+
+
+def subset(n, k, which):
+    """Return the plan's random subset of ``k`` of ``n`` images (sorted indices): the same for
+    every seed and method (torch.Generator seeded with the plan's generator_seed; ``which``
+    'test' or 'ood' draws from its own stream)."""
+    seed = A.LAPLACE["all_layer_subset"]["generator_seed"] + (0 if which == "test" else 1)
+    idx = torch.randperm(n, generator=torch.Generator().manual_seed(seed))[:min(k, n)]
+    return idx.sort().values
+
+
+# ---- training (or reading back) the networks of one seed ----
+
+def _train(method, cfg, data):
+    """Train (resume, or load when finished) one final network; return (object, train seconds)."""
+    notebook = f"{NB}/{FOLDER}"
+    if method == "ivon":
+        model, opt, hist = ALT.train_ivon(cfg, data, cfg["seed"], cfg["epochs"],
+                                          notebook=notebook)
+        return (model, opt), hist[-1]["wall_s"] if hist else 0.0
+    from .classification import run
+    model, rec = run(cfg, data, notebook=notebook, eval_samples=2, test=False)
+    return model, rec["metrics"]["train_wall_s"]
+
+
+def networks(method, seed, data, chosen, progress_fn=print):
+    """Return (object the method predicts with, its training seconds) for ``method`` and
+    ``seed``; the ensemble's and Laplace's include MAP's network (and the Laplace fit)."""
+    if method in TRAINED:
+        progress_fn(f"seed {seed}: training {method}")
+        return _train(method, final_config(method, chosen[method], seed), data)
+    base, wall = _train("map", final_config("map", chosen["map"], seed), data)
+    if method == "ensemble":
+        members = [base]
+        for k in range(1, ENSEMBLE_SIZE):
+            progress_fn(f"seed {seed}: ensemble member {k + 1}")
+            net, w = _train("map", final_config("map", chosen["map"], seed + 1000 * k), data)
+            members.append(net)
+            wall += w
+        return members, wall
+    progress_fn(f"seed {seed}: fitting {method}")
+    la, fit_s = ALT.fit_laplace(base, data, method)
+    return la, wall + fit_s
+
+
+def predictive(method, obj, n_samples=TEST_SAMPLES, seed=EVAL_SEED):
+    """Return (probs_fn, samples_fn): x -> (S, B, C) whose mean over S is the predictive, and
+    the samples the mutual information uses (None: probs_fn's own samples)."""
+    from .uncertainty import sample_probs
+
+    def seeded(fn):
+        def call(x):
+            torch.manual_seed(seed)
+            return fn(x)
+        return call
+    if method == "map":
+        return seeded(lambda x: sample_probs("deterministic", obj, x)), None
+    if method == "ensemble":
+        return seeded(lambda x: sample_probs("ensemble", obj, x)), None
+    if method in ("mc_dropout", "bbb"):
+        return seeded(lambda x: sample_probs(method, obj, x, n_samples)), None
+    if method == "ivon":
+        return seeded(lambda x: ALT.ivon_probs(*obj, x, n_samples)), None
+    return (lambda x: ALT.laplace_probs(obj, x),
+            lambda x: ALT.laplace_samples(obj, x, n_samples, seed=seed))
+
+
+def _scores(p_in, p_out, s_in, s_out, y):
+    m_in = p_in.mean(0)
+    return {"test_error": error_rate(m_in, y), "nll": nll(m_in, y), "brier": brier(m_in, y),
+            "ece": ece(m_in, y),
+            "auroc_entropy": auroc(predictive_entropy(m_in), predictive_entropy(p_out.mean(0))),
+            "auroc_mi": (auroc(mutual_information(s_in), mutual_information(s_out))
+                         if s_in.shape[0] > 1 else None)}
+
+
+def score(method, obj, data, x_ood, idx_test, idx_ood, n_samples=TEST_SAMPLES):
+    """Return the scores of one method: on the whole test and OOD sets (``full``; None for the
+    all-layer Laplace rows), on the plan's subset (``subset``), the seconds to predict 10,000
+    images, and for sampling methods the full-set scores under ``MC_REPEATS`` more seeds."""
+    def run_sets(probs_fn, samples_fn, x_in, y, x_out):
+        t0 = time.perf_counter()
+        p_in = probs_fn(x_in)
+        secs = (time.perf_counter() - t0) * 10_000 / len(y)
+        p_out = probs_fn(x_out)
+        s_in, s_out = ((samples_fn(x_in), samples_fn(x_out)) if samples_fn else (p_in, p_out))
+        return _scores(p_in, p_out, s_in, s_out, y), secs
+
+    probs_fn, samples_fn = predictive(method, obj, n_samples)
+    out = {}
+    sub, secs = run_sets(probs_fn, samples_fn, data.x_test[idx_test], data.y_test[idx_test],
+                         x_ood[idx_ood])
+    out["subset"] = sub
+    out["subset_size"] = {"test": len(idx_test), "ood": len(idx_ood)}
+    if method in ALL_LAYER:
+        out["full"], out["predict_s_10k"] = None, secs
+    else:
+        out["full"], out["predict_s_10k"] = run_sets(probs_fn, samples_fn, data.x_test,
+                                                     data.y_test, x_ood)
+    out["mc_repeats"] = None
+    if SAMPLES.get(method):
+        reps = []
+        for r in range(1, MC_REPEATS + 1):
+            fn, sfn = predictive(method, obj, n_samples, seed=EVAL_SEED + r)
+            reps.append(run_sets(fn, sfn, data.x_test, data.y_test, x_ood)[0])
+        out["mc_repeats"] = reps
+    return out
+
+
+def run_one(method, seed, data, x_ood, chosen, progress_fn=print):
+    """Train (or read back) and score ``method`` on ``seed``; write and return its record."""
+    from .campaign import code_version
+    from .utils import atomic_write_bytes, machine_info
+    t0 = time.perf_counter()
+    obj, train_s = networks(method, seed, data, chosen, progress_fn)
+    progress_fn(f"seed {seed}: scoring {method}")
+    idx_t = subset(len(data.y_test), A.LAPLACE["all_layer_subset"]["test"], "test")
+    idx_o = subset(len(x_ood), A.LAPLACE["all_layer_subset"]["ood"], "ood")
+    scores = score(method, obj, data, x_ood, idx_t, idx_o)
+    source = "map" if method in ("ensemble", *LAPLACE) else method
+    rec = {"plan_version": A.VERSION, "method": method, "seed": int(seed),
+           "setting": chosen[source]["config"], "epochs": chosen[source]["epochs"],
+           "chosen_from": f"results/{NB}/v{A.VERSION}/search/{source}/ (validation only)",
+           "train_s": train_s, "stored_floats": ALT.stored_floats(method, obj),
+           "laplace": ALT.laplace_settings(method) if method in LAPLACE else None,
+           "test_samples": TEST_SAMPLES if SAMPLES.get(method) else None,
+           **scores, "machine": machine_info("cpu"), "code": code_version(),
+           "process_wall_s": round(time.perf_counter() - t0, 1)}
+    path = record_path(method, seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, (json.dumps(rec, indent=1) + "\n").encode())
+    return rec
+
+
+# ---- the plan's tests ----
+
+def records():
+    """Return {(method, seed): record} of the final runs written so far."""
+    from .utils import results_dir
+    out = {}
+    for path in sorted((results_dir() / NB / FOLDER).glob("*/seed*.json")):
+        rec = json.loads(path.read_text())
+        out[(rec["method"], rec["seed"])] = rec
+    return out
+
+
+def _value(rec, metric, on):
+    part = rec[on]
+    return None if part is None else part[metric]
+
+
+def per_seed(recs, method, metric, on):
+    """Return {seed: value} of ``metric`` for ``method`` on 'full' or 'subset'."""
+    return {s: _value(r, metric, on) for (m, s), r in recs.items()
+            if m == method and _value(r, metric, on) is not None}
+
+
+def analysis(recs=None, alpha=None):
+    """Return the plan's claims tested on the records: per family {claim: result}, paired over
+    the seeds both sides have (the claims on an all-layer Laplace row compare on the subset), and
+    per method and metric the per-seed values with the Monte-Carlo sd beside the seed sd."""
+    from . import stats
+    recs = records() if recs is None else recs
+    plan = A.plan()
+    alpha = plan["tests"]["alpha"] if alpha is None else alpha
+    families = {}
+    for family, claims in plan["tests"]["families"].items():
+        pairs = {}
+        for claim in claims:
+            lhs, rest = claim.split(" < ")
+            rhs, metric = rest.split(" on ")
+            other = rhs if lhs == "bbb" else lhs
+            on = "subset" if other in ALL_LAYER else "full"
+            a, b = per_seed(recs, lhs, metric, on), per_seed(recs, rhs, metric, on)
+            seeds = sorted(set(a) & set(b))
+            pairs[claim] = ([a[s] for s in seeds], [b[s] for s in seeds]) if len(seeds) >= 2 \
+                else None
+        families[family] = stats.ordering_family(pairs, alpha=alpha)
+    table = {}
+    for method in METHODS:
+        for on in ("full", "subset"):
+            for metric in SCORES:
+                vals = per_seed(recs, method, metric, on)
+                if not vals:
+                    continue
+                mc = [statistics.stdev([rep[metric] for rep in r["mc_repeats"]])
+                      for (m, s), r in sorted(recs.items())
+                      if m == method and r.get("mc_repeats") and on == "full"
+                      and all(rep[metric] is not None for rep in r["mc_repeats"])]
+                table.setdefault(method, {}).setdefault(on, {})[metric] = {
+                    "seeds": sorted(vals), "per_seed": [vals[s] for s in sorted(vals)],
+                    "mean": statistics.fmean(vals.values()),
+                    "sd": statistics.stdev(vals.values()) if len(vals) > 1 else None,
+                    "mc_sd_mean": statistics.fmean(mc) if mc else None}
+    return {"plan": str(A.PLAN), "alpha": alpha, "families": families, "table": table,
+            "seeds": sorted({s for (_, s) in recs}), "n_records": len(recs)}

@@ -1,0 +1,112 @@
+"""Notebook 06's plan v3, final runs (helpers/alternatives_final.py): the network of the chosen
+epoch, every method scored on the same images, the plan's claims tested."""
+import json
+
+import pytest
+import torch
+
+from helpers import alternatives_final as F
+from helpers import alternatives_plan as A
+from helpers.classification import RunConfig, build_model
+from helpers.train import fit
+
+
+def _small_data(shared_data, monkeypatch, n_train=300, n_test=200):
+    import helpers as H
+    monkeypatch.setenv("BBB_DATA_DIR", str(shared_data))
+    data = H.load_images("MNIST", n_train=n_train, n_test=n_test)
+    x_ood = H.load_images("FashionMNIST", n_train=n_train, n_test=n_test).x_test
+    return data, x_ood
+
+
+@pytest.mark.parametrize("method", ["sgd", "bbb_mixture"])
+def test_training_e_epochs_is_the_chosen_epochs_network_of_a_longer_run(shared_data, monkeypatch,
+                                                                         method):
+    data, _ = _small_data(shared_data, monkeypatch)
+    cfg = RunConfig(method=method, H=16, lr=1e-3, seed=3, epochs=3)
+    states = {}
+
+    def train(epochs, keep=None):
+        torch.manual_seed(cfg.seed)
+        model = build_model(cfg, data.x_train.shape[1])
+        snap = lambda row, net: states.__setitem__(row["epoch"], {  # noqa: E731
+            k: v.clone() for k, v in net.state_dict().items()}) if row["epoch"] == keep else None
+        fit(model, data, epochs=epochs, lr=cfg.lr, n_samples=cfg.samples,
+            kl_weighting="uniform" if cfg.bayesian else "none", seed=cfg.seed, eval_sets=("val",),
+            on_epoch=snap, weight_decay=1e-4)
+        return model.state_dict()
+
+    train(3, keep=2)
+    short = train(2)
+    assert states[2].keys() == short.keys()
+    for k in short:
+        torch.testing.assert_close(states[2][k], short[k], rtol=0, atol=0)
+
+
+def test_ivon_trained_e_epochs_is_the_chosen_epochs_network_of_a_longer_run(
+        shared_data, monkeypatch, tmp_path):
+    monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path))
+    data, _ = _small_data(shared_data, monkeypatch)
+    from helpers.alternatives import train_ivon
+    hp = dict(H=16, lr=0.1, hess_init=0.1, weight_decay=1e-4, schedule="constant")
+    kept = {}
+    train_ivon(hp, data, 3, 3, notebook="long",
+               on_epoch=lambda e, m, o, row: kept.setdefault(e, {
+                   k: v.clone() for k, v in m.state_dict().items()}))
+    short, _, _ = train_ivon(hp, data, 3, 2, notebook="short")
+    for k, v in short.state_dict().items():
+        torch.testing.assert_close(kept[2][k], v, rtol=0, atol=0)
+
+
+def test_the_subset_is_the_same_for_everyone_and_the_two_sets_draw_apart():
+    a, b = F.subset(10_000, 2000, "test"), F.subset(10_000, 2000, "test")
+    assert torch.equal(a, b) and len(a) == 2000 and len(set(a.tolist())) == 2000
+    assert not torch.equal(a, F.subset(10_000, 2000, "ood"))
+    assert torch.equal(F.subset(50, 2000, "test"), torch.arange(50))
+
+
+def test_the_final_runs_wait_for_every_search(tmp_path, monkeypatch):
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
+    with pytest.raises(F.SearchesIncomplete, match="alternatives_search.py search"):
+        F.choices()
+
+
+def test_every_method_is_scored_on_one_seed_pair_and_the_plans_claims_are_tested(
+        shared_data, monkeypatch, tmp_path):
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
+    data, x_ood = _small_data(shared_data, monkeypatch, n_train=400, n_test=150)
+    chosen = {m: {"config": {**A.configs(m)[0], "H": 12}, "epochs": 1} for m in A.SEARCHES}
+    monkeypatch.setattr(F, "TEST_SAMPLES", 3)
+    monkeypatch.setattr(F, "MC_REPEATS", 2)
+    monkeypatch.setattr(F, "ENSEMBLE_SIZE", 2)
+    torch.set_num_threads(1)
+    for seed in (0, 1):
+        for method in F.METHODS:
+            F.run_one(method, seed, data, x_ood, chosen, progress_fn=lambda m: None)
+    assert F.pending(seeds=(0, 1)) == []
+    recs = F.records()
+    assert len(recs) == 2 * len(F.METHODS)
+    for (method, seed), r in recs.items():
+        assert r["subset_size"] == {"test": 150, "ood": 150}
+        assert (r["full"] is None) == (method in F.ALL_LAYER)
+        assert 0 <= r["subset"]["test_error"] <= 1 and r["subset"]["nll"] > 0
+        assert (r["mc_repeats"] is not None) == (method in ("mc_dropout", "bbb", "ivon"))
+        assert r["epochs"] == 1 and r["code"] and r["machine"]["threads"] == 1
+        # each scored network is the final run of its seed (its checkpoint exists)
+    ck = list((tmp_path / "checkpoints").rglob("*.pt"))
+    assert any("_s1_" in p.name or "_s1." in p.name for p in ck)
+    out = F.analysis()
+    plan = A.plan()
+    for family, claims in plan["tests"]["families"].items():
+        assert list(out["families"][family]) == claims
+        for claim in claims:
+            res = out["families"][family][claim]
+            assert res["family_size"] == len(claims)
+            assert res["verdict"] in ("holds", "reversed", "not resolved at 2 seeds")
+    assert out["table"]["bbb"]["full"]["nll"]["seeds"] == [0, 1]
+    assert out["table"]["bbb"]["full"]["nll"]["mc_sd_mean"] is not None
+    assert "full" not in out["table"]["laplace_kron"]
+    # the records name the choice they ran, and say it came from validation
+    r = json.loads(F.record_path("ensemble", 1).read_text())
+    assert r["chosen_from"].endswith("search/map/ (validation only)")
