@@ -216,7 +216,8 @@ def rows():
         a, b = au["bbb"], au[best]
         out.append([label, "—", f"{a['mean']:.3f} ± {a['sd']:.3f} vs {names[best]} "
                     f"{b['mean']:.3f} ± {b['sd']:.3f} ({len(a['per_seed'])} seeds)", "—",
-                    "all settings chosen on validation NLL", "[05](notebooks/05_uncertainty.ipynb)"])
+                    "v1: unequal searches; plan v2 (equal) pending",
+                    "[05](notebooks/05_uncertainty.ipynb)"])
     alt = _load("06_alternatives/summary.json")
     if not alt:
         out.append(_pending("Beyond the paper: BBB vs IVON, Laplace, ensembles", "—",
@@ -229,7 +230,8 @@ def rows():
                     "—", f"BBB {r['bbb']['auroc_entropy']['mean']:.3f}, "
                     f"{r['bbb']['train_time_ratio']['mean']:.1f}×; best other: {best['label']} "
                     f"{best['auroc_entropy']['mean']:.3f}, {best['train_time_ratio']['mean']:.1f}×",
-                    "—", "one MLP, one split", "[06](notebooks/06_alternatives.ipynb)"])
+                    "—", "v1: unequal searches; plan v3 (equal, 10 seeds) running",
+                    "[06](notebooks/06_alternatives.ipynb)"])
     return out
 
 

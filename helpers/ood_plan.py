@@ -1,0 +1,110 @@
+"""Notebook 05's plan, version 2 (issue 34, item 3): its out-of-distribution table on one budget.
+
+Version 1 of notebook 05's table (trained on MNIST, shown Fashion-MNIST) compares BBB, chosen by a
+search of its own, with baselines searched differently: the single network without weight decay,
+MC dropout over its rate, the ensemble from the single network's short choice. Notebook 06's plan
+v3 (``helpers.alternatives_plan``) already trains the same kinds of network on MNIST with the
+same search for every method (16 trials, 60 epochs, validation NLL), ten paired seeds, and scores
+every one of them on Fashion-MNIST. Version 2 of notebook 05 adopts those runs instead of a second
+campaign of the same kind: its MNIST-trained table is plan v3's MAP (the single network, with its
+weight decay searched), MC dropout, deep ensemble and BBB rows, on the same seeds; its claims are
+its own family (below), tested with the project's statistics module.
+
+What version 2 does not rerun, a stated limitation: the Fashion-MNIST-trained direction (one seed
+in version 1). It stays in the notebook as version 1's, marked so, with no verdict.
+
+``write_plan()`` writes results/05_uncertainty/plan_v2.json, committed before any number it
+governs exists (results/05_uncertainty/v2/** and the final records of plan v3 it reads; a test
+checks the git order); ``analysis()`` tests
+its claims on plan v3's final records (helpers.alternatives_final).
+"""
+import json
+from pathlib import Path
+
+from . import alternatives_plan as A
+
+NB = "05_uncertainty"
+VERSION = 2
+PLAN = Path("results") / NB / f"plan_v{VERSION}.json"
+# its own outputs, and the final runs it reads, none of which exists when it is committed
+GOVERNS = [f"results/{NB}/v{VERSION}/**", f"results/{A.NB}/v{A.VERSION}/final/**"]
+ROWS = {"map": "one network (MAP: Adam with weight decay)", "mc_dropout": "MC dropout",
+        "ensemble": "deep ensemble (5)", "bbb": "BBB"}
+RIVALS = ("map", "mc_dropout", "ensemble")
+FAMILIES = {"OOD AUROC (entropy)": [f"{r} < bbb on auroc_entropy" for r in RIVALS],
+            "test ECE": [f"bbb < {r} on ece" for r in RIVALS]}
+ALPHA = 0.05
+
+
+def plan():
+    return {
+        "version": VERSION, "notebook": NB,
+        "question": "Trained on MNIST with the same search for every method, does BBB separate "
+                    "Fashion-MNIST better (AUROC of the predictive entropy) than one network, MC "
+                    "dropout and a deep ensemble, and at what cost in calibration (ECE)?",
+        "runs": {"from": str(A.PLAN), "version": A.VERSION,
+                 "what": "plan v3 of notebook 06: its searches (16 trials per method, 60 epochs, "
+                         "no early stopping, validation NLL averaged over 5 epochs) and its final "
+                         "runs on its reported seeds; no run of its own",
+                 "rows": ROWS, "reported_seeds": list(A.REPORTED_SEEDS),
+                 "scored_on": "the whole MNIST test set and Fashion-MNIST's test images, 20 "
+                              "predictive samples where the method samples"},
+        "tests": {"families": FAMILIES,
+                  "test": "two-sided paired t-test over the seeds, Holm within each family "
+                          "(helpers.stats.ordering_family), decides the verdict word; the exact "
+                          "sign test beside it decides nothing",
+                  "alpha": ALPHA,
+                  "verdict_words": ["holds", "reversed",
+                                    f"not resolved at {len(A.REPORTED_SEEDS)} seeds"]},
+        "not_rerun": "the Fashion-MNIST-trained direction (version 1: one seed, unequal "
+                     "searches): shown as version 1's, marked so, no verdict",
+        "replaces": "version 1's table (results/05_uncertainty/ood.json): unequal searches "
+                    "(the single network without weight decay, the ensemble from its choice)",
+        "governs": GOVERNS,
+    }
+
+
+def validate(p):
+    """Return the breaches of the protocol in plan ``p`` (empty: none)."""
+    bad = []
+    if p["runs"]["from"] != str(A.PLAN) or p["runs"]["version"] != A.VERSION:
+        bad.append("the runs must be notebook 06's current plan's")
+    if p["runs"]["reported_seeds"] != list(A.REPORTED_SEEDS):
+        bad.append("the reported seeds must be plan v3's (the runs are its)")
+    for family, claims in p["tests"]["families"].items():
+        for claim in claims:
+            lhs, rest = claim.split(" < ")
+            rhs, metric = rest.split(" on ")
+            if "bbb" not in (lhs, rhs) or {lhs, rhs} - set(ROWS):
+                bad.append(f"{family}: {claim!r} is not BBB against a row of the table")
+    return bad
+
+
+def write_plan(root=None):
+    from .utils import PROJECT_ROOT, atomic_write_bytes
+    root = Path(root or PROJECT_ROOT)
+    p = plan()
+    bad = validate(p)
+    if bad:
+        raise ValueError("the plan breaks the protocol:\n- " + "\n- ".join(bad))
+    return atomic_write_bytes(root / PLAN, (json.dumps(p, indent=1) + "\n").encode())
+
+
+def analysis(recs=None):
+    """Return the plan's claims tested on plan v3's final records: {family: {claim: result}},
+    paired over the seeds both sides have (whole test and OOD sets)."""
+    from . import alternatives_final as F
+    from . import stats
+    recs = F.records() if recs is None else recs
+    out = {}
+    for family, claims in FAMILIES.items():
+        pairs = {}
+        for claim in claims:
+            lhs, rest = claim.split(" < ")
+            rhs, metric = rest.split(" on ")
+            a, b = F.per_seed(recs, lhs, metric, "full"), F.per_seed(recs, rhs, metric, "full")
+            seeds = sorted(set(a) & set(b))
+            pairs[claim] = ([a[s] for s in seeds], [b[s] for s in seeds]) if len(seeds) >= 2 \
+                else None
+        out[family] = stats.ordering_family(pairs, alpha=ALPHA)
+    return out
