@@ -30,6 +30,7 @@ Holm within each family; the exact sign test beside them).
 import json
 import statistics
 import time
+from dataclasses import asdict
 
 import torch
 
@@ -80,11 +81,16 @@ def record_path(method, seed):
     return results_dir() / NB / FOLDER / method / f"seed{int(seed)}.json"
 
 
-def pending(seeds=None):
-    """Return [(method, seed)] without a record, seed by seed (MAP first: the ensemble and
-    Laplace reuse its network)."""
+DEPENDS = {m: "map" for m in ("ensemble", *LAPLACE)}  # they reuse MAP's network of the seed
+
+
+def pending(seeds=None, ready_only=False):
+    """Return [(method, seed)] without a record, seed by seed; ``ready_only``: leave out the
+    ensemble and Laplace jobs of a seed whose MAP record does not exist yet (they reuse MAP's
+    network, which another process may still be training)."""
     seeds = A.REPORTED_SEEDS if seeds is None else seeds
-    return [(m, s) for s in seeds for m in METHODS if not record_path(m, s).exists()]
+    return [(m, s) for s in seeds for m in METHODS if not record_path(m, s).exists()
+            and not (ready_only and m in DEPENDS and not record_path(DEPENDS[m], s).exists())]
 
 
 def subset(n, k, which):
@@ -97,6 +103,21 @@ def subset(n, k, which):
 
 
 # ---- training (or reading back) the networks of one seed ----
+
+def fingerprint(model):
+    """Return a short hash of a network's weights (MAP's, named in the records of the methods
+    that reuse it, so that the analysis can check they reused the same network)."""
+    import hashlib
+    h = hashlib.sha256()
+    for v in model.parameters():  # values in order (a wrapper renames, never reorders)
+        h.update(v.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()[:16]
+
+
+def _finite(model):
+    params = model.parameters() if hasattr(model, "parameters") else model[0].parameters()
+    return all(bool(torch.isfinite(p).all()) for p in params)
+
 
 def _train(method, cfg, data):
     """Train (resume, or load when finished) one final network; return (object, train seconds)."""
@@ -115,19 +136,39 @@ def networks(method, seed, data, chosen, progress_fn=print):
     ``seed``; the ensemble's and Laplace's include MAP's network (and the Laplace fit)."""
     if method in TRAINED:
         progress_fn(f"seed {seed}: training {method}")
-        return _train(method, final_config(method, chosen[method], seed), data)
+        obj, wall = _train(method, final_config(method, chosen[method], seed), data)
+        if not _finite(obj):
+            raise FloatingPointError(f"{method} seed {seed}: non-finite weights after training")
+        return obj, wall
     base, wall = _train("map", final_config("map", chosen["map"], seed), data)
     if method == "ensemble":
         members = [base]
-        for k in range(1, ENSEMBLE_SIZE):
-            progress_fn(f"seed {seed}: ensemble member {k + 1}")
-            net, w = _train("map", final_config("map", chosen["map"], seed + 1000 * k), data)
+        for k in member_seeds(seed)[1:]:
+            progress_fn(f"seed {seed}: ensemble member seed {k}")
+            net, w = _train("map", final_config("map", chosen["map"], k), data)
             members.append(net)
             wall += w
         return members, wall
     progress_fn(f"seed {seed}: fitting {method}")
     la, fit_s = ALT.fit_laplace(base, data, method)
     return la, wall + fit_s
+
+
+def member_seeds(seed):
+    """The ensemble of reported seed ``seed``: MAP's network of that seed and ENSEMBLE_SIZE - 1
+    more MAP networks of seeds seed + 1000 k (never a reported or a search seed)."""
+    return [int(seed) + 1000 * k for k in range(ENSEMBLE_SIZE)]
+
+
+def _map_network(obj, method):
+    """MAP's network inside what ``method`` predicts with (None for the others)."""
+    if method == "map":
+        return obj
+    if method == "ensemble":
+        return obj[0]
+    if method in LAPLACE:  # last-layer Laplace wraps the network in a feature extractor
+        return getattr(obj.model, "model", obj.model)
+    return None
 
 
 def predictive(method, obj, n_samples=TEST_SAMPLES, seed=EVAL_SEED):
@@ -184,12 +225,16 @@ def score(method, obj, data, x_ood, idx_test, idx_ood, n_samples=TEST_SAMPLES):
     else:
         out["full"], out["predict_s_10k"] = run_sets(probs_fn, samples_fn, data.x_test,
                                                      data.y_test, x_ood)
+    # Monte-Carlo noise: the same scores under MC_REPEATS more predictive seeds (the sampling
+    # methods; Laplace's probit predictive draws nothing), on the whole sets and on the subset
     out["mc_repeats"] = None
     if SAMPLES.get(method):
-        reps = []
+        reps = {"full": [], "subset": []}
         for r in range(1, MC_REPEATS + 1):
             fn, sfn = predictive(method, obj, n_samples, seed=EVAL_SEED + r)
-            reps.append(run_sets(fn, sfn, data.x_test, data.y_test, x_ood)[0])
+            reps["full"].append(run_sets(fn, sfn, data.x_test, data.y_test, x_ood)[0])
+            reps["subset"].append(run_sets(fn, sfn, data.x_test[idx_test], data.y_test[idx_test],
+                                           x_ood[idx_ood])[0])
         out["mc_repeats"] = reps
     return out
 
@@ -199,20 +244,43 @@ def run_one(method, seed, data, x_ood, chosen, progress_fn=print):
     from .campaign import code_version
     from .utils import atomic_write_bytes, machine_info
     t0 = time.perf_counter()
-    obj, train_s = networks(method, seed, data, chosen, progress_fn)
-    progress_fn(f"seed {seed}: scoring {method}")
-    idx_t = subset(len(data.y_test), A.LAPLACE["all_layer_subset"]["test"], "test")
-    idx_o = subset(len(x_ood), A.LAPLACE["all_layer_subset"]["ood"], "ood")
-    scores = score(method, obj, data, x_ood, idx_t, idx_o)
-    source = "map" if method in ("ensemble", *LAPLACE) else method
+    source = DEPENDS.get(method, method)
+    run_cfg = final_config(source, chosen[source], seed)
     rec = {"plan_version": A.VERSION, "method": method, "seed": int(seed),
-           "setting": chosen[source]["config"], "epochs": chosen[source]["epochs"],
+           "setting": run_cfg if isinstance(run_cfg, dict) else
+           {k: v for k, v in asdict(run_cfg).items() if k != "tags"},
+           "epochs": chosen[source]["epochs"],
+           "chosen": chosen[source]["name"],
            "chosen_from": f"results/{NB}/v{A.VERSION}/search/{source}/ (validation only)",
-           "train_s": train_s, "stored_floats": ALT.stored_floats(method, obj),
-           "laplace": ALT.laplace_settings(method) if method in LAPLACE else None,
-           "test_samples": TEST_SAMPLES if SAMPLES.get(method) else None,
-           **scores, "machine": machine_info("cpu"), "code": code_version(),
-           "process_wall_s": round(time.perf_counter() - t0, 1)}
+           "member_seeds": member_seeds(seed) if method == "ensemble" else None}
+    try:
+        if method in DEPENDS and record_path(DEPENDS[method], seed).exists():
+            dep = json.loads(record_path(DEPENDS[method], seed).read_text())
+            if dep.get("failed"):
+                raise RuntimeError(f"{DEPENDS[method]}'s network of seed {seed} failed: "
+                                   f"{dep['failed']}")
+        obj, train_s = networks(method, seed, data, chosen, progress_fn)
+        progress_fn(f"seed {seed}: scoring {method}")
+        idx_t = subset(len(data.y_test), A.LAPLACE["all_layer_subset"]["test"], "test")
+        idx_o = subset(len(x_ood), A.LAPLACE["all_layer_subset"]["ood"], "ood")
+        scores = score(method, obj, data, x_ood, idx_t, idx_o)
+        bad = [k for part in ("full", "subset") if scores[part]
+               for k, v in scores[part].items() if v is not None and not (v == v)]
+        if bad:
+            raise FloatingPointError(f"{method} seed {seed}: non-finite scores {bad}")
+        base = _map_network(obj, method)
+        rec.update({"failed": None, "train_s": train_s,
+                    "stored_floats": ALT.stored_floats(method, obj),
+                    "map_network": fingerprint(base) if base is not None else None,
+                    "laplace": ALT.laplace_settings(method) if method in LAPLACE else None,
+                    "test_samples": TEST_SAMPLES if SAMPLES.get(method) else None, **scores})
+    except (FloatingPointError, RuntimeError, ValueError) as err:
+        # the plan: a failed final run is reported in its row, not rerun with another setting
+        msg = f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"
+        progress_fn(f"seed {seed}: {method} FAILED ({msg})")
+        rec.update({"failed": msg, "full": None, "subset": None, "mc_repeats": None})
+    rec.update({"machine": machine_info("cpu"), "code": code_version(),
+                "process_wall_s": round(time.perf_counter() - t0, 1)})
     path = record_path(method, seed)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, (json.dumps(rec, indent=1) + "\n").encode())
@@ -232,27 +300,69 @@ def records():
 
 
 def _value(rec, metric, on):
-    part = rec[on]
+    part = rec.get(on)
     return None if part is None else part[metric]
 
 
 def per_seed(recs, method, metric, on):
-    """Return {seed: value} of ``metric`` for ``method`` on 'full' or 'subset'."""
+    """Return {seed: value} of ``metric`` for ``method`` on 'full' or 'subset' (failed runs and
+    missing values left out)."""
     return {s: _value(r, metric, on) for (m, s), r in recs.items()
-            if m == method and _value(r, metric, on) is not None}
+            if m == method and not r.get("failed") and _value(r, metric, on) is not None}
 
 
-def analysis(recs=None, alpha=None):
-    """Return the plan's claims tested on the records: per family {claim: result}, paired over
-    the seeds both sides have (the claims on an all-layer Laplace row compare on the subset), and
-    per method and metric the per-seed values with the Monte-Carlo sd beside the seed sd."""
+def _evaluations(rec, metric, on):
+    """The main evaluation and the Monte-Carlo repeats of one record (one value: no sampling)."""
+    main = _value(rec, metric, on)
+    reps = (rec.get("mc_repeats") or {}).get(on) or []
+    return [main] + [r[metric] for r in reps if r[metric] is not None]
+
+
+def mc_noise(recs, a, b, metric, on, seeds):
+    """Return the Monte-Carlo sd of the paired difference a - b, averaged over ``seeds``: per
+    seed the sd over the evaluations (main + repeats) of a minus those of b (a side that draws
+    nothing is constant); None when neither side samples."""
+    sds = []
+    for s in seeds:
+        ea, eb = _evaluations(recs[(a, s)], metric, on), _evaluations(recs[(b, s)], metric, on)
+        n = max(len(ea), len(eb))
+        if n < 2:
+            continue
+        ea, eb = (ea * n)[:n] if len(ea) == 1 else ea, (eb * n)[:n] if len(eb) == 1 else eb
+        sds.append(statistics.stdev([x - y for x, y in zip(ea, eb)]))
+    return statistics.fmean(sds) if sds else None
+
+
+def status(recs):
+    """Return which (method, seed) records are missing or failed, and whether every MAP-based
+    record of a seed names the same MAP network."""
+    missing = [(m, s) for s in A.REPORTED_SEEDS for m in METHODS if (m, s) not in recs]
+    failed = {f"{m} seed {s}": r["failed"] for (m, s), r in sorted(recs.items())
+              if r.get("failed")}
+    mismatched = []
+    for s in A.REPORTED_SEEDS:
+        prints = {m: recs[(m, s)].get("map_network") for m in ("map", *DEPENDS)
+                  if (m, s) in recs and not recs[(m, s)].get("failed")}
+        if len(set(prints.values())) > 1:
+            mismatched.append({"seed": s, "map_network": prints})
+    return {"complete": not missing, "missing": [f"{m} seed {s}" for m, s in missing],
+            "failed": failed, "map_network_mismatch": mismatched}
+
+
+def analysis(recs=None, plan=None):
+    """Return the plan's claims (read from the committed plan file) tested on the records: per
+    family {claim: result}, paired over the seeds both sides have (the claims on an all-layer
+    Laplace row compare on the subset), each with the Monte-Carlo sd of its paired difference;
+    per method and metric the per-seed values; and ``status``. ``interim`` is True until every
+    (method, seed) has a record: verdicts from an interim analysis are not the plan's."""
     from . import stats
+    from .utils import PROJECT_ROOT
     recs = records() if recs is None else recs
-    plan = A.plan()
-    alpha = plan["tests"]["alpha"] if alpha is None else alpha
+    plan = json.loads((PROJECT_ROOT / A.PLAN).read_text()) if plan is None else plan
+    alpha = plan["tests"]["alpha"]
     families = {}
     for family, claims in plan["tests"]["families"].items():
-        pairs = {}
+        pairs, mc = {}, {}
         for claim in claims:
             lhs, rest = claim.split(" < ")
             rhs, metric = rest.split(" on ")
@@ -262,7 +372,10 @@ def analysis(recs=None, alpha=None):
             seeds = sorted(set(a) & set(b))
             pairs[claim] = ([a[s] for s in seeds], [b[s] for s in seeds]) if len(seeds) >= 2 \
                 else None
-        families[family] = stats.ordering_family(pairs, alpha=alpha)
+            mc[claim] = {"on": on, "seeds": seeds,
+                         "mc_sd_of_difference": mc_noise(recs, lhs, rhs, metric, on, seeds)}
+        res = stats.ordering_family(pairs, alpha=alpha)
+        families[family] = {k: {**v, **mc[k]} for k, v in res.items()}
     table = {}
     for method in METHODS:
         for on in ("full", "subset"):
@@ -270,14 +383,11 @@ def analysis(recs=None, alpha=None):
                 vals = per_seed(recs, method, metric, on)
                 if not vals:
                     continue
-                mc = [statistics.stdev([rep[metric] for rep in r["mc_repeats"]])
-                      for (m, s), r in sorted(recs.items())
-                      if m == method and r.get("mc_repeats") and on == "full"
-                      and all(rep[metric] is not None for rep in r["mc_repeats"])]
                 table.setdefault(method, {}).setdefault(on, {})[metric] = {
                     "seeds": sorted(vals), "per_seed": [vals[s] for s in sorted(vals)],
                     "mean": statistics.fmean(vals.values()),
-                    "sd": statistics.stdev(vals.values()) if len(vals) > 1 else None,
-                    "mc_sd_mean": statistics.fmean(mc) if mc else None}
-    return {"plan": str(A.PLAN), "alpha": alpha, "families": families, "table": table,
+                    "sd": statistics.stdev(vals.values()) if len(vals) > 1 else None}
+    st = status(recs)
+    return {"plan": str(A.PLAN), "alpha": alpha, "interim": not st["complete"],
+            "families": families, "table": table, "status": st,
             "seeds": sorted({s for (_, s) in recs}), "n_records": len(recs)}

@@ -152,10 +152,15 @@ def plan(cost=None):
                   "test": "two-sided paired t-test over the seeds, Holm within each family "
                           "(helpers.stats.ordering_family), decides the verdict word; the "
                           "exact sign test is reported beside it and decides nothing",
-                  "mc_noise": "for every method that samples (BBB, MC dropout, IVON, the "
-                              "Laplace GLM predictive when sampled), the test metrics are "
+                  "mc_noise": "for every method whose predictive samples (BBB, MC dropout, "
+                              "IVON; Laplace's probit predictive draws nothing), the scores are "
                               "recomputed with 3 further predictive seeds on each reported "
-                              "seed; their sd is reported beside the sd over seeds",
+                              "seed, on the whole sets and on the subset; each claim reports "
+                              "the Monte-Carlo sd of its paired difference beside the sd over "
+                              "seeds",
+                  "interim": "verdicts are the plan's only once every method has a record "
+                             "(or a failure record) on every reported seed; before that an "
+                             "analysis is marked interim",
                   "alpha": 0.05,
                   "verdict_words": ["holds", "reversed",
                                     f"not resolved at {len(REPORTED_SEEDS)} seeds"]},

@@ -153,7 +153,8 @@ def plan_precedes(repo, plan=PLAN, governs=None):
     ``governs``: glob patterns relative to the repository (default: the plan's own list). A
     governed file committed in the same commit as the plan, in a commit that does not descend
     from the plan's first commit, or present on disk while the plan is not committed at all,
-    is a violation. Nothing governed yet: no violation.
+    is a violation, and so is a commit that changes the plan after a governed result (a change
+    after numbers is a new plan version). Nothing governed yet: no violation.
     """
     repo = Path(repo)
     if governs is None:
@@ -177,4 +178,10 @@ def plan_precedes(repo, plan=PLAN, governs=None):
         elif not _is_ancestor(repo, first, c):
             out.append(f"{files} committed in {c[:10]}, which does not come after the plan's "
                        f"first commit {first[:10]}")
+    # an amendment of the plan after a governed result exists is a new version, not an edit
+    for p in plan_commits[1:]:
+        late = [c for c in result_commits if c != p and not _is_ancestor(repo, p, c)]
+        if late and any(_is_ancestor(repo, c, p) for c in late):
+            out.append(f"{plan} changed in {p[:10]}, after governed results ({late[0][:10]}): "
+                       "a change after numbers is a new plan version")
     return out

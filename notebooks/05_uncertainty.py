@@ -141,9 +141,10 @@ for data in cfg.seeds if ood else []:
 # and the single network (and with it the ensemble) was searched without weight decay. Version
 # 2 of this table, [`plan_v2.json`](../results/05_uncertainty/plan_v2.json), committed before
 # its numbers, takes notebook 06's plan v3 runs instead: the same search for every method (16
-# trials, 60 epochs), ten paired seeds, and claims tested as declared there. Until those runs
-# finish, read the verdicts here as version 1's. The Fashion-MNIST-trained direction (one
-# seed) is not rerun.
+# trials, 60 epochs), ten paired seeds, and claims declared before their numbers. Until those
+# runs finish, the statements above are version 1's: descriptive, not tested (version 1
+# declared no tests). The Fashion-MNIST-trained direction (one seed) is not rerun: a second
+# campaign of the same size, which two cores cannot pay soon; it stays version 1's.
 
 # %% [markdown]
 # ## 4. Entropy in and out of distribution

@@ -76,11 +76,15 @@ def test_every_method_is_scored_on_one_seed_pair_and_the_plans_claims_are_tested
     monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "results"))
     monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
     data, x_ood = _small_data(shared_data, monkeypatch, n_train=400, n_test=150)
-    chosen = {m: {"config": {**A.configs(m)[0], "H": 12}, "epochs": 1} for m in A.SEARCHES}
+    chosen = {m: {"config": {**A.configs(m)[0], "H": 12}, "epochs": 1, "name": f"{m}-choice"}
+              for m in A.SEARCHES}
     monkeypatch.setattr(F, "TEST_SAMPLES", 3)
     monkeypatch.setattr(F, "MC_REPEATS", 2)
     monkeypatch.setattr(F, "ENSEMBLE_SIZE", 2)
     torch.set_num_threads(1)
+    # the ensemble and Laplace wait for MAP's record of their seed (they reuse its network)
+    assert ("ensemble", 0) not in F.pending(seeds=(0,), ready_only=True)
+    assert ("ensemble", 0) in F.pending(seeds=(0,))
     for seed in (0, 1):
         for method in F.METHODS:
             F.run_one(method, seed, data, x_ood, chosen, progress_fn=lambda m: None)
@@ -92,12 +96,20 @@ def test_every_method_is_scored_on_one_seed_pair_and_the_plans_claims_are_tested
         assert (r["full"] is None) == (method in F.ALL_LAYER)
         assert 0 <= r["subset"]["test_error"] <= 1 and r["subset"]["nll"] > 0
         assert (r["mc_repeats"] is not None) == (method in ("mc_dropout", "bbb", "ivon"))
+        if r["mc_repeats"]:
+            assert len(r["mc_repeats"]["full"]) == len(r["mc_repeats"]["subset"]) == 2
         assert r["epochs"] == 1 and r["code"] and r["machine"]["threads"] == 1
+        assert r["failed"] is None and r["setting"]["seed"] == seed
+        assert (r["map_network"] is not None) == (method in ("map", "ensemble", *F.LAPLACE))
+    assert F.record_path("ensemble", 1).exists()
+    assert json.loads(F.record_path("ensemble", 1).read_text())["member_seeds"] == [1, 1001]
         # each scored network is the final run of its seed (its checkpoint exists)
     ck = list((tmp_path / "checkpoints").rglob("*.pt"))
     assert any("_s1_" in p.name or "_s1." in p.name for p in ck)
     out = F.analysis()
     plan = A.plan()
+    assert out["interim"] and not out["status"]["complete"]  # seeds 2-9 have no record
+    assert out["status"]["failed"] == {} and out["status"]["map_network_mismatch"] == []
     for family, claims in plan["tests"]["families"].items():
         assert list(out["families"][family]) == claims
         for claim in claims:
@@ -105,8 +117,34 @@ def test_every_method_is_scored_on_one_seed_pair_and_the_plans_claims_are_tested
             assert res["family_size"] == len(claims)
             assert res["verdict"] in ("holds", "reversed", "not resolved at 2 seeds")
     assert out["table"]["bbb"]["full"]["nll"]["seeds"] == [0, 1]
-    assert out["table"]["bbb"]["full"]["nll"]["mc_sd_mean"] is not None
     assert "full" not in out["table"]["laplace_kron"]
+    nll = out["families"]["test NLL"]
+    assert nll["bbb < map on nll"]["mc_sd_of_difference"] > 0  # BBB samples
+    assert nll["bbb < laplace_kron on nll"]["on"] == "subset"
+    # a record naming another MAP network is caught
+    recs = F.records()
+    recs[("ensemble", 1)] = {**recs[("ensemble", 1)], "map_network": "0" * 16}
+    assert F.status(recs)["map_network_mismatch"][0]["seed"] == 1
     # the records name the choice they ran, and say it came from validation
     r = json.loads(F.record_path("ensemble", 1).read_text())
     assert r["chosen_from"].endswith("search/map/ (validation only)")
+
+
+def test_a_failed_run_is_recorded_and_what_reuses_it_fails_with_it(shared_data, monkeypatch,
+                                                                     tmp_path):
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
+    data, x_ood = _small_data(shared_data, monkeypatch, n_train=200, n_test=100)
+    chosen = {m: {"config": {**A.configs(m)[0], "H": 8}, "epochs": 1, "name": f"{m}-choice"}
+              for m in A.SEARCHES}
+
+    def diverge(method, seed, *a, **k):
+        raise FloatingPointError(f"loss is NaN at epoch 1 ({method})")
+    monkeypatch.setattr(F, "networks", diverge)
+    rec = F.run_one("map", 3, data, x_ood, chosen, progress_fn=lambda m: None)
+    assert rec["failed"].startswith("FloatingPointError") and rec["full"] is None
+    rec = F.run_one("laplace_diag", 3, data, x_ood, chosen, progress_fn=lambda m: None)
+    assert "map's network of seed 3 failed" in rec["failed"]
+    st = F.status(F.records())
+    assert set(st["failed"]) == {"map seed 3", "laplace_diag seed 3"} and not st["complete"]
+    assert F.per_seed(F.records(), "map", "nll", "full") == {}

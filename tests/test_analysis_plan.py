@@ -158,3 +158,20 @@ def test_notebook_02_plan_is_the_codes_and_came_before_its_verdicts():
     if not _is_repo(ROOT):
         pytest.skip("not a git checkout: the git order is not checked")
     assert A.plan_precedes(ROOT, plan=path.relative_to(ROOT)) == []
+
+
+def test_git_order_check_fails_a_plan_changed_after_its_results(repo):
+    _plan(repo)
+    commit(repo, PLAN)
+    amended = json.loads((repo / PLAN).read_text())
+    amended["amended_before_numbers"] = True
+    (repo / PLAN).write_text(json.dumps(amended))
+    commit(repo, PLAN)  # an amendment before any result: allowed
+    assert A.plan_precedes(repo) == []
+    write(repo, RESULT)
+    commit(repo, RESULT)
+    amended["amended_after_numbers"] = True
+    (repo / PLAN).write_text(json.dumps(amended))
+    commit(repo, PLAN)
+    bad = A.plan_precedes(repo)
+    assert len(bad) == 1 and "after governed results" in bad[0]

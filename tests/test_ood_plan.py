@@ -25,8 +25,10 @@ def test_breaches_are_found():
     p = json.loads(json.dumps(O.plan()))
     p["runs"]["reported_seeds"] = [0, 1, 2]
     p["tests"]["families"]["x"] = ["map < ivon on nll"]
+    p["tests"]["from_plan_v3"]["families"]["OOD AUROC (entropy)"].append("bbb < map on ece")
     bad = " | ".join(O.validate(p))
     assert "reported seeds" in bad and "not BBB against a row" in bad
+    assert "does not test" in bad
 
 
 def _rec(method, seed, auroc, ece):
@@ -40,12 +42,18 @@ def test_the_claims_are_tested_paired_over_the_seeds_both_sides_have():
         recs[("bbb", s)] = _rec("bbb", s, 0.95 + 0.001 * s, 0.010)
         recs[("map", s)] = _rec("map", s, 0.80 + 0.002 * s, 0.004 + 0.0001 * s)
         recs[("mc_dropout", s)] = _rec("mc_dropout", s, 0.95 + 0.001 * s + (-1) ** s * 1e-3,
-                                       0.010)
+                                       0.010 + (-1) ** s * 1e-3)
     recs[("ensemble", 0)] = _rec("ensemble", 0, 0.9, 0.003)  # one seed: untestable
-    out = O.analysis(recs)
+    # the AUROC verdicts are plan v3's (Holm over its seven claims), quoted
+    v3 = {"families": {"OOD AUROC (entropy)": {
+        c: {"verdict": f"v3's word for {c}", "family_size": 7}
+        for c in O.FROM_V3["OOD AUROC (entropy)"]}}}
+    out = O.analysis(recs, v3=v3)
     auroc = out["OOD AUROC (entropy)"]
-    assert auroc["map < bbb on auroc_entropy"]["verdict"] == "holds"
-    assert auroc["mc_dropout < bbb on auroc_entropy"]["verdict"].startswith("not resolved at 6")
-    assert auroc["ensemble < bbb on auroc_entropy"]["verdict"] == "not measured yet"
-    assert out["test ECE"]["bbb < map on ece"]["verdict"] == "reversed"
-    assert all(r["family_size"] == 3 for r in auroc.values())
+    assert auroc["map < bbb on auroc_entropy"] == {
+        "verdict": "v3's word for map < bbb on auroc_entropy", "family_size": 7, "from": "plan v3"}
+    ece = out["test ECE"]
+    assert ece["bbb < map on ece"]["verdict"] == "reversed"
+    assert ece["bbb < mc_dropout on ece"]["verdict"].startswith("not resolved at 6")
+    assert ece["bbb < ensemble on ece"]["verdict"] == "not measured yet"
+    assert all(r["family_size"] == 3 for r in ece.values())

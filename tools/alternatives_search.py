@@ -106,7 +106,7 @@ def final(args):
     data = H.load_images("MNIST")
     x_ood = H.load_images("FashionMNIST").x_test
     ran = 0
-    for method, seed in F.pending(args.seeds):
+    for method, seed in F.pending(args.seeds, ready_only=True):
         if args.max_trials is not None and ran >= args.max_trials:
             break
         path = F.record_path(method, seed)
@@ -121,9 +121,10 @@ def final(args):
                             progress_fn=lambda m: print(f"{time.strftime('%H:%M:%S')} {m}",
                                                         flush=True))
             part = rec["full"] or rec["subset"]
-            print(f"{time.strftime('%H:%M:%S')} done  {method} seed {seed}: test NLL "
-                  f"{part['nll']:.4f}, error {part['test_error']:.4f} "
-                  f"({time.perf_counter() - t0:.0f} s)", flush=True)
+            print(f"{time.strftime('%H:%M:%S')} done  {method} seed {seed}: " + (
+                f"FAILED ({rec['failed']})" if rec["failed"] else
+                f"test NLL {part['nll']:.4f}, error {part['test_error']:.4f}") +
+                f" ({time.perf_counter() - t0:.0f} s)", flush=True)
             ran += 1
         finally:
             campaign.release(claim)
