@@ -259,12 +259,14 @@ def paper_protocol_rows(nb01):
             ours += f" ({'–'.join(map(str, n))} of {want} seeds)"
             cell = summ["analysis"]["cells"].get(f"bbb_mixture_h{H}")
             verdict = "mixture: " + (cell["verdict"] if cell else "not run yet")
+            if cell and cell.get("ci"):  # "matches" at few seeds is a wide interval: show it
+                verdict += f" (95% CI {100 * cell['ci'][0]:.2f}–{100 * cell['ci'][1]:.2f}%)"
             fam = summ["analysis"]["orderings"].get(str(H))
             if fam:
                 verdict += f"; orderings: {verdict_orderings(fam)}"
         out.append([f"Table 1, the paper's protocol, 2×{H}", paper, ours, verdict,
-                    "plain SGD on the summed cost, random start, 600 epochs; 9 trials per "
-                    "method on validation; 1 weight sample",
+                    "plain SGD, summed cost, random start, 600 epochs; 9 trials/method on "
+                    "validation; 1 weight sample",
                     f"[01]({nb01})"])
     return out
 
