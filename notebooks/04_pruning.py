@@ -42,6 +42,7 @@ import matplotlib.pyplot as plt
 
 import helpers as H
 from helpers import pruning
+from helpers.report import show_markdown
 
 # %%
 NB = "04_pruning"
@@ -147,16 +148,14 @@ if rec:
 
 # %%
 if rec:
-    H.show_table(["removed", "dense MB", "sparse MB", "dense ms", "sparse ms"],
+    H.show_table(["removed", "dense MiB", "sparse MiB", "dense ms", "sparse ms"],
                  [[f"{r['removed']}%", f"{r['dense_bytes'] / 2**20:.2f}",
                    f"{r['sparse_bytes'] / 2**20:.2f}", f"{1e3 * r['dense_s']:.1f}",
                    f"{1e3 * r['sparse_s']:.1f}"] for r in rec["metrics"]["storage_and_timing"]["rows"]]);
 
-# %% [markdown]
-# **What it shows.** Stored sparse, the 2×1200 network shrinks about tenfold at 95 % removed
-# (9.1 MB to 0.9 MB); the sparse product is about as fast as the dense one at 95 %, faster at
-# 98 %, and far slower unpruned, where every weight is stored with its index (twice the bytes).
-# The timings are single medians on a 2-core machine: read them as orders of magnitude.
+# %%
+if rec:
+    show_markdown(pruning.storage_text(rec));
 
 # %% [markdown]
 # ## 5. The KL weighting decides how prunable a network is
