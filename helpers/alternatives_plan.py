@@ -315,6 +315,34 @@ def choose(rows, max_epochs=None, epoch_step=None, smooth=None):
             "val": score, "val_at_epoch": dict_curve[e], "epochs": e, "smooth": smooth}
 
 
+def v2_twins(method="map"):
+    """Return, for each finished trial of this version whose setting version 2 also trained
+    (same seed, learning rate and regulariser; version 2 ran 30 epochs), the largest absolute
+    difference of their validation NLL over version 2's epochs: a check that the code and the
+    machine reproduce version 2's numbers (0.0 when they do; another CPU may differ in the last
+    digits)."""
+    old = Path(str(trial_path(method, configs(method)[0]).parent).replace(
+        f"v{VERSION}", "v2"))
+    if not old.exists():
+        return []
+    twins = {}
+    for f in sorted(old.glob("*.json")):
+        row = json.loads(f.read_text())["row"]
+        key = tuple(sorted((k, v) for k, v in row["config"].items() if k != "epochs"))
+        twins[key] = row
+    out = []
+    for c in configs(method):
+        path = trial_path(method, c)
+        key = tuple(sorted((k, v) for k, v in c.items() if k != "epochs"))
+        if not path.exists() or key not in twins:
+            continue
+        new = dict((e, v) for e, v in json.loads(path.read_text())["row"]["val_curve"])
+        old_curve = twins[key]["val_curve"]
+        out.append({"trial": path.stem, "v2": twins[key]["name"], "epochs": len(old_curve),
+                    "max_abs_diff": max(abs(new[e] - v) for e, v in old_curve if e in new)})
+    return out
+
+
 def chosen(method):
     """Return ``choose`` over the method's trial records, or None until every trial of its
     search has one."""

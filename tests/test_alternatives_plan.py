@@ -2,6 +2,7 @@
 every method, no head start, validation only, the plan committed before its numbers."""
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -109,3 +110,20 @@ def test_the_choice_averages_five_epochs_and_takes_only_complete_error_free_tria
     assert A.choose([_row("z", [0.2] * 10), _row("y", [0.2] * 10)], max_epochs=10,
                     epoch_step=5, smooth=5)["name"] == "y"
     assert A.choose([_row("x", [0.2] * 3)], max_epochs=10) is None
+
+
+def test_a_version_2_twin_is_compared_epoch_by_epoch(tmp_path, monkeypatch):
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
+    c = A.configs("map")[0]
+    new = A.trial_path("map", c)
+    old = Path(str(new.parent).replace(f"v{A.VERSION}", "v2")) / "old.json"
+    for p in (new, old):
+        p.parent.mkdir(parents=True, exist_ok=True)
+    curve = [[e, 0.5 / e] for e in range(1, A.MAX_EPOCHS + 1)]
+    new.write_text(json.dumps({"row": {"name": "new", "config": c, "val_curve": curve}}))
+    v2_curve = [[e, v + (1e-3 if e == 7 else 0.0)] for e, v in curve[:30]]
+    old.write_text(json.dumps({"row": {"name": "old", "config": {**c, "epochs": 30},
+                                       "val_curve": v2_curve}}))
+    (tw,) = A.v2_twins("map")
+    assert tw["v2"] == "old" and tw["epochs"] == 30
+    assert tw["max_abs_diff"] == pytest.approx(1e-3)

@@ -54,6 +54,9 @@ def main(argv=None):
             c = A.chosen(m)
             print(f"{m:11s} trials left {left:2d}; choice: "
                   f"{c['name'] + ', ' + str(c['epochs']) + ' epochs' if c else '(search under way)'}")
+        for tw in A.v2_twins("map"):
+            print(f"v2 twin of {tw['trial']}: largest |validation NLL difference| over its "
+                  f"{tw['epochs']} epochs {tw['max_abs_diff']:.3g}")
         return
     torch.set_num_threads(1)
     campaign.code_version()  # the code this process loaded, named in every record
