@@ -469,3 +469,21 @@ def storage_text(rec):
             f"98 %, and {pace(speed[0])} it unpruned, where every weight is stored with its index "
             f"({rows[0]['sparse_bytes'] / rows[0]['dense_bytes']:.1f} times the bytes). The timings "
             "are single medians on a 2-core machine: read them as orders of magnitude.")
+
+
+def weighting_text(base, alt):
+    """Return notebook 04's reading of the KL-weighting comparison (Markdown), its numbers from
+    the stored analyses ``base`` (eq. 8's 1/M) and ``alt`` (eq. 9): where the eq. 9 network's SNR
+    density peaks, and the test error after SNR pruning of both networks."""
+    lo, hi, n = DB_EDGES
+    k = max(range(n), key=lambda i: alt["snr_hist"][i])
+    peak = lo + (k + 0.5) * (hi - lo) / n
+    e = {lab: {f: 100 * m["error_at"]["snr"][f] for f in ("0", "75", "95", "98")}
+         for lab, m in (("alt", alt), ("base", base))}
+    return ("**What it shows.** With eq. 9's weights the whole SNR density sits far higher: the KL "
+            "hardly pulls weights towards the prior, so there is no bulk of near-zero, noisy "
+            f"weights to remove (its narrow peak near {peak:.1f} dB we have not explained). That "
+            f"network's test error is {e['alt']['0']:.2f} % unpruned against {e['base']['0']:.2f} "
+            f"%, {e['alt']['75']:.2f} % against {e['base']['75']:.2f} % at 75 % removed, but "
+            f"{e['alt']['95']:.2f} % against {e['base']['95']:.2f} % at 95 % and "
+            f"{e['alt']['98']:.2f} % against {e['base']['98']:.2f} % at 98 % (one seed, seed 0).")

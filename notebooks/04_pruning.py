@@ -175,12 +175,9 @@ if not H.pending(alt, "the network with the other KL weighting", retrain):
     plt.show()
     H.show_table(*pruning.weighting_rows(base, alt));
 
-# %% [markdown]
-# **What it shows.** With eq. 9's weights the whole SNR density sits far higher: the KL hardly
-# pulls weights towards the prior, so there is no bulk of near-zero, noisy weights to remove
-# (its narrow peak near 7.5 dB we have not explained).
-# That network is slightly worse unpruned and holds to 75 %, but at 95 and 98 % it loses far
-# more accuracy than the $1/M$ network (one seed, seed 0).
+# %%
+if alt:
+    show_markdown(pruning.weighting_text(base, alt));
 
 # %% [markdown]
 # ## Takeaways

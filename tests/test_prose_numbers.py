@@ -61,7 +61,6 @@ _V1 = "version-1 prose, replaced when the declared rerun lands"
 PENDING = {
     "03_contextual_bandit": {"8,320": _V1, "129,600": _V1, "26,000": _V1, "0.1 %": _V1,
                              "6,558": _V1, "6,878": _V1, "6,020": _V1},
-    "04_pruning": {"7.5": "to render (the peak of a stored SNR histogram)"},
     "05_uncertainty": {t: _V1 for t in ("0.935", "0.012", "0.870", "0.016", "0.803", "0.015",
                                         "0.774", "0.04", "0.09", "0.0093", "0.0032", "1.52",
                                         "0.13 %", "1.67", "0.06 %", "0.0060", "0.923", "0.933",
