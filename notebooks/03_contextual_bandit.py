@@ -47,6 +47,7 @@ import matplotlib.pyplot as plt
 
 import helpers as H
 from helpers import bandit as B
+from helpers.report import show_markdown
 
 # %%
 NB = "03_contextual_bandit"
@@ -121,15 +122,11 @@ if reported:
     H.savefig(fig, NB, "figure6")
     plt.show()
 
+# %%
+if reported:
+    show_markdown(B.figure6_text(reported));
+
 # %% [markdown]
-# **What it shows.** With the paper's buffer BBB ends above the paper's curve (mean 8,320 against
-# about 5,700), and plain greedy ends *below* BBB on seeds 0–2; only greedy's seed 3 lifts its
-# mean above BBB's: there greedy passes on every edible mushroom from early on (its regret,
-# 129,600, is 5 for each of the roughly 26,000 edible mushrooms shown). With every tuple kept
-# BBB's regret falls by more than half on three seeds and it is the lowest agent on every seed.
-# The 1 % and 5 % greedy agents end below the paper's values in the mean under both buffers
-# (1 % greedy ends above it on seeds 0 and 2 with the paper's buffer). The y axis is logarithmic.
-#
 # The final regret per agent: mean ± standard deviation over the reported seeds, the median,
 # each seed, on how many seeds the agent had the lowest regret of the four, and the paper's value.
 # The buffer and what was tuned are named in each row.
@@ -162,14 +159,11 @@ if reported:
     plt.show()
     H.show_table(*B.exploration_rows(reported));
 
+# %%
+if reported:
+    show_markdown(B.exploration_text(reported, tuning));
+
 # %% [markdown]
-# **What it shows.** With every tuple kept, BBB almost stops eating poisonous mushrooms (0.1 % over
-# the last 1,000 steps, mean of the seeds); with the paper's buffer it still eats 1–5 % of them at
-# step 50,000, while plain greedy eats none: that is where BBB's regret against greedy comes from
-# on seeds 0–2. A buffer of the last 4,096 tuples forgets what it learnt from the poisonous
-# mushrooms it has since stopped eating, and its KL stays divided by 4,096; the tuning cannot
-# tell which matters more (every tuple with the KL divided by 4,096: 6,558; the paper's recipe:
-# 6,878; every tuple with the KL divided by the tuples stored: 6,020; two seeds, 20,000 steps).
 # The mean posterior $\sigma$ (right) stays just below the prior's 0.05 under both buffers, so
 # this average over all weights is a poor gauge of how sure the network is; the agents' actions
 # (left) show the exploration fading better.

@@ -263,3 +263,29 @@ def test_headline_rows_count_the_seeds_each_agent_won_and_name_the_protocol():
 def test_exploration_rows_average_the_last_windows_per_seed():
     header, rows = B.exploration_rows(_fake_reported(), last=1000)
     assert rows[0][2] == "30.0%, 35.0%" and rows[0][3] == "32.5%"
+
+
+def test_notebook_03s_readings_are_rendered_from_the_records():
+    from helpers import bandit as Bd
+
+    def rec(finals, seeds=(0, 1, 2)):
+        return {"seeds": list(seeds), "config": {"record_every": 100},
+                "metrics": {"summary": {a: {"final_per_seed": v, "mean": sum(v) / len(v)}
+                                        for a, v in finals.items()},
+                            "per_seed": [{"names": list(finals),
+                                          "poison_eaten": [[0.02] * 20 if a == "bbb" else [0.0] * 20
+                                                           for a in finals]} for _ in seeds]}}
+    paper = rec({"bbb": [5000, 6000, 7000], "greedy": [4000, 9000, 90000],
+                 "eps1": [20000, 15000, 16000], "eps5": [30000, 31000, 32000]})
+    keep = rec({"bbb": [2000, 2500, 6000], "greedy": [4000, 9000, 90000],
+                "eps1": [10000, 11000, 12000], "eps5": [30000, 31000, 32000]})
+    text = Bd.figure6_text({"paper": paper, "keep_all": keep})
+    assert "mean 6,000 against about 5,700" in text and "below* BBB on seed 0" in text
+    assert "because of seed 2, whose regret, 90,000" not in text  # seed 1 is greedy's loss too
+    assert "more than half on 2 of 3 seeds" in text and "lowest agent on 3 of 3" in text
+    assert "1 % greedy on seed 0 with the paper's buffer" in text
+    tuning = {"tuning_seeds": [100, 101], "config": {"steps": 20000},
+              "metrics": {"trials": [{"recipe": "paper", "regret_final_mean": 7000.0},
+                                     {"recipe": "paper", "regret_final_mean": 6500.0}]}}
+    text = Bd.exploration_text({"paper": paper, "keep_all": keep}, tuning)
+    assert "2.0% over the last 1,000 steps" in text and "(the paper's): 6,500;" in text

@@ -45,7 +45,7 @@ ALLOWED = {
                              "50,000": _SETTING, "10,000": _SETTING, "4,096": _SETTING,
                              "1,000": _SETTING, "1 %": "the 1 % greedy agent's epsilon",
                              "5 %": "the 5 % greedy agent's epsilon", "5,700": _PAPER,
-                             "0.05": _SETTING},
+                             "0.05": _SETTING, "0.1 %": "the exploration figure's axis break"},
     "04_pruning": {"5.1": _SECTIONS, "2×": "a width, 2×400 or 2×1200", "0.05": _PAPER,
                    "0.05 pp": _PAPER, "95 %": _SETTING, "98 %": _SETTING, "75 %": _SETTING,
                    "99 %": _SETTING, "97 %": _SETTING, "0 %": _SETTING, "0.01": _READ,
@@ -59,8 +59,6 @@ ALLOWED = {
 }
 _V1 = "version-1 prose, replaced when the declared rerun lands"
 PENDING = {
-    "03_contextual_bandit": {"8,320": _V1, "129,600": _V1, "26,000": _V1, "0.1 %": _V1,
-                             "6,558": _V1, "6,878": _V1, "6,020": _V1},
     "05_uncertainty": {t: _V1 for t in ("0.935", "0.012", "0.870", "0.016", "0.803", "0.015",
                                         "0.774", "0.04", "0.09", "0.0093", "0.0032", "1.52",
                                         "0.13 %", "1.67", "0.06 %", "0.0060", "0.923", "0.933",
