@@ -511,3 +511,61 @@ def committed_figure(notebook, name):
     from .utils import figures_dir
     path = figures_dir() / f"{notebook}-{name}.png"
     return path if path.exists() else None
+
+
+def ood_text(summary, alt_rows=None):
+    """Return notebook 05's reading of its out-of-distribution table (Markdown; version 1: these
+    statements are descriptive, no test was declared), every number from ``summary``
+    (``summarise`` of ood.json) and, for the comparison with notebook 06, ``alt_rows`` (the
+    rows of results/06_alternatives/summary.json)."""
+    def ms(data, kind, metric, scale=1.0, digits=3, unit=""):
+        e = summary[(data, kind)][metric]
+        sd = "" if e["sd"] is None else f" ± {scale * e['sd']:.{digits}f}"
+        return f"{scale * e['mean']:.{digits}f}{sd}{unit}"
+    out = []
+    if all(("MNIST", k) in summary for k in KINDS):
+        au = {k: summary[("MNIST", k)]["auroc_entropy"] for k in KINDS}
+        order = sorted(KINDS, key=lambda k: -au[k]["mean"])
+        others = [k for k in order if k != "bbb"]
+        n = len(summary[("MNIST", "bbb")]["seeds"])
+        lead = [b - d for b, d in zip(au["bbb"]["per_seed"], au["mc_dropout"]["per_seed"])]
+        ece = {k: summary[("MNIST", k)]["ece"]["mean"] for k in KINDS}
+        err = {k: summary[("MNIST", k)]["test_error"]["mean"] for k in KINDS}
+        best_err = min(KINDS, key=lambda k: err[k])
+        out.append(
+            f"**What the table shows** (version 1: descriptive, {n} seeds, no declared test). "
+            f"Trained on MNIST, {KIND_LABELS[order[0]]} has the highest AUROC of the entropy on "
+            f"Fashion-MNIST: BBB {ms('MNIST', 'bbb', 'auroc_entropy')}, against "
+            + ", ".join(f"{ms('MNIST', k, 'auroc_entropy')} for {KIND_LABELS[k]}"
+                        for k in others) + ". "
+            + (f"BBB is ahead of MC dropout on every seed, by {min(lead):.2f}–{max(lead):.2f}. "
+               if min(lead) > 0 else
+               f"BBB's lead over MC dropout ranges over {min(lead):+.2f}..{max(lead):+.2f}. ")
+            + f"Its ECE ({ece['bbb']:.4f}) is "
+            + ("the highest" if ece["bbb"] == max(ece.values()) else
+               "the lowest" if ece["bbb"] == min(ece.values()) else "neither the highest nor "
+               "the lowest")
+            + f" of the four; the {KIND_LABELS[min(KINDS, key=lambda k: ece[k])]}'s "
+            f"({min(ece.values()):.4f}) the lowest. {KIND_LABELS[best_err]} has the lowest test "
+            f"error ({ms('MNIST', best_err, 'test_error', 100, 2, ' %')}"
+            + ("" if best_err == "bbb" else
+               f" against BBB's {ms('MNIST', 'bbb', 'test_error', 100, 2, ' %')}") + ").")
+    if all(("FashionMNIST", k) in summary for k in KINDS):
+        au = {k: summary[("FashionMNIST", k)]["auroc_entropy"]["mean"] for k in KINDS}
+        ece = {k: summary[("FashionMNIST", k)]["ece"]["mean"] for k in KINDS}
+        n = len(summary[("FashionMNIST", "bbb")]["seeds"])
+        out.append(
+            f"Trained on Fashion-MNIST ({n} seed{'s' if n > 1 else ''}, so no ordering is "
+            f"established) {KIND_LABELS[max(KINDS, key=lambda k: au[k])]} has the highest AUROC "
+            f"and {KIND_LABELS[min(KINDS, key=lambda k: ece[k])]} the lowest ECE "
+            f"({min(ece.values()):.4f}).")
+    if alt_rows:
+        r = {x["method"]: x for x in alt_rows}
+        if "map" in r and "ensemble" in r:
+            out.append(
+                "\n\n**Read this against notebook 06.** Part of BBB's lead is the baselines' "
+                "search space: searched with weight decay and trained longer, the same single "
+                f"network reaches an AUROC of {r['map']['auroc_entropy']['mean']:.3f} and an "
+                f"ensemble of five of them {r['ensemble']['auroc_entropy']['mean']:.3f} "
+                "([notebook 06](06_alternatives.ipynb), version 1).")
+    return " ".join(out)
