@@ -59,6 +59,8 @@ import matplotlib.pyplot as plt
 import helpers as H
 from helpers import alternatives as A
 from helpers import table1 as T
+from helpers import uncertainty as U
+from helpers.report import show_markdown
 
 # %%
 NB = "06_alternatives"
@@ -111,27 +113,13 @@ if not H.pending(summary, "the comparison (searches, 3 seeds of each method, eva
 if summary:
     H.show_table(*A.summary_rows(summary));
 
-# %% [markdown]
-# **What the table shows.** Three methods share the lead on out-of-distribution detection: BBB
-# (AUROC 0.937 ± 0.007), the deep ensemble (0.933 ± 0.002) and last-layer Laplace (0.929 ±
-# 0.009), all within about one seed spread of each other; MAP alone already reaches 0.923. The
-# ensemble has the lowest error and NLL; IVON the lowest ECE (0.0032), then the ensemble and
-# last-layer Laplace (0.0038), the last two at about MAP's training cost. BBB costs 3.7 times MAP's training time (its warm start included). The
-# two all-layer Laplace rows fail (60–70 % error): they predict by sampling weights from the
-# whole network's Gaussian posterior, which Immer et al.
-# ([2021](https://arxiv.org/abs/2008.08400)) show underfits badly; their linearised predictive
-# (the network replaced by its first-order Taylor expansion around the MAP weights, so the
-# Gaussian over weights becomes a Gaussian over outputs) would fix this but needs a Jacobian per
-# image, too slow on this CPU. They are not a verdict on
-# the Laplace approximation; the last-layer version is the one its authors recommend.
-# MC dropout (notebook 05's choice: 20 epochs, no weight decay) has the lowest AUROC of the
-# working methods (0.870) although its error and NLL are below MAP's; we have not tested why.
-#
-# **Why the same names differ from notebook 05.** BBB here is notebook 01's recipe, chosen by
-# validation error (1.49 % test error), not notebook 05's, chosen by validation NLL (1.67 %).
-# MAP and its ensemble are searched with weight decay and train 50 epochs; notebook 05's single
-# network trained 10 epochs without it, and its AUROC was 0.774 (ensemble 0.803) against 0.923
-# (0.933) here.
+# %%
+if summary:
+    try:
+        ood05 = U.summarise(H.load_results("05_uncertainty", "ood")["metrics"]["rows"])
+    except FileNotFoundError:  # notebook 05 has not run in this profile
+        ood05 = None
+    show_markdown(A.summary_text(summary, ood05));
 
 # %% [markdown]
 # ## 3. Calibration: reliability diagrams (seed 0)
@@ -165,13 +153,13 @@ if summary:
     H.savefig(fig, NB, "rotation")
     plt.show()
 
+# %%
+if summary:
+    show_markdown(A.rotation_text(summary));
+
 # %% [markdown]
-# Rotating the digits hurts every method alike: the error climbs from under 2 % to above 80 %
-# by 90°. What differs is how much the methods admit it: BBB has the lowest ECE of the working
-# methods at every angle from 15° on, and the lowest NLL at most angles (IVON is slightly lower
-# at 90°, 105° and 180°); MC dropout and MAP have the highest NLL at large angles. The two all-layer
-# Laplace curves start high at 0° (they already fail on unrotated digits), so their flat NLL
-# is not robustness.
+# The two all-layer Laplace curves start high at 0° (they already fail on unrotated digits), so
+# their flat NLL is not robustness.
 
 # %% [markdown]
 # ## 5. All methods, all metrics
@@ -197,11 +185,9 @@ if summary:
 for line in A.verdict(summary) if summary else []:
     print(line)
 
-# %% [markdown]
-# **The answer.** BBB reaches the best out-of-distribution AUROC (the gap to the ensemble is
-# inside the seed spread), but not the best ECE (IVON's 0.003 against BBB's 0.006, a gap larger
-# than the spread), and it trains 3.7 times longer than MAP, above the 3× asked. IVON and
-# last-layer Laplace get close to BBB's AUROC at about MAP's cost.
+# %%
+if summary:
+    show_markdown(A.answer_text(summary));
 
 # %% [markdown]
 # **Published numbers, for context only.** Kristiadi, Hein and Hennig's paper on LULA (extra
