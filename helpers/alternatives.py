@@ -669,9 +669,11 @@ def summary_text(summary, ood05=None):
     top = sorted(ok, key=lambda m: -au(m)["mean"])
     band = [m for m in top if au(top[0])["mean"] - au(m)["mean"] <= max(au(top[0])["sd"] or 0,
                                                                         au(m)["sd"] or 0)]
-    fmt = lambda m: f"{au(m)['mean']:.3f} ± {au(m)['sd'] or 0:.3f}"  # noqa: E731
+    fmt = lambda m: f"{au(m)['mean']:.3f}" + (  # noqa: E731
+        f" ± {au(m)['sd']:.3f}" if au(m)["sd"] is not None else "")
+    n = len(rows["bbb"]["seeds"])
     out = [f"**What the table shows** (version 1: descriptive, "
-           f"{len(rows['bbb']['seeds'])} seeds, no declared test). On out-of-distribution "
+           f"{n} seed{'s' if n != 1 else ''}, no declared test). On out-of-distribution "
            "detection " + (f"{len(band)} methods are within one seed spread of the best: " if
                            len(band) > 1 else "the best is ")
            + ", ".join(f"{LABELS[m]} (AUROC {fmt(m)})" for m in band)

@@ -922,12 +922,17 @@ def exploration_text(reported, tuning, last=1000):
     if ("keep_all", "bbb") in shares and ("paper", "bbb") in shares:
         ka, pa = shares["keep_all", "bbb"], shares["paper", "bbb"]
         greedy = shares.get(("paper", "greedy"), [])
-        out.append(f"With every tuple kept, BBB almost stops eating poisonous mushrooms "
-                   f"({sum(ka) / len(ka):.1%} over the last {last:,} steps, mean of the seeds); "
-                   f"with the paper's buffer it still eats {min(pa):.1%}–{max(pa):.1%} of them "
-                   f"at the end, while plain greedy eats "
-                   f"{'none' if greedy and max(greedy) == 0 else f'{sum(greedy) / len(greedy):.1%}'}"
-                   ": that is where BBB's regret against greedy comes from.")
+        k_mean = sum(ka) / len(ka)
+        g_mean = sum(greedy) / len(greedy) if greedy else None
+        out.append(f"With every tuple kept, BBB "
+                   f"{'almost stops eating' if k_mean < 0.005 else 'still eats'} poisonous "
+                   f"mushrooms ({k_mean:.1%} over the last {last:,} steps, mean of the seeds); "
+                   f"with the paper's buffer it eats {min(pa):.1%}–{max(pa):.1%} of them at the "
+                   "end" + ("" if g_mean is None else
+                            ", while plain greedy eats " + ("none" if max(greedy) == 0 else
+                                                            f"{g_mean:.1%}")
+                            + (": that is where BBB's regret against greedy comes from"
+                               if g_mean < min(pa) else "")) + ".")
     if tuning and tuning["metrics"].get("trials"):
         best = {}
         for t in tuning["metrics"]["trials"]:

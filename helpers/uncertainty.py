@@ -533,7 +533,8 @@ def ood_text(summary, alt_rows=None):
         err = {k: summary[("MNIST", k)]["test_error"]["mean"] for k in KINDS}
         best_err = min(KINDS, key=lambda k: err[k])
         out.append(
-            f"**What the table shows** (version 1: descriptive, {n} seeds, no declared test). "
+            f"**What the table shows** (version 1: descriptive, {n} seed{'s' if n != 1 else ''}, "
+            "no declared test). "
             f"Trained on MNIST, {KIND_LABELS[order[0]]} has the highest AUROC of the entropy on "
             f"Fashion-MNIST: BBB {ms('MNIST', 'bbb', 'auroc_entropy')}, against "
             + ", ".join(f"{ms('MNIST', k, 'auroc_entropy')} for {KIND_LABELS[k]}"
