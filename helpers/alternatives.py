@@ -694,8 +694,10 @@ def summary_text(summary, ood05=None):
     if broken:
         errs = [100 * rows[m]["test_error"]["mean"] for m in broken]
         stale = {r["method"] for r in stale_laplace_rows(summary)}
-        out.append(f"The rows {' and '.join(LABELS[m] for m in broken)} fail "
-                   f"({min(errs):.0f}–{max(errs):.0f} % error)"
+        span = (f"{min(errs):.0f} %" if round(min(errs)) == round(max(errs)) else
+                f"{min(errs):.0f}–{max(errs):.0f} %")
+        out.append((f"The rows {' and '.join(LABELS[m] for m in broken)} fail" if len(broken) > 1
+                    else f"The row {LABELS[broken[0]]} fails") + f" ({span} error)"
                    + (": they were computed before issue 34 by sampling weights from the whole "
                       "network's Gaussian posterior, which Immer et al. "
                       "([2021](https://arxiv.org/abs/2008.08400)) show underfits badly; the code "
@@ -762,7 +764,7 @@ def rotation_text(summary):
     worst = {m for i in range(len(angles)) if angles[i] >= 90
              for m in [max(ok, key=lambda m: rot[m]["nll"][i])]}
     text = (f"Rotating the digits hurts every method alike: the error climbs from under "
-            f"{math.ceil(100 * lo0)} % (unrotated, every working method) to above "
+            f"{math.ceil(100 * lo0)} % (unrotated, every working method) to at least "
             f"{math.floor(100 * hi90)} % by "
             f"{angles[i90]}°. What differs is how much the methods admit it: BBB has the lowest "
             f"ECE of the working methods at {len(ece_bbb)} of {len(angles)} angles")
