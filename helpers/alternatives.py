@@ -676,7 +676,8 @@ def summary_text(summary, ood05=None):
            f"{n} seed{'s' if n != 1 else ''}, no declared test). On out-of-distribution "
            "detection " + (f"{len(band)} methods are within one seed spread of the best: " if
                            len(band) > 1 else "the best is ")
-           + ", ".join(f"{LABELS[m]} (AUROC {fmt(m)})" for m in band)
+           + ", ".join(f"{LABELS[m].replace(' (this project)', '')} (AUROC {fmt(m)})"
+                       for m in band)
            + (f"; MAP alone reaches {au('map')['mean']:.3f}." if "map" not in band else ".")]
     low = lambda k: min(ok, key=lambda m: rows[m][k]["mean"])  # noqa: E731
     ece = sorted(ok, key=lambda m: rows[m]["ece"]["mean"])

@@ -33,7 +33,7 @@ def _summary06(bbb_auroc, ens_auroc, bbb_ece, ivon_ece, ratio):
 def test_notebook_06_readings_follow_the_numbers():
     s = _summary06((0.94, 0.95), (0.93, 0.935), (0.006, 0.0065), (0.003, 0.0032), 3.7)
     text = A.summary_text(s)
-    assert "2 seeds" in text and "BBB (this project) (AUROC 0.945 ± 0.007)" in text
+    assert "2 seeds" in text and "BBB (AUROC 0.945 ± 0.007)" in text
     assert "Deep ensemble (5) has the lowest test error and NLL" in text
     assert "IVON the lowest ECE (0.0031)" in text and "fails (65 % error)" in text
     ans = A.answer_text(s)
