@@ -303,6 +303,8 @@ def drive(data, s, log=print, poll_s=30, max_jobs=None, stop_after_stage=None, m
 
 LABELS = {"sgd": "SGD, no regularisation", "dropout": "SGD, dropout",
           "bbb_gaussian": "BBB, Gaussian prior", "bbb_mixture": "BBB, scale mixture prior"}
+SHORT = {"sgd": "plain SGD", "dropout": "dropout", "bbb_gaussian": "the Gaussian prior",
+         "bbb_mixture": "the scale mixture"}
 COLORS = {"sgd": "C2", "dropout": "C1", "bbb_gaussian": "C4", "bbb_mixture": "C0"}
 
 
@@ -375,8 +377,10 @@ def speed_lines(rec):
     lines = []
     for r in rec["rows"]:
         for word, n, spe in r.get("speeds", []):
+            runs = len(r["seeds"])
             lines.append(f"{LABELS[r['key']]}, 2×{r['H']}, {word}: {spe:.2f} s per epoch "
-                         f"({n} epochs there; 600 epochs ≈ {600 * spe / 3600:.2f} h)")
+                         f"(the mean over the {n} epochs its {runs} run{'s' if runs > 1 else ''} "
+                         f"trained there; 600 epochs ≈ {600 * spe / 3600:.2f} h)")
     return lines
 
 
@@ -387,6 +391,13 @@ def curve_end(history, window=100):
     if len(errs) < 2 * window:
         return None, None
     return (sum(errs[-window:]) / window, sum(errs[-2 * window:-window]) / window)
+
+
+def curve_jitter(history, window=100):
+    """Return the standard deviation of the test error over the last ``window`` epochs: the
+    epoch-to-epoch noise against which a change of the curve's mean is read."""
+    errs = [h["test_error"] for h in history][-window:]
+    return statistics.stdev(errs) if len(errs) >= 2 else None
 
 
 def summary(s):
@@ -421,6 +432,7 @@ def summary(s):
             ends = [curve_end(r["history"]) for r in recs]
             row["test_error_last_100"] = [e[0] for e in ends]
             row["test_error_previous_100"] = [e[1] for e in ends]
+            row["test_error_sd_last_100"] = [curve_jitter(r["history"]) for r in recs]
             rows.append(row)
     return rows
 
@@ -434,23 +446,37 @@ def figure2(s, widths=None):
     from .plotting import percent_axis
     widths = list(widths or s["widths"])
     fig, axes = plt.subplots(1, len(widths), figsize=(6.5 * len(widths), 4.2), squeeze=False)
-    for ax, H in zip(axes[0], widths):
-        lo, hi = 1.0, 0.0
+    # one error range for every panel, so that equal heights mean equal errors
+    glo, ghi = 1.0, 0.0
+    for H in widths:
         for method in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture"):
             recs, _ = final_records(s, method, H)
+            for r in recs:
+                tail = [h["test_error"] for h in r["history"][10:]]
+                if tail:
+                    glo, ghi = min(glo, min(tail)), max(ghi, max(tail))
+        glo = min([glo] + [PAPER_TABLE1[m].get(H, 1.0) for m in PAPER_TABLE1])
+    for ax, H in zip(axes[0], widths):
+        lo, hi = glo, ghi
+        missing = []
+        for method in ("bbb_mixture", "bbb_gaussian", "dropout", "sgd"):  # SGD drawn on top
+            recs, _ = final_records(s, method, H)
+            paper = PAPER_TABLE1[method].get(H)
             if not recs:
+                missing.append(LABELS[method])
                 continue
+            if paper is not None:  # the paper's Table 1 value, dashed, in the method's colour
+                ax.axhline(paper, color=COLORS[method], ls="--", lw=0.9, alpha=0.8)
             n = min(len(r["history"]) for r in recs)
             x = list(range(1, n + 1))
             ys = [[r["history"][i]["test_error"] for r in recs] for i in range(n)]
             mean = [sum(v) / len(v) for v in ys]
             label = f"{LABELS[method]} ({len(recs)} seed{'s' if len(recs) > 1 else ''})"
-            ax.plot(x, mean, c=COLORS[method], lw=1.2, label=label)
+            ax.plot(x, mean, c=COLORS[method], lw=1.0 if method == "sgd" else 0.8, label=label,
+                    zorder=3 if method == "sgd" else 2)
             if len(recs) > 1:
                 ax.fill_between(x, [min(v) for v in ys], [max(v) for v in ys],
-                                color=COLORS[method], alpha=0.2, lw=0)
-            tail = mean[min(10, n - 1):]
-            lo, hi = min(lo, min(tail)), max(hi, max(tail))
+                                color=COLORS[method], alpha=0.3, lw=0)
         ax.set_yscale("log")
         if hi > lo:
             ax.set_ylim(lo * 0.9, hi * 1.1)
@@ -469,7 +495,11 @@ def figure2(s, widths=None):
         ax.set_xlabel("epoch")
         ax.set_ylabel("test error (log scale)")
         ax.set_title(f"784-{H}-{H}-10, the paper's protocol (plain SGD, random start)")
+        if missing and len(missing) < 4:
+            ax.text(0.02, 0.02, "not run yet: " + "; ".join(missing), transform=ax.transAxes,
+                    fontsize=8, color="0.35", va="bottom")
         if ax.get_legend_handles_labels()[0]:
+            ax.plot([], [], "k--", lw=0.9, label="dashed: the paper's Table 1")
             ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     return fig
@@ -581,7 +611,11 @@ def table_rows(rec, ours=None):
         walls = r["train_wall_s"]
         wall = "—" if not walls else f"{sum(walls) / len(walls) / 3600:.1f}"
         out.append([r["label"], f"2×{r['H']}", _pct(paper),
-                    f"{_mean_sd(r['test_error'])} ({seeds})", "—" if cell is None else cell["verdict"], ours_txt,
+                    f"{_mean_sd(r['test_error'])} ({seeds})",
+                    "—" if cell is None else cell["verdict"] + (
+                        f" (95% CI {100 * cell['ci'][0]:.2f}–{100 * cell['ci'][1]:.2f}%)"
+                        if cell.get("ci") else " (one seed: no test)" if cell["n"] == 1 else ""),
+                    ours_txt,
                     r["setting"] or "search running", mc_txt, end_txt, wall,
                     "; ".join(dict.fromkeys(r.get("hardware") or [])) or "—"])
     return header, out
@@ -643,38 +677,85 @@ def search_rows(s):
     return header, out
 
 
+def _interval(cell):
+    lo, hi = cell["ci"]
+    return f"[{100 * lo:.2f}, {100 * hi:.2f}]%, {100 * (hi - lo):.2f} pp wide"
+
+
 def what_it_shows(rec, plan=None):
     """Return Markdown that states, from ``rec`` (summary.json) and the plan, where each width
-    stands: seeds done, the scale mixture against the paper and the plan's goal, whether its
-    test curve still falls over its last 100 epochs, and the orderings' verdict words."""
-    goal = 0.0146
+    stands: a direct answer to the notebook's question, the scale mixture against the paper
+    and the plan's goal (with the interval behind the verdict word), how it compares seed by
+    seed with the other methods, whether its test curve still falls, and the orderings."""
+    paper_mix = PAPER_TABLE1["bbb_mixture"]
     lines = []
     by = {(r["key"], r["H"]): r for r in rec["rows"]}
     for H in sorted({r["H"] for r in rec["rows"]}):
         mix = by.get(("bbb_mixture", H))
+        goal = paper_mix[H] + 0.001  # the plan's goal: the paper's value + 0.1 pp
         done = [k for k in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")
                 if by.get((k, H)) and by[(k, H)]["test_error"]]
         if not mix or not mix["test_error"]:
             lines.append(f"- **2×{H}**: the scale mixture's runs are not finished yet "
-                         f"({len(done)} of 4 methods have a finished seed).")
+                         f"({len(done)} of 4 methods have a finished seed), so the question is "
+                         "open at this width.")
             continue
-        m = sum(mix["test_error"]) / len(mix["test_error"])
+        n = len(mix["test_error"])
+        m = sum(mix["test_error"]) / n
+        answer = (f"**Does BBB, trained the paper's way, reach the paper's number at 2×{H}?** "
+                  + ("Yes, at these seeds: " if m <= goal else "Not at these seeds: ")
+                  + f"the scale mixture averages {_pct(m)} over {n} seed{'s' if n > 1 else ''} "
+                  f"against the paper's {_pct(paper_mix[H])}, "
+                  + (f"within the goal of {_pct(goal)}" if m <= goal else
+                     f"{100 * (m - goal):.2f} pp above the goal of {_pct(goal)}")
+                  + " (the paper + 0.1 pp, declared in the plan before any run).")
+        seedwise = []
+        for other in ("bbb_gaussian", "dropout", "sgd"):
+            o = by.get((other, H))
+            if not o or not o["test_error"]:
+                continue
+            pairs = [(a, b) for s_, a in zip(mix["seeds"], mix["test_error"])
+                     for t_, b in zip(o["seeds"], o["test_error"]) if s_ == t_]
+            if pairs:
+                worse = sum(a > b for a, b in pairs)
+                seedwise.append(f"{SHORT[other]} on {worse} of {len(pairs)}")
         cell = rec["analysis"]["cells"].get(f"bbb_mixture_h{H}")
-        ends = [a - b for a, b in zip(mix["test_error_last_100"], mix["test_error_previous_100"])
-                if a is not None]
+        verdict = ""
+        if cell is not None:
+            verdict = f" The plan's word against the paper: *{cell['verdict']}*"
+            if cell.get("ci"):
+                verdict += (f", meaning that the paper's value lies inside the 95% interval of "
+                            f"the mean, {_interval(cell)}: at {n} seeds that word says little "
+                            "by itself")
+            verdict += "."
+        ends = [(a - b, sd) for a, b, sd in zip(
+            mix["test_error_last_100"], mix["test_error_previous_100"],
+            mix.get("test_error_sd_last_100") or [None] * n) if a is not None]
         trend = "" if not ends else (
-            " Over its last 100 epochs its test error moved by "
-            + ", ".join(f"{100 * d:+.3f} pp" for d in ends)
-            + " against the 100 before (per seed; negative: still falling).")
-        goal_txt = (f"within the goal of {_pct(goal)} (the paper + 0.1 pp)" if m <= goal else
-                    f"{100 * (m - goal):.2f} pp above the goal of {_pct(goal)} (the paper + 0.1 pp)")
-        verdict = "" if cell is None else f" Against the paper: {cell['verdict']}."
+            " Its test curve at the end (the mean of epochs 501–600 minus that of 401–500, "
+            "per seed, against the epoch-to-epoch sd over the last 100 epochs): "
+            + ", ".join(f"{100 * d:+.3f} pp" + ("" if sd is None else f" (sd {100 * sd:.2f} pp)")
+                        for d, sd in ends)
+            + (": flat within its noise." if all(sd is not None and abs(d) < sd
+                                                 for d, sd in ends) else "."))
         fam = rec["analysis"]["orderings"].get(str(H)) or rec["analysis"]["orderings"].get(H)
-        words = "" if not fam else " Orderings: " + "; ".join(
-            f"{k}: {v['verdict']}" for k, v in fam.items()) + "."
-        lines.append(f"- **2×{H}**, seeds {', '.join(map(str, mix['seeds']))} "
-                     f"({len(done)} of 4 methods with a finished seed): the scale mixture "
-                     f"reaches {_pct(m)} test error, {goal_txt}.{verdict}{trend}{words}")
+        words = "" if not fam else " The paper's orderings, tested as the plan declares: " + \
+            "; ".join(f"{k}: *{v['verdict']}*" for k, v in fam.items()) + "."
+        comp = rec["analysis"]["comparable"].get(str(H)) or rec["analysis"]["comparable"].get(H)
+        if comp and comp["t_test"] and comp["t_test"]["ci"]:
+            lo, hi = comp["t_test"]["ci"]
+            margin = comp["margin"]
+            where = ("lies entirely above" if lo > margin else "lies entirely below" if
+                     hi < -margin else "is not inside")
+            words += (f" Against dropout, the paired difference's 95% interval "
+                      f"[{100 * lo:+.2f}, {100 * hi:+.2f}] pp {where} the declared margin of "
+                      f"±{100 * margin:.1f} pp (*{comp['verdict']}*).")
+        predictors = sorted(set(mix.get("predictor") or []))
+        pred = ("" if not predictors else " Its test errors use the predictor each run chose on "
+                "validation (" + ", ".join(p.replace("_", " ") for p in predictors) + ").")
+        lines.append(f"- {answer} Seed by seed, it is worse than " + ("; ".join(seedwise) or "—")
+                     + f" seeds ({len(done)} of 4 methods have a finished seed).{verdict}{trend}"
+                     f"{words}{pred}")
     speeds = speed_lines(rec)
     if speeds:
         lines.append("- Measured speed of the finished runs (training only, per-epoch "
