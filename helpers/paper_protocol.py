@@ -723,10 +723,13 @@ def what_it_shows(rec, plan=None):
         verdict = ""
         if cell is not None:
             verdict = f" The plan's word against the paper: *{cell['verdict']}*"
-            if cell.get("ci"):
+            if cell.get("ci") and cell["verdict"].startswith("matches"):
                 verdict += (f", meaning that the paper's value lies inside the 95% interval of "
                             f"the mean, {_interval(cell)}: at {n} seeds that word says little "
                             "by itself")
+            elif cell.get("ci"):
+                verdict += (f": the paper's value lies outside the 95% interval of the mean, "
+                            f"{_interval(cell)}")
             verdict += "."
         ends = [(a - b, sd) for a, b, sd in zip(
             mix["test_error_last_100"], mix["test_error_previous_100"],
@@ -769,3 +772,26 @@ def what_it_shows(rec, plan=None):
                      f"that wrote the plan ({(plan.get('machine') or {}).get('cpu') or 'a CPU'}"
                      "); the speeds above say what the runs took.")
     return "**What it shows.**\n\n" + "\n".join(lines)
+
+
+def takeaway(rec):
+    """Return a one-bullet Markdown takeaway of the paper's protocol from ``rec`` (summary.json):
+    per width with a finished scale mixture, its mean against the paper's value and the
+    orderings' verdict words."""
+    by = {(r["key"], r["H"]): r for r in rec["rows"]}
+    parts = []
+    for H in sorted({r["H"] for r in rec["rows"]}):
+        mix = by.get(("bbb_mixture", H))
+        if not mix or not mix["test_error"]:
+            continue
+        n = len(mix["test_error"])
+        fam = rec["analysis"]["orderings"].get(str(H)) or rec["analysis"]["orderings"].get(H)
+        parts.append(f"at 2×{H} ({n} seed{'s' if n > 1 else ''}) the scale mixture reaches "
+                     f"{_pct(sum(mix['test_error']) / n)} against the paper's "
+                     f"{_pct(PAPER_TABLE1['bbb_mixture'][H])}"
+                     + ("" if not fam else "; the paper's orderings: " + "; ".join(
+                         f"{k}: *{v['verdict']}*" for k, v in fam.items())))
+    if not parts:
+        return "- Trained as the paper says (section 7): no scale-mixture run has finished yet."
+    return ("- Trained as the paper says (plain SGD on the summed cost, random start, 600 epochs; "
+            "section 7): " + "; ".join(parts) + ".")

@@ -320,7 +320,11 @@ R.show_markdown(P.what_it_shows(paper_run, P.read(P.root() / "plan.json")));
 
 # %% [markdown]
 # ## Takeaways
-#
+
+# %%
+R.show_markdown(P.takeaway(paper_run));
+
+# %% [markdown]
 # - Every setting the paper leaves open was chosen on validation data; the table reports the
 #   test error of what was chosen, over several seeds, with the paper's value beside it.
 # - The paper's orderings are claims about differences of a tenth of a percentage point or
