@@ -108,6 +108,14 @@ def test_the_smoke_campaign_runs_every_stage_and_the_search_sees_no_test_set(sha
             == {k: v for k, v in rec["config"].items() if k not in ("H", "seed", "epochs")}
     # a second pass trains nothing
     assert P.drive(data, s, log=lambda m: None, poll_s=0.01) == 0
+    # the notebook's readings render at a width the paper never ran (the smoke profile's)
+    rows = P.summary(s)
+    rec = {"rows": rows, "analysis": P.analysis(rows)}
+    assert all(H not in P.PAPER_TABLE1["bbb_mixture"] for H in s["widths"])
+    text = P.what_it_shows(rec)
+    assert "a width the paper did not run" in text
+    assert P.takeaway(rec).startswith("- Trained as the paper says") and "paper's" not in \
+        P.takeaway(rec).split("section 7):")[1].split(";")[0]
 
 
 def _row(key, H, errs):
