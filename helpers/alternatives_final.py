@@ -55,11 +55,15 @@ class SearchesIncomplete(RuntimeError):
     pass
 
 
-def choices():
+def choices(partial=False):
     """Return {method: the plan's choice} for the four searched methods; raises
-    SearchesIncomplete (naming the command) while any search still runs."""
+    SearchesIncomplete (naming the command) while any search still runs. ``partial``: only the
+    methods whose search is complete (a method's final runs need its own choice, nothing else:
+    the other searches are fixed grids with a fixed rule, which no final number can steer)."""
     out = {m: A.chosen(m) for m in A.SEARCHES}
     missing = sorted(m for m, c in out.items() if c is None)
+    if partial:
+        return {m: c for m, c in out.items() if c is not None}
     if missing:
         raise SearchesIncomplete(f"the searches of {missing} are not complete: run "
                                  "`python tools/alternatives_search.py search` first")
@@ -85,12 +89,17 @@ DEPENDS = {m: "map" for m in ("ensemble", *LAPLACE)}  # they reuse MAP's network
 
 
 def pending(seeds=None, ready_only=False):
-    """Return [(method, seed)] without a record, seed by seed; ``ready_only``: leave out the
-    ensemble and Laplace jobs of a seed whose MAP record does not exist yet (they reuse MAP's
-    network, which another process may still be training)."""
+    """Return [(method, seed)] without a record, seed by seed; ``ready_only``: only the jobs that
+    can start now: their method's search is complete (MAP's, for the ensemble and Laplace), and
+    for the ensemble and Laplace, MAP's record of the seed exists (they reuse MAP's network,
+    which another process may still be training)."""
     seeds = A.REPORTED_SEEDS if seeds is None else seeds
-    return [(m, s) for s in seeds for m in METHODS if not record_path(m, s).exists()
-            and not (ready_only and m in DEPENDS and not record_path(DEPENDS[m], s).exists())]
+    todo = [(m, s) for s in seeds for m in METHODS if not record_path(m, s).exists()]
+    if not ready_only:
+        return todo
+    done = set(choices(partial=True))
+    return [(m, s) for m, s in todo if DEPENDS.get(m, m) in done
+            and not (m in DEPENDS and not record_path(DEPENDS[m], s).exists())]
 
 
 def subset(n, k, which):

@@ -2,8 +2,9 @@
 list of training runs without running one twice, and the code version a run record names.
 
 Knows no experiment: a claim is a name and, optionally, files whose modification time says that
-the claim's owner on another machine is still working (its run's checkpoint). Used by
-``helpers.paper_protocol`` and ``helpers.table1_plan``.
+the claim's owner on another machine is still working (its run's checkpoint); and ``work``, the
+loop that shares a list of jobs between processes. Used by ``helpers.paper_protocol``,
+``helpers.table1_plan`` and ``tools/alternatives_search.py``.
 """
 import os
 import socket
@@ -66,6 +67,51 @@ def claim(path, watch=()):
 def release(path):
     """Give the claim at ``path`` back."""
     Path(path).unlink(missing_ok=True)
+
+
+def busy(folder):
+    """Return whether a live process other than this one holds a claim under ``folder``."""
+    me = f"{socket.gethostname()}:{os.getpid()}"
+    for path in (checkpoints_dir() / folder / "claims").glob("*.claim"):
+        try:
+            owner = path.read_text().strip()
+        except FileNotFoundError:
+            continue
+        if owner and owner != me and alive(owner, path):
+            return True
+    return False
+
+
+def work(ready_fn, run_fn, folder, *, name_fn=str, done_fn=lambda job: False,
+         watch_fn=lambda job: (), blocked_fn=None, max_jobs=None, poll_s=30.0,
+         sleep=time.sleep):
+    """Work through a campaign's jobs beside other processes; return how many this one ran.
+
+    Each round asks ``ready_fn()`` for the jobs that can run now, takes the first whose claim
+    (``claim_path(name_fn(job), folder)``) no live process holds, runs ``run_fn(job)`` unless
+    ``done_fn(job)`` says another process finished it meanwhile, and gives the claim back.
+    When no ready job can be taken, it stops, unless ``blocked_fn()`` says some jobs wait on
+    others' runs and another process still works under ``folder``: then it sleeps ``poll_s`` s
+    and asks again. Stops after ``max_jobs`` runs."""
+    ran, seen = 0, set()  # seen: jobs found done by another process (not offered again)
+    while max_jobs is None or ran < max_jobs:
+        took = next((j for j in ready_fn() if name_fn(j) not in seen
+                     and claim(claim_path(name_fn(j), folder), watch_fn(j))), None)
+        if took is None:
+            if blocked_fn is not None and blocked_fn() and busy(folder):
+                sleep(poll_s)
+                continue
+            break
+        path = claim_path(name_fn(took), folder)
+        try:
+            if done_fn(took):
+                seen.add(name_fn(took))
+            else:
+                run_fn(took)
+                ran += 1
+        finally:
+            release(path)
+    return ran
 
 
 _LOADED = None  # the code version when this process first asked: the code it runs

@@ -65,10 +65,21 @@ def test_the_subset_is_the_same_for_everyone_and_the_two_sets_draw_apart():
     assert torch.equal(F.subset(50, 2000, "test"), torch.arange(50))
 
 
-def test_the_final_runs_wait_for_every_search(tmp_path, monkeypatch):
+def test_a_methods_final_runs_wait_for_its_own_search(tmp_path, monkeypatch):
     monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
     with pytest.raises(F.SearchesIncomplete, match="alternatives_search.py search"):
         F.choices()
+    assert F.choices(partial=True) == {} and F.pending(ready_only=True) == []
+    assert len(F.pending()) == len(F.METHODS) * len(A.REPORTED_SEEDS)
+    # MAP's search complete: MAP's runs are ready, and the ensemble and Laplace of a seed once
+    # MAP's record of that seed exists; MC dropout, BBB and IVON wait for their own searches
+    monkeypatch.setattr(A, "chosen", lambda m: {"name": "x"} if m == "map" else None)
+    assert set(F.choices(partial=True)) == {"map"}
+    assert F.pending(seeds=(0,), ready_only=True) == [("map", 0)]
+    path = F.record_path("map", 0)
+    path.parent.mkdir(parents=True)
+    path.write_text("{}")
+    assert {m for m, _ in F.pending(seeds=(0,), ready_only=True)} == {"ensemble", *F.LAPLACE}
 
 
 def test_every_method_is_scored_on_one_seed_pair_and_the_plans_claims_are_tested(
@@ -83,7 +94,9 @@ def test_every_method_is_scored_on_one_seed_pair_and_the_plans_claims_are_tested
     monkeypatch.setattr(F, "ENSEMBLE_SIZE", 2)
     torch.set_num_threads(1)
     # the ensemble and Laplace wait for MAP's record of their seed (they reuse its network)
+    monkeypatch.setattr(A, "chosen", chosen.get)
     assert ("ensemble", 0) not in F.pending(seeds=(0,), ready_only=True)
+    assert ("map", 0) in F.pending(seeds=(0,), ready_only=True)
     assert ("ensemble", 0) in F.pending(seeds=(0,))
     for seed in (0, 1):
         for method in F.METHODS:

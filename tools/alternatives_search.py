@@ -12,8 +12,8 @@ twice for two cores (each process claims its own trials). Records go under
 results/06_alternatives/v3/search/<method>/; commit them as they land. The plan must be
 committed first (a test checks the git order).
 
-``final`` (once every search has its choice) trains and scores the final runs of the reported
-seeds (helpers.alternatives_final: one record per method and seed under
+``final`` trains and scores the final runs of the reported seeds, each method's once its own
+search has its choice (helpers.alternatives_final: one record per method and seed under
 results/06_alternatives/v3/final/<method>/; start it twice for two cores); ``analyse`` writes
 results/06_alternatives/v3/summary.json: the plan's claims tested on the records so far.
 """
@@ -60,25 +60,19 @@ def main(argv=None):
         return
     torch.set_num_threads(1)
     campaign.code_version()  # the code this process loaded, named in every record
-    ran = 0
-    for method, config in A.pending(args.methods):
-        if args.max_trials is not None and ran >= args.max_trials:
-            break
-        path = A.trial_path(method, config)
-        claim = campaign.claim_path(path.stem, A.NB)
-        if not campaign.claim(claim):
-            continue
-        try:
-            if path.exists():
-                continue
-            t0 = time.perf_counter()
-            print(f"{time.strftime('%H:%M:%S')} start {method} {path.stem}", flush=True)
-            row = A.run_trial(method, config)
-            print(f"{time.strftime('%H:%M:%S')} done  {path.stem}: val NLL {row['val']} at epoch "
-                  f"{row['best_epoch']} ({time.perf_counter() - t0:.0f} s)", flush=True)
-            ran += 1
-        finally:
-            campaign.release(claim)
+
+    def run(job):
+        method, config = job
+        t0 = time.perf_counter()
+        print(f"{time.strftime('%H:%M:%S')} start {method} {A.trial_path(*job).stem}", flush=True)
+        row = A.run_trial(method, config)
+        print(f"{time.strftime('%H:%M:%S')} done  {A.trial_path(*job).stem}: val NLL {row['val']} "
+              f"at epoch {row['best_epoch']} ({time.perf_counter() - t0:.0f} s)", flush=True)
+
+    # a trial another process holds is left to it: this process ends when none is left to take
+    campaign.work(lambda: A.pending(args.methods), run, A.NB,
+                  name_fn=lambda job: A.trial_path(*job).stem,
+                  done_fn=lambda job: A.trial_path(*job).exists(), max_jobs=args.max_trials)
 
 
 def final(args):
@@ -99,38 +93,34 @@ def final(args):
     bad = sorted(set(args.seeds or []) - set(A.REPORTED_SEEDS))
     if bad:
         sys.exit(f"seeds {bad} are not the plan's reported seeds {list(A.REPORTED_SEEDS)}")
-    try:
-        chosen = F.choices()
-    except F.SearchesIncomplete as err:
-        sys.exit(str(err))
+    if not F.choices(partial=True):
+        sys.exit(str(F.SearchesIncomplete("no search is complete: run "
+                                          "`python tools/alternatives_search.py search` first")))
     import helpers as H
     torch.set_num_threads(1)
     campaign.code_version()  # the code this process loaded, named in every record
     data = H.load_images("MNIST")
     x_ood = H.load_images("FashionMNIST").x_test
-    ran = 0
-    for method, seed in F.pending(args.seeds, ready_only=True):
-        if args.max_trials is not None and ran >= args.max_trials:
-            break
-        path = F.record_path(method, seed)
-        claim = campaign.claim_path(f"v{A.VERSION}_final_{method}_s{seed}", A.NB)
-        if not campaign.claim(claim):
-            continue
-        try:
-            if path.exists():
-                continue
-            t0 = time.perf_counter()
-            rec = F.run_one(method, seed, data, x_ood, chosen,
-                            progress_fn=lambda m: print(f"{time.strftime('%H:%M:%S')} {m}",
-                                                        flush=True))
-            part = rec["full"] or rec["subset"]
-            print(f"{time.strftime('%H:%M:%S')} done  {method} seed {seed}: " + (
-                f"FAILED ({rec['failed']})" if rec["failed"] else
-                f"test NLL {part['nll']:.4f}, error {part['test_error']:.4f}") +
-                f" ({time.perf_counter() - t0:.0f} s)", flush=True)
-            ran += 1
-        finally:
-            campaign.release(claim)
+
+    def run(job):
+        method, seed = job
+        t0 = time.perf_counter()
+        rec = F.run_one(method, seed, data, x_ood, F.choices(partial=True),
+                        progress_fn=lambda m: print(f"{time.strftime('%H:%M:%S')} {m}",
+                                                    flush=True))
+        part = rec["full"] or rec["subset"]
+        print(f"{time.strftime('%H:%M:%S')} done  {method} seed {seed}: " + (
+            f"FAILED ({rec['failed']})" if rec["failed"] else
+            f"test NLL {part['nll']:.4f}, error {part['test_error']:.4f}") +
+            f" ({time.perf_counter() - t0:.0f} s)", flush=True)
+
+    # a method's final runs start once its own search is complete (F.pending); jobs that wait on
+    # a search or on MAP's network of their seed are waited for while another process works
+    campaign.work(lambda: F.pending(args.seeds, ready_only=True), run, A.NB,
+                  name_fn=lambda job: f"v{A.VERSION}_final_{job[0]}_s{job[1]}",
+                  done_fn=lambda job: F.record_path(*job).exists(),
+                  blocked_fn=lambda: bool(F.pending(args.seeds)), max_jobs=args.max_trials,
+                  poll_s=60)
 
 
 if __name__ == "__main__":
