@@ -1,7 +1,7 @@
 """Notebook 06, plan v3 (``helpers.alternatives_plan``): the final runs on the reported seeds,
 their scores, and the plan's tests.
 
-Once every search of the plan has its choice (``alternatives_plan.chosen``: the setting and the
+Once a method's search has its choice (``alternatives_plan.chosen``: the setting and the
 epoch e), each reported seed s gets, per method:
 
 - MAP, MC dropout, BBB and IVON: one network trained from a random start with the chosen setting

@@ -65,6 +65,15 @@ def test_the_subset_is_the_same_for_everyone_and_the_two_sets_draw_apart():
     assert torch.equal(F.subset(50, 2000, "test"), torch.arange(50))
 
 
+def test_the_report_names_every_edge_a_choice_sits_at():
+    from helpers import alternatives_report as R
+    c = {"config": {"lr": 3e-4, "weight_decay": 1e-1}, "epochs": 60}
+    assert R.edges("map", c) == ["weight_decay", "epochs"]
+    assert R.edges("map", {**c, "config": {"lr": 3e-5, "weight_decay": 1e-3},
+                           "epochs": 30}) == ["lr"]
+    assert R.edges("bbb", {"config": {"lr": 1e-3, "rho_init": -5.0}, "epochs": 5}) == ["epochs"]
+
+
 def test_a_methods_final_runs_wait_for_its_own_search(tmp_path, monkeypatch):
     monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
     with pytest.raises(F.SearchesIncomplete, match="alternatives_search.py search"):
@@ -138,6 +147,17 @@ def test_every_method_is_scored_on_one_seed_pair_and_the_plans_claims_are_tested
     recs = F.records()
     recs[("ensemble", 1)] = {**recs[("ensemble", 1)], "map_network": "0" * 16}
     assert F.status(recs)["map_network_mismatch"][0]["seed"] == 1
+    # the report renders every claim and method row from the analysis
+    from helpers import alternatives_report as R
+    header, rows = R.test_rows(out)
+    assert len(rows) == sum(len(c) for c in plan["tests"]["families"].values())
+    assert all(r[3] == "2" and r[-1] == out["families"][r[0]][c]["verdict"]
+               for r, (c) in zip(rows, [c for cs in plan["tests"]["families"].values()
+                                        for c in cs]))
+    header, rows = R.table_rows(out, on="subset")
+    assert len(rows) == len(F.METHODS) and all(r[1].endswith("(2)") for r in rows)
+    assert len(R.table_rows(out)[1]) == len(F.METHODS) - len(F.ALL_LAYER)
+    assert "interim" in R.status_text(out) and "Interim" in R.answer_text(out)
     # the records name the choice they ran, and say it came from validation
     r = json.loads(F.record_path("ensemble", 1).read_text())
     assert r["chosen_from"].endswith("search/map/ (validation only)")

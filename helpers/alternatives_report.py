@@ -1,0 +1,180 @@
+"""Notebook 06, plan v3: its searches, final runs and tests, as tables and sentences.
+
+Reads what ``helpers.alternatives_plan`` (the search records) and ``helpers.alternatives_final``
+(``analysis``: results/06_alternatives/v3/summary.json) wrote; computes nothing a verdict rests
+on. Every number shown comes from those files.
+"""
+import json
+
+from . import alternatives_final as F
+from . import alternatives_plan as A
+
+LABELS = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "deep ensemble (5)",
+          "bbb": "BBB (scale mixture)", "ivon": "IVON", "laplace_ll_kron": "Laplace, last layer",
+          "laplace_diag": "Laplace, all layers, diagonal",
+          "laplace_kron": "Laplace, all layers, KFAC"}
+REGULARISER = {"map": "weight_decay", "mc_dropout": "dropout", "bbb": "rho_init",
+               "ivon": "hess_init"}
+METRIC_LABELS = {"test_error": "test error", "nll": "NLL", "brier": "Brier", "ece": "ECE",
+                 "auroc_entropy": "AUROC (entropy)", "auroc_mi": "AUROC (MI)"}
+
+
+def load_summary():
+    """Return results/06_alternatives/v3/summary.json, or None before its first analysis."""
+    from .utils import results_dir
+    path = results_dir() / A.NB / f"v{A.VERSION}" / "summary.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def edges(method, choice):
+    """Return the names of the chosen values that sit at an edge of the method's grid (the
+    chosen epoch counts: its grid is epoch_step .. max_epochs)."""
+    grid = A.SEARCHES[method]["grid"]
+    out = [k for k, vals in grid.items()
+           if choice["config"][k] in (min(vals), max(vals))]
+    if choice["epochs"] in (A.MAX_EPOCHS, max(A.EPOCH_STEP, A.SMOOTH)):
+        out.append("epochs")
+    return out
+
+
+def search_rows():
+    """Return (header, rows) of the four searches: grid, trials done, choice, its validation
+    NLL (the plan's 5-epoch mean), the edges it sits at and the CPU time the trials took."""
+    header = ["method", "learning rates", "regulariser", "trials", "choice (lr, regulariser, "
+              "epochs)", "validation NLL", "at a grid edge", "search CPU-h"]
+    rows = []
+    for m, spec in A.SEARCHES.items():
+        reg = REGULARISER[m]
+        recs = [json.loads(A.trial_path(m, c).read_text()) for c in A.configs(m)
+                if A.trial_path(m, c).exists()]
+        c = A.chosen(m)
+        cpu_h = sum(r["process_wall_s"] for r in recs) / 3600
+        rows.append([
+            LABELS[m], ", ".join(f"{v:g}" for v in spec["grid"]["lr"]),
+            f"{reg}: " + ", ".join(f"{v:g}" for v in spec["grid"][reg]),
+            f"{len(recs)}/{len(A.configs(m))}",
+            f"{c['config']['lr']:g}, {c['config'][reg]:g}, {c['epochs']}" if c else "(under way)",
+            f"{c['val']:.4f}" if c else "—",
+            (", ".join(edges(m, c)) or "none") if c else "—", f"{cpu_h:.1f}"])
+    return header, rows
+
+
+def _cell(entry, digits, scale=1.0):
+    if entry is None:
+        return "—"
+    sd = entry.get("sd")
+    text = f"{entry['mean'] * scale:.{digits}f}"
+    return text + (f" ± {sd * scale:.{digits}f}" if sd is not None else "") + \
+        f" ({len(entry['seeds'])})"
+
+
+def table_rows(summary, on="full"):
+    """Return (header, rows): per method the mean ± sd over its seeds (seed count in brackets)
+    of each score on the full test sets (``on='full'``) or on the plan's subset; error in %."""
+    header = ["method", *(METRIC_LABELS[k] + (" (%)" if k == "test_error" else "")
+                          for k in F.SCORES), "failed seeds"]
+    failed = summary["status"]["failed"]
+    rows = []
+    for m in F.METHODS:
+        part = summary["table"].get(m, {}).get(on)
+        bad = sorted(k.split(" seed ")[1] for k in failed if k.split(" seed ")[0] == m)
+        if part is None and not bad:
+            continue
+        part = part or {}
+        rows.append([LABELS[m], *(_cell(part.get(k), 2 if k == "test_error" else 4,
+                                        100.0 if k == "test_error" else 1.0)
+                                  for k in F.SCORES), ", ".join(bad) or "none"])
+    return header, rows
+
+
+def _claim_label(claim):
+    lhs, rest = claim.split(" < ")
+    rhs, metric = rest.split(" on ")
+    return f"{LABELS[lhs]} < {LABELS[rhs]}", metric
+
+
+def test_rows(summary):
+    """Return (header, rows): every claim of the plan with its seeds, the paired mean difference
+    and its 95 % interval, Holm's p, the sign test's p, the Monte-Carlo sd of the difference and
+    the verdict word."""
+    header = ["family", "claim", "scored on", "seeds", "mean difference (a − b)",
+              "95% interval", "p (Holm)", "sign test p", "MC sd", "verdict"]
+    rows = []
+    for family, claims in summary["families"].items():
+        for claim, res in claims.items():
+            label, _ = _claim_label(claim)
+            tt, st = res.get("t_test"), res.get("sign_test")
+            f = (lambda v: f"{v:+.4f}")
+            rows.append([
+                family, label, "2,000-image subset" if res["on"] == "subset" else "full sets",
+                str(len(res["seeds"])), f(tt["mean_diff"]) if tt else "—",
+                f"[{f(tt['ci'][0])}, {f(tt['ci'][1])}]" if tt and tt["ci"] else "—",
+                f"{res['p_holm']:.3g}" if res.get("p_holm") is not None else "—",
+                f"{st['p']:.3g}" if st else "—",
+                f"{res['mc_sd_of_difference']:.4f}"
+                if res.get("mc_sd_of_difference") is not None else "—",
+                res["verdict"]])
+    return header, rows
+
+
+def status_text(summary):
+    """One paragraph: how many final runs exist and whether the verdicts are the plan's."""
+    n_all = len(F.METHODS) * len(A.REPORTED_SEEDS)
+    st = summary["status"]
+    seeds = summary["seeds"]
+    head = (f"**{summary['n_records']} of {n_all} final runs** are recorded (seeds "
+            f"{', '.join(map(str, seeds)) or 'none'}).")
+    if summary["interim"]:
+        return head + (" This is an **interim** analysis: the plan's verdicts need every "
+                       "method on all ten seeds, so the words below are not yet the plan's "
+                       "answer; each claim pairs only the seeds both of its sides have. "
+                       f"Missing: {len(st['missing'])} runs.")
+    fails = st["failed"]
+    return head + " Every planned run exists: these are the plan's verdicts" + (
+        f"; failed runs (left out of their method's tests, as the plan says): "
+        f"{', '.join(fails)}." if fails else "; no run failed.")
+
+
+def answer_text(summary):
+    """The direct answer to the plan's question, from the verdicts (interim ones named so)."""
+    out = []
+    for family, claims in summary["families"].items():
+        words = {}
+        for claim, res in claims.items():
+            label, _ = _claim_label(claim)
+            other = label.split(" < ")[1] if label.startswith(LABELS["bbb"]) else \
+                label.split(" < ")[0]
+            words.setdefault(res["verdict"], []).append(other)
+        say = {"holds": "BBB better", "reversed": "BBB worse"}
+        parts = [f"{say.get(v, v)} than {', '.join(names)}" if v in say else
+                 f"{v} against {', '.join(names)}" for v, names in sorted(words.items())]
+        out.append(f"- **{family}**: " + "; ".join(parts) + ".")
+    lead = ("Interim reading (not the plan's verdict):" if summary["interim"]
+            else "The plan's answer:")
+    return lead + "\n\n" + "\n".join(out)
+
+
+def search_text():
+    """A paragraph on the searches: which choices sit at an edge of their grid, read from the
+    search records (the plan: version 3 is final for edges; they are reported, not widened)."""
+    done, out = [], []
+    for m in A.SEARCHES:
+        c = A.chosen(m)
+        if c is None:
+            out.append(f"{LABELS[m]}'s search is under way")
+            continue
+        done.append(m)
+        e = edges(m, c)
+        if e:
+            vals = [f"{k} = {c['epochs'] if k == 'epochs' else format(c['config'][k], 'g')}"
+                    for k in e]
+            out.append(f"{LABELS[m]}'s choice sits at the edge of its grid in "
+                       f"{' and '.join(vals)}")
+        else:
+            out.append(f"{LABELS[m]}'s choice is inside its grid")
+    text = "; ".join(out) + "."
+    if any(edges(m, A.chosen(m)) for m in done):
+        text += (" The plan declared version 3 final for edges: an edge is reported beside "
+                 "its row, not widened, so a method at an edge may do better with a wider "
+                 "grid (an epoch edge: with longer training).")
+    return text[0].upper() + text[1:]
