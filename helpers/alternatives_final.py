@@ -248,6 +248,13 @@ def score(method, obj, data, x_ood, idx_test, idx_ood, n_samples=TEST_SAMPLES):
     return out
 
 
+def _infrastructure(err):
+    """Whether ``err`` says the machine failed (memory, a killed worker), not the method."""
+    text = str(err).lower()
+    return any(k in text for k in ("can't allocate memory", "out of memory",
+                                   "cannot allocate memory", "killed"))
+
+
 def run_one(method, seed, data, x_ood, chosen, progress_fn=print):
     """Train (or read back) and score ``method`` on ``seed``; write and return its record."""
     from .campaign import code_version
@@ -284,6 +291,8 @@ def run_one(method, seed, data, x_ood, chosen, progress_fn=print):
                     "laplace": ALT.laplace_settings(method) if method in LAPLACE else None,
                     "test_samples": TEST_SAMPLES if SAMPLES.get(method) else None, **scores})
     except (FloatingPointError, RuntimeError, ValueError) as err:
+        if _infrastructure(err):
+            raise  # the machine, not the method: no record, so the run is retried
         # the plan: a failed final run is reported in its row, not rerun with another setting
         msg = f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"
         progress_fn(f"seed {seed}: {method} FAILED ({msg})")
@@ -328,9 +337,10 @@ def _evaluations(rec, metric, on):
 
 
 def mc_noise(recs, a, b, metric, on, seeds):
-    """Return the Monte-Carlo sd of the paired difference a - b, averaged over ``seeds``: per
-    seed the sd over the evaluations (main + repeats) of a minus those of b (a side that draws
-    nothing is constant); None when neither side samples."""
+    """Return the Monte-Carlo sd of the paired difference a - b of one evaluation, pooled over
+    ``seeds`` (root mean square): per seed the sd over the evaluations (main + repeats) of a
+    minus those of b (a side that draws nothing is constant); None when neither side samples.
+    Its share in the standard error of a mean over n seeds is this sd / sqrt(n)."""
     sds = []
     for s in seeds:
         ea, eb = _evaluations(recs[(a, s)], metric, on), _evaluations(recs[(b, s)], metric, on)
@@ -339,12 +349,14 @@ def mc_noise(recs, a, b, metric, on, seeds):
             continue
         ea, eb = (ea * n)[:n] if len(ea) == 1 else ea, (eb * n)[:n] if len(eb) == 1 else eb
         sds.append(statistics.stdev([x - y for x, y in zip(ea, eb)]))
-    return statistics.fmean(sds) if sds else None
+    return statistics.fmean(v * v for v in sds) ** 0.5 if sds else None
 
 
 def status(recs):
-    """Return which (method, seed) records are missing or failed, and whether every MAP-based
-    record of a seed names the same MAP network."""
+    """Return which (method, seed) records are missing or failed, and ``problems``: a record
+    whose ensemble or Laplace fit names another MAP network than MAP's record of its seed, that
+    ran another setting or epoch count than its method's search chose, or that was run from
+    uncommitted code. An analysis with problems gives no verdict of the plan (``analysis``)."""
     missing = [(m, s) for s in A.REPORTED_SEEDS for m in METHODS if (m, s) not in recs]
     failed = {f"{m} seed {s}": r["failed"] for (m, s), r in sorted(recs.items())
               if r.get("failed")}
@@ -354,8 +366,21 @@ def status(recs):
                   if (m, s) in recs and not recs[(m, s)].get("failed")}
         if len(set(prints.values())) > 1:
             mismatched.append({"seed": s, "map_network": prints})
+    problems = [f"seed {x['seed']}: the ensemble or a Laplace fit names another MAP network "
+                f"than MAP's record" for x in mismatched]
+    chosen = {m: A.chosen(m) for m in A.SEARCHES}
+    for (m, s), r in sorted(recs.items()):
+        c = chosen.get(DEPENDS.get(m, m))
+        if c is None or (r.get("chosen"), r.get("epochs")) != (c["name"], c["epochs"]):
+            problems.append(f"{m} seed {s} ran {r.get('chosen')} for {r.get('epochs')} epochs; "
+                            f"the search's choice is "
+                            f"{'(search incomplete)' if c is None else c['name']}"
+                            f"{'' if c is None else ' for ' + str(c['epochs']) + ' epochs'}")
+        if (r.get("code") or {}).get("dirty") is not False:
+            problems.append(f"{m} seed {s} was run from uncommitted code "
+                            f"(code {r.get('code')})")
     return {"complete": not missing, "missing": [f"{m} seed {s}" for m, s in missing],
-            "failed": failed, "map_network_mismatch": mismatched}
+            "failed": failed, "map_network_mismatch": mismatched, "problems": problems}
 
 
 def analysis(recs=None, plan=None):
@@ -363,7 +388,8 @@ def analysis(recs=None, plan=None):
     family {claim: result}, paired over the seeds both sides have (the claims on an all-layer
     Laplace row compare on the subset), each with the Monte-Carlo sd of its paired difference;
     per method and metric the per-seed values; and ``status``. ``interim`` is True until every
-    (method, seed) has a record: verdicts from an interim analysis are not the plan's."""
+    (method, seed) has a record and ``status`` finds no problem: verdicts from an interim
+    analysis are not the plan's."""
     from . import stats
     from .utils import PROJECT_ROOT
     recs = records() if recs is None else recs
@@ -397,6 +423,7 @@ def analysis(recs=None, plan=None):
                     "mean": statistics.fmean(vals.values()),
                     "sd": statistics.stdev(vals.values()) if len(vals) > 1 else None}
     st = status(recs)
-    return {"plan": str(A.PLAN), "alpha": alpha, "interim": not st["complete"],
+    return {"plan": str(A.PLAN), "alpha": alpha,
+            "interim": not st["complete"] or bool(st["problems"]),
             "families": families, "table": table, "status": st,
             "seeds": sorted({s for (_, s) in recs}), "n_records": len(recs)}

@@ -32,14 +32,15 @@ and 3 give every method it trains the same search:
   prior precision by marginal likelihood, the GLM predictive with the probit link (the library's
   documented use), the all-layer fits scored on a declared subset of the test and OOD images
   (their predictive is slow on a CPU), the rotations with the last-layer fit;
-- reported seeds ``REPORTED_SEEDS``; per seed the same network initialisation and data order for
-  every method; claims "BBB better than X" on test NLL and on the MNIST -> Fashion-MNIST AUROC,
+- reported seeds ``REPORTED_SEEDS``; per seed the same data order for every method (and the same
+  initialisation stream, which methods with other parameters draw differently); claims "BBB better than X" on test NLL and on the MNIST -> Fashion-MNIST AUROC,
   paired two-sided t-tests (``helpers.stats.ordering_family``), Holm within each family.
 
 ``write_plan()`` writes ``results/06_alternatives/plan_v3.json``; the searches write one record
 per trial under ``results/06_alternatives/v3/search/<method>/`` (``run_trial``); a trial killed
 before its last epoch starts again from epoch 0 (its validation NLL curve must be whole, and a
-trial is minutes). The final runs and the notebook follow in a later step of the issue.
+trial is minutes). The final runs (``helpers.alternatives_final``) start for a method once its own
+search is complete (docs/choices.md); the notebook renders them (``helpers.alternatives_report``).
 """
 import json
 from pathlib import Path
@@ -289,6 +290,15 @@ def run_trial(method, config, n_train=None, n_eval=None, threads=1):
     return row
 
 
+def eligible(row, max_epochs=None):
+    """Whether a trial's row may be chosen: it ran every epoch 1..max_epochs without an error
+    and no validation NLL is NaN (a diverged epoch)."""
+    curve = dict((int(e), v) for e, v in row["val_curve"])
+    return row.get("error") is None and \
+        sorted(curve) == list(range(1, (max_epochs or MAX_EPOCHS) + 1)) and \
+        all(v == v for v in curve.values())
+
+
 def choose(rows, max_epochs=None, epoch_step=None, smooth=None):
     """Return the plan's choice among trial ``rows`` (validation numbers only): among the rows
     that ran every epoch (1..max_epochs in their validation curve) without an error, the setting
@@ -298,10 +308,9 @@ def choose(rows, max_epochs=None, epoch_step=None, smooth=None):
                                       smooth or SMOOTH)
     best = None
     for r in sorted(rows, key=lambda r: r["name"]):
-        curve = dict((int(e), v) for e, v in r["val_curve"])
-        if r.get("error") is not None or sorted(curve) != list(range(1, max_epochs + 1)) or \
-                any(not (v == v) for v in curve.values()):  # NaN: a diverged epoch
+        if not eligible(r, max_epochs):
             continue
+        curve = dict((int(e), v) for e, v in r["val_curve"])
         for e in range(max(epoch_step, smooth), max_epochs + 1, epoch_step):
             score = sum(curve[k] for k in range(e - smooth + 1, e + 1)) / smooth
             key = (score, e, r["name"])

@@ -40,8 +40,9 @@ def edges(method, choice):
 def search_rows():
     """Return (header, rows) of the four searches: grid, trials done, choice, its validation
     NLL (the plan's 5-epoch mean), the edges it sits at and the CPU time the trials took."""
-    header = ["method", "learning rates", "regulariser", "trials", "choice (lr, regulariser, "
-              "epochs)", "validation NLL", "at a grid edge", "search CPU-h"]
+    header = ["method", "learning rates", "regulariser", "trials (eligible)",
+              "choice (lr, regulariser, epochs)", "validation NLL", "at a grid edge",
+              "process hours (1 thread each, 2 per machine)"]
     rows = []
     for m, spec in A.SEARCHES.items():
         reg = REGULARISER[m]
@@ -52,7 +53,8 @@ def search_rows():
         rows.append([
             LABELS[m], ", ".join(f"{v:g}" for v in spec["grid"]["lr"]),
             f"{reg}: " + ", ".join(f"{v:g}" for v in spec["grid"][reg]),
-            f"{len(recs)}/{len(A.configs(m))}",
+            f"{len(recs)}/{len(A.configs(m))} "
+            f"({sum(A.eligible(r['row']) for r in recs)})",
             f"{c['config']['lr']:g}, {c['config'][reg]:g}, {c['epochs']}" if c else "(under way)",
             f"{c['val']:.4f}" if c else "—",
             (", ".join(edges(m, c)) or "none") if c else "—", f"{cpu_h:.1f}"])
@@ -72,7 +74,7 @@ def table_rows(summary, on="full"):
     """Return (header, rows): per method the mean ± sd over its seeds (seed count in brackets)
     of each score on the full test sets (``on='full'``) or on the plan's subset; error in %."""
     header = ["method", *(METRIC_LABELS[k] + (" (%)" if k == "test_error" else "")
-                          for k in F.SCORES), "failed seeds"]
+                          for k in F.SCORES), "failed seeds", "choice at a grid edge"]
     failed = summary["status"]["failed"]
     rows = []
     for m in F.METHODS:
@@ -81,9 +83,14 @@ def table_rows(summary, on="full"):
         if part is None and not bad:
             continue
         part = part or {}
+        source = F.DEPENDS.get(m, m)
+        c = A.chosen(source)
+        edge = "—" if c is None else ", ".join(edges(source, c)) or "none"
+        if c is not None and source != m and edge != "none":
+            edge += f" ({LABELS[source]}'s)"
         rows.append([LABELS[m], *(_cell(part.get(k), 2 if k == "test_error" else 4,
                                         100.0 if k == "test_error" else 1.0)
-                                  for k in F.SCORES), ", ".join(bad) or "none"])
+                                  for k in F.SCORES), ", ".join(bad) or "none", edge])
     return header, rows
 
 
@@ -98,7 +105,8 @@ def test_rows(summary):
     and its 95 % interval, Holm's p, the sign test's p, the Monte-Carlo sd of the difference and
     the verdict word."""
     header = ["family", "claim", "scored on", "seeds", "mean difference (a − b)",
-              "95% interval", "p (Holm)", "sign test p", "MC sd", "verdict"]
+              "95% interval (unadjusted)", "sd over seeds", "MC sd (one evaluation)",
+              "p (Holm)", "sign test p (unadjusted)", "verdict"]
     rows = []
     for family, claims in summary["families"].items():
         for claim, res in claims.items():
@@ -109,11 +117,12 @@ def test_rows(summary):
                 family, label, "2,000-image subset" if res["on"] == "subset" else "full sets",
                 str(len(res["seeds"])), f(tt["mean_diff"]) if tt else "—",
                 f"[{f(tt['ci'][0])}, {f(tt['ci'][1])}]" if tt and tt["ci"] else "—",
-                f"{res['p_holm']:.3g}" if res.get("p_holm") is not None else "—",
-                f"{st['p']:.3g}" if st else "—",
+                f"{tt['sd_diff']:.4f}" if tt and tt.get("sd_diff") is not None else "—",
                 f"{res['mc_sd_of_difference']:.4f}"
                 if res.get("mc_sd_of_difference") is not None else "—",
-                res["verdict"]])
+                f"{res['p_holm']:.3g}" if res.get("p_holm") is not None else "—",
+                f"{st['p']:.3g}" if st else "—",
+                res["verdict"] + (" (interim)" if summary["interim"] else "")])
     return header, rows
 
 
@@ -124,11 +133,19 @@ def status_text(summary):
     seeds = summary["seeds"]
     head = (f"**{summary['n_records']} of {n_all} final runs** are recorded (seeds "
             f"{', '.join(map(str, seeds)) or 'none'}).")
-    if summary["interim"]:
+    problems = st.get("problems", [])
+    if problems:
+        head += (f" **{len(problems)} consistency check(s) failed**, so no verdict below is "
+                 "the plan's: " + "; ".join(problems[:5]) + ("; …" if len(problems) > 5 else "")
+                 + ".")
+    if summary["interim"] and not st["complete"]:
         return head + (" This is an **interim** analysis: the plan's verdicts need every "
                        "method on all ten seeds, so the words below are not yet the plan's "
-                       "answer; each claim pairs only the seeds both of its sides have. "
+                       "answer; each claim pairs only the seeds both of its sides have, and "
+                       "each row's mean covers its own seeds (their number in brackets). "
                        f"Missing: {len(st['missing'])} runs.")
+    if problems:
+        return head
     fails = st["failed"]
     return head + " Every planned run exists: these are the plan's verdicts" + (
         f"; failed runs (left out of their method's tests, as the plan says): "
@@ -146,12 +163,14 @@ def answer_text(summary):
                 label.split(" < ")[0]
             words.setdefault(res["verdict"], []).append(other)
         say = {"holds": "BBB better", "reversed": "BBB worse"}
-        parts = [f"{say.get(v, v)} than {', '.join(names)}" if v in say else
-                 f"{v} against {', '.join(names)}" for v, names in sorted(words.items())]
+        parts = [f"{say.get(v, v)} than {'; '.join(names)}" if v in say else
+                 f"{v} against {'; '.join(names)}" for v, names in sorted(words.items())]
         out.append(f"- **{family}**: " + "; ".join(parts) + ".")
     lead = ("Interim reading (not the plan's verdict):" if summary["interim"]
             else "The plan's answer:")
-    return lead + "\n\n" + "\n".join(out)
+    subset = [LABELS[m] for m in F.ALL_LAYER]
+    return (lead + "\n\n" + "\n".join(out) + f"\n\nThe claims on {' and '.join(subset)} "
+            "compare on the plan's 2,000 + 2,000-image subset; the others on the full test sets.")
 
 
 def search_text():
@@ -178,3 +197,20 @@ def search_text():
                  "its row, not widened, so a method at an edge may do better with a wider "
                  "grid (an epoch edge: with longer training).")
     return text[0].upper() + text[1:]
+
+
+def per_seed_rows(summary, metric, on="full"):
+    """Return (header, rows): ``metric`` of every method on every seed it has (failed or missing
+    seeds show a dash), for reading the paired differences seed by seed."""
+    seeds = summary["seeds"]
+    header = ["method", *(f"seed {s}" for s in seeds)]
+    rows = []
+    scale, digits = (100.0, 2) if metric == "test_error" else (1.0, 4)
+    for m in F.METHODS:
+        entry = summary["table"].get(m, {}).get(on, {}).get(metric)
+        if entry is None:
+            continue
+        vals = dict(zip(entry["seeds"], entry["per_seed"]))
+        rows.append([LABELS[m], *(f"{vals[s] * scale:.{digits}f}" if s in vals else "—"
+                                  for s in seeds)])
+    return header, rows

@@ -1,8 +1,9 @@
 """IVON's side of a validation search: what ``helpers.sweep`` is handed for notebook 06's IVON.
 
 IVON (Shen et al. 2024, the ``ivon-opt`` package) trains an ordinary MLP with a variational
-optimiser; ``TRIAL`` trains one setting (``helpers.alternatives.train_ivon``: cosine learning
-rate over the trial's epochs, checkpoints every 5 epochs, resumes) on the training set and
+optimiser; ``TRIAL`` trains one setting (``helpers.alternatives.train_ivon``: the learning-rate
+schedule the setting names, constant in notebook 06's plan v3, cosine before; checkpoints every
+5 epochs, resumes) on the training set and
 reports after every epoch validation numbers only: the error of the mean weights and, for
 ``metric='val_nll'``, the negative log-likelihood of IVON's predictive (the average over
 ``eval_samples`` weight samples) on the validation set, as ``helpers.classification_trial`` does

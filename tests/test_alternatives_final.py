@@ -7,6 +7,7 @@ import torch
 
 from helpers import alternatives_final as F
 from helpers import alternatives_plan as A
+from helpers import alternatives_report as R
 from helpers.classification import RunConfig, build_model
 from helpers.train import fit
 
@@ -65,8 +66,29 @@ def test_the_subset_is_the_same_for_everyone_and_the_two_sets_draw_apart():
     assert torch.equal(F.subset(50, 2000, "test"), torch.arange(50))
 
 
+def test_a_trial_is_eligible_only_when_every_epoch_ran_without_error():
+    row = {"val_curve": [[e, 0.1] for e in range(1, A.MAX_EPOCHS + 1)], "error": None}
+    assert A.eligible(row)
+    assert not A.eligible({**row, "error": "boom"})
+    assert not A.eligible({**row, "val_curve": row["val_curve"][:-1]})
+    assert not A.eligible({**row, "val_curve": [*row["val_curve"][:-1],
+                                                [A.MAX_EPOCHS, float("nan")]]})
+
+
+def test_a_machine_failure_is_not_recorded_as_the_methods(monkeypatch, tmp_path):
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
+
+    def oom(*a, **k):
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp] DefaultCPUAllocator: can't allocate "
+                           "memory: you tried to allocate 1 bytes")
+    monkeypatch.setattr(F, "networks", oom)
+    chosen = {m: {"config": {**A.configs(m)[0]}, "epochs": 1, "name": m} for m in A.SEARCHES}
+    with pytest.raises(RuntimeError, match="allocate"):
+        F.run_one("map", 0, None, None, chosen, progress_fn=lambda m: None)
+    assert not F.record_path("map", 0).exists()  # no record: the run is tried again
+
+
 def test_the_report_names_every_edge_a_choice_sits_at():
-    from helpers import alternatives_report as R
     c = {"config": {"lr": 3e-4, "weight_decay": 1e-1}, "epochs": 60}
     assert R.edges("map", c) == ["weight_decay", "epochs"]
     assert R.edges("map", {**c, "config": {"lr": 3e-5, "weight_decay": 1e-3},
@@ -147,17 +169,38 @@ def test_every_method_is_scored_on_one_seed_pair_and_the_plans_claims_are_tested
     recs = F.records()
     recs[("ensemble", 1)] = {**recs[("ensemble", 1)], "map_network": "0" * 16}
     assert F.status(recs)["map_network_mismatch"][0]["seed"] == 1
+    assert any("another MAP network" in p for p in F.status(recs)["problems"])
+    # so is a record that ran another setting than its search chose, or uncommitted code
+    recs = F.records()
+    recs[("bbb", 0)] = {**recs[("bbb", 0)], "chosen": "something else"}
+    recs[("ivon", 1)] = {**recs[("ivon", 1)], "code": {"commit": "c", "dirty": True}}
+    problems = F.status(recs)["problems"]
+    assert any(p.startswith("bbb seed 0 ran something else") for p in problems)
+    assert any(p.startswith("ivon seed 1 was run from uncommitted code") for p in problems)
+    full = {k: ({**r, "code": {"commit": "c", "dirty": False}} if k != ("bbb", 0) else
+                {**r, "chosen": "something else", "code": {"commit": "c", "dirty": False}})
+            for k, r in F.records().items()}
+    monkeypatch.setattr(A, "REPORTED_SEEDS", (0, 1))
+    assert F.status(full)["complete"] and F.analysis(full)["interim"]  # a problem: no verdict
+    full[("bbb", 0)]["chosen"] = "bbb-choice"
+    clean = F.analysis(full)
+    assert not clean["interim"] and clean["status"]["problems"] == []
+    assert "these are the plan's verdicts" in R.status_text(clean)
+    monkeypatch.setattr(A, "REPORTED_SEEDS", tuple(range(10)))
     # the report renders every claim and method row from the analysis
-    from helpers import alternatives_report as R
     header, rows = R.test_rows(out)
     assert len(rows) == sum(len(c) for c in plan["tests"]["families"].values())
-    assert all(r[3] == "2" and r[-1] == out["families"][r[0]][c]["verdict"]
+    assert all(r[3] == "2" and r[-1] == out["families"][r[0]][c]["verdict"] + " (interim)"
                for r, (c) in zip(rows, [c for cs in plan["tests"]["families"].values()
                                         for c in cs]))
     header, rows = R.table_rows(out, on="subset")
     assert len(rows) == len(F.METHODS) and all(r[1].endswith("(2)") for r in rows)
     assert len(R.table_rows(out)[1]) == len(F.METHODS) - len(F.ALL_LAYER)
     assert "interim" in R.status_text(out) and "Interim" in R.answer_text(out)
+    assert all(r[-1].endswith("(interim)") for r in R.test_rows(out)[1])
+    header, rows = R.per_seed_rows(out, "nll", on="subset")
+    assert header == ["method", "seed 0", "seed 1"] and len(rows) == len(F.METHODS)
+    assert rows[0][1] == f"{out['table']['map']['subset']['nll']['per_seed'][0]:.4f}"
     # the records name the choice they ran, and say it came from validation
     r = json.loads(F.record_path("ensemble", 1).read_text())
     assert r["chosen_from"].endswith("search/map/ (validation only)")
