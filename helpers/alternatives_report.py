@@ -70,14 +70,15 @@ def _cell(entry, digits, scale=1.0):
         f" ({len(entry['seeds'])})"
 
 
-def table_rows(summary, on="full"):
-    """Return (header, rows): per method the mean ± sd over its seeds (seed count in brackets)
-    of each score on the full test sets (``on='full'``) or on the plan's subset; error in %."""
+def table_rows(summary, on="full", methods=None):
+    """Return (header, rows): per method (``methods``, default every method of the summary) the
+    mean ± sd over its seeds (seed count in brackets) of each score on the full test sets
+    (``on='full'``) or on the plan's subset; error in %."""
     header = ["method", *(METRIC_LABELS[k] + (" (%)" if k == "test_error" else "")
                           for k in F.SCORES), "failed seeds", "choice at a grid edge"]
     failed = summary["status"]["failed"]
     rows = []
-    for m in F.METHODS:
+    for m in methods or F.METHODS:
         part = summary["table"].get(m, {}).get(on)
         bad = sorted(k.split(" seed ")[1] for k in failed if k.split(" seed ")[0] == m)
         if part is None and not bad:
@@ -113,9 +114,14 @@ def test_rows(summary):
             label, _ = _claim_label(claim)
             tt, st = res.get("t_test"), res.get("sign_test")
             f = (lambda v: f"{v:+.4f}")
+            if res.get("from"):
+                family_label = f"{family} ({res['from']}, Holm over {res['family_size']})"
+            else:
+                family_label = family
             rows.append([
-                family, label, "2,000-image subset" if res["on"] == "subset" else "full sets",
-                str(len(res["seeds"])), f(tt["mean_diff"]) if tt else "—",
+                family_label,
+                label, "2,000-image subset" if res.get("on") == "subset" else "full sets",
+                str(len(res.get("seeds", []))), f(tt["mean_diff"]) if tt else "—",
                 f"[{f(tt['ci'][0])}, {f(tt['ci'][1])}]" if tt and tt["ci"] else "—",
                 f"{tt['sd_diff']:.4f}" if tt and tt.get("sd_diff") is not None else "—",
                 f"{res['mc_sd_of_difference']:.4f}"
@@ -126,10 +132,13 @@ def test_rows(summary):
     return header, rows
 
 
-def status_text(summary):
-    """One paragraph: how many final runs exist and whether the verdicts are the plan's."""
-    n_all = len(F.METHODS) * len(A.REPORTED_SEEDS)
+def status_text(summary, methods=None):
+    """One paragraph: how many final runs of ``methods`` (default: all of plan v3's) exist and
+    whether the verdicts are the plan's."""
+    methods = list(methods or F.METHODS)
+    n_all = len(methods) * len(A.REPORTED_SEEDS)
     st = summary["status"]
+    missing = [x for x in st["missing"] if x.rsplit(" seed ", 1)[0] in methods]
     seeds = summary["seeds"]
     head = (f"**{summary['n_records']} of {n_all} final runs** are recorded (seeds "
             f"{', '.join(map(str, seeds)) or 'none'}).")
@@ -138,12 +147,12 @@ def status_text(summary):
         head += (f" **{len(problems)} consistency check(s) failed**, so no verdict below is "
                  "the plan's: " + "; ".join(problems[:5]) + ("; …" if len(problems) > 5 else "")
                  + ".")
-    if summary["interim"] and not st["complete"]:
+    if summary["interim"] and missing:
         return head + (" This is an **interim** analysis: the plan's verdicts need every "
                        "method on all ten seeds, so the words below are not yet the plan's "
                        "answer; each claim pairs only the seeds both of its sides have, and "
                        "each row's mean covers its own seeds (their number in brackets). "
-                       f"Missing: {len(st['missing'])} runs.")
+                       f"Missing: {len(missing)} runs.")
     if problems:
         return head
     fails = st["failed"]

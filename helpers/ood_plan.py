@@ -115,7 +115,7 @@ def analysis(recs=None, v3=None):
     out = {family: {c: {**v3["families"][family][c], "from": "plan v3"} for c in claims}
            for family, claims in FROM_V3.items()}
     for family, claims in FAMILIES.items():
-        pairs = {}
+        pairs, extra = {}, {}
         for claim in claims:
             lhs, rest = claim.split(" < ")
             rhs, metric = rest.split(" on ")
@@ -123,5 +123,32 @@ def analysis(recs=None, v3=None):
             seeds = sorted(set(a) & set(b))
             pairs[claim] = ([a[s] for s in seeds], [b[s] for s in seeds]) if len(seeds) >= 2 \
                 else None
-        out[family] = stats.ordering_family(pairs, alpha=ALPHA)
+            extra[claim] = {"on": "full", "seeds": seeds, "mc_sd_of_difference":
+                            F.mc_noise(recs, lhs, rhs, metric, "full", seeds)
+                            if len(seeds) >= 2 else None}
+        out[family] = {k: {**v, **extra[k]}
+                       for k, v in stats.ordering_family(pairs, alpha=ALPHA).items()}
     return out
+
+
+def summary(recs=None, v3=None):
+    """Return what results/05_uncertainty/v2/summary.json holds: the plan's claims
+    (``analysis``), its rows' per-seed scores on the full test sets (from plan v3's analysis
+    ``v3``), the seeds and whether the analysis is interim (plan v3's flag: a missing run or a
+    failed consistency check of any method keeps it interim)."""
+    from . import alternatives_final as F
+    recs = F.records() if recs is None else recs
+    v3 = F.analysis(recs) if v3 is None else v3
+    return {"plan": str(PLAN), "alpha": ALPHA, "interim": v3["interim"],
+            "families": analysis(recs, v3), "rows": list(ROWS),
+            "table": {m: v3["table"][m] for m in ROWS if m in v3["table"]},
+            "status": v3["status"], "seeds": v3["seeds"],
+            "n_records": sum(1 for (m, _) in recs if m in ROWS)}
+
+
+def load_summary():
+    """Return results/05_uncertainty/v2/summary.json, or None before its first analysis
+    (``python tools/alternatives_search.py analyse`` writes it)."""
+    from .utils import results_dir
+    path = results_dir() / NB / f"v{VERSION}" / "summary.json"
+    return json.loads(path.read_text()) if path.exists() else None

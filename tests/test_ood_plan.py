@@ -57,3 +57,35 @@ def test_the_claims_are_tested_paired_over_the_seeds_both_sides_have():
     assert ece["bbb < mc_dropout on ece"]["verdict"].startswith("not resolved at 6")
     assert ece["bbb < ensemble on ece"]["verdict"] == "not measured yet"
     assert all(r["family_size"] == 3 for r in ece.values())
+
+
+def test_the_summary_and_its_tables_read_plan_v3s_records(monkeypatch):
+    from helpers import alternatives_final as F
+    from helpers import alternatives_report as R
+    recs = {}
+    for s in range(3):
+        for m, (auroc, ece) in {"bbb": (0.95, 0.01), "map": (0.9, 0.004),
+                                "mc_dropout": (0.93, 0.006), "ensemble": (0.94, 0.003),
+                                "ivon": (0.92, 0.005)}.items():
+            recs[(m, s)] = {**_rec(m, s, auroc + 0.003 * s * (m == "bbb"), ece + 1e-4 * s),
+                            "code": {"dirty": False}}
+            for part in ("full", "subset"):
+                recs[(m, s)][part].update({k: 0.1 for k in F.SCORES if k not in
+                                           ("auroc_entropy", "ece")})
+    monkeypatch.setattr(A, "chosen", lambda m: None)
+    v3 = F.analysis(recs)
+    out = O.summary(recs, v3)
+    assert out["interim"] and set(out["table"]) == set(O.ROWS) and out["seeds"] == [0, 1, 2]
+    assert out["n_records"] == 3 * len(O.ROWS)
+    json.dumps(out)  # a results file
+    header, rows = R.test_rows(out)
+    assert len(rows) == sum(len(c) for c in out["families"].values())
+    auroc = [r for r in rows if r[0].startswith("OOD AUROC")]
+    assert all("plan v3, Holm over 7" in r[0] for r in auroc)
+    ece = [r for r in rows if r[0] == "test ECE"]
+    assert [r[3] for r in ece] == ["3", "3", "3"] and all(r[-1].endswith("(interim)") for r in ece)
+    text = R.status_text(out, methods=O.ROWS)
+    assert text.startswith(f"**{3 * len(O.ROWS)} of {10 * len(O.ROWS)} final runs**")
+    assert f"Missing: {7 * len(O.ROWS)} runs" in text
+    assert [r[0] for r in R.table_rows(out, methods=O.ROWS)[1]] == \
+        [R.LABELS[m] for m in O.ROWS]

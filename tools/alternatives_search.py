@@ -89,6 +89,12 @@ def final(args):
         path = results_dir() / A.NB / f"v{A.VERSION}" / "summary.json"
         atomic_write_bytes(path, (json.dumps(out, indent=1) + "\n").encode())
         print(f"wrote {path} ({len(recs)} records, seeds {out['seeds']})")
+        # notebook 05's plan v2 reads the same records (helpers.ood_plan)
+        from helpers import ood_plan as O
+        out05 = {**O.summary(recs, out), "inputs": out["inputs"]}
+        path = results_dir() / O.NB / f"v{O.VERSION}" / "summary.json"
+        atomic_write_bytes(path, (json.dumps(out05, indent=1) + "\n").encode())
+        print(f"wrote {path}")
         return
     bad = sorted(set(args.seeds or []) - set(A.REPORTED_SEEDS))
     if bad:
