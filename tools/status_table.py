@@ -216,7 +216,8 @@ def rows():
         a, b = au["bbb"], au[best]
         out.append([label, "—", f"{a['mean']:.3f} ± {a['sd']:.3f} vs {names[best]} "
                     f"{b['mean']:.3f} ± {b['sd']:.3f} ({len(a['per_seed'])} seeds)", "—",
-                    "v1: unequal searches; plan v2 (equal) pending",
+                    _progress("v1: unequal searches; plan v2", "05_uncertainty/v2/summary.json",
+                              4, "(equal) pending"),
                     "[05](notebooks/05_uncertainty.ipynb)"])
     alt = _load("06_alternatives/summary.json")
     if not alt:
@@ -230,9 +231,22 @@ def rows():
                     "—", f"BBB {r['bbb']['auroc_entropy']['mean']:.3f}, "
                     f"{r['bbb']['train_time_ratio']['mean']:.1f}×; best other: {best['label']} "
                     f"{best['auroc_entropy']['mean']:.3f}, {best['train_time_ratio']['mean']:.1f}×",
-                    "—", "v1: unequal searches; plan v3 (equal, 10 seeds) running",
+                    "—", _progress("v1: unequal searches; plan v3", "06_alternatives/v3/summary.json",
+                                   8, "(equal, 10 seeds) running"),
                     "[06](notebooks/06_alternatives.ipynb)"])
     return out
+
+
+def _progress(head, rel, methods, before):
+    """``head`` and how many of a plan's final runs (``methods`` x 10 seeds) its summary file
+    ``rel`` counts ('checks failed' when all exist but the analysis withholds its verdicts);
+    ``before`` while no summary exists."""
+    s = _load(rel)
+    if not s:
+        return f"{head} {before}"
+    done = s["n_records"] == methods * 10
+    return f"{head}: {s['n_records']} of {methods * 10} runs" + (
+        " (checks failed)" if done and s["interim"] else "")
 
 
 def paper_protocol_rows(nb01):
