@@ -3,12 +3,13 @@
     python tools/lab_log.py            # rewrites the tables between the markers in docs/lab_log.md
     python tools/lab_log.py --check    # exit 1 when docs/lab_log.md differs from the results
 
-For every validation search (notebooks 01 and 05) and the bandit's tuning: what each value of
-each searched setting gave at best, so a reader sees what was tried and what it showed. Only
+For every validation search (notebooks 01, 05 and 06, with notebook 06 plan v3's grids) and the
+bandit's tuning: what each value of each searched setting gave at best, so a reader sees what was tried and what it showed. Only
 validation numbers (and tuning seeds' regret) appear; no test number is read.
 """
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -75,11 +76,53 @@ def tuning_table(path):
     return "\n".join(lines)
 
 
+def _plan_v3():
+    os.environ["BBB_RESULTS_DIR"] = str(ROOT / "results")  # the committed results, read only
+    sys.path.insert(0, str(ROOT))
+    from helpers import alternatives_plan
+    return alternatives_plan
+
+
+def v3_search_table(method):
+    """Notebook 06 plan v3's search of ``method`` as its 4 x 4 grid: per trial the plan's score
+    (validation NLL averaged over 5 epochs) at the trial's best epoch; the choice in bold."""
+    A = _plan_v3()
+    grid = A.SEARCHES[method]["grid"]
+    (d1, v1), (d2, v2) = list(grid.items())
+    rows = {}
+    for c in A.configs(method):
+        path = A.trial_path(method, c)
+        if path.exists():
+            rows[(c[d1], c[d2])] = json.loads(path.read_text())["row"]
+    chosen = A.chosen(method)
+    folder = f"results/{A.NB}/v{A.VERSION}/search/{method}/"
+    lines = [f"**Notebook 06 plan v3, {method}** ({len(rows)} of {len(A.configs(method))} "
+             f"trials, {A.MAX_EPOCHS} epochs, seed {A.SEARCH_SEED}; `{folder}`): validation NLL "
+             f"averaged over {A.SMOOTH} epochs at each trial's best epoch (multiples of "
+             f"{A.EPOCH_STEP}); the plan's choice in bold",
+             "", f"| {d1} \\ {d2} | " + " | ".join(f"{v:g}" for v in v2) + " |",
+             "|---|" + "---|" * len(v2)]
+    for a in v1:
+        cells = []
+        for b in v2:
+            row = rows.get((a, b))
+            best = A.choose([row]) if row else None
+            if best is None:
+                cells.append("—" if row is None else "not eligible")
+                continue
+            text = f"{best['val']:.4f} (epoch {best['epochs']})"
+            cells.append(f"**{text}**" if chosen and best["name"] == chosen["name"] else text)
+        lines.append(f"| {a:g} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def tables():
     parts = []
     for nb in ("01_mnist_classification", "05_uncertainty", "06_alternatives"):
         for path in sorted((ROOT / "results" / nb / "sweep").glob("*.json")):
             parts.append(sweep_table(path))
+    for method in _plan_v3().SEARCHES:
+        parts.append(v3_search_table(method))
     tuning = ROOT / "results" / "03_contextual_bandit" / "tuning.json"
     if tuning.exists():
         parts.append(tuning_table(tuning))
