@@ -387,7 +387,10 @@ def analysis(recs=None, plan=None):
     """Return the plan's claims (read from the committed plan file) tested on the records: per
     family {claim: result}, paired over the seeds both sides have (the claims on an all-layer
     Laplace row compare on the subset), each with the Monte-Carlo sd of its paired difference;
-    per method and metric the per-seed values; and ``status``. ``interim`` is True until every
+    per method and metric the per-seed values; ``cost``: per method the mean training seconds
+    (MAP's network included for the ensemble and Laplace; one thread, two runs per 2-core
+    machine: descriptive, not tested) and prediction seconds for 10,000 images; and
+    ``status``. ``interim`` is True until every
     (method, seed) has a record and ``status`` finds no problem: verdicts from an interim
     analysis are not the plan's."""
     from . import stats
@@ -422,8 +425,16 @@ def analysis(recs=None, plan=None):
                     "seeds": sorted(vals), "per_seed": [vals[s] for s in sorted(vals)],
                     "mean": statistics.fmean(vals.values()),
                     "sd": statistics.stdev(vals.values()) if len(vals) > 1 else None}
+    cost = {}
+    for method in METHODS:
+        ok = {s: r for (m, s), r in recs.items() if m == method and not r.get("failed")}
+        if ok:
+            cost[method] = {k: statistics.fmean(r[k] for r in ok.values())
+                            for k in ("train_s", "predict_s_10k")
+                            if all(r.get(k) is not None for r in ok.values())}
+            cost[method]["seeds"] = sorted(ok)
     st = status(recs)
-    return {"plan": str(A.PLAN), "alpha": alpha,
+    return {"plan": str(A.PLAN), "alpha": alpha, "cost": cost,
             "interim": not st["complete"] or bool(st["problems"]),
             "families": families, "table": table, "status": st,
             "seeds": sorted({s for (_, s) in recs}), "n_records": len(recs)}

@@ -75,7 +75,8 @@ def table_rows(summary, on="full", methods=None):
     mean ± sd over its seeds (seed count in brackets) of each score on the full test sets
     (``on='full'``) or on the plan's subset; error in %."""
     header = ["method", *(METRIC_LABELS[k] + (" (%)" if k == "test_error" else "")
-                          for k in F.SCORES), "failed seeds", "choice at a grid edge"]
+                          for k in F.SCORES), "training min (1 thread)", "failed seeds",
+              "choice at a grid edge"]
     failed = summary["status"]["failed"]
     rows = []
     for m in methods or F.METHODS:
@@ -89,9 +90,12 @@ def table_rows(summary, on="full", methods=None):
         edge = "—" if c is None else ", ".join(edges(source, c)) or "none"
         if c is not None and source != m and edge != "none":
             edge += f" ({LABELS[source]}'s)"
+        train_s = summary.get("cost", {}).get(m, {}).get("train_s")
         rows.append([LABELS[m], *(_cell(part.get(k), 2 if k == "test_error" else 4,
                                         100.0 if k == "test_error" else 1.0)
-                                  for k in F.SCORES), ", ".join(bad) or "none", edge])
+                                  for k in F.SCORES),
+                     "—" if train_s is None else f"{train_s / 60:.1f}",
+                     ", ".join(bad) or "none", edge])
     return header, rows
 
 

@@ -213,7 +213,8 @@ H.show_table(*R.search_rows());
 show_markdown(R.search_text());
 
 # %% [markdown]
-# The test scores below (mean ± sd over the seeds, the number of seeds in brackets; error in %)
+# Every trial's score, grid by grid: [docs/lab_log.md](../docs/lab_log.md). The test scores
+# below (mean ± sd over the seeds, the number of seeds in brackets; error in %)
 # come from `results/06_alternatives/v3/summary.json`, written by
 # `python tools/alternatives_search.py analyse` from the final runs' records.
 

@@ -161,6 +161,8 @@ def test_every_method_is_scored_on_one_seed_pair_and_the_plans_claims_are_tested
             assert res["family_size"] == len(claims)
             assert res["verdict"] in ("holds", "reversed", "not resolved at 2 seeds")
     assert out["table"]["bbb"]["full"]["nll"]["seeds"] == [0, 1]
+    assert out["cost"]["bbb"]["seeds"] == [0, 1] and out["cost"]["bbb"]["train_s"] > 0
+    assert out["cost"]["ensemble"]["train_s"] > out["cost"]["map"]["train_s"]  # + members
     assert "full" not in out["table"]["laplace_kron"]
     nll = out["families"]["test NLL"]
     assert nll["bbb < map on nll"]["mc_sd_of_difference"] > 0  # BBB samples
