@@ -89,12 +89,16 @@ DEPENDS = {m: "map" for m in ("ensemble", *LAPLACE)}  # they reuse MAP's network
 
 
 def pending(seeds=None, ready_only=False):
-    """Return [(method, seed)] without a record, seed by seed; ``ready_only``: only the jobs that
+    """Return [(method, seed)] without a record, seed by seed, the all-layer Laplace fits last;
+    ``ready_only``: only the jobs that
     can start now: their method's search is complete (MAP's, for the ensemble and Laplace), and
     for the ensemble and Laplace, MAP's record of the seed exists (they reuse MAP's network,
     which another process may still be training)."""
     seeds = A.REPORTED_SEEDS if seeds is None else seeds
-    todo = [(m, s) for s in seeds for m in METHODS if not record_path(m, s).exists()]
+    # the all-layer Laplace fits (the slowest by far: their GLM predictive) after every other
+    # method's runs, so that an interim analysis pairs as many seeds as the time allows
+    todo = [(m, s) for slow in (False, True) for s in seeds for m in METHODS
+            if (m in ALL_LAYER) == slow and not record_path(m, s).exists()]
     if not ready_only:
         return todo
     done = set(choices(partial=True))

@@ -102,6 +102,9 @@ def test_a_methods_final_runs_wait_for_its_own_search(tmp_path, monkeypatch):
         F.choices()
     assert F.choices(partial=True) == {} and F.pending(ready_only=True) == []
     assert len(F.pending()) == len(F.METHODS) * len(A.REPORTED_SEEDS)
+    # the slow all-layer Laplace fits come after every other method's runs on every seed
+    order = [m in F.ALL_LAYER for m, _ in F.pending()]
+    assert order == sorted(order) and F.pending()[0] == ("map", 0)
     # MAP's search complete: MAP's runs are ready, and the ensemble and Laplace of a seed once
     # MAP's record of that seed exists; MC dropout, BBB and IVON wait for their own searches
     monkeypatch.setattr(A, "chosen", lambda m: {"name": "x"} if m == "map" else None)
