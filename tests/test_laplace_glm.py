@@ -165,3 +165,35 @@ def test_rows_made_with_other_laplace_settings_are_stale():
 
 if __name__ == "__main__":
     _print(measure()[0])
+
+
+def test_probs_and_samples_of_a_batch_share_one_library_pass_with_the_same_values(measured):
+    """``share_glm_passes`` (applied by ``fit_laplace``): the predictive and its samples reuse
+    one GLM pass per batch and give exactly what the library's own method gives."""
+    _, fitted, x_test = measured
+    x = x_test[:300]
+    for flavour, la in fitted.items():
+        before, prior = la._glm_predictive_distribution, la.prior_precision
+        library = type(la)._glm_predictive_distribution.__get__(la)  # the library's method
+        calls = []
+
+        def counted(*a, **k):
+            calls.append(1)
+            return library(*a, **k)
+        try:
+            la._glm_predictive_distribution = counted
+            ref_p = A.laplace_probs(la, x, batch_size=128)
+            ref_s = A.laplace_samples(la, x, n_samples=7, batch_size=128, seed=3)
+            assert len(calls) == 6  # 3 batches, twice
+            A.share_glm_passes(la)
+            calls.clear()
+            assert torch.equal(A.laplace_probs(la, x, batch_size=128), ref_p)
+            assert torch.equal(A.laplace_samples(la, x, n_samples=7, batch_size=128, seed=3),
+                               ref_s)
+            assert len(calls) == 3, flavour
+            # another prior precision is another posterior: computed again
+            la.prior_precision = prior * 2
+            A.laplace_probs(la, x, batch_size=128)
+            assert len(calls) == 6
+        finally:
+            la._glm_predictive_distribution, la.prior_precision = before, prior
