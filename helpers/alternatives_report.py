@@ -10,9 +10,9 @@ from . import alternatives_final as F
 from . import alternatives_plan as A
 
 LABELS = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "deep ensemble (5)",
-          "bbb": "BBB (scale mixture)", "ivon": "IVON", "laplace_ll_kron": "Laplace, last layer",
-          "laplace_diag": "Laplace, all layers, diagonal",
-          "laplace_kron": "Laplace, all layers, KFAC"}
+          "bbb": "BBB (scale mixture)", "ivon": "IVON", "laplace_ll_kron": "Laplace (last layer)",
+          "laplace_diag": "Laplace (all layers diagonal)",
+          "laplace_kron": "Laplace (all layers KFAC)"}
 REGULARISER = {"map": "weight_decay", "mc_dropout": "dropout", "bbb": "rho_init",
                "ivon": "hess_init"}
 METRIC_LABELS = {"test_error": "test error", "nll": "NLL", "brier": "Brier", "ece": "ECE",
@@ -176,8 +176,8 @@ def answer_text(summary):
                 label.split(" < ")[0]
             words.setdefault(res["verdict"], []).append(other)
         say = {"holds": "BBB better", "reversed": "BBB worse"}
-        parts = [f"{say.get(v, v)} than {'; '.join(names)}" if v in say else
-                 f"{v} against {'; '.join(names)}" for v, names in sorted(words.items())]
+        parts = [f"{say.get(v, v)} than {', '.join(names)}" if v in say else
+                 f"{v} against {', '.join(names)}" for v, names in sorted(words.items())]
         out.append(f"- **{family}**: " + "; ".join(parts) + ".")
     lead = ("Interim reading (not the plan's verdict):" if summary["interim"]
             else "The plan's answer:")
