@@ -738,7 +738,8 @@ def summary_text(summary, ood05=None):
         worst = min(ok, key=lambda m: au(m)["mean"])
         if worst == "mc_dropout":
             out.append(f"MC dropout has the lowest AUROC of the working methods "
-                       f"({au('mc_dropout')['mean']:.3f}); we have not tested why.")
+                       f"({au('mc_dropout')['mean']:.3f}); we have not tested why (version 1; "
+                       "section 7 gives version 3's numbers).")
     if ood05 and all(("MNIST", k) in ood05 for k in ("bbb", "deterministic", "ensemble")):
         o = lambda k, m: ood05[("MNIST", k)][m]["mean"]  # noqa: E731
         out.append(

@@ -83,6 +83,8 @@ def table_rows(summary, on="full", methods=None):
         part = summary["table"].get(m, {}).get(on)
         bad = sorted(k.split(" seed ")[1] for k in failed if k.split(" seed ")[0] == m)
         if part is None and not bad:
+            if on == "subset" or m not in F.ALL_LAYER:  # scored on this set: no run yet
+                rows.append([LABELS[m], "no run yet", *["—"] * (len(header) - 2)])
             continue
         part = part or {}
         source = F.DEPENDS.get(m, m)
@@ -227,3 +229,23 @@ def per_seed_rows(summary, metric, on="full"):
         rows.append([LABELS[m], *(f"{vals[s] * scale:.{digits}f}" if s in vals else "—"
                                   for s in seeds)])
     return header, rows
+
+
+def standing_text(summary):
+    """Where BBB stands so far among the methods scored on the full test sets: the best mean
+    test NLL and AUROC, and BBB's rank on each (means over each method's own seeds)."""
+    out = []
+    for metric, label, better in (("nll", "test NLL", min), ("auroc_entropy", "AUROC", max)):
+        means = {m: t["full"][metric]["mean"] for m, t in summary["table"].items()
+                 if "full" in t and metric in t["full"]}
+        if "bbb" not in means:
+            return "BBB has no final run yet."
+        order = sorted(means, key=means.get, reverse=better is max)
+        best = order[0]
+        out.append(f"{label}: best {LABELS[best]} ({means[best]:.4f}), BBB "
+                   f"{order.index('bbb') + 1} of {len(order)} ({means['bbb']:.4f})")
+    n = {m: len(t["full"]["nll"]["seeds"]) for m, t in summary["table"].items() if "full" in t}
+    lead = ("**Standing so far** (interim; means over each method's own seeds, "
+            f"{min(n.values())}–{max(n.values())} per method; not a test): "
+            if summary["interim"] else "**Standing** (means over the seeds; the tests are above): ")
+    return lead + "; ".join(out) + "."

@@ -133,15 +133,18 @@ if ood:
 # The ensemble is weak here because its members are the short trainings the NLL rule chose:
 # five networks that agree on most unfamiliar images.
 #
-# **Version 2: one budget for every method.** The table above is version 1: the searches above
-# differ in size, and the single network (and with it the ensemble) was searched without weight
-# decay. Version 2, [`plan_v2.json`](../results/05_uncertainty/plan_v2.json), committed before
-# its numbers, takes notebook 06's plan v3 runs instead: the same search for every method (16
-# trials, 60 epochs, validation NLL), ten paired seeds, and claims declared before their
-# numbers: the AUROC claims are plan v3's (Holm over its seven), the ECE claims this plan's own
-# family of three. The Fashion-MNIST-trained direction (one seed) is not rerun: a second
-# campaign of the same size, which two cores cannot pay soon; it stays version 1's, with no
-# verdict.
+# **Version 2 of this table: one budget for every method.** The table above is version 1:
+# the searches above differ in size, and the single network (and with it the ensemble) was
+# searched without weight decay. Version 2,
+# [`plan_v2.json`](../results/05_uncertainty/plan_v2.json), committed before its numbers, takes
+# notebook 06's plan v3 runs instead: the same search for every method (16 trials, 60 epochs,
+# validation NLL), ten paired seeds, and claims declared before their numbers. The AUROC claims
+# are plan v3's (Holm over its seven claims, three of which concern the rows here); the ECE
+# claims are this plan's own family of three. An interim verdict word (fewer than the plan's
+# ten seeds) is not the plan's: at two or three seeds, a t-test with one or two degrees of
+# freedom can pass on differences that happen to be nearly equal, where the sign test cannot.
+# The Fashion-MNIST-trained direction (one seed) is not rerun: a second campaign of the same
+# size, which two cores cannot pay soon; it stays version 1's, with no verdict.
 
 # %%
 v2 = O.load_summary()

@@ -41,8 +41,11 @@
 # it trains gets the same search (16 trials, 60 epochs, no early stopping, no warm start, chosen
 # on validation NLL) and ten paired seeds, by a plan committed before any of its numbers
 # ([`plan_v3.json`](../results/06_alternatives/plan_v3.json);
-# [docs/choices.md](../docs/choices.md) says why versions 1 and 2 were replaced). Its runs go
-# on with `tools/alternatives_search.py`; section 7 says how far they are.
+# [docs/choices.md](../docs/choices.md) says why version 1 and the never-run version 2 were
+# replaced). Version 3 tests two things, test NLL and the out-of-distribution AUROC; it shows
+# cost and calibration error without testing them, and has no rotation experiment. Its runs go
+# on with `tools/alternatives_search.py`; section 7 says how far they are. Where the two
+# versions differ, version 3's numbers are the ones to read.
 
 # %% [markdown]
 # ## Parameters
@@ -193,7 +196,7 @@ if summary:
 # ## 7. Version 3: the same search for every method, ten paired seeds
 #
 # **Method.** Each of MAP, MC dropout, BBB and IVON searches a 4 × 4 grid (its learning rate
-# over a factor of 30 and its own regulariser), 60 epochs per trial on one seed (100), and keeps
+# over a factor of 30 and its own regulariser), 60 epochs per trial on seed number 100, and keeps
 # the setting and epoch $e$ (a multiple of 5) with the lowest validation NLL averaged over
 # epochs $e-4..e$. The
 # ensemble and the three Laplace fits reuse MAP's choice. Each method then trains on seeds
@@ -207,6 +210,11 @@ if summary:
 # **The weakest assumption.** Every method trains at a constant learning rate for at most 60
 # epochs, and several choices sit at the 60-epoch edge: a schedule or longer training could
 # move any method, and the verdicts below hold for this budget only.
+
+# %% [markdown]
+# In the table below a trial is *eligible* when it ran all 60 epochs without an error or a NaN
+# (only those can be chosen), and a choice *at a grid edge* is the smallest or largest value
+# searched (for epochs: the 60-epoch maximum).
 
 # %%
 H.show_table(*R.search_rows());
@@ -238,7 +246,16 @@ if v3 is not None:
 # %% [markdown]
 # **The plan's claims.** "a < b" on NLL (lower is better) and "b < a" on AUROC (higher is
 # better) are both written so that *holds* means BBB is better and *reversed* means BBB is
-# worse.
+# worse; so in every row a **negative mean difference favours BBB**. How to read the columns:
+#
+# - *95% interval (unadjusted)*: the t-interval of the mean paired difference, with (seeds − 1)
+#   degrees of freedom, so very wide at two or three seeds;
+# - *sd over seeds*: the spread of the paired difference from seed to seed; *MC sd (one
+#   evaluation)*: its spread from the predictive's own randomness alone, measured by scoring
+#   the same networks with three more sampling seeds (20 samples per prediction);
+# - *p (Holm)*: the paired t-test's p-value adjusted by Holm's method over the seven claims of
+#   its family (capped at 1); it alone decides the verdict (p < 0.05); the sign test's p is
+#   shown beside it and decides nothing.
 
 # %%
 if v3 is not None:
@@ -252,6 +269,7 @@ if v3 is not None:
 if v3 is not None:
     H.show_table(*R.per_seed_rows(v3, "nll"))
     H.show_table(*R.per_seed_rows(v3, "auroc_entropy"))
+    show_markdown(R.standing_text(v3));
 
 # %% [markdown]
 # **Published numbers, for context only.** Kristiadi, Hein and Hennig's paper on LULA (extra
@@ -263,14 +281,14 @@ if v3 is not None:
 # ## Takeaways
 #
 # - Version 3 (section 7) gives every method the same search and ten paired seeds; until its
-#   runs are complete its words are interim, and version 1's rows (sections 1–6) come from
-#   unequal searches.
+#   runs are complete its words are interim. Its standing so far is rendered just above.
+# - Version 1's findings (sections 1–6: BBB as good as the ensemble at detecting
+#   Fashion-MNIST, last-layer Laplace and IVON best calibrated) come from unequal searches;
+#   wherever section 7's numbers differ from them, read section 7's.
 # - One architecture, one split, every setting chosen without the test sets: the differences are
 #   measured with the seed spread beside them.
-# - In version 1, BBB detected Fashion-MNIST as well as a five-network ensemble and was the most
-#   honest under rotation, but it was neither the best calibrated nor cheap.
-# - In version 1, last-layer Laplace and IVON gave most of the benefit at about MAP's cost;
-#   all-layer Laplace needs its linearised predictive, not weight sampling.
+# - All-layer Laplace needs its linearised predictive, not weight sampling (version 1's failed
+#   rows; version 3 uses the linearised one).
 #
 # ## Exercises
 #

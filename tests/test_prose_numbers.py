@@ -57,6 +57,8 @@ ALLOWED = {
                         "0.9": _READ, "0.98": "a published value (Kristiadi et al. 2021)",
                         "0.99": "a published value (Kristiadi et al. 2021)",
                         "2,000": "plan v3's subset size (a setting)",
+                        "95%": "the interval's level (a setting)",
+                        "0.05": "the plan's alpha (a setting)",
                         "20,000": "the two test sets' size (data, not a measurement)"},
 }
 _V1 = "version-1 prose, replaced when the declared rerun lands"
