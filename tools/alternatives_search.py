@@ -2,7 +2,7 @@
 equal searches, run.
 
     python tools/alternatives_search.py search [--methods map ivon] [--max-trials N]
-    python tools/alternatives_search.py status
+    python tools/alternatives_search.py status     # searches, then final runs and their cost
     python tools/alternatives_search.py final  [--seeds 0 1] [--max-trials N]
     python tools/alternatives_search.py analyse
 
@@ -57,6 +57,21 @@ def main(argv=None):
         for tw in A.v2_twins("map"):
             print(f"v2 twin of {tw['trial']}: largest |validation NLL difference| over its "
                   f"{tw['epochs']} epochs {tw['max_abs_diff']:.3g}")
+        from helpers import alternatives_final as F
+        recs = F.records()
+        left_min = 0.0
+        for m in F.METHODS:
+            done = [r for (k, _), r in recs.items() if k == m]
+            mins = [r["process_wall_s"] / 60 for r in done]
+            mean = sum(mins) / len(mins) if mins else None
+            left = len(A.REPORTED_SEEDS) - len(done)
+            left_min += left * (mean or 0)
+            print(f"final {m:16s} {len(done):2d} of {len(A.REPORTED_SEEDS)} seeds"
+                  + (f"; {mean:.1f} process-min per run so far" if mean else "")
+                  + (f"; failed: {sum(1 for r in done if r.get('failed'))}"
+                     if any(r.get("failed") for r in done) else ""))
+        print(f"final runs left: {len(F.pending())}, about {left_min / 60:.1f} process-hours at "
+              "the rates so far (methods with no run yet not counted)")
         return
     torch.set_num_threads(1)
     campaign.code_version()  # the code this process loaded, named in every record
