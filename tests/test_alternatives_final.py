@@ -1,6 +1,7 @@
 """Notebook 06's plan v3, final runs (helpers/alternatives_final.py): the network of the chosen
 epoch, every method scored on the same images, the plan's claims tested."""
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -229,3 +230,18 @@ def test_a_failed_run_is_recorded_and_what_reuses_it_fails_with_it(shared_data, 
     st = F.status(F.records())
     assert set(st["failed"]) == {"map seed 3", "laplace_diag seed 3"} and not st["complete"]
     assert F.per_seed(F.records(), "map", "nll", "full") == {}
+
+
+def test_the_status_command_counts_trials_and_final_runs(tmp_path, monkeypatch, capsys):
+    import importlib.util
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
+    spec = importlib.util.spec_from_file_location(
+        "alternatives_search", Path(__file__).resolve().parent.parent / "tools" /
+        "alternatives_search.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    tool.main(["status"])
+    out = capsys.readouterr().out
+    assert out.count(f"trials left {A.TRIALS}") == len(A.SEARCHES)
+    assert all(f"final {m:16s}  0 of 10 seeds" in out for m in F.METHODS)
+    assert f"final runs left: {len(F.METHODS) * 10}," in out
