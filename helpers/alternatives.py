@@ -201,17 +201,19 @@ def fit_laplace(model, data, flavour, batch_size=256):
     return la, time.perf_counter() - t0
 
 
-def share_glm_passes(la):
+def share_glm_passes(la, max_bytes=512 * 2**20):
     """Let the GLM predictive (``laplace_probs``) and its samples (``laplace_samples``) of one
     batch share one pass of the library's ``_glm_predictive_distribution`` (the Jacobians of
     every input and the functional variance: nearly all of a Laplace prediction's time).
 
     The library's method is called as before; its result for a batch is kept and handed back
     when the same batch (the same memory, shape and strides; the batch is held, so its memory
-    cannot be reused) comes again under the same prior precision. Values are those of the
-    library's own calls (tests/test_laplace_glm.py)."""
+    cannot be reused) comes again under the same prior precision. The batches held stay under
+    ``max_bytes`` (oldest dropped first: a dropped batch is computed again). Values are those of
+    the library's own calls (tests/test_laplace_glm.py)."""
+    from collections import OrderedDict
     original = la._glm_predictive_distribution
-    cache = {}
+    cache = OrderedDict()  # key -> (the batch, prior precision, result)
 
     def shared(X, joint=False, diagonal_output=False):
         if not isinstance(X, torch.Tensor) or joint or diagonal_output:
@@ -219,10 +221,12 @@ def share_glm_passes(la):
         key = (X.data_ptr(), tuple(X.shape), X.stride(), X.dtype)
         prior = la.prior_precision.detach().clone()
         hit = cache.get(key)
-        if hit is not None and hit[0] is not None and torch.equal(hit[1], prior):
+        if hit is not None and torch.equal(hit[1], prior):
             return hit[2]
         out = original(X)
         cache[key] = (X, prior, out)
+        while sum(v[0].nbytes for v in cache.values()) > max_bytes and len(cache) > 1:
+            cache.popitem(last=False)
         return out
 
     la._glm_predictive_distribution = shared

@@ -195,5 +195,14 @@ def test_probs_and_samples_of_a_batch_share_one_library_pass_with_the_same_value
             la.prior_precision = prior * 2
             A.laplace_probs(la, x, batch_size=128)
             assert len(calls) == 6
+            # a cache too small for one batch keeps only the latest: values still the same
+            la.prior_precision = prior
+            la._glm_predictive_distribution = counted
+            A.share_glm_passes(la, max_bytes=1)
+            calls.clear()
+            assert torch.equal(A.laplace_probs(la, x, batch_size=128), ref_p)
+            assert torch.equal(A.laplace_samples(la, x, n_samples=7, batch_size=128, seed=3),
+                               ref_s)
+            assert len(calls) == 6
         finally:
             la._glm_predictive_distribution, la.prior_precision = before, prior
