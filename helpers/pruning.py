@@ -15,8 +15,16 @@ from .train import evaluate_error
 
 
 def weight_layers(model):
-    """Return the BayesLinear layers of ``model`` in order."""
-    return [m for m in model.modules() if isinstance(m, BayesLinear)]
+    """Return the weight layers of ``model`` in order: its BayesLinear layers, or the nn.Linear
+    layers of a deterministic network (which has no sigma: only 'magnitude' and 'random' rank
+    its weights)."""
+    bayes = [m for m in model.modules() if isinstance(m, BayesLinear)]
+    return bayes or [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+
+
+def _means(layer):
+    """The weights that prune: a BayesLinear layer's posterior means, an nn.Linear's weights."""
+    return layer.weight_mu if isinstance(layer, BayesLinear) else layer.weight
 
 
 def scores(model, kind="snr", generator=None):
@@ -24,9 +32,12 @@ def scores(model, kind="snr", generator=None):
     'magnitude' (|mu|) or 'random'."""
     parts = []
     for layer in weight_layers(model):
-        mu, sigma = layer.weight_mu.detach(), layer.weight_sigma.detach()
+        mu = _means(layer).detach()
         if kind == "snr":
-            parts.append((mu.abs() / sigma).flatten())
+            if not isinstance(layer, BayesLinear):
+                raise ValueError("a deterministic network has no posterior width: rank its "
+                                 "weights by 'magnitude' (or 'random'), not 'snr'")
+            parts.append((mu.abs() / layer.weight_sigma.detach()).flatten())
         elif kind == "magnitude":
             parts.append(mu.abs().flatten())
         elif kind == "random":
@@ -42,8 +53,9 @@ def snr_db(model):
 
 
 def prune(model, fraction, kind="snr", generator=None):
-    """Return a copy of ``model`` whose lowest-scoring ``fraction`` of weights is set to zero
-    (posterior-mean mode: sampling off), and the number of weights kept."""
+    """Return a copy of ``model`` whose lowest-scoring ``fraction`` of weights (over all layers
+    together; biases kept) is set to zero (a BayesLinear in posterior-mean mode: sampling off),
+    and the number of weights kept."""
     if not 0.0 <= fraction <= 1.0:
         raise ValueError(f"fraction must be in [0, 1], got {fraction}")
     s = scores(model, kind, generator)
@@ -55,11 +67,12 @@ def prune(model, fraction, kind="snr", generator=None):
     offset = 0
     with torch.no_grad():
         for layer in weight_layers(pruned):
-            n = layer.weight_mu.numel()
-            layer.weight_mu.mul_(keep[offset:offset + n].view_as(layer.weight_mu))
-            offset += n
+            w = _means(layer)
+            w.mul_(keep[offset:offset + w.numel()].view_as(w))
+            offset += w.numel()
     for layer in weight_layers(pruned):
-        layer.sample = False
+        if isinstance(layer, BayesLinear):
+            layer.sample = False
     return pruned, int(keep.sum())
 
 
@@ -173,6 +186,22 @@ def analyse(model, data, seed=0):
                 a, b, p = mcnemar(snr_wrong[f], wrong[f])
                 out["mcnemar_snr_vs_magnitude"][str(f)] = {"only_snr_wrong": a,
                                                            "only_magnitude_wrong": b, "p": p}
+    return out
+
+
+def error_after_pruning(model, data, kinds=("magnitude", "random"), seed=0):
+    """Return {n_weights, error_at: {kind: {fraction: test error}}, weights_kept} of ``model``
+    pruned by each ranking in ``kinds`` at every fraction of FRACTIONS (a deterministic network:
+    'magnitude' and 'random'; the random ranking drawn from ``seed``)."""
+    gen = torch.Generator().manual_seed(seed)
+    out = {"n_weights": sum(_means(layer).numel() for layer in weight_layers(model)),
+           "error_at": {}, "weights_kept": {}}
+    for kind in kinds:
+        out["error_at"][kind] = {}
+        for f in FRACTIONS:
+            pruned, kept = prune(model, f / 100, kind, generator=gen)
+            out["error_at"][kind][str(f)] = test_error(pruned, data.x_test, data.y_test)
+            out["weights_kept"][str(f)] = kept
     return out
 
 
