@@ -300,3 +300,116 @@ def load_summary():
     """Return results/04_pruning/v2/summary.json, or None before its first analysis."""
     path = out_dir() / "summary.json"
     return json.loads(path.read_text()) if path.exists() else None
+
+
+# ---- what notebook 04 shows ----
+
+def _pct(vals):
+    import statistics
+    if not vals:
+        return "—"
+    sd = f" ± {100 * statistics.stdev(vals):.2f}" if len(vals) > 1 else ""
+    return f"{100 * statistics.fmean(vals):.2f}{sd}%"
+
+
+def table_rows(summary, arms=("bbb_snr", "bbb_magnitude", "sgd_magnitude", "dropout_magnitude"),
+               fractions=(0, 50, 75, 95, 98, 99)):
+    """Return (header, rows): test error (mean ± sd over the seeds present, in %) of every arm
+    at every fraction removed, and the seeds each arm has."""
+    t = summary["table"]
+    header = ["removed"] + [ARM_LABELS[a] for a in arms]
+    rows = [[f"{f}%"] + [_pct(list(t[a][str(f)].values())) for a in arms] for f in fractions]
+    rows.append(["seeds"] + [", ".join(sorted(map(str, t[a]["0"]), key=int)) or "none"
+                             for a in arms])
+    return header, rows
+
+
+def _claim_label(claim):
+    lhs, rhs, f = _parse(claim)
+    return f"{ARM_LABELS[lhs]} < {ARM_LABELS[rhs]}, {f}% removed"
+
+
+def test_rows(summary, families=None):
+    """Return (header, rows): each claim of ``families`` (default: all) with its per-seed
+    values (percentage points), the paired mean difference and its 95 % interval, Holm's p,
+    the sign test's p and the verdict word (marked interim while networks are missing)."""
+    header = ["family", "claim", "per seed: a | b (%)", "mean a − b (pp)",
+              "95% interval (pp, unadjusted)", "p (Holm)", "sign test p", "verdict"]
+    rows = []
+    for family, claims in summary["families"].items():
+        if families is not None and family not in families:
+            continue
+        for claim, r in claims.items():
+            tt, st = r.get("t_test"), r.get("sign_test")
+            seeds = "; ".join(f"s{s}: {100 * a:.2f} | {100 * b:.2f}"
+                              for s, a, b in zip(r["seeds"], r["lhs"], r["rhs"])) or "—"
+            rows.append([family, _claim_label(claim), seeds,
+                         f"{100 * tt['mean_diff']:+.2f}" if tt else "—",
+                         f"[{100 * tt['ci'][0]:+.2f}, {100 * tt['ci'][1]:+.2f}]"
+                         if tt and tt.get("ci") else "—",
+                         f"{r['p_holm']:.3g}" if r.get("p_holm") is not None else "—",
+                         f"{st['p']:.3g}" if st else "—",
+                         r["verdict"] + (" (interim)" if summary["interim"] else "")])
+    return header, rows
+
+
+def retrain_rows(summary):
+    """Return (header, rows): each network trained here, its test error against Table 1's run
+    record of the same config, and the wall time here."""
+    rows = [[f"{r['role']} seed {r['seed']}", f"{100 * r['here']['test_error']:.2f}%",
+             "—" if r["table1"] is None else f"{100 * r['table1']['test_error']:.2f}%",
+             f"{r['process_wall_s'] / 60:.0f} min", r["machine"] or "?"]
+            for r in summary["retrained"]]
+    return ["network", "test error here", "Table 1's record", "wall time here", "CPU"], rows
+
+
+def standing_text(summary):
+    """One paragraph (Markdown) of what the plan's tests say so far, its numbers from
+    ``summary``: per family, which claims hold, are reversed or are not resolved (or not
+    measured yet), at which fractions."""
+    n_missing = len(summary["missing"])
+    head = ("**Where plan v2 stands** (" + (f"interim: {n_missing} of its networks still to "
+                                            "train" if summary["interim"] else "complete")
+            + f"; paired t-test over seeds, Holm within each family, α = {summary['alpha']}). ")
+    parts = []
+    for family, claims in summary["families"].items():
+        by = {}
+        for claim, r in claims.items():
+            lhs, rhs, f = _parse(claim)
+            word = r["verdict"]
+            by.setdefault(word, {}).setdefault(rhs, []).append(f"{f}%")
+        subject = ("eq. 8's 1/M weights give a lower error after SNR pruning than eq. 9's"
+                   if family == "KL weighting" else "BBB pruned by SNR below")
+        said = "; ".join(f"{w}" + ("" if family == "KL weighting" else " against ")
+                         + ", ".join(("" if family == "KL weighting" else ARM_LABELS[rhs])
+                                     + f" ({' and '.join(fs)} removed)" for rhs, fs in d.items())
+                         for w, d in by.items())
+        parts.append(f"*{family}* ({subject}): {said}")
+    return head + ". ".join(parts) + "."
+
+
+def takeaways(summary):
+    """Notebook 04's takeaways on plan v2 (Markdown bullets), rendered from ``summary``: at each
+    tested fraction the mean test error of every arm with its verdict against BBB by SNR, and
+    the KL-weighting verdict."""
+    import statistics
+    t, fam = summary["table"], summary["families"]
+    tag = " (interim)" if summary["interim"] else ""
+
+    def mean(arm, f):
+        v = list(t[arm][str(f)].values())
+        n = "" if len(v) == len(SEEDS) else f" ({len(v)} seed{'s' if len(v) != 1 else ''})"
+        return f"{100 * statistics.fmean(v):.2f} %{n}" if v else "not measured"
+    lines = []
+    for f in TESTED:
+        rivals = "; ".join(f"{ARM_LABELS[r]} {mean(r, f)} "
+                           f"({fam['error after pruning'][f'bbb_snr < {r} at {f}%']['verdict']})"
+                           for r in REFERENCES)
+        lines.append(f"- {f} % of the weights removed, no retraining: BBB by SNR "
+                     f"{mean('bbb_snr', f)} against {rivals}{tag}.")
+    kl = "; ".join(f"{f} %: eq. 8 {mean('uniform_snr', f)}, eq. 9 {mean('blundell_snr', f)} "
+                   f"({fam['KL weighting'][f'uniform_snr < blundell_snr at {f}%']['verdict']})"
+                   for f in TESTED)
+    lines.append(f"- The KL weighting, SNR pruning of the 2×{H_KL} recipe over "
+                 f"{len(SEEDS)} seeds: {kl}{tag}.")
+    return "\n".join(lines)

@@ -64,6 +64,19 @@ def test_claims_are_paired_by_seed_and_tested():
     assert added["lhs"] == [0.0, 0.0, 0.0] and added["verdict"] == "holds"
     assert s["interim"] and s["missing"] == ["y"]
     assert s["table"]["sgd_magnitude"]["95"] == pytest.approx({0: 0.2, 1: 0.21, 2: 0.22})
+    # what the notebook shows, from the summary as stored (JSON: seed keys become strings)
+    s = json.loads(json.dumps(s))
+    header, rows = P.table_rows(s)
+    row95 = next(r for r in rows if r[0] == "95%")
+    assert row95[header.index("SGD, |w|")] == "21.00 ± 1.00%"
+    assert rows[-1][header.index("dropout, |w|")] == "none"
+    _, trows = P.test_rows(s, ("error after pruning",))
+    assert len(trows) == 6 and all(r[-1].endswith("(interim)") for r in trows)
+    sgd95 = next(r for r in trows if r[1] == "BBB, SNR |μ|/σ < SGD, |w|, 95% removed")
+    assert sgd95[2].startswith("s0: 1.00 | 20.00") and sgd95[-1] == "holds (interim)"
+    text = P.standing_text(s)
+    assert "interim: 1 of its networks" in text and "holds against SGD, |w|" in text
+    assert "SGD, |w| 21.00 % (holds)" in P.takeaways(s)
 
 
 def test_one_network_trained_pruned_and_recorded(shared_data, monkeypatch):

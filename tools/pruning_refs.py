@@ -48,6 +48,7 @@ def main(argv=None):
 
     from helpers import campaign
     from helpers.data import load_mnist
+    campaign.code_version()  # read now: the code this process loaded, named in every record
     torch.set_num_threads(args.threads)
     data = load_mnist(device="cpu", n_train=None, n_test=None)
     ran = campaign.work(P.pending, lambda j: P.run_job(j, data), P.NB,
