@@ -33,10 +33,16 @@ SEEDS = (0, 1, 2)
 TESTED = (95, 98)
 ALPHA = 0.05
 # an arm: (network role, ranking)
-ARMS = {"bbb_snr": ("bbb", "snr"), "bbb_magnitude": ("bbb", "magnitude"),
+ARMS_V2 = {"bbb_snr": ("bbb", "snr"), "bbb_magnitude": ("bbb", "magnitude"),
         "sgd_magnitude": ("sgd", "magnitude"), "dropout_magnitude": ("dropout", "magnitude"),
         "uniform_snr": ("uniform", "snr"), "blundell_snr": ("blundell", "snr")}
-ARM_LABELS = {"bbb_snr": "BBB, SNR |μ|/σ", "bbb_magnitude": "BBB, |μ|",
+ARMS = dict(ARMS_V2)  # every tested arm (plan v3 adds one below)
+# random pruning of each network: the floor every table shows, tested by no claim
+FLOORS = {"bbb_random": ("bbb", "random"), "sgd_random": ("sgd", "random"),
+          "dropout_random": ("dropout", "random"), "start_random": ("start", "random")}
+ARM_LABELS = {"bbb_random": "BBB, random", "sgd_random": "SGD, random",
+              "dropout_random": "dropout, random", "start_random": "starting network, random",
+              "bbb_snr": "BBB, SNR |μ|/σ", "bbb_magnitude": "BBB, |μ|",
               "sgd_magnitude": "SGD, |w|", "dropout_magnitude": "dropout, |w|",
               "uniform_snr": "BBB eq. 8 (1/M), SNR", "blundell_snr": "BBB eq. 9 (π_i), SNR"}
 # network roles: Table 1's method key, width, and the KL weighting (BBB only)
@@ -49,6 +55,23 @@ FAMILIES = {
     "error added by pruning": [f"bbb_snr < {r} at {f}%" for f in TESTED for r in REFERENCES],
     "KL weighting": [f"uniform_snr < blundell_snr at {f}%" for f in TESTED],
 }
+# claims whose numbers (version 1's) had been seen when plan v2 was written: not confirmatory
+SEEN_BEFORE_PLAN = {f"bbb_snr < bbb_magnitude at {f}%" for f in TESTED}
+
+# plan v3, an addendum after plan v2's first reference numbers (SGD seeds 0 and 1) and a
+# referee's reading: the 2x1200 BBB networks start from a 60-epoch SGD network of the same seed
+# (Table 1's warm start) and are pulled towards zero by the prior; magnitude pruning of that
+# starting network isolates what BBB's training adds to it. Its own family; v2's unchanged.
+VERSION_V3 = 3
+PLAN_V3 = Path("results") / NB / f"plan_v{VERSION_V3}.json"
+GOVERNS_V3 = [f"results/{NB}/v{VERSION_V3}/**"]
+ARMS["start_magnitude"] = ("start", "magnitude")
+ARM_LABELS["start_magnitude"] = "BBB's starting SGD network, |w|"
+ROLE_VERSION = {"start": VERSION_V3}  # roles of plan v3 (every other role: plan v2)
+FAMILIES_V3 = {"against BBB's starting network":
+               [f"bbb_snr < start_magnitude at {f}%" for f in TESTED]}
+FAMILIES_BY_VERSION = {VERSION: FAMILIES, VERSION_V3: FAMILIES_V3}
+
 METRIC = {"error after pruning": "test error with the fraction removed",
           "error added by pruning": "test error with the fraction removed minus the same "
                                     "network's unpruned test error (same predictor)",
@@ -84,7 +107,7 @@ def _plan():
                     "dropout by |w| (the network predicts, dropout off); random for every "
                     "network as a floor",
         "fractions": {"reported": [0, 50, 75, 95, 98, 99, 100], "tested": list(TESTED)},
-        "arms": {k: list(v) for k, v in ARMS.items()},
+        "arms": {k: list(v) for k, v in ARMS_V2.items()},
         "tests": {"families": FAMILIES, "metric": METRIC,
                   "test": "two-sided paired t-test over the seeds (seed s of one arm against "
                           "seed s of the other), Holm within each family "
@@ -103,6 +126,38 @@ def _plan():
     }
 
 
+def plan_v3():
+    """Return plan v3 (the addendum; a fresh copy)."""
+    return json.loads(json.dumps({
+        "version": VERSION_V3, "notebook": NB, "extends": str(PLAN),
+        "question": "Does SNR pruning of Table 1's 2x1200 BBB networks keep their accuracy better "
+                    "than magnitude pruning of the SGD networks they start from (the warm start "
+                    "of Table 1's recipe: the same seed's 60-epoch SGD network)?",
+        "networks": {"start": "the warm-start source of Table 1's 2x1200 scale-mixture run of each "
+                              f"seed {list(SEEDS)}, trained again here from its config (its run "
+                              "record's test error reported beside the retrained one)"},
+        "arms": {"start_magnitude": ["start", "magnitude"]},
+        "rankings": "as plan v2: over all weight matrices together, biases kept, no retraining; "
+                    "the network predicts",
+        "fractions": {"reported": [0, 50, 75, 95, 98, 99, 100], "tested": list(TESTED)},
+        "tests": {"families": FAMILIES_V3, "metric": {k: METRIC["error after pruning"]
+                                                      for k in FAMILIES_V3},
+                  "test": "as plan v2: two-sided paired t-test over the seeds, Holm within the "
+                          "family (helpers.stats.ordering_family); sign test beside it",
+                  "alpha": ALPHA,
+                  "verdict_words": ["holds", "reversed", f"not resolved at {len(SEEDS)} seeds"]},
+        "unchanged": "plan v2's networks, families and verdicts stand as declared",
+        "disclosed": "written after plan v2's SGD references of seeds 0 and 1 had been seen "
+                     "(magnitude pruning of Table 1's unregularised SGD network loses far more "
+                     "than BBB's SNR pruning) and after a referee noted that this compares the "
+                     "regulariser more than the ranking; no number of the starting networks' "
+                     "pruning existed. A weight-decayed MAP reference (the issue's optional arm) "
+                     "is not added: Table 1 has no such network at 2x1200 and a search of its "
+                     "own would be needed.",
+        "governs": GOVERNS_V3,
+    }))
+
+
 def validate(p):
     """Return the breaches of the protocol in plan ``p`` (empty: none)."""
     bad = []
@@ -112,34 +167,44 @@ def validate(p):
         for claim in claims:
             lhs, rest = claim.split(" < ")
             rhs, at = rest.split(" at ")
-            if {lhs, rhs} - set(p["arms"]):
-                bad.append(f"{family}: {claim!r} names an arm the plan does not declare")
             if int(at.rstrip("%")) not in p["fractions"]["tested"]:
                 bad.append(f"{family}: {claim!r} is not at a tested fraction")
+    arms = set(p["arms"]) | (set(ARMS) if p.get("extends") else set())
+    for family, claims in p["tests"]["families"].items():
+        for claim in claims:
+            lhs, rhs = claim.split(" at ")[0].split(" < ")
+            if {lhs, rhs} - arms:
+                bad.append(f"{family}: {claim!r}: unknown arm")
     if len(SEEDS) < 3:
         bad.append("at least three seeds")
     return bad
 
 
-def write_plan(root=None):
+def write_plan(root=None, version=VERSION):
     from .utils import PROJECT_ROOT, atomic_write_bytes
     root = Path(root or PROJECT_ROOT)
-    p = plan()
+    p = plan() if version == VERSION else plan_v3()
     bad = validate(p)
     if bad:
         raise ValueError("the plan breaks the protocol:\n- " + "\n- ".join(bad))
-    return atomic_write_bytes(root / PLAN, (json.dumps(p, indent=1) + "\n").encode())
+    path = PLAN if version == VERSION else PLAN_V3
+    return atomic_write_bytes(root / path, (json.dumps(p, indent=1) + "\n").encode())
 
 
 # ---- the networks ----
 
-def out_dir():
+def out_dir(version=VERSION):
     from .utils import results_dir
-    return results_dir() / NB / f"v{VERSION}"
+    return results_dir() / NB / f"v{version}"
 
 
-def record_path(name):
-    return out_dir() / "networks" / f"{name}.json"
+def record_path(name, version=VERSION):
+    return out_dir(version) / "networks" / f"{name}.json"
+
+
+def job_path(job):
+    """Where ``job``'s record goes: under the folder of the plan version that declared it."""
+    return record_path(job["name"], ROLE_VERSION.get(job["role"], VERSION))
 
 
 def _v1():
@@ -171,12 +236,19 @@ def jobs(table=None):
             adopted = entries.get(cfg.name) if role in ("bbb", "uniform", "blundell") else None
             out.append({"role": role, "H": H, "seed": seed, "name": cfg.name, "cfg": cfg,
                         "adopted": adopted})
+            if role == "bbb":  # plan v3: the SGD network this BBB run starts from
+                src = cfg.init_source()
+                if src is not None:
+                    out.append({"role": "start", "H": H, "seed": seed, "name": src.name,
+                                "cfg": src, "adopted": None})
     return out
 
 
 def pending(table=None):
-    """The networks still to train and prune here (no record, nothing adopted)."""
-    return [j for j in jobs(table) if j["adopted"] is None and not record_path(j["name"]).exists()]
+    """The networks still to train and prune here (no record, nothing adopted): plan v2's
+    first, then plan v3's."""
+    todo = [j for j in jobs(table) if j["adopted"] is None and not job_path(j).exists()]
+    return sorted(todo, key=lambda j: ROLE_VERSION.get(j["role"], VERSION))
 
 
 def run_job(job, data, progress_fn=print):
@@ -184,7 +256,7 @@ def run_job(job, data, progress_fn=print):
     from . import pruning
     from .campaign import code_version
     from .classification import run
-    from .utils import atomic_write_bytes, machine_info, results_dir
+    from .utils import atomic_write_bytes, machine_info
     cfg = job["cfg"]
     t0 = time.perf_counter()
     model, rec = run(cfg, data, eval_samples=10, desc=f"{cfg.method} 2x{cfg.H} s{cfg.seed} "
@@ -195,9 +267,16 @@ def run_job(job, data, progress_fn=print):
         analysis = pruning.analyse(model, data, job["seed"])
     else:
         analysis = pruning.error_after_pruning(model, data, ("magnitude", "random"), job["seed"])
-    table1 = results_dir() / "01_mnist_classification" / "runs" / f"{cfg.name}.json"
-    recorded = json.loads(table1.read_text())["metrics"] if table1.exists() else None
-    out = {"plan_version": VERSION, "role": job["role"], "H": job["H"], "seed": job["seed"],
+    recorded = _table1_metrics(cfg.name)
+    source = None
+    if cfg.init_from is not None:  # the warm start's source, trained here too: checked as well
+        src_cfg = cfg.init_source()
+        _, src_rec = run(src_cfg, data, eval_samples=10, desc=f"{src_cfg.method} (warm start)")
+        src_t1 = _table1_metrics(src_cfg.name)
+        source = {"name": src_cfg.name, "test_error": src_rec["metrics"]["test_error"],
+                  "table1_test_error": None if src_t1 is None else src_t1["test_error"]}
+    out = {"plan_version": ROLE_VERSION.get(job["role"], VERSION), "role": job["role"],
+           "H": job["H"], "seed": job["seed"], "source": source,
            "name": cfg.name, "config": asdict(cfg),
            "trained_here": {"test_error": rec["metrics"]["test_error"],
                             "predictor": rec["metrics"].get("predictor"),
@@ -208,10 +287,16 @@ def run_job(job, data, progress_fn=print):
            "analysis": analysis, "process_wall_s": time.perf_counter() - t0,
            "machine": machine_info(data.x_train.device), "code": code_version(),
            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    path = record_path(cfg.name)
+    path = job_path(job)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, (json.dumps(out, indent=1) + "\n").encode())
     return out
+
+
+def _table1_metrics(name):
+    from .utils import results_dir
+    path = results_dir() / "01_mnist_classification" / "runs" / f"{name}.json"
+    return json.loads(path.read_text())["metrics"] if path.exists() else None
 
 
 # ---- the analysis ----
@@ -222,8 +307,8 @@ def entries(table=None):
     for j in jobs(table):
         if j["adopted"] is not None:
             a = j["adopted"]
-        elif record_path(j["name"]).exists():
-            a = json.loads(record_path(j["name"]).read_text())["analysis"]
+        elif job_path(j).exists():
+            a = json.loads(job_path(j).read_text())["analysis"]
         else:
             continue
         out.setdefault(j["role"], {})[j["seed"]] = a
@@ -232,9 +317,11 @@ def entries(table=None):
 
 def arm_values(found, arm, fraction, added=False):
     """{seed: value} of ``arm`` at ``fraction`` (``added``: minus the unpruned error)."""
-    role, kind = ARMS[arm]
+    role, kind = {**ARMS, **FLOORS}[arm]
     out = {}
     for seed, a in found.get(role, {}).items():
+        if kind not in a["error_at"]:
+            continue
         e = a["error_at"][kind]
         out[seed] = e[str(fraction)] - (e["0"] if added else 0.0)
     return out
@@ -246,17 +333,28 @@ def _parse(claim):
     return lhs, rhs, int(at.rstrip("%"))
 
 
-def summary(table=None, found=None, networks=None):
-    """Return what results/04_pruning/v2/summary.json holds: every family's claims tested
-    (paired over the seeds both arms have; per-seed values beside), the table of every arm's
-    per-seed error at every reported fraction, the networks still missing (interim while any
-    is), and each retrained network's test error against its Table 1 record. ``found``
-    ({role: {seed: analysis}}) and ``networks`` (``jobs()``) are read when not given."""
+def summary(table=None, found=None, networks=None, version=VERSION):
+    """Return what results/04_pruning/v<version>/summary.json holds: the plan version's
+    families with every claim tested (paired over the seeds both arms have; per-seed values
+    beside; claims whose numbers were seen before the plan marked), what a claim needs to
+    resolve at this many seeds (the smallest Holm threshold's |t|, the sign test's smallest p),
+    the table of every arm's per-seed error at every reported fraction, the networks still
+    missing (interim while any is), and each network trained here against its Table 1 record
+    (and its warm start's). ``found`` ({role: {seed: analysis}}) and ``networks`` (``jobs()``)
+    are read when not given."""
     from . import pruning, stats
+    families_declared = FAMILIES_BY_VERSION[version]
     networks = jobs(table) if networks is None else networks
     found = entries(table) if found is None else found
-    families = {}
-    for family, claims in FAMILIES.items():
+    if version == VERSION:
+        networks = [j for j in networks if ROLE_VERSION.get(j["role"], VERSION) == VERSION]
+        arms = [a for a, (role, _) in {**ARMS, **FLOORS}.items()
+                if ROLE_VERSION.get(role, VERSION) == VERSION]
+    else:
+        networks = [j for j in networks if j["role"] in ("bbb", "start")]
+        arms = ["bbb_snr", "start_magnitude", "bbb_random", "start_random"]
+    families, needs = {}, {}
+    for family, claims in families_declared.items():
         pairs, extra = {}, {}
         for claim in claims:
             lhs, rhs, f = _parse(claim)
@@ -266,39 +364,44 @@ def summary(table=None, found=None, networks=None):
             pairs[claim] = ([a[s] for s in seeds], [b[s] for s in seeds]) \
                 if len(seeds) >= 2 else None
             extra[claim] = {"seeds": seeds, "lhs": [a[s] for s in seeds],
-                            "rhs": [b[s] for s in seeds]}
+                            "rhs": [b[s] for s in seeds],
+                            "seen_before_plan": claim in SEEN_BEFORE_PLAN}
         families[family] = {k: {**v, **extra[k]}
                             for k, v in stats.ordering_family(pairs, alpha=ALPHA).items()}
+        n, m = len(SEEDS), len(claims)
+        needs[family] = {"n_seeds": n, "family_size": m,
+                         "t_for_smallest_p": stats.t_ppf(1 - ALPHA / (2 * m), n - 1),
+                         "smallest_sign_test_p": 2 * 0.5 ** n}
     table_rows = {arm: {str(f): arm_values(found, arm, f) for f in pruning.FRACTIONS}
-                  for arm in ARMS}
+                  for arm in arms}
     missing = [j["name"] for j in networks if j["seed"] not in found.get(j["role"], {})]
     retrained = []
     for j in networks:
-        path = record_path(j["name"])
+        path = job_path(j)
         if path.exists():
             r = json.loads(path.read_text())
             retrained.append({"name": j["name"], "role": j["role"], "seed": j["seed"],
                               "here": r["trained_here"], "table1": r["table1_record"],
-                              "machine": r["machine"].get("cpu"),
-                              "process_wall_s": r["process_wall_s"],
-                              "code": r["code"]})
-    return {"plan": str(PLAN), "alpha": ALPHA, "interim": bool(missing), "missing": missing,
-            "seeds": list(SEEDS), "families": families, "table": table_rows,
-            "retrained": retrained}
+                              "source": r.get("source"), "machine": r["machine"].get("cpu"),
+                              "process_wall_s": r["process_wall_s"], "code": r["code"]})
+    return {"plan": str(PLAN if version == VERSION else PLAN_V3), "version": version,
+            "alpha": ALPHA, "interim": bool(missing), "missing": missing, "seeds": list(SEEDS),
+            "families": families, "needs": needs, "table": table_rows, "retrained": retrained}
 
 
-def write_summary(table=None):
+def write_summary(table=None, version=VERSION):
+    """Write results/04_pruning/v<version>/summary.json; return (path, summary)."""
     from .utils import atomic_write_bytes
-    s = summary(table)
-    path = out_dir() / "summary.json"
+    s = summary(table, version=version)
+    path = out_dir(version) / "summary.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, (json.dumps(s, indent=1) + "\n").encode())
-    return path
+    return path, s
 
 
-def load_summary():
-    """Return results/04_pruning/v2/summary.json, or None before its first analysis."""
-    path = out_dir() / "summary.json"
+def load_summary(version=VERSION):
+    """Return results/04_pruning/v<version>/summary.json, or None before its first analysis."""
+    path = out_dir(version) / "summary.json"
     return json.loads(path.read_text()) if path.exists() else None
 
 
@@ -312,11 +415,11 @@ def _pct(vals):
     return f"{100 * statistics.fmean(vals):.2f}{sd}%"
 
 
-def table_rows(summary, arms=("bbb_snr", "bbb_magnitude", "sgd_magnitude", "dropout_magnitude"),
-               fractions=(0, 50, 75, 95, 98, 99)):
+def table_rows(summary, arms=None, fractions=(0, 50, 75, 95, 98, 99)):
     """Return (header, rows): test error (mean ± sd over the seeds present, in %) of every arm
-    at every fraction removed, and the seeds each arm has."""
+    of ``summary`` (or ``arms``) at every fraction removed, and the seeds each arm has."""
     t = summary["table"]
+    arms = list(t) if arms is None else list(arms)
     header = ["removed"] + [ARM_LABELS[a] for a in arms]
     rows = [[f"{f}%"] + [_pct(list(t[a][str(f)].values())) for a in arms] for f in fractions]
     rows.append(["seeds"] + [", ".join(sorted(map(str, t[a]["0"]), key=int)) or "none"
@@ -326,15 +429,27 @@ def table_rows(summary, arms=("bbb_snr", "bbb_magnitude", "sgd_magnitude", "drop
 
 def _claim_label(claim):
     lhs, rhs, f = _parse(claim)
-    return f"{ARM_LABELS[lhs]} < {ARM_LABELS[rhs]}, {f}% removed"
+    seen = " [numbers seen before the plan]" if claim in SEEN_BEFORE_PLAN else ""
+    return f"{ARM_LABELS[lhs]} < {ARM_LABELS[rhs]}, {f}% removed{seen}"
+
+
+def _word(summary, r):
+    """The verdict as the notebook shows it: none while the plan's networks are incomplete
+    (the plan declares no interim look), else the statistics module's word."""
+    if r["verdict"] == "not measured yet":
+        return r["verdict"]
+    if summary["interim"]:
+        return f"pending ({len(summary['missing'])} networks to train)"
+    return r["verdict"]
 
 
 def test_rows(summary, families=None):
-    """Return (header, rows): each claim of ``families`` (default: all) with its per-seed
-    values (percentage points), the paired mean difference and its 95 % interval, Holm's p,
-    the sign test's p and the verdict word (marked interim while networks are missing)."""
-    header = ["family", "claim", "per seed: a | b (%)", "mean a − b (pp)",
-              "95% interval (pp, unadjusted)", "p (Holm)", "sign test p", "verdict"]
+    """Return (header, rows): each claim of ``families`` (default: all) with its seeds and
+    per-seed values (percentage points), the paired mean difference and its 95 % interval,
+    Holm's p, the sign test's p and the verdict word (pending while networks are missing)."""
+    header = ["family", "claim", "seeds", "per seed: a | b (%)", "mean a − b (pp)",
+              "95% interval (pp, unadjusted)", "p (Holm)", "sign test p (unadjusted)",
+              "verdict"]
     rows = []
     for family, claims in summary["families"].items():
         if families is not None and family not in families:
@@ -343,73 +458,99 @@ def test_rows(summary, families=None):
             tt, st = r.get("t_test"), r.get("sign_test")
             seeds = "; ".join(f"s{s}: {100 * a:.2f} | {100 * b:.2f}"
                               for s, a, b in zip(r["seeds"], r["lhs"], r["rhs"])) or "—"
-            rows.append([family, _claim_label(claim), seeds,
+            rows.append([family, _claim_label(claim), str(len(r["seeds"])), seeds,
                          f"{100 * tt['mean_diff']:+.2f}" if tt else "—",
                          f"[{100 * tt['ci'][0]:+.2f}, {100 * tt['ci'][1]:+.2f}]"
                          if tt and tt.get("ci") else "—",
                          f"{r['p_holm']:.3g}" if r.get("p_holm") is not None else "—",
-                         f"{st['p']:.3g}" if st else "—",
-                         r["verdict"] + (" (interim)" if summary["interim"] else "")])
+                         f"{st['p']:.3g}" if st else "—", _word(summary, r)])
     return header, rows
 
 
+def needs_text(summary):
+    """One sentence per family: what a claim needs to resolve at the plan's seeds (Markdown)."""
+    parts = [f"*{family}*: {v['family_size']} claims at {v['n_seeds']} seeds, so the smallest "
+             f"p passes Holm only with |t| > {v['t_for_smallest_p']:.1f} (df {v['n_seeds'] - 1}); "
+             f"the sign test cannot go below p = {v['smallest_sign_test_p']:.2f}"
+             for family, v in summary["needs"].items()]
+    return ("What the test can resolve — " + "; ".join(parts) + ". A large, consistent "
+            "difference can still end \"not resolved\" at this many seeds.")
+
+
 def retrain_rows(summary):
-    """Return (header, rows): each network trained here, its test error against Table 1's run
-    record of the same config, and the wall time here."""
-    rows = [[f"{r['role']} seed {r['seed']}", f"{100 * r['here']['test_error']:.2f}%",
-             "—" if r["table1"] is None else f"{100 * r['table1']['test_error']:.2f}%",
-             f"{r['process_wall_s'] / 60:.0f} min", r["machine"] or "?"]
-            for r in summary["retrained"]]
-    return ["network", "test error here", "Table 1's record", "wall time here", "CPU"], rows
+    """Return (header, rows): each network trained here (and the warm start it trained from),
+    its test error against Table 1's run record of the same config, and its training time."""
+    rows = []
+    for r in summary["retrained"]:
+        rows.append([f"{r['role']} seed {r['seed']}", f"{100 * r['here']['test_error']:.2f}%",
+                     "—" if r["table1"] is None else f"{100 * r['table1']['test_error']:.2f}%",
+                     f"{r['here']['train_wall_s'] / 60:.0f} min", r["machine"] or "?"])
+        src = r.get("source")
+        if src:
+            rows.append([f"its warm start ({src['name']})", f"{100 * src['test_error']:.2f}%",
+                         "—" if src["table1_test_error"] is None
+                         else f"{100 * src['table1_test_error']:.2f}%", "", ""])
+    return ["network", "test error here", "Table 1's record", "training time here", "CPU"], rows
 
 
 def standing_text(summary):
-    """One paragraph (Markdown) of what the plan's tests say so far, its numbers from
-    ``summary``: per family, which claims hold, are reversed or are not resolved (or not
-    measured yet), at which fractions."""
-    n_missing = len(summary["missing"])
-    head = ("**Where plan v2 stands** (" + (f"interim: {n_missing} of its networks still to "
-                                            "train" if summary["interim"] else "complete")
-            + f"; paired t-test over seeds, Holm within each family, α = {summary['alpha']}). ")
+    """One paragraph (Markdown) of where the plan version stands, from ``summary``: pending
+    while networks are missing (no verdict word), else per family which claims hold, are
+    reversed or are not resolved, at which fractions."""
+    v = summary.get("version", VERSION)
+    if summary["interim"]:
+        return (f"**Plan v{v} is not complete**: {len(summary['missing'])} of its networks "
+                "are still to train, so no verdict is shown (the plan declares no interim "
+                "look); the values so far are in the tables.")
+    head = (f"**Plan v{v}, complete** (paired t-test over seeds, Holm within each family, "
+            f"α = {summary['alpha']}). ")
     parts = []
     for family, claims in summary["families"].items():
         by = {}
         for claim, r in claims.items():
             lhs, rhs, f = _parse(claim)
-            word = r["verdict"]
-            by.setdefault(word, {}).setdefault(rhs, []).append(f"{f}%")
+            by.setdefault(r["verdict"], {}).setdefault(rhs, []).append(f"{f}%")
+        kl = family == "KL weighting"
         subject = ("eq. 8's 1/M weights give a lower error after SNR pruning than eq. 9's"
-                   if family == "KL weighting" else "BBB pruned by SNR below")
-        said = "; ".join(f"{w}" + ("" if family == "KL weighting" else " against ")
-                         + ", ".join(("" if family == "KL weighting" else ARM_LABELS[rhs])
+                   if kl else "BBB pruned by SNR below")
+        said = "; ".join(w + ("" if kl else " against ")
+                         + ", ".join(("" if kl else ARM_LABELS[rhs])
                                      + f" ({' and '.join(fs)} removed)" for rhs, fs in d.items())
                          for w, d in by.items())
         parts.append(f"*{family}* ({subject}): {said}")
     return head + ". ".join(parts) + "."
 
 
-def takeaways(summary):
-    """Notebook 04's takeaways on plan v2 (Markdown bullets), rendered from ``summary``: at each
-    tested fraction the mean test error of every arm with its verdict against BBB by SNR, and
-    the KL-weighting verdict."""
+def takeaways(summary, v3=None):
+    """Notebook 04's takeaways on plans v2 and v3 (Markdown bullets), rendered from their
+    summaries: at each tested fraction the mean test error of every arm with its verdict
+    against BBB by SNR (pending while a plan is incomplete), and the KL-weighting verdict."""
     import statistics
     t, fam = summary["table"], summary["families"]
-    tag = " (interim)" if summary["interim"] else ""
+    if v3 is not None:
+        t = {**t, **v3["table"]}
 
     def mean(arm, f):
         v = list(t[arm][str(f)].values())
         n = "" if len(v) == len(SEEDS) else f" ({len(v)} seed{'s' if len(v) != 1 else ''})"
         return f"{100 * statistics.fmean(v):.2f} %{n}" if v else "not measured"
+
+    def word(s, family, claim):
+        return _word(s, s["families"][family][claim])
     lines = []
     for f in TESTED:
-        rivals = "; ".join(f"{ARM_LABELS[r]} {mean(r, f)} "
-                           f"({fam['error after pruning'][f'bbb_snr < {r} at {f}%']['verdict']})"
-                           for r in REFERENCES)
+        rivals = [f"{ARM_LABELS[r]} {mean(r, f)} "
+                  f"({word(summary, 'error after pruning', f'bbb_snr < {r} at {f}%')})"
+                  for r in REFERENCES]
+        if v3 is not None:
+            rivals.append(f"{ARM_LABELS['start_magnitude']} {mean('start_magnitude', f)} ("
+                          + word(v3, "against BBB's starting network",
+                                 f"bbb_snr < start_magnitude at {f}%") + ", plan v3)")
         lines.append(f"- {f} % of the weights removed, no retraining: BBB by SNR "
-                     f"{mean('bbb_snr', f)} against {rivals}{tag}.")
+                     f"{mean('bbb_snr', f)} against " + "; ".join(rivals) + ".")
     kl = "; ".join(f"{f} %: eq. 8 {mean('uniform_snr', f)}, eq. 9 {mean('blundell_snr', f)} "
-                   f"({fam['KL weighting'][f'uniform_snr < blundell_snr at {f}%']['verdict']})"
+                   f"({word(summary, 'KL weighting', f'uniform_snr < blundell_snr at {f}%')})"
                    for f in TESTED)
     lines.append(f"- The KL weighting, SNR pruning of the 2×{H_KL} recipe over "
-                 f"{len(SEEDS)} seeds: {kl}{tag}.")
+                 f"{len(SEEDS)} seeds: {kl}.")
     return "\n".join(lines)

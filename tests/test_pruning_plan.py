@@ -18,6 +18,9 @@ def test_plan_is_valid_committed_and_first():
     assert committed == json.loads(json.dumps(P.plan())), \
         "plan_v2.json differs from helpers.pruning_plan.plan(): a change is a new version"
     assert plan_precedes(PROJECT_ROOT, P.PLAN) == []
+    v3 = json.loads((PROJECT_ROOT / P.PLAN_V3).read_text())
+    assert v3 == P.plan_v3() and P.validate(v3) == [] and v3["extends"] == str(P.PLAN)
+    assert plan_precedes(PROJECT_ROOT, P.PLAN_V3) == []
     bad = P.plan()
     bad["tests"]["families"]["x"] = ["bbb_snr < lasso at 95%", "bbb_snr < sgd_magnitude at 90%"]
     assert len(P.validate(bad)) == 2
@@ -53,8 +56,12 @@ def test_claims_are_paired_by_seed_and_tested():
                                    "magnitude": [0.01 + 0.001 * s] * fr}) for s in P.SEEDS},
              "sgd": {s: _analysis({"magnitude": [0.01 + 0.001 * s] + [0.2 + 0.01 * s] * (fr - 1)})
                      for s in P.SEEDS}}
-    nets = [{"role": "sgd", "seed": 0, "name": "x"}, {"role": "dropout", "seed": 0, "name": "y"}]
+    nets = [{"role": "sgd", "seed": 0, "name": "x"}, {"role": "dropout", "seed": 0, "name": "y"},
+            {"role": "start", "seed": 0, "name": "z"}]
     s = P.summary(found=found, networks=nets)
+    assert s["missing"] == ["y"]  # plan v3's network is not plan v2's
+    full = P.summary(found=found, networks=nets[:1])
+    assert not full["interim"]
     fam = s["families"]["error after pruning"]
     assert fam["bbb_snr < sgd_magnitude at 95%"]["verdict"] == "holds"
     assert fam["bbb_snr < sgd_magnitude at 95%"]["seeds"] == [0, 1, 2]
@@ -71,12 +78,19 @@ def test_claims_are_paired_by_seed_and_tested():
     assert row95[header.index("SGD, |w|")] == "21.00 ± 1.00%"
     assert rows[-1][header.index("dropout, |w|")] == "none"
     _, trows = P.test_rows(s, ("error after pruning",))
-    assert len(trows) == 6 and all(r[-1].endswith("(interim)") for r in trows)
+    assert len(trows) == 6
     sgd95 = next(r for r in trows if r[1] == "BBB, SNR |μ|/σ < SGD, |w|, 95% removed")
-    assert sgd95[2].startswith("s0: 1.00 | 20.00") and sgd95[-1] == "holds (interim)"
-    text = P.standing_text(s)
-    assert "interim: 1 of its networks" in text and "holds against SGD, |w|" in text
-    assert "SGD, |w| 21.00 % (holds)" in P.takeaways(s)
+    assert sgd95[3].startswith("s0: 1.00 | 20.00") and sgd95[2] == "3"
+    # no verdict word while the plan's networks are incomplete (no interim look declared)
+    assert sgd95[-1] == "pending (1 networks to train)"
+    assert next(r for r in trows if "dropout" in r[1])[-1] == "not measured yet"
+    assert any("[numbers seen before the plan]" in r[1] for r in trows)
+    assert "not complete" in P.standing_text(s) and "holds" not in P.standing_text(s)
+    assert "SGD, |w| 21.00 % (pending" in P.takeaways(s)
+    full = json.loads(json.dumps(full))
+    assert "holds against SGD, |w| (95% and 98% removed)" in P.standing_text(full)
+    assert "SGD, |w| 21.00 % (holds)" in P.takeaways(full)
+    assert "|t| > 10.9 (df 2)" in P.needs_text(full)  # t(0.05 / 12, df 2) = 10.89
 
 
 def test_one_network_trained_pruned_and_recorded(shared_data, monkeypatch):
