@@ -509,7 +509,8 @@ def weighting_text(base, alt):
     peak = lo + (k + 0.5) * (hi - lo) / n
     e = {lab: {f: 100 * m["error_at"]["snr"][f] for f in ("0", "75", "95", "98")}
          for lab, m in (("alt", alt), ("base", base))}
-    return ("**What it shows.** With eq. 9's weights the whole SNR density sits far higher: the KL "
+    return ("**What it shows (seed 0 only).** With eq. 9's weights the whole SNR density sits far "
+            "higher: the KL "
             "hardly pulls weights towards the prior, so there is no bulk of near-zero, noisy "
             f"weights to remove (its narrow peak near {peak:.1f} dB we have not explained). That "
             f"network's test error is {e['alt']['0']:.2f} % unpruned against {e['base']['0']:.2f} "
