@@ -86,3 +86,23 @@ def test_verdict_words_count_each_word_of_a_family():
     words = status_table._family_words({"x": ([1.0, 2.0, 3.0], [1.5, 2.1, 3.9]),
                                         "y": ([1.0, 2.0, 3.0], [1.0, 2.1, 2.9])}, "lower")
     assert words == "lower: x, y not resolved at 3 seeds (Holm)"
+
+
+def test_the_pruning_row_names_the_references_verdicts_only_when_complete(monkeypatch):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import status_table
+
+    def fam(arm, word):
+        return {f"bbb_snr < {arm} at {f}%": {"verdict": word} for f in (95, 98)}
+    v2 = {"interim": False, "families": {"error after pruning": {
+        **fam("sgd_magnitude", "holds"), **fam("dropout_magnitude", "not resolved at 3 seeds")}}}
+    v3 = {"interim": True, "families": {"against BBB's starting network":
+                                        fam("start_magnitude", "reversed")}}
+    files = {"04_pruning/v2/summary.json": v2, "04_pruning/v3/summary.json": v3}
+    monkeypatch.setattr(status_table, "_load", lambda path: files.get(path))
+    assert status_table.pruning_references_verdict().endswith("pending")  # v3 incomplete
+    v3["interim"] = False
+    assert status_table.pruning_references_verdict() == (
+        "; below |w| of SGD, dropout, start net at 95%: holds, not resolved at 3 seeds, reversed")
+    files.clear()
+    assert status_table.pruning_references_verdict() == ""

@@ -85,6 +85,24 @@ def _paper_range():
     return f"{100 * min(vals):.2f}–{100 * max(vals):.2f}%"
 
 
+def pruning_references_verdict():
+    """'; below |w| of SGD, dropout, start net: <words>': notebook 04's plans v2 and v3 at 95 %
+    removed (BBB by SNR against magnitude pruning of the references), or that they are pending
+    (no verdict before a plan's networks are complete); '' before their first analysis."""
+    v2, v3 = _load("04_pruning/v2/summary.json"), _load("04_pruning/v3/summary.json")
+    if v2 is None:
+        return ""
+    claims = [(v2, "error after pruning", "sgd_magnitude"),
+              (v2, "error after pruning", "dropout_magnitude")]
+    if v3 is not None:
+        claims.append((v3, "against BBB's starting network", "start_magnitude"))
+    if any(s["interim"] for s, _, _ in claims):
+        return "; vs magnitude pruning of other nets: pending"
+    words = [s["families"][fam][f"bbb_snr < {arm} at 95%"]["verdict"] for s, fam, arm in claims]
+    names = ["SGD", "dropout", "start net"][:len(words)]
+    return f"; below |w| of {', '.join(names)} at 95%: {', '.join(words)}"
+
+
 def _pending(what, paper, command, notebook):
     return [what, paper, "not run yet", "pending", f"run `{command}`",
             f"[{notebook[:2]}](notebooks/{notebook}.ipynb)"]
@@ -168,7 +186,8 @@ def rows():
         paper_net = "" if H == 1200 else " (paper: 2×1200)"
         out.append([f"Table 2: 95% of weights removed by SNR, 2×{H}{paper_net}", "+0.05 pp",
                     f"{d95:+.2f}{sd} pp ({len(ds)} seed{'s' if len(ds) > 1 else ''})",
-                    _stats().vs_published(ds, 0.05, unit=" pp")["verdict"],
+                    _stats().vs_published(ds, 0.05, unit=" pp")["verdict"]
+                    + pruning_references_verdict(),
                     "the Table 1 network", "[04](notebooks/04_pruning.ipynb)"])
     reg = _load("02_regression_uncertainty/bbb_gaussian.json")
     mle = _load("02_regression_uncertainty/mle.json")
