@@ -46,11 +46,15 @@ def percent_axis(ax, axis="y", decimals=1):
 def show_table(header, rows, floatfmt=None):
     """Show a table: rendered Markdown in a notebook, aligned plain text elsewhere.
 
-    ``rows`` are lists of already formatted strings (or numbers, formatted with ``floatfmt``)."""
+    ``rows`` are lists of already formatted strings (or numbers, formatted with ``floatfmt``); a
+    '|' inside a header or cell is escaped, so it stays inside its cell."""
     cells = [[(floatfmt.format(v) if floatfmt and isinstance(v, float) else str(v)) for v in r]
              for r in rows]
-    md = "| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n"
-    md += "\n".join("| " + " | ".join(r) + " |" for r in cells)
+
+    def cell(x):  # a '|' inside a cell (|μ|, "a | b") would end the cell: escape it
+        return str(x).replace("\\|", "|").replace("|", "\\|")
+    md = "| " + " | ".join(map(cell, header)) + " |\n|" + "---|" * len(header) + "\n"
+    md += "\n".join("| " + " | ".join(map(cell, r)) + " |" for r in cells)
     try:
         from IPython import get_ipython
         from IPython.display import Markdown, display

@@ -554,3 +554,44 @@ def takeaways(summary, v3=None):
     lines.append(f"- The KL weighting, SNR pruning of the 2×{H_KL} recipe over "
                  f"{len(SEEDS)} seeds: {kl}.")
     return "\n".join(lines)
+
+
+def reading_text(summary):
+    """Notebook 04's reading of plan v2's reference table (Markdown), its numbers and words from
+    ``summary``: the error of each arm at the tested fractions, and what the tests say of SNR
+    against |mu| on the same network and against the references."""
+    import statistics
+    if summary["interim"]:
+        return standing_text(summary)
+    t, fam = summary["table"], summary["families"]["error after pruning"]
+
+    def m(arm, f):
+        v = list(t[arm][str(f)].values())
+        return f"{100 * statistics.fmean(v):.2f} %" if v else "not measured"
+
+    def verdicts(rival):
+        return " and ".join(f"{fam[f'bbb_snr < {rival} at {f}%']['verdict']} at {f} %"
+                            for f in TESTED)
+    f0, f1 = TESTED
+    words = [fam[f"bbb_snr < bbb_magnitude at {f}%"]["verdict"] for f in TESTED]
+    if all(w.startswith("not resolved") for w in words):
+        width_reading = (f"; at 2×{H_MAIN}, no advantage of the posterior's width over the "
+                         "means' magnitude is resolved: what keeps the accuracy here is the BBB "
+                         "network itself")
+    elif "holds" in words and "reversed" not in words:
+        width_reading = "; ranking by the posterior's width helps beyond the means' magnitude"
+    elif "reversed" in words and "holds" not in words:
+        width_reading = "; ranking by the means' magnitude does better than by SNR"
+    else:
+        width_reading = ""
+    return (f"**What it shows.** With {f0} % of the weights removed and no retraining, magnitude "
+            f"pruning leaves Table 1's SGD networks at {m('sgd_magnitude', f0)} test error and "
+            f"the dropout networks at {m('dropout_magnitude', f0)}, against "
+            f"{m('bbb_snr', f0)} for BBB pruned by SNR; at {f1} % removed, "
+            f"{m('sgd_magnitude', f1)} and {m('dropout_magnitude', f1)} against "
+            f"{m('bbb_snr', f1)}. The tests: BBB by SNR below SGD by |w|: {verdicts('sgd_magnitude')}; "
+            f"below dropout by |w|: {verdicts('dropout_magnitude')}. On the same BBB networks, "
+            f"SNR against |μ| ({m('bbb_snr', f0)} and {m('bbb_magnitude', f0)} at {f0} %): "
+            f"{verdicts('bbb_magnitude')}{width_reading}. The unregularised references were "
+            "never pushed towards sparsity, which is why plan v3 compares the network each BBB "
+            "run starts from.")

@@ -99,3 +99,12 @@ def test_savefig_writes_the_same_bytes_at_another_time(figure, monkeypatch):
     second = [p.read_bytes() for p in savefig(figure, "99_test", "stable")]
     assert first == second, "savefig's output changes with the clock: leave the dates out"
     assert b"CreationDate" not in second[1]
+
+
+def test_show_table_keeps_a_pipe_inside_its_cell():
+    from helpers.plotting import show_table
+    md = show_table(["ranking", "|μ|"], [["a | b", "1"]])
+    lines = md.splitlines()
+    # an unescaped '|' would add a column: every line has exactly the header's cell borders
+    assert [line.replace("\\|", "").count("|") for line in lines] == [3, 3, 3]
+    assert "a \\| b" in lines[2] and "\\|μ\\|" in lines[0]

@@ -91,6 +91,10 @@ def test_claims_are_paired_by_seed_and_tested():
     assert "holds against SGD, |w| (95% and 98% removed)" in P.standing_text(full)
     assert "SGD, |w| 21.00 % (holds)" in P.takeaways(full)
     assert "|t| > 10.9 (df 2)" in P.needs_text(full)  # t(0.05 / 12, df 2) = 10.89
+    reading = P.reading_text(full)
+    assert "SGD networks at 21.00 % test error" in reading
+    assert "no advantage of the posterior's width" in reading  # SNR = |mu| on every seed
+    assert P.reading_text(s) == P.standing_text(s)  # interim: no reading, no verdict
 
 
 def test_one_network_trained_pruned_and_recorded(shared_data, monkeypatch):

@@ -86,7 +86,7 @@ def _paper_range():
 
 
 def pruning_references_verdict():
-    """'; below |w| of SGD, dropout, start net: <words>': notebook 04's plans v2 and v3 at 95 %
+    """'; vs |w| of SGD, dropout, start net (95%): <words>': notebook 04's plans v2 and v3 at 95 %
     removed (BBB by SNR against magnitude pruning of the references), or that they are pending
     (no verdict before a plan's networks are complete); '' before their first analysis."""
     v2, v3 = _load("04_pruning/v2/summary.json"), _load("04_pruning/v3/summary.json")
@@ -97,10 +97,10 @@ def pruning_references_verdict():
     if v3 is not None:
         claims.append((v3, "against BBB's starting network", "start_magnitude"))
     if any(s["interim"] for s, _, _ in claims):
-        return "; vs magnitude pruning of other nets: pending"
+        return "; vs |w| pruning of other nets: pending"
     words = [s["families"][fam][f"bbb_snr < {arm} at 95%"]["verdict"] for s, fam, arm in claims]
     names = ["SGD", "dropout", "start net"][:len(words)]
-    return f"; below |w| of {', '.join(names)} at 95%: {', '.join(words)}"
+    return f"; vs |w| of {', '.join(names)} (95%): {', '.join(words)}"
 
 
 def _pending(what, paper, command, notebook):
@@ -188,7 +188,7 @@ def rows():
                     f"{d95:+.2f}{sd} pp ({len(ds)} seed{'s' if len(ds) > 1 else ''})",
                     _stats().vs_published(ds, 0.05, unit=" pp")["verdict"]
                     + pruning_references_verdict(),
-                    "the Table 1 network", "[04](notebooks/04_pruning.ipynb)"])
+                    "Table 1's nets", "[04](notebooks/04_pruning.ipynb)"])
     reg = _load("02_regression_uncertainty/bbb_gaussian.json")
     mle = _load("02_regression_uncertainty/mle.json")
     if reg and mle and isinstance(reg["metrics"].get("std_ratio"), dict):
@@ -221,7 +221,7 @@ def rows():
                     verdict,
                     f"prior, KL scaling tuned on seeds 100–101; {departure}",
                     "[03](notebooks/03_contextual_bandit.ipynb)"])
-    label = "Beyond the paper: AUROC MNIST → Fashion-MNIST, BBB vs the best other method"
+    label = "Beyond: AUROC MNIST → Fashion-MNIST, BBB vs the best other method"
     recs = {k: _load(f"05_uncertainty/{k}_mnist.json")
             for k in ("bbb", "mc_dropout", "ensemble", "deterministic")}
     if not all(recs.values()):
@@ -240,13 +240,13 @@ def rows():
                     "[05](notebooks/05_uncertainty.ipynb)"])
     alt = _load("06_alternatives/summary.json")
     if not alt:
-        out.append(_pending("Beyond the paper: BBB vs IVON, Laplace, ensembles", "—",
+        out.append(_pending("Beyond: BBB vs IVON, Laplace, ensembles", "—",
                             "make notebooks ONLY=06", "06_alternatives"))
     if alt:
         r = {x["method"]: x for x in alt["metrics"]["rows"]}
         best = max((x for m, x in r.items() if m != "bbb"),
                    key=lambda x: x["auroc_entropy"]["mean"])
-        out.append(["Beyond the paper: BBB vs IVON, Laplace, ensembles (AUROC; train time / MAP)",
+        out.append(["Beyond: BBB vs IVON, Laplace, ensembles (AUROC; train time / MAP)",
                     "—", f"BBB {r['bbb']['auroc_entropy']['mean']:.3f}, "
                     f"{r['bbb']['train_time_ratio']['mean']:.1f}×; best other: {best['label']} "
                     f"{best['auroc_entropy']['mean']:.3f}, {best['train_time_ratio']['mean']:.1f}×",
