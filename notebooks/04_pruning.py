@@ -21,7 +21,7 @@
 # a fraction of the weights by SNR, by $|\mu|$ and at random (Table 2), over the three seeds of
 # the 2×1200 and of the 2×400 networks; the same pruning against the references a reader needs
 # (magnitude pruning of Table 1's SGD and dropout networks), with paired tests decided by a
-# plan committed before their numbers; what pruning saves; and whether the KL weighting
+# plan committed before the reference numbers existed; what pruning saves; and whether the KL weighting
 # changes how prunable a network is.
 #
 # **Runtime** (profile `default`, 2-core CPU): seconds. Every table and figure is drawn from
@@ -108,7 +108,8 @@ if rec:
 # %% [markdown]
 # **What it shows.** As in the paper, removing up to 95 % of the weights by SNR barely moves the
 # test error of our 2×1200 networks (the gap is printed above; the paper's is +0.05 pp).
-# The 2×400 networks hold to 95 %, rise at 98 % and fail at 99 %; removing weights at random
+# The 2×400 networks hold to 95 %, rise at 98 %, and at 99 % fail when ranked by $|\mu|$;
+# removing weights at random
 # fails long before. Cells are mean ± sd over the seeds. The 0 % row predicts with the posterior
 # means, which is why it can differ from Table 1, whose predictor was chosen per run on
 # validation.
@@ -139,7 +140,8 @@ if rec:
 # $t$-test over Table 1's three seeds with Holm's correction in each family: at 95 % and 98 %
 # removed, BBB by SNR has the lower test error (*error after pruning*), and loses less of its own
 # accuracy (*error added by pruning*: the error minus the same network's unpruned error). BBB's
-# own columns are version 1's numbers (seen before the plan; the plan says so); the SGD and
+# own columns come from the first analysis above (`results/04_pruning/snr.json`, seen before
+# the plan; the plan says so); the SGD and
 # dropout networks were trained again here from their Table 1 run records. *Error after
 # pruning* decides the takeaways; *error added* is the secondary reading (for BBB's two rankings
 # it equals the first, since both start from the same network).
@@ -151,11 +153,12 @@ ARMS_1200 = ["bbb_snr", "bbb_magnitude", "sgd_magnitude", "dropout_magnitude", "
 if not H.pending(refs, "plan v2's pruning references (results/04_pruning/v2/summary.json)",
                  "python tools/pruning_refs.py run && python tools/pruning_refs.py analyse"):
     H.show_table(*pruning_plan.table_rows(refs, ARMS_1200));
+    show_markdown(pruning_plan.needs_text(refs));
     H.show_table(*pruning_plan.test_rows(refs, ("error after pruning", "error added by pruning")));
 
 # %%
 if refs:
-    show_markdown(pruning_plan.reading_text(refs) + " " + pruning_plan.needs_text(refs));
+    show_markdown(pruning_plan.reading_text(refs));
 
 # %% [markdown]
 # Table 1's SGD and dropout networks were trained without any pull towards zero; BBB's 2×1200
@@ -169,18 +172,19 @@ if refs:
 refs3 = pruning_plan.load_summary(3)
 if not H.pending(refs3, "plan v3's starting networks (results/04_pruning/v3/summary.json)",
                  "python tools/pruning_refs.py run && python tools/pruning_refs.py analyse"):
-    H.show_table(*pruning_plan.table_rows(refs3));
-    H.show_table(*pruning_plan.test_rows(refs3));
+    if refs3["retrained"]:
+        H.show_table(*pruning_plan.table_rows(refs3));
+        H.show_table(*pruning_plan.test_rows(refs3));
     show_markdown(pruning_plan.standing_text(refs3) + " " + pruning_plan.needs_text(refs3));
 
 # %%
 if refs:
     H.show_table(*pruning_plan.retrain_rows(refs));
-if refs3:
+if refs3 and refs3["retrained"]:
     H.show_table(*pruning_plan.retrain_rows(refs3));
 
 # %% [markdown]
-# The last table checks the retrained references against Table 1: the same config trained on
+# The tables above check the retrained references against Table 1: the same config trained on
 # this kind of machine should give the test error its Table 1 record holds (a difference means
 # the network pruned here is not exactly Table 1's, and says by how much).
 
@@ -222,10 +226,12 @@ if rec:
 # ## 5. Does the KL weighting change how prunable a network is?
 #
 # Each epoch's KL term is split over its $M$ minibatches. With the paper's eq. 9 weights
-# $\pi_i=2^{M-i}/(2^M-1)$ for minibatch $i$ the KL acts on the first minibatches of an epoch only
-# and hardly pulls weights into the narrow component of the scale-mixture prior (the spike at
-# zero); with the paper's eq. 8, $1/M$ for every minibatch, it acts on every minibatch. Notebook 01's 2×400 recipe (seed 0) against the same recipe with the other
-# weighting: their SNR densities and the error after pruning.
+# $\pi_i=2^{M-i}/(2^M-1)$ for minibatch $i$ the KL acts on the first minibatches of an epoch
+# only; with the paper's eq. 8, $1/M$ for every minibatch (what notebook 01's Table 1 uses), it
+# acts on every minibatch. The question: does the weighting change how strongly the prior's
+# narrow component (the spike at zero) pulls weights, and so how many can go? Notebook 01's
+# 2×400 recipe (seed 0) against the same recipe with the other weighting: their SNR densities
+# and the error after pruning.
 
 # %%
 alt = rec and rec["metrics"]["other_kl_weighting"]
@@ -256,7 +262,8 @@ if refs:
 #
 # - Ranking by SNR uses what BBB learns beyond a point estimate, the posterior's width. Against
 #   ranking by $|\mu|$ the evidence is mixed: fewer errors at 98 % on the 2×400 networks
-#   (McNemar per network, uncorrected), no such difference on the 2×1200 ones.
+#   (McNemar per network, uncorrected); on the 2×1200 networks plan v2 resolves no advantage
+#   of SNR over $|\mu|$ (section 2).
 # - Most of a BBB network can be removed without retraining for a small loss of accuracy.
 #   Whether that is special to BBB is what plans v2 and v3 test (section 2; no verdict is shown
 #   before a plan's networks are complete):

@@ -80,7 +80,7 @@ def test_claims_are_paired_by_seed_and_tested():
     _, trows = P.test_rows(s, ("error after pruning",))
     assert len(trows) == 6
     sgd95 = next(r for r in trows if r[1] == "BBB, SNR |μ|/σ < SGD, |w|, 95% removed")
-    assert sgd95[3].startswith("s0: 1.00 | 20.00") and sgd95[2] == "3"
+    assert sgd95[3].startswith("s0: 1.00 vs 20.00") and sgd95[2] == "3"
     # no verdict word while the plan's networks are incomplete (no interim look declared)
     assert sgd95[-1] == "pending (1 networks to train)"
     assert next(r for r in trows if "dropout" in r[1])[-1] == "not measured yet"
@@ -90,6 +90,7 @@ def test_claims_are_paired_by_seed_and_tested():
     full = json.loads(json.dumps(full))
     assert "holds against SGD, |w| (95% and 98% removed)" in P.standing_text(full)
     assert "SGD, |w| 21.00 % (holds)" in P.takeaways(full)
+    assert "dropout, |w| (not measured yet)" in P.takeaways(full)
     assert "|t| > 10.9 (df 2)" in P.needs_text(full)  # t(0.05 / 12, df 2) = 10.89
     reading = P.reading_text(full)
     assert "SGD networks at 21.00 % test error" in reading
