@@ -103,6 +103,7 @@ def test_the_pruning_row_names_the_references_verdicts_only_when_complete(monkey
     assert status_table.pruning_references_verdict().endswith("pending")  # v3 incomplete
     v3["interim"] = False
     assert status_table.pruning_references_verdict() == (
-        "; vs |w| of SGD, dropout, start net (95%): holds, not resolved at 3 seeds, reversed")
+        "; vs magnitude pruning (95%): holds vs SGD; not resolved at 3 seeds vs dropout; "
+        "reversed vs start net")
     files.clear()
     assert status_table.pruning_references_verdict() == ""

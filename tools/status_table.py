@@ -86,7 +86,7 @@ def _paper_range():
 
 
 def pruning_references_verdict():
-    """'; vs |w| of SGD, dropout, start net (95%): <words>': notebook 04's plans v2 and v3 at 95 %
+    """'; vs magnitude pruning (95%): <word> vs <nets>; ...': notebook 04's plans v2 and v3 at 95 %
     removed (BBB by SNR against magnitude pruning of the references), or that they are pending
     (no verdict before a plan's networks are complete); '' before their first analysis."""
     v2, v3 = _load("04_pruning/v2/summary.json"), _load("04_pruning/v3/summary.json")
@@ -97,10 +97,14 @@ def pruning_references_verdict():
     if v3 is not None:
         claims.append((v3, "against BBB's starting network", "start_magnitude"))
     if any(s["interim"] for s, _, _ in claims):
-        return "; vs |w| pruning of other nets: pending"
+        return "; vs magnitude pruning: pending"
     words = [s["families"][fam][f"bbb_snr < {arm} at 95%"]["verdict"] for s, fam, arm in claims]
     names = ["SGD", "dropout", "start net"][:len(words)]
-    return f"; vs |w| of {', '.join(names)} (95%): {', '.join(words)}"
+    by = {}
+    for w, name in zip(words, names):
+        by.setdefault(w, []).append(name)
+    return "; vs magnitude pruning (95%): " + "; ".join(f"{w} vs {', '.join(n)}"
+                                                     for w, n in by.items())
 
 
 def _pending(what, paper, command, notebook):
