@@ -107,3 +107,15 @@ def test_the_pruning_row_names_the_references_verdicts_only_when_complete(monkey
         "reversed vs start net")
     files.clear()
     assert status_table.pruning_references_verdict() == ""
+
+
+def test_progress_says_why_a_complete_plan_is_still_interim(monkeypatch):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import status_table
+    s = {"n_records": 40, "interim": True, "status": {"problems": []}}
+    monkeypatch.setattr(status_table, "_load", lambda rel: s)
+    assert status_table._progress("plan v2", "x", 4, "-") == "plan v2: 40 of 40 runs (v3 interim)"
+    s["status"]["problems"] = ["a record ran dirty code"]
+    assert status_table._progress("plan v2", "x", 4, "-").endswith("(checks failed)")
+    s["interim"], s["n_records"] = False, 40
+    assert status_table._progress("plan v2", "x", 4, "-") == "plan v2: 40 of 40 runs"

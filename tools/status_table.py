@@ -262,14 +262,17 @@ def rows():
 
 def _progress(head, rel, methods, before):
     """``head`` and how many of a plan's final runs (``methods`` x 10 seeds) its summary file
-    ``rel`` counts ('checks failed' when all exist but the analysis withholds its verdicts);
+    ``rel`` counts; when all exist but the analysis is interim: 'checks failed' if a consistency
+    check failed, else 'v3 interim' (notebook 05's plan waits on plan v3's other methods);
     ``before`` while no summary exists."""
     s = _load(rel)
     if not s:
         return f"{head} {before}"
     done = s["n_records"] == methods * 10
+    problems = (s.get("status") or {}).get("problems")
     return f"{head}: {s['n_records']} of {methods * 10} runs" + (
-        " (checks failed)" if done and s["interim"] else "")
+        "" if not (done and s["interim"]) else " (checks failed)" if problems
+        else " (v3 interim)")
 
 
 def paper_protocol_rows(nb01):
