@@ -382,9 +382,9 @@ def table2_rows(rec, compare_H):
     seeds)."""
     H = rec["metrics"]["models"][0]["H"]
     main, other = _by_width(rec, H), _by_width(rec, compare_H)
-    header = ["removed", "paper (2×1200)", f"ours 2×{H}: SNR", "|μ|", "random"]
+    header = ["removed", "paper (2×1200)", f"ours 2×{H}: SNR", f"2×{H}: |μ|", f"2×{H}: random"]
     if compare_H != H:
-        header += [f"ours 2×{compare_H}: SNR", "|μ|"]
+        header += [f"ours 2×{compare_H}: SNR", f"2×{compare_H}: |μ|"]
     rows = []
     for f in FRACTIONS:
         paper = PAPER_TABLE2.get(f)
@@ -488,9 +488,9 @@ def storage_text(rec):
     r95 = rows[95]
     speed = {k: r["dense_s"] / r["sparse_s"] for k, r in rows.items()}
 
-    def pace(x):
-        return ("about as fast as" if 0.8 <= x <= 1.25 else
-                f"{x:.1f}× faster than" if x > 1 else f"{1 / x:.0f}× slower than")
+    def pace(x):  # coarse on purpose: single medians on a loaded 2-core machine
+        return ("about as fast as" if 0.5 <= x <= 2 else
+                f"{x:.0f}× faster than" if x > 1 else f"{1 / x:.0f}× slower than")
     return (f"**What it shows.** Stored sparse, the 2×1200 network shrinks "
             f"{r95['dense_bytes'] / r95['sparse_bytes']:.1f}-fold at 95 % removed "
             f"({r95['dense_bytes'] / mib:.1f} MiB to {r95['sparse_bytes'] / mib:.2f} MiB); the "

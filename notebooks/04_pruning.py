@@ -66,7 +66,8 @@ if not H.pending(rec, "the pruning analysis of Table 1's networks (results/04_pr
               "other KL weighting's)", retrain)
     seconds, unrecorded = pruning.retrain_seconds(rec)
     print(f"training them from scratch took {seconds / 3600:.1f} h by their run records"
-          + (f" (and {len(unrecorded)} without a record in results/)" if unrecorded else ""))
+          + (f" (and {len(unrecorded)} network(s) without a run record in results/)"
+             if unrecorded else ""))
 
 # %% [markdown]
 # ## 1. Figure 4: the signal-to-noise ratio

@@ -70,10 +70,11 @@ def test_notebook_04_readings():
         {"removed": 95, "dense_bytes": 4 * 2 ** 20, "sparse_bytes": 2 ** 19, "dense_s": 1.0,
          "sparse_s": 1.0},
         {"removed": 98, "dense_bytes": 4 * 2 ** 20, "sparse_bytes": 2 ** 18, "dense_s": 1.0,
-         "sparse_s": 0.5}]}}}
+         "sparse_s": 0.25}]}}}
     text = P.storage_text(rec)
     assert "8.0-fold" in text and "(4.0 MiB to 0.50 MiB)" in text
-    assert "about as fast as the dense one at 95 %, 2.0× faster than it at 98 %" in text
+    # coarse words: within a factor of 2 is "about as fast" (single medians on a loaded machine)
+    assert "about as fast as the dense one at 95 %, 4× faster than it at 98 %" in text
     assert "10× slower than it unpruned" in text and "(2.0 times the bytes)" in text
     lo, hi, n = P.DB_EDGES
     hist = [0] * n
