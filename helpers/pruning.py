@@ -517,3 +517,29 @@ def weighting_text(base, alt):
             f"%, {e['alt']['75']:.2f} % against {e['base']['75']:.2f} % at 75 % removed, but "
             f"{e['alt']['95']:.2f} % against {e['base']['95']:.2f} % at 95 % and "
             f"{e['alt']['98']:.2f} % against {e['base']['98']:.2f} % at 98 % (one seed, seed 0).")
+
+
+def paper_takeaway(rec, fraction=95):
+    """One Markdown bullet for notebook 04's takeaways, its numbers from ``rec`` (snr.json): the
+    main width's unpruned test error and the error added by removing ``fraction`` % by SNR
+    (mean over seeds) against the paper's Table 2, and the storage the sparse network needs."""
+    import statistics
+    H = rec["metrics"]["models"][0]["H"]
+    ms = _by_width(rec, H)
+    base = statistics.fmean(m["error_at"]["snr"]["0"] for m in ms)
+    gap = statistics.fmean(m["error_at"]["snr"][str(fraction)] - m["error_at"]["snr"]["0"]
+                           for m in ms)
+    rows = {r["removed"]: r for r in (rec["metrics"].get("storage_and_timing") or {})
+            .get("rows", [])}
+    store = ""
+    if fraction in rows:
+        r = rows[fraction]
+        store = (f"; stored sparse it needs {r['sparse_bytes'] / r['dense_bytes']:.0%} of the "
+                 "dense bytes")
+    paper_gap = PAPER_TABLE2[fraction] - PAPER_TABLE2[0]
+    start = "higher" if base > PAPER_TABLE2[0] else "lower" if base < PAPER_TABLE2[0] else "level"
+    return (f"- Against the paper's Table 2: our 2×{H} networks start {start} "
+            f"({100 * base:.2f} % unpruned, paper {100 * PAPER_TABLE2[0]:.2f} %) and change by "
+            f"{100 * gap:+.2f} pp when {fraction} % of the weights go by SNR (paper "
+            f"{100 * paper_gap:+.2f} pp){store}. Figure 4's two modes are not reproduced.")
+

@@ -270,6 +270,8 @@ if refs:
 #   before a plan's networks are complete):
 
 # %%
+if rec:
+    show_markdown(pruning.paper_takeaway(rec));
 if refs:
     show_markdown(pruning_plan.takeaways(refs, refs3));
 

@@ -84,3 +84,16 @@ def test_notebook_04_readings():
     text = P.weighting_text(base, {"snr_hist": hist, "error_at": err})
     peak = lo + 200.5 * (hi - lo) / n
     assert f"peak near {peak:.1f} dB" in text and "25.00 % against 1.80 % at 98 %" in text
+
+
+def test_notebook_04_paper_takeaway():
+    rec = {"metrics": {"models": [
+        {"H": 1200, "error_at": {"snr": {"0": 0.010, "95": 0.012}}},
+        {"H": 1200, "error_at": {"snr": {"0": 0.012, "95": 0.012}}},
+        {"H": 400, "error_at": {"snr": {"0": 0.5, "95": 0.5}}}],
+        "storage_and_timing": {"rows": [{"removed": 95, "dense_bytes": 100, "sparse_bytes": 8}]}}}
+    text = P.paper_takeaway(rec)
+    assert "start lower (1.10 % unpruned, paper 1.24 %)" in text  # the 2x400 model not counted
+    assert "change by +0.10 pp when 95 %" in text and "(paper +0.05 pp)" in text
+    assert "8% of the dense bytes" in text
+
