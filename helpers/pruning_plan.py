@@ -163,16 +163,12 @@ def validate(p):
     bad = []
     if len(p["tests"]["verdict_words"]) != 3:
         bad.append("verdict words: holds, reversed, not resolved")
-    for family, claims in p["tests"]["families"].items():
-        for claim in claims:
-            lhs, rest = claim.split(" < ")
-            rhs, at = rest.split(" at ")
-            if int(at.rstrip("%")) not in p["fractions"]["tested"]:
-                bad.append(f"{family}: {claim!r} is not at a tested fraction")
     arms = set(p["arms"]) | (set(ARMS) if p.get("extends") else set())
     for family, claims in p["tests"]["families"].items():
         for claim in claims:
-            lhs, rhs = claim.split(" at ")[0].split(" < ")
+            lhs, rhs, at = _parse(claim)
+            if at not in p["fractions"]["tested"]:
+                bad.append(f"{family}: {claim!r} is not at a tested fraction")
             if {lhs, rhs} - arms:
                 bad.append(f"{family}: {claim!r}: unknown arm")
     if len(SEEDS) < 3:
@@ -408,11 +404,8 @@ def load_summary(version=VERSION):
 # ---- what notebook 04 shows ----
 
 def _pct(vals):
-    import statistics
-    if not vals:
-        return "—"
-    sd = f" ± {100 * statistics.stdev(vals):.2f}" if len(vals) > 1 else ""
-    return f"{100 * statistics.fmean(vals):.2f}{sd}%"
+    from .pruning import _mean_sd
+    return _mean_sd(vals) if vals else "—"
 
 
 def table_rows(summary, arms=None, fractions=(0, 50, 75, 95, 98, 99)):
