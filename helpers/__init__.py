@@ -2,8 +2,8 @@
 
 Import what a notebook needs in one line, e.g. ``from helpers import BayesMLP, fit, savefig``.
 """
-from .data import (ImageData, data_dir, load_images, load_mnist, load_mushroom, make_toy_2d,
-                   verify_checksums)
+from .data import (ImageData, data_dir, load_images, load_mnist, load_mushroom, load_test_images,
+                   make_toy_2d, verify_checksums)
 from .elbo import ELBO, categorical_nll, elbo, gaussian_nll, kl_weights, sample_forward
 from .layers import (BayesConv2d, BayesLinear, BayesMLP, bayes_conv_net, bayes_layers, bayesify,
                      closed_form_kl, configure, copy_means, kl_divergence, mlp, sampling,

@@ -153,7 +153,16 @@ def networks(method, seed, data, chosen, progress_fn=print):
         if not _finite(obj):
             raise FloatingPointError(f"{method} seed {seed}: non-finite weights after training")
         return obj, wall
-    base, wall = _train("map", final_config("map", chosen["map"], seed), data)
+    map_cfg = final_config("map", chosen["map"], seed)
+    if data.x_train.device.type != "cpu":
+        from .classification import checkpoint_path
+        ck = checkpoint_path(map_cfg, f"{NB}/{FOLDER}")
+        if not ck.exists():  # an OSError: the run is retried where the network is, never recorded
+            raise FileNotFoundError(
+                f"{method} seed {seed} on {data.x_train.device}: MAP's network {ck} is not here; "
+                "networks are trained on a CPU (`tools/alternatives_search.py final`): bring its "
+                "checkpoint along")
+    base, wall = _train("map", map_cfg, data)
     if method == "ensemble":
         members = [base]
         for k in member_seeds(seed)[1:]:
@@ -221,11 +230,12 @@ def score(method, obj, data, x_ood, idx_test, idx_ood, n_samples=TEST_SAMPLES):
     images, and for sampling methods the full-set scores under ``MC_REPEATS`` more seeds."""
     def run_sets(probs_fn, samples_fn, x_in, y, x_out):
         t0 = time.perf_counter()
-        p_in = probs_fn(x_in)
+        p_in = probs_fn(x_in).cpu()  # scored on the CPU, wherever the method ran
         secs = (time.perf_counter() - t0) * 10_000 / len(y)
-        p_out = probs_fn(x_out)
-        s_in, s_out = ((samples_fn(x_in), samples_fn(x_out)) if samples_fn else (p_in, p_out))
-        return _scores(p_in, p_out, s_in, s_out, y), secs
+        p_out = probs_fn(x_out).cpu()
+        s_in, s_out = ((samples_fn(x_in).cpu(), samples_fn(x_out).cpu()) if samples_fn
+                       else (p_in, p_out))
+        return _scores(p_in, p_out, s_in, s_out, y.cpu()), secs
 
     probs_fn, samples_fn = predictive(method, obj, n_samples)
     out = {}
@@ -260,7 +270,9 @@ def _infrastructure(err):
 
 
 def run_one(method, seed, data, x_ood, chosen, progress_fn=print):
-    """Train (or read back) and score ``method`` on ``seed``; write and return its record."""
+    """Train (or read back) and score ``method`` on ``seed``; write and return its record. It runs
+    on the device ``data`` lies on (a GPU only for the Laplace fits of MAP's networks, trained on
+    a CPU and read back: ``tools/alternatives_search.py final --device``); the record names it."""
     from .campaign import code_version
     from .utils import atomic_write_bytes, machine_info
     t0 = time.perf_counter()
@@ -283,6 +295,7 @@ def run_one(method, seed, data, x_ood, chosen, progress_fn=print):
         progress_fn(f"seed {seed}: scoring {method}")
         idx_t = subset(len(data.y_test), A.LAPLACE["all_layer_subset"]["test"], "test")
         idx_o = subset(len(x_ood), A.LAPLACE["all_layer_subset"]["ood"], "ood")
+        idx_t, idx_o = idx_t.to(data.x_test.device), idx_o.to(x_ood.device)
         scores = score(method, obj, data, x_ood, idx_t, idx_o)
         bad = [k for part in ("full", "subset") if scores[part]
                for k, v in scores[part].items() if v is not None and not (v == v)]
@@ -301,7 +314,7 @@ def run_one(method, seed, data, x_ood, chosen, progress_fn=print):
         msg = f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"
         progress_fn(f"seed {seed}: {method} FAILED ({msg})")
         rec.update({"failed": msg, "full": None, "subset": None, "mc_repeats": None})
-    rec.update({"machine": machine_info("cpu"), "code": code_version(),
+    rec.update({"machine": machine_info(data.x_train.device), "code": code_version(),
                 "process_wall_s": round(time.perf_counter() - t0, 1)})
     path = record_path(method, seed)
     path.parent.mkdir(parents=True, exist_ok=True)

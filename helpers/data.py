@@ -204,16 +204,17 @@ def _download_images(name, root):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _load_raw_images(name, root, download):
+def _load_raw_images(name, root, download, splits=tuple(_FILES)):
     if name not in IMAGE_SETS:
         raise ValueError(f"unknown image data set {name!r}; choose one of {IMAGE_SETS}")
-    wanted = [f for pair in _FILES.values() for f in pair]
+    wanted = [f for split in splits for f in _FILES[split]]
     if any(_find_raw(root, name, f) is None for f in wanted):
         if not download:
             raise _missing_error(f"{name} files", root / name / "raw", root)
         _download_images(name, root)
     out = {}
-    for split, (img, lab) in _FILES.items():
+    for split in splits:
+        img, lab = _FILES[split]
         out[split] = (_read_idx(_find_raw(root, name, img), name, img),
                       _read_idx(_find_raw(root, name, lab), name, lab))
     return out
@@ -237,6 +238,13 @@ class ImageData:
         return getattr(self, f"x_{which}"), getattr(self, f"y_{which}")
 
 
+def _pixel_divisor(scale):
+    scales = {"paper": PAPER_PIXEL_SCALE, "unit": 255.0}
+    if scale not in scales:
+        raise ValueError(f"scale must be one of {sorted(scales)}, got {scale!r}")
+    return scales[scale]
+
+
 def load_images(name="MNIST", data_dir_=None, device="cpu", scale="paper", n_val=10_000,
                 n_train=None, n_test=None, download=True, flatten=True):
     """Return ``ImageData`` for MNIST or FashionMNIST, whole sets as tensors on ``device``.
@@ -245,9 +253,7 @@ def load_images(name="MNIST", data_dir_=None, device="cpu", scale="paper", n_val
     60,000 training images form the validation set (the paper's 50k/10k split). ``n_train`` and
     ``n_test`` keep only the first images (for quick profiles).
     """
-    scales = {"paper": PAPER_PIXEL_SCALE, "unit": 255.0}
-    if scale not in scales:
-        raise ValueError(f"scale must be one of {sorted(scales)}, got {scale!r}")
+    divisor = _pixel_divisor(scale)
     if not 0 <= n_val < 60_000:
         raise ValueError(f"n_val must be in [0, 60000), got {n_val}")
     root = data_dir(data_dir_)
@@ -255,7 +261,7 @@ def load_images(name="MNIST", data_dir_=None, device="cpu", scale="paper", n_val
     (xtr, ytr), (xte, yte) = raw["train"], raw["test"]
 
     def prep(x, y):
-        x = torch.from_numpy(x.astype(np.float32) / scales[scale])
+        x = torch.from_numpy(x.astype(np.float32) / divisor)
         if flatten:
             x = x.reshape(len(x), -1) if len(x) else x.reshape(0, x.shape[1] * x.shape[2])
         else:
@@ -272,6 +278,16 @@ def load_images(name="MNIST", data_dir_=None, device="cpu", scale="paper", n_val
         x_test, y_test = x_test[:n_test], y_test[:n_test]
         x_val, y_val = x_val[:n_test], y_val[:n_test]
     return ImageData(x_fit, y_fit, x_val, y_val, x_test, y_test, name=name)
+
+
+def load_test_images(name="MNIST", data_dir_=None, device="cpu", scale="paper",
+                     download=True):
+    """Return (x, y): the test set of ``name`` alone, as ``load_images`` makes it (its training
+    files are neither needed nor read: e.g. FashionMNIST as an out-of-domain set)."""
+    divisor = _pixel_divisor(scale)
+    x, y = _load_raw_images(name, data_dir(data_dir_), download, splits=("test",))["test"]
+    x = torch.from_numpy(x.astype(np.float32) / divisor).reshape(len(x), -1)
+    return x.to(device), torch.from_numpy(y.astype(np.int64)).to(device)
 
 
 def load_mnist(**kwargs):

@@ -89,6 +89,41 @@ def test_a_machine_failure_is_not_recorded_as_the_methods(monkeypatch, tmp_path)
     assert not F.record_path("map", 0).exists()  # no record: the run is tried again
 
 
+def test_a_laplace_fit_on_another_device_never_trains_maps_network_there(monkeypatch, tmp_path):
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
+    from helpers.data import ImageData
+    t = torch.empty(4, 784, device="meta")
+    lab = torch.empty(4, dtype=torch.long, device="meta")
+    data = ImageData(t, lab, t, lab, t, lab)
+    chosen = {m: {"config": {**A.configs(m)[0]}, "epochs": 1, "name": m} for m in A.SEARCHES}
+    with pytest.raises(FileNotFoundError, match="trained on a CPU"):
+        F.run_one("laplace_kron", 3, data, t, chosen, progress_fn=lambda m: None)
+    assert not F.record_path("laplace_kron", 3).exists()  # no record: retried where it can run
+
+
+def _tool():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "alternatives_search", Path(__file__).resolve().parent.parent / "tools" /
+        "alternatives_search.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["final", "--device", "cuda"], "trained on a CPU"),
+    (["final", "--device", "cuda", "--methods", "map"], "trained on a CPU"),
+    (["search", "--device", "cuda", "--methods", "laplace_kron"], "unknown methods"),
+    (["search", "--device", "cuda", "--methods", "map"], "trained on a CPU"),
+    (["final", "--methods", "laplce_kron"], "unknown methods")])
+def test_the_tool_refuses_a_gpu_for_what_trains_and_unknown_methods(argv, says, capsys):
+    with pytest.raises(SystemExit):
+        _tool().main(argv)
+    assert says in capsys.readouterr().err
+
+
 def test_the_report_names_every_edge_a_choice_sits_at():
     c = {"config": {"lr": 3e-4, "weight_decay": 1e-1}, "epochs": 60}
     assert R.edges("map", c) == ["weight_decay", "epochs"]
@@ -233,14 +268,8 @@ def test_a_failed_run_is_recorded_and_what_reuses_it_fails_with_it(shared_data, 
 
 
 def test_the_status_command_counts_trials_and_final_runs(tmp_path, monkeypatch, capsys):
-    import importlib.util
     monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
-    spec = importlib.util.spec_from_file_location(
-        "alternatives_search", Path(__file__).resolve().parent.parent / "tools" /
-        "alternatives_search.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    tool.main(["status"])
+    _tool().main(["status"])
     out = capsys.readouterr().out
     assert out.count(f"trials left {A.TRIALS}") == len(A.SEARCHES)
     assert all(f"final {m:16s}  0 of 10 seeds" in out for m in F.METHODS)

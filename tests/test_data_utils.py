@@ -56,6 +56,21 @@ def test_fashion_and_mushroom(shared_data):
     assert torch.all(x.sum(1) == 22)  # one category per attribute
 
 
+def test_a_test_set_alone_is_read_without_its_training_files(shared_data, tmp_path):
+    from helpers import load_test_images
+    raw = tmp_path / "FashionMNIST" / "raw"
+    raw.mkdir(parents=True)
+    for f in ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
+        (raw / f).symlink_to(shared_data / "FashionMNIST" / "raw" / f)
+    x, y = load_test_images("FashionMNIST", data_dir_=tmp_path, download=False)
+    full = load_images("FashionMNIST", data_dir_=shared_data, download=False)
+    assert torch.equal(x, full.x_test) and torch.equal(y, full.y_test)
+    with pytest.raises(FileNotFoundError):  # the whole set needs its training files
+        load_images("FashionMNIST", data_dir_=tmp_path, download=False)
+    with pytest.raises(ValueError, match="scale"):
+        load_test_images("FashionMNIST", data_dir_=tmp_path, scale="zscore")
+
+
 def test_seed_everything_reproducible():
     seed_everything(3)
     a = torch.randn(3)

@@ -3,7 +3,8 @@ equal searches, run.
 
     python tools/alternatives_search.py search [--methods map ivon] [--max-trials N]
     python tools/alternatives_search.py status     # searches, then final runs and their cost
-    python tools/alternatives_search.py final  [--seeds 0 1] [--max-trials N]
+    python tools/alternatives_search.py final  [--seeds 0 1] [--methods laplace_kron] [--max-trials N]
+                                               [--device cuda]
     python tools/alternatives_search.py analyse
 
 ``search`` trains the declared trials that have no record yet (helpers.alternatives_plan: 16 per
@@ -14,7 +15,9 @@ committed first (a test checks the git order).
 
 ``final`` trains and scores the final runs of the reported seeds, each method's once its own
 search has its choice (helpers.alternatives_final: one record per method and seed under
-results/06_alternatives/v3/final/<method>/; start it twice for two cores); ``analyse`` writes
+results/06_alternatives/v3/final/<method>/; start it twice for two cores). ``--device cuda``
+runs the Laplace fits on a GPU around MAP's networks, trained on a CPU and read back from their
+checkpoints (the runs that train are refused there); each record names its machine. ``analyse`` writes
 results/06_alternatives/v3/summary.json: the plan's claims tested on the records so far.
 """
 import argparse
@@ -34,6 +37,8 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, nargs="+", default=None)
     ap.add_argument("--methods", nargs="+", default=None)
     ap.add_argument("--max-trials", type=int, default=None)
+    ap.add_argument("--device", default="cpu",
+                    help="final: where the Laplace fits run (cpu, or cuda for the Laplace methods)")
     args = ap.parse_args(argv)
     import torch
 
@@ -43,9 +48,15 @@ def main(argv=None):
     bad = A.validate(plan)
     if bad:
         sys.exit(f"{A.PLAN} breaks the protocol:\n- " + "\n- ".join(bad))
-    unknown = sorted(set(args.methods or []) - set(A.SEARCHES))
+    from helpers import alternatives_final as F
+    known = F.METHODS if args.command == "final" else A.SEARCHES
+    unknown = sorted(set(args.methods or []) - set(known))
     if unknown:
-        ap.error(f"unknown methods {unknown}; choose from {sorted(A.SEARCHES)}")
+        ap.error(f"unknown methods {unknown}; choose from {sorted(known)}")
+    if args.device != "cpu" and (args.command != "final" or not args.methods
+                                 or set(args.methods) - set(F.LAPLACE)):
+        ap.error("--device other than cpu is for `final --methods` of the Laplace methods "
+                 f"{sorted(F.LAPLACE)} only: every network is trained on a CPU")
     if args.command in ("final", "analyse"):
         return final(args)
     if args.command == "status":
@@ -57,7 +68,6 @@ def main(argv=None):
         for tw in A.v2_twins("map"):
             print(f"v2 twin of {tw['trial']}: largest |validation NLL difference| over its "
                   f"{tw['epochs']} epochs {tw['max_abs_diff']:.3g}")
-        from helpers import alternatives_final as F
         recs = F.records()
         left_min = 0.0
         for m in F.METHODS:
@@ -120,8 +130,11 @@ def final(args):
     import helpers as H
     torch.set_num_threads(1)
     campaign.code_version()  # the code this process loaded, named in every record
-    data = H.load_images("MNIST")
-    x_ood = H.load_images("FashionMNIST").x_test
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        sys.exit("--device cuda: no GPU is visible to torch here; leave --device out")
+    data = H.load_images("MNIST", device=args.device)
+    x_ood = H.load_test_images("FashionMNIST", device=args.device)[0]
+    methods = set(args.methods or F.METHODS)
 
     def run(job):
         method, seed = job
@@ -137,10 +150,12 @@ def final(args):
 
     # a method's final runs start once its own search is complete (F.pending); jobs that wait on
     # a search or on MAP's network of their seed are waited for while another process works
-    campaign.work(lambda: F.pending(args.seeds, ready_only=True), run, A.NB,
+    campaign.work(lambda: [j for j in F.pending(args.seeds, ready_only=True) if j[0] in methods],
+                  run, A.NB,
                   name_fn=lambda job: f"v{A.VERSION}_final_{job[0]}_s{job[1]}",
                   done_fn=lambda job: F.record_path(*job).exists(),
-                  blocked_fn=lambda: bool(F.pending(args.seeds)), max_jobs=args.max_trials,
+                  blocked_fn=lambda: any(j[0] in methods for j in F.pending(args.seeds)),
+                  max_jobs=args.max_trials,
                   poll_s=60)
 
 
