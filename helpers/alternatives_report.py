@@ -70,6 +70,19 @@ def _cell(entry, digits, scale=1.0):
         f" ({len(entry['seeds'])})"
 
 
+def _cost_cell(cost):
+    """Mean training minutes on one CPU thread; where some seeds ran on a GPU (a Laplace fit),
+    over the CPU seeds alone, with the others named."""
+    train_s = cost.get("train_s")
+    text = "—" if train_s is None else f"{train_s / 60:.1f}"
+    other = cost.get("other_devices")
+    if other:
+        n = len(cost.get("seeds", []))
+        text += f" ({n} CPU run{'s' if n != 1 else ''}; " + "; ".join(
+            f"{len(v)} on {k}" for k, v in other.items()) + ")"
+    return text
+
+
 def table_rows(summary, on="full", methods=None):
     """Return (header, rows): per method (``methods``, default every method of the summary) the
     mean ± sd over its seeds (seed count in brackets) of each score on the full test sets
@@ -92,11 +105,10 @@ def table_rows(summary, on="full", methods=None):
         edge = "—" if c is None else ", ".join(edges(source, c)) or "none"
         if c is not None and source != m and edge != "none":
             edge += f" ({LABELS[source]}'s)"
-        train_s = summary.get("cost", {}).get(m, {}).get("train_s")
         rows.append([LABELS[m], *(_cell(part.get(k), 2 if k == "test_error" else 4,
                                         100.0 if k == "test_error" else 1.0)
                                   for k in F.SCORES),
-                     "—" if train_s is None else f"{train_s / 60:.1f}",
+                     _cost_cell(summary.get("cost", {}).get(m, {})),
                      ", ".join(bad) or "none", edge])
     return header, rows
 

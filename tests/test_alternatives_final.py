@@ -274,3 +274,23 @@ def test_the_status_command_counts_trials_and_final_runs(tmp_path, monkeypatch, 
     assert out.count(f"trials left {A.TRIALS}") == len(A.SEARCHES)
     assert all(f"final {m:16s}  0 of 10 seeds" in out for m in F.METHODS)
     assert f"final runs left: {len(F.METHODS) * 10}," in out
+
+
+def test_training_minutes_compare_cpu_runs_only_and_name_the_gpu_ones():
+    assert F._device({"machine": {"device": "cuda:0"}}) == "cuda"
+    assert F._device({"machine": {"device": "cpu"}}) == "cpu"
+    cell = R._cost_cell({"train_s": 120.0, "seeds": [0, 1, 2],
+                         "other_devices": {"NVIDIA H200": [3, 4]}})
+    assert cell == "2.0 (3 CPU runs; 2 on NVIDIA H200)"
+    assert R._cost_cell({"train_s": 60.0, "seeds": [0]}) == "1.0"
+    assert R._cost_cell({"seeds": [], "other_devices": {"NVIDIA H200": [0]}}).startswith("—")
+    # the committed analysis: no GPU run's seconds in a CPU mean
+    import json
+    root = Path(__file__).resolve().parent.parent / "results" / "06_alternatives" / f"v{A.VERSION}"
+    summary = json.loads((root / "summary.json").read_text())
+    recs = {(r["method"], r["seed"]): r for r in
+            (json.loads(p.read_text()) for p in (root / "final").glob("*/seed*.json"))}
+    for m, c in summary["cost"].items():
+        assert all(F._device(recs[(m, s)]) == "cpu" for s in c["seeds"])
+        for seeds in c.get("other_devices", {}).values():
+            assert all(F._device(recs[(m, s)]) != "cpu" for s in seeds)
