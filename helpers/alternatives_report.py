@@ -261,3 +261,85 @@ def standing_text(summary):
             f"{min(n.values())}–{max(n.values())} per method; not a test): "
             if summary["interim"] else "**Standing** (means over the seeds; the tests are above): ")
     return lead + "; ".join(out) + "."
+
+
+def hardware_text(recs=None, check_dir=None):
+    """Where the final runs ran, read from their records: the CPU, and any Laplace fit made on a
+    GPU (around MAP's CPU-trained network of its seed), with the check that rescored CPU runs on
+    that GPU (``results/06_alternatives/v3/device_check``: the same network, the scores' largest
+    differences)."""
+    from .utils import results_dir
+    recs = F.records() if recs is None else recs
+    if not recs:
+        return ""
+    by = {}
+    for (m, s), r in sorted(recs.items(), key=lambda kv: (F._device(kv[1]) != "cpu", kv[0])):
+        mach = r.get("machine", {})
+        where = (f"{mach.get('gpu')} (torch {mach.get('torch')})" if F._device(r) != "cpu"
+                 else f"{mach.get('cpu')} ({mach.get('threads')} thread each)")
+        by.setdefault(where, {}).setdefault(m, []).append(s)
+    parts = []
+    for where, runs in by.items():
+        n = sum(len(v) for v in runs.values())
+        if len(by) > 1 and any(F._device(recs[(m, v[0])]) != "cpu" for m, v in runs.items()):
+            parts.append(f"{n} on {where}: " + "; ".join(
+                f"{LABELS[m]} seeds {', '.join(map(str, v))}" for m, v in runs.items()))
+        else:
+            parts.append(f"{n} on {where}")
+    text = "**Hardware.** The final runs ran " + " and ".join(parts) + "."
+    gpu_runs = [(m, s) for (m, s), r in recs.items() if F._device(r) != "cpu"]
+    if gpu_runs:
+        match = all(recs[k].get("map_network") == (recs.get(("map", k[1])) or {}).get(
+            "map_network") for k in gpu_runs)
+        text += (" A fit on the GPU starts from MAP's network of its seed trained on the CPU ("
+                 + ("every such record's network fingerprint equals MAP's" if match else
+                    "**a record's network fingerprint differs from MAP's**")
+                 + "); its seconds are left out of the training-minutes column.")
+    check_dir = check_dir or results_dir() / A.NB / f"v{A.VERSION}" / "device_check"
+    pairs = []
+    for path in sorted(check_dir.glob("*.json")) if check_dir.exists() else []:
+        gpu = json.loads(path.read_text())
+        cpu = recs.get((gpu["method"], gpu["seed"]))
+        if cpu is None or F._device(cpu) != "cpu":
+            continue
+        pairs.append((gpu, cpu))
+    if pairs:
+        same_net = all(g["map_network"] == c["map_network"] for g, c in pairs)
+        diff = {k: max(abs(g["subset"][k] - c["subset"][k]) for g, c in pairs)
+                for k in ("test_error", "nll", "auroc_entropy", "auroc_mi")}
+        text += (f" A check rescored {len(pairs)} CPU runs ("
+                 + ", ".join(f"{LABELS[g['method']]} seed {g['seed']}" for g, _ in pairs)
+                 + ") on the GPU: " + ("the same network; " if same_net else
+                                      "**another network**; ")
+                 + f"largest differences: test error {diff['test_error'] * 100:.2g} pp, NLL "
+                 f"{diff['nll']:.1g}, AUROC (entropy) {diff['auroc_entropy']:.1g}, AUROC (MI) "
+                 f"{diff['auroc_mi']:.1g} (the MI draws its predictive samples from the "
+                 "device's own random stream).")
+    return text
+
+
+def takeaway_text(summary):
+    """The first takeaway of notebook 06: version 3's answer in one bullet (interim until every
+    run exists), from the summary's verdicts."""
+    if summary is None:
+        return "- Version 3 (section 7) has no final run yet."
+    if summary["interim"]:
+        return ("- Version 3 (section 7) gives every method the same search and ten paired "
+                "seeds; its runs are not complete, so its words are interim (its standing is "
+                "rendered above).")
+    out = []
+    for family, claims in summary["families"].items():
+        better, worse = [], []
+        for claim, res in claims.items():
+            label, _ = _claim_label(claim)
+            other = label.split(" < ")[1] if label.startswith(LABELS["bbb"]) else \
+                label.split(" < ")[0]
+            {"holds": better, "reversed": worse}.get(res["verdict"], []).append(other)
+        n = len(claims)
+        out.append(f"on {family} BBB is better than {len(better)} of {n} rivals"
+                   + (f" ({', '.join(better)})" if better else "")
+                   + f" and worse than {len(worse)}" + (f" ({', '.join(worse)})" if worse else "")
+                   + ", the rest not resolved")
+    return (f"- Version 3 (section 7: the same search for every method, "
+            f"{len(summary['seeds'])} paired seeds, two-sided tests with Holm's correction): "
+            + "; ".join(out) + ".")

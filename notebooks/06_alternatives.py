@@ -242,6 +242,7 @@ else:
 # %%
 if v3 is not None:
     H.show_table(*R.table_rows(v3, on="subset"))
+    show_markdown(R.hardware_text())
 
 # %% [markdown]
 # **The plan's claims.** "a < b" on NLL (lower is better) and "b < a" on AUROC (higher is
@@ -277,11 +278,14 @@ if v3 is not None:
 # MNIST → Fashion-MNIST AUROC of about 0.98–0.99 for MAP, Laplace and ensembles — with a
 # WRN-16-4 (a 16-layer wide residual convolutional network), not an MLP, so they are not comparable with the table above
 # ([Kristiadi et al. 2021](https://arxiv.org/abs/2010.02720)).
-#
+
+# %% [markdown]
 # ## Takeaways
-#
-# - Version 3 (section 7) gives every method the same search and ten paired seeds; until its
-#   runs are complete its words are interim. Its standing so far is rendered just above.
+
+# %%
+show_markdown(R.takeaway_text(v3))
+
+# %% [markdown]
 # - Version 1's findings (sections 1–6: BBB as good as the ensemble at detecting
 #   Fashion-MNIST, last-layer Laplace and IVON best calibrated) come from unequal searches;
 #   wherever section 7's numbers differ from them, read section 7's.

@@ -294,3 +294,21 @@ def test_training_minutes_compare_cpu_runs_only_and_name_the_gpu_ones():
         assert all(F._device(recs[(m, s)]) == "cpu" for s in c["seeds"])
         for seeds in c.get("other_devices", {}).values():
             assert all(F._device(recs[(m, s)]) != "cpu" for s in seeds)
+
+
+def test_the_takeaway_and_the_hardware_line_are_read_from_the_records():
+    fam = {"test NLL": {"bbb < map on nll": {"verdict": "holds"},
+                        "bbb < ivon on nll": {"verdict": "reversed"},
+                        "bbb < mc_dropout on nll": {"verdict": "not resolved at 10 seeds"}}}
+    done = R.takeaway_text({"interim": False, "seeds": list(range(10)), "families": fam})
+    assert "better than 1 of 3 rivals (MAP)" in done and "worse than 1 (IVON)" in done
+    assert "interim" in R.takeaway_text({"interim": True, "seeds": [0], "families": fam})
+    cpu = {"device": "cpu", "cpu": "AMD EPYC", "threads": 1}
+    gpu = {"device": "cuda:0", "gpu": "NVIDIA H200", "torch": "2.11"}
+    recs = {("map", 0): {"machine": cpu, "map_network": "a"},
+            ("laplace_kron", 0): {"machine": gpu, "map_network": "a"}}
+    text = R.hardware_text(recs, check_dir=Path("/nonexistent"))
+    assert "1 on AMD EPYC (1 thread each) and 1 on NVIDIA H200" in text
+    assert "equals MAP's" in text
+    recs[("laplace_kron", 0)]["map_network"] = "b"
+    assert "differs from MAP's" in R.hardware_text(recs, check_dir=Path("/nonexistent"))

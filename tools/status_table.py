@@ -225,39 +225,90 @@ def rows():
                     verdict,
                     f"prior, KL scaling tuned on seeds 100–101; {departure}",
                     "[03](notebooks/03_contextual_bandit.ipynb)"])
-    label = "Beyond: AUROC MNIST → Fashion-MNIST, BBB vs the best other method"
+    out.append(_beyond_05())
+    out.append(_beyond_06())
+    return out
+
+
+NAMES = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "ensemble", "ivon": "IVON",
+         "laplace_ll_kron": "last-layer Laplace", "laplace_diag": "diag. Laplace",
+         "laplace_kron": "KFAC Laplace"}
+
+
+def _plan_counts(summary):
+    """'NLL 3/2/2, AUROC 1/2/4': per family of a finished plan, how many of its claims say BBB
+    better / worse / not resolved (the verdict words of helpers.stats)."""
+    short = {"test NLL": "NLL", "OOD AUROC (entropy)": "AUROC", "test ECE": "ECE"}
+    parts = []
+    for family, claims in summary["families"].items():
+        v = [c["verdict"] for c in claims.values()]
+        parts.append(f"{short.get(family, family)} {v.count('holds')}/{v.count('reversed')}/"
+                     f"{len(v) - v.count('holds') - v.count('reversed')}")
+    return ", ".join(parts)
+
+
+def _best(summary, metric, better):
+    """(method, entry) of the best rival of BBB on ``metric`` (full test sets)."""
+    t = {m: x["full"][metric] for m, x in summary["table"].items()
+         if m != "bbb" and "full" in x and metric in x["full"]}
+    m = better(t, key=lambda k: t[k]["mean"])
+    return m, t[m]
+
+
+def _beyond_05():
+    """Notebook 05's row: plan v2 (notebook 06's plan v3 runs) once complete, else version 1
+    with the plan's progress."""
+    label = "Beyond: AUROC MNIST → Fashion-MNIST"
+    v2 = _load("05_uncertainty/v2/summary.json")
+    if v2 and not v2["interim"]:
+        a = v2["table"]["bbb"]["full"]["auroc_entropy"]
+        m, b = _best(v2, "auroc_entropy", max)
+        return [label, "—", f"{a['mean']:.3f} ± {a['sd']:.3f} vs {NAMES[m]} {b['mean']:.3f} ± "
+                f"{b['sd']:.3f} ({len(a['seeds'])} seeds)",
+                f"BBB better/worse/unresolved: {_plan_counts(v2)} (Holm)",
+                "equal searches (v2)", "[05](notebooks/05_uncertainty.ipynb)"]
     recs = {k: _load(f"05_uncertainty/{k}_mnist.json")
             for k in ("bbb", "mc_dropout", "ensemble", "deterministic")}
     if not all(recs.values()):
-        out.append(_pending(label, "—", "make sweep ONLY=05; python tools/ood_table.py",
-                            "05_uncertainty"))
-    else:
-        au = {k: r["metrics"]["auroc_entropy"] for k, r in recs.items()}
-        best = max((k for k in au if k != "bbb"), key=lambda k: au[k]["mean"])
-        names = {"mc_dropout": "MC dropout", "ensemble": "deep ensemble",
-                 "deterministic": "one network"}
-        a, b = au["bbb"], au[best]
-        out.append([label, "—", f"{a['mean']:.3f} ± {a['sd']:.3f} vs {names[best]} "
-                    f"{b['mean']:.3f} ± {b['sd']:.3f} ({len(a['per_seed'])} seeds)", "—",
-                    _progress("v1: unequal searches; plan v2", "05_uncertainty/v2/summary.json",
-                              4, "(equal) pending"),
-                    "[05](notebooks/05_uncertainty.ipynb)"])
+        return _pending(label, "—", "make sweep ONLY=05; python tools/ood_table.py",
+                        "05_uncertainty")
+    au = {k: r["metrics"]["auroc_entropy"] for k, r in recs.items()}
+    best = max((k for k in au if k != "bbb"), key=lambda k: au[k]["mean"])
+    names = {"mc_dropout": "MC dropout", "ensemble": "deep ensemble",
+             "deterministic": "one network"}
+    a, b = au["bbb"], au[best]
+    return [label, "—", f"{a['mean']:.3f} ± {a['sd']:.3f} vs {names[best]} "
+            f"{b['mean']:.3f} ± {b['sd']:.3f} ({len(a['per_seed'])} seeds)", "—",
+            _progress("v1: unequal searches; plan v2", "05_uncertainty/v2/summary.json",
+                      4, "(equal) pending"),
+            "[05](notebooks/05_uncertainty.ipynb)"]
+
+
+def _beyond_06():
+    """Notebook 06's row: plan v3 once complete, else version 1 with the plan's progress."""
+    v3 = _load("06_alternatives/v3/summary.json")
+    if v3 and not v3["interim"]:
+        n = len(v3["seeds"])
+        nll, au = (v3["table"]["bbb"]["full"][k] for k in ("nll", "auroc_entropy"))
+        (mn, bn), (ma, ba) = _best(v3, "nll", min), _best(v3, "auroc_entropy", max)
+        return ["Beyond: BBB vs 7 rivals: NLL; AUROC", "—",
+                f"BBB {nll['mean']:.4f}; {au['mean']:.3f}. Best: {NAMES[mn]} {bn['mean']:.4f}; "
+                f"{NAMES[ma]} {ba['mean']:.3f} ({n} seeds)",
+                f"BBB better/worse/unresolved: {_plan_counts(v3)} (Holm)",
+                "equal searches (v3)", "[06](notebooks/06_alternatives.ipynb)"]
     alt = _load("06_alternatives/summary.json")
     if not alt:
-        out.append(_pending("Beyond: BBB vs IVON, Laplace, ensembles", "—",
-                            "make notebooks ONLY=06", "06_alternatives"))
-    if alt:
-        r = {x["method"]: x for x in alt["metrics"]["rows"]}
-        best = max((x for m, x in r.items() if m != "bbb"),
-                   key=lambda x: x["auroc_entropy"]["mean"])
-        out.append(["Beyond: BBB vs IVON, Laplace, ensembles (AUROC; train time / MAP)",
-                    "—", f"BBB {r['bbb']['auroc_entropy']['mean']:.3f}, "
-                    f"{r['bbb']['train_time_ratio']['mean']:.1f}×; best other: {best['label']} "
-                    f"{best['auroc_entropy']['mean']:.3f}, {best['train_time_ratio']['mean']:.1f}×",
-                    "—", _progress("v1: unequal searches; plan v3", "06_alternatives/v3/summary.json",
-                                   8, "(equal, 10 seeds) running"),
-                    "[06](notebooks/06_alternatives.ipynb)"])
-    return out
+        return _pending("Beyond: BBB vs IVON, Laplace, ensembles", "—",
+                        "make notebooks ONLY=06", "06_alternatives")
+    r = {x["method"]: x for x in alt["metrics"]["rows"]}
+    best = max((x for m, x in r.items() if m != "bbb"), key=lambda x: x["auroc_entropy"]["mean"])
+    return ["Beyond: BBB vs IVON, Laplace, ensembles (AUROC; train time / MAP)",
+            "—", f"BBB {r['bbb']['auroc_entropy']['mean']:.3f}, "
+            f"{r['bbb']['train_time_ratio']['mean']:.1f}×; best other: {best['label']} "
+            f"{best['auroc_entropy']['mean']:.3f}, {best['train_time_ratio']['mean']:.1f}×",
+            "—", _progress("v1: unequal searches; plan v3", "06_alternatives/v3/summary.json",
+                           8, "(equal, 10 seeds) running"),
+            "[06](notebooks/06_alternatives.ipynb)"]
 
 
 def _progress(head, rel, methods, before):
@@ -305,6 +356,7 @@ def paper_protocol_rows(nb01):
             if fam:
                 verdict += f"; orderings: {verdict_orderings(fam)}"
         out.append([f"Table 1, the paper's protocol, 2×{H}", paper, ours, verdict,
+                    "as the row above" if out else
                     "plain SGD, summed cost, random start, 600 epochs; 9 trials/method on "
                     "validation; 1 weight sample",
                     f"[01]({nb01})"])
