@@ -459,6 +459,12 @@ def analysis(recs=None, plan=None):
                             for k in ("train_s", "predict_s_10k")
                             if all(r.get(k) is not None for r in cpu.values())}
             cost[method]["seeds"] = sorted(cpu)
+            # against MAP's network of the same seed (machine load varies from run to run)
+            ratios = [r["train_s"] / recs[("map", s)]["train_s"] for s, r in cpu.items()
+                      if ("map", s) in recs and recs[("map", s)].get("train_s")
+                      and r.get("train_s") is not None]
+            if ratios:
+                cost[method]["train_ratio_to_map"] = statistics.fmean(ratios)
         other = {}
         for s, r in ok.items():
             if _device(r) != "cpu":

@@ -15,6 +15,9 @@ LABELS = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "deep ensemble (
           "laplace_kron": "Laplace (all layers KFAC)"}
 REGULARISER = {"map": "weight_decay", "mc_dropout": "dropout", "bbb": "rho_init",
                "ivon": "hess_init"}
+# the end of a Bayesian method's grid with the least initial posterior uncertainty: BBB's
+# smallest rho_init (sigma = softplus(rho)), IVON's largest hess_init (the initial precision)
+LEAST_UNCERTAIN = {"bbb": {"rho_init": min}, "ivon": {"hess_init": max}}
 METRIC_LABELS = {"test_error": "test error", "nll": "NLL", "brier": "Brier", "ece": "ECE",
                  "auroc_entropy": "AUROC (entropy)", "auroc_mi": "AUROC (MI)"}
 
@@ -83,13 +86,18 @@ def _cost_cell(cost):
     return text
 
 
-def table_rows(summary, on="full", methods=None):
+def table_rows(summary, on="full", methods=None, cost=True):
     """Return (header, rows): per method (``methods``, default every method of the summary) the
     mean ± sd over its seeds (seed count in brackets) of each score on the full test sets
-    (``on='full'``) or on the plan's subset; error in %."""
+    (``on='full'``) or on the plan's subset; error in %; with ``cost`` the CPU runs' training
+    minutes, training time against MAP's network of the same seeds, and prediction seconds for
+    10,000 images (the subset's, scaled, for the all-layer rows)."""
     header = ["method", *(METRIC_LABELS[k] + (" (%)" if k == "test_error" else "")
-                          for k in F.SCORES), "training min (1 thread)", "failed seeds",
-              "choice at a grid edge"]
+                          for k in F.SCORES), "training min (1 thread)",
+              "training time / MAP's (same seeds)", "prediction s / 10k images (1 thread)",
+              "failed seeds", "choice at a grid edge"]
+    if not cost:
+        header = [h for h in header if "training" not in h and "prediction" not in h]
     failed = summary["status"]["failed"]
     rows = []
     for m in methods or F.METHODS:
@@ -105,10 +113,14 @@ def table_rows(summary, on="full", methods=None):
         edge = "—" if c is None else ", ".join(edges(source, c)) or "none"
         if c is not None and source != m and edge != "none":
             edge += f" ({LABELS[source]}'s)"
+        c = summary.get("cost", {}).get(m, {})
+        ratio, pred = c.get("train_ratio_to_map"), c.get("predict_s_10k")
         rows.append([LABELS[m], *(_cell(part.get(k), 2 if k == "test_error" else 4,
                                         100.0 if k == "test_error" else 1.0)
                                   for k in F.SCORES),
-                     _cost_cell(summary.get("cost", {}).get(m, {})),
+                     *([_cost_cell(c), "—" if ratio is None else f"{ratio:.1f}×",
+                        "—" if pred is None else f"{pred:,.{1 if pred < 100 else 0}f}"]
+                       if cost else []),
                      ", ".join(bad) or "none", edge])
     return header, rows
 
@@ -179,8 +191,9 @@ def status_text(summary, methods=None):
         f"{', '.join(fails)}." if fails else "; no run failed.")
 
 
-def answer_text(summary):
-    """The direct answer to the plan's question, from the verdicts (interim ones named so)."""
+def answer_text(summary, subset_note=True):
+    """The direct answer to the plan's question, from the verdicts (interim ones named so);
+    ``subset_note``: say which claims compare on the plan's subset (notebook 06)."""
     out = []
     for family, claims in summary["families"].items():
         words = {}
@@ -196,8 +209,9 @@ def answer_text(summary):
     lead = ("Interim reading (not the plan's verdict):" if summary["interim"]
             else "The plan's answer:")
     subset = [LABELS[m] for m in F.ALL_LAYER]
-    return (lead + "\n\n" + "\n".join(out) + f"\n\nThe claims on {' and '.join(subset)} "
-            "compare on the plan's 2,000 + 2,000-image subset; the others on the full test sets.")
+    return (lead + "\n\n" + "\n".join(out) + (
+        f"\n\nThe claims on {' and '.join(subset)} compare on the plan's 2,000 + 2,000-image "
+        "subset; the others on the full test sets." if subset_note else ""))
 
 
 def search_text():
@@ -219,6 +233,15 @@ def search_text():
         else:
             out.append(f"{LABELS[m]}'s choice is inside its grid")
     text = "; ".join(out) + "."
+    least = [f"{LABELS[m]} ({k} = {format(A.chosen(m)['config'][k], 'g')})" for m in done
+             for k, side in LEAST_UNCERTAIN.get(m, {}).items()
+             if A.chosen(m)["config"][k] == side(A.SEARCHES[m]["grid"][k])]
+    if least:
+        text += (" The Bayesian methods' edges point one way: " + " and ".join(least)
+                 + (" sit" if len(least) > 1 else " sits") + " at the grid's end of the least "
+                 "initial posterior uncertainty, so a wider grid could move "
+                 + ("them" if len(least) > 1 else "it") + " further toward a deterministic "
+                 "network.")
     if any(edges(m, A.chosen(m)) for m in done):
         text += (" The plan declared version 3 final for edges: an edge is reported beside "
                  "its row, not widened, so a method at an edge may do better with a wider "
@@ -243,6 +266,10 @@ def per_seed_rows(summary, metric, on="full"):
     return header, rows
 
 
+def _ordinal(n):
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
 def standing_text(summary):
     """Where BBB stands so far among the methods scored on the full test sets: the best mean
     test NLL and AUROC, and BBB's rank on each (means over each method's own seeds)."""
@@ -255,7 +282,8 @@ def standing_text(summary):
         order = sorted(means, key=means.get, reverse=better is max)
         best = order[0]
         out.append(f"{label}: best {LABELS[best]} ({means[best]:.4f}), BBB "
-                   f"{order.index('bbb') + 1} of {len(order)} ({means['bbb']:.4f})")
+                   f"{_ordinal(order.index('bbb') + 1)} of the {len(order)} methods scored on "
+                   f"the full sets ({means['bbb']:.4f})")
     n = {m: len(t["full"]["nll"]["seeds"]) for m, t in summary["table"].items() if "full" in t}
     lead = ("**Standing so far** (interim; means over each method's own seeds, "
             f"{min(n.values())}–{max(n.values())} per method; not a test): "
@@ -276,7 +304,8 @@ def hardware_text(recs=None, check_dir=None):
     for (m, s), r in sorted(recs.items(), key=lambda kv: (F._device(kv[1]) != "cpu", kv[0])):
         mach = r.get("machine", {})
         where = (f"{mach.get('gpu')} (torch {mach.get('torch')})" if F._device(r) != "cpu"
-                 else f"{mach.get('cpu')} ({mach.get('threads')} thread each)")
+                 else f"{mach.get('cpu')} ({mach.get('threads')} thread each, torch "
+                 f"{mach.get('torch')})")
         by.setdefault(where, {}).setdefault(m, []).append(s)
     parts = []
     for where, runs in by.items():
@@ -314,18 +343,25 @@ def hardware_text(recs=None, check_dir=None):
                  + f"largest differences: test error {diff['test_error'] * 100:.2g} pp, NLL "
                  f"{diff['nll']:.1g}, AUROC (entropy) {diff['auroc_entropy']:.1g}, AUROC (MI) "
                  f"{diff['auroc_mi']:.1g} (the MI draws its predictive samples from the "
-                 "device's own random stream).")
+                 "device's own random stream)")
+        codes = {(g["code"]["commit"] or "?")[:7] + (" with uncommitted changes"
+                                                     if g["code"]["dirty"] else "")
+                 for g, _ in pairs}
+        text += "; the check's records name code " + ", ".join(sorted(codes)) + "."
     return text
 
 
-def takeaway_text(summary):
-    """The first takeaway of notebook 06: version 3's answer in one bullet (interim until every
-    run exists), from the summary's verdicts."""
+V3_LEAD = "Version 3 (section 7: the same search for every method it trains"
+
+
+def takeaway_text(summary, lead=V3_LEAD):
+    """The first takeaway of notebook 06 (``lead``: of notebook 05): the plan's answer in one
+    bullet (interim until every run exists), from the summary's verdicts."""
+    name = lead.split(" (")[0]
     if summary is None:
-        return "- Version 3 (section 7) has no final run yet."
+        return f"- {name} has no final run yet."
     if summary["interim"]:
-        return ("- Version 3 (section 7) gives every method the same search and ten paired "
-                "seeds; its runs are not complete, so its words are interim (its standing is "
+        return (f"- {name}'s runs are not complete, so its words are interim (its standing is "
                 "rendered above).")
     out = []
     for family, claims in summary["families"].items():
@@ -340,6 +376,101 @@ def takeaway_text(summary):
                    + (f" ({', '.join(better)})" if better else "")
                    + f" and worse than {len(worse)}" + (f" ({', '.join(worse)})" if worse else "")
                    + ", the rest not resolved")
-    return (f"- Version 3 (section 7: the same search for every method, "
-            f"{len(summary['seeds'])} paired seeds, two-sided tests with Holm's correction): "
+    text = (f"- {lead}, {len(summary['seeds'])} paired seeds, two-sided tests with Holm's "
+            "correction): "
             + "; ".join(out) + ".")
+    # a win over a rival that scores worse than the network it wraps says little about BBB
+    sub = {m: t.get("subset", {}).get("nll", {}).get("mean") for m, t in summary["table"].items()}
+    worse = [m for m in F.LAPLACE if m in sub and sub.get("map") is not None
+             and sub[m] > sub["map"]]
+    map_claim = summary["families"].get("test NLL", {}).get("bbb < map on nll")
+    if worse and map_claim:
+        text += ("\n- The NLL wins over " + ", ".join(LABELS[m] for m in worse)
+                 + " are over fits whose NLL is higher than that of the MAP network they wrap "
+                 f"(on the subset: " + ", ".join(f"{sub[m]:.4f}" for m in worse)
+                 + f" against MAP's {sub['map']:.4f}); against MAP itself BBB's NLL is "
+                 + ("better" if map_claim["verdict"] == "holds" else "worse"
+                    if map_claim["verdict"] == "reversed" else map_claim["verdict"])
+                 + f" (Holm p {map_claim['p_holm']:.2g}). Section 7's prior-precision check "
+                 "shows how much of the last-layer row is its prior.")
+    return text
+
+
+def laplace_note(summary):
+    """A rendered sentence on the all-layer Laplace rows' calibration on the subset: their ECE and
+    NLL beside MAP's (under-confident when their ECE is the larger and they err as often)."""
+    t = summary["table"]
+    if any("subset" not in t.get(m, {}) for m in ("map", *F.ALL_LAYER)):
+        return ""
+    get = lambda m, k: t[m]["subset"][k]["mean"]  # noqa: E731
+    rows = ", ".join(f"{LABELS[m]} ECE {get(m, 'ece'):.3f}, NLL {get(m, 'nll'):.3f}, error "
+                     f"{100 * get(m, 'test_error'):.2f} %" for m in F.ALL_LAYER)
+    return ("**The all-layer fits err about as rarely as MAP but are far less confident than they "
+            f"should be**: on the subset {rows}, against MAP's ECE {get('map', 'ece'):.3f}, NLL "
+            f"{get('map', 'nll'):.3f}, error {100 * get('map', 'test_error'):.2f} %. Their NLL "
+            "claims below measure that under-confidence (the linearised predictive with the "
+            "marginal-likelihood prior), not a failure to classify.")
+
+
+def version1_text(summary):
+    """The takeaway on version 1 (sections 1-6), with what version 3 says on calibration."""
+    t = {m: x["full"]["ece"]["mean"] for m, x in summary["table"].items()
+         if "full" in x and "ece" in x["full"]}
+    order = sorted(t, key=t.get)
+    ll = "laplace_ll_kron"
+    return ("- Version 1 (sections 1–6) compared methods after unequal searches; it found BBB "
+            "as good as the ensemble at detecting Fashion-MNIST and last-layer Laplace and IVON "
+            "best calibrated. With equal searches (section 7) the lowest full-set ECE is "
+            + " and ".join(f"{LABELS[m]}'s ({t[m]:.4f})" for m in order[:2])
+            + (f", last-layer Laplace's ({t[ll]:.4f}) is the highest of {len(order)}"
+               if ll in t and order[-1] == ll else
+               f", last-layer Laplace's is {t[ll]:.4f}" if ll in t else "")
+            + f", IVON's {t['ivon']:.4f}" * ("ivon" in t)
+            + "; and the AUROC verdicts are those of section 7's table. Read section 7 where "
+            "the two differ.")
+
+
+def prior_check_rows(ps):
+    """(header, rows) of the last-layer Laplace prior-precision check: per setting its prior
+    precision (median over seeds), mean test NLL, ECE, AUROC, and the two claims' verdicts."""
+    from . import laplace_prior_check as P
+    header = ["prior precision set by", "prior precision (median over seeds)", "test NLL",
+              "ECE", "AUROC (entropy)", "BBB < it on NLL (Holm p)",
+              "it < BBB on AUROC (Holm p)"]
+    rows = []
+    for k in P.SETTINGS:
+        x = ps["settings"][k]
+        t = x["tests"]
+        cell = lambda c: (f"{t[c]['verdict']} ({t[c]['p_holm']:.2g})"  # noqa: E731
+                          if t[c].get("p_holm") is not None else t[c]["verdict"])
+        pp = sorted(x["prior_precision"])
+        rows.append([P.LABELS[k], f"{pp[len(pp) // 2]:.3g}" if pp else "—",
+                     f"{x['mean']['nll']:.4f}", f"{x['mean']['ece']:.4f}",
+                     f"{x['mean']['auroc_entropy']:.4f}", cell(P.CLAIMS[0]),
+                     cell(P.CLAIMS[1])])
+    return header, rows
+
+
+def prior_check_text(ps, summary):
+    """What the check says, from its summary: the NLL verdict under each setting and MAP's NLL."""
+    from . import laplace_prior_check as P
+    if not ps or not ps["seeds"]:
+        return "No record yet: run `python tools/laplace_prior_check.py run`."
+    nll_map = summary["table"]["map"]["full"]["nll"]["mean"]
+    words = {k: ps["settings"][k]["tests"][P.CLAIMS[0]]["verdict"] for k in P.SETTINGS}
+    same = ps.get("marglik_reproduces_plan")
+    text = (f"{len(ps['seeds'])} seeds{'' if ps['complete'] else ' (not all ten yet)'}. "
+            f"MAP's own test NLL is {nll_map:.4f}. \"BBB better than last-layer Laplace on NLL\" "
+            + "; ".join(f"under {P.LABELS[k]}: {w}" for k, w in words.items()) + ".")
+    if same is not None:
+        text += (f" The marginal-likelihood row reproduces the plan's records (largest "
+                 f"difference {same:.1g}).")
+    text += (" This check came after the plan's numbers: it qualifies the plan's verdict on "
+             "this row and replaces none (docs/choices.md).")
+    return text
+
+
+def load_prior_check():
+    from .utils import results_dir
+    path = results_dir() / A.NB / f"v{A.VERSION}" / "laplace_prior" / "summary.json"
+    return json.loads(path.read_text()) if path.exists() else None

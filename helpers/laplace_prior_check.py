@@ -1,0 +1,162 @@
+"""Notebook 06, after plan v3's numbers: how much the last-layer Laplace row owes to its prior
+precision. A disclosed sensitivity check (docs/choices.md), never one of the plan's verdicts.
+
+Plan v3 sets the prior precision of every Laplace fit by maximising the marginal likelihood
+(laplace-torch's default). Around MAP's network of each reported seed, the last-layer KFAC fit
+is scored again under two other settings the library documents or the network implies:
+
+- ``marglik``: the plan's (it reproduces the plan's record of the seed: checked);
+- ``gridsearch_val``: laplace-torch's ``optimize_prior_precision(method="gridsearch")`` on the
+  validation images (its default grid, 10^-4 .. 10^4, 100 values; validation NLL of the GLM
+  probit predictive);
+- ``map_weight_decay``: the precision MAP's own weight decay implies, N x weight_decay (the L2
+  term of the mean loss, scaled to the summed log-likelihood's N training images).
+
+The networks are MAP's final networks (read back from their checkpoints, never retrained); the
+scores are those of ``helpers.alternatives_final.score`` (full test and OOD sets). One record per
+seed under results/06_alternatives/v3/laplace_prior/; ``analysis`` tests, per setting, BBB
+against last-layer Laplace on test NLL and OOD AUROC (entropy) as plan v3 writes them
+(``helpers.stats.ordering_family``: two-sided paired t-tests, Holm over the family of one
+setting).
+"""
+import json
+import statistics
+import time
+
+import torch
+
+from . import alternatives as ALT
+from . import alternatives_final as F
+from . import alternatives_plan as A
+
+METHOD = "laplace_ll_kron"
+SETTINGS = ("marglik", "gridsearch_val", "map_weight_decay")
+LABELS = {"marglik": "marginal likelihood (the plan's)",
+          "gridsearch_val": "grid search on validation NLL",
+          "map_weight_decay": "N × MAP's weight decay"}
+CLAIMS = ("bbb < laplace_ll_kron on nll", "laplace_ll_kron < bbb on auroc_entropy")
+FOLDER = f"v{A.VERSION}/laplace_prior"
+
+
+def record_path(seed):
+    from .utils import results_dir
+    return results_dir() / A.NB / FOLDER / f"seed{int(seed)}.json"
+
+
+def _set_prior(la, value):
+    la.prior_precision = float(value)
+    return float(la.prior_precision.flatten()[0])
+
+
+def export_network(seed, data, chosen, folder):
+    """Write the weights of MAP's final network of ``seed`` (read back from its checkpoint) to
+    ``folder``/seed<s>.pt: a third of the checkpoint's size, for a machine that only scores."""
+    from .classification import checkpoint_path
+    cfg = F.final_config("map", chosen["map"], seed)
+    if not checkpoint_path(cfg, f"{A.NB}/{F.FOLDER}").exists():
+        raise FileNotFoundError(f"MAP's network of seed {seed} is not here: run "
+                                "`python tools/alternatives_search.py final` first")
+    base, _ = F._train("map", cfg, data)
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.save(base.state_dict(), folder / f"seed{int(seed)}.pt")
+    return F.fingerprint(base)
+
+
+def _network(seed, data, chosen, networks=None):
+    """MAP's final network of ``seed``: from ``networks``/seed<s>.pt (``export_network``) when
+    given, else read back from its training checkpoint; never trained here."""
+    from .classification import build_model, checkpoint_path
+    cfg = F.final_config("map", chosen["map"], seed)
+    if networks is not None:
+        model = build_model(cfg, data.x_train.shape[1]).to(data.x_train.device)
+        model.load_state_dict(torch.load(networks / f"seed{int(seed)}.pt",
+                                         map_location=data.x_train.device, weights_only=True))
+        return model.eval(), cfg
+    ck = checkpoint_path(cfg, f"{A.NB}/{F.FOLDER}")
+    if not ck.exists():
+        raise FileNotFoundError(f"MAP's network of seed {seed} ({ck}) is not here: run "
+                                "`python tools/alternatives_search.py final` first")
+    return F._train("map", cfg, data)[0], cfg
+
+
+def run_seed(seed, data, x_ood, chosen, progress_fn=print, networks=None):
+    """Fit last-layer Laplace around MAP's network of ``seed`` and score it under each of
+    ``SETTINGS``; write and return the record. The network must be the one the plan's record of
+    the seed names (its weights' fingerprint), wherever it is read from."""
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from .campaign import code_version
+    from .utils import atomic_write_bytes, machine_info
+    t0 = time.perf_counter()
+    base, cfg = _network(seed, data, chosen, networks)
+    plan_rec = json.loads(F.record_path(METHOD, seed).read_text())
+    if F.fingerprint(base) != plan_rec["map_network"]:
+        raise RuntimeError(f"seed {seed}: MAP's network differs from the one the plan's "
+                           f"{METHOD} record names")
+    la, fit_s = ALT.fit_laplace(base, data, METHOD)
+    idx_t = F.subset(len(data.y_test), A.LAPLACE["all_layer_subset"]["test"], "test")
+    idx_o = F.subset(len(x_ood), A.LAPLACE["all_layer_subset"]["ood"], "ood")
+    idx_t, idx_o = idx_t.to(data.x_test.device), idx_o.to(x_ood.device)
+    out = {}
+    n_train, wd = len(data.y_train), float(cfg.weight_decay)
+    for setting in SETTINGS:
+        s0 = time.perf_counter()
+        if setting == "gridsearch_val":
+            import warnings
+            val = DataLoader(TensorDataset(data.x_val, data.y_val), batch_size=1000)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                la.optimize_prior_precision(method="gridsearch", val_loader=val,
+                                            **ALT.LAPLACE_PREDICTIVE, progress_bar=False)
+        elif setting == "map_weight_decay":
+            _set_prior(la, n_train * wd)
+        progress_fn(f"seed {seed}: {setting}: prior precision "
+                    f"{float(la.prior_precision.flatten()[0]):.4g}")
+        scores = F.score(METHOD, la, data, x_ood, idx_t, idx_o)
+        out[setting] = {"prior_precision": float(la.prior_precision.flatten()[0]),
+                        "full": scores["full"], "subset": scores["subset"],
+                        "seconds": round(time.perf_counter() - s0, 1)}
+    same = {k: out["marglik"]["full"][k] - plan_rec["full"][k] for k in F.SCORES
+            if plan_rec["full"].get(k) is not None}
+    rec = {"seed": int(seed), "method": METHOD, "map_network": plan_rec["map_network"],
+           "n_train": n_train, "map_weight_decay": wd, "settings": out,
+           "marglik_minus_plan_record": same, "fit_s": fit_s,
+           "machine": machine_info(data.x_train.device), "code": code_version(),
+           "process_wall_s": round(time.perf_counter() - t0, 1)}
+    path = record_path(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, (json.dumps(rec, indent=1) + "\n").encode())
+    return rec
+
+
+def records():
+    from .utils import results_dir
+    return {r["seed"]: r for r in (json.loads(p.read_text()) for p in
+                                   sorted((results_dir() / A.NB / FOLDER).glob("seed*.json")))}
+
+
+def analysis(recs=None, bbb=None):
+    """Per setting: the last-layer Laplace row's per-seed scores and the two claims of plan v3 on
+    it (BBB against this row), tested on the seeds with a record; the marginal-likelihood
+    setting's largest difference from the plan's records (it should be ~0)."""
+    from . import stats
+    recs = records() if recs is None else recs
+    bbb = {s: r for (m, s), r in F.records().items() if m == "bbb"} if bbb is None else bbb
+    seeds = sorted(s for s in recs if s in bbb)
+    out = {"seeds": seeds, "settings": {}, "complete": seeds == list(A.REPORTED_SEEDS),
+           "marglik_reproduces_plan": max((abs(v) for r in recs.values()
+                                           for v in r["marglik_minus_plan_record"].values()),
+                                          default=None)}
+    for setting in SETTINGS:
+        per = {k: [recs[s]["settings"][setting]["full"][k] for s in seeds]
+               for k in ("nll", "auroc_entropy", "ece", "test_error")}
+        b = {k: [bbb[s]["full"][k] for s in seeds] for k in ("nll", "auroc_entropy")}
+        pairs = {CLAIMS[0]: (b["nll"], per["nll"]) if len(seeds) >= 2 else None,
+                 CLAIMS[1]: (per["auroc_entropy"], b["auroc_entropy"]) if len(seeds) >= 2
+                 else None}
+        out["settings"][setting] = {
+            "prior_precision": [recs[s]["settings"][setting]["prior_precision"] for s in seeds],
+            "per_seed": per,
+            "mean": {k: statistics.fmean(v) if v else None for k, v in per.items()},
+            "tests": stats.ordering_family(pairs)}
+    return out
