@@ -354,9 +354,10 @@ def hardware_text(recs=None, check_dir=None):
 V3_LEAD = "Version 3 (section 7: the same search for every method it trains"
 
 
-def takeaway_text(summary, lead=V3_LEAD):
+def takeaway_text(summary, lead=V3_LEAD, ps=None):
     """The first takeaway of notebook 06 (``lead``: of notebook 05): the plan's answer in one
-    bullet (interim until every run exists), from the summary's verdicts."""
+    bullet (interim until every run exists), from the summary's verdicts; with ``ps`` (section
+    7's prior-precision check) what the last-layer Laplace verdicts become under the other priors."""
     name = lead.split(" (")[0]
     if summary is None:
         return f"- {name} has no final run yet."
@@ -391,8 +392,19 @@ def takeaway_text(summary, lead=V3_LEAD):
                  + f" against MAP's {sub['map']:.4f}); against MAP itself BBB's NLL is "
                  + ("better" if map_claim["verdict"] == "holds" else "worse"
                     if map_claim["verdict"] == "reversed" else map_claim["verdict"])
-                 + f" (Holm p {map_claim['p_holm']:.2g}). Section 7's prior-precision check "
-                 "shows how much of the last-layer row is its prior.")
+                 + f" (Holm p {map_claim['p_holm']:.2g}).")
+    if ps:
+        from . import laplace_prior_check as P
+        other = [k for k in P.SETTINGS if k != "marglik"]
+        w = {k: {c: ps["settings"][k]["tests"][c]["verdict"] for c in P.CLAIMS}
+             for k in P.SETTINGS}
+        text += (" Section 7's prior-precision check sets last-layer Laplace's prior precision by "
+                 + " or by ".join(P.LABELS[k] for k in other) + " instead: BBB's NLL against it "
+                 "is "
+                 + "; ".join(f"{w[k][P.CLAIMS[0]]} ({P.LABELS[k]})" for k in other)
+                 + ", its AUROC against it " + "; ".join(
+                     f"{'better' if w[k][P.CLAIMS[1]] == 'holds' else w[k][P.CLAIMS[1]]} "
+                     f"({P.LABELS[k]})" for k in other) + ".")
     return text
 
 
@@ -458,13 +470,22 @@ def prior_check_text(ps, summary):
         return "No record yet: run `python tools/laplace_prior_check.py run`."
     nll_map = summary["table"]["map"]["full"]["nll"]["mean"]
     words = {k: ps["settings"][k]["tests"][P.CLAIMS[0]]["verdict"] for k in P.SETTINGS}
-    same = ps.get("marglik_reproduces_plan")
-    text = (f"{len(ps['seeds'])} seeds{'' if ps['complete'] else ' (not all ten yet)'}. "
-            f"MAP's own test NLL is {nll_map:.4f}. \"BBB better than last-layer Laplace on NLL\" "
-            + "; ".join(f"under {P.LABELS[k]}: {w}" for k, w in words.items()) + ".")
-    if same is not None:
+    same = ps.get("marglik_reproduces_plan") or {}
+    au = {k: ps["settings"][k]["tests"][P.CLAIMS[1]]["verdict"] for k in P.SETTINGS}
+    at_edge = sum(v >= 1e4 * (1 - 1e-6) for v in ps["settings"]["gridsearch_val"]["prior_precision"])
+    text = (f"{len(ps['seeds'])} seeds{'' if ps['complete'] else ' (not all ten yet)'}; MAP's "
+            f"own test NLL is {nll_map:.4f}. \"BBB better than last-layer Laplace on NLL\": "
+            + "; ".join(f"{w} under {P.LABELS[k]}" for k, w in words.items())
+            + ". \"BBB better on AUROC\": "
+            + "; ".join(f"{w} under {P.LABELS[k]}" for k, w in au.items()) + ".")
+    if at_edge:
+        text += (f" The grid search chose the largest value of the library's grid (10^4, an "
+                 f"edge) on {at_edge} of {len(ps['seeds'])} seeds: the validation NLL wants the "
+                 "fit as close to the MAP network as the grid allows.")
+    if same.get("nll") is not None:
         text += (f" The marginal-likelihood row reproduces the plan's records (largest "
-                 f"difference {same:.1g}).")
+                 f"difference: NLL {same['nll']:.1g}, AUROC (entropy) "
+                 f"{same.get('auroc_entropy', float('nan')):.1g}).")
     text += (" This check came after the plan's numbers: it qualifies the plan's verdict on "
              "this row and replaces none (docs/choices.md).")
     return text

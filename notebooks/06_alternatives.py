@@ -281,11 +281,11 @@ if v3 is not None:
     show_markdown(R.standing_text(v3));
 
 # %% [markdown]
-# ### 7.1 A check after the numbers: last-layer Laplace and its prior precision
+# ### A check after the numbers: last-layer Laplace and its prior precision
 #
 # The last-layer Laplace row has a higher NLL than the MAP network it wraps, and a referee
 # asked why. Its prior precision, chosen by the marginal likelihood as the plan says, may lie
-# far from the one MAP's own training implies ($N \times$ weight decay, with $N$ = 50,000
+# far from the one MAP's own training implies ($N \times$ weight decay, $N$ the number of
 # training images). The same fit, around the same MAP networks, is scored again under two
 # other settings: laplace-torch's grid search on the *validation* NLL (its documented
 # alternative; 100 values from $10^{-4}$ to $10^4$) and $N \times$ weight decay
@@ -314,7 +314,7 @@ else:
 
 # %%
 if v3 is not None:
-    show_markdown(R.takeaway_text(v3) + "\n" + R.version1_text(v3))
+    show_markdown(R.takeaway_text(v3, ps=ps) + "\n" + R.version1_text(v3))
 
 # %% [markdown]
 # - One architecture, one split, every setting chosen without the test sets: the differences are

@@ -300,15 +300,43 @@ def test_the_takeaway_and_the_hardware_line_are_read_from_the_records():
     fam = {"test NLL": {"bbb < map on nll": {"verdict": "holds"},
                         "bbb < ivon on nll": {"verdict": "reversed"},
                         "bbb < mc_dropout on nll": {"verdict": "not resolved at 10 seeds"}}}
-    done = R.takeaway_text({"interim": False, "seeds": list(range(10)), "families": fam})
+    done = R.takeaway_text({"interim": False, "seeds": list(range(10)), "families": fam,
+                            "table": {}})
     assert "better than 1 of 3 rivals (MAP)" in done and "worse than 1 (IVON)" in done
     assert "interim" in R.takeaway_text({"interim": True, "seeds": [0], "families": fam})
-    cpu = {"device": "cpu", "cpu": "AMD EPYC", "threads": 1}
+    cpu = {"device": "cpu", "cpu": "AMD EPYC", "threads": 1, "torch": "2.14"}
     gpu = {"device": "cuda:0", "gpu": "NVIDIA H200", "torch": "2.11"}
     recs = {("map", 0): {"machine": cpu, "map_network": "a"},
             ("laplace_kron", 0): {"machine": gpu, "map_network": "a"}}
     text = R.hardware_text(recs, check_dir=Path("/nonexistent"))
-    assert "1 on AMD EPYC (1 thread each) and 1 on NVIDIA H200" in text
+    assert "1 on AMD EPYC (1 thread each, torch 2.14) and 1 on NVIDIA H200" in text
     assert "equals MAP's" in text
     recs[("laplace_kron", 0)]["map_network"] = "b"
     assert "differs from MAP's" in R.hardware_text(recs, check_dir=Path("/nonexistent"))
+
+
+def test_the_prior_precision_check_pairs_bbb_with_each_setting_and_refuses_another_network(
+        tmp_path, monkeypatch):
+    from helpers import laplace_prior_check as P
+
+    def rec(seed, nll):
+        return {"seed": seed, "marglik_minus_plan_record": {"nll": 0.0},
+                "settings": {k: {"prior_precision": p, "full": {
+                    "nll": nll + d, "auroc_entropy": 0.9, "ece": 0.01, "test_error": 0.02}}
+                    for (k, p), d in zip(zip(P.SETTINGS, (5.0, 1e4, 50.0)), (0.02, 0.0, 0.0))}}
+    recs = {s: rec(s, 0.06 + 0.001 * s) for s in range(4)}
+    bbb = {s: {"full": {"nll": 0.065 + 0.0005 * (s % 2), "auroc_entropy": 0.92}} for s in range(4)}
+    out = P.analysis(recs, bbb)
+    assert out["seeds"] == [0, 1, 2, 3] and not out["complete"]
+    assert out["settings"]["marglik"]["tests"][P.CLAIMS[0]]["verdict"] == "holds"
+    assert out["settings"]["map_weight_decay"]["tests"][P.CLAIMS[0]]["verdict"] != "holds"
+    assert out["settings"]["gridsearch_val"]["prior_precision"] == [1e4] * 4
+    # a network whose weights are not the plan's is refused before any fit
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
+    net = build_model(RunConfig(method="sgd", H=4, epochs=1), 784)
+    monkeypatch.setattr(P, "_network", lambda *a, **k: (net, None))
+    path = F.record_path(P.METHOD, 0)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"map_network": "not-this-one"}))
+    with pytest.raises(RuntimeError, match="differs"):
+        P.run_seed(0, None, None, {}, progress_fn=lambda m: None)
