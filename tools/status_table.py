@@ -235,16 +235,28 @@ NAMES = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "ensemble", "ivon
          "laplace_kron": "KFAC Laplace"}
 
 
-def _plan_counts(summary):
-    """'NLL 3/2/2, AUROC 1/2/4': per family of a finished plan, how many of its claims say BBB
-    better / worse / not resolved (the verdict words of helpers.stats)."""
+LAPLACE_ALL = ("laplace_ll_kron", "laplace_diag", "laplace_kron")
+
+
+def _plan_words(summary, names):
+    """'BBB NLL: better than X, Y; worse than Z; AUROC: ... (Holm)': per family of a finished
+    plan, the rivals BBB is better and worse than (helpers.stats' verdicts; the rest not
+    resolved); the three Laplace fits, when all on one side, as one."""
     short = {"test NLL": "NLL", "OOD AUROC (entropy)": "AUROC", "test ECE": "ECE"}
     parts = []
     for family, claims in summary["families"].items():
-        v = [c["verdict"] for c in claims.values()]
-        parts.append(f"{short.get(family, family)} {v.count('holds')}/{v.count('reversed')}/"
-                     f"{len(v) - v.count('holds') - v.count('reversed')}")
-    return ", ".join(parts)
+        by = {"holds": [], "reversed": []}
+        for claim, c in claims.items():
+            lhs, rest = claim.split(" < ")
+            by.get(c["verdict"], []).append(rest.split(" on ")[0] if lhs == "bbb" else lhs)
+        words = []
+        for w, keys in (("better", by["holds"]), ("worse", by["reversed"])):
+            if set(LAPLACE_ALL) <= set(keys):
+                keys = [k for k in keys if k not in LAPLACE_ALL] + ["3 Laplace fits"]
+            if keys:
+                words.append(f"{w} than {', '.join(names.get(k, k) for k in keys)}")
+        parts.append(f"{short.get(family, family)}: " + ("; ".join(words) or "none resolved"))
+    return "BBB " + "; ".join(parts) + " (Holm)"
 
 
 def _best(summary, metric, better):
@@ -265,8 +277,8 @@ def _beyond_05():
         m, b = _best(v2, "auroc_entropy", max)
         return [label, "—", f"{a['mean']:.3f} ± {a['sd']:.3f} vs {NAMES[m]} {b['mean']:.3f} ± "
                 f"{b['sd']:.3f} ({len(a['seeds'])} seeds)",
-                f"BBB better/worse/unresolved: {_plan_counts(v2)} (Holm)",
-                "equal searches (v2)", "[05](notebooks/05_uncertainty.ipynb)"]
+                _plan_words(v2, NAMES), "equal searches, 60 epochs",
+                "[05](notebooks/05_uncertainty.ipynb)"]
     recs = {k: _load(f"05_uncertainty/{k}_mnist.json")
             for k in ("bbb", "mc_dropout", "ensemble", "deterministic")}
     if not all(recs.values()):
@@ -294,8 +306,8 @@ def _beyond_06():
         return ["Beyond: BBB vs 7 rivals: NLL; AUROC", "—",
                 f"BBB {nll['mean']:.4f}; {au['mean']:.3f}. Best: {NAMES[mn]} {bn['mean']:.4f}; "
                 f"{NAMES[ma]} {ba['mean']:.3f} ({n} seeds)",
-                f"BBB better/worse/unresolved: {_plan_counts(v3)} (Holm)",
-                "equal searches (v3)", "[06](notebooks/06_alternatives.ipynb)"]
+                _plan_words(v3, NAMES),
+                "equal searches, 60 epochs", "[06](notebooks/06_alternatives.ipynb)"]
     alt = _load("06_alternatives/summary.json")
     if not alt:
         return _pending("Beyond: BBB vs IVON, Laplace, ensembles", "—",
