@@ -131,13 +131,24 @@ def _claim_label(claim):
     return f"{LABELS[lhs]} < {LABELS[rhs]}", metric
 
 
+def _favours(claim, tt):
+    """Which side the mean paired difference of claim "a < b" favours: every claim is written so
+    that a negative difference favours BBB (the side on the left of an NLL or ECE claim, on the
+    right of an AUROC claim)."""
+    if not tt or tt["mean_diff"] == 0:
+        return "—"
+    lhs, rest = claim.split(" < ")
+    rival = rest.split(" on ")[0] if lhs == "bbb" else lhs
+    return "BBB" if tt["mean_diff"] < 0 else LABELS.get(rival, rival)
+
+
 def test_rows(summary):
     """Return (header, rows): every claim of the plan with its seeds, the paired mean difference
     and its 95 % interval, Holm's p, the sign test's p, the Monte-Carlo sd of the difference and
     the verdict word."""
     header = ["family", "claim", "scored on", "seeds", "mean difference (a − b)",
               "95% interval (unadjusted)", "sd over seeds", "MC sd (one evaluation)",
-              "p (Holm)", "sign test p (unadjusted)", "verdict"]
+              "the mean favours", "p (Holm)", "sign test p (unadjusted)", "verdict"]
     rows = []
     for family, claims in summary["families"].items():
         for claim, res in claims.items():
@@ -156,6 +167,7 @@ def test_rows(summary):
                 f"{tt['sd_diff']:.4f}" if tt and tt.get("sd_diff") is not None else "—",
                 f"{res['mc_sd_of_difference']:.4f}"
                 if res.get("mc_sd_of_difference") is not None else "—",
+                _favours(claim, tt),
                 f"{res['p_holm']:.3g}" if res.get("p_holm") is not None else "—",
                 f"{st['p']:.3g}" if st else "—",
                 res["verdict"] + (" (interim)" if summary["interim"] else "")])

@@ -253,13 +253,16 @@ if v3 is not None:
 # %% [markdown]
 # **The plan's claims.** "a < b" on NLL (lower is better) and "b < a" on AUROC (higher is
 # better) are both written so that *holds* means BBB is better and *reversed* means BBB is
-# worse; so in every row a **negative mean difference favours BBB**. How to read the columns:
+# worse; so in every row a **negative mean difference favours BBB** (the column *the mean
+# favours* says which side it favours). How to read the columns:
 #
 # - *95% interval (unadjusted)*: the t-interval of the mean paired difference, with (seeds − 1)
 #   degrees of freedom;
 # - *sd over seeds*: the spread of the paired difference from seed to seed; *MC sd (one
 #   evaluation)*: its spread from the predictive's own randomness alone, measured by scoring
-#   the same networks with three more sampling seeds (20 samples per prediction);
+#   the same networks with three more sampling seeds (20 samples per prediction; the Laplace
+#   rows' probit predictive draws nothing, but their AUROC (MI) draws 20 samples of the
+#   linearised predictive, whose noise is not measured: no claim uses it);
 # - *p (Holm)*: the paired t-test's p-value adjusted by Holm's method over the seven claims of
 #   its family (capped at 1); it alone decides the verdict (p < 0.05); the sign test's p is
 #   shown beside it and decides nothing.
