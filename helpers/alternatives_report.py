@@ -255,8 +255,8 @@ def search_text():
                  + ("them" if len(least) > 1 else "it") + " further toward a deterministic "
                  "network.")
     if any(edges(m, A.chosen(m)) for m in done):
-        text += (" The plan declared version 3 final for edges: an edge is reported beside "
-                 "its row, not widened, so a method at an edge may do better with a wider "
+        text += (" The grids were fixed in advance: a choice at an edge is reported beside its "
+                 "row, not searched again, so a method at an edge may do better with a wider "
                  "grid (an epoch edge: with longer training).")
     return text[0].upper() + text[1:]
 
@@ -420,6 +420,45 @@ def takeaway_text(summary, lead=V3_LEAD, ps=None):
     return text
 
 
+def answer_line(summary):
+    """The section's answer in a few sentences, from the plan's verdicts and the cost columns:
+    whom BBB loses to, whom it beats, what ten seeds do not separate, and its training time."""
+    if summary is None or summary["interim"]:
+        return ""
+    by = {"holds": {}, "reversed": {}}
+    unresolved = set()
+    for family, claims in summary["families"].items():
+        short = "NLL" if "NLL" in family else "AUROC"
+        for claim, res in claims.items():
+            lhs, rest = claim.split(" < ")
+            rival = rest.split(" on ")[0] if lhs == "bbb" else lhs
+            if res["verdict"] in by:
+                by[res["verdict"]].setdefault(short, []).append(LABELS[rival])
+            else:
+                unresolved.add(LABELS[rival])
+    sub = {m: t.get("subset", {}).get("nll", {}).get("mean") for m, t in summary["table"].items()}
+    worse_than_map = {LABELS[m] for m in F.LAPLACE if sub.get(m) and sub.get("map")
+                      and sub[m] > sub["map"]}
+    where = {"NLL": "test NLL", "AUROC": "OOD AUROC"}
+    lose = "; ".join(f"{', '.join(v)} on {where[k]}" for k, v in by["reversed"].items())
+    win = "; ".join(f"{where[k]} over {', '.join(v)}" + (
+        " (fits that score worse than MAP itself)"
+        if k == "NLL" and all(x in worse_than_map for x in v) else "")
+        for k, v in by["holds"].items())
+    resolved = {x for d in by.values() for v in d.values() for x in v}
+    ratio = summary.get("cost", {}).get("bbb", {}).get("train_ratio_to_map")
+    text = "**Answer (version 3).** " + (
+        f"BBB does not lead this comparison: it loses to {lose}. " if lose
+        else "BBB loses to no rival. ")
+    text += (f"Its resolved wins: {win}. " if win else "It has no resolved win. ")
+    rest = sorted(unresolved - resolved)
+    if rest:
+        text += f"Against {', '.join(rest)}, ten seeds do not separate it on either score. "
+    if ratio:
+        text += f"It trains {ratio:.1f}× as long as MAP (same seeds, one CPU thread)."
+    return text
+
+
 def laplace_note(summary):
     """A rendered sentence on the all-layer Laplace rows' calibration on the subset: their ECE and
     NLL beside MAP's (under-confident when their ECE is the larger and they err as often)."""
@@ -433,18 +472,58 @@ def laplace_note(summary):
             f"should be**: on the subset {rows}, against MAP's ECE {get('map', 'ece'):.3f}, NLL "
             f"{get('map', 'nll'):.3f}, error {100 * get('map', 'test_error'):.2f} %. Their NLL "
             "claims below measure that under-confidence (the linearised predictive with the "
-            "marginal-likelihood prior), not a failure to classify.")
+            "marginal-likelihood prior), not a failure to classify." + _best_auroc_note(summary))
+
+
+def _best_auroc_note(summary):
+    """Which row detects Fashion-MNIST best on the subset, with its prediction cost."""
+    t = summary["table"]
+    au = {m: x["subset"]["auroc_entropy"]["mean"] for m, x in t.items()
+          if "subset" in x and "auroc_entropy" in x["subset"]}
+    best = max(au, key=au.get)
+    if best not in F.ALL_LAYER:
+        return ""
+    cost = summary.get("cost", {})
+    pb, pr = (cost.get(m, {}).get("predict_s_10k") for m in ("bbb", best))
+    text = (f" Yet {LABELS[best]} has the highest AUROC on the subset ({au[best]:.3f}; BBB "
+            f"{au['bbb']:.3f})")
+    if pb and pr:
+        text += (f", at {pr:,.0f} s per 10,000 predictions on one CPU thread "
+                 f"({pr / pb:,.0f}× BBB's)")
+    return text + "."
+
+
+def load_v1():
+    """Version 1's summary (results/06_alternatives/summary.json), or None."""
+    from .utils import results_dir
+    path = results_dir() / A.NB / "summary.json"
+    return json.loads(path.read_text()) if path.exists() else None
 
 
 def version1_text(summary):
-    """The takeaway on version 1 (sections 1-6), with what version 3 says on calibration."""
+    """The takeaway on version 1 (sections 1-6), with what version 3 says on calibration and
+    the largest changes between them."""
+    ll = "laplace_ll_kron"
     t = {m: x["full"]["ece"]["mean"] for m, x in summary["table"].items()
          if "full" in x and "ece" in x["full"]}
     order = sorted(t, key=t.get)
-    ll = "laplace_ll_kron"
+    flips = []
+    v1 = load_v1()
+    if v1:
+        r1 = {x["method"]: x for x in v1["metrics"]["rows"]}
+        au3 = {m: x["full"]["auroc_entropy"]["mean"] for m, x in summary["table"].items()
+               if "full" in x}
+        if "mc_dropout" in r1 and "mc_dropout" in au3:
+            flips.append(f"MC dropout's AUROC went from "
+                         f"{r1['mc_dropout']['auroc_entropy']['mean']:.3f} (version 1, its rate "
+                         f"taken from notebook 05) to {au3['mc_dropout']:.3f} (its own search)")
+        if ll in r1 and ll in t:
+            flips.append(f"last-layer Laplace's ECE from {r1[ll]['ece']['mean']:.4f} to "
+                         f"{t[ll]:.4f} (around MAP networks of another search)")
     return ("- Version 1 (sections 1–6) compared methods after unequal searches; it found BBB "
-            "as good as the ensemble at detecting Fashion-MNIST and last-layer Laplace and IVON "
-            "best calibrated. With equal searches (section 7) the lowest full-set ECE is "
+            "as good as the ensemble at OOD detection, and IVON and last-layer Laplace best "
+            "calibrated." + (" " + "; ".join(flips) + "." if flips else "")
+            + " With equal searches (section 7) the lowest full-set ECE is "
             + " and ".join(f"{LABELS[m]}'s ({t[m]:.4f})" for m in order[:2])
             + (f", last-layer Laplace's ({t[ll]:.4f}) is the highest of {len(order)}"
                if ll in t and order[-1] == ll else
@@ -485,8 +564,19 @@ def prior_check_text(ps, summary):
     same = ps.get("marglik_reproduces_plan") or {}
     au = {k: ps["settings"][k]["tests"][P.CLAIMS[1]]["verdict"] for k in P.SETTINGS}
     at_edge = sum(v >= 1e4 * (1 - 1e-6) for v in ps["settings"]["gridsearch_val"]["prior_precision"])
-    text = (f"{len(ps['seeds'])} seeds{'' if ps['complete'] else ' (not all ten yet)'}; MAP's "
-            f"own test NLL is {nll_map:.4f}. \"BBB better than last-layer Laplace on NLL\": "
+    st = ps["settings"]
+    others = P.SETTINGS[1:]
+    text = ("**One setting moves both verdicts.** With the marginal likelihood (precision "
+            f"{_median(st['marglik']['prior_precision']):.3g}) last-layer Laplace's NLL is "
+            f"{st['marglik']['mean']['nll']:.4f} against MAP's {nll_map:.4f}; with the other "
+            "settings (precision "
+            + ", ".join(f"{_median(st[k]['prior_precision']):.3g}" for k in others)
+            + ") it falls back to MAP's ("
+            + ", ".join(f"{st[k]['mean']['nll']:.4f}" for k in others) + "). "
+            f"{len(ps['seeds'])} seeds{'' if ps['complete'] else ' (not all ten yet)'}; Holm "
+            "here adjusts over each setting's two claims (not the plan's seven), so its "
+            "p-values are smaller than the plan table's. "
+            "\"BBB better than last-layer Laplace on NLL\": "
             + "; ".join(f"{w} under {P.LABELS[k]}" for k, w in words.items())
             + ". \"BBB better on AUROC\": "
             + "; ".join(f"{w} under {P.LABELS[k]}" for k, w in au.items()) + ".")
@@ -501,6 +591,11 @@ def prior_check_text(ps, summary):
     text += (" This check came after the plan's numbers: it qualifies the plan's verdict on "
              "this row and replaces none (docs/choices.md).")
     return text
+
+
+def _median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if v else float("nan")
 
 
 def load_prior_check():

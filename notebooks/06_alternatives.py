@@ -197,17 +197,19 @@ if summary:
 # %% [markdown]
 # ## 7. Version 3: the same search for every method it trains, ten paired seeds
 #
-# **Method.** Each of MAP, MC dropout, BBB and IVON searches a 4 × 4 grid (its learning rate
-# over a factor of 30 or more and its own regulariser), 60 epochs per trial on seed number 100, and keeps
-# the setting and epoch $e$ (a multiple of 5) with the lowest validation NLL averaged over
-# epochs $e-4..e$. The
+# **Method.** Each of MAP, MC dropout, BBB and IVON searches a 4 × 4 grid: its learning rate
+# over a factor of 30 or more, and one setting of its own (MAP's weight decay, the dropout
+# rate, BBB's initial $\rho$ and IVON's initial Hessian, which set how wide the posterior
+# starts). Each trial trains 60 epochs on seed number 100; the search keeps the setting and
+# epoch $e$ (a multiple of 5) with the lowest validation NLL averaged over epochs $e-4..e$. The
 # ensemble and the three Laplace fits reuse MAP's choice (no search of their own; the Laplace
 # prior precision is set by the marginal likelihood: one scalar for the last layer, one per
 # layer for the all-layer fits). Each method then trains on seeds
 # 0–9 (on one seed every method sees the same data order) and is
-# scored once on the test sets. Claims are two-sided paired t-tests over the seeds, Holm within
-# each family, with the exact sign test and the Monte-Carlo sd of each difference beside them
-# (`helpers.alternatives_final`, `helpers.stats`). Calibration is tested through the NLL, a
+# scored once on the test sets. Each claim compares BBB with one rival, seed by seed, with a
+# two-sided paired t-test; the p-values are corrected for the seven rivals (Holm); a sign test
+# and the sampling noise are shown beside them as checks (`helpers.alternatives_final`,
+# `helpers.stats`). Calibration is tested through the NLL, a
 # proper scoring rule; the ECE is shown, not tested here (notebook 05 tests an ECE family), and
 # version 3 has no rotation experiment.
 #
@@ -217,8 +219,10 @@ if summary:
 
 # %% [markdown]
 # In the table below a trial is *eligible* when it ran all 60 epochs without an error or a NaN
-# (only those can be chosen), and a choice *at a grid edge* is the smallest or largest value
-# searched (for epochs: the 60-epoch maximum).
+# (only those can be chosen; "16/16 (16)" reads trials run / planned (eligible)), a choice *at
+# a grid edge* is the smallest or largest value searched (for epochs: the 60-epoch maximum),
+# and the process hours are the CPU time of all trials (one thread each, two at a time on a
+# 2-core machine).
 
 # %%
 H.show_table(*R.search_rows());
@@ -237,32 +241,39 @@ if v3 is None:
 else:
     show_markdown(R.status_text(v3))
     H.show_table(*R.table_rows(v3, on="full"))
+    show_markdown(R.answer_line(v3))
 
 # %% [markdown]
-# The two all-layer Laplace fits are scored on the plan's random subset (2,000 MNIST and 2,000
-# Fashion-MNIST test images, the same for every seed; their predictive is too slow on a CPU for
-# all 20,000), and so is every other method, for the claims about them. The subset is one fixed
-# draw: the intervals of these claims leave out the sampling uncertainty of the test images.
+# Cost columns: training minutes on one CPU thread (MAP's network included for the ensemble and
+# Laplace rows); the ratio compares each run with MAP's run of the same seed (CPU runs only);
+# prediction is seconds for 10,000 images. They describe, they are not tested.
+
+# %% [markdown]
+# Claims against the two all-layer Laplace fits score every method on the same fixed random
+# subset (2,000 MNIST + 2,000 Fashion-MNIST test images; their predictive is too slow on a CPU
+# for all 20,000). The subset is one draw: these claims' intervals leave out the sampling
+# uncertainty of the test images. On 2,000 images the binned ECE comes out larger for every
+# method: compare ECEs only within one table.
 
 # %%
 if v3 is not None:
-    H.show_table(*R.table_rows(v3, on="subset"))
+    H.show_table(*R.table_rows(v3, on="subset", cost=False))
     show_markdown(R.laplace_note(v3))
     show_markdown(R.hardware_text())
 
 # %% [markdown]
-# **The plan's claims.** "a < b" on NLL (lower is better) and "b < a" on AUROC (higher is
-# better) are both written so that *holds* means BBB is better and *reversed* means BBB is
-# worse; so in every row a **negative mean difference favours BBB** (the column *the mean
-# favours* says which side it favours). How to read the columns:
+# **The plan's claims.** Every claim reads "BBB is better than X": *holds* means BBB is better,
+# *reversed* BBB is worse, *not resolved* that ten seeds cannot tell. The difference is signed
+# so that a **negative mean difference favours BBB** (the column *the mean favours* names the
+# side). How to read the columns:
 #
 # - *95% interval (unadjusted)*: the t-interval of the mean paired difference, with (seeds − 1)
 #   degrees of freedom;
 # - *sd over seeds*: the spread of the paired difference from seed to seed; *MC sd (one
-#   evaluation)*: its spread from the predictive's own randomness alone, measured by scoring
-#   the same networks with three more sampling seeds (20 samples per prediction; the Laplace
-#   rows' probit predictive draws nothing, but their AUROC (MI) draws 20 samples of the
-#   linearised predictive, whose noise is not measured: no claim uses it);
+#   evaluation)*: how much the difference moves when only the prediction's sampling is redone
+#   (three more sampling seeds, 20 samples each). Laplace's probit predictive draws nothing, so
+#   in its rows this noise is BBB's alone (its AUROC (MI), which no claim uses, does draw 20
+#   samples; their noise is not measured);
 # - *p (Holm)*: the paired t-test's p-value adjusted by Holm's method over the seven claims of
 #   its family (capped at 1); it alone decides the verdict (p < 0.05); the sign test's p is
 #   shown beside it and decides nothing.
@@ -317,7 +328,8 @@ else:
 
 # %%
 if v3 is not None:
-    show_markdown(R.takeaway_text(v3, ps=ps) + "\n" + R.version1_text(v3))
+    show_markdown(R.answer_line(v3) + "\n\n" + R.takeaway_text(v3, ps=ps) + "\n"
+                  + R.version1_text(v3))
 
 # %% [markdown]
 # - One architecture, one split, every setting chosen without the test sets: the differences are

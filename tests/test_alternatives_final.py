@@ -340,3 +340,20 @@ def test_the_prior_precision_check_pairs_bbb_with_each_setting_and_refuses_anoth
     path.write_text(json.dumps({"map_network": "not-this-one"}))
     with pytest.raises(RuntimeError, match="differs"):
         P.run_seed(0, None, None, {}, progress_fn=lambda m: None)
+
+
+def test_the_answer_line_names_losses_wins_and_the_unresolved():
+    fams = {"test NLL": {"bbb < map on nll": {"verdict": "not resolved at 10 seeds"},
+                         "bbb < mc_dropout on nll": {"verdict": "reversed"},
+                         "bbb < laplace_ll_kron on nll": {"verdict": "holds"}},
+            "OOD AUROC (entropy)": {"map < bbb on auroc_entropy": {"verdict": "holds"},
+                                    "ivon < bbb on auroc_entropy": {
+                                        "verdict": "not resolved at 10 seeds"}}}
+    table = {"map": {"subset": {"nll": {"mean": 0.05}}},
+             "laplace_ll_kron": {"subset": {"nll": {"mean": 0.07}}}}
+    text = R.answer_line({"interim": False, "families": fams, "table": table,
+                          "cost": {"bbb": {"train_ratio_to_map": 2.0}}})
+    assert "loses to MC dropout on test NLL" in text
+    assert "test NLL over Laplace (last layer) (fits that score worse than MAP itself)" in text
+    assert "OOD AUROC over MAP" in text and "Against IVON," in text and "2.0×" in text
+    assert R.answer_line({"interim": True}) == ""
