@@ -405,22 +405,9 @@ def _device(rec):
     return str(rec.get("machine", {}).get("device", "cpu")).split(":")[0]
 
 
-def analysis(recs=None, plan=None):
-    """Return the plan's claims (read from the committed plan file) tested on the records: per
-    family {claim: result}, paired over the seeds both sides have (the claims on an all-layer
-    Laplace row compare on the subset), each with the Monte-Carlo sd of its paired difference;
-    per method and metric the per-seed values; ``cost``: per method the mean training seconds
-    (MAP's network included for the ensemble and Laplace; one thread, two runs per 2-core
-    machine: descriptive, not tested) and prediction seconds for 10,000 images, over the runs
-    made on a CPU (those on a GPU named under ``other_devices``); and
-    ``status``. ``interim`` is True until every
-    (method, seed) has a record and ``status`` finds no problem: verdicts from an interim
-    analysis are not the plan's."""
+def _families(recs, plan):
+    """The plan's claims tested on ``recs``: per family {claim: result} (helpers.stats)."""
     from . import stats
-    from .utils import PROJECT_ROOT
-    recs = records() if recs is None else recs
-    plan = json.loads((PROJECT_ROOT / A.PLAN).read_text()) if plan is None else plan
-    alpha = plan["tests"]["alpha"]
     families = {}
     for family, claims in plan["tests"]["families"].items():
         pairs, mc = {}, {}
@@ -435,8 +422,57 @@ def analysis(recs=None, plan=None):
                 else None
             mc[claim] = {"on": on, "seeds": seeds,
                          "mc_sd_of_difference": mc_noise(recs, lhs, rhs, metric, on, seeds)}
-        res = stats.ordering_family(pairs, alpha=alpha)
+        res = stats.ordering_family(pairs, alpha=plan["tests"]["alpha"])
         families[family] = {k: {**v, **mc[k]} for k, v in res.items()}
+    return families
+
+
+def repeat_records(recs, r):
+    """``recs`` as if every sampling method had been scored with its r-th extra predictive seed
+    (``mc_repeats``; the methods that draw nothing unchanged)."""
+    out = {}
+    for k, rec in recs.items():
+        reps = rec.get("mc_repeats")
+        if reps and len(reps.get("full") or []) > r:
+            rec = {**rec, "full": reps["full"][r], "subset": reps["subset"][r],
+                   "mc_repeats": None}
+        out[k] = rec
+    return out
+
+
+def mc_robustness(recs, families_fn, repeats=None):
+    """Per family and claim, the verdict and Holm p under each extra predictive seed: the
+    claims retested with every sampling method scored with its r-th repeat (a check that no
+    verdict rests on one draw of the predictive's samples)."""
+    n = repeats if repeats is not None else min(
+        (len((r.get("mc_repeats") or {}).get("full") or []) for r in recs.values()
+         if r.get("mc_repeats")), default=0)
+    out = {}
+    for r in range(n):
+        for family, claims in families_fn(repeat_records(recs, r)).items():
+            for claim, res in claims.items():
+                e = out.setdefault(family, {}).setdefault(claim, {"verdicts": [], "p_holm": []})
+                e["verdicts"].append(res["verdict"])
+                e["p_holm"].append(res["p_holm"])
+    return out
+
+
+def analysis(recs=None, plan=None):
+    """Return the plan's claims (read from the committed plan file) tested on the records: per
+    family {claim: result}, paired over the seeds both sides have (the claims on an all-layer
+    Laplace row compare on the subset), each with the Monte-Carlo sd of its paired difference;
+    per method and metric the per-seed values; ``cost``: per method the mean training seconds
+    (MAP's network included for the ensemble and Laplace; one thread, two runs per 2-core
+    machine: descriptive, not tested) and prediction seconds for 10,000 images, over the runs
+    made on a CPU (those on a GPU named under ``other_devices``); and
+    ``status``. ``interim`` is True until every
+    (method, seed) has a record and ``status`` finds no problem: verdicts from an interim
+    analysis are not the plan's."""
+    from .utils import PROJECT_ROOT
+    recs = records() if recs is None else recs
+    plan = json.loads((PROJECT_ROOT / A.PLAN).read_text()) if plan is None else plan
+    alpha = plan["tests"]["alpha"]
+    families = _families(recs, plan)
     table = {}
     for method in METHODS:
         for on in ("full", "subset"):
@@ -474,6 +510,7 @@ def analysis(recs=None, plan=None):
                 k: sorted(v) for k, v in other.items()}
     st = status(recs)
     return {"plan": str(A.PLAN), "alpha": alpha, "cost": cost,
+            "mc_robustness": mc_robustness(recs, lambda rr: _families(rr, plan)),
             "interim": not st["complete"] or bool(st["problems"]),
             "families": families, "table": table, "status": st,
             "seeds": sorted({s for (_, s) in recs}), "n_records": len(recs)}

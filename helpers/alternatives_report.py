@@ -533,6 +533,36 @@ def version1_text(summary):
             "the two differ.")
 
 
+def robustness_text(summary):
+    """Whether any verdict rests on one draw of the predictive's samples: the claims retested
+    with every sampling method scored with each extra predictive seed (``mc_robustness``)."""
+    rob = summary.get("mc_robustness") or {}
+    if not rob:
+        return ""
+    n = len(next(iter(next(iter(rob.values())).values()))["verdicts"])
+    changed, close = [], []
+    total = 0
+    for family, claims in rob.items():
+        for claim, e in claims.items():
+            total += 1
+            main = summary["families"][family][claim]
+            label = " < ".join(_claim_label(claim)[0].split(" < "))
+            if any(v != main["verdict"] for v in e["verdicts"]):
+                changed.append(f"{label} ({family}): {main['verdict']} → "
+                               + ", ".join(e["verdicts"]))
+            elif main.get("p_holm") is not None and 0.01 <= main["p_holm"] < 0.1:
+                close.append(f"{label} ({family}): Holm p {main['p_holm']:.3f}, "
+                             f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f} under the repeats")
+    text = (f"**Does a verdict rest on one draw of the samples?** Scored again with each of the "
+            f"{n} extra predictive seeds of the Monte-Carlo check, "
+            + (f"{total - len(changed)} of {total} verdicts stay the same under all {n}"
+               if changed else f"every one of the {total} verdicts stays the same"))
+    text += (": changed: " + "; ".join(changed) + "." if changed else ".")
+    if close:
+        text += " Near the threshold: " + "; ".join(close) + "."
+    return text
+
+
 def prior_check_rows(ps):
     """(header, rows) of the last-layer Laplace prior-precision check: per setting its prior
     precision (median over seeds), mean test NLL, ECE, AUROC, and the two claims' verdicts."""

@@ -139,8 +139,12 @@ def summary(recs=None, v3=None):
     from . import alternatives_final as F
     recs = F.records() if recs is None else recs
     v3 = F.analysis(recs) if v3 is None else v3
+    from .utils import PROJECT_ROOT
+    plan3 = json.loads((PROJECT_ROOT / A.PLAN).read_text())
+    robust = F.mc_robustness(recs, lambda rr: analysis(
+        rr, {"families": F._families(rr, plan3)}))
     return {"plan": str(PLAN), "alpha": ALPHA, "interim": v3["interim"],
-            "families": analysis(recs, v3), "rows": list(ROWS),
+            "families": analysis(recs, v3), "mc_robustness": robust, "rows": list(ROWS),
             "table": {m: v3["table"][m] for m in ROWS if m in v3["table"]},
             "status": v3["status"], "seeds": v3["seeds"],
             "n_records": sum(1 for (m, _) in recs if m in ROWS)}

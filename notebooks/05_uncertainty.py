@@ -152,6 +152,7 @@ else:
     H.show_table(*R.table_rows(v2, on="full", methods=O.ROWS, cost=False))
     H.show_table(*R.test_rows(v2))
     show_markdown(R.answer_text(v2, subset_note=False))
+    show_markdown(R.robustness_text(v2))
 
 # %% [markdown]
 # ## 4. Entropy in and out of distribution

@@ -281,7 +281,8 @@ if v3 is not None:
 # %%
 if v3 is not None:
     H.show_table(*R.test_rows(v3))
-    show_markdown(R.answer_text(v3));
+    show_markdown(R.answer_text(v3))
+    show_markdown(R.robustness_text(v3));
 
 # %% [markdown]
 # Seed by seed, the test NLL and the AUROC on the full sets (each claim pairs these values; the

@@ -357,3 +357,21 @@ def test_the_answer_line_names_losses_wins_and_the_unresolved():
     assert "test NLL over Laplace (last layer) (fits that score worse than MAP itself)" in text
     assert "OOD AUROC over MAP" in text and "Against IVON," in text and "2.0×" in text
     assert R.answer_line({"interim": True}) == ""
+
+
+def test_each_verdict_is_retested_under_every_extra_predictive_seed():
+    def rec(v, reps):
+        return {"full": {"nll": v}, "subset": {"nll": v},
+                "mc_repeats": {"full": [{"nll": x} for x in reps],
+                               "subset": [{"nll": x} for x in reps]} if reps else None}
+    recs = {("bbb", 0): rec(1.0, [1.1, 2.0]), ("map", 0): rec(5.0, None)}
+    seen = []
+    out = F.mc_robustness(recs, lambda rr: seen.append(rr[("bbb", 0)]["full"]["nll"]) or {
+        "f": {"c": {"verdict": "holds" if rr[("bbb", 0)]["full"]["nll"] < 1.5 else "reversed",
+                    "p_holm": 0.01}}})
+    assert seen == [1.1, 2.0]  # the sampling method takes each repeat; MAP stays as scored
+    assert out["f"]["c"]["verdicts"] == ["holds", "reversed"]
+    summary = {"families": {"f": {"bbb < map on nll": {"verdict": "holds", "p_holm": 0.01}}},
+               "mc_robustness": {"f": {"bbb < map on nll": out["f"]["c"]}}}
+    text = R.robustness_text(summary)
+    assert "1 of 2" not in text and "0 of 1 verdicts" in text and "holds → holds, reversed" in text
