@@ -375,3 +375,15 @@ def test_each_verdict_is_retested_under_every_extra_predictive_seed():
                "mc_robustness": {"f": {"bbb < map on nll": out["f"]["c"]}}}
     text = R.robustness_text(summary)
     assert "1 of 2" not in text and "0 of 1 verdicts" in text and "holds → holds, reversed" in text
+
+
+def test_the_grid_search_scores_every_prior_precision_afresh():
+    """laplace-torch 0.3's default running NLL is never reset between grid values; the check
+    hands over a plain function, whose value at one point ignores the points before it."""
+    from helpers import laplace_prior_check as P
+    curve = []
+    y = torch.tensor([0, 1])
+    bad = P._nll(torch.tensor([[0.5, 0.5], [0.5, 0.5]]), y, curve)
+    good = P._nll(torch.tensor([[0.99, 0.01], [0.01, 0.99]]), y, curve)
+    assert curve == [pytest.approx(float(bad)), pytest.approx(float(good))]
+    assert float(good) == pytest.approx(-torch.log(torch.tensor(0.99)).item())
