@@ -337,7 +337,8 @@ if v3 is not None:
 #   measured with the seed spread beside them.
 # - All-layer Laplace needs its linearised predictive, not weight sampling (version 1's failed
 #   rows). Even with it, the all-layer fits here are far less confident than they should be
-#   (section 7's subset table): a Laplace row is only as good as its prior precision.
+#   (section 7's subset table); for the last-layer fit, section 7's last table shows how much
+#   of its row is the prior precision.
 #
 # ## Exercises
 #

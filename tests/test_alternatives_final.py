@@ -321,13 +321,29 @@ def test_the_prior_precision_check_pairs_bbb_with_each_setting_and_refuses_anoth
 
     def rec(seed, nll):
         return {"seed": seed, "marglik_minus_plan_record": {"nll": 0.0},
-                "settings": {k: {"prior_precision": p, "full": {
-                    "nll": nll + d, "auroc_entropy": 0.9, "ece": 0.01, "test_error": 0.02}}
+                "settings": {k: {"prior_precision": p, **{part: {
+                    "nll": nll + d, "auroc_entropy": 0.9, "ece": 0.01, "test_error": 0.02}
+                    for part in ("full", "subset")}}
                     for (k, p), d in zip(zip(P.SETTINGS, (5.0, 1e4, 50.0)), (0.02, 0.0, 0.0))}}
     recs = {s: rec(s, 0.06 + 0.001 * s) for s in range(4)}
-    bbb = {s: {"full": {"nll": 0.065 + 0.0005 * (s % 2), "auroc_entropy": 0.92}} for s in range(4)}
-    out = P.analysis(recs, bbb)
+
+    def scores(nll, au):
+        return {"nll": nll, "auroc_entropy": au}
+    plan_recs = {}
+    for s in range(4):
+        b = scores(0.065 + 0.0005 * (s % 2), 0.92)
+        plan_recs[("bbb", s)] = {"full": b, "subset": b, "mc_repeats": None}
+        m = scores(0.07, 0.88 + 0.001 * s)
+        plan_recs[("map", s)] = {"full": m, "subset": m, "mc_repeats": None}
+        plan_recs[(P.METHOD, s)] = {"full": m, "subset": m, "mc_repeats": None}
+    plan = {"tests": {"alpha": 0.05, "families": {
+        "test NLL": ["bbb < laplace_ll_kron on nll", "bbb < map on nll"],
+        "OOD AUROC (entropy)": ["laplace_ll_kron < bbb on auroc_entropy"]}}}
+    out = P.analysis(recs, plan_recs, plan)
     assert out["seeds"] == [0, 1, 2, 3] and not out["complete"]
+    # tested in the plan's family: Holm over both NLL claims, not over the check's two
+    assert out["settings"]["marglik"]["tests"][P.CLAIMS[0]]["family_size"] == 2
+    assert out["settings"]["marglik"]["tests"][P.CLAIMS[1]]["family_size"] == 1
     assert out["settings"]["marglik"]["tests"][P.CLAIMS[0]]["verdict"] == "holds"
     assert out["settings"]["map_weight_decay"]["tests"][P.CLAIMS[0]]["verdict"] != "holds"
     assert out["settings"]["gridsearch_val"]["prior_precision"] == [1e4] * 4
