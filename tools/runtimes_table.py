@@ -7,6 +7,7 @@ Times, all recorded by committed code: `make notebooks` from results/runtimes.js
 tools/run_notebooks.py), every training step from the wall times its own results files hold.
 """
 import argparse
+import re
 import json
 import sys
 from pathlib import Path
@@ -168,9 +169,12 @@ def paper_protocol_rows():
         done = [(w, h) for r in summ["rows"] if r["H"] == H
                 for w, h in zip(r["train_wall_s"], r.get("hardware") or [None] * len(r["runs"]))]
         n_all = len(plan["settings"]["seeds"][str(H)]) * 4
-        machines = sorted({h for _, h in done if h})
+        # a run resumed on another machine lists its segments ("GPU; CPU from epoch N"): the
+        # machines, each once
+        machines = sorted({re.sub(r" from epoch \d+$", "", part) for _, h in done if h
+                           for part in h.split("; ")})
         so_far = (f"; {len(done)} of {n_all} done: {duration(sum(w for w, _ in done))} "
-                  f"({', '.join(machines)})" if done else f"; 0 of {n_all} done")
+                  f"({'; '.join(machines)})" if done else f"; 0 of {n_all} done")
         rows.append((f"paper's protocol, 2×{H} (01; not summed)",
                      f"{duration(est * 3600)} planned ({cpu}, 1 thread/run){so_far}",
                      f"`make table1 PROTOCOL=paper{'' if H == 400 else f' WIDTH={H}'} JOBS=2`"))
