@@ -5,6 +5,7 @@ Reads what ``helpers.alternatives_plan`` (the search records) and ``helpers.alte
 on. Every number shown comes from those files.
 """
 import json
+import statistics
 
 from . import alternatives_final as F
 from . import alternatives_plan as A
@@ -131,14 +132,26 @@ def _claim_label(claim):
     return f"{LABELS[lhs]} < {LABELS[rhs]}", metric
 
 
+def _rival(claim):
+    """The method a claim "a < b on metric" compares BBB with."""
+    lhs, rest = claim.split(" < ")
+    return rest.split(" on ")[0] if lhs == "bbb" else lhs
+
+
+def _worse_than_map(summary):
+    """(Laplace rows whose mean subset NLL is above MAP's, {method: that NLL})."""
+    sub = {m: t.get("subset", {}).get("nll", {}).get("mean") for m, t in summary["table"].items()}
+    return [m for m in F.LAPLACE if sub.get(m) is not None and sub.get("map") is not None
+            and sub[m] > sub["map"]], sub
+
+
 def _favours(claim, tt):
     """Which side the mean paired difference of claim "a < b" favours: every claim is written so
     that a negative difference favours BBB (the side on the left of an NLL or ECE claim, on the
     right of an AUROC claim)."""
     if not tt or tt["mean_diff"] == 0:
         return "—"
-    lhs, rest = claim.split(" < ")
-    rival = rest.split(" on ")[0] if lhs == "bbb" else lhs
+    rival = _rival(claim)
     return "BBB" if tt["mean_diff"] < 0 else LABELS.get(rival, rival)
 
 
@@ -210,10 +223,7 @@ def answer_text(summary, subset_note=True):
     for family, claims in summary["families"].items():
         words = {}
         for claim, res in claims.items():
-            label, _ = _claim_label(claim)
-            other = label.split(" < ")[1] if label.startswith(LABELS["bbb"]) else \
-                label.split(" < ")[0]
-            words.setdefault(res["verdict"], []).append(other)
+            words.setdefault(res["verdict"], []).append(LABELS[_rival(claim)])
         say = {"holds": "BBB better", "reversed": "BBB worse"}
         parts = [f"{say.get(v, v)} than {', '.join(names)}" if v in say else
                  f"{v} against {', '.join(names)}" for v, names in sorted(words.items())]
@@ -380,10 +390,8 @@ def takeaway_text(summary, lead=V3_LEAD, ps=None):
     for family, claims in summary["families"].items():
         better, worse = [], []
         for claim, res in claims.items():
-            label, _ = _claim_label(claim)
-            other = label.split(" < ")[1] if label.startswith(LABELS["bbb"]) else \
-                label.split(" < ")[0]
-            {"holds": better, "reversed": worse}.get(res["verdict"], []).append(other)
+            {"holds": better, "reversed": worse}.get(res["verdict"], []).append(
+                LABELS[_rival(claim)])
         n = len(claims)
         out.append(f"on {family} BBB is better than {len(better)} of {n} rivals"
                    + (f" ({', '.join(better)})" if better else "")
@@ -393,9 +401,7 @@ def takeaway_text(summary, lead=V3_LEAD, ps=None):
             "correction): "
             + "; ".join(out) + ".")
     # a win over a rival that scores worse than the network it wraps says little about BBB
-    sub = {m: t.get("subset", {}).get("nll", {}).get("mean") for m, t in summary["table"].items()}
-    worse = [m for m in F.LAPLACE if m in sub and sub.get("map") is not None
-             and sub[m] > sub["map"]]
+    worse, sub = _worse_than_map(summary)
     map_claim = summary["families"].get("test NLL", {}).get("bbb < map on nll")
     if worse and map_claim:
         text += ("\n- The NLL wins over " + ", ".join(LABELS[m] for m in worse)
@@ -430,15 +436,12 @@ def answer_line(summary):
     for family, claims in summary["families"].items():
         short = "NLL" if "NLL" in family else "AUROC"
         for claim, res in claims.items():
-            lhs, rest = claim.split(" < ")
-            rival = rest.split(" on ")[0] if lhs == "bbb" else lhs
+            rival = LABELS[_rival(claim)]
             if res["verdict"] in by:
-                by[res["verdict"]].setdefault(short, []).append(LABELS[rival])
+                by[res["verdict"]].setdefault(short, []).append(rival)
             else:
-                unresolved.add(LABELS[rival])
-    sub = {m: t.get("subset", {}).get("nll", {}).get("mean") for m, t in summary["table"].items()}
-    worse_than_map = {LABELS[m] for m in F.LAPLACE if sub.get(m) and sub.get("map")
-                      and sub[m] > sub["map"]}
+                unresolved.add(rival)
+    worse_than_map = {LABELS[m] for m in _worse_than_map(summary)[0]}
     where = {"NLL": "test NLL", "AUROC": "OOD AUROC"}
     lose = "; ".join(f"{', '.join(v)} on {where[k]}" for k, v in by["reversed"].items())
     win = "; ".join(f"{where[k]} over {', '.join(v)}" + (
@@ -528,7 +531,7 @@ def version1_text(summary):
             + (f", last-layer Laplace's ({t[ll]:.4f}) is the highest of {len(order)}"
                if ll in t and order[-1] == ll else
                f", last-layer Laplace's is {t[ll]:.4f}" if ll in t else "")
-            + f", IVON's {t['ivon']:.4f}" * ("ivon" in t)
+            + (f", IVON's {t['ivon']:.4f}" if "ivon" in t else "")
             + "; and the AUROC verdicts are those of section 7's table. Read section 7 where "
             "the two differ.")
 
@@ -546,7 +549,7 @@ def robustness_text(summary):
         for claim, e in claims.items():
             total += 1
             main = summary["families"][family][claim]
-            label = " < ".join(_claim_label(claim)[0].split(" < "))
+            label = _claim_label(claim)[0]
             if any(v != main["verdict"] for v in e["verdicts"]):
                 changed.append(f"{label} ({family}): {main['verdict']} → "
                                + ", ".join(e["verdicts"]))
@@ -591,7 +594,7 @@ def prior_check_rows(ps):
         t = x["tests"]
         cell = lambda c: (f"{t[c]['verdict']} ({t[c]['p_holm']:.2g})"  # noqa: E731
                           if t[c].get("p_holm") is not None else t[c]["verdict"])
-        med = _median(x["prior_precision"])
+        med = statistics.median_low(x["prior_precision"])
         rows.append([P.LABELS[k], f"{med:.3g}" + (" (top of the range)"
                                                   if k == "gridsearch_val" and med >= top * (1 - 1e-6)
                                                   else ""),
@@ -610,10 +613,10 @@ def prior_check_text(ps, summary):
         return "No record yet: run `python tools/laplace_prior_check.py run`."
     st = ps["settings"]
     mp = {k: summary["table"]["map"]["full"][k]["mean"] for k in ("nll", "auroc_entropy")}
-    order = sorted(P.SETTINGS, key=lambda k: _median(st[k]["prior_precision"]))
+    order = sorted(P.SETTINGS, key=lambda k: statistics.median_low(st[k]["prior_precision"]))
     trail = lambda key, d: " → ".join(f"{st[k]['mean'][key]:.{d}f}" for k in order)  # noqa: E731
     text = ("**The prior precision moves both verdicts.** From the smallest precision to the "
-            "largest (" + " → ".join(f"{_median(st[k]['prior_precision']):.3g}" for k in order)
+            "largest (" + " → ".join(f"{statistics.median_low(st[k]['prior_precision']):.3g}" for k in order)
             + f", medians over seeds) last-layer Laplace trades AUROC ({trail('auroc_entropy', 3)})"
             f" for NLL ({trail('nll', 4)}); MAP's own are {mp['auroc_entropy']:.3f} and "
             f"{mp['nll']:.4f}, so at the largest the row is MAP's network in all but name.")
@@ -649,12 +652,8 @@ def prior_check_text(ps, summary):
     return text
 
 
-def _median(v):
-    v = sorted(v)
-    return v[len(v) // 2] if v else float("nan")
-
-
 def load_prior_check():
-    from .utils import results_dir
-    path = results_dir() / A.NB / f"v{A.VERSION}" / "laplace_prior" / "summary.json"
+    """results/06_alternatives/v3/laplace_prior/summary.json, or None before its analysis."""
+    from .laplace_prior_check import summary_path
+    path = summary_path()
     return json.loads(path.read_text()) if path.exists() else None

@@ -7,7 +7,7 @@ is scored again under two other settings the library documents or the network im
 
 - ``marglik``: the plan's (it reproduces the plan's record of the seed: checked);
 - ``gridsearch_val``: laplace-torch's ``optimize_prior_precision(method="gridsearch")`` on the
-  validation images, over its default range 10^-4 .. 10^4 at ``GRID_SIZE`` = 9 values (one per
+  validation images, over its default range 10^-4 .. 10^4 at 9 values (``GRID``: one per
   decade; the default 100 cost half an hour per seed on one CPU thread), scored by the
   validation NLL of the GLM probit predictive. The loss is handed over as a plain function
   (``_nll``, the library's documented "offline" loss): laplace-torch 0.3's default running
@@ -18,10 +18,9 @@ is scored again under two other settings the library documents or the network im
 
 The networks are MAP's final networks (read back from their checkpoints, never retrained); the
 scores are those of ``helpers.alternatives_final.score`` (full test and OOD sets). One record per
-seed under results/06_alternatives/v3/laplace_prior/; ``analysis`` tests, per setting, BBB
-against last-layer Laplace on test NLL and OOD AUROC (entropy) as plan v3 writes them
-(``helpers.stats.ordering_family``: two-sided paired t-tests, Holm over the family of one
-setting).
+seed under results/06_alternatives/v3/laplace_prior/; ``analysis`` tests, per setting, plan
+v3's two claims on this row (BBB against last-layer Laplace on test NLL and OOD AUROC) as the plan
+tests them: the row in place of the plan's, in the plan's families.
 """
 import json
 import statistics
@@ -40,6 +39,7 @@ LABELS = {"marglik": "marginal likelihood (the plan's)",
           "map_weight_decay": "N × MAP's weight decay"}
 CLAIMS = ("bbb < laplace_ll_kron on nll", "laplace_ll_kron < bbb on auroc_entropy")
 GRID = {"log_prior_prec_min": -4, "log_prior_prec_max": 4, "grid_size": 9}
+FOLDER = f"v{A.VERSION}/laplace_prior"
 
 
 def _nll(probs, y, curve=None):
@@ -49,7 +49,6 @@ def _nll(probs, y, curve=None):
     if curve is not None:
         curve.append(float(v))
     return v
-FOLDER = f"v{A.VERSION}/laplace_prior"
 
 
 def record_path(seed):
@@ -57,20 +56,15 @@ def record_path(seed):
     return results_dir() / A.NB / FOLDER / f"seed{int(seed)}.json"
 
 
-def _set_prior(la, value):
-    la.prior_precision = float(value)
-    return float(la.prior_precision.flatten()[0])
+def summary_path():
+    """Where ``tools/laplace_prior_check.py analyse`` writes ``analysis``."""
+    return record_path(0).parent / "summary.json"
 
 
 def export_network(seed, data, chosen, folder):
     """Write the weights of MAP's final network of ``seed`` (read back from its checkpoint) to
     ``folder``/seed<s>.pt: a third of the checkpoint's size, for a machine that only scores."""
-    from .classification import checkpoint_path
-    cfg = F.final_config("map", chosen["map"], seed)
-    if not checkpoint_path(cfg, f"{A.NB}/{F.FOLDER}").exists():
-        raise FileNotFoundError(f"MAP's network of seed {seed} is not here: run "
-                                "`python tools/alternatives_search.py final` first")
-    base, _ = F._train("map", cfg, data)
+    base, _ = _network(seed, data, chosen)
     folder.mkdir(parents=True, exist_ok=True)
     torch.save(base.state_dict(), folder / f"seed{int(seed)}.pt")
     return F.fingerprint(base)
@@ -126,7 +120,7 @@ def run_seed(seed, data, x_ood, chosen, progress_fn=print, networks=None):
                                   GRID["grid_size"]).tolist()
             curve = [[g, v] for g, v in zip(grid, curve)]
         elif setting == "map_weight_decay":
-            _set_prior(la, n_train * wd)
+            la.prior_precision = n_train * wd
         progress_fn(f"seed {seed}: {setting}: prior precision "
                     f"{float(la.prior_precision.flatten()[0]):.4g}")
         scores = F.score(METHOD, la, data, x_ood, idx_t, idx_o)

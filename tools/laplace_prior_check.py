@@ -37,7 +37,7 @@ def main(argv=None):
     from helpers.utils import atomic_write_bytes
     if args.command == "analyse":
         out = P.analysis()
-        path = P.record_path(0).parent / "summary.json"
+        path = P.summary_path()
         atomic_write_bytes(path, (json.dumps(out, indent=1) + "\n").encode())
         print(f"wrote {path} (seeds {out['seeds']})")
         return
