@@ -303,8 +303,9 @@ if v3 is not None:
 # far from the one MAP's own training implies ($N \times$ weight decay, $N$ the number of
 # training images). The same fit, around the same MAP networks, is scored again under two
 # other settings: laplace-torch's grid search on the *validation* NLL (its documented
-# alternative; 100 values from $10^{-4}$ to $10^4$) and $N \times$ weight decay
-# (`helpers.laplace_prior_check`, `tools/laplace_prior_check.py`). This check came after the
+# alternative, over its default range $10^{-4}$ to $10^4$ at one value per decade, each value
+# scored afresh: the library's built-in running score is never reset between values) and
+# $N \times$ weight decay (`helpers.laplace_prior_check`, `tools/laplace_prior_check.py`). This check came after the
 # plan's numbers, so it is not one of the plan's verdicts
 # ([docs/choices.md](../docs/choices.md) says so); it says how far one verdict rests on one
 # setting.
