@@ -104,6 +104,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_bandit.py $(if $(QUICK),--quick)
 	$(PY) benchmarks/accuracy_fast_vs_reference.py $(if $(QUICK),--quick)
 	$(PY) benchmarks/profile_step.py $(if $(QUICK),--quick)
+	$(if $(QUICK),,$(PY) tools/performance_table.py)
 
 clean:
 	rm -rf $(BUILD)

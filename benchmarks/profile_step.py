@@ -12,6 +12,12 @@ by wrapping those calls with a wall-clock timer. The deterministic step with fus
 ``det_fused`` row) is split into ``optimizer`` and ``rest`` the same way, in the same process,
 interleaved. Shares of the step are what to read on a shared machine; absolute times are not.
 
+``kernel_parts`` then times the kernels alone on one flat array as long as the network's
+parameters (scale-mixture prior, one sample), interleaved, median of the rounds: the noise alone
+(``helpers.native.normal``); the forward pass without and with what it keeps for the backward
+pass; the same with fresh memory for every array instead of the reused buffers (the cost of page
+faults); and the backward pass. Their differences say where the forward pass's time goes.
+
     python benchmarks/profile_step.py            # H = 1200 and 400, 20 rounds of 5 steps
     python benchmarks/profile_step.py --quick    # seconds (CI): H = 64, 3 rounds
 
@@ -117,6 +123,59 @@ def profile(impls, Hs, rounds, steps, warmup):
     return out
 
 
+KERNEL_PARTS = {
+    "noise": "helpers.native.normal: the counter-based N(0, 1) noise alone",
+    "forward_nokeep": "helpers.native.forward, keep=False: noise, sigma, w, log p(w), the sums",
+    "forward": "helpers.native.forward, keep=True (training): also stores d log p/dw, sigmoid(rho), "
+               "sigmoid(rho)/softplus(rho) for the backward pass",
+    "forward_fresh": "as forward, every array in fresh memory (BBB reuses buffers instead)",
+    "backward": "helpers.native.backward: d/dmu and d/drho from what forward kept"}
+
+
+def kernel_parts(Hs, rounds, reps=3):
+    """Median milliseconds (and nanoseconds per parameter) of each kernel part at each H."""
+    import math
+    from helpers import ScaleMixturePrior
+    out = {}
+    kind, consts = native.prior_constants(ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
+    for h in Hs:
+        n = 784 * h + h + h * h + h + h * 10 + 10
+        gen = torch.Generator().manual_seed(10)
+        mu = torch.randn(n, generator=gen) * 0.05
+        rho = torch.empty(n).uniform_(-7.0, -3.0, generator=gen)
+        grad_w = torch.randn(n, generator=gen) * 1e-3
+        kept = native.forward(mu, rho, 1, 1, kind, consts)[3]
+        eps = native.forward(mu, rho, 1, 1, kind, consts)[1]
+
+        def fresh():
+            saved = native.REUSE
+            native.REUSE = False
+            try:
+                return native.forward(mu, rho, 1, 3, kind, consts)
+            finally:
+                native.REUSE = saved
+        parts = {"noise": lambda: native.normal((n,), 2),
+                 "forward_nokeep": lambda: native.forward(mu, rho, 1, 3, kind, consts, keep=False),
+                 "forward": lambda: native.forward(mu, rho, 1, 3, kind, consts),
+                 "forward_fresh": fresh,
+                 "backward": lambda: native.backward(mu, eps, kept, grad_w, 1e-3, 1, kind)}
+        times = {k: [] for k in parts}
+        for _ in range(2):  # warm-up
+            for f in parts.values():
+                f()
+        for _ in range(rounds):
+            for k, f in parts.items():
+                t0 = time.perf_counter()
+                for _ in range(reps):
+                    f()
+                times[k].append((time.perf_counter() - t0) / reps)
+        out[str(h)] = {"parameters": n, "ms": {k: 1000 * statistics.median(v)
+                                               for k, v in times.items()},
+                       "ns_per_parameter": {k: 1e9 * statistics.median(v) / n
+                                            for k, v in times.items()}}
+    return out
+
+
 def main(argv=None):
     ap = parser(__doc__, "H=64, 3 rounds of 3 steps")
     ap.add_argument("--H", type=int, nargs="*", default=None)
@@ -132,13 +191,15 @@ def main(argv=None):
     before = load_avg()
     t0 = time.perf_counter()
     rows = profile(("det_fused", "helpers_paper"), args.H, args.rounds, args.steps, warmup)
+    parts = kernel_parts(args.H, args.rounds) if native.usable(torch.zeros(8)) else None
     rec = {"machine": {**machine_info(), "native_kernels": native.usable(torch.zeros(8192)),
                        "load_avg_before": before, "load_avg_after": load_avg(),
                        "load_note": load_note(before, args.threads)},
            "settings": {"H": args.H, "rounds": args.rounds, "steps": args.steps,
                         "threads": args.threads, "batch": 128},
            "parts": PART_TEXT,
-           "rows": rows, "wall_s": round(time.perf_counter() - t0, 1)}
+           "rows": rows, "kernel_parts_text": KERNEL_PARTS, "kernel_parts": parts,
+           "wall_s": round(time.perf_counter() - t0, 1)}
     write(out, rec)
     for k, v in rows.items():
         if k.startswith("overhead"):

@@ -3,12 +3,17 @@
  * For every weight j and Monte-Carlo sample s, one pass computes
  *   eps = N(0,1) noise from a counter-based generator (seed, s * n + j),
  *   sigma = softplus(rho), w = mu + sigma * eps, and the sums that make up the KL.
- * The backward pass reads eps back (storing it is cheaper than regenerating it) and applies
+ * When a backward pass will follow, the same pass also stores what the gradient needs and it has
+ * just computed: d log p(w) / dw per sample, sigmoid(rho) and sigmoid(rho) / softplus(rho) per
+ * weight (sigma itself for the closed-form KL). The backward pass then only streams memory (no
+ * exp, log or division; profiled in benchmarks/profile_step.py) and applies
  *   d loss / d w = grad_w - grad_kl / S * d log p(w) / dw,
  *   grad_mu = sum_s d loss/dw,
  *   grad_rho = sum_s d loss/dw * eps * sigmoid(rho) - grad_kl * sigmoid(rho) / softplus(rho)
  * (Monte-Carlo KL: log q contributes -sum log sigma only), or the closed-form KL terms. The last
  * ratio is computed so that it stays finite (-> 1) for very negative rho, where sigma underflows.
+ * The stored values are the very numbers the forward pass used, so the gradient is that of the
+ * sampled weights (the same values as recomputing them would give, without a second evaluation).
  *
  * Numerics: compiled WITHOUT -ffast-math (helpers/native.py): no reassociation, no reciprocal
  * rewrites, IEEE inf/NaN. Sums over weights are the OpenMP simd reductions the code asks for.
@@ -152,33 +157,81 @@ void bbb_normal(int64_t total, uint64_t seed, float *out, int threads) {
     }
 }
 
+/* what the forward pass keeps for the backward pass (all NULL: nothing, no backward follows):
+ * dl = d log p(w) / dw (S * n; the closed-form KL keeps sigma there, n entries), sg = sigmoid(rho),
+ * ratio = sigmoid(rho) / softplus(rho) (n each) */
+typedef struct { float *dl, *sg, *ratio; } keep_t;
+
 /* weights [lo, hi) of sample s in the forward pass; adds to a[0..4]:
- * sum log sigma, sum eps^2, sum log p(w), sum sigma^2, sum mu^2 */
-INLINE void forward_chunk(int kind, int64_t lo, int64_t hi, int64_t n, int64_t s, const float *mu,
-                          const float *rho, float *w, float *eps, keys_t k, const float *p,
-                          double *acc, lims_t L) {
+ * sum log sigma, sum eps^2, sum log p(w), sum sigma^2, sum mu^2.
+ * keep: 0 nothing, 1 dl of this sample, 2 dl and the per-weight sg, ratio (first sample).
+ * The work runs in blocks of BLOCK weights, each in three loops (noise; sigma and its
+ * derivatives; w and the prior): every vector exp / log / cos is a call that clobbers all vector
+ * registers, so one loop with all of them spills its live values around each call; three short
+ * loops over L1-resident blocks are 15 % faster (benchmarks/profile_step.py) and compute every
+ * stored value with the same operations (only the order in which the five sums add up differs). */
+#define BLOCK 256
+INLINE void forward_chunk(int kind, int keep, int64_t lo, int64_t hi, int64_t n, int64_t s,
+                          const float *mu, const float *rho, float *w, float *eps, keys_t k,
+                          const float *p, double *acc, keep_t K, lims_t L) {
     float a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0;
-#pragma omp simd reduction(+ : a0, a1, a2, a3, a4)
-    for (int64_t j = lo; j < hi; j++) {
-        float e = noise_at(k, (uint32_t)(s * n + j));
-        float r = rho[j], sig = softplus_f(r, L), m = mu[j];
-        float wv = m + sig * e, g;
-        w[s * n + j] = wv;
-        eps[s * n + j] = e;
-        a0 += log_softplus_f(r, sig);
-        a1 += e * e;
-        a3 += sig * sig;
-        a4 += m * m;
-        if (kind != CLOSED) a2 += logp_grad(kind, p, wv, &g, L);
+    float sigb[BLOCK];
+    float *ws = w + s * n, *es = eps + s * n, *dls = keep && kind != CLOSED ? K.dl + s * n : 0;
+    for (int64_t b = lo; b < hi; b += BLOCK) {
+        int64_t e_ = b + BLOCK < hi ? b + BLOCK : hi;
+#pragma omp simd reduction(+ : a1)
+        for (int64_t j = b; j < e_; j++) {
+            float e = noise_at(k, (uint32_t)(s * n + j));
+            es[j] = e;
+            a1 += e * e;
+        }
+#pragma omp simd reduction(+ : a0, a3)
+        for (int64_t j = b; j < e_; j++) {
+            float r = rho[j], t = exp_rho(r, L), sig = softplus_t(r, t);
+            sigb[j - b] = sig;
+            a0 += log_softplus_f(r, sig);
+            a3 += sig * sig;
+            if (keep == 2) {
+                float sg, ratio;
+                rho_derivs(r, t, sig, &sg, &ratio);
+                K.sg[j] = sg;
+                K.ratio[j] = ratio;
+                if (kind == CLOSED) K.dl[j] = sig;
+            }
+        }
+#pragma omp simd reduction(+ : a2, a4)
+        for (int64_t j = b; j < e_; j++) {
+            float m = mu[j], wv = m + sigb[j - b] * es[j], g;
+            ws[j] = wv;
+            a4 += m * m;
+            if (kind != CLOSED) {
+                a2 += logp_grad(kind, p, wv, &g, L);
+                if (keep) dls[j] = g;
+            }
+        }
     }
     acc[0] += a0; acc[1] += a1; acc[2] += a2; acc[3] += a3; acc[4] += a4;
 }
 
+#define FWD(KIND, KEEP) forward_chunk(KIND, KEEP, lo, hi, n, s, mu, rho, w, eps, k, p, acc, K, L)
+#define FORWARD_KINDS(KEEP)                        \
+    switch (kind) {                                \
+    case MIXTURE: FWD(MIXTURE, KEEP); break;       \
+    case GAUSSIAN: FWD(GAUSSIAN, KEEP); break;     \
+    case LAPLACE: FWD(LAPLACE, KEEP); break;       \
+    case CAUCHY: FWD(CAUCHY, KEEP); break;         \
+    default: FWD(CLOSED, KEEP); break;             \
+    }
+
 /* sums[0] = sum log sigma, sums[3] = sum sigma^2, sums[4] = sum mu^2 (one sample);
- * sums[1] = sum eps^2, sums[2] = sum log p(w) (all S samples) */
+ * sums[1] = sum eps^2, sums[2] = sum log p(w) (all S samples).
+ * dl, sg, ratio: what the backward pass needs (see keep_t), or all NULL */
 void bbb_forward(int64_t n, int64_t S, const float *mu, const float *rho, float *w, float *eps,
-                 uint64_t seed, int kind, const float *p, double *sums, int threads) {
+                 uint64_t seed, int kind, const float *p, double *sums, float *dl, float *sg,
+                 float *ratio, int threads) {
     keys_t k = make_keys(seed);
+    keep_t K = {dl, sg, ratio};
+    int keep = dl != NULL && sg != NULL && ratio != NULL;
     lims_t L = make_lims();
     int64_t nchunks = (n + CHUNK - 1) / CHUNK;
     for (int i = 0; i < 5; i++) sums[i] = 0.0;
@@ -191,13 +244,9 @@ void bbb_forward(int64_t n, int64_t S, const float *mu, const float *rho, float 
             for (int64_t c = 0; c < nchunks; c++) {
                 int64_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
                 double acc[5] = {0, 0, 0, 0, 0};
-                switch (kind) {
-                case MIXTURE: forward_chunk(MIXTURE, lo, hi, n, s, mu, rho, w, eps, k, p, acc, L); break;
-                case GAUSSIAN: forward_chunk(GAUSSIAN, lo, hi, n, s, mu, rho, w, eps, k, p, acc, L); break;
-                case LAPLACE: forward_chunk(LAPLACE, lo, hi, n, s, mu, rho, w, eps, k, p, acc, L); break;
-                case CAUCHY: forward_chunk(CAUCHY, lo, hi, n, s, mu, rho, w, eps, k, p, acc, L); break;
-                default: forward_chunk(CLOSED, lo, hi, n, s, mu, rho, w, eps, k, p, acc, L); break;
-                }
+                if (!keep) { FORWARD_KINDS(0) }
+                else if (s == 0) { FORWARD_KINDS(2) }
+                else { FORWARD_KINDS(1) }
                 t0 += acc[0]; t1 += acc[1]; t2 += acc[2]; t3 += acc[3]; t4 += acc[4];
             }
             FTZ_LEAVE
@@ -210,32 +259,26 @@ void bbb_forward(int64_t n, int64_t S, const float *mu, const float *rho, float 
 
 /* weights [lo, hi) of sample s in the backward pass: accumulate d loss/dw into gmu and
  * d loss/dw * eps into grho; on the last sample apply d sigma / d rho and add the KL's direct
- * terms */
-INLINE void backward_chunk(int kind, int first, int last, int64_t lo, int64_t hi, int64_t n,
-                           int64_t S, int64_t s, const float *mu, const float *rho,
-                           const float *eps, const float *grad_w, float grad_kl, const float *p,
-                           float inv_s2, float *gmu, float *grho, lims_t L) {
+ * terms. Reads only what the forward pass kept (keep_t): no transcendental function here. */
+INLINE void backward_chunk(int closed, int first, int last, int64_t lo, int64_t hi, int64_t n,
+                           int64_t S, int64_t s, const float *mu, const float *eps,
+                           const float *grad_w, float grad_kl, keep_t K, float inv_s2,
+                           float *gmu, float *grho) {
     const float c = -grad_kl / (float)S;
 #pragma omp simd
     for (int64_t j = lo; j < hi; j++) {
-        float r = rho[j], t = exp_rho(r, L), sig = softplus_t(r, t), m = mu[j];
         float e = eps[s * n + j];
         float g = grad_w ? grad_w[s * n + j] : 0.0f;
-        if (kind != CLOSED) {
-            float dl;
-            logp_grad(kind, p, m + sig * e, &dl, L);
-            g += c * dl;
-        }
+        if (!closed) g += c * K.dl[s * n + j];
         float acc_mu = first ? g : gmu[j] + g;
         float acc_sig = first ? g * e : grho[j] + g * e;
         if (last) {
-            float sg, ratio;
-            rho_derivs(r, t, sig, &sg, &ratio);
-            if (kind != CLOSED) {  /* d(-log sigma)/d rho = -sigmoid(rho) / sigma */
+            float sg = K.sg[j], ratio = K.ratio[j];
+            if (!closed) {  /* d(-log sigma)/d rho = -sigmoid(rho) / sigma */
                 acc_sig = acc_sig * sg - grad_kl * ratio;
             } else { /* d KL/d mu = mu / s^2, d KL/d sigma = sigma / s^2 - 1 / sigma */
-                acc_mu += grad_kl * m * inv_s2;
-                acc_sig = (acc_sig + grad_kl * sig * inv_s2) * sg - grad_kl * ratio;
+                acc_mu += grad_kl * mu[j] * inv_s2;
+                acc_sig = (acc_sig + grad_kl * K.dl[j] * inv_s2) * sg - grad_kl * ratio;
             }
         }
         gmu[j] = acc_mu;
@@ -243,23 +286,19 @@ INLINE void backward_chunk(int kind, int first, int last, int64_t lo, int64_t hi
     }
 }
 
-#define BWD(KIND, FIRST, LAST)                                                                  \
-    backward_chunk(KIND, FIRST, LAST, lo, hi, n, S, s, mu, rho, eps, grad_w, grad_kl, p, inv_s2, \
-                   gmu, grho, L)
-#define BACKWARD_KINDS(FIRST, LAST)                               \
-    switch (kind) {                                               \
-    case MIXTURE: BWD(MIXTURE, FIRST, LAST); break;               \
-    case GAUSSIAN: BWD(GAUSSIAN, FIRST, LAST); break;             \
-    case LAPLACE: BWD(LAPLACE, FIRST, LAST); break;               \
-    case CAUCHY: BWD(CAUCHY, FIRST, LAST); break;                 \
-    default: BWD(CLOSED, FIRST, LAST); break;                     \
-    }
+#define BWD(CLOSED_, FIRST, LAST)                                                           \
+    backward_chunk(CLOSED_, FIRST, LAST, lo, hi, n, S, s, mu, eps, grad_w, grad_kl, K, inv_s2, \
+                   gmu, grho)
+#define BACKWARD_KINDS(FIRST, LAST)                    \
+    if (kind == CLOSED) { BWD(1, FIRST, LAST); }       \
+    else { BWD(0, FIRST, LAST); }
 
-/* grad_w may be NULL (the sampled weights were not used by the loss) */
-void bbb_backward(int64_t n, int64_t S, const float *mu, const float *rho, const float *eps,
-                  const float *grad_w, float grad_kl, int kind, const float *p, float inv_s2,
-                  float *gmu, float *grho, int threads) {
-    lims_t L = make_lims();
+/* grad_w may be NULL (the sampled weights were not used by the loss); dl, sg, ratio: what
+ * bbb_forward kept (keep_t) */
+void bbb_backward(int64_t n, int64_t S, const float *mu, const float *eps, const float *grad_w,
+                  float grad_kl, int kind, const float *dl, const float *sg, const float *ratio,
+                  float inv_s2, float *gmu, float *grho, int threads) {
+    keep_t K = {(float *)dl, (float *)sg, (float *)ratio};
     int64_t nchunks = (n + CHUNK - 1) / CHUNK;
     for (int64_t s = 0; s < S; s++) {
         int first = s == 0, last = s == S - 1;

@@ -74,7 +74,7 @@ class _NativeSample(torch.autograd.Function):
     """The fused sampler and KL (Monte-Carlo for any prior, or closed form) in the C kernels.
 
     Same values and gradients as ``_SampleMC`` / ``_SampleClosed``, in one pass over the weights
-    forward and one backward."""
+    forward and one backward (which reads what the forward pass kept for it)."""
 
     @staticmethod
     def forward(ctx, mu, rho, prior, n_samples, closed):
@@ -83,24 +83,27 @@ class _NativeSample(torch.autograd.Function):
             kind, consts, inv_s2 = -1, torch.zeros(6), 1.0 / prior._buf("sigma") ** 2
         else:
             (kind, consts), inv_s2 = native.prior_constants(prior), 0.0
-        w, eps, sums = native.forward(mu.detach(), rho.detach(), n_samples, seed, kind, consts)
+        keep = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
+        w, eps, sums, kept = native.forward(mu.detach(), rho.detach(), n_samples, seed, kind,
+                                            consts, keep=keep)
         n = mu.numel()
+        s0, s1, s2, s3, s4 = sums.tolist()  # float64, as the sums
         if closed:
-            kl = (n * (0.5 * math.log(1.0 / inv_s2) - 0.5) - sums[0]
-                  + (sums[3] + sums[4]) * (0.5 * inv_s2))
+            kl = (n * (0.5 * math.log(1.0 / inv_s2) - 0.5) - s0 + (s3 + s4) * (0.5 * inv_s2))
         else:
-            logq = -n_samples * sums[0] - 0.5 * sums[1] - LOG_SQRT_2PI * n * n_samples
-            kl = (logq - sums[2]) / n_samples
-        ctx.save_for_backward(mu, rho, eps)
-        ctx.args = (n_samples, kind, consts, inv_s2)
-        return w, kl.to(mu.dtype)
+            logq = -n_samples * s0 - 0.5 * s1 - LOG_SQRT_2PI * n * n_samples
+            kl = (logq - s2) / n_samples
+        if keep:
+            ctx.save_for_backward(mu, eps, *kept)
+        ctx.args = (n_samples, kind, inv_s2)
+        return w, torch.tensor(kl, dtype=mu.dtype)
 
     @staticmethod
     def backward(ctx, grad_w, grad_kl):
-        mu, rho, eps = ctx.saved_tensors
-        n_samples, kind, consts, inv_s2 = ctx.args
-        grad_mu, grad_rho = native.backward(mu.detach(), rho.detach(), eps, grad_w, grad_kl.item(),
-                                            n_samples, kind, consts, inv_s2)
+        mu, eps, *kept = ctx.saved_tensors
+        n_samples, kind, inv_s2 = ctx.args
+        grad_mu, grad_rho = native.backward(mu.detach(), eps, kept, grad_w, grad_kl.item(),
+                                            n_samples, kind, inv_s2)
         return grad_mu, grad_rho, None, None, None
 
 

@@ -2,8 +2,9 @@
 
 The kernels (``_bbb_kernels.c``) fuse noise generation, sigma = softplus(rho), w = mu + sigma * eps,
 the prior's log-density and its gradient into one OpenMP pass forward and one backward; the noise
-comes from a counter-based generator and is stored for the backward pass (cheaper than
-regenerating it). They cover float32 CPU tensors; anything
+comes from a counter-based generator. The forward pass keeps what the backward pass needs (the
+noise, d log p(w)/dw, sigmoid(rho) and sigmoid(rho)/softplus(rho)), so the backward pass evaluates
+no exp, log or division: it only streams memory. They cover float32 CPU tensors; anything
 else, or a machine without a C compiler, uses the pure-torch fused path, which computes the same
 quantities (with torch's own random numbers). Set ``BBB_NATIVE=0`` to switch the kernels off.
 
@@ -96,9 +97,10 @@ def library():
         i64, u64, f32, i32 = ctypes.c_int64, ctypes.c_uint64, ctypes.c_float, ctypes.c_int
         ptr = ctypes.c_void_p
         lib.bbb_normal.argtypes = [i64, u64, ptr, i32]
-        lib.bbb_forward.argtypes = [i64, i64, ptr, ptr, ptr, ptr, u64, i32, ptr, ptr, i32]
-        lib.bbb_backward.argtypes = [i64, i64, ptr, ptr, ptr, ptr, f32, i32, ptr, f32, ptr, ptr,
-                                     i32]
+        lib.bbb_forward.argtypes = [i64, i64, ptr, ptr, ptr, ptr, u64, i32, ptr, ptr, ptr, ptr,
+                                    ptr, i32]
+        lib.bbb_backward.argtypes = [i64, i64, ptr, ptr, ptr, f32, i32, ptr, ptr, ptr, f32, ptr,
+                                     ptr, i32]
         lib.bbb_sample_seg.argtypes = [i32, ptr, ptr, ptr, ptr, ptr, ptr, u64, i32]
         lib.bbb_backward_adam_seg.argtypes = [i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr, f32, i32,
                                               ptr, ptr, i64, ptr, i32]
@@ -157,6 +159,49 @@ def _constants(prior, kind):
     return kind, torch.tensor(c + [0.0] * (6 - len(c)), dtype=torch.float32)
 
 
+# Reused buffers. Every array the kernels fill (w, eps, what the forward pass keeps, the two
+# gradients) is as large as the network (9.6 MB each at 2x1200). Fresh ones cost page faults on
+# every step: glibc hands large freed blocks back to the system, and touching new memory faults
+# each 4 KiB page in again (benchmarks/profile_step.py times both: forward_fresh / forward).
+# So the kernels write into buffers kept here and hand out aliases of them (``detach()``: a new
+# tensor on the same memory). A buffer is written again only when no tensor but the pool's own
+# refers to its memory (torch's storage use count back at its value on creation): every alias
+# handed out -- an output held by the caller, a tensor saved for backward, a parameter's .grad --
+# keeps it busy until released. Small arrays (below REUSE_FROM entries) are allocated afresh:
+# they cost no page faults. BBB_BUFFERS=0 (read at import) allocates afresh every time.
+_USE_COUNT = getattr(torch._C, "_storage_Use_Count", None)
+REUSE = _USE_COUNT is not None and os.environ.get("BBB_BUFFERS", "1").lower() not in (
+    "0", "false", "no")
+REUSE_FROM = 65_536
+_POOL = {}
+_SLOTS = 4  # buffers kept per (tag, shape); more in use at once are allocated and dropped
+
+
+def buffer(tag, shape):
+    """Return an uninitialised float32 CPU tensor of ``shape`` on memory that nothing else uses:
+    an alias of a kept buffer of this ``tag`` and shape that every earlier alias has released, or
+    a new one."""
+    shape = tuple(shape)
+    if not REUSE or math.prod(shape) < REUSE_FROM:
+        return torch.empty(shape, dtype=torch.float32)
+    slots = _POOL.get((tag, shape))
+    if slots is None:
+        slots = _POOL[(tag, shape)] = []
+    for t, storage, base in slots:
+        if _USE_COUNT(storage) == base:
+            return t.detach()
+    t = torch.empty(shape, dtype=torch.float32)
+    if len(slots) < _SLOTS:
+        storage = t.untyped_storage()._cdata  # the pool's t keeps this storage alive
+        slots.append((t, storage, _USE_COUNT(storage)))
+    return t.detach()
+
+
+def release_buffers():
+    """Drop the kept buffers (their memory is freed once every alias is released)."""
+    _POOL.clear()
+
+
 def _threads(n):
     """Threads for a kernel over n entries: one for small work (a parallel region costs more)."""
     return torch.get_num_threads() if n >= 65_536 else 1
@@ -185,24 +230,33 @@ def normal(shape, seed):
     return out
 
 
-def forward(mu, rho, n_samples, seed, kind, consts):
-    """Return (w, eps, sums): w and eps of shape (S, *mu.shape) (mu.shape for S = 1) and the
-    float64 sums [sum log sigma, sum eps^2, sum log p(w), sum sigma^2, sum mu^2]."""
+def forward(mu, rho, n_samples, seed, kind, consts, keep=True):
+    """Return (w, eps, sums, kept): w and eps of shape (S, *mu.shape) (mu.shape for S = 1), the
+    float64 sums [sum log sigma, sum eps^2, sum log p(w), sum sigma^2, sum mu^2], and ``kept``,
+    what ``backward`` needs besides eps (a tuple of three tensors; None when ``keep`` is False,
+    for a forward pass that no backward pass follows)."""
     shape = mu.shape if n_samples == 1 else (n_samples, *mu.shape)
-    w, eps = torch.empty(shape, dtype=torch.float32), torch.empty(shape, dtype=torch.float32)
+    w, eps = buffer("w", shape), buffer("eps", shape)
     sums = torch.zeros(5, dtype=torch.float64)
+    kept = None
+    if keep:  # d log p(w)/dw per sample (sigma for the closed-form KL), sigmoid, sigmoid/softplus
+        kept = (buffer("dlogp", shape if kind >= 0 else mu.shape), buffer("sigmoid", mu.shape),
+                buffer("ratio", mu.shape))
+    ptrs = [None] * 3 if kept is None else [t.data_ptr() for t in kept]
     library().bbb_forward(mu.numel(), n_samples, mu.data_ptr(), rho.data_ptr(), w.data_ptr(),
-                          eps.data_ptr(), seed, kind, consts.data_ptr(), sums.data_ptr(),
+                          eps.data_ptr(), seed, kind, consts.data_ptr(), sums.data_ptr(), *ptrs,
                           _threads(w.numel()))
-    return w, eps, sums
+    return w, eps, sums, kept
 
 
-def backward(mu, rho, eps, grad_w, grad_kl, n_samples, kind, consts, closed_inv_s2=0.0):
-    """Return (grad_mu, grad_rho) for the fused sampler (kind -1: closed-form KL)."""
-    grad_mu, grad_rho = torch.empty_like(mu), torch.empty_like(rho)
+def backward(mu, eps, kept, grad_w, grad_kl, n_samples, kind, closed_inv_s2=0.0):
+    """Return (grad_mu, grad_rho) for the fused sampler (kind -1: closed-form KL) from the noise
+    and what ``forward`` kept."""
+    grad_mu, grad_rho = buffer("grad_mu", mu.shape), buffer("grad_rho", mu.shape)
     gw = None if grad_w is None else grad_w.contiguous()
-    library().bbb_backward(mu.numel(), n_samples, mu.data_ptr(), rho.data_ptr(), eps.data_ptr(),
+    dl, sg, ratio = kept
+    library().bbb_backward(mu.numel(), n_samples, mu.data_ptr(), eps.data_ptr(),
                            None if gw is None else gw.data_ptr(), float(grad_kl), kind,
-                           consts.data_ptr(), float(closed_inv_s2), grad_mu.data_ptr(),
-                           grad_rho.data_ptr(), _threads(eps.numel()))
+                           dl.data_ptr(), sg.data_ptr(), ratio.data_ptr(), float(closed_inv_s2),
+                           grad_mu.data_ptr(), grad_rho.data_ptr(), _threads(eps.numel()))
     return grad_mu, grad_rho

@@ -103,3 +103,67 @@ def test_fast_softplus_gradient():
     rho = torch.linspace(-8, 8, 10_001, dtype=torch.float64, requires_grad=True)
     softplus(rho).sum().backward()
     assert torch.allclose(rho.grad, torch.sigmoid(rho.detach()), atol=1e-12)
+
+
+def _reuse_run(monkeypatch, reuse):
+    """Training steps that stress reused buffers: two samples per step, two forward passes before
+    one backward, a backward run twice over a retained graph, gradients accumulated over steps."""
+    monkeypatch.setattr(native, "REUSE", reuse)
+    monkeypatch.setattr(native, "REUSE_FROM", 1)  # every array, even this small network's
+    native.release_buffers()
+    seed_everything(3)
+    model = BayesMLP(40, (30,), 4, prior=ScaleMixturePrior(0.5, 1.0, math.exp(-6)), rho_init=-4.0)
+    opt = torch.optim.Adam(model.parameters(), 1e-2)
+    x, y = torch.randn(16, 40), torch.randint(0, 4, (16,))
+    out = []
+    for step in range(4):
+        opt.zero_grad(set_to_none=step % 2 == 0)  # odd steps add into the kept .grad
+        parts = elbo(model, x, y, kl_weight=0.1, n_samples=2)
+        other = F.cross_entropy(model(x), y)  # a second forward pass before any backward
+        loss = parts.loss + other
+        loss.backward(retain_graph=True)
+        first = [p.grad.clone() for p in model.parameters()]
+        loss.backward()  # again through the same graph: the saved buffers must still hold
+        out += [loss.detach(), *first, *[p.grad.clone() for p in model.parameters()]]
+        opt.step()
+    return out + [p.detach().clone() for p in model.parameters()]
+
+
+@needs_native
+def test_reused_buffers_change_no_number(monkeypatch):
+    assert native.REUSE, "this torch lacks the storage use count: buffers are never reused"
+    fresh, reused = _reuse_run(monkeypatch, False), _reuse_run(monkeypatch, True)
+    assert len(fresh) == len(reused)
+    for a, b in zip(fresh, reused):
+        assert torch.equal(a, b)
+
+
+def test_buffer_is_reused_only_when_released(monkeypatch):
+    if not native.REUSE:
+        pytest.skip("this torch lacks the storage use count")
+    monkeypatch.setattr(native, "REUSE_FROM", 1)
+    native.release_buffers()
+    a = native.buffer("t", (1000,))
+    ptr = a.data_ptr()
+    view = a[10:]
+    del a
+    b = native.buffer("t", (1000,))  # a view of the first is alive: new memory
+    assert b.data_ptr() != ptr
+    del view
+    c = native.buffer("t", (1000,))  # released: the first buffer again
+    assert c.data_ptr() == ptr
+    assert native.buffer("t", (999,)).data_ptr() not in (ptr, b.data_ptr())  # other shape
+    assert native.buffer("u", (1000,)).data_ptr() not in (ptr, b.data_ptr())  # other tag
+    native.release_buffers()
+
+
+@needs_native
+def test_forward_keeps_nothing_without_grad():
+    """keep=False (no backward follows) gives the same samples and sums as keep=True."""
+    torch.manual_seed(0)
+    mu, rho = torch.randn(5000) * 0.1, torch.empty(5000).uniform_(-8, 1)
+    kind, consts = native.prior_constants(ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
+    w1, e1, s1, kept1 = native.forward(mu, rho, 2, 11, kind, consts, keep=True)
+    w0, e0, s0, kept0 = native.forward(mu, rho, 2, 11, kind, consts, keep=False)
+    assert kept0 is None and len(kept1) == 3
+    assert torch.equal(w0, w1) and torch.equal(e0, e1) and torch.equal(s0, s1)

@@ -30,6 +30,12 @@ def test_lab_log_tables_match_the_results():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_performance_tables_match_the_benchmark_files():
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "performance_table.py"),
+                           "--check"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_choices_table_matches_the_results():
     proc = subprocess.run([sys.executable, str(ROOT / "tools" / "choices.py"), "--check"],
                           capture_output=True, text=True)

@@ -1,0 +1,117 @@
+"""Rewrite (or check) the speed section of docs/performance.md from the benchmark files.
+
+    python tools/performance_table.py           # rewrite the block between the performance markers
+    python tools/performance_table.py --check   # exit 1 when the document differs from the results
+
+Reads results/benchmarks/step.json (benchmarks/bench_step.py: one training step of every
+implementation, ratios within one run) and results/benchmarks/step_profile.json
+(benchmarks/profile_step.py: where the BBB step's time goes, and the kernels' parts). Every
+number of the block comes from those files; the machine and its load come with them.
+"""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from marked_block import rewrite  # noqa: E402
+
+DOC = ROOT / "docs" / "performance.md"
+START, END = "<!-- performance:start -->", "<!-- performance:end -->"
+PARTS = ("kernel_forward", "kernel_backward", "optimizer", "rest")
+PART_WORDS = {"kernel_forward": "forward kernel", "kernel_backward": "backward kernel",
+              "optimizer": "extra optimiser time (twice the parameters)",
+              "rest": "everything else (Python, autograd, allocation)"}
+KERNEL_ROWS = (("noise", "the noise alone"),
+               ("forward_nokeep", "forward pass, nothing kept (no backward follows)"),
+               ("forward", "forward pass as in training (keeps what backward needs)"),
+               ("forward_fresh", "the same with fresh memory for every array"),
+               ("backward", "backward pass"))
+
+
+def _load(name):
+    path = ROOT / "results" / "benchmarks" / name
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _machine(m, wall=None):
+    text = (f"{m.get('cpu')} ({m.get('cpu_capability')}), {m.get('threads')} thread(s), "
+            f"torch {m.get('torch')}, {m.get('blas')}")
+    if m.get("created"):
+        text += f", {m['created'][:10]}"
+    if wall is not None:
+        text += f"; the run took {wall / 60:.1f} min"
+    return text + f". {m.get('load_note', '')}"
+
+
+def step_table(rec):
+    """Markdown: one row per implementation and H, ratios to both deterministic steps."""
+    texts = rec.get("implementations", {})
+    lines = [f"One training step, median of interleaved rounds (`results/benchmarks/step.json`, "
+             f"written by `benchmarks/bench_step.py`): {_machine(rec['machine'], rec.get('wall_s'))}",
+             "",
+             "| H | implementation | optimiser | median ms | × det. (torch Adam) | "
+             "× det. (fused Adam) | peak MB |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rec["rows"]:
+        lines.append(f"| {r['H']} | `{r['impl']}` | {r['optimizer']} | {r['median_ms']:.2f} | "
+                     f"{r['ratio']:.2f} | {r['ratio_vs_det_fused']:.2f} | {r['peak_mb']:.1f} |")
+    lines += ["", "Implementations: " + "; ".join(f"`{k}`: {v}" for k, v in texts.items()) + "."]
+    return "\n".join(lines)
+
+
+def profile_table(rec):
+    """Markdown: the BBB step's overhead over the fused deterministic step by part, then the
+    kernels' parts."""
+    rows = rec["rows"]
+    Hs = rec["settings"]["H"]
+    lines = [f"Where the time goes (`results/benchmarks/step_profile.json`, written by "
+             f"`benchmarks/profile_step.py`): {_machine(rec['machine'], rec.get('wall_s'))}",
+             "", "| H | BBB step ms | det. step ms (fused Adam) | ratio | overhead ms | "
+             + " | ".join(PART_WORDS[p] for p in PARTS) + " |",
+             "|---|---|---|---|---|" + "---|" * len(PARTS)]
+    for h in Hs:
+        bbb, det, over = (rows.get(f"helpers_paper_h{h}"), rows.get(f"det_fused_h{h}"),
+                          rows.get(f"overhead_h{h}"))
+        if not (bbb and det and over):
+            continue
+        bbb_ms, det_ms = sum(bbb["mean_ms"].values()), sum(det["mean_ms"].values())
+        share = over["share_of_overhead"] or {}
+        cells = [f"{over['overhead_ms'] * share[p]:.2f} ({100 * share[p]:.0f} %)" for p in PARTS]
+        lines.append(f"| {h} | {bbb_ms:.2f} | {det_ms:.2f} | {over['ratio']:.2f} | "
+                     f"{over['overhead_ms']:.2f} | " + " | ".join(cells) + " |")
+    parts = rec.get("kernel_parts")
+    if parts:
+        lines += ["", "The kernels alone, on one array as long as the network's parameters "
+                  "(scale-mixture prior, one sample; median of the rounds):", "",
+                  "| H | parameters | " + " | ".join(words for _, words in KERNEL_ROWS) + " |",
+                  "|---|---|" + "---|" * len(KERNEL_ROWS)]
+        for h, p in parts.items():
+            lines.append(f"| {h} | {p['parameters']:,} | " + " | ".join(
+                f"{p['ms'][k]:.2f} ms ({p['ns_per_parameter'][k]:.2f} ns)"
+                for k, _ in KERNEL_ROWS) + " |")
+    return "\n".join(lines)
+
+
+def block():
+    step, prof = _load("step.json"), _load("step_profile.json")
+    out = []
+    if step:
+        out.append(step_table(step))
+    if prof:
+        out.append(profile_table(prof))
+    return "\n\n".join(out) if out else "(no benchmark results yet: run `make bench`)"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args(argv)
+    rewrite(DOC, START, END, block(), "docs/performance.md's speed tables",
+            "python tools/performance_table.py", check=args.check)
+
+
+if __name__ == "__main__":
+    main()
