@@ -12,8 +12,9 @@
  *   grad_rho = sum_s d loss/dw * eps * sigmoid(rho) - grad_kl * sigmoid(rho) / softplus(rho)
  * (Monte-Carlo KL: log q contributes -sum log sigma only), or the closed-form KL terms. The last
  * ratio is computed so that it stays finite (-> 1) for very negative rho, where sigma underflows.
- * The stored values are the very numbers the forward pass used, so the gradient is that of the
- * sampled weights (the same values as recomputing them would give, without a second evaluation).
+ * The stored values are the very numbers the forward pass used, so the gradient is taken at
+ * exactly the sampled weights (recomputing them in the backward pass, as before, could differ in
+ * the last bit where a loop's vector and scalar remainders round a math function differently).
  *
  * Numerics: compiled WITHOUT -ffast-math (helpers/native.py): no reassociation, no reciprocal
  * rewrites, IEEE inf/NaN. Sums over weights are the OpenMP simd reductions the code asks for.

@@ -77,13 +77,13 @@ class _NativeSample(torch.autograd.Function):
     forward and one backward (which reads what the forward pass kept for it)."""
 
     @staticmethod
-    def forward(ctx, mu, rho, prior, n_samples, closed):
+    def forward(ctx, mu, rho, prior, n_samples, closed, keep):
+        # keep: a backward pass may follow (decided by the caller: inside forward grad mode is off)
         seed = native.draw_seed()
         if closed:
             kind, consts, inv_s2 = -1, torch.zeros(6), 1.0 / prior._buf("sigma") ** 2
         else:
             (kind, consts), inv_s2 = native.prior_constants(prior), 0.0
-        keep = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
         w, eps, sums, kept = native.forward(mu.detach(), rho.detach(), n_samples, seed, kind,
                                             consts, keep=keep)
         n = mu.numel()
@@ -104,7 +104,7 @@ class _NativeSample(torch.autograd.Function):
         n_samples, kind, inv_s2 = ctx.args
         grad_mu, grad_rho = native.backward(mu.detach(), eps, kept, grad_w, grad_kl.item(),
                                             n_samples, kind, inv_s2)
-        return grad_mu, grad_rho, None, None, None
+        return grad_mu, grad_rho, None, None, None, None
 
 
 class _SampleMC(torch.autograd.Function):
@@ -274,7 +274,9 @@ class BayesLinear(nn.Module):
             return _reference_sample(mu, rho, self.prior, n_samples, self.kl_mode)
         if native.usable(mu) and (self.kl_mode == "closed"
                                   or type(self.prior).__name__ in native.KINDS):
-            return _NativeSample.apply(mu, rho, self.prior, n_samples, self.kl_mode == "closed")
+            keep = torch.is_grad_enabled() and (mu.requires_grad or rho.requires_grad)
+            return _NativeSample.apply(mu, rho, self.prior, n_samples, self.kl_mode == "closed",
+                                       keep)
         if self.kl_mode == "closed":
             return _SampleClosed.apply(mu, rho, self.prior._buf("sigma"), n_samples)
         return _SampleMC.apply(mu, rho, self.prior, n_samples)

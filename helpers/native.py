@@ -26,6 +26,7 @@ import platform
 import shutil
 import subprocess
 import tempfile
+import threading
 import warnings
 from pathlib import Path
 
@@ -168,12 +169,18 @@ def _constants(prior, kind):
 # refers to its memory (torch's storage use count back at its value on creation): every alias
 # handed out -- an output held by the caller, a tensor saved for backward, a parameter's .grad --
 # keeps it busy until released. Small arrays (below REUSE_FROM entries) are allocated afresh:
-# they cost no page faults. BBB_BUFFERS=0 (read at import) allocates afresh every time.
+# they cost no page faults; so is everything of a pass that no backward pass follows (evaluation:
+# often many samples, and nothing there repeats at a training step's pace), and everything made
+# in inference mode (its tensors could never be saved for backward later). What the count does
+# not see: a raw pointer, a storage object without a tensor, memory shared with another process
+# (share_memory_); nothing here hands a kernel buffer out that way. BBB_BUFFERS=0 (read at
+# import) allocates afresh every time.
 _USE_COUNT = getattr(torch._C, "_storage_Use_Count", None)
 REUSE = _USE_COUNT is not None and os.environ.get("BBB_BUFFERS", "1").lower() not in (
     "0", "false", "no")
 REUSE_FROM = 65_536
 _POOL = {}
+_LOCK = threading.Lock()
 _SLOTS = 4  # buffers kept per (tag, shape); more in use at once are allocated and dropped
 
 
@@ -182,19 +189,20 @@ def buffer(tag, shape):
     an alias of a kept buffer of this ``tag`` and shape that every earlier alias has released, or
     a new one."""
     shape = tuple(shape)
-    if not REUSE or math.prod(shape) < REUSE_FROM:
+    if (not REUSE or math.prod(shape) < REUSE_FROM or torch.is_inference_mode_enabled()):
         return torch.empty(shape, dtype=torch.float32)
-    slots = _POOL.get((tag, shape))
-    if slots is None:
-        slots = _POOL[(tag, shape)] = []
-    for t, storage, base in slots:
-        if _USE_COUNT(storage) == base:
-            return t.detach()
-    t = torch.empty(shape, dtype=torch.float32)
-    if len(slots) < _SLOTS:
-        storage = t.untyped_storage()._cdata  # the pool's t keeps this storage alive
-        slots.append((t, storage, _USE_COUNT(storage)))
-    return t.detach()
+    with _LOCK:  # checking a slot and handing out its alias is one step
+        slots = _POOL.get((tag, shape))
+        if slots is None:
+            slots = _POOL[(tag, shape)] = []
+        for t, storage, base in slots:
+            if _USE_COUNT(storage) == base:
+                return t.detach()
+        t = torch.empty(shape, dtype=torch.float32)
+        if len(slots) < _SLOTS:
+            storage = t.untyped_storage()._cdata  # the pool's t keeps this storage alive
+            slots.append((t, storage, _USE_COUNT(storage)))
+        return t.detach()
 
 
 def release_buffers():
@@ -236,7 +244,10 @@ def forward(mu, rho, n_samples, seed, kind, consts, keep=True):
     what ``backward`` needs besides eps (a tuple of three tensors; None when ``keep`` is False,
     for a forward pass that no backward pass follows)."""
     shape = mu.shape if n_samples == 1 else (n_samples, *mu.shape)
-    w, eps = buffer("w", shape), buffer("eps", shape)
+    if keep:
+        w, eps = buffer("w", shape), buffer("eps", shape)
+    else:  # no backward pass follows: evaluation, not the training loop (see buffer)
+        w, eps = torch.empty(shape, dtype=torch.float32), torch.empty(shape, dtype=torch.float32)
     sums = torch.zeros(5, dtype=torch.float64)
     kept = None
     if keep:  # d log p(w)/dw per sample (sigma for the closed-form KL), sigmoid, sigmoid/softplus

@@ -112,14 +112,16 @@ def _reuse_run(monkeypatch, reuse):
     monkeypatch.setattr(native, "REUSE_FROM", 1)  # every array, even this small network's
     native.release_buffers()
     seed_everything(3)
-    model = BayesMLP(40, (30,), 4, prior=ScaleMixturePrior(0.5, 1.0, math.exp(-6)), rho_init=-4.0)
+    model = BayesMLP(40, (30, 30), 4, prior=ScaleMixturePrior(0.5, 1.0, math.exp(-6)),
+                     rho_init=-4.0)
     opt = torch.optim.Adam(model.parameters(), 1e-2)
     x, y = torch.randn(16, 40), torch.randint(0, 4, (16,))
     out = []
     for step in range(4):
         opt.zero_grad(set_to_none=step % 2 == 0)  # odd steps add into the kept .grad
         parts = elbo(model, x, y, kl_weight=0.1, n_samples=2)
-        other = F.cross_entropy(model(x), y)  # a second forward pass before any backward
+        # a second forward pass before any backward, same shapes: the same buffers are asked for
+        other = elbo(model, x, y, kl_weight=0.1, n_samples=2).loss
         loss = parts.loss + other
         loss.backward(retain_graph=True)
         first = [p.grad.clone() for p in model.parameters()]
@@ -167,3 +169,23 @@ def test_forward_keeps_nothing_without_grad():
     w0, e0, s0, kept0 = native.forward(mu, rho, 2, 11, kind, consts, keep=False)
     assert kept0 is None and len(kept1) == 3
     assert torch.equal(w0, w1) and torch.equal(e0, e1) and torch.equal(s0, s1)
+
+
+@needs_native
+def test_evaluation_keeps_nothing_and_inference_mode_then_training(monkeypatch):
+    """A pass under no_grad keeps nothing for a backward pass and leaves the pool alone; buffers
+    are never made in inference mode (such tensors could not be saved for backward later)."""
+    monkeypatch.setattr(native, "REUSE_FROM", 1)
+    native.release_buffers()
+    seed_everything(0)
+    model = BayesMLP(20, (16,), 3)
+    x, y = torch.randn(8, 20), torch.randint(0, 3, (8,))
+    with torch.no_grad():
+        model(x)
+    assert native._POOL == {}
+    with torch.inference_mode():
+        model(x)
+    assert native._POOL == {}
+    F.cross_entropy(model(x), y).backward()  # training after both works
+    assert native._POOL and all(p.grad is not None for p in model.parameters())
+    native.release_buffers()
