@@ -14,9 +14,10 @@ interleaved. Shares of the step are what to read on a shared machine; absolute t
 
 ``kernel_parts`` then times the kernels alone on one flat array as long as the network's
 parameters (scale-mixture prior, one sample), interleaved, median of the rounds: the noise alone
-(``helpers.native.normal``); the forward pass without and with what it keeps for the backward
-pass; the same with fresh memory for every array instead of the reused buffers (the cost of page
-faults); and the backward pass. Their differences say where the forward pass's time goes.
+(``helpers.native.normal``); the forward pass of an evaluation (nothing kept, fresh memory);
+the forward pass of training (keeping what the backward pass needs, in reused buffers) and the
+same in fresh memory; and the backward pass. ``forward_fresh - forward_nokeep`` is the price of
+keeping, ``forward_fresh - forward`` that of fresh memory (page faults).
 
     python benchmarks/profile_step.py            # H = 1200 and 400, 20 rounds of 5 steps
     python benchmarks/profile_step.py --quick    # seconds (CI): H = 64, 3 rounds
@@ -125,10 +126,11 @@ def profile(impls, Hs, rounds, steps, warmup):
 
 KERNEL_PARTS = {
     "noise": "helpers.native.normal: the counter-based N(0, 1) noise alone",
-    "forward_nokeep": "helpers.native.forward, keep=False: noise, sigma, w, log p(w), the sums",
+    "forward_nokeep": "helpers.native.forward, keep=False (an evaluation pass): noise, sigma, w, "
+                      "log p(w), the sums, in fresh memory",
     "forward": "helpers.native.forward, keep=True (training): also stores d log p/dw, sigmoid(rho), "
-               "sigmoid(rho)/softplus(rho) for the backward pass",
-    "forward_fresh": "as forward, every array in fresh memory (BBB reuses buffers instead)",
+               "sigmoid(rho)/softplus(rho) for the backward pass, in reused buffers",
+    "forward_fresh": "as forward, every array in fresh memory",
     "backward": "helpers.native.backward: d/dmu and d/drho from what forward kept"}
 
 

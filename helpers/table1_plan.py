@@ -666,6 +666,67 @@ def rows(s, H):
     return out
 
 
+def progress(s, widths=None):
+    """Where the campaign stands, without a test number: per width, each method's search (trials
+    done of its budget, the recipe validation chose, its validation error) and each row's
+    reported seeds done of planned. Returns (rows, runs done, runs still to do)."""
+    out, done = [], 0
+    for H in widths or s["widths"]:
+        row_of = {r["key"]: r for r in rows(s, H)}
+        for key in list(s["methods"]) + [k for k in row_of if k not in s["methods"]]:
+            r = row_of.get(key)
+            item = {"H": H, "key": key, "label": METHOD_LABELS.get(key, CONTROL_LABELS.get(key)),
+                    "search_done": None, "search_trials": None, "chosen": None,
+                    "chosen_epochs": None, "chosen_val_error": None,
+                    "seeds_done": len(r["seeds"]) if r else 0,
+                    "seeds_planned": len(s["seeds"][H])}
+            if key in s["methods"]:
+                configs, later = search_configs(s, H, key)
+                item["search_trials"] = len(configs) + later
+                item["search_done"] = sum(trial_path(H, key, TRIAL.name(c)).exists()
+                                          for c in configs)
+                done += item["search_done"]
+                choice = chosen(s, H, key)
+                if choice is not None:
+                    item.update(chosen=choice["name"], chosen_epochs=choice["epochs"],
+                                chosen_val_error=choice["val_error"])
+            done += item["seeds_done"]
+            out.append(item)
+    return out, done, plan_jobs(s, widths)[1]
+
+
+def progress_table(s, widths=None):
+    """(headers, rows) of ``progress`` for ``helpers.show_table``: no test number."""
+    items, _, _ = progress(s, widths)
+    head = ["width", "row", "search trials done", "recipe chosen on validation",
+            "its validation error", "reported seeds done"]
+    body = []
+    for it in items:
+        search = ("—" if it["search_trials"] is None
+                  else f"{it['search_done']} of {it['search_trials']}")
+        recipe = "—"
+        if it["chosen"] is not None:  # the name without method, width and tuning seed
+            recipe = it["chosen"].split(f"_h{it['H']}_", 1)[-1]
+            recipe = re.sub(rf"(^|_)s{s['tuning_seed']}(_|$)", r"\1", recipe).strip("_")
+        val = "—" if it["chosen_val_error"] is None else f"{100 * it['chosen_val_error']:.2f}%"
+        body.append([f"2×{s['plan_width'][it['H']]}", it["label"], search, recipe, val,
+                     f"{it['seeds_done']} of {it['seeds_planned']}"])
+    return head, body
+
+
+def progress_words(s, widths=None):
+    """One paragraph: how far the campaign is, and what is shown when."""
+    _, done, todo = progress(s, widths)
+    budget = "; ".join(f"2×{s['plan_width'][H]}: {s['budget'][H]['trials']} trials of at most "
+                       f"{s['budget'][H]['max_epochs']} epochs per method, "
+                       f"{len(s['seeds'][H])} reported seeds" for H in widths or s["widths"])
+    state = ("complete" if todo == 0 else
+             f"running: {done} runs done, {todo} to do")
+    return (f"**Plan v1's campaign ({s['profile']} profile): {state}.** Budgets: {budget}. "
+            "A width's test numbers are analysed (intervals, orderings, verdicts) only once all "
+            "of its runs are done; until then this table shows validation numbers only.")
+
+
 def _paired(by, a, b):
     xa, xb = by[a], by[b]
     common = sorted(set(xa) & set(xb))

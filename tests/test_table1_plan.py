@@ -214,3 +214,22 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
     before = (base / "summary.json").read_bytes()
     T.write_summary(s)
     assert (base / "summary.json").read_bytes() == before  # same inputs, same bytes
+
+    # notebook 01's progress view: everything done, and never a test number
+    items, done_n, todo = T.progress(s)
+    assert todo == 0 and "complete" in T.progress_words(s)
+    for it in items:
+        assert it["seeds_done"] == it["seeds_planned"]
+        assert it["search_trials"] is None or it["search_done"] == it["search_trials"]
+        assert not [k for k in it if "test" in k]
+    head, body = T.progress_table(s)
+    assert len(body) == len(items) and not [h for h in head if "test" in h]
+
+
+def test_progress_before_any_run_counts_what_is_to_do(tmp_path, monkeypatch):
+    monkeypatch.setenv("BBB_OUTPUT_DIR", str(tmp_path / "out"))
+    s = T.settings(T.load_plan(), "smoke")
+    items, done_n, todo = T.progress(s)
+    assert done_n == 0 and todo == T.plan_jobs(s)[1] > 0
+    assert all(it["chosen"] is None and it["seeds_done"] == 0 for it in items)
+    assert f"0 runs done, {todo} to do" in T.progress_words(s)

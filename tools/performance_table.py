@@ -24,9 +24,9 @@ PART_WORDS = {"kernel_forward": "forward kernel", "kernel_backward": "backward k
               "optimizer": "extra optimiser time (twice the parameters)",
               "rest": "everything else (Python, autograd, allocation)"}
 KERNEL_ROWS = (("noise", "the noise alone"),
-               ("forward_nokeep", "forward pass, nothing kept (no backward follows)"),
-               ("forward", "forward pass as in training (keeps what backward needs)"),
-               ("forward_fresh", "the same with fresh memory for every array"),
+               ("forward_nokeep", "forward, evaluation (nothing kept, fresh memory)"),
+               ("forward", "forward, training (keeps what backward needs, reused buffers)"),
+               ("forward_fresh", "forward, training, fresh memory"),
                ("backward", "backward pass"))
 
 
@@ -61,26 +61,33 @@ def step_table(rec):
     return "\n".join(lines)
 
 
-def profile_table(rec):
-    """Markdown: the BBB step's overhead over the fused deterministic step by part, then the
-    kernels' parts."""
+def profile_table(rec, before=None):
+    """Markdown: the BBB step's overhead over the fused deterministic step by part (and the same
+    for the kernels of an earlier commit, ``before``), then the kernels' parts."""
     rows = rec["rows"]
     Hs = rec["settings"]["H"]
     lines = [f"Where the time goes (`results/benchmarks/step_profile.json`, written by "
              f"`benchmarks/profile_step.py`): {_machine(rec['machine'], rec.get('wall_s'))}",
-             "", "| H | BBB step ms | det. step ms (fused Adam) | ratio | overhead ms | "
+             "", "| H | kernels | BBB step ms | det. step ms (fused Adam) | ratio | overhead ms | "
              + " | ".join(PART_WORDS[p] for p in PARTS) + " |",
-             "|---|---|---|---|---|" + "---|" * len(PARTS)]
+             "|---|---|---|---|---|---|" + "---|" * len(PARTS)]
+    runs = [("now", rec)] + ([(f"before (commit {before['code']['commit']})", before)]
+                             if before else [])
     for h in Hs:
-        bbb, det, over = (rows.get(f"helpers_paper_h{h}"), rows.get(f"det_fused_h{h}"),
-                          rows.get(f"overhead_h{h}"))
-        if not (bbb and det and over):
-            continue
-        bbb_ms, det_ms = sum(bbb["mean_ms"].values()), sum(det["mean_ms"].values())
-        share = over["share_of_overhead"] or {}
-        cells = [f"{over['overhead_ms'] * share[p]:.2f} ({100 * share[p]:.0f} %)" for p in PARTS]
-        lines.append(f"| {h} | {bbb_ms:.2f} | {det_ms:.2f} | {over['ratio']:.2f} | "
-                     f"{over['overhead_ms']:.2f} | " + " | ".join(cells) + " |")
+        for which, r in runs:
+            bbb, det, over = (r["rows"].get(f"helpers_paper_h{h}"),
+                              r["rows"].get(f"det_fused_h{h}"), r["rows"].get(f"overhead_h{h}"))
+            if not (bbb and det and over):
+                continue
+            bbb_ms, det_ms = sum(bbb["mean_ms"].values()), sum(det["mean_ms"].values())
+            share = over["share_of_overhead"] or {}
+            cells = [f"{over['overhead_ms'] * share[p]:.2f} ({100 * share[p]:.0f} %)"
+                     for p in PARTS]
+            lines.append(f"| {h} | {which} | {bbb_ms:.2f} | {det_ms:.2f} | {over['ratio']:.2f} | "
+                         f"{over['overhead_ms']:.2f} | " + " | ".join(cells) + " |")
+    if before:
+        lines += ["", f"The earlier kernels' row: `results/benchmarks/step_profile_before.json`, "
+                  f"{before['code']['how']}; {_machine(before['machine'], before.get('wall_s'))}"]
     parts = rec.get("kernel_parts")
     if parts:
         lines += ["", "The kernels alone, on one array as long as the network's parameters "
@@ -100,7 +107,7 @@ def block():
     if step:
         out.append(step_table(step))
     if prof:
-        out.append(profile_table(prof))
+        out.append(profile_table(prof, _load("step_profile_before.json")))
     return "\n\n".join(out) if out else "(no benchmark results yet: run `make bench`)"
 
 
