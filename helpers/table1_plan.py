@@ -727,6 +727,98 @@ def progress_words(s, widths=None):
             "of its runs are done; until then this table shows validation numbers only.")
 
 
+def _pct(x):
+    return "—" if x is None else f"{100 * x:.2f}%"
+
+
+SHORT = {"sgd": "SGD", "dropout": "dropout", "bbb_gaussian": "BBB Gaussian",
+         "bbb_mixture": "BBB mixture", "warm_start_source": "SGD source",
+         "sgd_continued": "SGD continued", "bbb_random_start": "BBB random start"}
+
+
+def _claim(text):
+    """'bbb_mixture < sgd' in the table's short names."""
+    return re.sub(r"\w+", lambda m: SHORT.get(m.group(0), m.group(0)), text)
+
+
+def _recipe(r):
+    """A run's name without method, width and seed: its recipe."""
+    if not r["runs"]:
+        return "—"
+    name = Path(r["runs"][0]).stem.split(f"_h{r['H']}_", 1)[-1]
+    return re.sub(rf"(^|_)s{r['seeds'][0]}(_|$)", r"\1", name).strip("_")
+
+
+def _interval(ci):
+    return "—" if not ci or ci[0] is None else f"[{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]%"
+
+
+def results_table(rec):
+    """(headers, rows) of Table 1 under plan v1 from a summary record (``summary``): every row of
+    every width whose runs are all done, its test error over the reported seeds with the plan's
+    interval and verdict against the paper, the per-seed values, the Monte-Carlo sd of one
+    weight sample's test error beside the seed sd, and the recipe. A width still running gives
+    one line saying how much is left (no test number before a width is complete)."""
+    head = ["width", "row", "paper", "test error: mean ± sd", "95% interval", "vs the paper",
+            "per seed (seeds)", "MC sd of one sample", "epochs (total)", "recipe chosen on validation"]
+    body = []
+    for H in rec["widths"]:
+        a = rec["analysis"][str(H)]
+        width = f"2×{rec['plan_width'][str(H)] if str(H) in rec['plan_width'] else H}"
+        if a["status"] != "done":
+            body.append([width, "not complete (the progress table says what is left): no test "
+                         "number before every run of the width is done"] + ["—"] * (len(head) - 2))
+            continue
+        for r in (r for r in rec["rows"] if r["H"] == H):
+            cell = a["cells"].get(r["key"])
+            mc = [v for v in (r["mc_sd_single_sample"] or []) if v is not None]
+            sd = "—" if r["sd"] is None else f"{100 * r['sd']:.2f} pp"
+            body.append([
+                width, r["label"], _pct(r["paper"]), f"{_pct(r['mean'])} ± {sd}",
+                _interval(cell and cell.get("ci")), "—" if cell is None else cell["verdict"],
+                ", ".join(f"{100 * t:.2f}" for t in r["test_error"])
+                + f" ({', '.join(str(x) for x in r['seeds'])})",
+                "—" if not mc else f"{100 * statistics.fmean(mc):.2f} pp",
+                f"{r['epochs']} ({r['total_epochs']})", _recipe(r)])
+    return head, body
+
+
+def tests_table(rec):
+    """(headers, rows): the plan's tests at every complete width, read from a summary record:
+    the paper's orderings (one Holm family per width), the comparability of the declared pair
+    within its margin, and the controls of a warm-started BBB row (their own Holm family)."""
+    head = ["width", "claim", "family", "seeds", "mean difference", "95% interval",
+            "p (paired t)", "p (sign test)", "p (Holm)", "verdict"]
+    body = []
+
+    def diff_cells(tt):
+        if tt is None:
+            return ["0", "—", "—", "—"]
+        ci = "—" if tt["ci"] is None else \
+            f"[{100 * tt['ci'][0]:+.2f}, {100 * tt['ci'][1]:+.2f}] pp"
+        return [str(tt["n"]), f"{100 * tt['mean_diff']:+.2f} pp", ci,
+                "—" if tt["p"] is None else f"{tt['p']:.3g}"]
+
+    for H in rec["widths"]:
+        a = rec["analysis"][str(H)]
+        if a["status"] != "done":
+            continue
+        width = f"2×{rec['plan_width'][str(H)] if str(H) in rec['plan_width'] else H}"
+        for fam, name in (("orderings", "the paper's orderings"), ("controls", "controls")):
+            for claim, res in a.get(fam, {}).items():
+                body.append([width, _claim(claim), name, *diff_cells(res["t_test"]),
+                             f"{res['sign_test']['p']:.3g}",
+                             "—" if res["p_holm"] is None else f"{res['p_holm']:.3g}",
+                             res["verdict"]])
+        comp = a["comparable"]
+        body.append([width, f"{_claim(comp['pair'])} within ±{comp['margin_pp']:.1f} pp",
+                     "comparability",
+                     *diff_cells(comp["t_test"]), "—", "—", comp["verdict"]])
+    if not body:
+        body.append(["—", "no width complete yet: no test run"] + ["—"] * (len(head) - 2))
+    return head, body
+
+
 def _paired(by, a, b):
     xa, xb = by[a], by[b]
     common = sorted(set(xa) & set(xb))

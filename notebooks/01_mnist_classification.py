@@ -343,6 +343,25 @@ R.show_markdown(TP.progress_words(tp));
 H.show_table(*TP.progress_table(tp));
 
 # %% [markdown]
+# **Table 1 under plan v1**, width by width once all of a width's runs are done (a width still
+# running says how much is left): the test error over the reported seeds, the plan's 95%
+# $t$-interval and its verdict against the paper, each seed's value, and beside the seed spread
+# the Monte-Carlo spread of one weight sample's test error. The controls have no paper value.
+
+# %%
+plan_v1 = TP.write_summary(tp)
+H.show_table(*TP.results_table(plan_v1));
+
+# %% [markdown]
+# **The plan's tests**: per complete width, the paper's orderings as one family (two-sided
+# paired $t$-tests, Holm-corrected; the exact sign test beside them), BBB against dropout
+# within the plan's margin, and the two controls of the warm-started row as a family of their
+# own.
+
+# %%
+H.show_table(*TP.tests_table(plan_v1));
+
+# %% [markdown]
 # ## Takeaways
 
 # %%

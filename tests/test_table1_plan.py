@@ -225,6 +225,19 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
     head, body = T.progress_table(s)
     assert len(body) == len(items) and not [h for h in head if "test" in h]
 
+    # ... and its Table 1 and tests, read from the summary: the same rows and verdicts
+    head, body = T.results_table(summary)
+    assert len(body) == len(summary["rows"])
+    col = head.index("vs the paper")
+    for row, r in zip(body, summary["rows"]):
+        cell = summary["analysis"][str(r["H"])]["cells"].get(r["key"])
+        assert row[col] == (cell["verdict"] if cell else "—")
+    head, body = T.tests_table(summary)
+    verdicts = [c["verdict"] for H in s["widths"] for fam in ("orderings", "controls")
+                for c in summary["analysis"][str(H)][fam].values()]
+    verdicts += [summary["analysis"][str(H)]["comparable"]["verdict"] for H in s["widths"]]
+    assert sorted(r[head.index("verdict")] for r in body) == sorted(verdicts)
+
 
 def test_progress_before_any_run_counts_what_is_to_do(tmp_path, monkeypatch):
     monkeypatch.setenv("BBB_OUTPUT_DIR", str(tmp_path / "out"))
@@ -233,3 +246,6 @@ def test_progress_before_any_run_counts_what_is_to_do(tmp_path, monkeypatch):
     assert done_n == 0 and todo == T.plan_jobs(s)[1] > 0
     assert all(it["chosen"] is None and it["seeds_done"] == 0 for it in items)
     assert f"0 runs done, {todo} to do" in T.progress_words(s)
+    rec = T.summary(s)
+    assert all(row[1].startswith("not complete") for row in T.results_table(rec)[1])
+    assert T.tests_table(rec)[1][0][1].startswith("no width complete")
