@@ -333,7 +333,8 @@ R.show_markdown(P.what_it_shows(paper_run, P.read(P.root() / "plan.json")));
 # and BBB from a random start). The tests are the plan's: a two-sided $t$-interval per cell
 # against the paper, the paper's orderings as paired $t$ and sign tests with Holm's correction,
 # and its verdict words. The campaign runs outside the notebook
-# (`make table1 PROTOCOL=plan_v1 JOBS=2`, resumable); this section shows where it stands.
+# (`make table1 PROTOCOL=plan_v1 JOBS=2`, resumable); this section shows where it stands. A
+# width it has finished replaces section 3's row of that width in the README.
 
 # %%
 tp = TP.settings(TP.load_plan(), "smoke" if PROFILE == "smoke" else "default")

@@ -238,6 +238,16 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
     verdicts += [summary["analysis"][str(H)]["comparable"]["verdict"] for H in s["widths"]]
     assert sorted(r[head.index("verdict")] for r in body) == sorted(verdicts)
 
+    # ... and the README's row of a complete width says the plan's verdicts
+    import status_table
+    for i, H in enumerate(s["widths"]):
+        a = summary["analysis"][str(H)]
+        row = status_table.plan_v1_row(H, summary, "nb", first=i == 0)
+        assert row[0].startswith(f"Table 1 at 2×{s['plan_width'][H]}, plan v1")
+        assert a["cells"]["bbb_mixture"]["verdict"] in row[3]
+        assert a["comparable"]["verdict"] in row[3] and "controls: " in row[3]
+        assert status_table.verdict_orderings(a["orderings"]) in row[3]
+
 
 def test_progress_before_any_run_counts_what_is_to_do(tmp_path, monkeypatch):
     monkeypatch.setenv("BBB_OUTPUT_DIR", str(tmp_path / "out"))

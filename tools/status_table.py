@@ -162,13 +162,42 @@ def _recipes(H, cells):
             else f"{own} of {len(cells)} recipes searched at 2×{H}")
 
 
+def plan_v1_row(H, summ, nb01, first=True):
+    """Table 1 at one width under analysis plan v1 (helpers.table1_plan's summary ``summ``),
+    once every run of the width is done: the four cells against the paper, the mixture's
+    verdict, the plan's orderings (Holm), BBB against dropout within the margin, the controls."""
+    a = summ["analysis"][str(H)]
+    cells = [r for k in SHORT_LONG for r in summ["rows"] if r["H"] == H and r["key"] == k]
+    width = summ["plan_width"].get(str(H), H)
+    paper = " / ".join(f"{100 * r['paper']:.2f}" for r in cells) + "%"
+    ours = " / ".join(f"{100 * r['mean']:.2f}" for r in cells) + "%"
+    seeds = sorted({len(r["seeds"]) for r in cells})
+    ours += f" ({'–'.join(map(str, seeds))} seeds" + _noise(cells) + ")"
+    verdict = (f"mixture: {a['cells']['bbb_mixture']['verdict']}; orderings: "
+               f"{verdict_orderings(a['orderings'])}; vs dropout: {a['comparable']['verdict']}")
+    if a.get("controls"):
+        verdict += f"; controls: {verdict_orderings(a['controls'])}"
+    epochs = sorted({r["total_epochs"] for r in cells})
+    trials = sorted({summ["searches"][str(H)][r["key"]]["trials"] for r in cells})
+    warm = any((r["recipe"] or {}).get("init_from") for r in cells if r["key"] == "bbb_mixture")
+    methods = " / ".join(SHORT_LONG[r["key"]] for r in cells)
+    return [f"Table 1 at 2×{width}, plan v1" + (f": {methods}" if first else ""), paper, ours,
+            verdict, f"equal searches ({'–'.join(map(str, trials))} trials/method), Adam, "
+            f"{'–'.join(map(str, sorted({epochs[0], epochs[-1]})))} epochs (paper 600)"
+            + ("; mixture warm-started" if warm else ""), f"[01]({nb01})"]
+
+
 def rows():
     out = []
     nb01 = "notebooks/01_mnist_classification.ipynb"
     table = _load("01_mnist_classification/table1.json")
-    if table:
+    plan_v1 = _load("01_mnist_classification/plan_v1/summary.json")
+    if table:  # a width that plan v1 has finished is reported from plan v1
         widths = (table["metrics"].get("analysis") or {}).get("widths", {})
         for i, H in enumerate(sorted({r["H"] for r in table["metrics"]["rows"]})):
+            if plan_v1 and (plan_v1["analysis"].get(str(H)) or {}).get("status") == "done":
+                out.append(plan_v1_row(H, plan_v1, nb01, first=i == 0))
+                continue
             out.append(_width_row(H, [r for r in table["metrics"]["rows"]
                                       if r["H"] == H and r["paper"] is not None], nb01,
                                   widths.get(str(H)), first=i == 0))
