@@ -107,7 +107,7 @@ def test_mixture_gradient_per_weight_c_kernels(mix):
     eps = _noise_of(mu, 3)
     mu.requires_grad_(), rho.requires_grad_()
     torch.manual_seed(3)
-    w, kl = L._NativeSample.apply(mu, rho, H.ScaleMixturePrior(*mix), 1, False)
+    w, kl = L._NativeSample.apply(mu, rho, H.ScaleMixturePrior(*mix), 1, False, True)
     assert torch.allclose(w, mu.detach() + L.softplus(rho.detach()) * eps, rtol=1e-5, atol=1e-8)
     kl.backward()
     g_mu, g_rho, terms_mu, terms, wide = _reference(mu, rho, eps, *mix)
