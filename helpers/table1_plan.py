@@ -753,6 +753,13 @@ def _interval(ci):
     return "—" if not ci or ci[0] is None else f"[{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]%"
 
 
+def _plan_width(rec, H):
+    """The paper's width that ``H`` stands for (smoke: a tiny width stands for one), whether the
+    summary's keys are numbers (in memory) or strings (read back from JSON)."""
+    pw = rec["plan_width"]
+    return pw.get(str(H), pw.get(H, H))
+
+
 def results_table(rec):
     """(headers, rows) of Table 1 under plan v1 from a summary record (``summary``): every row of
     every width whose runs are all done, its test error over the reported seeds with the plan's
@@ -764,7 +771,7 @@ def results_table(rec):
     body = []
     for H in rec["widths"]:
         a = rec["analysis"][str(H)]
-        width = f"2×{rec['plan_width'][str(H)] if str(H) in rec['plan_width'] else H}"
+        width = f"2×{_plan_width(rec, H)}"
         if a["status"] != "done":
             body.append([width, "not complete (the progress table says what is left): no test "
                          "number before every run of the width is done"] + ["—"] * (len(head) - 2))
@@ -803,7 +810,7 @@ def tests_table(rec):
         a = rec["analysis"][str(H)]
         if a["status"] != "done":
             continue
-        width = f"2×{rec['plan_width'][str(H)] if str(H) in rec['plan_width'] else H}"
+        width = f"2×{_plan_width(rec, H)}"
         for fam, name in (("orderings", "the paper's orderings"), ("controls", "controls")):
             for claim, res in a.get(fam, {}).items():
                 body.append([width, _claim(claim), name, *diff_cells(res["t_test"]),

@@ -338,6 +338,8 @@ R.show_markdown(P.what_it_shows(paper_run, P.read(P.root() / "plan.json")));
 
 # %%
 tp = TP.settings(TP.load_plan(), "smoke" if PROFILE == "smoke" else "default")
+if TRAIN_MISSING and PROFILE == "smoke":  # seconds; in `default` the campaign runs outside
+    TP.drive(tp, log=lambda m: None, poll_s=0.01)
 R.show_markdown(TP.progress_words(tp));
 
 # %%

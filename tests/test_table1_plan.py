@@ -228,6 +228,8 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
     # ... and its Table 1 and tests, read from the summary: the same rows and verdicts
     head, body = T.results_table(summary)
     assert len(body) == len(summary["rows"])
+    assert {r[0] for r in body} == {f"2×{s['plan_width'][H]}" for H in s["widths"]}
+    assert T.results_table(T.summary(s))[1] == body  # in memory (number keys) as from the file
     col = head.index("vs the paper")
     for row, r in zip(body, summary["rows"]):
         cell = summary["analysis"][str(r["H"])]["cells"].get(r["key"])

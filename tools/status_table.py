@@ -168,7 +168,7 @@ def plan_v1_row(H, summ, nb01, first=True):
     verdict, the plan's orderings (Holm), BBB against dropout within the margin, the controls."""
     a = summ["analysis"][str(H)]
     cells = [r for k in SHORT_LONG for r in summ["rows"] if r["H"] == H and r["key"] == k]
-    width = summ["plan_width"].get(str(H), H)
+    width = summ["plan_width"].get(str(H), summ["plan_width"].get(H, H))
     paper = " / ".join(f"{100 * r['paper']:.2f}" for r in cells) + "%"
     ours = " / ".join(f"{100 * r['mean']:.2f}" for r in cells) + "%"
     seeds = sorted({len(r["seeds"]) for r in cells})
