@@ -911,13 +911,17 @@ def summary(s, plan_file=None):
     files = sorted(p for p in root().rglob("*.json")
                    if p.parent != root() or p.name not in ("summary.json", "estimate.json"))
     inputs = {str(p.relative_to(root())): _sha256(p) for p in files}
-    machines, dates = {}, []
+    machines, dates, codes = {}, [], {}
     for p in files:
         rec = json.loads(p.read_text())
         if "machine" in rec:
             k = json.dumps(rec["machine"], sort_keys=True)
             machines[k] = machines.get(k, 0) + 1
             dates.append(rec["created"])
+        if isinstance(rec.get("code"), dict):
+            c = rec["code"]
+            k = f"{str(c.get('commit'))[:7]}{' (dirty)' if c.get('dirty') else ''}"
+            codes[k] = codes.get(k, 0) + 1
     try:
         plan_name = str(plan_file.resolve().relative_to(PROJECT_ROOT.resolve()))
     except ValueError:
@@ -937,6 +941,8 @@ def summary(s, plan_file=None):
             "machines": [{"machine": json.loads(k), "records": n}
                          for k, n in sorted(machines.items(), key=lambda kv: (-kv[1], kv[0]))],
             "records_created": [min(dates), max(dates)] if dates else None,
+            "code_versions": [{"commit": k, "records": n} for k, n in
+                              sorted(codes.items(), key=lambda kv: (-kv[1], kv[0]))],
             "aggregated_by": "helpers.table1_plan.write_summary (no machine or date of its own: "
                              "the same inputs give the same bytes)"}
 

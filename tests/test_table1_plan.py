@@ -189,6 +189,8 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
 
     summary = json.loads((base / "summary.json").read_text())
     assert summary["complete"] and summary["machines"]
+    assert sum(c["records"] for c in summary["code_versions"]) == sum(
+        isinstance(r.get("code"), dict) for r in records.values())
     assert summary["plan"]["sha256"] == hashlib.sha256(A.plan_path().read_bytes()).hexdigest()
     for rel, sha in summary["inputs"].items():
         assert hashlib.sha256((base / rel).read_bytes()).hexdigest() == sha
