@@ -760,6 +760,25 @@ def _plan_width(rec, H):
     return pw.get(str(H), pw.get(H, H))
 
 
+def _predictor(r):
+    """Which predictor validation chose on how many seeds, and the MC sd of the reported one
+    (the posterior mean has none; the average of weight samples: sd over its redraws)."""
+    if not r["predictor"]:
+        return "—"
+    words = {"mean_weights": "posterior mean", "ensemble": "average of samples"}
+    counts = {}
+    for p in r["predictor"]:
+        counts[p] = counts.get(p, 0) + 1
+    text = ", ".join(f"{words.get(p, p)} ({n} of {len(r['predictor'])})"
+                     for p, n in counts.items())
+    sds = [v for v in (r["mc_sd_ensemble_redraws"] or []) if v is not None]
+    if sds:
+        text += f"; redraw sd {100 * statistics.fmean(sds):.2f} pp"
+    elif "ensemble" not in counts:
+        text += "; deterministic"
+    return text
+
+
 def results_table(rec):
     """(headers, rows) of Table 1 under plan v1 from a summary record (``summary``): every row of
     every width whose runs are all done, its test error over the reported seeds with the plan's
@@ -767,7 +786,8 @@ def results_table(rec):
     weight sample's test error beside the seed sd, and the recipe. A width still running gives
     one line saying how much is left (no test number before a width is complete)."""
     head = ["width", "row", "paper", "test error: mean ± sd", "95% interval", "vs the paper",
-            "per seed (seeds)", "MC sd of one sample", "epochs (total)", "recipe chosen on validation"]
+            "per seed (seeds)", "MC sd of one sample", "predictor (its MC sd)", "epochs (total)",
+            "recipe chosen on validation"]
     body = []
     for H in rec["widths"]:
         a = rec["analysis"][str(H)]
@@ -785,7 +805,7 @@ def results_table(rec):
                 _interval(cell and cell.get("ci")), "—" if cell is None else cell["verdict"],
                 ", ".join(f"{100 * t:.2f}" for t in r["test_error"])
                 + f" ({', '.join(str(x) for x in r['seeds'])})",
-                "—" if not mc else f"{100 * statistics.fmean(mc):.2f} pp",
+                "—" if not mc else f"{100 * statistics.fmean(mc):.2f} pp", _predictor(r),
                 f"{r['epochs']} ({r['total_epochs']})", _recipe(r)])
     return head, body
 
