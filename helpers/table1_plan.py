@@ -846,6 +846,49 @@ def tests_table(rec):
     return head, body
 
 
+def what_it_shows(rec):
+    """A paragraph per complete width, every number and word read from the summary ``rec``:
+    the scale mixture against the paper, the paper's orderings, BBB against dropout, the
+    controls. Before any width is complete: a sentence saying so."""
+    out, alpha = [], None
+    for H in rec["widths"]:
+        a = rec["analysis"][str(H)]
+        if a["status"] != "done":
+            continue
+        alpha = a["cells"]["bbb_mixture"]["alpha"]
+        row = {r["key"]: r for r in rec["rows"] if r["H"] == H}
+        mix, cell = row["bbb_mixture"], a["cells"]["bbb_mixture"]
+        n = len(mix["seeds"])
+
+        def claim(res, text):
+            tt = res["t_test"]
+            return (f"{text} {res['verdict']} (mean difference {100 * tt['mean_diff']:+.2f} pp, "
+                    f"95% interval [{100 * tt['ci'][0]:+.2f}, {100 * tt['ci'][1]:+.2f}] pp, "
+                    f"Holm p {res['p_holm']:.2g})")
+        orders = [claim(res, _claim(c)) for c, res in a["orderings"].items()]
+        comp = a["comparable"]
+        tt = comp["t_test"]
+        text = (f"**At 2×{_plan_width(rec, H)}, {n} seeds.** The scale mixture's test error, "
+                f"{_pct(mix['mean'])} (95% interval {_interval(cell['ci'])}), "
+                f"{cell['verdict']} (the paper: {_pct(mix['paper'])}). The paper's orderings: "
+                + "; ".join(orders) + ". BBB (mixture) against dropout: "
+                f"{comp['verdict']} within ±{comp['margin_pp']:.1f} pp (paired difference "
+                f"{100 * tt['mean_diff']:+.2f} pp, interval [{100 * tt['ci'][0]:+.2f}, "
+                f"{100 * tt['ci'][1]:+.2f}] pp).")
+        if a.get("controls"):
+            text += (" Controls of the warm start: " + "; ".join(
+                claim(res, _claim(c)) for c, res in a["controls"].items()) + ".")
+        out.append(text)
+    if not out:
+        return ("No width of plan v1 is complete yet, so no test has been run: the verdicts "
+                "appear here, width by width, once every run of a width is done.")
+    return "\n\n".join(out + [
+        f"\"Not resolved at n seeds\" is a result: the paired t-test's Holm-corrected p is not "
+        f"below the plan's α = {alpha:g}, so these seeds cannot order the two methods in either "
+        "direction (the intervals are each claim's own, uncorrected). \"Holds\" and "
+        "\"reversed\" are the plan's words for a difference the corrected test resolves."])
+
+
 def _paired(by, a, b):
     xa, xb = by[a], by[b]
     common = sorted(set(xa) & set(xb))

@@ -348,8 +348,10 @@ H.show_table(*TP.progress_table(tp));
 # %% [markdown]
 # **Table 1 under plan v1**, width by width once all of a width's runs are done (a width still
 # running says how much is left): the test error over the reported seeds, the plan's 95%
-# $t$-interval and its verdict against the paper, each seed's value, and beside the seed spread
-# the Monte-Carlo spread of one weight sample's test error. The controls have no paper value.
+# $t$-interval and its verdict against the paper, each seed's value, beside the seed spread the
+# Monte-Carlo spread of one weight sample's test error, and the predictor validation chose for
+# BBB (posterior mean or the average of sampled networks, with that one's own Monte-Carlo
+# spread). The controls have no paper value.
 
 # %%
 plan_v1 = TP.write_summary(tp)
@@ -363,6 +365,9 @@ H.show_table(*TP.results_table(plan_v1));
 
 # %%
 H.show_table(*TP.tests_table(plan_v1));
+
+# %%
+R.show_markdown(TP.what_it_shows(plan_v1));
 
 # %% [markdown]
 # ## Takeaways

@@ -242,6 +242,12 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
     verdicts += [summary["analysis"][str(H)]["comparable"]["verdict"] for H in s["widths"]]
     assert sorted(r[head.index("verdict")] for r in body) == sorted(verdicts)
 
+    # ... its paragraph says every verdict of the tables
+    words = T.what_it_shows(summary)
+    assert all(v in words for v in verdicts)
+    assert all(summary["analysis"][str(H)]["cells"]["bbb_mixture"]["verdict"] in words
+               for H in s["widths"])
+
     # ... and the README's row of a complete width says the plan's verdicts
     import status_table
     for i, H in enumerate(s["widths"]):
@@ -263,3 +269,4 @@ def test_progress_before_any_run_counts_what_is_to_do(tmp_path, monkeypatch):
     rec = T.summary(s)
     assert all(row[1].startswith("not complete") for row in T.results_table(rec)[1])
     assert T.tests_table(rec)[1][0][1].startswith("no width complete")
+    assert T.what_it_shows(rec).startswith("No width of plan v1 is complete yet")
