@@ -256,6 +256,9 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
         assert row[0].startswith(f"Table 1 at 2×{s['plan_width'][H]}, plan v1")
         assert a["cells"]["bbb_mixture"]["verdict"] in row[3]
         assert a["comparable"]["verdict"] in row[3] and "controls: " in row[3]
+        assert all(f"{n} {w}" in row[3].split("controls: ")[1] for w, n in
+                   {v: [c["verdict"] for c in a["controls"].values()].count(v)
+                    for v in {c["verdict"] for c in a["controls"].values()} if v != "holds"}.items())
         assert status_table.verdict_orderings(a["orderings"]) in row[3]
 
 

@@ -175,8 +175,10 @@ def plan_v1_row(H, summ, nb01, first=True):
     ours += f" ({'–'.join(map(str, seeds))} seeds" + _noise(cells) + ")"
     verdict = (f"mixture: {a['cells']['bbb_mixture']['verdict']}; orderings: "
                f"{verdict_orderings(a['orderings'])}; vs dropout: {a['comparable']['verdict']}")
-    if a.get("controls"):
-        verdict += f"; controls: {verdict_orderings(a['controls'])}"
+    if a.get("controls"):  # none holds: the count of each word is enough
+        words = verdict_orderings(a["controls"])
+        verdict += "; controls: " + (words.split(", ", 1)[1] if words.startswith("0 of ")
+                                     and ", " in words else words)
     epochs = sorted({r["total_epochs"] for r in cells})
     trials = sorted({summ["searches"][str(H)][r["key"]]["trials"] for r in cells})
     warm = any((r["recipe"] or {}).get("init_from") for r in cells if r["key"] == "bbb_mixture")
