@@ -689,7 +689,8 @@ def progress(s, widths=None):
                 choice = chosen(s, H, key)
                 if choice is not None:
                     item.update(chosen=choice["name"], chosen_epochs=choice["epochs"],
-                                chosen_val_error=choice["val_error"])
+                                chosen_val_error=choice["val_error"],
+                                chosen_config=choice["config"])
             done += item["seeds_done"]
             out.append(item)
     return out, done, plan_jobs(s, widths)[1]
@@ -698,16 +699,16 @@ def progress(s, widths=None):
 def progress_table(s, widths=None):
     """(headers, rows) of ``progress`` for ``helpers.show_table``: no test number."""
     items, _, _ = progress(s, widths)
-    head = ["width", "row", "search trials done", "recipe chosen on validation",
-            "its validation error", "reported seeds done"]
+    head = ["width", "row", "search trials done",
+            "recipe chosen on validation (epochs: the trial's best)", "its validation error",
+            "reported seeds done"]
     body = []
     for it in items:
         search = ("—" if it["search_trials"] is None
                   else f"{it['search_done']} of {it['search_trials']}")
         recipe = "—"
-        if it["chosen"] is not None:  # the name without method, width and tuning seed
-            recipe = it["chosen"].split(f"_h{it['H']}_", 1)[-1]
-            recipe = re.sub(rf"(^|_)s{s['tuning_seed']}(_|$)", r"\1", recipe).strip("_")
+        if it["chosen"] is not None:  # the epochs kept: the best of the trial's (the plan's rule)
+            recipe = recipe_words(it["chosen_config"], it["chosen_epochs"])
         val = "—" if it["chosen_val_error"] is None else f"{100 * it['chosen_val_error']:.2f}%"
         body.append([f"2×{s['plan_width'][it['H']]}", it["label"], search, recipe, val,
                      f"{it['seeds_done']} of {it['seeds_planned']}"])
@@ -741,12 +742,39 @@ def _claim(text):
     return re.sub(r"\w+", lambda m: SHORT.get(m.group(0), m.group(0)), text)
 
 
-def _recipe(r):
-    """A run's name without method, width and seed: its recipe."""
-    if not r["runs"]:
+def recipe_words(cfg, epochs=None):
+    """A recipe (a RunConfig's dict) in words: optimiser and rate, epochs (``epochs``: the
+    epochs kept, where a trial ran longer), and what the method adds."""
+    if not cfg:
         return "—"
-    name = Path(r["runs"][0]).stem.split(f"_h{r['H']}_", 1)[-1]
-    return re.sub(rf"(^|_)s{r['seeds'][0]}(_|$)", r"\1", name).strip("_")
+    ep = cfg["epochs"] if epochs is None else epochs
+    words = [f"{cfg['optimizer'].capitalize()} lr {cfg['lr']:g}"
+             + (f" ×{cfg['lr_decay']:g}/epoch" if cfg.get("lr_decay") else "")]
+    if cfg["method"] == "dropout":
+        words.append(f"dropout {cfg['dropout']:g}")
+    if cfg["method"].startswith("bbb"):
+        if cfg["method"] == "bbb_mixture":
+            words.append(f"π {cfg['pi']:g}, −log σ1 {cfg['neg_log_sigma1']:g}, "
+                         f"−log σ2 {cfg['neg_log_sigma2']:g}")
+        else:
+            words.append(f"prior σ {cfg['prior_sigma']:g}")
+        words.append(f"ρ0 {cfg['rho_init']:g}, {cfg['samples']} sample"
+                     + ("s" if cfg["samples"] > 1 else "") + " per step")
+    if cfg.get("init_from"):
+        words.append(f"warm start: {cfg['init_from'].upper()} {cfg['init_epochs']} epochs, "
+                     f"then {ep}")
+    else:
+        words.append(f"{ep} epochs" + (f", means ~ U(±{cfg['mu_init']:g})"
+                                       if cfg.get("mu_init") else ""))
+    return "; ".join(words)
+
+
+def _recipe(r):
+    """The recipe of a row's runs, in words (a continued network: its epochs in all)."""
+    text = recipe_words(r["recipe"])
+    if r["recipe"] and not r["recipe"].get("init_from") and r["total_epochs"] != r["epochs"]:
+        text += f", continuing the source network: {r['total_epochs']} epochs in all"
+    return text
 
 
 def _interval(ci):
@@ -765,7 +793,8 @@ def _predictor(r):
     (the posterior mean has none; the average of weight samples: sd over its redraws)."""
     if not r["predictor"]:
         return "—"
-    words = {"mean_weights": "posterior mean", "ensemble": "average of samples"}
+    words = {"mean_weights": "posterior mean", "ensemble": "average of samples",
+             "network": "the network"}
     counts = {}
     for p in r["predictor"]:
         counts[p] = counts.get(p, 0) + 1
@@ -775,7 +804,7 @@ def _predictor(r):
     if sds:
         text += f"; redraw sd {100 * statistics.fmean(sds):.2f} pp"
     elif "ensemble" not in counts:
-        text += "; deterministic"
+        text += ": no MC noise"
     return text
 
 
@@ -786,8 +815,8 @@ def results_table(rec):
     weight sample's test error beside the seed sd, and the recipe. A width still running gives
     one line saying how much is left (no test number before a width is complete)."""
     head = ["width", "row", "paper", "test error: mean ± sd", "95% interval", "vs the paper",
-            "per seed (seeds)", "MC sd of one sample", "predictor (its MC sd)", "epochs (total)",
-            "recipe chosen on validation"]
+            "per seed (seeds)", "reported predictor", "MC sd of one weight sample",
+            "recipe"]
     body = []
     for H in rec["widths"]:
         a = rec["analysis"][str(H)]
@@ -805,8 +834,8 @@ def results_table(rec):
                 _interval(cell and cell.get("ci")), "—" if cell is None else cell["verdict"],
                 ", ".join(f"{100 * t:.2f}" for t in r["test_error"])
                 + f" ({', '.join(str(x) for x in r['seeds'])})",
-                "—" if not mc else f"{100 * statistics.fmean(mc):.2f} pp", _predictor(r),
-                f"{r['epochs']} ({r['total_epochs']})", _recipe(r)])
+                _predictor(r), "—" if not mc else f"{100 * statistics.fmean(mc):.2f} pp",
+                _recipe(r)])
     return head, body
 
 
@@ -838,12 +867,38 @@ def tests_table(rec):
                              "—" if res["p_holm"] is None else f"{res['p_holm']:.3g}",
                              res["verdict"]])
         comp = a["comparable"]
+        cells = diff_cells(comp["t_test"])
+        cells[-1] = "—"  # a p against zero says nothing of the margin: the interval decides
         body.append([width, f"{_claim(comp['pair'])} within ±{comp['margin_pp']:.1f} pp",
-                     "comparability",
-                     *diff_cells(comp["t_test"]), "—", "—", comp["verdict"]])
+                     "comparability", *cells, "—", "—", comp["verdict"]])
     if not body:
         body.append(["—", "no width complete yet: no test run"] + ["—"] * (len(head) - 2))
     return head, body
+
+
+def _controls_meaning(controls, n):
+    """What the two controls' verdicts say about where a warm-started BBB's result comes from."""
+    cont = controls.get("bbb_mixture < sgd_continued", {}).get("verdict", "")
+    cold = controls.get("bbb_mixture < bbb_random_start", {}).get("verdict", "")
+    out = []
+    if cont == "holds":
+        out.append("BBB beats its SGD start trained on for the same epochs: the Bayesian "
+                   "fine-tuning adds something that more SGD training does not")
+    elif cont == "reversed":
+        out.append("its SGD start trained on for the same epochs does better than BBB")
+    elif cont:
+        out.append(f"BBB cannot be told apart from its SGD start trained on for the same epochs "
+                   f"at {n} seeds: what the Bayesian fine-tuning adds is not resolved from what "
+                   "the extra epochs give")
+    if cold == "holds":
+        out.append("the warm start helps: BBB from a random start with the same epochs does "
+                   "worse")
+    elif cold == "reversed":
+        out.append("BBB from a random start with the same epochs does better than the warm start")
+    elif cold:
+        out.append(f"the warm start's advantage over BBB from a random start is not resolved "
+                   f"at {n} seeds")
+    return ("So " + "; ".join(out) + ".") if out else ""
 
 
 def what_it_shows(rec):
@@ -877,12 +932,21 @@ def what_it_shows(rec):
                 f"{100 * tt['ci'][1]:+.2f}] pp).")
         if a.get("controls"):
             text += (" Controls of the warm start: " + "; ".join(
-                claim(res, _claim(c)) for c, res in a["controls"].items()) + ".")
+                claim(res, _claim(c)) for c, res in a["controls"].items()) + ". "
+                + _controls_meaning(a["controls"], n))
         out.append(text)
     if not out:
         return ("No width of plan v1 is complete yet, so no test has been run: the verdicts "
                 "appear here, width by width, once every run of a width is done.")
+    n_min = min(len(r["seeds"]) for r in rec["rows"] if r["seeds"])
     return "\n\n".join(out + [
+        "The paper's values come from its own protocol (plain SGD, 600 epochs) with no spread "
+        "given, so \"better\" or \"worse than the paper\" says where the paper's number lies "
+        "against our interval, not that a rerun of the same experiment failed. Holm's correction, for a "
+        "family of k claims: the smallest p is multiplied by k, the next by k − 1, and so on "
+        "(never below the one before). The exact sign test is shown beside each claim as a "
+        f"check of direction, not used for a verdict: with {n_min} seeds its smallest two-sided "
+        f"p is {2 * 0.5 ** n_min:g}.",
         f"\"Not resolved at n seeds\" is a result: the paired t-test's Holm-corrected p is not "
         f"below the plan's α = {alpha:g}, so these seeds cannot order the two methods in either "
         "direction (the intervals are each claim's own, uncorrected). \"Holds\" and "

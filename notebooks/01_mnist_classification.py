@@ -180,11 +180,12 @@ R.show_markdown(T.what_it_shows(table));
 # %% [markdown]
 # **How to read it.** Differences between methods here are a tenth of a percentage point or
 # two, about the size of one seed's spread, so three seeds rarely resolve them: "not
-# resolved" says the data cannot order the methods, not that they are equal. The controls say
-# where BBB's result comes from: SGD trained as many epochs as the warm start and BBB together,
-# and BBB from a random start on this budget. Our BBB is therefore a Bayesian fine-tuning of an
-# SGD network, a departure from the paper that the table's start column names; section 7 trains
-# it the paper's way.
+# resolved" says the data cannot order the methods, not that they are equal. The controls are
+# there to say where BBB's result comes from: SGD trained as many epochs as the warm start and
+# BBB together, and BBB from a random start on this budget (at three seeds they resolve
+# nothing; section 8 tests them again at five). The method itself is a Bayesian fine-tuning of
+# an SGD network, a departure from the paper that the table's start column names; section 7
+# trains it the paper's way.
 
 # %% [markdown]
 # ## 4. Figure 2: test error during training
@@ -333,8 +334,12 @@ R.show_markdown(P.what_it_shows(paper_run, P.read(P.root() / "plan.json")));
 # and BBB from a random start). The tests are the plan's: a two-sided $t$-interval per cell
 # against the paper, the paper's orderings as paired $t$ and sign tests with Holm's correction,
 # and its verdict words. The campaign runs outside the notebook
-# (`make table1 PROTOCOL=plan_v1 JOBS=2`, resumable); this section shows where it stands. A
-# width it has finished replaces section 3's row of that width in the README.
+# (`make table1 PROTOCOL=plan_v1 JOBS=2`, resumable); this section shows where it stands.
+#
+# **Why its numbers differ from section 3's.** The searches differ (their size and spaces), so
+# the recipes do, and so do the seeds and the controls (here SGD *continues* the warm start's
+# network for BBB's epochs). Where the two disagree, read this section: it was fixed before its
+# runs. A width it has finished replaces section 3's row of that width in the README.
 
 # %%
 tp = TP.settings(TP.load_plan(), "smoke" if PROFILE == "smoke" else "default")

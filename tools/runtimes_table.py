@@ -171,8 +171,8 @@ def paper_protocol_rows():
         n_all = len(plan["settings"]["seeds"][str(H)]) * 4
         # a run resumed on another machine lists its segments ("GPU; CPU from epoch N"): the
         # machines, each once
-        machines = sorted({re.sub(r" from epoch \d+$", "", part) for _, h in done if h
-                           for part in h.split("; ")})
+        machines = sorted({re.sub(r" \d+GB.*$", "", re.sub(r"^NVIDIA ", "", re.sub(
+            r" from epoch \d+$", "", part))) for _, h in done if h for part in h.split("; ")})
         so_far = (f"; {len(done)} of {n_all} done: {duration(sum(w for w, _ in done))} "
                   f"({'; '.join(machines)})" if done else f"; 0 of {n_all} done")
         rows.append((f"paper's protocol, 2×{H} (01; not summed)",

@@ -112,7 +112,7 @@ def _pending(what, paper, command, notebook):
             f"[{notebook[:2]}](notebooks/{notebook}.ipynb)"]
 
 
-def _width_row(H, cells, nb01, verdicts=None, first=True):
+def _width_row(H, cells, nb01, verdicts=None, first=True, label=""):
     """One status row for a Table 1 width: its four cells, paper against ours, and the verdicts
     of helpers.table1.analysis (``verdicts``: that width's entry) in helpers.stats' words;
     ``first``: the first width's row names the methods (the others have the same ones)."""
@@ -135,7 +135,7 @@ def _width_row(H, cells, nb01, verdicts=None, first=True):
         verdict += f" ({len(cells) - len(done)} not run yet)"
     epochs = sorted({r["protocol"]["epochs"] + r["protocol"]["init_epochs"] for r in cells})
     methods = " / ".join(SHORT_LONG.get(r["key"], r["key"]) for r in cells)
-    return [f"Table 1 at 2×{H}" + (f": {methods}" if first else ""),
+    return [f"Table 1 at 2×{H}{label}" + (f": {methods}" if first else ""),
             paper, ours, verdict, f"Adam; {epochs[0]}–{epochs[-1]} epochs (paper 600); "
             f"mixture warm-started; {_recipes(H, cells)}", f"[01]({nb01})"]
 
@@ -172,7 +172,10 @@ def plan_v1_row(H, summ, nb01, first=True):
     paper = " / ".join(f"{100 * r['paper']:.2f}" for r in cells) + "%"
     ours = " / ".join(f"{100 * r['mean']:.2f}" for r in cells) + "%"
     seeds = sorted({len(r["seeds"]) for r in cells})
-    ours += f" ({'–'.join(map(str, seeds))} seeds" + _noise(cells) + ")"
+    mix = next(r for r in cells if r["key"] == "bbb_mixture")
+    # the headline's own noise: none for the posterior mean (one sample's spread is not in it)
+    ours += (f" ({'–'.join(map(str, seeds))} seeds; mixture sd {100 * mix['sd']:.2f} pp"
+             + ("" if set(mix["predictor"]) == {"mean_weights"} else _noise(cells)) + ")")
     verdict = (f"mixture: {a['cells']['bbb_mixture']['verdict']}; orderings: "
                f"{verdict_orderings(a['orderings'])}; vs dropout: {a['comparable']['verdict']}")
     if a.get("controls"):  # none holds: the count of each word is enough
@@ -202,7 +205,8 @@ def rows():
                 continue
             out.append(_width_row(H, [r for r in table["metrics"]["rows"]
                                       if r["H"] == H and r["paper"] is not None], nb01,
-                                  widths.get(str(H)), first=i == 0))
+                                  widths.get(str(H)), first=i == 0,
+                                  label=", before plan v1" if plan_v1 else ""))
     if not table:
         out.append(_pending("Table 1 (SGD, dropout, BBB; 400 / 800 / 1200 units)", _paper_range(),
                             "make sweep ONLY=01; make table1", "01_mnist_classification"))
