@@ -317,6 +317,41 @@ def chosen(s, H, method):
     return None if rows is None else choose(rows)
 
 
+def search_edges(s, H, method, choice=None):
+    """The chosen recipe's values that sit at an end of what the plan searched: every numeric
+    dimension of the plan's space with three values or more, and the epochs (the epoch budget of
+    the chosen trial: its last epoch is an edge; a warm-started trial's budget is its own
+    epochs). Returns [{dim, value, end, values}] (``end``: 'smallest' / 'largest')."""
+    choice = chosen(s, H, method) if choice is None else choice
+    if choice is None:
+        return []
+    cfg = choice["config"]
+    grid = {k: sorted({float(v) for v in vals if isinstance(v, (int, float))
+                       and not isinstance(v, bool)})
+            for k, vals in s["spaces"][method].items()}
+    step = s["budget"][H]["epoch_step"]
+    last = s["budget"][H]["max_epochs"] - (cfg["init_epochs"] if cfg.get("init_from") else 0)
+    grid["epochs"] = [float(e) for e in range(step, last + 1, step)]
+    chosen_values = {**{k: cfg.get(k) for k in grid}, "epochs": choice["epochs"]}
+    out = []
+    for dim, values in grid.items():
+        v = chosen_values.get(dim)
+        if len(values) < 3 or v is None:
+            continue
+        for end, label in ((values[0], "smallest"), (values[-1], "largest")):
+            if math.isclose(float(v), end, rel_tol=1e-9):
+                out.append({"dim": dim, "value": v, "end": label, "values": values})
+    return out
+
+
+def edge_words(edges):
+    """'lr 0.001 (largest of 6)' for each edge, joined; '' for none."""
+    names = {"lr": "lr", "prior_sigma": "prior σ", "pi": "π", "dropout": "dropout",
+             "epochs": "epochs"}
+    return ", ".join(f"{names.get(e['dim'], e['dim'])} {e['value']:g} ({e['end']} of "
+                     f"{len(e['values'])})" for e in edges)
+
+
 # ---- jobs ----------------------------------------------------------------------------------
 
 @dataclass
@@ -724,8 +759,8 @@ def progress_words(s, widths=None):
     state = ("complete" if todo == 0 else
              f"running: {done} runs done, {todo} to do")
     return (f"**Plan v1's campaign ({s['profile']} profile): {state}.** Budgets: {budget}. "
-            "A width's test numbers are analysed (intervals, orderings, verdicts) only once all "
-            "of its runs are done; until then this table shows validation numbers only.")
+            "A width's tests (intervals, orderings, verdicts) are run only once all of its runs "
+            "are done; this table shows validation numbers only.")
 
 
 def _pct(x):
@@ -816,14 +851,14 @@ def results_table(rec):
     one line saying how much is left (no test number before a width is complete)."""
     head = ["width", "row", "paper", "test error: mean ± sd", "95% interval", "vs the paper",
             "per seed (seeds)", "reported predictor", "MC sd of one weight sample",
-            "recipe"]
+            "recipe", "chosen at the edge of its search"]
     body = []
     for H in rec["widths"]:
         a = rec["analysis"][str(H)]
         width = f"2×{_plan_width(rec, H)}"
         if a["status"] != "done":
             body.append([width, "not complete (the progress table says what is left): no test "
-                         "number before every run of the width is done"] + ["—"] * (len(head) - 2))
+                         "is run before every run of the width is done"] + ["—"] * (len(head) - 2))
             continue
         for r in (r for r in rec["rows"] if r["H"] == H):
             cell = a["cells"].get(r["key"])
@@ -835,7 +870,8 @@ def results_table(rec):
                 ", ".join(f"{100 * t:.2f}" for t in r["test_error"])
                 + f" ({', '.join(str(x) for x in r['seeds'])})",
                 _predictor(r), "—" if not mc else f"{100 * statistics.fmean(mc):.2f} pp",
-                _recipe(r)])
+                _recipe(r), edge_words(rec["searches"].get(str(H), {}).get(r["key"], {})
+                                       .get("edges") or []) or "—"])
     return head, body
 
 
@@ -1034,7 +1070,8 @@ def summary(s, plan_file=None):
                 "trials": len(configs) + later, "done": done,
                 "chosen": None if choice is None else choice["name"],
                 "epochs": None if choice is None else choice["epochs"],
-                "val_error": None if choice is None else choice["val_error"]}
+                "val_error": None if choice is None else choice["val_error"],
+                "edges": search_edges(s, H, method, choice)}
     files = sorted(p for p in root().rglob("*.json")
                    if p.parent != root() or p.name not in ("summary.json", "estimate.json"))
     inputs = {str(p.relative_to(root())): _sha256(p) for p in files}

@@ -340,6 +340,15 @@ R.show_markdown(P.what_it_shows(paper_run, P.read(P.root() / "plan.json")));
 # the recipes do, and so do the seeds and the controls (here SGD *continues* the warm start's
 # network for BBB's epochs). Where the two disagree, read this section: it was fixed before its
 # runs. A width it has finished replaces section 3's row of that width in the README.
+#
+# **Two things to know.** The 2×400 searches of the BBB rows ran on the C kernels before commit
+# d1a62b7 and its final runs on the kernels after it ([docs/performance.md](../docs/performance.md)):
+# one step's gradients differ only in last bits, but training amplifies such differences, so
+# today's code would not repeat those search trials bit for bit (every record names its
+# commit; the summary counts them). Ties in the search go to fewer epochs, counting a
+# warm-started trial's own epochs, not its start's (`helpers.sweep.choose`, as the plan's rule
+# says; no tie occurred at 2×400). A choice at the edge of what the plan searched is named in
+# the results table and the README; the plan's grids do not change (a wider one is a plan v2).
 
 # %%
 tp = TP.settings(TP.load_plan(), "smoke" if PROFILE == "smoke" else "default")
@@ -386,8 +395,9 @@ R.show_markdown(P.takeaway(paper_run));
 # - The paper's orderings are claims about differences of a tenth of a percentage point or
 #   two; they are tested two-sided and paired by seed, and "not resolved at $n$ seeds" is the
 #   honest answer when the seeds cannot order the methods (section 3's verdicts).
-# - On a CPU budget the search prefers starting BBB from a trained SGD network; the two control
-#   rows show how much of BBB's result comes from that start and from the extra epochs.
+# - On a CPU budget the scale mixture's searches chose to start BBB from a trained SGD network;
+#   the two control rows test whether that start and the extra epochs explain BBB's result
+#   (section 8 gives the verdicts under the plan).
 # - The paper's own protocol (section 7) needs the summed cost for its learning rates to mean
 #   what they meant, and hours of CPU per run: its verdicts are those of the seeds finished.
 # - A single seed's test error moves by about as much as the differences between methods: read

@@ -24,6 +24,7 @@ from helpers import alternatives_plan as A
 from helpers import bandit as B
 from helpers import paper_protocol as PP
 from helpers import sweep as S
+from helpers import table1_plan as T1
 from helpers.profiles import EDGE_REASONS
 from helpers.utils import results_dir
 
@@ -39,6 +40,10 @@ PENDING = {
     ("06_alternatives/ivon_tuning", "lr"),
     # notebook 05: MC dropout on Fashion-MNIST chose the smallest rate of {0.1, 0.25, 0.5}
     ("05_uncertainty/sweep/mc_dropout_fashionmnist", "dropout"),
+    # notebook 01, Table 1 plan v1 (pre-registered grids: widening one is a plan v2): SGD's
+    # Adam rate at the largest of six, the Gaussian prior's sigma at the largest of three
+    ("01_mnist_classification/plan_v1/search/h400:sgd", "lr"),
+    ("01_mnist_classification/plan_v1/search/h400:bbb_gaussian", "prior_sigma"),
 }
 MIN_VALUES = 3  # a dimension with fewer values cannot show an interior optimum
 
@@ -141,11 +146,38 @@ def alternatives_plan_searches():
                      {k: rec["config"][k] for k in grid}, files, declared=plan["edges"])
 
 
+def table1_plan_searches():
+    """Table 1 under analysis plan v1: the searches of every width whose analysis is committed
+    (summary.json says the width is done: its edges are then reported in notebook 01 and the
+    README), with the grid the plan declared (helpers.table1_plan.search_edges reads the same)
+    and the epochs as a dimension (the chosen trial's own epochs, in steps). A width still
+    running is checked once its summary is committed, so that a search record landing mid-way
+    never breaks the suite before its edges can be reported."""
+    s = T1.settings(T1.load_plan(), "default")
+    summary = T1.root() / "summary.json"
+    analysis = json.loads(summary.read_text())["analysis"] if summary.exists() else {}
+    for H in s["widths"]:
+        if (analysis.get(str(H)) or {}).get("status") != "done":
+            continue
+        for method in s["methods"]:
+            choice = T1.chosen(s, H, method)
+            if choice is None:
+                continue  # the search still runs
+            cfg = choice["config"]
+            step = s["budget"][H]["epoch_step"]
+            last = s["budget"][H]["max_epochs"] - (cfg["init_epochs"] if cfg.get("init_from")
+                                                   else 0)
+            grid = {**s["spaces"][method], "epochs": list(range(step, last + 1, step))}
+            chosen = {**{k: cfg.get(k) for k in grid}, "epochs": choice["epochs"]}
+            yield Search(f"01_mnist_classification/plan_v1/search/h{H}:{method}", grid, chosen,
+                         [T1.search_path(H, method)])
+
+
 def committed_searches(root=None):
     """Every committed search under ``root`` (default: results_dir())."""
     root = Path(root or results_dir())
     return [*sweep_searches(root), *ivon_search(root), *bandit_searches(root),
-            *paper_protocol_searches(), *alternatives_plan_searches()]
+            *paper_protocol_searches(), *alternatives_plan_searches(), *table1_plan_searches()]
 
 
 # ---- the rule ----

@@ -186,10 +186,15 @@ def plan_v1_row(H, summ, nb01, first=True):
     trials = sorted({summ["searches"][str(H)][r["key"]]["trials"] for r in cells})
     warm = any((r["recipe"] or {}).get("init_from") for r in cells if r["key"] == "bbb_mixture")
     methods = " / ".join(SHORT_LONG[r["key"]] for r in cells)
+    dims = {"lr": "lr", "prior_sigma": "σ", "pi": "π", "dropout": "p", "epochs": "epochs"}
+    edges = "; ".join(f"{SHORT_LONG[r['key']]} " + ", ".join(
+        dims.get(e["dim"], e["dim"]) for e in summ["searches"][str(H)][r["key"]].get("edges", []))
+        for r in cells if summ["searches"][str(H)][r["key"]].get("edges"))
     return [f"Table 1 at 2×{width}, plan v1" + (f": {methods}" if first else ""), paper, ours,
-            verdict, f"equal searches ({'–'.join(map(str, trials))} trials/method), Adam, "
+            verdict, f"equal searches ({'–'.join(map(str, trials))} trials each), Adam, "
             f"{'–'.join(map(str, sorted({epochs[0], epochs[-1]})))} epochs (paper 600)"
-            + ("; mixture warm-started" if warm else ""), f"[01]({nb01})"]
+            + ("; mixture warm-started" if warm else "")
+            + (f"; grid edges: {edges}" if edges else ""), f"[01]({nb01})"]
 
 
 def rows():
