@@ -556,10 +556,35 @@ def _final(job, s, data):
     return rec
 
 
+def _job_checkpoint(job):
+    if job.stage in ("search", "source"):
+        return trial_checkpoint(job.cfg, NS)
+    return checkpoint_path(job.cfg, job.namespace)
+
+
+def record_segment(job, code):
+    """Append to the job's segment list (a file beside its checkpoint) the epoch it (re)starts
+    from, the code and the machine that run it now; return the list. A run resumed after a
+    restart (perhaps under newer code) keeps every part's commit; a fresh start drops the list."""
+    ck = Path(_job_checkpoint(job))
+    path = ck.with_name(ck.stem + ".segments.json")
+    epoch = _epoch_of(ck)
+    segs = json.loads(path.read_text()) if path.exists() and epoch else []
+    if epoch and not segs:  # resumed from a checkpoint older than this list: its code unknown
+        segs.append({"from_epoch": 0, "code": None, "machine": None, "started": None})
+    segs.append({"from_epoch": epoch, "code": code, "machine": machine_info(),
+                 "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, (json.dumps(segs, indent=1) + "\n").encode())
+    return segs
+
+
 def run_job(job, s, data_fn, fixed, code):
     """Train ``job`` (resuming from its checkpoint) and write its record atomically; return
-    the record. ``data_fn()``: the images with the test set (final runs only)."""
+    the record. ``data_fn()``: the images with the test set (final runs only). The record's
+    ``segments`` list each part of the run with the epoch it started from and its code."""
     t0 = time.perf_counter()
+    segments = record_segment(job, code)
     if job.stage == "search":
         rec = _search_trial(job, s, fixed)
     elif job.stage == "source":
@@ -568,7 +593,7 @@ def run_job(job, s, data_fn, fixed, code):
         rec = _final(job, s, data_fn())
     rec.update(stage=job.stage, key=job.key, H=job.H, plan_width=s["plan_width"][job.H],
                profile=s["profile"], plan_version=s["plan_version"],
-               machine=machine_info(), code=code,
+               machine=machine_info(), code=code, segments=segments,
                created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                process_wall_s=round(time.perf_counter() - t0, 2))
     atomic_write_bytes(job.path, (json.dumps(rec, indent=1) + "\n").encode())

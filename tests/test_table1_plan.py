@@ -164,6 +164,11 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
     assert len(done) == len(set(done)) == len(records)  # no job trained twice
     resumed = [r for r in records.values() if r.get("resumed_from_epoch")]
     assert len(resumed) == 1 and resumed[0]["resumed_from_epoch"] == 3
+    # every part of the resumed run names its code and machine; a run in one go has one part
+    assert [seg["from_epoch"] for seg in resumed[0]["segments"]] == [0, 3]
+    assert all(seg["code"] and seg["machine"] for seg in resumed[0]["segments"])
+    assert all(len(r["segments"]) == 1 for r in records.values()
+               if "segments" in r and not r.get("resumed_from_epoch"))
     assert [e for e, _ in resumed[0]["row"]["val_error_curve"]] == [1, 2, 3, 4]
     assert T.drive(s, poll_s=0.01) == 0  # nothing left: nothing trained again
 
