@@ -937,28 +937,28 @@ def tests_table(rec):
     return head, body
 
 
+_CONTROL_WORDS = {  # control claim -> (if it holds, if reversed, if not resolved at {n} seeds)
+    "bbb_mixture < sgd_continued": (
+        "BBB beats its SGD start trained on for the same epochs: the Bayesian fine-tuning adds "
+        "something that more SGD training does not",
+        "its SGD start trained on for the same epochs does better than BBB",
+        "BBB cannot be told apart from its SGD start trained on for the same epochs at {n} "
+        "seeds: what the Bayesian fine-tuning adds is not resolved from what the extra epochs "
+        "give"),
+    "bbb_mixture < bbb_random_start": (
+        "the warm start helps: BBB from a random start with the same epochs does worse",
+        "BBB from a random start with the same epochs does better than the warm start",
+        "the warm start's advantage over BBB from a random start is not resolved at {n} seeds")}
+
+
 def _controls_meaning(controls, n):
     """What the two controls' verdicts say about where a warm-started BBB's result comes from."""
-    cont = controls.get("bbb_mixture < sgd_continued", {}).get("verdict", "")
-    cold = controls.get("bbb_mixture < bbb_random_start", {}).get("verdict", "")
     out = []
-    if cont == "holds":
-        out.append("BBB beats its SGD start trained on for the same epochs: the Bayesian "
-                   "fine-tuning adds something that more SGD training does not")
-    elif cont == "reversed":
-        out.append("its SGD start trained on for the same epochs does better than BBB")
-    elif cont:
-        out.append(f"BBB cannot be told apart from its SGD start trained on for the same epochs "
-                   f"at {n} seeds: what the Bayesian fine-tuning adds is not resolved from what "
-                   "the extra epochs give")
-    if cold == "holds":
-        out.append("the warm start helps: BBB from a random start with the same epochs does "
-                   "worse")
-    elif cold == "reversed":
-        out.append("BBB from a random start with the same epochs does better than the warm start")
-    elif cold:
-        out.append(f"the warm start's advantage over BBB from a random start is not resolved "
-                   f"at {n} seeds")
+    for claim, (holds, reversed_, unresolved) in _CONTROL_WORDS.items():
+        verdict = controls.get(claim, {}).get("verdict")
+        if verdict:
+            out.append({"holds": holds, "reversed": reversed_}.get(verdict,
+                                                                     unresolved.format(n=n)))
     return ("So " + "; ".join(out) + ".") if out else ""
 
 
