@@ -265,6 +265,12 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
                    {v: [c["verdict"] for c in a["controls"].values()].count(v)
                     for v in {c["verdict"] for c in a["controls"].values()} if v != "holds"}.items())
         assert status_table.verdict_orderings(a["orderings"]) in row[3]
+        if i:  # below another plan v1 row: the same cells, what repeats said as "as above"
+            short = status_table.plan_v1_row(H, summary, "nb", first=False,
+                                             above=s["widths"][i - 1])
+            assert short[:4] == row[:4] and short[5] == row[5]
+            assert short[4].startswith("as above") and len(short[4]) < len(row[4])
+            assert short[4].split("grid edges: ")[1:] == row[4].split("grid edges: ")[1:]
 
 
 def test_progress_before_any_run_counts_what_is_to_do(tmp_path, monkeypatch):

@@ -173,10 +173,12 @@ def paper_protocol_rows():
         # machines, each once
         machines = sorted({re.sub(r" \d+GB.*$", "", re.sub(r"^NVIDIA ", "", re.sub(
             r" from epoch \d+$", "", part))) for _, h in done if h for part in h.split("; ")})
-        so_far = (f"; {len(done)} of {n_all} done: {duration(sum(w for w, _ in done))} "
-                  f"({'; '.join(machines)})" if done else f"; 0 of {n_all} done")
-        rows.append((f"paper's protocol, 2×{H} (01; not summed)",
-                     f"{duration(est * 3600)} planned ({cpu}, 1 thread/run){so_far}",
+        took = f"{duration(sum(w for w, _ in done))} ({'; '.join(machines)})"
+        # complete: what the runs took (the plan's estimate stays in plan.json)
+        when = (f"{len(done)} runs: {took}" if len(done) == n_all else
+                f"{duration(est * 3600)} planned ({cpu}, 1 thread/run); "
+                + (f"{len(done)} of {n_all} done: {took}" if done else f"0 of {n_all} done"))
+        rows.append((f"paper's protocol, 2×{H} (01; not summed)", when,
                      f"`make table1 PROTOCOL=paper{'' if H == 400 else f' WIDTH={H}'} JOBS=2`"))
     return rows
 

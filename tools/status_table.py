@@ -162,12 +162,28 @@ def _recipes(H, cells):
             else f"{own} of {len(cells)} recipes searched at 2×{H}")
 
 
-def plan_v1_row(H, summ, nb01, first=True):
+def _plan_v1_protocol(H, summ, cells):
+    """The protocol column's parts for one width of plan v1: searches, optimiser, epochs, start."""
+    epochs = sorted({r["total_epochs"] for r in cells})
+    trials = sorted({summ["searches"][str(H)][r["key"]]["trials"] for r in cells})
+    warm = any((r["recipe"] or {}).get("init_from") for r in cells if r["key"] == "bbb_mixture")
+    return [f"equal searches ({'–'.join(map(str, trials))} trials each)", "Adam",
+            f"{'–'.join(map(str, sorted({epochs[0], epochs[-1]})))} epochs (paper 600)",
+            "mixture warm-started" if warm else "mixture from a random start"]
+
+
+def _cells(H, summ):
+    return [r for k in SHORT_LONG for r in summ["rows"] if r["H"] == H and r["key"] == k]
+
+
+def plan_v1_row(H, summ, nb01, first=True, above=None):
     """Table 1 at one width under analysis plan v1 (helpers.table1_plan's summary ``summ``),
     once every run of the width is done: the four cells against the paper, the mixture's
-    verdict, the plan's orderings (Holm), BBB against dropout within the margin, the controls."""
+    verdict, the plan's orderings (Holm), BBB against dropout within the margin, the controls.
+    ``above``: the width of the plan v1 row just above it, whose protocol parts this row then
+    shortens to "as above" where they are the same (the README's length budget)."""
     a = summ["analysis"][str(H)]
-    cells = [r for k in SHORT_LONG for r in summ["rows"] if r["H"] == H and r["key"] == k]
+    cells = _cells(H, summ)
     width = summ["plan_width"].get(str(H), summ["plan_width"].get(H, H))
     paper = " / ".join(f"{100 * r['paper']:.2f}" for r in cells) + "%"
     ours = " / ".join(f"{100 * r['mean']:.2f}" for r in cells) + "%"
@@ -182,19 +198,19 @@ def plan_v1_row(H, summ, nb01, first=True):
         words = verdict_orderings(a["controls"])
         verdict += "; controls: " + (words.split(", ", 1)[1] if words.startswith("0 of ")
                                      and ", " in words else words)
-    epochs = sorted({r["total_epochs"] for r in cells})
-    trials = sorted({summ["searches"][str(H)][r["key"]]["trials"] for r in cells})
-    warm = any((r["recipe"] or {}).get("init_from") for r in cells if r["key"] == "bbb_mixture")
+    parts = _plan_v1_protocol(H, summ, cells)
+    same = [] if above is None else [
+        p for p, q in zip(parts, _plan_v1_protocol(above, summ, _cells(above, summ))) if p == q]
+    run = ", ".join((["as above"] if same else []) + [p for p in parts[:3] if p not in same])
+    parts = [run] + [p for p in parts[3:] if p not in same]
     methods = " / ".join(SHORT_LONG[r["key"]] for r in cells)
     dims = {"lr": "lr", "prior_sigma": "σ", "pi": "π", "dropout": "p", "epochs": "epochs"}
     edges = "; ".join(f"{SHORT_LONG[r['key']]} " + ", ".join(
         dims.get(e["dim"], e["dim"]) for e in summ["searches"][str(H)][r["key"]].get("edges", []))
         for r in cells if summ["searches"][str(H)][r["key"]].get("edges"))
     return [f"Table 1 at 2×{width}, plan v1" + (f": {methods}" if first else ""), paper, ours,
-            verdict, f"equal searches ({'–'.join(map(str, trials))} trials each), Adam, "
-            f"{'–'.join(map(str, sorted({epochs[0], epochs[-1]})))} epochs (paper 600)"
-            + ("; mixture warm-started" if warm else "")
-            + (f"; grid edges: {edges}" if edges else ""), f"[01]({nb01})"]
+            verdict, "; ".join(parts + ([f"grid edges: {edges}"] if edges else [])),
+            f"[01]({nb01})"]
 
 
 def rows():
@@ -204,9 +220,11 @@ def rows():
     plan_v1 = _load("01_mnist_classification/plan_v1/summary.json")
     if table:  # a width that plan v1 has finished is reported from plan v1
         widths = (table["metrics"].get("analysis") or {}).get("widths", {})
+        above = None  # the width of the last plan v1 row so far
         for i, H in enumerate(sorted({r["H"] for r in table["metrics"]["rows"]})):
             if plan_v1 and (plan_v1["analysis"].get(str(H)) or {}).get("status") == "done":
-                out.append(plan_v1_row(H, plan_v1, nb01, first=i == 0))
+                out.append(plan_v1_row(H, plan_v1, nb01, first=i == 0, above=above))
+                above = H
                 continue
             out.append(_width_row(H, [r for r in table["metrics"]["rows"]
                                       if r["H"] == H and r["paper"] is not None], nb01,
