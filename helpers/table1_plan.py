@@ -1014,6 +1014,73 @@ def what_it_shows(rec):
         "\"reversed\" are the plan's words for a difference the corrected test resolves."])
 
 
+MAIN_KEYS = ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")
+COLORS = {"sgd": "C2", "dropout": "C1", "bbb_gaussian": "C4", "bbb_mixture": "C0",
+          "warm_start_source": "0.45", "sgd_continued": "0.45", "bbb_random_start": "0.45"}
+
+
+def figure(rec):
+    """Table 1 under plan v1 as a figure, one panel per width: each reported seed's test error
+    (dots; a grey line joins one seed's four methods, the pairs the tests compare), the mean with
+    the plan's 95% t-interval (bar), the paper's value (red dash); the controls, where the width
+    has them, to the right of a dotted line. A width not complete says how much is left."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import percent_axis
+    widths = [int(H) for H in rec["widths"]]
+    fig, axes = plt.subplots(1, len(widths), figsize=(4.4 * len(widths), 4.3), sharey=True,
+                             squeeze=False)
+    values = [v for r in rec["rows"] for v in r["test_error"] if v is not None]
+    values += [r["paper"] for r in rec["rows"] if r["paper"] is not None]
+    for ax, H in zip(axes[0], widths):
+        a = rec["analysis"][str(H)]
+        width = rec["plan_width"].get(str(H), H)
+        rows = {r["key"]: r for r in rec["rows"] if r["H"] == H}
+        if a.get("status") != "done":
+            ax.text(0.5, 0.5, f"2×{width}: not complete\n({a.get('status', '').split(';')[0]})",
+                    transform=ax.transAxes, ha="center", va="center", color="0.4")
+            ax.set_title(f"784-{width}-{width}-10")
+            ax.set_xticks([])
+            continue
+        keys = [k for k in MAIN_KEYS if k in rows]
+        keys += [k for k in CONTROL_LABELS if k in rows and rows[k]["seeds"]]
+        seeds = sorted({s for k in MAIN_KEYS for s in rows[k]["seeds"]})
+        for s in seeds:  # one seed's four methods: the pairs of the plan's tests
+            pts = [(i, rows[k]["test_error"][rows[k]["seeds"].index(s)])
+                   for i, k in enumerate(MAIN_KEYS) if s in rows[k]["seeds"]]
+            ax.plot(*zip(*pts), color="0.75", lw=0.7, zorder=1)
+        for i, k in enumerate(keys):
+            r = rows[k]
+            ax.scatter([i] * len(r["test_error"]), r["test_error"], s=14, color=COLORS[k],
+                       zorder=3, alpha=0.85, lw=0)
+            cell = a["cells"].get(k) or stats.mean_ci(r["test_error"])
+            if cell.get("ci"):
+                ax.errorbar(i + 0.18, cell["mean"], yerr=[[cell["mean"] - cell["ci"][0]],
+                                                          [cell["ci"][1] - cell["mean"]]],
+                            fmt="o", ms=4, color=COLORS[k], capsize=3, lw=1.2, zorder=4)
+            if r["paper"] is not None:
+                ax.scatter([i + 0.18], [r["paper"]], marker="_", s=260, color="C3", lw=1.6,
+                           zorder=5)
+        if len(keys) > len(MAIN_KEYS):
+            ax.axvline(len(MAIN_KEYS) - 0.5, color="0.6", ls=":", lw=0.9)
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels([SHORT[k] for k in keys], rotation=35, ha="right", fontsize=8)
+        ax.set_xlim(-0.5, len(keys) - 0.3)
+        ax.set_title(f"784-{width}-{width}-10, {len(seeds)} seeds")
+    axes[0][0].set_ylim(min(values) * 0.93, max(values) * 1.05)
+    percent_axis(axes[0][0], "y", decimals=2)
+    axes[0][0].set_ylabel("test error")
+    handles = [plt.Line2D([], [], marker="o", ls="", ms=4, color="0.3", alpha=0.85,
+                          label="one seed"),
+               plt.Line2D([], [], color="0.75", lw=0.7, label="one seed's methods"),
+               plt.Line2D([], [], marker="o", ms=4, color="0.3", label="mean, 95% t-interval"),
+               plt.Line2D([], [], marker="_", ls="", ms=14, mew=1.6, color="C3",
+                          label="the paper's Table 1")]
+    fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=4, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    return fig
+
+
 def _paired(by, a, b):
     xa, xb = by[a], by[b]
     common = sorted(set(xa) & set(xb))

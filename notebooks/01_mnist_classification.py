@@ -372,6 +372,17 @@ plan_v1 = TP.write_summary(tp)
 H.show_table(*TP.results_table(plan_v1));
 
 # %% [markdown]
+# **The same, drawn.** Each dot is one reported seed's test error; a grey line joins one seed's
+# four methods, the pairs the plan's tests compare. The bar is the mean with its 95%
+# $t$-interval, the red dash the paper's value: a dash inside the bar is a cell that matches the
+# paper. Where the grey lines cross, the seeds disagree about an ordering, and the paired test
+# says whether they agree often enough to call it.
+
+# %%
+fig = TP.figure(plan_v1)
+H.savefig(fig, NB, "table1-plan-v1");
+
+# %% [markdown]
 # **The plan's tests**: per complete width, the paper's orderings as one family (two-sided
 # paired $t$-tests, Holm-corrected; the exact sign test beside them), BBB against dropout
 # within the plan's margin, and the two controls of the warm-started row as a family of their

@@ -247,6 +247,14 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
     verdicts += [summary["analysis"][str(H)]["comparable"]["verdict"] for H in s["widths"]]
     assert sorted(r[head.index("verdict")] for r in body) == sorted(verdicts)
 
+    # ... its figure has a panel per width
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig = T.figure(summary)
+    assert len(fig.axes) == len(s["widths"])
+    plt.close(fig)
+
     # ... its paragraph says every verdict of the tables
     words = T.what_it_shows(summary)
     assert all(v in words for v in verdicts)
