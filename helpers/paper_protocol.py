@@ -582,11 +582,11 @@ def _mean_sd(values):
 def table_rows(rec, ours=None):
     """Return (header, rows) of Table 1 under both protocols: per method and width the paper's
     value, the paper protocol's mean ± sd (seeds; the verdict against the paper), our recipe's
-    (from table1.json ``ours``, same width), the chosen setting, the Monte-Carlo sd of one
+    (from table1.json ``ours``, same width; a row with a ``source`` names it), the chosen setting, the Monte-Carlo sd of one
     weight sample's test error beside the seed sd, whether the test curve still falls over
     its last 100 epochs, and the training time per seed."""
     header = ["method", "units", "paper (600 epochs)", "paper protocol: mean ± sd (seeds)",
-              "vs the paper", "our recipe: mean ± sd (seeds)", "chosen (summed cost)",
+              "vs the paper", "ours, Adam: mean ± sd (seeds, source)", "chosen (summed cost)",
               "MC sd of one sample", "last 100 epochs vs the 100 before", "train h / seed",
               "trained on"]
     ours_by = {(r["key"], r["H"]): r for r in (ours or {}).get("metrics", {}).get("rows", [])}
@@ -602,7 +602,8 @@ def table_rows(rec, ours=None):
         o = ours_by.get((r["key"], r["H"]))
         ours_txt = "—" if not o or not o["test_error"] else \
             f"{_mean_sd(o['test_error'])} ({len(o['test_error'])} seed" \
-            f"{'s' if len(o['test_error']) > 1 else ''})"
+            f"{'s' if len(o['test_error']) > 1 else ''}" \
+            f"{', ' + o['source'] if o.get('source') else ''})"
         mc = [v for v in r["mc_sd_single_sample"] if v is not None]
         mc_txt = "—" if not mc else f"{100 * sum(mc) / len(mc):.2f} pp"
         ends = [(a, b) for a, b in zip(r["test_error_last_100"], r["test_error_previous_100"])

@@ -1019,65 +1019,195 @@ COLORS = {"sgd": "C2", "dropout": "C1", "bbb_gaussian": "C4", "bbb_mixture": "C0
           "warm_start_source": "0.45", "sgd_continued": "0.45", "bbb_random_start": "0.45"}
 
 
+def _pp_interval(tt):
+    return f"[{100 * tt['ci'][0]:+.2f}, {100 * tt['ci'][1]:+.2f}] pp"
+
+
+def _against_dropout(comp):
+    """BBB against dropout in words: the plan's verdict, and where the paired interval lies
+    (a description of the interval, not a further verdict)."""
+    tt, m = comp["t_test"], comp["margin"]
+    head = (f"paired difference {100 * tt['mean_diff']:+.2f} pp, 95% interval "
+            f"{_pp_interval(tt)}" if tt.get("ci") else "no interval")
+    if comp["verdict"] == "comparable":
+        return f"{head}: comparable within the plan's ±{comp['margin_pp']:.1f} pp"
+    if not tt.get("ci"):
+        return f"{head}: {comp['verdict']}"
+    lo, hi = tt["ci"]
+    where = ("the whole interval lies above the margin: dropout's error is lower" if lo > m else
+             "the whole interval lies below the margin: BBB's error is lower" if hi < -m else
+             "the interval reaches past the margin" + (
+                 " and contains zero: these seeds neither order the two nor show them within "
+                 "the margin" if lo <= 0 <= hi else ""))
+    return f"{head}: {comp['verdict']} ({where})"
+
+
+def takeaway(rec):
+    """Plan v1's answer to the notebook's question, a bullet per complete width, every number
+    and word read from the summary ``rec``: the scale mixture against the paper, against
+    dropout, and against SGD trained on for as many epochs (where the width has controls)."""
+    out = []
+    for H in rec["widths"]:
+        a = rec["analysis"][str(H)]
+        if a.get("status") != "done":
+            continue
+        mix = next(r for r in rec["rows"] if r["H"] == H and r["key"] == "bbb_mixture")
+        cell = a["cells"]["bbb_mixture"]
+        text = (f"- **Plan v1, 2×{_plan_width(rec, H)} ({len(mix['seeds'])} seeds):** BBB with "
+                f"the scale mixture reaches {_pct(mix['mean'])}, {cell['verdict']}. Against "
+                f"dropout: {_against_dropout(a['comparable'])}.")
+        cont = (a.get("controls") or {}).get("bbb_mixture < sgd_continued")
+        if cont:
+            tt = cont["t_test"]
+            word = cont["verdict"]
+            text += (f" Against SGD trained on from the same start for as many epochs: "
+                     f"{100 * tt['mean_diff']:+.2f} pp, {word}" + (
+                         ": at these seeds BBB's result cannot be told apart from what the "
+                         "extra epochs give SGD." if word.startswith("not resolved") else
+                         ": BBB does better than the extra epochs alone." if word == "holds"
+                         else ": the extra epochs alone do better than BBB."))
+        out.append(text)
+    if not out:
+        return ("- Plan v1 has no complete width yet (section 8): its answer appears here once "
+                "every run of a width is done.")
+    return "\n".join(out)
+
+
+def ours_for_paper_table(rec, table):
+    """Our Adam recipes' rows for section 7's comparison (``helpers.paper_protocol.table_rows``
+    reads ``{"metrics": {"rows": [...]}}``): plan v1's at every width it has finished, section
+    3's (table1.json ``table``) elsewhere, each row naming its source."""
+    done = {int(H) for H in rec["widths"] if rec["analysis"][str(H)].get("status") == "done"}
+    rows = [{**r, "source": "plan v1"} for r in rec["rows"]
+            if r["H"] in done and r["key"] in MAIN_KEYS]
+    rows += [{**r, "source": "section 3"} for r in ((table or {}).get("metrics") or {}).get(
+        "rows", []) if r["H"] not in done]
+    return {"metrics": {"rows": rows}}
+
+
+def _seed_values(row):
+    return dict(zip(row["seeds"], row["test_error"]))
+
+
+def _claim_panels(a):
+    """The tests of one width as (label, a, b, result, margin): the orderings, BBB against
+    dropout (with its margin), the controls."""
+    out = [(c, *c.split(" < "), res, None) for c, res in a["orderings"].items()]
+    comp = a["comparable"]
+    out.append((comp["pair"].replace(" vs ", " < "), *comp["pair"].split(" vs "), comp,
+                comp["margin"]))
+    out += [(c, *c.split(" < "), res, None) for c, res in (a.get("controls") or {}).items()]
+    return out
+
+
+def _short_verdict(word):
+    return (word.replace(" at ", "\nat ").replace("not shown comparable", "not shown\ncomparable"))
+
+
 def figure(rec):
-    """Table 1 under plan v1 as a figure, one panel per width: each reported seed's test error
-    (dots; a grey line joins one seed's four methods, the pairs the tests compare), the mean with
-    the plan's 95% t-interval (bar), the paper's value (red dash); the controls, where the width
-    has them, to the right of a dotted line. A width not complete says how much is left."""
+    """Table 1 under plan v1, one column per complete width. Top: each reported seed's test
+    error (dots in the method's colour; a grey line joins one seed's four methods: every method
+    saw that seed's initial draw and data order), the mean with the plan's 95% t-interval (bar),
+    the paper's value (red dash); the controls right of a dotted line. Bottom: what the tests
+    use, each seed's paired difference for every claim of the plan (the orderings, BBB against
+    dropout with its margin shaded, the controls), the mean difference with its own 95%
+    interval (uncorrected) and the plan's verdict (Holm-corrected) above it. Widths not complete
+    are named below the figure."""
     import matplotlib.pyplot as plt
 
     from .plotting import percent_axis
-    widths = [int(H) for H in rec["widths"]]
-    fig, axes = plt.subplots(1, len(widths), figsize=(4.4 * len(widths), 4.3), sharey=True,
-                             squeeze=False)
-    values = [v for r in rec["rows"] for v in r["test_error"] if v is not None]
-    values += [r["paper"] for r in rec["rows"] if r["paper"] is not None]
-    for ax, H in zip(axes[0], widths):
+    done = [int(H) for H in rec["widths"] if rec["analysis"][str(H)].get("status") == "done"]
+    left = [int(H) for H in rec["widths"] if int(H) not in done]
+    if not done:
+        fig, ax = plt.subplots(figsize=(6, 2))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "no width of plan v1 is complete yet", ha="center", va="center",
+                color="0.4")
+        return fig
+    fig, axes = plt.subplots(2, len(done), figsize=(5.2 * len(done), 8.2), squeeze=False,
+                             sharey="row")
+    values = [v for r in rec["rows"] if r["H"] in done for v in r["test_error"] if v is not None]
+    values += [r["paper"] for r in rec["rows"] if r["H"] in done and r["paper"] is not None]
+    for col, H in enumerate(done):
+        ax, bx = axes[0][col], axes[1][col]
         a = rec["analysis"][str(H)]
-        width = rec["plan_width"].get(str(H), H)
         rows = {r["key"]: r for r in rec["rows"] if r["H"] == H}
-        if a.get("status") != "done":
-            ax.text(0.5, 0.5, f"2×{width}: not complete\n({a.get('status', '').split(';')[0]})",
-                    transform=ax.transAxes, ha="center", va="center", color="0.4")
-            ax.set_title(f"784-{width}-{width}-10")
-            ax.set_xticks([])
-            continue
         keys = [k for k in MAIN_KEYS if k in rows]
         keys += [k for k in CONTROL_LABELS if k in rows and rows[k]["seeds"]]
         seeds = sorted({s for k in MAIN_KEYS for s in rows[k]["seeds"]})
-        for s in seeds:  # one seed's four methods: the pairs of the plan's tests
-            pts = [(i, rows[k]["test_error"][rows[k]["seeds"].index(s)])
-                   for i, k in enumerate(MAIN_KEYS) if s in rows[k]["seeds"]]
-            ax.plot(*zip(*pts), color="0.75", lw=0.7, zorder=1)
+        for s in seeds:
+            pts = [(i, _seed_values(rows[k])[s]) for i, k in enumerate(MAIN_KEYS)
+                   if s in rows[k]["seeds"]]
+            ax.plot(*zip(*pts), color="0.8", lw=0.7, zorder=1)
         for i, k in enumerate(keys):
             r = rows[k]
             ax.scatter([i] * len(r["test_error"]), r["test_error"], s=14, color=COLORS[k],
                        zorder=3, alpha=0.85, lw=0)
             cell = a["cells"].get(k) or stats.mean_ci(r["test_error"])
             if cell.get("ci"):
-                ax.errorbar(i + 0.18, cell["mean"], yerr=[[cell["mean"] - cell["ci"][0]],
-                                                          [cell["ci"][1] - cell["mean"]]],
+                ax.errorbar(i + 0.2, cell["mean"], yerr=[[cell["mean"] - cell["ci"][0]],
+                                                         [cell["ci"][1] - cell["mean"]]],
                             fmt="o", ms=4, color=COLORS[k], capsize=3, lw=1.2, zorder=4)
             if r["paper"] is not None:
-                ax.scatter([i + 0.18], [r["paper"]], marker="_", s=260, color="C3", lw=1.6,
+                ax.scatter([i + 0.2], [r["paper"]], marker="_", s=300, color="C3", lw=1.8,
                            zorder=5)
         if len(keys) > len(MAIN_KEYS):
             ax.axvline(len(MAIN_KEYS) - 0.5, color="0.6", ls=":", lw=0.9)
+            ax.text((len(MAIN_KEYS) + len(keys) - 1) / 2, 1.0, "controls", ha="center",
+                    va="top", fontsize=8, color="0.35", transform=ax.get_xaxis_transform())
         ax.set_xticks(range(len(keys)))
         ax.set_xticklabels([SHORT[k] for k in keys], rotation=35, ha="right", fontsize=8)
         ax.set_xlim(-0.5, len(keys) - 0.3)
-        ax.set_title(f"784-{width}-{width}-10, {len(seeds)} seeds")
-    axes[0][0].set_ylim(min(values) * 0.93, max(values) * 1.05)
+        ax.set_title(f"2×{_plan_width(rec, H)}: test error, {len(seeds)} seeds")
+        # the tests: paired differences per seed
+        claims = _claim_panels(a)
+        for i, (label, ka, kb, res, margin) in enumerate(claims):
+            va, vb = _seed_values(rows[ka]), _seed_values(rows[kb])
+            diffs = [va[s] - vb[s] for s in sorted(set(va) & set(vb))]
+            bx.scatter([i] * len(diffs), diffs, s=14, color=COLORS.get(ka, "0.3"), alpha=0.85,
+                       lw=0, zorder=3)
+            tt = res["t_test"]
+            if tt.get("ci"):
+                bx.errorbar(i + 0.2, tt["mean_diff"], yerr=[[tt["mean_diff"] - tt["ci"][0]],
+                                                            [tt["ci"][1] - tt["mean_diff"]]],
+                            fmt="o", ms=4, color="0.2", capsize=3, lw=1.2, zorder=4)
+            if margin:
+                bx.fill_between([i - 0.35, i + 0.45], -margin, margin, color="C1", alpha=0.15,
+                                lw=0, zorder=0)
+            bx.text(i + 0.05, 1.0, _short_verdict(res["verdict"]), ha="center", va="top",
+                    fontsize=6.5, color="0.25", transform=bx.get_xaxis_transform())
+        bx.axhline(0, color="0.3", lw=0.8)
+        bx.set_xticks(range(len(claims)))
+        bx.set_xticklabels([" − ".join(SHORT[k] for k in (c[1], c[2])) for c in claims],
+                           rotation=35, ha="right", fontsize=8)
+        bx.set_xlim(-0.5, len(claims) - 0.3)
+        bx.set_title(f"2×{_plan_width(rec, H)}: the plan's tests, paired by seed", fontsize=10)
+        lo, hi = bx.get_ylim()
+        bx.set_ylim(lo, hi + 0.35 * (hi - lo))  # room for the verdicts
+    axes[0][0].set_ylim(min(values) * 0.95, max(values) * 1.04)
     percent_axis(axes[0][0], "y", decimals=2)
     axes[0][0].set_ylabel("test error")
-    handles = [plt.Line2D([], [], marker="o", ls="", ms=4, color="0.3", alpha=0.85,
-                          label="one seed"),
-               plt.Line2D([], [], color="0.75", lw=0.7, label="one seed's methods"),
-               plt.Line2D([], [], marker="o", ms=4, color="0.3", label="mean, 95% t-interval"),
-               plt.Line2D([], [], marker="_", ls="", ms=14, mew=1.6, color="C3",
-                          label="the paper's Table 1")]
-    fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=4, frameon=False)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    from matplotlib.ticker import FuncFormatter
+    axes[1][0].yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:+.2f} pp"))
+    axes[1][0].set_ylabel("difference in test error (a − b)")
+    handles = [plt.Line2D([], [], marker="o", ls="", ms=4, color="C0", alpha=0.85,
+                          label="one seed (method's colour)"),
+               plt.Line2D([], [], color="0.8", lw=0.7, label="one seed's methods"),
+               plt.Line2D([], [], marker="o", ms=4, color="0.2",
+                          label="mean, 95% interval (uncorrected)"),
+               plt.Line2D([], [], marker="_", ls="", ms=14, mew=1.8, color="C3",
+                          label="the paper's Table 1"),
+               plt.Rectangle((0, 0), 1, 1, color="C1", alpha=0.15,
+                             label="the plan's margin for \"comparable\"")]
+    ncol = 2 if len(done) == 1 else 5
+    fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False)
+    top = 1.0
+    if left:
+        top = 0.97
+        fig.text(0.5, 0.995, "not complete yet: " + ", ".join(
+            f"2×{_plan_width(rec, H)}" for H in left) + " (see the progress table)",
+            ha="center", va="top", fontsize=8, color="0.35")
+    fig.tight_layout(rect=(0, 0.1 if ncol == 2 else 0.05, 1, top))
     return fig
 
 

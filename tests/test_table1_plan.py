@@ -247,13 +247,25 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
     verdicts += [summary["analysis"][str(H)]["comparable"]["verdict"] for H in s["widths"]]
     assert sorted(r[head.index("verdict")] for r in body) == sorted(verdicts)
 
-    # ... its figure has a panel per width
+    # ... its figure: per complete width a column, test errors above and the tests below
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig = T.figure(summary)
-    assert len(fig.axes) == len(s["widths"])
+    assert len(fig.axes) == 2 * len(s["widths"])
+    claims = len(T._claim_panels(summary["analysis"][str(s["widths"][0])]))
+    assert len(fig.axes[len(s["widths"])].get_xticklabels()) == claims
     plt.close(fig)
+
+    # ... its takeaway gives each width's answer, and section 7 reads plan v1's rows
+    words = T.takeaway(summary)
+    assert all(summary["analysis"][str(H)]["comparable"]["verdict"] in words
+               and summary["analysis"][str(H)]["cells"]["bbb_mixture"]["verdict"] in words
+               for H in s["widths"])
+    ours = T.ours_for_paper_table(summary, None)["metrics"]["rows"]
+    assert sorted((r["key"], r["H"]) for r in ours) == sorted(
+        (k, H) for H in s["widths"] for k in T.MAIN_KEYS)
+    assert {r["source"] for r in ours} == {"plan v1"}
 
     # ... its paragraph says every verdict of the tables
     words = T.what_it_shows(summary)
@@ -292,3 +304,22 @@ def test_progress_before_any_run_counts_what_is_to_do(tmp_path, monkeypatch):
     assert all(row[1].startswith("not complete") for row in T.results_table(rec)[1])
     assert T.tests_table(rec)[1][0][1].startswith("no width complete")
     assert T.what_it_shows(rec).startswith("No width of plan v1 is complete yet")
+
+
+def test_bbb_against_dropout_says_where_the_interval_lies():
+    """The takeaway's words for BBB against dropout: the plan's verdict, then where the paired
+    interval lies against the margin (each case planted)."""
+    from helpers import stats
+
+    def comp(a, b):
+        return {**stats.comparable(a, b, 0.001), "margin_pp": 0.1}
+    base = [0.0150, 0.0142, 0.0160, 0.0151, 0.0147]
+    near = comp([b + d for b, d in zip(base, (1e-4, -1e-4, 2e-4, 0, 1e-4))], base)
+    assert T._against_dropout(near).endswith("comparable within the plan's ±0.1 pp")
+    worse = comp([b + d for b, d in zip(base, (3e-3, 2.5e-3, 3.2e-3, 2.8e-3, 3e-3))], base)
+    assert "not shown comparable" in T._against_dropout(worse)
+    assert "above the margin: dropout's error is lower" in T._against_dropout(worse)
+    better = comp(base, [b + d for b, d in zip(base, (3e-3, 2.5e-3, 3.2e-3, 2.8e-3, 3e-3))])
+    assert "below the margin: BBB's error is lower" in T._against_dropout(better)
+    wide = comp([b + d for b, d in zip(base, (3e-3, -2e-3, 1e-3, -1e-3, 0))], base)
+    assert "contains zero" in T._against_dropout(wide)
