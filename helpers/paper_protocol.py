@@ -655,7 +655,8 @@ def search_rows(s):
     """Return (header, rows): each method's search under the paper's protocol — its trials, the
     range of their validation errors after the screen, the continued trials, and the choice."""
     header = ["method", "trials", f"validation error after {s['screen_epochs']} epochs (range)",
-              f"best {s['keep']} after {s['continue_epochs']} epochs", "chosen"]
+              f"best {s['keep']} of the screen (in its order), after {s['continue_epochs']} "
+              "epochs", "chosen"]
     out = []
     H0 = _search_width(s)
     for method in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture"):

@@ -502,6 +502,27 @@ def records_of(rec, key, H, notebook=NB):
     return []
 
 
+def predictor_words(rec, H, notebook=NB):
+    """What validation chose between the posterior mean and the average of sampled networks for
+    the BBB runs of table1.json at width ``H``, and how often the test error agreed, in words
+    read from the run records."""
+    runs = [(key, r) for key in ("bbb_gaussian", "bbb_mixture")
+            for r in records_of(rec, key, H, notebook)]
+    if not runs:
+        return f"No BBB run at 2×{H} yet."
+    mean = [r for _, r in runs if r["metrics"]["predictor"] == "mean_weights"]
+    better = sum(r["metrics"]["test_error_ensemble"] < r["metrics"]["test_error_mean_weights"]
+                 for _, r in runs)
+    ties = sum(r["metrics"]["test_error_ensemble"] == r["metrics"]["test_error_mean_weights"]
+               for _, r in runs)
+    return (f"**What it shows.** At 2×{H}, validation chose the posterior-mean weights for "
+            f"{len(mean)} of {len(runs)} BBB runs" + (
+                "" if len(mean) == len(runs) else " and the average of sampled networks for the "
+                "others") + f". On the test set, averaging had the lower error in {better} of "
+            f"{len(runs)} runs" + (f" (equal in {ties})" if ties else "") + ". Section 3's table "
+            "names the predictor of every width's runs.")
+
+
 COLORS = {"sgd": "C2", "dropout": "C1", "bbb_gaussian": "C4", "bbb_mixture": "C0"}
 
 
