@@ -72,9 +72,17 @@ def train(config, report_fn):
     crash = config.get("_crash_once_at_epoch")  # tests: a trial that fails once, on purpose
     marker = config.get("_crash_marker")
 
+    def crash_first():
+        """True for the first trial to get here only: the marker is created atomically
+        (parallel trials that only checked for it could both see it missing)."""
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        return True
+
     def report(row, net):
-        if crash and row["epoch"] == crash and marker and not os.path.exists(marker):
-            open(marker, "w").close()
+        if crash and row["epoch"] == crash and marker and crash_first():
             raise RuntimeError("a trial failing on purpose (sweep restore test)")
         metrics = {"epoch": row["epoch"], "val_error": row["val_error"], "loss": row["loss"],
                    "train_wall_s": row["wall_s"], "started_at": started}
