@@ -570,3 +570,42 @@ def ood_text(summary, alt_rows=None):
                 f"ensemble of five of them {r['ensemble']['auroc_entropy']['mean']:.3f} "
                 "([notebook 06](06_alternatives.ipynb), version 1).")
     return " ".join(out)
+
+
+SEARCH_LABELS = {"deterministic": "the single network", "mc_dropout": "MC dropout", "bbb": "BBB"}
+SWEEP_DATA = {"mnist": "MNIST", "fashionmnist": "Fashion-MNIST"}  # sweep names' suffixes
+
+
+def search_words(sweeps):
+    """What the searches chose, in words read from the sweep records ``sweeps`` (name ->
+    record, as ``helpers.sweep.ensure_sweeps`` returns them): each method's epochs per data set,
+    which method reached the lowest validation NLL, and how far ASHA let the warm-started
+    trials run."""
+    by_data = {}
+    for name, rec in sweeps.items():
+        kind, data = name.rsplit("_", 1)
+        by_data.setdefault(data, {})[kind] = rec
+    cap = max(r["config"]["max_epochs"] for r in sweeps.values())
+    parts, warm = [], []
+    for data, recs in by_data.items():
+        chosen = {k: r["metrics"]["chosen"] for k, r in recs.items()}
+        best = min(chosen, key=lambda k: chosen[k]["val"])
+        parts.append(f"on {SWEEP_DATA.get(data, data)}, " + ", ".join(
+            f"{SEARCH_LABELS.get(k, k)} {c['epochs']}" for k, c in chosen.items())
+            + f" epochs (lowest validation NLL: {SEARCH_LABELS.get(best, best)})")
+        for k, r in recs.items():
+            trials = [t for t in r["metrics"]["trials"] if t["config"].get("init_from")]
+            if trials:
+                rung = (r["config"].get("scheduler") or {}).get("grace_period")
+                cut = sum(t["epochs_run"] == rung for t in trials)
+                full = sum(t["epochs_run"] == r["config"]["max_epochs"] for t in trials)
+                warm.append(f"{cut} of {len(trials)} on {SWEEP_DATA.get(data, data)}"
+                            + (f" ({full} ran all {r['config']['max_epochs']} epochs)"
+                               if full else ""))
+    text = (f"**What the searches chose.** Scored by validation NLL, with a cap of {cap} "
+            "epochs: " + "; ".join(parts) + ". Every trial's curve is in "
+            "`results/05_uncertainty/sweep/`.")
+    if warm:
+        text += (" Of BBB's trials that started from a trained SGD network, ASHA stopped at its "
+                 "first rung " + " and ".join(warm) + ".")
+    return text + (" The ensemble's members use the single network's choice.")

@@ -350,9 +350,9 @@ R.show_markdown(P.what_it_shows(paper_run, P.read(P.root() / "plan.json")));
 # d1a62b7 and its final runs on the kernels after it ([docs/performance.md](../docs/performance.md)):
 # one step's gradients differ only in last bits, but training amplifies such differences, so
 # today's code would not repeat those search trials bit for bit (every record names its
-# commit; the summary counts them). Ties in the search go to fewer epochs, counting a
-# warm-started trial's own epochs, not its start's (`helpers.sweep.choose`, as the plan's rule
-# says; no tie occurred at 2×400). A choice at the edge of what the plan searched is named in
+# commit; the summary counts them). Ties in the search, between trials or between two epochs
+# of one trial, go to fewer epochs, counting a warm-started trial's own epochs, not its
+# start's (`helpers.sweep.choose`, as the plan's rule says). A choice at the edge of what the plan searched is named in
 # the results table and the README; the plan's grids do not change (a wider one is a plan v2).
 
 # %%

@@ -96,15 +96,8 @@ rows = [[n, f"{len(r['metrics']['trials'])}", T.describe(r["metrics"]["chosen"][
          str(r["metrics"].get("budget", {}).get("trial_epochs_run", "—"))]
         for n, r in sweeps.items()]
 H.show_table(["search", "trials", "chosen on validation", "epochs", "val. NLL", "trial-epochs"],
-             rows);
-
-# %% [markdown]
-# **What the searches chose.** Scored by validation NLL, the single networks stop early (10–20
-# epochs on MNIST, 10–15 on Fashion-MNIST, of up to 50): their validation NLL was lowest there
-# (every trial's curve is in `results/05_uncertainty/sweep/`). BBB trains longest (40 epochs)
-# and reaches the lowest validation NLL on both data sets; its trials that started from a
-# trained SGD network were stopped by ASHA at 5 epochs. The ensemble uses the single network's
-# choice, so its members are short trainings too.
+             rows)
+show_markdown(U.search_words(sweeps));
 
 # %% [markdown]
 # ## 3. Out of distribution: trained on MNIST, shown Fashion-MNIST
@@ -214,8 +207,9 @@ if ood:
 # methods are close to the diagonal; the bins below 0.6 hold few images (the diagram does not
 # show counts), so their points zig-zag. On MNIST, BBB's curve runs *above*
 # the diagonal from 0.7 up: it is under-confident, right more often than it claims, which is
-# where its higher ECE comes from. On Fashion-MNIST the curves of the three averaging methods
-# lie on the diagonal and the single network is over-confident.
+# where its higher ECE comes from. On Fashion-MNIST, read each curve's distance from the
+# diagonal with the ECE column of the table above: the ECE is that distance, averaged over the
+# bins with each bin weighted by its images.
 
 # %% [markdown]
 # ## 7. The choice of prior, on 2-D data
@@ -334,10 +328,10 @@ if conv:
           f"(average of {conv['config']['eval_samples']} samples), ECE {m['ece']:.4f}")
 
 # %% [markdown]
-# Expected error against the standard deviation over samples. Errors come in two kinds: images
-# on which the samples disagree (expected error between 0 and 1, a std above 0.05), and images
-# that every sample gets wrong (expected error 1), many of them with a std below 0.05. Weight
-# uncertainty flags the first kind; much of the second is confidently wrong.
+# Expected error against the standard deviation over samples. Two kinds of error can be told
+# apart here: images on which the samples disagree (expected error between 0 and 1, a larger
+# std), and images that every sample gets wrong (expected error 1, a small std). Weight
+# uncertainty can flag only the first kind; the second is confidently wrong.
 
 # %%
 if per_image:

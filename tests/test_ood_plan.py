@@ -89,3 +89,24 @@ def test_the_summary_and_its_tables_read_plan_v3s_records(monkeypatch):
     assert f"Missing: {7 * len(O.ROWS)} runs" in text
     assert [r[0] for r in R.table_rows(out, methods=O.ROWS)[1]] == \
         [R.LABELS[m] for m in O.ROWS]
+
+
+def test_search_words_count_what_the_sweeps_did():
+    """Notebook 05's sentence on its searches is read from the sweep records: planted records
+    with one warm-started trial that ASHA let run to the cap."""
+    from helpers import uncertainty as U
+
+    def rec(epochs, val, warm=()):
+        trials = [{"config": {"init_from": "sgd"}, "epochs_run": e} for e in warm]
+        trials.append({"config": {"init_from": None}, "epochs_run": epochs})
+        return {"config": {"max_epochs": 50, "scheduler": {"grace_period": 5}},
+                "metrics": {"chosen": {"epochs": epochs, "val": val}, "trials": trials}}
+    words = U.search_words({"deterministic_mnist": rec(10, 0.07),
+                            "bbb_mnist": rec(40, 0.05, warm=(5, 5, 50))})
+    assert "single network 10" in words and "BBB 40" in words
+    assert "(lowest validation NLL: BBB)" in words
+    assert "first rung 2 of 3 on MNIST (1 ran all 50 epochs)" in words
+    words = U.search_words({"deterministic_mnist": rec(10, 0.04),
+                            "bbb_mnist": rec(40, 0.05, warm=(5, 5))})
+    assert "(lowest validation NLL: the single network)" in words
+    assert "2 of 2 on MNIST." in words
