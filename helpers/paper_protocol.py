@@ -679,6 +679,35 @@ def search_rows(s):
     return header, out
 
 
+EDGE_NAMES = {"lr": "learning rate", "dropout": "dropout rate", "prior_sigma": "prior σ",
+              "pi": "π", "neg_log_sigma1": "−log σ1", "neg_log_sigma2": "−log σ2"}
+
+
+def edge_words(s):
+    """Where each method's choice lies in the design it screened, in words read from the
+    search records: the settings at the smallest or largest value the design tried (numeric
+    settings with three values or more)."""
+    parts = []
+    for method in PAPER_SPACES:
+        rec = chosen(s, method)
+        if rec is None:
+            parts.append(f"{SHORT[method]}: search running")
+            continue
+        grid = {}
+        for point in design(method, s["trials"]):
+            for k, v in point.items():
+                grid.setdefault(k, set()).add(v)
+        edges = []
+        for k, vals in grid.items():
+            vals = sorted(v for v in vals if isinstance(v, (int, float)))
+            v = rec["config"].get(k)
+            if len(vals) >= 3 and v in (vals[0], vals[-1]):
+                edges.append(f"{EDGE_NAMES.get(k, k)} {v:g} "
+                             f"({'largest' if v == vals[-1] else 'smallest'} of {len(vals)})")
+        parts.append(f"{SHORT[method]}: " + (", ".join(edges) if edges else "inside the design"))
+    return ("**Where the choices lie** in what each search tried: " + "; ".join(parts) + ".")
+
+
 def _interval(cell):
     lo, hi = cell["ci"]
     return f"[{100 * lo:.2f}, {100 * hi:.2f}]%, {100 * (hi - lo):.2f} pp wide"

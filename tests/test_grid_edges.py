@@ -362,3 +362,18 @@ def test_a_planted_plan_search_at_an_edge_fails(tmp_path, monkeypatch):
 if __name__ == "__main__":
     os.environ.setdefault("BBB_RESULTS_DIR", str(ROOT / "results"))
     print("\n".join(report(committed_searches())))
+
+
+def test_notebook_01_names_every_edge_of_the_paper_protocol_searches(monkeypatch):
+    """Section 7's sentence on where the choices lie (helpers.paper_protocol.edge_words) names
+    every edge this test's own reader finds in the committed searches, and no other."""
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(ROOT / "results"))
+    words = PP.edge_words(PP.settings("default"))
+    edges = edge_choices(list(paper_protocol_searches()))
+    assert edges and "search running" not in words  # the committed searches are complete
+    for e in edges:
+        method = e.search.split(":")[1]
+        part = words.split(PP.SHORT[method] + ":")[1].split(";")[0]
+        assert f"{PP.EDGE_NAMES.get(e.dim, e.dim)} {e.chosen:g} ({e.end} of {len(e.grid)})" \
+            in part
+    assert words.count(" of ") == len(edges)
