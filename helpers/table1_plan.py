@@ -317,6 +317,45 @@ def chosen(s, H, method):
     return None if rows is None else choose(rows)
 
 
+N_VAL = 10_000  # validation images: the last 10,000 training images (helpers.data.load_images)
+
+
+def margin_words(s):
+    """How far each search's choice is ahead of its best other trial, in validation images, beside
+    the binomial standard deviation of one trial's count of errors at the chosen error rate
+    (sqrt(N p (1 - p)), N = N_VAL), per width whose four searches are done. Read from the
+    search records (validation numbers only)."""
+    out = []
+    for H in s["widths"]:
+        rows = {m: search_rows(s, H, m) for m in s["methods"]}
+        if any(r is None for r in rows.values()):
+            continue
+        gaps, sds = [], []
+        for m, trials in rows.items():
+            ch = choose(trials)
+            rest = [t["val"] for t in trials if t["name"] != ch["name"] and t["val"] is not None]
+            if ch is None or not rest:
+                continue
+            gaps.append((m, round((min(rest) - ch["val"]) * N_VAL)))
+            sds.append(math.sqrt(N_VAL * ch["val"] * (1 - ch["val"])))
+        if gaps:
+            sd = max(sds)
+            out.append(f"at 2×{s['plan_width'][H]}, by " + ", ".join(
+                f"{g} ({SHORT[m]})" for m, g in gaps) + f" images; one trial's count of errors "
+                f"has a standard deviation of up to {sd:.0f} images "
+                f"({sum(g < sd for _, g in gaps)} of {len(gaps)} leads smaller)")
+    if not out:
+        return ""
+    text = "; ".join(out)
+    return (f"**How far ahead the choices are.** Of the {N_VAL:,} validation images, each search's "
+            "chosen trial made fewer mistakes than its best other trial " + text + ". Two "
+            "trials scored on the same images differ with less noise than one count (their "
+            "mistakes overlap, by an amount the records do not store), but a lead of a few "
+            "images is not a resolved difference: the choice among near-equals is partly chance, "
+            "and the chosen validation error, the best of many, is optimistic. The reported "
+            "seeds' test errors carry no such selection.")
+
+
 def search_edges(s, H, method, choice=None):
     """The chosen recipe's values that sit at an end of what the plan searched: every numeric
     dimension of the plan's space with three values or more, and the epochs (the epoch budget of

@@ -363,7 +363,8 @@ if TRAIN_MISSING and PROFILE == "smoke":  # seconds; in `default` the campaign r
 R.show_markdown(TP.progress_words(tp));
 
 # %%
-H.show_table(*TP.progress_table(tp));
+H.show_table(*TP.progress_table(tp))
+R.show_markdown(TP.margin_words(tp));
 
 # %% [markdown]
 # **Table 1 under plan v1**, width by width once all of a width's runs are done (a width still

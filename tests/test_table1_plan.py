@@ -267,6 +267,11 @@ def test_the_smoke_campaign_end_to_end_resumes_after_a_kill(shared_data, tmp_pat
         (k, H) for H in s["widths"] for k in T.MAIN_KEYS)
     assert {r["source"] for r in ours} == {"plan v1"}
 
+    # ... how far ahead each search's choice is, per width, in validation images
+    lead = T.margin_words(s)
+    assert all(f"at 2×{s['plan_width'][H]}, by " in lead for H in s["widths"])
+    assert lead.count(" images;") + lead.count(" images.") >= len(s["widths"])
+
     # ... its paragraph says every verdict of the tables
     words = T.what_it_shows(summary)
     assert all(v in words for v in verdicts)
