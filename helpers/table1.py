@@ -502,6 +502,36 @@ def records_of(rec, key, H, notebook=NB):
     return []
 
 
+def start_words(sweep):
+    """What a search with both starts shows at ASHA's first rung, in words read from its record
+    ``sweep``: how many warm-started trials are below the best random-start trial there, and how
+    far ASHA let the random-start trials run. '' for a search without both starts."""
+    trials = [t for t in sweep["metrics"]["trials"] if t.get("val_curve")]
+    warm = [t for t in trials if t["config"].get("init_from")]
+    cold = [t for t in trials if not t["config"].get("init_from")]
+    if not warm or not cold:
+        return ""
+    rung = (sweep["config"].get("scheduler") or {}).get("grace_period") or 1
+
+    def at(t):
+        return dict(map(tuple, t["val_curve"])).get(rung)
+    best_cold = min(v for v in map(at, cold) if v is not None)
+    ahead = sum(at(t) is not None and at(t) < best_cold for t in warm)
+    stopped = [t["epochs_run"] for t in cold]
+    at_rung = sum(e == rung for e in stopped)
+    others = sorted(e for e in stopped if e != rung)
+    init = sorted({t["config"].get("init_epochs") for t in warm})
+    chosen = sweep["metrics"]["chosen"]
+    return (f"**What it shows.** After {rung} epochs, {ahead} of {len(warm)} trials that start "
+            f"from the trained SGD network (itself trained {'/'.join(map(str, init))} epochs "
+            f"first) have a lower validation error than the best of the {len(cold)} trials whose "
+            f"means start at random, and ASHA stopped {at_rung} of those {len(cold)} at epoch "
+            f"{rung}" + (f" (the other{'s' if len(others) > 1 else ''} at epoch{'s' if len(others) > 1 else ''} "
+                        f"{', '.join(map(str, others))})" if others else "")
+            + ". The search chose a " + ("warm start" if chosen["config"].get("init_from")
+                                         else "random start") + ".")
+
+
 def predictor_words(rec, H, notebook=NB):
     """What validation chose between the posterior mean and the average of sampled networks for
     the BBB runs of table1.json at width ``H``, and how often the test error agreed, in words

@@ -328,3 +328,22 @@ def test_bbb_against_dropout_says_where_the_interval_lies():
     assert "below the margin: BBB's error is lower" in T._against_dropout(better)
     wide = comp([b + d for b, d in zip(base, (3e-3, -2e-3, 1e-3, -1e-3, 0))], base)
     assert "contains zero" in T._against_dropout(wide)
+
+
+def test_start_words_count_the_search_at_the_first_rung():
+    """Notebook 01 section 2's sentence on warm against random starts, from planted trials."""
+    from helpers import table1 as T1
+
+    def trial(init, curve, run):
+        return {"config": {"init_from": init, "init_epochs": 60 if init else 0},
+                "val_curve": curve, "epochs_run": run}
+    sweep = {"config": {"scheduler": {"grace_period": 5}},
+             "metrics": {"chosen": {"config": {"init_from": "sgd"}}, "trials": [
+                 trial("sgd", [[5, 0.015]], 60), trial("sgd", [[5, 0.030]], 5),
+                 trial(None, [[5, 0.020]], 5), trial(None, [[5, 0.025]], 46)]}}
+    words = T1.start_words(sweep)
+    assert "1 of 2 trials that start from the trained SGD network (itself trained 60" in words
+    assert "stopped 1 of those 2 at epoch 5 (the other at epoch 46)" in words
+    assert words.endswith("chose a warm start.")
+    sweep["metrics"]["trials"] = sweep["metrics"]["trials"][:2]
+    assert T1.start_words(sweep) == ""
