@@ -613,6 +613,38 @@ def figure3(rec, H, notebook=NB):
     return fig
 
 
+def weight_shares(rec, H, notebook=NB, near=0.01, far=0.1):
+    """Figure 3 in numbers: per method, the share of the seed-0 network's weights (BBB: one
+    sample) within ±``near`` of zero, beyond ±``far`` and beyond the histogram's range (±0.3),
+    from the run records' weight histograms. Returns (header, rows, words): ``words`` names the
+    method with the largest share near zero and the one with the largest share beyond the
+    range."""
+    shares = {}
+    for key in METHODS:
+        recs = records_of(rec, key, H, notebook)
+        if not recs:
+            continue
+        h = recs[0]["metrics"]["weight_histogram"]
+        width = (h["hi"] - h["lo"]) / h["bins"]
+        centre = [h["lo"] + (i + 0.5) * width for i in range(h["bins"])]
+        inside = sum(c for x, c in zip(centre, h["counts"]) if abs(x) < near)
+        beyond = sum(c for x, c in zip(centre, h["counts"]) if abs(x) > far) + h["outside"]
+        shares[key] = (inside / h["total"], beyond / h["total"], h["outside"] / h["total"],
+                       h["hi"])
+    header = ["method", f"|w| < {near:g}", f"|w| > {far:g}", "beyond the plot (±0.3)"]
+    rows = [[METHOD_LABELS[k], f"{100 * a:.1f}%", f"{100 * b:.1f}%", f"{100 * c:.1f}%"]
+            for k, (a, b, c, _) in shares.items()]
+    if not shares:
+        return header, rows, ""
+    most_near = max(shares, key=lambda k: shares[k][0])
+    most_out = max(shares, key=lambda k: shares[k][2])
+    words = (f"The largest share of weights within ±{near:g} of zero: "
+             f"{METHOD_LABELS[most_near]} ({100 * shares[most_near][0]:.1f}%); the largest "
+             f"share beyond the plot's range: {METHOD_LABELS[most_out]} "
+             f"({100 * shares[most_out][2]:.1f}%).")
+    return header, rows, words
+
+
 def sweep_curves(name, notebook=NB, ax=None):
     """Validation error against epochs of every trial of a sweep; the chosen one in black."""
     import matplotlib.pyplot as plt

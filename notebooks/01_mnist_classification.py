@@ -220,12 +220,16 @@ H.savefig(fig, NB, "figure3")
 plt.show()
 
 # %% [markdown]
-# **What it shows.** As in the paper, the scale-mixture posterior puts a small share of its
-# weights further out than SGD or dropout do, and adds a spike at zero that SGD does not have:
-# the narrow component of the prior pulls many weights there (notebook 04 prunes them). A
-# sample under the Gaussian prior with the chosen large scale is almost flat over this range,
-# and a large share of its weights lies beyond ±0.3, outside the plot (the run records count
-# them in `weight_histogram.outside`).
+# **What to look for.** In the paper's Figure 3, BBB's weights spread wider than those of SGD
+# and dropout. The narrow component of the scale-mixture prior can pull many weights to zero
+# (notebook 04 prunes them); a Gaussian prior with a large scale lets a sample spread widely,
+# partly beyond ±0.3, outside the plot (the run records count those weights in
+# `weight_histogram.outside`). The table gives the shares:
+
+# %%
+head, rows, words = T.weight_shares(table, H_fig)
+H.show_table(head, rows)
+R.show_markdown(words);
 
 # %% [markdown]
 # ## 6. Posterior mean or samples?

@@ -347,3 +347,23 @@ def test_start_words_count_the_search_at_the_first_rung():
     assert words.endswith("chose a warm start.")
     sweep["metrics"]["trials"] = sweep["metrics"]["trials"][:2]
     assert T1.start_words(sweep) == ""
+
+
+def test_weight_shares_read_the_histograms(monkeypatch, tmp_path):
+    """Figure 3's shares from planted weight histograms (4 bins over ±0.3)."""
+    import json as _json
+    from helpers import table1 as T1
+    runs = tmp_path / "results" / T1.NB / "runs"
+    runs.mkdir(parents=True)
+    rows = []
+    for key, counts, outside in (("sgd", [1, 4, 4, 1], 0), ("bbb_gaussian", [3, 1, 1, 3], 2)):
+        (runs / f"{key}.json").write_text(_json.dumps({"metrics": {"weight_histogram": {
+            "lo": -0.3, "hi": 0.3, "bins": 4, "counts": counts, "total": sum(counts) + outside,
+            "outside": outside}}}))
+        rows.append({"key": key, "H": 50, "runs": [key]})
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "results"))
+    head, body, words = T1.weight_shares({"metrics": {"rows": rows}}, 50, near=0.1, far=0.2)
+    # bin centres ±0.075 (near) and ±0.225 (far)
+    assert body[0][1:] == ["80.0%", "20.0%", "0.0%"]
+    assert body[1][1:] == ["20.0%", "80.0%", "20.0%"]
+    assert "within ±0.1 of zero: SGD" in words and "range: BBB, Gaussian prior (20.0%)" in words
