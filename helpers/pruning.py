@@ -331,6 +331,24 @@ def retrain_seconds(rec):
     return total, missing
 
 
+def figure4_words(entry):
+    """Figure 4 in words, read from a stored analysis: the share of weights with an SNR above
+    0 dB (from the histogram; weights outside its range are not counted) and where the
+    cut-offs lie."""
+    lo, hi, n = DB_EDGES
+    width = (hi - lo) / n
+    above = sum(c for i, c in enumerate(entry["snr_hist"]) if lo + i * width >= 0.0)
+    cuts = entry["cuts_db"]
+    words = (f"**What it shows.** Of this network's {entry['n_weights']:,} weights, "
+             f"{100 * above / entry['n_weights']:.2f}% have an SNR above 0 dB; the cut-offs "
+             "that remove " + ", ".join(f"{f} %" for f in cuts) + " of the weights lie at "
+             + ", ".join(f"{c:.1f}" for c in cuts.values()) + " dB")
+    below = all(c < 0 for c in cuts.values())
+    return words + (", every one of them below 0 dB." if below else ".") + (
+        f" ({entry['snr_outside']:,} weights lie outside [{lo:g}, {hi:g}] dB and are not "
+        "counted.)" if entry.get("snr_outside") else "")
+
+
 def figure4(entry, ax_pair=None):
     """The paper's Figure 4 from a stored analysis: density and CDF of the SNR (dB), with the
     cut-offs that remove 50, 75, 95 and 98 % of the weights."""

@@ -85,15 +85,15 @@ if rec:
     fig = pruning.figure4(models[0])
     H.savefig(fig, NB, "figure4")
     plt.show()
+    show_markdown(pruning.figure4_words(models[0]))
 
 # %% [markdown]
-# **What it shows.** Our network has one broad mode below 0 dB and only a small second one
-# above it: every cut-off up to 98 % falls inside the main mode (the other seeds' cut-offs are in
-# `cuts_db` of the results file). The paper's picture, two modes with the 75 % cut-off between
-# them, is not what our training produced. It differs from the paper's in length (a short BBB
-# run starting from a trained SGD network, against 600 epochs) and possibly in how the KL is
-# weighted (section 5 shows that this changes the density's shape); we have not separated the
-# two.
+# **How to read it.** The paper's picture has two modes with the 75 % cut-off between them. Where
+# the density above shows one broad mode holding the cut-offs instead, that picture is not
+# reproduced (the other seeds' cut-offs are in `cuts_db` of the results file). Our training
+# differs from the paper's in length (a short BBB run starting from a trained SGD network,
+# against 600 epochs) and possibly in how the KL is weighted (section 5 shows that this
+# changes the density's shape); we have not separated the two.
 
 # %% [markdown]
 # ## 2. Table 2: test error after pruning
