@@ -346,9 +346,10 @@ EDGE_REASONS = {
            for dim in ("pi", "neg_log_sigma1", "neg_log_sigma2")}},
     # Table 1 under analysis plan v1 (its grids are pre-registered: a wider one is a plan v2);
     # a width's entries are added when its analysis is committed (tests/test_grid_edges.py)
-    "01_mnist_classification/plan_v1/search/h400:bbb_mixture": {"pi": (
+    **{f"01_mnist_classification/plan_v1/search/h{H}:bbb_mixture": {"pi": (
         "the paper's own mixture weights pi {1/4, 1/2, 3/4} (section 5.1), declared in plan v1 "
-        "before its runs: the plan searches the paper's values, so the grid is not widened")},
+        "before its runs: the plan searches the paper's values, so the grid is not widened")}
+       for H in (400, 800)},
 }
 # the epoch budget: every method of plan v1 gets the same one (its equal-budget rule), so a
 # choice at its last epoch is reported, never answered with more epochs for one method
@@ -356,5 +357,6 @@ _PLAN_V1_EPOCHS = (
     "plan v1's equal epoch budget (the same maximum for every method, declared before its runs): "
     "more epochs for one method would break the equal budget; the edge is reported beside the "
     "result (notebook 01 section 8)")
-EDGE_REASONS.setdefault("01_mnist_classification/plan_v1/search/h400:bbb_gaussian",
-                        {})["epochs"] = _PLAN_V1_EPOCHS
+for _id in ("h400:bbb_gaussian", "h800:bbb_mixture", "h800:dropout"):
+    EDGE_REASONS.setdefault(f"01_mnist_classification/plan_v1/search/{_id}",
+                            {})["epochs"] = _PLAN_V1_EPOCHS

@@ -1167,6 +1167,9 @@ def figure(rec):
                              sharey="row")
     values = [v for r in rec["rows"] if r["H"] in done for v in r["test_error"] if v is not None]
     values += [r["paper"] for r in rec["rows"] if r["H"] in done and r["paper"] is not None]
+    values += [v for H in done for c in rec["analysis"][str(H)]["cells"].values()
+               for v in (c.get("ci") or [])]
+    span = []  # the bottom row's extent: every difference and interval end
     for col, H in enumerate(done):
         ax, bx = axes[0][col], axes[1][col]
         a = rec["analysis"][str(H)]
@@ -1203,6 +1206,7 @@ def figure(rec):
         for i, (label, ka, kb, res, margin) in enumerate(claims):
             va, vb = _seed_values(rows[ka]), _seed_values(rows[kb])
             diffs = [va[s] - vb[s] for s in sorted(set(va) & set(vb))]
+            span += diffs + list(res["t_test"].get("ci") or [])
             bx.scatter([i] * len(diffs), diffs, s=14, color=COLORS.get(ka, "0.3"), alpha=0.85,
                        lw=0, zorder=3)
             tt = res["t_test"]
@@ -1221,8 +1225,9 @@ def figure(rec):
                            rotation=35, ha="right", fontsize=8)
         bx.set_xlim(-0.5, len(claims) - 0.3)
         bx.set_title(f"2×{_plan_width(rec, H)}: the plan's tests, paired by seed", fontsize=10)
-        lo, hi = bx.get_ylim()
-        bx.set_ylim(lo, hi + 0.35 * (hi - lo))  # room for the verdicts
+    lo, hi = min(span + [-0.001]), max(span + [0.001])
+    pad = 0.06 * (hi - lo)
+    axes[1][0].set_ylim(lo - pad, hi + pad + 0.3 * (hi - lo))  # room for the verdicts
     axes[0][0].set_ylim(min(values) * 0.95, max(values) * 1.04)
     percent_axis(axes[0][0], "y", decimals=2)
     axes[0][0].set_ylabel("test error")

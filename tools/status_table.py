@@ -155,6 +155,16 @@ def _noise(cells):
             f"{100 * statistics.fmean(sds):.2f} pp")
 
 
+def _sampled_noise(mix):
+    """The Monte-Carlo sd of the headline's predictor where validation chose the average of
+    sampled networks on some seeds (its redraw sd, mean over those seeds); '' where every seed
+    predicts with the posterior mean (no sampling, no MC noise)."""
+    import statistics
+    sds = [v for p, v in zip(mix["predictor"], mix.get("mc_sd_ensemble_redraws") or [])
+           if p != "mean_weights" and v is not None]
+    return f"; sampled predictor's MC sd {100 * statistics.fmean(sds):.2f} pp" if sds else ""
+
+
 def _recipes(H, cells):
     """Where a wider width's recipes come from: its own searches, or 2x400's."""
     own = sum(f"_h{H}" in (r.get("sweep") or "") for r in cells)
@@ -191,7 +201,7 @@ def plan_v1_row(H, summ, nb01, first=True, above=None):
     mix = next(r for r in cells if r["key"] == "bbb_mixture")
     # the headline's own noise: none for the posterior mean (one sample's spread is not in it)
     ours += (f" ({'–'.join(map(str, seeds))} seeds; mixture sd {100 * mix['sd']:.2f} pp"
-             + ("" if set(mix["predictor"]) == {"mean_weights"} else _noise(cells)) + ")")
+             + _sampled_noise(mix) + ")")
     verdict = (f"mixture: {a['cells']['bbb_mixture']['verdict']}; orderings: "
                f"{verdict_orderings(a['orderings'])}; vs dropout: {a['comparable']['verdict']}")
     if a.get("controls"):  # none holds: the count of each word is enough
