@@ -25,6 +25,7 @@ PAPER_TABLE1 = {  # test error (fraction), Blundell et al. 2015, Table 1
 }
 METHOD_LABELS = {"sgd": "SGD, no regularisation", "dropout": "SGD, dropout",
                  "bbb_gaussian": "BBB, Gaussian prior", "bbb_mixture": "BBB, scale mixture prior"}
+METHOD_COLORS = {"sgd": "C2", "dropout": "C1", "bbb_gaussian": "C4", "bbb_mixture": "C0"}
 
 
 @dataclass

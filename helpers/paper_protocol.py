@@ -28,7 +28,7 @@ from itertools import product
 from pathlib import Path
 
 from . import campaign
-from .classification import METHODS, RunConfig, checkpoint_path, run
+from .classification import METHOD_COLORS, METHODS, RunConfig, checkpoint_path, run
 from .profiles import L9, PAPER_FIXED, PAPER_PROTOCOL, PAPER_SPACES
 from .utils import atomic_write_bytes, machine_info, results_dir
 
@@ -305,7 +305,7 @@ LABELS = {"sgd": "SGD, no regularisation", "dropout": "SGD, dropout",
           "bbb_gaussian": "BBB, Gaussian prior", "bbb_mixture": "BBB, scale mixture prior"}
 SHORT = {"sgd": "plain SGD", "dropout": "dropout", "bbb_gaussian": "the Gaussian prior",
          "bbb_mixture": "the scale mixture"}
-COLORS = {"sgd": "C2", "dropout": "C1", "bbb_gaussian": "C4", "bbb_mixture": "C0"}
+COLORS = METHOD_COLORS
 
 
 def final_records(s, method, H):

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, replace
 
 from . import stats
-from .classification import METHOD_LABELS, PAPER_TABLE1, RunConfig, run
+from .classification import METHOD_COLORS, METHOD_LABELS, PAPER_TABLE1, RunConfig, run
 from .metrics import mcnemar
 from .sweep import load_sweep
 from .utils import _check_fractions, _jsonable, atomic_write_bytes, results_dir
@@ -553,7 +553,7 @@ def predictor_words(rec, H, notebook=NB):
             "names the predictor of every width's runs.")
 
 
-COLORS = {"sgd": "C2", "dropout": "C1", "bbb_gaussian": "C4", "bbb_mixture": "C0"}
+COLORS = METHOD_COLORS
 
 
 def figure2(rec, H, notebook=NB):
@@ -591,18 +591,22 @@ def figure2(rec, H, notebook=NB):
     return fig
 
 
+def _weight_histograms(rec, H, notebook=NB):
+    """(method, weight histogram, bin centres, bin width) of each method's seed-0 network."""
+    for key in METHODS:
+        recs = records_of(rec, key, H, notebook)
+        if recs:
+            h = recs[0]["metrics"]["weight_histogram"]
+            width = (h["hi"] - h["lo"]) / h["bins"]
+            yield key, h, [h["lo"] + (i + 0.5) * width for i in range(h["bins"])], width
+
+
 def figure3(rec, H, notebook=NB):
     """The paper's Figure 3: the density of the weights of each method (BBB: one sample w ~ q),
     on a log-density axis."""
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7.5, 4))
-    for key in METHODS:
-        recs = records_of(rec, key, H, notebook)
-        if not recs:
-            continue
-        h = recs[0]["metrics"]["weight_histogram"]
-        width = (h["hi"] - h["lo"]) / h["bins"]
-        centres = [h["lo"] + (i + 0.5) * width for i in range(h["bins"])]
+    for key, h, centres, width in _weight_histograms(rec, H, notebook):
         dens = [c / (h["total"] * width) for c in h["counts"]]
         ax.step(centres, dens, where="mid", c=COLORS[key], label=METHOD_LABELS[key])
     ax.set_yscale("log")
@@ -619,21 +623,16 @@ def weight_shares(rec, H, notebook=NB, near=0.01, far=0.1):
     from the run records' weight histograms. Returns (header, rows, words): ``words`` names the
     method with the largest share near zero and the one with the largest share beyond the
     range."""
-    shares = {}
-    for key in METHODS:
-        recs = records_of(rec, key, H, notebook)
-        if not recs:
-            continue
-        h = recs[0]["metrics"]["weight_histogram"]
-        width = (h["hi"] - h["lo"]) / h["bins"]
-        centre = [h["lo"] + (i + 0.5) * width for i in range(h["bins"])]
+    shares, hi = {}, None
+    for key, h, centre, _ in _weight_histograms(rec, H, notebook):
+        hi = h["hi"]
         inside = sum(c for x, c in zip(centre, h["counts"]) if abs(x) < near)
         beyond = sum(c for x, c in zip(centre, h["counts"]) if abs(x) > far) + h["outside"]
-        shares[key] = (inside / h["total"], beyond / h["total"], h["outside"] / h["total"],
-                       h["hi"])
-    header = ["method", f"|w| < {near:g}", f"|w| > {far:g}", "beyond the plot (±0.3)"]
+        shares[key] = (inside / h["total"], beyond / h["total"], h["outside"] / h["total"])
+    header = ["method", f"|w| < {near:g}", f"|w| > {far:g}",
+              "beyond the plot" + (f" (±{hi:g})" if hi is not None else "")]
     rows = [[METHOD_LABELS[k], f"{100 * a:.1f}%", f"{100 * b:.1f}%", f"{100 * c:.1f}%"]
-            for k, (a, b, c, _) in shares.items()]
+            for k, (a, b, c) in shares.items()]
     if not shares:
         return header, rows, ""
     most_near = max(shares, key=lambda k: shares[k][0])

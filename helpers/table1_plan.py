@@ -47,8 +47,8 @@ import torch
 
 from . import analysis_plan as AP
 from . import stats
-from .classification import (METHOD_LABELS, PAPER_TABLE1, RunConfig, checkpoint_path,
-                             load_model, run)
+from .classification import (METHOD_COLORS, METHOD_LABELS, PAPER_TABLE1, RunConfig,
+                             checkpoint_path, load_model, run)
 from .classification_trial import TRIAL, trial_checkpoint
 from .metrics import error_rate, predict
 from . import campaign
@@ -333,8 +333,10 @@ def margin_words(s):
         gaps, sds = [], []
         for m, trials in rows.items():
             ch = choose(trials)
+            if ch is None:
+                continue
             rest = [t["val"] for t in trials if t["name"] != ch["name"] and t["val"] is not None]
-            if ch is None or not rest:
+            if not rest:
                 continue
             gaps.append((m, round((min(rest) - ch["val"]) * N_VAL)))
             sds.append(math.sqrt(N_VAL * ch["val"] * (1 - ch["val"])))
@@ -1054,8 +1056,7 @@ def what_it_shows(rec):
 
 
 MAIN_KEYS = ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")
-COLORS = {"sgd": "C2", "dropout": "C1", "bbb_gaussian": "C4", "bbb_mixture": "C0",
-          "warm_start_source": "0.45", "sgd_continued": "0.45", "bbb_random_start": "0.45"}
+COLORS = {**METHOD_COLORS, **{k: "0.45" for k in CONTROL_LABELS}}
 
 
 def _pp_interval(tt):
