@@ -810,3 +810,188 @@ def rotation_text(summary):
                 if nll_other else "")
              + f"; the highest NLL from 90° on: {', '.join(LABELS[m] for m in sorted(worst))}.")
     return text
+
+
+# ---- sentences of notebook 06 (version 1) that state measured results, from the records ----
+
+SHORT = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "the ensemble", "bbb": "BBB",
+         "ivon": "IVON", "laplace_ll_kron": "last-layer Laplace",
+         "laplace_diag": "all-layer diagonal Laplace", "laplace_kron": "all-layer KFAC Laplace"}
+
+
+def load_searches(notebook=NB):
+    """Return {'map': MAP's search record, 'ivon': IVON's tuning record} (None where absent)."""
+    from .sweep import load_sweep
+    out = {}
+    try:
+        out["map"] = load_sweep("map_mnist", notebook)
+    except FileNotFoundError:
+        out["map"] = None
+    path = results_dir() / notebook / "ivon_tuning.json"
+    out["ivon"] = json.loads(path.read_text()) if path.exists() else None
+    return out
+
+
+KEY_WORDS = {"lr": "learning rate", "lr_decay": "learning-rate decay per epoch",
+             "hess_init": "initial Hessian"}
+
+
+def _where_in_grid(value, values):
+    """Where ``value`` sits among the searched ``values``: (words, at an end of the grid)."""
+    vals = sorted(set(values))
+    shown = ", ".join(f"{v:g}" for v in vals)
+    if len(vals) < 2:
+        return "the only value searched", False
+    if len(vals) == 2:
+        return (f"the {'smaller' if value == vals[0] else 'larger'} of the two searched "
+                f"({shown})"), True
+    if value in (vals[0], vals[-1]):
+        return (f"the {'smallest' if value == vals[0] else 'largest'} of the {len(vals)} values "
+                f"searched ({shown})"), True
+    return f"inside the {len(vals)} values searched ({shown})", False
+
+
+def _epochs_words(epochs, cap):
+    if epochs >= cap:
+        return f"{epochs} epochs, the search's cap", True
+    return f"{epochs} of at most {cap} epochs", False
+
+
+def choice_edges_text(summary, searches):
+    """Return where version 1's searched choices sit in their grids (Markdown), from MAP's search
+    record and IVON's tuning record (``load_searches``): each searched setting's place in its
+    grid, the epochs against the search's cap, and the MAP search's wall time."""
+    parts, edge = [], False
+    sw = searches.get("map")
+    if sw is not None:
+        grid = sw["config"]["space"]["grid"]
+        chosen = sw["metrics"]["chosen"]
+        words = []
+        for key, values in grid.items():
+            w, e = _where_in_grid(chosen["config"][key], values)
+            words.append(f"{KEY_WORDS.get(key, key.replace('_', ' '))} "
+                         f"{chosen['config'][key]:g}, {w}")
+            edge |= e
+        w, e = _epochs_words(chosen["epochs"], sw["config"]["max_epochs"])
+        words.append(w)
+        edge |= e
+        n = len(sw["metrics"]["trials"])
+        took = (f", {sw['wall_s'] / 60:.1f} minutes of wall time"
+                if sw.get("wall_s") is not None else "")
+        parts.append(f"MAP's search ({n} trial{'s' if n != 1 else ''}{took}) chose "
+                     + "; ".join(words))
+    iv = searches.get("ivon")
+    if iv is not None:
+        grid = iv["config"]["grid"]
+        hp = iv["metrics"]["chosen"]["hp"]
+        words = []
+        for key in grid[0]:
+            values = [g[key] for g in grid]
+            if len(set(values)) > 1:
+                w, e = _where_in_grid(hp[key], values)
+                words.append(f"{KEY_WORDS.get(key, key.replace('_', ' '))} {hp[key]:g}, {w}")
+                edge |= e
+        w, e = _epochs_words(iv["metrics"]["chosen"]["epochs"], iv["config"]["epochs"])
+        words.append(w)
+        edge |= e
+        parts.append("IVON's tuning chose " + "; ".join(words))
+    if not parts:
+        return ""
+    return ("**Where the choices sit** (read from the search records). " + ". ".join(parts)
+            + "." + (" A choice at an end of its grid or at the epoch cap might do better with a "
+                     "wider search." if edge else " No choice sits at an end of its grid."))
+
+
+def reliability_text(summary, min_count=10, above=0.6, noisy_below=0.9):
+    """Return the reading of the reliability diagrams (seed 0, the bins the figure draws): on
+    which side of the diagonal each working method's curve runs above confidence ``above``, its
+    mean distance from the diagonal there, and how few images the bins below ``noisy_below``
+    (rounded down to a bin edge) hold."""
+    rows = working(summary)
+    side, gap = {}, {}
+    for r in rows:
+        rel = r["reliability_seed0"]
+        pts = [(c, a) for c, a, k in zip(rel["confidence"], rel["accuracy"], rel["count"])
+               if k >= min_count and c is not None and a is not None and c > above]
+        if not pts:
+            continue
+        up = sum(a > c for c, a in pts)
+        down = sum(a < c for c, a in pts)
+        side[r["method"]] = (up, down, len(pts))
+        gap[r["method"]] = statistics.fmean(abs(a - c) for c, a in pts)
+    name = lambda m: SHORT[m]  # noqa: E731
+    if not side:
+        return (f"No bin above a confidence of {above:g} holds {min_count} images or more: the "
+                "diagram has nothing to read.")
+    groups = {"above": [], "below": [], "both": []}
+    for m, (up, down, n) in side.items():
+        groups["above" if up == n else "below" if down == n else "both"].append(m)
+    said = []
+    if groups["above"]:
+        said.append(", ".join(f"{name(m)}'s" for m in groups["above"])
+                    + (" curve runs" if len(groups["above"]) == 1 else " curves run")
+                    + " above the diagonal in every such bin (right more often than "
+                    + ("it claims" if len(groups["above"]) == 1 else "they claim")
+                    + ": under-confident)")
+    if groups["below"]:
+        said.append(", ".join(f"{name(m)}'s" for m in groups["below"])
+                    + (" runs" if len(groups["below"]) == 1 else " run")
+                    + " below the diagonal in every such bin (over-confident)")
+    if groups["both"]:
+        said.append(", ".join(f"{name(m)}'s ({side[m][0]} of {side[m][2]} bins above)"
+                              for m in groups["both"])
+                    + (" crosses the diagonal" if len(groups["both"]) == 1
+                       else " cross the diagonal"))
+    order = sorted(gap, key=gap.get)
+    n_seeds = len(rows[0]["seeds"])
+    text = (f"**Reading the diagram** (seed 0 of {n_seeds}, one network per method, bins with "
+            f"at least {min_count} images; descriptive, not a test). Above a confidence of "
+            f"{above:g}, " + "; ".join(said) + ". The curves' mean distance from the diagonal "
+            "there, closest first: " + ", ".join(f"{name(m)} {gap[m]:.3f}" for m in order) + ".")
+    n_bins = len(rows[0]["reliability_seed0"]["count"])
+    cut = math.floor(noisy_below * n_bins + 1e-9)
+    low = {r["method"]: sum(r["reliability_seed0"]["count"][:cut]) for r in rows}
+    total = sum(rows[0]["reliability_seed0"]["count"])
+    lo, hi = min(low, key=low.get), max(low, key=low.get)
+    span = (f"{low[lo]:,} ({name(lo)}) to {low[hi]:,} ({name(hi)})" if low[lo] != low[hi]
+            else f"{low[lo]:,} (every method)")
+    text += (f" Only {span} of the {total:,} test images get a confidence below "
+             f"{cut / n_bins:.2f} (the lowest {cut} of the {n_bins} bins), so the left part of "
+             "the diagram rests on few images.")
+    return text
+
+
+def failed_rotation_text(summary):
+    """Return the reading of the rotation curves of the rows that fail on unrotated digits (test
+    error of one half or more): where their error and NLL start at 0° against the working
+    methods', and how far their NLL climbs ("" when no row fails, or every row does)."""
+    rows = {r["method"]: r for r in summary["metrics"]["rows"]}
+    ok = [r["method"] for r in working(summary)]
+    failed = [m for m in rows if m not in ok]
+    if not failed:
+        return ""
+    angles = rows[failed[0]]["rotation"]["angle"]
+    if 0 not in angles:
+        return ""
+    i0 = angles.index(0)
+    rot = {m: rows[m]["rotation"] for m in rows}
+    start = lambda ms, k: [rot[m][k][i0] for m in ms]  # noqa: E731
+    top = lambda ms: [max(rot[m]["nll"]) for m in ms]  # noqa: E731
+    rng = lambda v, d: (f"{min(v):.{d}f}" if f"{min(v):.{d}f}" == f"{max(v):.{d}f}"  # noqa: E731
+                        else f"{min(v):.{d}f}–{max(v):.{d}f}")
+    names = " and ".join(SHORT[m] for m in failed)
+    they = "their" if len(failed) > 1 else "its"
+    n = len(rows[failed[0]]["seeds"])
+    text = (f"The {'curves' if len(failed) > 1 else 'curve'} of {names} (the "
+            f"{'rows' if len(failed) > 1 else 'row'} failing on unrotated digits; means over "
+            f"{n} seed{'s' if n != 1 else ''}) {'start' if len(failed) > 1 else 'starts'} "
+            f"at 0° with {rng([100 * e for e in start(failed, 'error')], 0)} % error and an NLL "
+            f"of "
+            f"{rng(start(failed, 'nll'), 2)}, against "
+            f"{rng([100 * e for e in start(ok, 'error')], 1)} % and {rng(start(ok, 'nll'), 2)} "
+            f"for the working methods; {they} NLL then peaks at "
+            f"{rng(top(failed), 2)} (the working methods': {rng(top(ok), 2)}).")
+    if min(start(failed, "nll")) > max(start(ok, "nll")) and max(top(failed)) < min(top(ok)):
+        text += (f" A curve that starts that high has little room to climb: {they} flatter NLL "
+                 "is not robustness.")
+    return text

@@ -7,6 +7,7 @@ on. Every number shown comes from those files.
 import json
 import statistics
 
+from . import alternatives as ALT
 from . import alternatives_final as F
 from . import alternatives_plan as A
 
@@ -462,20 +463,51 @@ def answer_line(summary):
     return text
 
 
+def underconfidence(error, ece):
+    """How far below its accuracy a predictive's mean confidence must lie, at least, given only
+    its error rate and its binned ECE (both fractions, on the same images and bins): no bin can be
+    over-confident by more than its own error rate, so the over-confident bins add at most
+    ``error`` to the ECE, the under-confident ones at least ``ece - error``, and the mean
+    confidence is at most accuracy - (ece - 2 error). Positive: under-confident on average, by at
+    least that much; zero or negative: the two numbers do not tell the direction."""
+    return ece - 2 * error
+
+
+def _join(words):
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def laplace_note(summary):
-    """A rendered sentence on the all-layer Laplace rows' calibration on the subset: their ECE and
-    NLL beside MAP's (under-confident when their ECE is the larger and they err as often)."""
+    """A rendered sentence on the all-layer Laplace rows' calibration on the subset: their ECE,
+    NLL and error beside MAP's, and where their ECE exceeds twice their error rate, the
+    under-confidence that this implies (``underconfidence``)."""
     t = summary["table"]
     if any("subset" not in t.get(m, {}) for m in ("map", *F.ALL_LAYER)):
         return ""
     get = lambda m, k: t[m]["subset"][k]["mean"]  # noqa: E731
     rows = ", ".join(f"{LABELS[m]} ECE {get(m, 'ece'):.3f}, NLL {get(m, 'nll'):.3f}, error "
                      f"{100 * get(m, 'test_error'):.2f} %" for m in F.ALL_LAYER)
-    return ("**The all-layer fits err about as rarely as MAP but are far less confident than they "
-            f"should be**: on the subset {rows}, against MAP's ECE {get('map', 'ece'):.3f}, NLL "
-            f"{get('map', 'nll'):.3f}, error {100 * get('map', 'test_error'):.2f} %. Their NLL "
-            "claims below measure that under-confidence (the linearised predictive with the "
-            "marginal-likelihood prior), not a failure to classify." + _best_auroc_note(summary))
+    n = min(len(t[m]["subset"]["ece"]["seeds"]) for m in F.ALL_LAYER)
+    text = (f"**The all-layer fits on the subset** (means over {n} seeds): {rows}, against "
+            f"MAP's ECE {get('map', 'ece'):.3f}, NLL {get('map', 'nll'):.3f}, error "
+            f"{100 * get('map', 'test_error'):.2f} %.")
+    gap = {m: underconfidence(get(m, "test_error"), get(m, "ece")) for m in F.ALL_LAYER}
+    under = [m for m in F.ALL_LAYER if gap[m] > 0]
+    if under:
+        text += (f" The ECE of {_join([LABELS[m] for m in under])} "
+                 "is more than twice the error rate, which only under-confidence can give (a bin "
+                 "can be over-confident by at most its own error rate): "
+                 + ("they are" if len(under) > 1 else "it is") + " less confident than "
+                 + ("they" if len(under) > 1 else "it") + " should be, the mean confidence at "
+                 "least " + _join([f"{gap[m]:.3f}" for m in under]) + " below the accuracy. "
+                 + ("Their" if len(under) > 1 else "Its") + " NLL claims below include this "
+                 "under-confidence (the linearised predictive with the marginal-likelihood "
+                 "prior), not only errors.")
+    rest = [m for m in F.ALL_LAYER if m not in under]
+    if rest:
+        text += (f" For {_join([LABELS[m] for m in rest])} the ECE is at most twice the error "
+                 "rate, so it does not tell on which side of the diagonal the predictive misses.")
+    return text + _best_auroc_note(summary)
 
 
 def _best_auroc_note(summary):
@@ -503,6 +535,26 @@ def load_v1():
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def version1_leaders(v1):
+    """What version 1's table found (its working methods, no test): the methods within one seed
+    spread of the best mean OOD AUROC, and the two lowest mean ECEs, with their numbers."""
+    rows = {r["method"]: r for r in v1["metrics"]["rows"]}
+    ok = [r["method"] for r in ALT.working(v1)]
+    au = {m: rows[m]["auroc_entropy"] for m in ok}
+    best = max(ok, key=lambda m: au[m]["mean"])
+    band = [m for m in sorted(ok, key=lambda m: -au[m]["mean"])
+            if au[best]["mean"] - au[m]["mean"] <= max(au[best]["sd"] or 0, au[m]["sd"] or 0)]
+    ece = sorted(ok, key=lambda m: rows[m]["ece"]["mean"])[:2]
+    n = len(rows[best]["seeds"])
+    lead = (f"it found {_join([LABELS[m] for m in band])} within one seed spread of the best OOD "
+            f"AUROC (best: {LABELS[best]}, {au[best]['mean']:.3f}; {n} seeds)"
+            if len(band) > 1 else
+            f"it found {LABELS[best]} alone with the best OOD AUROC ({au[best]['mean']:.3f}, "
+            f"more than one seed spread ahead; {n} seeds)")
+    return (lead + ", and the two lowest ECEs for " + _join(
+        [f"{LABELS[m]} ({rows[m]['ece']['mean']:.4f})" for m in ece]))
+
+
 def version1_text(summary):
     """The takeaway on version 1 (sections 1-6), with what version 3 says on calibration and
     the largest changes between them."""
@@ -523,9 +575,9 @@ def version1_text(summary):
         if ll in r1 and ll in t:
             flips.append(f"last-layer Laplace's ECE from {r1[ll]['ece']['mean']:.4f} to "
                          f"{t[ll]:.4f} (around MAP networks of another search)")
-    return ("- Version 1 (sections 1–6) compared methods after unequal searches; it found BBB "
-            "as good as the ensemble at OOD detection, and IVON and last-layer Laplace best "
-            "calibrated." + (" " + "; ".join(flips) + "." if flips else "")
+    return ("- Version 1 (sections 1–6) compared methods after unequal searches"
+            + (f"; {version1_leaders(v1)}" if v1 else "") + "."
+            + (" " + "; ".join(flips) + "." if flips else "")
             + " With equal searches (section 7) the lowest full-set ECE is "
             + " and ".join(f"{LABELS[m]}'s ({t[m]:.4f})" for m in order[:2])
             + (f", last-layer Laplace's ({t[ll]:.4f}) is the highest of {len(order)}"
@@ -657,3 +709,91 @@ def load_prior_check():
     from .laplace_prior_check import summary_path
     path = summary_path()
     return json.loads(path.read_text()) if path.exists() else None
+
+
+def laplace_vs_map_text(summary, method="laplace_ll_kron"):
+    """The question of section 7's prior-precision check, from the full-set NLLs: the last-layer
+    Laplace row's mean test NLL against that of the MAP networks it wraps, seed by seed (a
+    comparison of means; the plan tests BBB against each rival, not this pair)."""
+    t = summary["table"]
+    try:
+        a, b = t[method]["full"]["nll"], t["map"]["full"]["nll"]
+    except KeyError:
+        return ""
+    pa, pb = dict(zip(a["seeds"], a["per_seed"])), dict(zip(b["seeds"], b["per_seed"]))
+    seeds = sorted(set(pa) & set(pb))
+    up = sum(pa[s] > pb[s] for s in seeds)
+    word = ("higher than" if a["mean"] > b["mean"] else "lower than" if a["mean"] < b["mean"]
+            else "equal to")
+    return (f"**The question.** The last-layer Laplace row's mean test NLL ({a['mean']:.4f}) is "
+            f"{word} that of the MAP networks it wraps ({b['mean']:.4f}); it is the higher of "
+            f"the two on {up} of {len(seeds)} paired seeds (full test sets; a comparison of "
+            "means, not one of the plan's tests). A referee asked what sets this difference.")
+
+
+def subset_ece_text(summary):
+    """Whether the binned ECE on the plan's subset comes out larger than on the full test sets,
+    per method scored on both (means over the seeds) and over every method-seed pair."""
+    t = summary["table"]
+    both = [m for m in F.METHODS if {"full", "subset"} <= set(t.get(m, {}))
+            and "ece" in t[m]["full"] and "ece" in t[m]["subset"]]
+    if not both:
+        return ""
+    e = lambda m, on: t[m][on]["ece"]  # noqa: E731
+    larger = [m for m in both if e(m, "subset")["mean"] > e(m, "full")["mean"]]
+    pairs = up = 0
+    for m in both:
+        full = dict(zip(e(m, "full")["seeds"], e(m, "full")["per_seed"]))
+        sub = dict(zip(e(m, "subset")["seeds"], e(m, "subset")["per_seed"]))
+        for s in set(full) & set(sub):
+            pairs += 1
+            up += sub[s] > full[s]
+    size = A.LAPLACE["all_layer_subset"]["test"]
+    who = (f"for every method scored on both ({len(larger)} of {len(both)})"
+           if len(larger) == len(both) else
+           f"for none of the {len(both)} methods scored on both" if not larger else
+           f"for {len(larger)} of the {len(both)} methods scored on both (not for "
+           + _join([LABELS[m] for m in both if m not in larger]) + ")")
+    return (f"On the {size:,}-image subset the binned ECE comes out larger than on the full test "
+            f"sets {who}, and on {up} of {pairs} method-seed pairs (means, subset against full: "
+            + ", ".join(f"{LABELS[m]} {e(m, 'subset')['mean']:.4f} against "
+                        f"{e(m, 'full')['mean']:.4f}" for m in both) + ").")
+
+
+def laplace_takeaway(summary, v1=None):
+    """The takeaway on all-layer Laplace: version 1's rows, which sampled weights through the
+    network (``helpers.alternatives.stale_laplace_rows``), against version 3's linearised ones on
+    the subset: their error rates and whether their ECE implies under-confidence
+    (``underconfidence``)."""
+    t = summary["table"] if summary else {}
+    sub = {m: t[m]["subset"] for m in ("map", *F.ALL_LAYER) if "subset" in t.get(m, {})}
+    failed = []
+    if v1:
+        rows = {r["method"]: r for r in v1["metrics"]["rows"]}
+        stale = {r["method"] for r in ALT.stale_laplace_rows(v1)}
+        failed = [m for m in F.ALL_LAYER if m in rows and m in stale
+                  and rows[m]["test_error"]["mean"] >= 0.5]
+    if not all(m in sub for m in ("map", *F.ALL_LAYER)):
+        return ""
+    get = lambda m, k: sub[m][k]["mean"]  # noqa: E731
+    works = all(get(m, "test_error") < 0.5 for m in F.ALL_LAYER)
+    errs = _join([f"{100 * get(m, 'test_error'):.2f} %" for m in F.ALL_LAYER])
+    if failed and works:
+        text = ("- All-layer Laplace needs its linearised predictive, not weight sampling: "
+                "version 1's all-layer rows, which sampled weights through the network, err on "
+                + _join([f"{100 * rows[m]['test_error']['mean']:.0f} %" for m in failed])
+                + f" of the test digits; with the linearised predictive (version 3) they err on "
+                f"{errs} of the subset's (MAP {100 * get('map', 'test_error'):.2f} %)")
+    else:
+        text = (f"- All-layer Laplace with its linearised predictive (version 3) errs on {errs} "
+                f"of the subset's test digits (MAP {100 * get('map', 'test_error'):.2f} %)")
+    gap = {m: underconfidence(get(m, "test_error"), get(m, "ece")) for m in F.ALL_LAYER}
+    if all(g > 0 for g in gap.values()):
+        text += (", and both fits are less confident than they should be: ECE "
+                 + _join([f"{get(m, 'ece'):.3f}" for m in F.ALL_LAYER])
+                 + ", more than twice their error rates (section 7's subset table).")
+    else:
+        text += (", with ECE " + _join([f"{get(m, 'ece'):.3f}" for m in F.ALL_LAYER])
+                 + f" (MAP {get('map', 'ece'):.3f}; section 7's subset table).")
+    return text + (" For the last-layer fit, section 7's last table shows how much of its row is "
+                   "the prior precision.")

@@ -643,10 +643,7 @@ def exploration_rows(reported, last=1000):
     header = ["buffer", "agent", f"poisonous eaten, last {last:,} steps: per seed", "mean"]
     rows = []
     for buffer, rec in reported.items():
-        k = max(1, last // rec["config"]["record_every"])
-        per_seed = rec["metrics"]["per_seed"]
-        for a, name in enumerate(per_seed[0]["names"]):
-            shares = [sum(r["poison_eaten"][a][-k:]) / k for r in per_seed]
+        for name, shares in poison_shares(rec, last).items():
             rows.append([BUFFER_LABELS[buffer], AGENT_LABELS[name],
                          ", ".join(f"{v:.1%}" for v in shares), f"{sum(shares) / len(shares):.1%}"])
     return header, rows
@@ -875,9 +872,14 @@ def figure6_text(reported):
         below = [sd for sd, g, b in zip(seeds, greedy, bbb) if g < b]
         worst = max(range(len(seeds)), key=lambda i: greedy[i])
         side = "above" if s["bbb"]["mean"] > paper["bbb"] else "below"
-        out.append(f"With the paper's buffer BBB ends {side} the paper's curve (mean "
-                   f"{s['bbb']['mean']:,.0f} against about {paper['bbb']:,}), and plain greedy "
-                   f"ends *below* BBB on {_seeds_text(below)}.")
+        from . import stats
+        test = stats.vs_published(bbb, paper["bbb"])
+        ci = ("" if test["ci"] is None else f"; its 95 % t-interval, {test['ci'][0]:,.0f}–"
+              f"{test['ci'][1]:,.0f}, {'holds' if test['verdict'].startswith('matches') else 'misses'}"
+              " the paper's value")
+        out.append(f"With the paper's buffer BBB's mean ends {side} the paper's curve (mean "
+                   f"{s['bbb']['mean']:,.0f} against about {paper['bbb']:,}{ci}), and plain "
+                   f"greedy ends *below* BBB on {_seeds_text(below)}.")
         rest = [i for i in range(len(seeds)) if i != worst]
         if s["greedy"]["mean"] > s["bbb"]["mean"] and rest and \
                 sum(greedy[i] for i in rest) < sum(bbb[i] for i in rest):
@@ -914,10 +916,8 @@ def exploration_text(reported, tuning, last=1000):
     ``reported`` and ``tuning`` (each recipe's best tuning setting)."""
     shares = {}
     for buffer, rec in reported.items():
-        k = max(1, last // rec["config"]["record_every"])
-        per_seed = rec["metrics"]["per_seed"]
-        for a, name in enumerate(per_seed[0]["names"]):
-            shares[buffer, name] = [sum(r["poison_eaten"][a][-k:]) / k for r in per_seed]
+        for name, v in poison_shares(rec, last).items():
+            shares[buffer, name] = v
     out = ["**What it shows.**"]
     if ("keep_all", "bbb") in shares and ("paper", "bbb") in shares:
         ka, pa = shares["keep_all", "bbb"], shares["paper", "bbb"]
@@ -946,3 +946,351 @@ def exploration_text(reported, tuning, last=1000):
                    f"{len(tuning['tuning_seeds'])} tuning seeds, {tuning['config']['steps']:,} "
                    "steps, the best prior of each).")
     return " ".join(out)
+
+
+# ---- notebook 03's readings that were typed before: sections 2-4 and the takeaways ----
+
+SHORT_BUFFER = {"paper": "the paper's buffer", "keep_all": "every tuple kept"}
+
+
+def _on_seeds(k, n):
+    """'on each of the 4 seeds', 'on 3 of 4 seeds', 'on its one seed'."""
+    if n == 1:
+        return "on its one seed" if k == 1 else "on 0 of 1 seed"
+    return f"on each of the {n} seeds" if k == n else f"on {k} of {n} seeds"
+
+
+def _duration(seconds, cpu=False):
+    """'3.3 CPU-hours' (``cpu``) or '3.3 hours', '12 minutes', '4 s'."""
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} {'CPU-hours' if cpu else 'hours'}"
+    return f"{seconds / 60:.0f} minutes" if seconds >= 60 else f"{seconds:.0f} s"
+
+
+def _minutes_range(lo, hi):
+    """'44–95 minutes', or seconds when even the longest took under a minute."""
+    if hi < 60:
+        return f"{_span(lo, hi)} s"
+    return f"{_span(lo / 60, hi / 60)} minutes"
+
+
+def _span(lo, hi):
+    """'1,085–5,170', or one number when both ends are the same."""
+    return f"{lo:,.0f}" if f"{lo:,.0f}" == f"{hi:,.0f}" else f"{lo:,.0f}–{hi:,.0f}"
+
+
+def _is_gaussian(prior):
+    return isinstance(prior, (int, float))
+
+
+def poison_shares(rec, last=1000):
+    """Return {agent: [share of the poisonous mushrooms shown that it ate over the last ``last``
+    steps, per seed]} of one reported record (the exploration table's numbers)."""
+    per_seed = rec["metrics"]["per_seed"]
+    k = min(max(1, last // rec["config"]["record_every"]), len(per_seed[0]["poison_eaten"][0]))
+    return {name: [sum(r["poison_eaten"][a][-k:]) / k for r in per_seed]
+            for a, name in enumerate(per_seed[0]["names"])}
+
+
+def bbb_orderings(rec, alpha=0.05):
+    """The claims "BBB's final regret < each other agent's" of one reported record, paired by
+    seed, as one family: two-sided paired t-tests, Holm over the family
+    (``helpers.stats.ordering_family``, the verdicts of the README's table). Returns
+    {agent: result} with the seed count ``lower_on`` (BBB strictly lower) added."""
+    from . import stats
+    s = rec["metrics"]["summary"]
+    bbb = s["bbb"]["final_per_seed"]
+    out = stats.ordering_family({a: (bbb, v["final_per_seed"]) for a, v in s.items()
+                                 if a != "bbb"}, alpha=alpha)
+    for a, res in out.items():
+        res["lower_on"] = sum(x < y for x, y in zip(bbb, s[a]["final_per_seed"]))
+        res["n"] = len(bbb)
+    return out
+
+
+def tuning_text(tuning):
+    """Return notebook 03's reading of the tuning table (Markdown) from a complete tuning record:
+    the best prior per buffer recipe, the scale mixture against the best Gaussian seed by seed
+    and against the gap between the tuning seeds, the lowest mean overall."""
+    from .profiles import MNIST_MIXTURE
+    seeds, steps = tuning["tuning_seeds"], tuning["config"]["steps"]
+    by_recipe = {}
+    for t in tuning["metrics"]["trials"]:
+        by_recipe.setdefault(t["recipe"], []).append(t)
+    best = {r: min(ts, key=lambda t: t["regret_final_mean"]) for r, ts in by_recipe.items()}
+    means = "; ".join(f"{RECIPE_LABELS[r]}: {best[r]['regret_final_mean']:,.0f}" for r in best)
+    labels = {prior_label(best[r]["prior"]) for r in best}
+    out = ["**What it shows.**"]
+    if len(labels) == 1:
+        others = [t for r, ts in by_recipe.items() for t in ts if t is not best[r]]
+        worse = all(t["regret_final_mean"] > best[t["recipe"]]["regret_final_mean"]
+                    for t in others)
+        out.append(f"The {labels.pop()} prior gives the lowest mean regret under every buffer "
+                   f"recipe ({means}); every other prior is {'worse' if worse else 'no better'} "
+                   "in the mean.")
+    else:
+        out.append("The prior with the lowest mean regret differs between the buffer recipes: "
+                   + "; ".join(f"{RECIPE_LABELS[r]}: {prior_label(best[r]['prior'])} "
+                               f"({best[r]['regret_final_mean']:,.0f})" for r in best) + ".")
+    diffs, gaps, mix = [], [], None
+    for r, ts in by_recipe.items():
+        gauss = [t for t in ts if _is_gaussian(t["prior"])]
+        for m in (t for t in ts if not _is_gaussian(t["prior"])):
+            if gauss:
+                g = min(gauss, key=lambda t: t["regret_final_mean"])
+                mix = m["prior"]
+                diffs += [x - y for x, y in zip(m["regret_final_per_seed"],
+                                                g["regret_final_per_seed"])]
+                gaps.append(max(g["regret_final_per_seed"]) - min(g["regret_final_per_seed"]))
+    if diffs:
+        k, n = sum(d > 0 for d in diffs), len(diffs)
+        name = "the scale mixture" + (" (notebook 01's prior)" if all(
+            math.isclose(a, b) for a, b in zip(mix, MNIST_MIXTURE)) else "")
+        where = ("on every tuning seed under every recipe" if k in (0, n)
+                 else f"on {k} of {n} pairs of recipe and tuning seed")
+        word = "better" if k == 0 else "worse"
+        span = _span(min(abs(d) for d in diffs), max(abs(d) for d in diffs))
+        text = f"Against the best Gaussian prior of each recipe, {name} is {word} {where}"
+        if k in (0, n):
+            text += f", by {span}"
+            if len(seeds) > 1:
+                below = max(abs(d) for d in diffs) < min(gaps)
+                text += (f", {'less' if below else 'not always less'} than the gap between the "
+                         f"tuning seeds ({_span(min(gaps), max(gaps))})")
+        else:
+            text += f" (differences of {span} either way)"
+        out.append(text + ".")
+    overall = tuning["metrics"]["chosen"].get("overall")
+    if overall:
+        out.append(f"The lowest mean overall: {RECIPE_LABELS[overall['recipe']]}, "
+                   f"{prior_label(overall['prior'])} ({overall['regret_final_mean']:,.0f}).")
+    out.append(f"These regrets come from {steps:,} steps and {len(seeds)} tuning "
+               f"seed{'s' if len(seeds) > 1 else ''} ({_seeds_text(seeds).split(' ', 1)[1]}) used "
+               "for nothing else; the reported runs below are the test.")
+    return " ".join(out)
+
+
+def runtime_text(tuning, reported):
+    """Return what the cold runs took here (Markdown), from the results files' ``wall_s``."""
+    trials = tuning["metrics"]["trials"]
+    cpu = _duration(sum(t["wall_s"] for t in trials), cpu=True)
+    cfg = tuning["config"]
+    out = [f"**What it cost.** Cold, the tuning took {cpu} ({len(trials)} settings × "
+           f"{cfg['steps']:,} steps, one thread each, {cfg.get('workers', 1)} at a time)"]
+    runs = [r["wall_s"] for rec in reported.values() for r in rec["metrics"]["per_seed"]]
+    if runs:
+        workers = sorted({rec["config"].get("workers", 1) for rec in reported.values()})
+        n_seeds = sorted({len(rec["seeds"]) for rec in reported.values()})
+        steps = next(iter(reported.values()))["config"]["steps"]
+        out.append(f"; each of the {len(runs)} reported runs ({len(reported)} buffer"
+                   f"{'s' if len(reported) > 1 else ''} × {'–'.join(map(str, n_seeds))} "
+                   f"seed{'s' if max(n_seeds) > 1 else ''} × "
+                   f"{steps:,} steps, all four agents) took {_minutes_range(min(runs), max(runs))}"
+                   f" on one thread, {'–'.join(map(str, workers))} at a time (`wall_s` in the "
+                   "results files)")
+    return "".join(out) + "."
+
+
+def headline_text(reported):
+    """Return notebook 03's reading of the final-regret table (Markdown): the paper's orderings
+    as the README's tests (``bbb_orderings``) with their seed counts, BBB's rank, an agent's mean
+    set by one seed, and the two buffers compared seed by seed."""
+    out = ["**What it shows.** The paper's orderings, BBB below each other agent, tested as in "
+           "the README (two-sided paired t-tests over the seeds, Holm over BBB's comparisons "
+           "within a buffer):\n\n"]
+    for buffer, rec in reported.items():
+        res, s = bbb_orderings(rec), rec["metrics"]["summary"]
+        finals = {a: v["final_per_seed"] for a, v in s.items()}
+        n = len(finals["bbb"])
+        won = sum(min(finals, key=lambda a: finals[a][i]) == "bbb" for i in range(n))
+        lowest_mean = min(s, key=lambda a: s[a]["mean"])
+        if lowest_mean == "bbb":
+            rank = (f"BBB has the lowest mean ({s['bbb']['mean']:,.0f}) "
+                    f"{'and' if won == n else 'but'} is the lowest agent {_on_seeds(won, n)}")
+        else:
+            rank = (f"BBB's mean ({s['bbb']['mean']:,.0f}) is not the lowest "
+                    f"({AGENT_LABELS[lowest_mean]}: {s[lowest_mean]['mean']:,.0f}); BBB is the "
+                    f"lowest agent {_on_seeds(won, n)}")
+        out.append(f"- *{SHORT_BUFFER[buffer]}*: "
+                   + ", ".join(f"below {AGENT_LABELS[a]} {r['verdict']} (BBB lower "
+                               f"{_on_seeds(r['lower_on'], n)})" for a, r in res.items())
+                   + f". {rank}.\n")
+    dominated = {}
+    for buffer, rec in reported.items():
+        for a, v in rec["metrics"]["summary"].items():
+            f = v["final_per_seed"]
+            i = max(range(len(f)), key=f.__getitem__)
+            rest = f[:i] + f[i + 1:]
+            if len(f) >= 3 and f[i] > sum(rest):
+                dominated.setdefault(a, []).append(
+                    f"seed {rec['seeds'][i]} with {SHORT_BUFFER[buffer]} ({f[i]:,.0f}; the others "
+                    f"{_span(min(rest), max(rest))}; median {v['median']:,.0f})")
+    for a, parts in dominated.items():
+        out.append(f"\n{AGENT_LABELS[a][0].upper() + AGENT_LABELS[a][1:]}'s mean and standard "
+                   f"deviation are set by a single seed: {'; '.join(parts)}; the median is a "
+                   f"fairer summary of {AGENT_LABELS[a]}.")
+    if "paper" in reported and "keep_all" in reported:
+        old = dict(zip(reported["paper"]["seeds"],
+                       reported["paper"]["metrics"]["summary"]["bbb"]["final_per_seed"]))
+        new = dict(zip(reported["keep_all"]["seeds"],
+                       reported["keep_all"]["metrics"]["summary"]["bbb"]["final_per_seed"]))
+        d = [new[sd] - old[sd] for sd in old if sd in new]
+        k, n = sum(x < 0 for x in d), len(d)
+        span = _span(min(abs(x) for x in d), max(abs(x) for x in d))
+        if k == n:
+            how = f"lowered BBB's regret {_on_seeds(n, n)} (by {span}; "
+        elif all(x > 0 for x in d):
+            how = f"raised BBB's regret {_on_seeds(n, n)} (by {span}; "
+        elif all(x == 0 for x in d):
+            how = f"left BBB's regret unchanged {_on_seeds(n, n)} ("
+        else:
+            how = (f"lowered BBB's regret {_on_seeds(k, n)} (changes "
+                   + ", ".join(f"{x:+,.0f}" for x in d) + "; ")
+        out.append("All agents see the same mushrooms on a given seed, so the buffers can be "
+                   f"compared seed by seed: keeping every tuple {how}a count: version 1 "
+                   "declared no test of the buffers).")
+    return " ".join(out).replace("\n ", "\n").rstrip()
+
+
+def posterior_sigma_text(reported, near=0.05):
+    """Return the reading of BBB's mean posterior sigma (Markdown): its range and last value per
+    buffer (mean curve of the seeds) against a Gaussian prior's sigma; 'a poor gauge' only when
+    it ends within ``near`` (relative) of the prior's."""
+    prior = next(iter(reported.values()))["config"]["prior"]
+    parts, lo, hi, ends = [], [], [], []
+    for buffer, rec in reported.items():
+        rows = rec["metrics"]["per_seed"]
+        curve = [sum(c) / len(c) for c in zip(*(r["mean_sigma"] for r in rows))]
+        lo.append(min(curve))
+        hi.append(max(curve))
+        ends.append(curve[-1])
+        parts.append(f"{SHORT_BUFFER[buffer]}: {min(curve):.4f}–{max(curve):.4f}, "
+                     f"{curve[-1]:.4f} at the end")
+    where = ("under both buffers" if len(reported) == 2
+             else f"with {SHORT_BUFFER[next(iter(reported))]}")
+    numbers = f"({'; '.join(parts)}; mean of the {len(rows)} seed{'s' if len(rows) > 1 else ''})"
+    if not _is_gaussian(prior):
+        return (f"The mean posterior σ (right) {numbers}: the prior is a scale mixture, with no "
+                "single σ to compare it with.")
+    side = ("stays below" if max(hi) < prior else "stays above" if min(lo) > prior
+            else "crosses")
+    off = max(abs(e - prior) / prior for e in ends)
+    text = f"The mean posterior σ (right) {side} the prior's σp = {prior:g} {where} {numbers}"
+    if off <= near:
+        return (text + f" and ends within {off:.1%} of it, so this average over all weights is a "
+                "poor gauge of how sure the network is; the agents' actions (left) show the "
+                "exploration fading better.")
+    return text + f" and ends {off:.1%} away from it."
+
+
+def epsilon_greedy_text(reported, last=1000):
+    """Return the reading of the epsilon-greedy agents' poisonous share (Markdown): over the last
+    ``last`` steps, per seed, against epsilon / 2 (what random actions alone eat)."""
+    eps = {a.name: a.epsilon for a in PAPER_AGENTS if not a.bayesian and a.epsilon > 0}
+    floors = "; ".join(f"{e / 2:.1%} for {AGENT_LABELS[a]}" for a, e in eps.items())
+    parts, k, n = [], 0, 0
+    for buffer, rec in reported.items():
+        shares = poison_shares(rec, last)
+        got = [f"{sum(shares[a]) / len(shares[a]):.1%} ({AGENT_LABELS[a]})"
+               for a in eps if a in shares]
+        parts.append(f"with {SHORT_BUFFER[buffer]}, {' and '.join(got)}")
+        for a, e in eps.items():
+            k += sum(v > e / 2 for v in shares.get(a, []))
+            n += len(shares.get(a, []))
+    text = (f"A random action eats half the time, so exploration alone eats ε/2 of the poisonous "
+            f"mushrooms shown ({floors}). Over the last {last:,} steps the ε-greedy agents ate, "
+            f"{'; '.join(parts)} (mean of the seeds): ")
+    if k == n:
+        return text + ("more than exploration alone on every seed and buffer, because their "
+                       "network errs too.")
+    if k == 0:
+        return text + ("no more than exploration alone on any seed: their network itself passes "
+                       "the poisonous ones.")
+    return text + (f"more than exploration alone on {k} of {n} runs (agent, buffer, seed): their "
+                   "network errs on those.")
+
+
+def takeaways_text(reported, last=1000):
+    """Return the takeaways that assert a measured outcome (Markdown bullets): each ordering's
+    verdict across the buffers, BBB against the paper's value (helpers.stats.vs_published, the
+    test plan v2 declares), an agent whose mean one seed sets, and BBB's exploration per buffer."""
+    from . import stats
+    out = []
+    verdicts = {b: bbb_orderings(rec) for b, rec in reported.items()}
+    agents = list(next(iter(verdicts.values())))
+    for a in agents:
+        per = [(b, v[a]) for b, v in verdicts.items() if a in v]
+        words = {r["verdict"] for _, r in per}
+        if len(words) == 1:
+            where = "under both buffers" if len(per) == 2 else f"with {SHORT_BUFFER[per[0][0]]}"
+            head = f"{words.pop()} {where}"
+        else:
+            head = "; ".join(f"{r['verdict']} with {SHORT_BUFFER[b]}" for b, r in per)
+        tail = (", as in the paper" if all(r["verdict"] == "holds" for _, r in per) else
+                ", the reverse of the paper" if all(r["verdict"] == "reversed" for _, r in per)
+                else "")
+        mean = {b: reported[b]["metrics"]["summary"] for b, _ in per}
+        nums = "; ".join(f"{SHORT_BUFFER[b]}: {mean[b]['bbb']['mean']:,.0f} against "
+                         f"{mean[b][a]['mean']:,.0f}, BBB lower {_on_seeds(r['lower_on'], r['n'])}"
+                         for b, r in per)
+        out.append(f"- BBB below {AGENT_LABELS[a]}: {head}{tail} (mean final regret, {nums}).")
+    cmp = []
+    for b, rec in reported.items():
+        f = rec["metrics"]["summary"]["bbb"]["final_per_seed"]
+        v = stats.vs_published(f, PAPER_FIGURE6["bbb"][50_000])
+        ci = "" if v["ci"] is None else f", 95 % interval {v['ci'][0]:,.0f}–{v['ci'][1]:,.0f}"
+        below = sum(x < PAPER_FIGURE6["bbb"][50_000] for x in f)
+        if v["verdict"].startswith(("better", "worse")):
+            v["verdict"] = f"{v['verdict'].split()[0]} than the paper by {abs(v['diff']):,.0f}"
+        note = " (a departure from the paper)" if b != "paper" else ""
+        cmp.append(f"with {SHORT_BUFFER[b]}{note} {v['mean']:,.0f}{ci}: {v['verdict']}, below it "
+                   f"on {below} of {len(f)} seeds")
+    out.append(f"- BBB's mean regret against the paper's ~{PAPER_FIGURE6['bbb'][50_000]:,} "
+               "('matches the paper' when the 95 % t-interval of the mean over the seeds holds "
+               "it, the test plan v2 declares): " + "; ".join(cmp) + ".")
+    for a in AGENT_LABELS:
+        hits = []
+        for b, rec in reported.items():
+            s = rec["metrics"]["summary"].get(a)
+            if not s or len(s["final_per_seed"]) < 3:
+                continue
+            f = s["final_per_seed"]
+            i = max(range(len(f)), key=f.__getitem__)
+            if f[i] > sum(f) - f[i]:
+                row = rec["metrics"]["per_seed"][i]
+                curve = row["cum_regret"][row["names"].index(a)]
+                k = min(max(1, last // rec["config"]["record_every"]), len(curve) - 1)
+                end_rate = (curve[-1] - curve[-1 - k]) / k if k >= 1 else -1.0
+                hits.append((b, rec["seeds"][i], f[i], end_rate >= curve[-1] / len(curve)))
+        if hits:
+            never = [h for h in hits if h[3]]
+            how = (f" (its regret grows as fast over the last {last:,} steps as on average)")
+            if len(never) == len(hits):
+                how = f"; {'each' if len(hits) > 1 else 'it'} is a run that never recovers" + how
+            elif never:
+                how = ("; of these, " + " and ".join(f"seed {sd} with {SHORT_BUFFER[b]}"
+                                                     for b, sd, _, _ in never)
+                       + " never recovers" + how)
+            else:
+                how = ""
+            out.append(f"- One seed sets {AGENT_LABELS[a]}'s mean: "
+                       + " and ".join(f"seed {sd} with {SHORT_BUFFER[b]} ({v:,.0f})"
+                                      for b, sd, v, _ in hits)
+                       + how + ". Report the median and every seed beside the mean when one run "
+                       "can fail.")
+    if "paper" in reported and "keep_all" in reported:
+        pa = poison_shares(reported["paper"], last)["bbb"]
+        ka = poison_shares(reported["keep_all"], last)["bbb"]
+        mp, mk = sum(pa) / len(pa), sum(ka) / len(ka)
+        fewer = sum(x < y for x, y in zip(ka, pa))
+        nums = (f"({mk:.1%} of the poisonous mushrooms over the last {last:,} steps with every "
+                f"tuple kept, {mp:.1%} with the paper's buffer, mean of the seeds; fewer "
+                f"{_on_seeds(fewer, len(ka))})")
+        if mk < mp:
+            out.append("- BBB's exploration fades further when it keeps what it has learnt: with "
+                       "a buffer that forgets, it keeps eating more poisonous mushrooms to the "
+                       f"end {nums}.")
+        else:
+            out.append("- Keeping every tuple does not make BBB eat fewer poisonous mushrooms at "
+                       f"the end {nums}.")
+    return "\n".join(out)

@@ -439,6 +439,208 @@ def gap_line(rec, fraction=95, kind="snr"):
             f"{', '.join(f'{g:+.2f}' for g in gaps)}); paper: {paper:+.2f} pp")
 
 
+# the words the readings of Table 2 and the curves use, declared in the text they render
+HOLD_WITHIN = 0.10  # "holds": the mean error stays within 10 % (relative) of the unpruned one
+FAIL_ABOVE = 2.0    # "fails": the mean error is more than twice the unpruned one
+MCNEMAR_ALPHA = 0.05
+READ_FRACTIONS = (50, 75, 95, 98, 99)
+STATE_WORDS = {"hold": "holds", "rise": "rises", "fail": "fails"}
+
+
+def course_state(unpruned, error):
+    """'hold', 'rise' or 'fail': ``error`` against the ``unpruned`` error (HOLD_WITHIN,
+    FAIL_ABOVE)."""
+    if error <= unpruned * (1 + HOLD_WITHIN):
+        return "hold"
+    return "rise" if error <= unpruned * FAIL_ABOVE else "fail"
+
+
+def criterion_words():
+    """The wording's criterion, as the readings state it (Markdown)."""
+    return (f"*holds*: the mean error stays within {100 * HOLD_WITHIN:.0f} % of the unpruned "
+            f"error; *fails*: it is more than {FAIL_ABOVE:g} times that; *rises*: between")
+
+
+def course_words(errors, fractions=READ_FRACTIONS):
+    """How an error curve ({fraction: error}, fraction 0 unpruned) runs over ``fractions``, in
+    words with its values: e.g. "holds from 50 to 95 % (1.43%–1.54%), rises at 98 % (1.81%)
+    and fails at 99 % (7.73%)"."""
+    fs = [f for f in fractions if f in errors]
+    runs = []
+    for f in fs:
+        state = course_state(errors[0], errors[f])
+        if runs and runs[-1][0] == state:
+            runs[-1][1].append(f)
+        else:
+            runs.append((state, [f]))
+    parts = []
+    for state, run in runs:
+        where = f"at {run[0]} %" if len(run) == 1 else f"from {run[0]} to {run[-1]} %"
+        lo, hi = min(errors[f] for f in run), max(errors[f] for f in run)
+        vals = f"{100 * lo:.2f}%" if len(run) == 1 or f"{100 * lo:.2f}" == f"{100 * hi:.2f}" \
+            else f"{100 * lo:.2f}%–{100 * hi:.2f}%"
+        parts.append(f"{STATE_WORDS[state]} {where} ({vals})")
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _mean_curve(models, kind):
+    """{fraction: mean error over ``models``} of ranking ``kind``."""
+    import statistics
+    return {f: statistics.fmean(m["error_at"][kind][str(f)] for m in models) for f in FRACTIONS}
+
+
+def _seeds(n):
+    return f"{n} seed{'s' if n != 1 else ''}"
+
+
+def held_up_to(errors, fractions=READ_FRACTIONS):
+    """The largest of ``fractions`` up to which (every fraction before it included) the error
+    curve {fraction: error} holds; None when it does not hold at the first."""
+    upto = None
+    for f in fractions:
+        if course_state(errors[0], errors[f]) != "hold":
+            break
+        upto = f
+    return upto
+
+
+def table2_text(rec, compare_H):
+    """Notebook 04's reading of Table 2 (Markdown), its words and numbers from ``rec``
+    (snr.json): how the main width's error runs as weights go by SNR against the paper's
+    network, the ``compare_H`` networks by SNR and by |mu|, and random removal."""
+    H = rec["metrics"]["models"][0]["H"]
+    main = _by_width(rec, H)
+    paper = dict(PAPER_TABLE2)
+    paper_fs = [f for f in READ_FRACTIONS if f in paper]
+    ours = _mean_curve(main, "snr")
+    agree = None
+    for f in paper_fs:
+        if course_state(paper[0], paper[f]) != course_state(ours[0], ours[f]):
+            break
+        agree = f
+    if agree == paper_fs[-1]:
+        follows = f"ours follows the paper's course up to {agree} %, as far as the paper reports"
+    elif agree is not None:
+        follows = (f"ours follows the paper's course up to {agree} % and parts from it at "
+                   f"{paper_fs[paper_fs.index(agree) + 1]} %")
+    else:
+        follows = f"ours parts from the paper's course already at {paper_fs[0]} %"
+    text = (f"**What it shows** ({criterion_words()}). Removing weights by SNR, the paper's "
+            f"2×1200 network ({100 * paper[0]:.2f}% unpruned) {course_words(paper, paper_fs)}; "
+            f"ours at 2×{H} ({100 * ours[0]:.2f}% unpruned, mean of {_seeds(len(main))}) "
+            f"{course_words(ours)}: {follows}.")
+    other = _by_width(rec, compare_H) if compare_H != H else []
+    if other:
+        snr, mag = _mean_curve(other, "snr"), _mean_curve(other, "magnitude")
+        text += (f" At 2×{compare_H} ({100 * snr[0]:.2f}% unpruned, mean of "
+                 f"{_seeds(len(other))}) the error by SNR {course_words(snr)}; by |μ| it "
+                 f"{course_words(mag)}.")
+    rnd = _mean_curve(main, "random")
+    return text + f" Removed at random, the 2×{H} error {course_words(rnd)}."
+
+
+def mcnemar_groups(rec, H, fractions=("95", "98", "99"), alpha=MCNEMAR_ALPHA):
+    """{fraction: phrase}: what McNemar's test per network says of SNR against |mu| at width
+    ``H``: told apart on none of the networks, fewer errors by one ranking on each, or which
+    networks pass ``alpha`` and which way."""
+    models = _by_width(rec, H)
+    out = {}
+    for f in fractions:
+        tests = [(m["seed"], m["mcnemar_snr_vs_magnitude"][f]) for m in models
+                 if f in m["mcnemar_snr_vs_magnitude"]]
+        if not tests:
+            continue
+        sig = [(s, t) for s, t in tests if t["p"] < alpha]
+        n = len(tests)
+        each = "on the one network" if n == 1 else f"on each of the {n} networks"
+        none = "on the one network" if n == 1 else f"on any of the {n} networks"
+
+        def p_words(ts):
+            return "p: " + ", ".join("<0.001" if t["p"] < 1e-3 else f"{t['p']:.3f}"
+                                     for _, t in ts)
+
+        def better(t):
+            return "SNR" if t["only_snr_wrong"] < t["only_magnitude_wrong"] else "|μ|"
+        if not sig:
+            out[f] = f"not told apart {none} ({p_words(tests)})"
+        elif len(sig) == n and len({better(t) for _, t in sig}) == 1:
+            out[f] = f"fewer errors by {better(sig[0][1])} {each} ({p_words(sig)})"
+        else:
+            out[f] = (f"p < {alpha:g} on {len(sig)} of {n} networks: " + "; ".join(
+                f"seed {s}, fewer errors by {better(t)} ({p_words([(s, t)])})"
+                for s, t in sig))
+    return out
+
+
+def mcnemar_text(rec, fractions=("95", "98", "99"), alpha=MCNEMAR_ALPHA):
+    """Notebook 04's reading of the McNemar table (Markdown), its words from ``rec``: per width
+    and fraction, whether SNR and |mu| pruning are told apart, and how many tests there are."""
+    widths = list(dict.fromkeys(m["H"] for m in rec["metrics"]["models"]))
+    parts = [f"2×{H}: " + "; ".join(f"{f} % removed, {w}"
+                                     for f, w in mcnemar_groups(rec, H, fractions, alpha).items())
+             for H in widths]
+    n = sum(f in m["mcnemar_snr_vs_magnitude"] for m in rec["metrics"]["models"]
+            for f in fractions)
+    return ("**What it shows.** SNR against |μ| on the same network, McNemar's test per "
+            "network (uncorrected). " + ". ".join(parts)
+            + f". These are {n} tests: were the two rankings equivalent, about {alpha * n:.1f} "
+            f"of them would still give p < {alpha:g} by chance.")
+
+
+def curves_text(rec):
+    """Notebook 04's reading of the pruning curves (Markdown), its words and numbers from
+    ``rec``: how many times the unpruned error random removal gives at the first fraction,
+    how far SNR and |mu| pruning hold at each width, and SNR against |mu| at the last fraction
+    (with McNemar's verdict per network)."""
+    widths = list(dict.fromkeys(m["H"] for m in rec["metrics"]["models"]))
+    first, last = READ_FRACTIONS[0], READ_FRACTIONS[-1]
+    curves = {H: {k: _mean_curve(_by_width(rec, H), k) for k in KINDS} for H in widths}
+
+    def times(c, H):
+        ratio = f"{c[first] / c[0]:.0f} times" if c[0] > 0 else "above"
+        return (f"{ratio} the unpruned error at 2×{H} ({100 * c[first]:.2f}% against "
+                f"{100 * c[0]:.2f}%)")
+
+    def held(c):
+        upto = held_up_to(c)
+        return f"up to {upto} %" if upto is not None else f"not even at {first} %"
+    rnd = "; ".join(times(curves[H]["random"], H) for H in widths)
+    hold = "; ".join(f"ranked by {label}, it holds " + " and ".join(
+        f"{held(curves[H][kind])} at 2×{H}" for H in widths)
+        for kind, label in (("snr", "SNR"), ("magnitude", "|μ|")))
+    at_last = "; ".join(
+        f"2×{H}: SNR {100 * curves[H]['snr'][last]:.2f}% against |μ| "
+        f"{100 * curves[H]['magnitude'][last]:.2f}% (McNemar: "
+        f"{mcnemar_groups(rec, H, (str(last),)).get(str(last), 'not tested')})" for H in widths)
+    return (f"**What it shows** (means over the seeds; {criterion_words()}). Removed at "
+            f"random, the error at {first} % removed is already {rnd}. {hold[0].upper()}"
+            f"{hold[1:]}. At {last} % removed, {at_last}.")
+
+
+def cut_between_modes(entry, fraction="75", smooth_db=1.0):
+    """Whether the paper's Figure 4 picture holds for a stored analysis: the cut-off removing
+    ``fraction`` % lies between two modes, i.e. the SNR density there (averaged over
+    ±``smooth_db`` dB) is below the highest density on each side of it."""
+    lo, hi, n = DB_EDGES
+    width = (hi - lo) / n
+    k = max(1, round(smooth_db / width))
+    h = entry["snr_hist"]
+    dens = [sum(h[max(0, i - k):i + k + 1]) / len(h[max(0, i - k):i + k + 1]) for i in range(n)]
+    i = min(n - 1, max(0, int((entry["cuts_db"][fraction] - lo) / width)))
+    return max(dens[:i], default=0) > dens[i] and max(dens[i + 1:], default=0) > dens[i]
+
+
+def figure4_takeaway(models, fraction="75"):
+    """One sentence: on how many of ``models`` (stored analyses of one width) the cut-off that
+    removes ``fraction`` % lies between two modes of the SNR density, as in the paper."""
+    n_between = sum(cut_between_modes(m, fraction) for m in models)
+    n = len(models)
+    verdict = ("reproduced" if n_between == n else "not reproduced" if n_between == 0
+               else "reproduced on some networks only")
+    return (f"Figure 4's picture, the {fraction} % cut-off between two modes of the SNR density, "
+            f"is {verdict}: it lies between two modes on {n_between} of the {n} "
+            f"network{'s' if n != 1 else ''} at 2×{models[0]['H']}.")
+
 def curves_figure(rec):
     """Test error against the fraction of weights removed, per ranking and width (mean over seeds
     as a line, range over seeds as a band): all rankings, and a close-up of SNR and |mu|."""
@@ -501,7 +703,10 @@ def storage_text(rec):
     """Return notebook 04's reading of the storage table (Markdown), its numbers from ``rec``
     (snr.json's ``storage_and_timing`` rows): the sparse size at 95 % removed against the dense
     one, and how the sparse product's time compares at 0, 95 and 98 %."""
-    rows = {r["removed"]: r for r in rec["metrics"]["storage_and_timing"]["rows"]}
+    timing = rec["metrics"]["storage_and_timing"]
+    rows = {r["removed"]: r for r in timing["rows"]}
+    width = next((f"2×{m['H']} " for m in rec["metrics"].get("models", [])
+                  if m.get("name") == timing.get("model")), "")
     mib = 2 ** 20
     r95 = rows[95]
     speed = {k: r["dense_s"] / r["sparse_s"] for k, r in rows.items()}
@@ -509,7 +714,7 @@ def storage_text(rec):
     def pace(x):  # coarse on purpose: single medians on a loaded 2-core machine
         return ("about as fast as" if 0.5 <= x <= 2 else
                 f"{x:.0f}× faster than" if x > 1 else f"{1 / x:.0f}× slower than")
-    return (f"**What it shows.** Stored sparse, the 2×1200 network shrinks "
+    return (f"**What it shows.** Stored sparse, the {width}network shrinks "
             f"{r95['dense_bytes'] / r95['sparse_bytes']:.1f}-fold at 95 % removed "
             f"({r95['dense_bytes'] / mib:.1f} MiB to {r95['sparse_bytes'] / mib:.2f} MiB); the "
             f"sparse product is {pace(speed[95])} the dense one at 95 %, {pace(speed[98])} it at "
@@ -527,12 +732,18 @@ def weighting_text(base, alt):
     peak = lo + (k + 0.5) * (hi - lo) / n
     e = {lab: {f: 100 * m["error_at"]["snr"][f] for f in ("0", "75", "95", "98")}
          for lab, m in (("alt", alt), ("base", base))}
-    return ("**What it shows (seed 0 only).** With eq. 9's weights the whole SNR density sits far "
-            "higher: the KL "
-            "hardly pulls weights towards the prior, so there is no bulk of near-zero, noisy "
-            f"weights to remove (its narrow peak near {peak:.1f} dB we have not explained). That "
-            f"network's test error is {e['alt']['0']:.2f} % unpruned against {e['base']['0']:.2f} "
-            f"%, {e['alt']['75']:.2f} % against {e['base']['75']:.2f} % at 75 % removed, but "
+    where = ""
+    if "cuts_db" in alt and "cuts_db" in base:  # the medians: half the weights lie below them
+        a50, b50 = alt["cuts_db"]["50"], base["cuts_db"]["50"]
+        where = (f"With eq. 9's weights the SNR density sits {'higher' if a50 > b50 else 'lower'}"
+                 f": half its weights lie below {a50:.1f} dB, against {b50:.1f} dB with eq. 8's"
+                 + ("; the KL pulls its weights less towards the prior's narrow component, so "
+                    "there are fewer near-zero, noisy weights to remove" if a50 > b50 else "")
+                 + ". ")
+    return (f"**What it shows (seed 0 only).** {where}The eq. 9 network's density has its "
+            f"highest peak near {peak:.1f} dB, which we have not explained. Its test error "
+            f"is {e['alt']['0']:.2f} % unpruned against {e['base']['0']:.2f} % with eq. 8's "
+            f"weights, {e['alt']['75']:.2f} % against {e['base']['75']:.2f} % at 75 % removed, "
             f"{e['alt']['95']:.2f} % against {e['base']['95']:.2f} % at 95 % and "
             f"{e['alt']['98']:.2f} % against {e['base']['98']:.2f} % at 98 % (one seed, seed 0).")
 
@@ -540,7 +751,8 @@ def weighting_text(base, alt):
 def paper_takeaway(rec, fraction=95):
     """One Markdown bullet for notebook 04's takeaways, its numbers from ``rec`` (snr.json): the
     main width's unpruned test error and the error added by removing ``fraction`` % by SNR
-    (mean over seeds) against the paper's Table 2, and the storage the sparse network needs."""
+    (mean over seeds) against the paper's Table 2, the storage the sparse network needs, and
+    (where the analyses hold the histograms) whether Figure 4's picture is reproduced."""
     import statistics
     H = rec["metrics"]["models"][0]["H"]
     ms = _by_width(rec, H)
@@ -556,8 +768,10 @@ def paper_takeaway(rec, fraction=95):
                  "dense bytes")
     paper_gap = PAPER_TABLE2[fraction] - PAPER_TABLE2[0]
     start = "higher" if base > PAPER_TABLE2[0] else "lower" if base < PAPER_TABLE2[0] else "level"
+    figure4 = (" " + figure4_takeaway(ms)) if all("snr_hist" in m and "cuts_db" in m
+                                                  for m in ms) else ""
     return (f"- Against the paper's Table 2: our 2×{H} networks start {start} "
             f"({100 * base:.2f} % unpruned, paper {100 * PAPER_TABLE2[0]:.2f} %) and change by "
             f"{100 * gap:+.2f} pp when {fraction} % of the weights go by SNR (paper "
-            f"{100 * paper_gap:+.2f} pp){store}. Figure 4's two modes are not reproduced.")
+            f"{100 * paper_gap:+.2f} pp){store}.{figure4}")
 

@@ -574,6 +574,48 @@ def takeaways(summary, v3=None):
     return "\n".join(lines)
 
 
+def snr_vs_magnitude_takeaway(rec, summary=None):
+    """Notebook 04's takeaway on ranking by SNR against ranking by |mu| (a Markdown bullet),
+    its words from ``rec`` (snr.json: McNemar per network at the tested fractions, for every
+    width the plan does not test, or every width without ``summary``) and plan v2's verdicts at
+    2x1200 (paired t-test over seeds, Holm): which way each piece of evidence points, and
+    whether they agree."""
+    from . import pruning
+    widths = list(dict.fromkeys(m["H"] for m in rec["metrics"]["models"]))
+    pieces, ways = [], []
+    for H in widths:
+        if summary is not None and H == H_MAIN:
+            continue
+        groups = pruning.mcnemar_groups(rec, H, tuple(str(f) for f in TESTED))
+        for f, words in groups.items():
+            ways.append("SNR" if words.startswith("fewer errors by SNR") else
+                        "|μ|" if words.startswith("fewer errors by |μ|") else None)
+        pieces.append(f"At 2×{H}, McNemar's test per network (uncorrected): " + "; ".join(
+            f"{f} % removed, {w}" for f, w in groups.items()))
+    if summary is not None:
+        fam = summary["families"]["error after pruning"]
+        verdicts = {f: fam[f"bbb_snr < bbb_magnitude at {f}%"] for f in TESTED}
+        for f, r in verdicts.items():
+            ways.append(None if summary["interim"] else
+                        "SNR" if r["verdict"] == "holds" else
+                        "|μ|" if r["verdict"] == "reversed" else None)
+        seen = any(f"bbb_snr < bbb_magnitude at {f}%" in SEEN_BEFORE_PLAN for f in TESTED)
+        pieces.append(f"At 2×{H_MAIN}, plan v2's paired t-test over {len(SEEDS)} seeds (Holm"
+                      + ("; numbers seen before the plan" if seen else "") + "): "
+                      + "; ".join(f"{f} % removed, {_word(summary, r)}"
+                                  for f, r in verdicts.items()))
+    found = set(w for w in ways if w is not None)
+    if not found:
+        overall = "no difference between the two rankings is resolved"
+    elif len(found) == 2:
+        overall = "the evidence conflicts: some tests favour SNR, others |μ|"
+    elif None in ways:
+        overall = f"the evidence is mixed: {found.pop()} ahead in some tests, nothing resolved in others"
+    else:
+        overall = f"every test here favours {found.pop()}"
+    return f"- Against ranking by |μ|, {overall}. " + ". ".join(pieces) + "."
+
+
 def reading_text(summary):
     """Notebook 04's reading of plan v2's reference table (Markdown), its numbers and words from
     ``summary``: the error of each arm at the tested fractions, and what the tests say of SNR

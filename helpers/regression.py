@@ -655,6 +655,11 @@ def _sign_floor(n):
     return sign_test([1.0] * n, [0.0] * n)["p"]
 
 
+def _seeds(n):
+    """'1 seed', '5 seeds'."""
+    return f"{n} seed" + ("" if n == 1 else "s")
+
+
 def verdict_counts(verdicts_rec):
     """Return one sentence per family: how many of its claims hold, are reversed, are not
     resolved (the words of helpers.stats); and the smallest p the exact sign test can reach at
@@ -665,8 +670,8 @@ def verdict_counts(verdicts_rec):
         held, rev = len(t["holds"]), len(t["reversed"])
         out.append(f"{family}: of {t['claims']} claims 'BBB better than a rival', {held} hold, "
                    f"{rev} are reversed (the rival is better), {t['claims'] - held - rev} are "
-                   f"not resolved at {n} seeds")
-    out.append(f"(at {n} seeds the exact sign test's smallest two-sided p is "
+                   f"not resolved at {_seeds(n)}")
+    out.append(f"(at {_seeds(n)} the exact sign test's smallest two-sided p is "
                f"{_sign_floor(n):.4f}; the verdicts use the paired t-test, Holm-adjusted, as the "
                "plan declares)")
     return out
@@ -703,7 +708,7 @@ def what_it_shows(verdicts_rec):
         rest = t["claims"] - len(t["holds"]) - len(t["reversed"])
         out.append(f"- **{family.capitalize()}**, BBB better (holds): "
                    f"{_claim_words(t['holds'])}. The rival better (reversed): "
-                   f"{_claim_words(t['reversed'], swap=True)}. Not resolved at {n} seeds: "
+                   f"{_claim_words(t['reversed'], swap=True)}. Not resolved at {_seeds(n)}: "
                    f"{rest} of {t['claims']}.")
     fam = max(t["claims"] for t in tally(verdicts_rec).values())
     alpha = next(iter(next(iter(verdicts_rec["metrics"].values())).values()))["alpha"]
@@ -712,3 +717,255 @@ def what_it_shows(verdicts_rec):
                f"must be below {alpha / fam:.4f}; and with {n} seeds even a win on every seed "
                f"gives the exact sign test p = {_sign_floor(n):.4f}.")
     return "\n".join(out)
+
+
+# ---- notebook 02's readings of its figures and tables, rendered from the stored numbers -----
+# Each returns Markdown whose wording follows the numbers it is given (no expected outcome is
+# written down here). Thresholds below are reading conventions, not results.
+
+TIE = 1e-6           # a std ratio within this of 1 is "the same width" (as ``widening_lines``)
+WIDTH_NEAR = 1.25    # a band "about as wide as" the data's scatter: within this factor of it
+COVERAGE_NEAR = 0.05  # a coverage "near its target": within this of it (and a seed off by more)
+# the methods' names in sentences (the tables use ``LABELS``)
+NAMES = {"bbb_gaussian": "BBB (Gaussian prior)", "bbb_mixture": "BBB (scale-mixture prior)",
+         "mc_dropout": "MC dropout", "deep_ensemble": "the deep ensemble",
+         "mle": "the standard network"}
+REGION_WORDS = {"in": "in the training range", "out": "away from the data"}
+
+
+def _ratio(r):
+    """A std ratio to 2 decimals, or to 4 where 2 would round a ratio other than 1 to 1.00."""
+    return f"{r:.4f}" if TIE < abs(r - 1) < 0.005 else f"{r:.2f}"
+
+
+def _seeds(n):
+    return "its one seed" if n == 1 else f"every one of the {n} seeds"
+
+
+def _seed_row(per_seed, method, seed):
+    """The per-seed score dict of ``method`` on ``seed``."""
+    return next(r for r in per_seed[method] if r["seed"] == seed)
+
+
+def _x_range(region):
+    lo, hi = REGIONS[region]
+    return f"$x\\in[{lo:g}, {hi:g}]$"
+
+
+def _list_words(items):
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def figure5_text(per_seed, seed, scatter, bbb="bbb_gaussian", rival="mle"):
+    """Return section 3's reading of Figure 5 on ``seed`` (Markdown): inside the training range,
+    how wide each band is against the data's root-mean-square ``scatter`` and how close its mean
+    is to fresh draws (RMSE); away from the data, whether BBB's band opens up (its std ratio) and
+    whether the standard network's keeps its width. ``per_seed``: fits.json's metrics.per_seed."""
+    def inside(m):
+        r = _seed_row(per_seed, m, seed)
+        w = r["std_in"] / scatter
+        width = ("about as wide as that scatter" if 1 / WIDTH_NEAR <= w <= WIDTH_NEAR else
+                 f"{w:.1f} times as wide as that scatter" if w > 1 else
+                 f"narrower than that scatter ({w:.2f} times it)")
+        follows = ("follows the data" if r["rmse_in"] <= WIDTH_NEAR * scatter else
+                   "strays from the data")
+        return (f"{NAMES[m]} {follows} with a band {width} (mean predictive std "
+                f"{r['std_in']:.3f}, RMSE on fresh draws {r['rmse_in']:.4f})")
+    b, s = _seed_row(per_seed, bbb, seed), _seed_row(per_seed, rival, seed)
+    out = [f"On seed {seed}, inside the training range ({_x_range('in')}), against the data's "
+           f"root-mean-square scatter of {scatter:.3f} (section 1): {inside(bbb)}; "
+           f"{inside(rival)}."]
+    if b["std_ratio"] > 1 + TIE:
+        out.append(f"Beyond it, the band of {NAMES[bbb]} opens up: its mean predictive std away "
+                   f"from the data ({_x_range('out')}) is {b['std_out']:.3f}, "
+                   f"{_ratio(b['std_ratio'])} times that inside; the weight samples disagree "
+                   "where no data pin them down.")
+    else:
+        out.append(f"Beyond it, the band of {NAMES[bbb]} does not open up on this seed: its mean "
+                   f"predictive std away from the data ({_x_range('out')}) is "
+                   f"{b['std_out']:.3f}, {_ratio(b['std_ratio'])} times that inside.")
+    if abs(s["std_ratio"] - 1) <= TIE:
+        out.append(f"The band of {NAMES[rival]} keeps the same width everywhere (mean std "
+                   f"{s['std_in']:.3f} on both ranges), since its only spread is the constant "
+                   "noise $\\sigma$: it extrapolates its single curve with the confidence it has "
+                   "inside the data.")
+    else:
+        out.append(f"The band of {NAMES[rival]} changes width away from the data (std ratio "
+                   f"{_ratio(s['std_ratio'])}).")
+    return " ".join(out)
+
+
+def bands_text(per_seed, seed):
+    """Return section 4's reading of the bands of every method on ``seed`` (Markdown): which
+    methods' bands open up beyond the data and by how much (the std ratio, away / near the data,
+    largest first), and whether the standard network's keeps a constant width."""
+    ratio = {m: _seed_row(per_seed, m, seed)["std_ratio"] for m in per_seed}
+    averaging = sorted((m for m in ratio if m != "mle"), key=lambda m: -ratio[m])
+    opens = [m for m in averaging if ratio[m] > 1 + TIE]
+    shut = [m for m in averaging if m not in opens]
+
+    def listed(ms):
+        return _list_words([f"{_ratio(ratio[m])} for {NAMES[m]}" for m in ms])
+    distinct = len({_ratio(ratio[m]) for m in opens}) > 1
+    if not shut:
+        head = (f"On seed {seed} the bands of every method that averages over networks open up "
+                f"beyond the data{' by different amounts' if distinct else ''}")
+    elif not opens:
+        head = f"On seed {seed} none of the methods that average over networks opens up its band"
+    else:
+        head = (f"On seed {seed} the bands of {_list_words(NAMES[m] for m in opens)} open up "
+                f"beyond the data, those of {_list_words(NAMES[m] for m in shut)} do not")
+    text = (head + " — std ratio, the mean predictive std away from the data over that in the "
+            f"training range: {listed(averaging)}")
+    if "mle" in ratio:
+        same = abs(ratio["mle"] - 1) <= TIE
+        text += (f"; that of the standard network {'keeps a constant' if same else 'changes'} "
+                 f"width ({_ratio(ratio['mle'])})")
+    return text + "."
+
+
+def _variance_shares(curve, x_grid, region):
+    """Epistemic variance on the grid points of ``region`` of a ``grid_curve``: (epistemic
+    values, aleatoric sigma^2, epistemic share of the total at each point)."""
+    g = torch.as_tensor(x_grid).reshape(-1)
+    lo, hi = REGIONS[region]
+    e = torch.tensor(curve["epistemic_var"])[(g >= lo) & (g <= hi)]
+    s2 = curve["sigma"] ** 2
+    return e, s2, e / (e + s2)
+
+
+def _share_words(share):
+    return ("almost all of" if share >= 0.9 else "most of" if share > 0.5 else
+            "less than half of" if share >= 0.25 else "a small part of")
+
+
+def _times(r):
+    return f"{r:.0f}" if r >= 10 else f"{r:.2f}"
+
+
+def variance_split_text(curves, x_grid, seed, method="bbb_gaussian"):
+    """Return section 5's reading of the variance split of ``method`` (its ``grid_curve`` in
+    ``curves``, on the first seed ``seed``; Markdown): in the training range and away from the
+    data (``REGIONS``), on how many grid points the epistemic variance lies below the aleatoric
+    sigma^2, by how much, and what share of the total variance it makes up."""
+    out = []
+    for region in ("in", "out"):
+        e, s2, share = _variance_shares(curves[method], x_grid, region)
+        below, n = int((e < s2).sum()), len(e)
+        sigma2 = f"$\\sigma^2 = {s2:.5f}$" if not out else "$\\sigma^2$"
+        if below == n:
+            how = (f"below the aleatoric {sigma2} at every grid point (at most "
+                   f"{_times(e.max().item() / s2)} times it)")
+        elif below == 0:
+            how = (f"above the aleatoric {sigma2} at every grid point (on average "
+                   f"{_times(e.mean().item() / s2)} times it)")
+        else:
+            how = (f"below the aleatoric {sigma2} at {below} of {n} grid points, above it at the "
+                   f"others (on average {_times(e.mean().item() / s2)} times it)")
+        share_mean = share.mean().item()
+        text = (f"{REGION_WORDS[region]} ({_x_range(region)}) the epistemic variance lies {how} "
+                f"and makes up {_share_words(share_mean)} the total ({100 * share_mean:.0f} % on "
+                f"average, {100 * share.min().item():.0f}–{100 * share.max().item():.0f} % over "
+                "the points)")
+        if share_mean <= 0.2:
+            text += ", so the total is close to the learned noise alone"
+        out.append(text)
+    return (f"On seed {seed}, for {NAMES[method]}: {out[0]}. {out[1][0].upper()}{out[1][1:]}. "
+            "One seed: the curves of the other seeds are not stored.")
+
+
+def coverage_in_text(summary):
+    """Return section 6's reading of the central 50 % interval in the training range
+    (Markdown): which methods cover more than 50 % with it, on average and on how many seeds,
+    beside what their central 90 % interval covers."""
+    c50 = {m: s["coverage50_in"] for m, s in summary.items()}
+    c90 = [s["coverage90_in"]["mean"] for s in summary.values()]
+    n = len(next(iter(c50.values()))["per_seed"])
+    over = [m for m in c50 if c50[m]["mean"] > 0.5]
+    low = {m: sum(v <= 0.5 for v in c50[m]["per_seed"]) for m in c50}
+    means = [e["mean"] for e in c50.values()]
+    lowest = min(c50, key=lambda m: min(c50[m]["per_seed"]))
+    if len(over) == len(c50) and not any(low.values()):
+        text = ("Inside the training range every method covers more than 50 % with its central "
+                f"50 % interval, on {_seeds(n)}")
+    else:
+        rest = [m for m in c50 if m not in over]
+        text = ("Inside the training range the central 50 % interval covers more than 50 % on "
+                f"average for {_list_words(NAMES[m] for m in over) if over else 'no method'}"
+                + (f", at most 50 % for {_list_words(NAMES[m] for m in rest)}" if rest else "")
+                + "; per seed, at most 50 % for "
+                + _list_words(f"{NAMES[m]} on {k} of {n}" for m, k in low.items() if k))
+    text += (f" (means {min(means):.3f}–{max(means):.3f}; the lowest seed, "
+             f"{min(c50[lowest]['per_seed']):.3f}, is {NAMES[lowest]}'s), while the central 90 % "
+             f"interval covers {min(c90):.3f}–{max(c90):.3f} on average")
+    if over:
+        text += (": the noise on $y$ is not Gaussian and varies with $x$ (section 1), while every "
+                 "model learns one Gaussian $\\sigma$")
+    return text + "."
+
+
+def coverage_spread_text(summary):
+    """Return the reading of the per-seed coverages (Markdown): where a mean coverage lies
+    within ``COVERAGE_NEAR`` of its target while seeds miss it by more than that on both sides
+    (too wide and too narrow), or that no mean in the tables does."""
+    found = []
+    for m, s in summary.items():
+        for region in ("in", "out"):
+            for level in INTERVALS:
+                key, target = f"coverage{round(100 * level)}_{region}", level
+                e = s[key]
+                wide = sum(v > target + COVERAGE_NEAR for v in e["per_seed"])
+                narrow = sum(v < target - COVERAGE_NEAR for v in e["per_seed"])
+                if abs(e["mean"] - target) <= COVERAGE_NEAR and wide and narrow:
+                    found.append(
+                        f"{NAMES[m]} {REGION_WORDS[region]}: the central "
+                        f"{round(100 * level)} % interval covers {e['mean']:.3f} on average "
+                        f"(target {target:.2f}), yet per seed "
+                        + ", ".join(f"{v:.3f}" for v in e["per_seed"])
+                        + f": {wide} seed{'s' if wide != 1 else ''} too wide, {narrow} too "
+                        "narrow")
+    n = len(next(iter(summary.values()))["std_ratio"]["per_seed"])
+    if not found:
+        return (f"In these tables ({n} seed{'s' if n != 1 else ''}) no mean coverage within "
+                f"{COVERAGE_NEAR:.2f} of its target hides seeds that miss it by more than that "
+                "on both sides.")
+    return (f"Where a mean coverage within {COVERAGE_NEAR:.2f} of its target hides seeds that "
+            f"miss it by more than that on both sides ({n} seeds): " + "; ".join(found) + ".")
+
+
+def takeaways_text(per_seed, curves, x_grid, seed, method="bbb_gaussian"):
+    """Return the measured takeaways of notebook 02 (Markdown bullets): how far each method's
+    band widens away from the data over the seeds (std ratio), and which part of one method's
+    predictive variance (``method``'s ``grid_curve`` in ``curves``, on ``seed``) dominates in
+    the training range and away from it."""
+    n = len(next(iter(per_seed.values())))
+    mean = {m: sum(r["std_ratio"] for r in rows) / len(rows) for m, rows in per_seed.items()}
+    wide = {m: sum(r["std_ratio"] > 1 + TIE for r in rows) for m, rows in per_seed.items()}
+    averaging = sorted((m for m in per_seed if m != "mle"), key=lambda m: -mean[m])
+    if all(wide[m] == n for m in averaging):
+        how = f"every method that averages over networks widens its band on {_seeds(n)}"
+    else:
+        groups = {}
+        for m in averaging:
+            groups.setdefault(wide[m], []).append(NAMES[m])
+        how = "the methods that average over networks widen their bands " + ", ".join(
+            f"on {k} of {n} seeds for {_list_words(ms)}"
+            for k, ms in sorted(groups.items(), reverse=True))
+    far = ("how far depends on the method and the prior"
+           if len({_ratio(mean[m]) for m in averaging}) > 1 else "all by about as much")
+    first = (f"- Away from the data {how} (std ratio above 1); {far}: mean std ratio "
+             + _list_words(f"{_ratio(mean[m])} for {NAMES[m]}" for m in averaging))
+    if "mle" in mean:
+        first += f"; the standard network's band cannot widen (std ratio {_ratio(mean['mle'])})"
+    share = {r: _variance_shares(curves[method], x_grid, r)[2].mean().item()
+             for r in ("in", "out")}
+    inside = ("the learned noise $\\sigma$ (aleatoric) dominates" if share["in"] < 0.5 else
+              "the spread over weights (epistemic) dominates already")
+    outside = ("the spread over weights (epistemic) takes over" if share["out"] > 0.5 else
+               "the learned noise (aleatoric) still dominates")
+    second = (f"- For {NAMES[method]} on seed {seed} (section 5; the one seed whose curves are "
+              f"stored), {inside} inside the training range (epistemic share of the total variance "
+              f"{100 * share['in']:.0f} % on average) and {outside} away from the data "
+              f"({100 * share['out']:.0f} %).")
+    return first + ".\n" + second

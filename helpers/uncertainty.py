@@ -609,3 +609,502 @@ def search_words(sweeps):
         text += (" Of BBB's trials that started from a trained SGD network, ASHA stopped at its "
                  "first rung " + " and ".join(warm) + ".")
     return text + (" The ensemble's members use the single network's choice.")
+
+
+# ---- notebook 05: the readings of its figures and tables, rendered from the records ----
+# Each returns Markdown whose numbers and wording (orderings, "every method" / "all but ...")
+# come from the records it is given; nothing here states an expected value.
+
+def _ms(entry, scale=1.0, digits=3, unit=""):
+    """'mean ± sd' of a ``summarise`` entry (no sd for one seed)."""
+    sd = "" if entry["sd"] is None else f" ± {scale * entry['sd']:.{digits}f}"
+    return f"{scale * entry['mean']:.{digits}f}{sd}{unit}"
+
+
+def _n_seeds(n):
+    return f"{n} seed{'s' if n != 1 else ''}"
+
+
+def _join(items, sep=", "):
+    """'a', 'a and b', 'a, b and c' (``sep`` between all but the last two)."""
+    items = list(items)
+    return items[0] if len(items) == 1 else sep.join(items[:-1]) + " and " + items[-1]
+
+
+def _pct(x, digits=1):
+    return f"{100 * x:.{digits}f} %"
+
+
+NOUNS = {"deterministic": "the deterministic network", "mc_dropout": "MC dropout", "bbb": "BBB",
+         "ensemble": "the deep ensemble"}
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
+
+
+def _pct_range(values):
+    """'a % to b %' over ``values`` (fractions), or 'a %' when they round alike."""
+    lo, hi = _pct(min(values)), _pct(max(values))
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+def _all_but(names, exceptions):
+    """'every method' when ``exceptions`` is empty, else 'all but X and Y' (``names``: the
+    labels compared, for 'no method' when all are exceptions)."""
+    if not exceptions:
+        return "every method"
+    if len(exceptions) == len(names):
+        return "no method"
+    return "all but " + _join(exceptions)
+
+
+def ensemble_text(summary, sweeps, ensemble_size, data="MNIST"):
+    """Section 3: where the deep ensemble ranks on the AUROC of the entropy (means over the
+    seeds of ``summary``), its mutual information's AUROC, and how long its members trained
+    (the single network's choice in ``sweeps``)."""
+    au = {k: summary[(data, k)]["auroc_entropy"] for k in KINDS}
+    ens = au["ensemble"]
+    n = len(summary[(data, "ensemble")]["seeds"])
+    below = [k for k in KINDS if k != "ensemble" and au[k]["mean"] > ens["mean"]]
+    above = [k for k in KINDS if k != "ensemble" and au[k]["mean"] <= ens["mean"]]
+    text = (f"**The deep ensemble** (trained on {DATA_LABELS[data]}, version 1, {_n_seeds(n)}): "
+            f"its AUROC of the entropy, {_ms(ens)}, ranks {ORDINALS[len(below)]} of the "
+            f"{len(KINDS)} methods")
+    parts = []
+    if below:
+        parts.append("below " + _join(f"{NOUNS[k]}'s {au[k]['mean']:.3f}" for k in below))
+    if above:
+        parts.append("above " + _join(f"{NOUNS[k]}'s {au[k]['mean']:.3f}" for k in above))
+    text += " (" + "; ".join(parts) + ")."
+    mi = summary[(data, "ensemble")]["auroc_mi"]
+    if mi is not None:
+        text += (f" Scored by the mutual information, the disagreement between its members, it "
+                 f"reaches {_ms(mi)}.")
+    sweep = sweeps.get(sweep_name("ensemble", data))
+    if sweep is not None:
+        epochs, cap = sweep["metrics"]["chosen"]["epochs"], sweep["config"]["max_epochs"]
+        text += (f" Its {ensemble_size} members are the single network's choice, trained "
+                 + (f"{epochs} of the {cap} epochs allowed: short trainings, stopped early by "
+                    "the validation-NLL rule." if epochs < cap else
+                    f"all {cap} epochs allowed."))
+    return text
+
+
+def _entropy_shares(row, bins=ENTROPY_BINS, high=1.0):
+    """(share of in-domain images in the first entropy bin, the same out of distribution,
+    share out of distribution from the first bin edge at or above ``high`` nats, that edge)."""
+    lo, hi, n = bins
+    width = (hi - lo) / n
+    k = next(i for i in range(n + 1) if lo + i * width >= high - 1e-12)
+    hin, hout = row["entropy_hist_in"], row["entropy_hist_out"]
+    return (hin[0] / sum(hin), hout[0] / sum(hout), sum(hout[k:]) / sum(hout), lo + k * width)
+
+
+def entropy_text(rows, seed=0, bins=ENTROPY_BINS):
+    """Section 4: what the entropy histograms of ``seed`` show, read from their stored counts
+    (``rows``: ood.json's rows; ``bins``: its entropy_bins): the share of images in the first
+    bin (entropy near 0) in and out of distribution, the share at high entropy, and, with both
+    training sets, whether the in-domain histograms are wider and the AUROC lower after
+    training on Fashion-MNIST (compared with every MNIST-trained seed)."""
+    lo, hi, n = bins
+    edge0 = lo + (hi - lo) / n
+    datas = [d for d in OTHER if any(r["data"] == d and r["seed"] == seed for r in rows)]
+    share = {(d, k): _entropy_shares(_row(rows, d, k, seed), bins) for d in datas for k in KINDS}
+    out = []
+    for d in datas[:1]:
+        ins = {k: share[(d, k)][0] for k in KINDS}
+        out0 = sorted(KINDS, key=lambda k: -share[(d, k)][1])
+        high = sorted(KINDS, key=lambda k: -share[(d, k)][2])
+        lo_k, hi_k = min(KINDS, key=ins.get), max(KINDS, key=ins.get)
+        edge = share[(d, KINDS[0])][3]
+        most = [k for k in KINDS if ins[k] > 0.5]
+        out.append(
+            f"**What the histograms show** (seed {seed}, counts stored in ood.json). Trained on "
+            f"{DATA_LABELS[d]}, "
+            + (f"{_pct(ins[lo_k])} (every method)" if _pct(ins[lo_k]) == _pct(ins[hi_k]) else
+               f"{_pct(ins[lo_k])} ({KIND_LABELS[lo_k]}) to {_pct(ins[hi_k])} "
+               f"({KIND_LABELS[hi_k]})")
+            + " of the in-domain test images fall in the first bin (entropy "
+            f"below {edge0:.3f} nats): "
+            + ("every method is" if len(most) == len(KINDS) else
+               _all_but([KIND_LABELS[k] for k in KINDS],
+                        [KIND_LABELS[k] for k in KINDS if k not in most]) + " is")
+            + " almost certain on most in-domain images. On the "
+            f"{DATA_LABELS[OTHER[d]]} images that first bin (the orange bar at entropy 0) holds "
+            + _join(f"{_pct(share[(d, k)][1])} for {NOUNS[k]}" for k in out0)
+            + (f": {NOUNS[out0[0]]} classifies the most of them as some "
+               f"{'digit' if d == 'MNIST' else 'garment'} with near certainty, "
+               f"{NOUNS[out0[-1]]} the fewest"
+               if _pct(share[(d, out0[0])][1]) != _pct(share[(d, out0[-1])][1]) else "")
+            + f". Above {edge:.2f} nats lie "
+            + _join(f"{_pct(share[(d, k)][2])} ({KIND_LABELS[k]})" for k in high) + ".")
+    if len(datas) > 1:
+        a, b = datas[0], datas[1]
+        names = [KIND_LABELS[k] for k in KINDS]
+        not_wider = [k for k in KINDS if share[(b, k)][0] >= share[(a, k)][0]]
+        n_b = len({r["seed"] for r in rows if r["data"] == b})
+        seeds_a = sorted({r["seed"] for r in rows if r["data"] == a})
+        au_a = {k: [_row(rows, a, k, s)["auroc_entropy"] for s in seeds_a] for k in KINDS}
+        au_b = {k: _row(rows, b, k, seed)["auroc_entropy"] for k in KINDS}
+        not_lower = [k for k in KINDS if au_b[k] >= min(au_a[k])]
+        out.append(
+            f"Trained on {DATA_LABELS[b]} ({_n_seeds(n_b)}), the in-domain histograms are "
+            f"wider for {_all_but(names, [NOUNS[k] for k in not_wider])}: the first bin holds "
+            + _join(f"{_pct(share[(b, k)][0])}"
+                    + (f" of the in-domain images against {_pct(share[(a, k)][0])} trained on "
+                       f"{DATA_LABELS[a]}" if i == 0 else f" against {_pct(share[(a, k)][0])}")
+                    + f" ({KIND_LABELS[k]})" for i, k in enumerate(KINDS))
+            + f". The AUROC trained on {DATA_LABELS[b]} (seed {seed}) is below the same "
+            "method's trained on "
+            f"{DATA_LABELS[a]}, on each of its {_n_seeds(len(seeds_a))}, for "
+            f"{_all_but(names, [NOUNS[k] for k in not_lower])}"
+            + ("" if not not_lower else " (" + "; ".join(
+                f"{au_b[k]:.3f}, against " + _join(f"{v:.3f}" for v in au_a[k])
+                for k in not_lower) + ")")
+            + (": not every method separates the two sets less well." if not_lower else
+               ": every method separates the two sets less well."))
+    return " ".join(out)
+
+
+def examples_text(row, in_labels, out_labels, in_name, out_name, classes=FASHION_CLASSES):
+    """Section 5: per example image, whether BBB's weight samples agree on its class (how many
+    classes their top choices span) and the range over samples of the probability of the mean's
+    class; ``in_labels`` / ``out_labels``: the true labels (names) of the stored images."""
+    ex = row["examples"]
+
+    def reading(probs, labels):
+        p = torch.tensor(probs)  # (S, images, C)
+        out = []
+        for k, label in enumerate(labels):
+            c = int(p[:, k].mean(0).argmax())
+            tops = sorted(set(p[:, k].argmax(-1).tolist()))
+            lo, hi = float(p[:, k, c].min()), float(p[:, k, c].max())
+            out.append((label, c, tops, lo, hi))
+        return out, p.shape[0]
+
+    def clause(label, c, tops, lo, hi, S):
+        name = f"class {c}, \"{classes[c]}\""
+        who = (f"all {S} samples pick {name}" if len(tops) == 1 else
+               f"the samples' top choices span {len(tops)} classes "
+               f"({', '.join(str(t) for t in tops)}; mean: {name})")
+        return f"the {label}: {who}, p({classes[c]}) from {lo:.2f} to {hi:.2f}"
+
+    texts = []
+    for name, probs, labels in ((f"{in_name} images (in domain)", ex["in_probs"], in_labels),
+                                (f"{out_name} images (out of distribution)", ex["out_probs"],
+                                 out_labels)):
+        items, S = reading(probs, labels)
+        split = sum(len(t[2]) > 1 for t in items)
+        verdict = ("every weight sample picks the same class on every image" if split == 0 else
+                   f"the samples disagree on {split} of the {len(items)} images")
+        texts.append(f"On the {name} {verdict} ("
+                     + "; ".join(clause(*t, S) for t in items) + ").")
+    return "**What the samples show.** " + " ".join(texts)
+
+
+def _reliability_parts(rel):
+    """(under, over, occupied bins): the image-weighted gap accuracy − confidence summed over
+    the bins where it is positive (under-confident) and where it is negative (over-confident);
+    their sum is the ECE of the binned predictions."""
+    n = sum(rel["count"])
+    bins = [(c, a, k) for a, c, k in zip(rel["accuracy"], rel["confidence"], rel["count"]) if k]
+    under = sum(k / n * (a - c) for c, a, k in bins if a > c)
+    over = sum(k / n * (c - a) for c, a, k in bins if a < c)
+    return under, over, bins
+
+
+def reliability_text(rows, seed=0, data="MNIST", low=0.6):
+    """Section 6: the reading of the reliability diagram of ``seed`` (trained on ``data``) from
+    its stored bins: how many predictions sit in the top-confidence bin and how close to the
+    diagonal they are there, how few images the bins below ``low`` hold, and on which side of
+    the diagonal BBB's calibration error lies."""
+    rs = {k: _row(rows, data, k, seed) for k in KINDS}
+    rel = {k: rs[k]["reliability"] for k in KINDS}
+    n = {k: sum(rel[k]["count"]) for k in KINDS}
+    top = {k: rel[k]["count"][-1] / n[k] for k in KINDS}
+    gap_top = max(abs(rel[k]["accuracy"][-1] - rel[k]["confidence"][-1]) for k in KINDS
+                  if rel[k]["count"][-1])
+    nbin = len(rel[KINDS[0]]["count"])
+    edge = 1 - 1 / nbin
+    below = {k: sum(c for x, c in zip(rel[k]["centres"], rel[k]["count"]) if x < low) / n[k]
+             for k in KINDS}
+    most_below = max(max((c for x, c in zip(rel[k]["centres"], rel[k]["count"]) if x < low),
+                         default=0) for k in KINDS)
+    err = [rs[k]["test_error"] for k in KINDS]
+    parts = {k: _reliability_parts(rel[k]) for k in KINDS}
+    under, over, bins = parts["bbb"]
+    ups = [c for c, a, k in bins if a > c]
+    run = []  # the occupied bins from the top down, while BBB is under-confident in them
+    for c, a, k in sorted(bins, reverse=True):
+        if a <= c:
+            break
+        run.append(c)
+    ece = {k: rs[k]["ece"] for k in KINDS}
+    rank = 1 + sum(ece[k] > ece["bbb"] for k in KINDS)
+    text = (f"**What the diagrams show** (version 1's networks, seed {seed}, trained on "
+            f"{DATA_LABELS[data]}; test errors {100 * min(err):.2f}–{100 * max(err):.2f} %). "
+            f"{_pct_range(top.values())} of each method's "
+            f"predictions fall in the top bin (confidence above {edge:.2f}), where accuracy and "
+            f"confidence differ by at most {gap_top:.3f} for every method. The bins below "
+            f"{low} hold {_pct_range(below.values())} of the images "
+            f"(at most {most_below} in one bin; the diagram does not show counts), so their "
+            "points rest on few images. ")
+    side = "under" if under > over else "over"
+    text += (f"BBB's accuracy is above its confidence in {len(ups)} of its {len(bins)} occupied "
+             "bins" + (f" (every one from confidence {min(run):.2f} up)"
+                       if 1 < len(run) < len(bins) else "")
+             + f": weighted by images, it is {side}-confident"
+             + (", right more often than it claims" if side == "under" else
+                ", right less often than it claims")
+             + f"; the {side}-confident bins make {_share(max(under, over), under + over)} "
+             f"of its binned calibration error. Its ECE at this seed, {ece['bbb']:.4f}, is "
+             + ("the highest" if rank == 1 else "the lowest" if rank == len(KINDS) else
+                "neither the highest nor the lowest") + f" of the {len(KINDS)}. For the others "
+             "the under-confident bins make " + _join(
+                 f"{_share(parts[k][0], parts[k][0] + parts[k][1])} ({KIND_LABELS[k]})"
+                 for k in KINDS if k != "bbb") + " of theirs.")
+    return text
+
+
+def _share(part, whole):
+    return "—" if whole == 0 else _pct(part / whole, 0)
+
+
+def _accuracy_groups(acc, n_test, chance=0.5):
+    """Split {name: accuracy} (each on ``n_test`` points) into (about equal to the best, behind,
+    at chance). Two accuracies differ when they are more than two standard errors of their
+    difference apart (binomial, unpaired: conservative for one shared test set); at chance:
+    within two standard errors of ``chance``."""
+    best = max(acc.values())
+
+    def se(p):
+        return p * (1 - p) / n_test
+    at_chance = [k for k, a in acc.items()
+                 if abs(a - chance) <= 2 * (chance * (1 - chance) / n_test) ** 0.5]
+    equal = [k for k, a in acc.items() if k not in at_chance
+             and best - a <= 2 * (se(best) + se(a)) ** 0.5]
+    behind = [k for k in acc if k not in at_chance and k not in equal]
+    return equal, behind, at_chance
+
+
+def prior_table_text(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0.5):
+    """Section 7: the reading of the 2-D priors' accuracy table (``acc``: {(data set, prior):
+    test accuracy on ``n_test`` points}): per data set which priors fit about equally well,
+    which fall behind, which stay at chance, and whether any prior beats ``reference`` beyond
+    the test set's noise."""
+    datas = list(dict.fromkeys(d for d, _ in acc))
+    text = [f"**What the table shows** ({_n_seeds(n_seeds)}, {steps:,} steps, {n_test:,} test "
+            "points per network; two accuracies count as different when they lie more than two "
+            "binomial standard errors of their difference apart)."]
+    gains, collapsed = [], False
+    for d in datas:
+        a = {p: v for (dd, p), v in acc.items() if dd == d}
+        equal, behind, at_chance = _accuracy_groups(a, n_test, chance)
+        fmt = lambda ps: _join([f"*{p}* ({a[p]:.3f})" for p in ps])  # noqa: E731
+        s = []
+        if at_chance:
+            s.append(f"{fmt(at_chance)} {'stays' if len(at_chance) == 1 else 'stay'} at chance "
+                     f"(within two standard errors of {chance})")
+            collapsed = True
+        if behind:
+            s.append(f"{fmt(behind)} {'falls' if len(behind) == 1 else 'fall'} behind")
+        if equal:
+            lo, hi = min(a[p] for p in equal), max(a[p] for p in equal)
+            s.append(f"every prior fits about equally well ({lo:.3f}–{hi:.3f})"
+                     if len(equal) == len(a) else
+                     f"the other {len(equal)} fit about equally well ({lo:.3f}–{hi:.3f})"
+                     if len(equal) > 1 else f"*{equal[0]}* fits best ({hi:.3f})")
+        text.append(f"On the {d} " + "; ".join(s) + ".")
+        if reference in a:
+            others = {p: v for p, v in a.items() if p != reference}
+            top = max(others, key=others.get)
+            gain = others[top] - a[reference]
+            sig = [p for p in others if others[p] > a[reference] and reference not in
+                   _accuracy_groups({reference: a[reference], p: others[p]}, n_test, chance)[0]]
+            gains.append((d, top, gain, sig, a[reference]))
+    if collapsed:
+        text.append("A network at chance may have collapsed onto its prior, the KL term "
+                    f"outweighing the likelihood; with {_n_seeds(n_seeds)} and {steps:,} steps "
+                    "this cannot be told from an optimisation failure (exercise 3).")
+    if gains:
+        beat = [(d, sig) for d, _, _, sig, _ in gains if sig]
+        text.append(
+            (f"No prior beats the plain {reference} one beyond that noise: " if not beat else
+             "Beyond that noise, " + "; ".join(f"on the {d} {_join(f'*{x}*' for x in sig)} "
+                                               f"beat{'s' if len(sig) == 1 else ''} the plain "
+                                               f"{reference} prior" for d, sig in beat) + "; ")
+            + "the largest gain over it is " + _join(
+                f"{g:+.3f} on the {d} (*{top}*, against {ref:.3f})" for d, top, g, _, ref in gains)
+            + ".")
+    return " ".join(text)
+
+
+def last_layer_draws(models, datasets, priors, seed=0, n_samples=1000):
+    """Return {(data set, prior): draws of the last layer's weights from q} (``n_samples`` per
+    weight), drawn in the order the figure of section 7 draws them (seed reset per data set)."""
+    from .layers import bayes_layers
+    from .toy import sampled_weights
+    out = {}
+    for ds in datasets:
+        torch.manual_seed(seed)
+        for prior in priors:
+            out[(ds, prior)] = sampled_weights(bayes_layers(models[(ds, prior)])[-1], n_samples)
+    return out
+
+
+def last_layer_figure(draws, lim=6.0):
+    """Densities (log scale) of the last-layer weight draws of ``last_layer_draws``, one panel
+    per data set, the range cut at ±``lim``."""
+    import matplotlib.pyplot as plt
+    datas = list(dict.fromkeys(d for d, _ in draws))
+    fig, axes = plt.subplots(1, len(datas), figsize=(12, 3.8), constrained_layout=True,
+                             squeeze=False)
+    for ax, ds in zip(axes[0], datas):
+        for (d, prior), w in draws.items():
+            if d == ds:
+                ax.hist(w.numpy(), bins=120, range=(-lim, lim), density=True, histtype="step",
+                        lw=1.3, label=prior)
+        ax.set(yscale="log", xlabel="last-layer weight", ylabel="density (log scale)", title=ds)
+    axes[0, 0].legend(fontsize=8)
+    return fig
+
+
+def weights_text(draws, acc=None, n_test=None, near=0.25, far=4.0, similar=1.5, chance=0.5):
+    """Section 7: the reading of the last-layer weight densities from the draws themselves: per
+    data set the standard deviations of the draws (a "similar spread" when the largest is within
+    ``similar`` times the smallest), the share beyond ±``far``, and for the networks at chance
+    in ``acc`` (on ``n_test`` points; see ``prior_table_text``) the share within ±``near``."""
+    datas = list(dict.fromkeys(d for d, _ in draws))
+    out = []
+    for ds in datas:
+        w = {p: v for (d, p), v in draws.items() if d == ds}
+        sd = {p: float(v.std()) for p, v in w.items()}
+        lo, hi = min(sd, key=sd.get), max(sd, key=sd.get)
+        tail = {p: float((v.abs() > far).float().mean()) for p, v in w.items()}
+        order = sorted(tail, key=lambda p: -tail[p])
+        s = (f"On the {ds} the draws' standard deviations run from {sd[lo]:.2f} (*{lo}*) to "
+             f"{sd[hi]:.2f} (*{hi}*): "
+             + ("a similar spread" if sd[hi] <= similar * sd[lo] else
+                f"the widest is {sd[hi] / sd[lo]:.1f} times the narrowest")
+             + f". Beyond ±{far:g} lie " + ", ".join(f"{_pct(tail[p])} (*{p}*)" for p in order)
+             + " of the draws.")
+        if acc is not None:
+            a = {p: acc[(ds, p)] for p in w if (ds, p) in acc}
+            flat = _accuracy_groups(a, n_test, chance)[2] if a else []
+            if flat:
+                s += (" The " + _join(f"*{p}*" for p in flat)
+                      + f" network{'s' if len(flat) > 1 else ''}, at "
+                      "chance in the table, " + ("has " if len(flat) == 1 else "have ")
+                      + _join(f"{_pct(float((w[p].abs() <= near).float().mean()))}"
+                              for p in flat)
+                      + f" of {'its' if len(flat) == 1 else 'their'} draws within ±{near:g} of "
+                      f"zero (sd {', '.join(f'{sd[p]:.2f}' for p in flat)}).")
+        out.append(s)
+    return "**What the densities show.** " + " ".join(out)
+
+
+def conv_error_text(per_image):
+    """Section 8: the reading of the expected-error figure from its per-image numbers
+    (``per_image_from_record``): how many test images no sample gets wrong, how many split the
+    samples, how many every sample gets wrong, and the median std of each group."""
+    ee, sd = per_image["expected_error"], per_image["std"]
+    groups = {"no sample gets wrong": ee == 0, "split the samples": (ee > 0) & (ee < 1),
+              "every sample gets wrong": ee == 1}
+    med = {g: float(sd[m].median()) if m.any() else None for g, m in groups.items()}
+    text = (f"**What the figure shows.** Of the {len(ee):,} test images, " + _join(
+        f"{int(m.sum()):,} {g}" + (f" (median std {med[g]:.3f})" if med[g] is not None else "")
+        for g, m in groups.items()) + ".")
+    split, wrong = med["split the samples"], med["every sample gets wrong"]
+    if split is not None and wrong is not None:
+        split, wrong = round(split, 3), round(wrong, 3)  # as printed
+        text += (" The images every sample gets wrong have "
+                 + ("a smaller median std than" if wrong < split else
+                    "a larger median std than" if wrong > split else "the same median std as")
+                 + " those that split the samples"
+                 + (": the weight uncertainty does not flag them, they are confidently wrong."
+                    if wrong < split else ": the weight uncertainty flags them as well."
+                    if wrong > split else ": the std does not tell the two kinds apart."))
+    return text
+
+
+V2_AS_V1 = {"map": "deterministic", "mc_dropout": "mc_dropout", "ensemble": "ensemble"}
+
+
+def v1_takeaway(summary, rows, v2=None, seed=0, data="MNIST"):
+    """The takeaway on version 1's table (Markdown bullet): where BBB stood on the mean AUROC and
+    ECE (descriptive, no declared test), on which side of the diagonal its calibration error lay
+    at ``seed``, and how many of those pairwise orderings version 2's verdicts (``v2``:
+    results/05_uncertainty/v2/summary.json) uphold."""
+    from .alternatives_report import LABELS, _rival
+    n = len(summary[(data, "bbb")]["seeds"])
+    mean = {m: {k: summary[(data, k)][m]["mean"] for k in KINDS} for m in ("auroc_entropy", "ece")}
+    au, ece = mean["auroc_entropy"], mean["ece"]
+    rivals = [k for k in KINDS if k != "bbb"]
+    best_rival = max(rivals, key=au.get)
+    text = (f"- Version 1's table (section 3, {_n_seeds(n)}, no declared test) had BBB "
+            + (f"flagging unfamiliar images best (mean AUROC {au['bbb']:.3f}; next "
+               f"{KIND_LABELS[best_rival]}, {au[best_rival]:.3f})" if au["bbb"] > au[best_rival]
+               else f"behind {KIND_LABELS[best_rival]} on the mean AUROC ({au['bbb']:.3f} "
+                    f"against {au[best_rival]:.3f})"))
+    rank = 1 + sum(ece[k] > ece["bbb"] for k in rivals)
+    text += (" with " + ("the highest" if rank == 1 else "the lowest" if rank == len(KINDS)
+                         else "neither the highest nor the lowest")
+             + f" mean ECE ({ece['bbb']:.4f})")
+    under, over, _ = _reliability_parts(_row(rows, data, "bbb", seed)["reliability"])
+    text += f", {'under' if under > over else 'over'}-confident on seed {seed} (section 6)"
+    if v2 is None:
+        return text + "; version 2 has no final run yet."
+    if v2["interim"]:
+        return text + "; version 2's runs are not complete, so it does not re-ask them yet."
+    parts = []
+    for family, claims in v2["families"].items():
+        upheld, other = [], []
+        for claim, res in claims.items():
+            rival, metric = _rival(claim), claim.split(" on ")[1]
+            v1_kind = V2_AS_V1.get(rival)
+            if v1_kind is None or metric not in mean:
+                continue
+            sign = 1 if metric.startswith("auroc") else -1
+            v1_better = sign * (mean[metric]["bbb"] - mean[metric][v1_kind]) > 0
+            v2_word = res["verdict"]
+            ok = (v1_better and v2_word == "holds") or (not v1_better and v2_word == "reversed")
+            upheld.append(ok)
+            found = {"holds": "BBB better", "reversed": "BBB worse"}.get(v2_word, v2_word)
+            other.append(f"{LABELS.get(rival, rival)}: {found}")
+        if other:
+            parts.append(f"{sum(upheld)} of {len(upheld)} on {family} ({'; '.join(other)})")
+    return (text + f". Version 2 (the bullet above: equal searches, {len(v2['seeds'])} paired "
+            "seeds, its single network with weight decay) upholds " + _join(parts, sep="; ")
+            + " of these orderings of BBB against each rival.")
+
+
+def search_takeaway(sweeps, summary, ensemble_size, alt_rec=None, data="MNIST"):
+    """The takeaway on the search space (Markdown bullet): the epochs the validation-NLL rule
+    chose for the single network without weight decay (``sweeps``), the deep ensemble's AUROC
+    built from that choice (``summary``), and, with notebook 06's summary record ``alt_rec``,
+    its single network's chosen epochs and its ensemble's AUROC."""
+    ens = summary[(data, "ensemble")]["auroc_entropy"]
+    n = len(summary[(data, "ensemble")]["seeds"])
+    chosen = {d: sweeps[sweep_name("ensemble", d)] for d in OTHER
+              if sweep_name("ensemble", d) in sweeps}
+    rec = chosen.get(data)
+    epochs, cap = ((rec["metrics"]["chosen"]["epochs"], rec["config"]["max_epochs"]) if rec
+                   else (None, None))
+    text = ("choosing by validation NLL without weight decay "
+            + (f"stopped the single network at {epochs} of the {cap} epochs allowed on "
+               f"{DATA_LABELS[data]}" if rec and epochs < cap else
+               f"let the single network train all {cap} epochs allowed on {DATA_LABELS[data]}"
+               if rec else "chose the single network's epochs")
+            + "".join(f" ({r['metrics']['chosen']['epochs']} on {DATA_LABELS[d]})"
+                      for d, r in chosen.items() if d != data)
+            + f", and the deep ensemble of {ensemble_size} such networks reaches an AUROC of "
+            f"{_ms(ens)} here ({_n_seeds(n)})")
+    alt = {r["method"]: r for r in (alt_rec or {}).get("metrics", {}).get("rows", [])}
+    if "ensemble" not in alt:
+        return "- The search space: " + text + "; notebook 06 trains MAP networks longer."
+    a = alt["ensemble"]["auroc_entropy"]["mean"]
+    epochs = (alt_rec.get("config", {}).get("chosen", {}).get("map") or {}).get("epochs")
+    lead = ("The search space matters" if a > ens["mean"] else
+            "The search space did not help the ensemble here")
+    return (f"- {lead}: " + text + "; notebook 06's single network, searched with weight decay "
+            "by the same rule, " + (f"trains {epochs} epochs and " if epochs else "")
+            + f"its ensemble reaches {a:.3f} ({_n_seeds(len(alt['ensemble']['seeds']))}, "
+            "version 1, descriptive).")

@@ -98,7 +98,8 @@ H.savefig(fig, NB, "data")
 plt.show()
 
 # %%
-print(f"root-mean-square noise on y over [0, 0.5]: {R.effective_noise_std(NOISE_STD):.3f} "
+scatter = R.effective_noise_std(NOISE_STD)
+print(f"root-mean-square noise on y over [0, 0.5]: {scatter:.3f} "
       f"(noise std in the generator: {NOISE_STD:g})")
 
 # %% [markdown]
@@ -149,6 +150,7 @@ rec = R.build_fits(cfg, NOISE_STD, train=TRAIN_MISSING)
 if not H.pending(rec, f"the fits of profile {PROFILE} with NOISE_STD = {NOISE_STD:g}",
                  f"make notebooks ONLY=02 PROFILE={PROFILE} TRAIN=1"):
     curves, summary = rec["metrics"]["curves"], rec["summary"]
+    per_seed = rec["metrics"]["per_seed"]
     x_train, y_train = R.make_data(cfg.n_train, NOISE_STD, generator=R.seed_generator(cfg.seeds[0]))
     true_mean = R.truth(x_grid, NOISE_STD)
     print(f"trained {rec['created'][:10]} in {rec['wall_s'] / 60:.1f} min "
@@ -174,18 +176,19 @@ if rec:
     H.savefig(fig, NB, "figure5")
     plt.show()
 
+# %%
+if rec:
+    show_markdown(R.figure5_text(per_seed, cfg.seeds[0], scatter))
+
 # %% [markdown]
-# Inside the training range both models follow the data with a narrow band. Beyond it, BBB's
-# band opens up: the weight samples disagree where no data pin them down. The standard network's
-# band keeps the same width everywhere, since its only spread is the constant noise $\sigma$: it
-# extrapolates its single curve with the confidence it has inside the data. Whether a wider
-# band is also a *right* band, one that holds the truth as often as it claims, is measured in
-# section 6.
+# Whether a wider band is also a *right* band, one that holds the truth as often as it claims,
+# is measured in section 6.
 
 # %% [markdown]
 # ## 4. Other ways to get uncertainty, on the same data and axes
 #
-# The same first seed, every method, one shared $y$ axis wide enough for every band.
+# The same first seed, every method, one shared $y$ axis wide enough for every band. One seed
+# orders nothing: section 6 counts the seeds and scores the bands against the truth.
 
 # %%
 if rec:
@@ -193,11 +196,9 @@ if rec:
     H.savefig(fig, NB, "methods")
     plt.show()
 
-# %% [markdown]
-# On this seed the bands of the methods that average over networks (both BBB variants, MC
-# dropout, the ensemble) open up beyond the data by different amounts; the standard network's
-# keeps a constant width. One seed orders nothing: section 6 counts the seeds and scores the
-# bands against the truth.
+# %%
+if rec:
+    show_markdown(R.bands_text(per_seed, cfg.seeds[0]))
 
 # %% [markdown]
 # ## 5. Aleatoric and epistemic uncertainty
@@ -216,17 +217,18 @@ if rec:
     H.savefig(fig, NB, "variance-decomposition")
     plt.show()
 
+# %%
+if rec:
+    show_markdown(R.variance_split_text(curves, x_grid, cfg.seeds[0]))
+
 # %% [markdown]
-# On this seed, inside the training range the epistemic variance lies below the aleatoric
-# $\sigma^2$, so the total is close to the learned noise alone; outside, the epistemic part grows
-# far above it and makes up almost all of the total. The learned $\sigma$ of every method, next to
-# the data's root-mean-square scatter from section 1 (not the generator's 0.02: the phase noise
-# makes $y$ scatter more where the curve is steep):
+# The learned $\sigma$ of every method, next to the data's root-mean-square scatter from section 1
+# (not the generator's 0.02: the phase noise makes $y$ scatter more where the curve is steep):
 
 # %%
 for m, curve in curves.items() if rec else ():
     print(f"{R.LABELS[m]:<26} learned sigma {curve['sigma']:.3f}")
-print(f"{'data, root-mean-square':<26} scatter       {R.effective_noise_std(NOISE_STD):.3f}")
+print(f"{'data, root-mean-square':<26} scatter       {scatter:.3f}")
 
 # %% [markdown]
 # ## 6. The bands against the truth, over seeds
@@ -297,18 +299,25 @@ if verdicts:
 
 # %% [markdown]
 # Look also at the per-seed values in the tables: a mean coverage near its target can hide seeds
-# that are too wide and one that is too narrow. Inside the training range every method covers
-# more than 50 % with its central 50 % interval: the noise on $y$ is not Gaussian and varies
-# with $x$ (section 1), while every model learns one Gaussian $\sigma$.
-#
+# that miss it on both sides; and the interval levels need not err alike:
+
+# %%
+if rec:
+    show_markdown(R.coverage_spread_text(summary))
+    show_markdown(R.coverage_in_text(summary))
+
+# %% [markdown]
 # ## Takeaways
 #
-# - How far a band widens away from the data depends on the method and the prior (the std-ratio
-#   table and the seed counts under it describe it); the standard network's band cannot widen.
+# Read from the results when the notebook runs:
+
+# %%
+if rec:
+    show_markdown(R.takeaways_text(per_seed, curves, x_grid, cfg.seeds[0]))
+
+# %% [markdown]
 # - Whether the band is *right* is a separate question, answered against fresh draws from the
 #   generator by the declared paired tests of section 6 — not by its width.
-# - For BBB with the Gaussian prior (section 5), the learned noise $\sigma$ (aleatoric) dominates
-#   inside the training range and the spread over weights (epistemic) takes over outside.
 #
 # ## Exercises
 #

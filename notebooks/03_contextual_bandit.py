@@ -20,11 +20,10 @@
 # reported, Figure 6 over four reported seeds with the paper's buffer and with a buffer that
 # keeps every tuple, and how BBB's exploration fades.
 #
-# **Runtime** (profile `default`, 2-core CPU): about 10 s with the committed results. Cold, the
-# tuning (`tools/bandit_tuning.py`, 12 settings × 20,000 steps) took 3.3 CPU-hours, and each of
-# the reported runs (`tools/bandit_runs.py`, 2 buffers × 4 seeds × 50,000 steps) 44–95 minutes
-# of wall time on one thread (`wall_s` in the results files; two or three runs shared the two
-# cores): most of a day on this machine.
+# **Runtime** (profile `default`, 2-core CPU): seconds with the committed results. Cold, the
+# tuning (`tools/bandit_tuning.py`, 12 settings × 20,000 steps) and the reported runs
+# (`tools/bandit_runs.py`, 2 buffers × 4 seeds × 50,000 steps) take hours; section 2 prints what
+# they took here, from the results files' `wall_s`.
 
 # %% [markdown]
 # **A fairer version is planned.** The agents below were not tuned alike: BBB's recipe was tuned
@@ -100,14 +99,12 @@ H.pending(tuning and tuning["metrics"]["complete"], "some settings of the tuning
           f"python tools/bandit_tuning.py --profile {PROFILE}")
 H.pending(reported, "the reported runs (seeds 0-3, 50,000 steps per buffer)",
           f"python tools/bandit_runs.py --profile {PROFILE}");
+if tuning and tuning["metrics"]["complete"] and reported:
+    show_markdown(B.runtime_text(tuning, reported));
 
-# %% [markdown]
-# **What it shows.** A Gaussian prior with $\sigma_p=0.05$ gives the lowest regret under every
-# buffer recipe; narrower or wider priors are worse in the mean. The scale mixture (π ½, σ1 = 1,
-# σ2 = e⁻⁶, notebook 01's prior) is worse on each tuning seed under each recipe, by less than
-# the gap between the two seeds.
-# Keeping every tuple has the lowest regret overall. These regrets come from 20,000 steps and
-# two seeds used for nothing else; the reported runs below are the test.
+# %%
+if tuning and tuning["metrics"]["complete"]:
+    show_markdown(B.tuning_text(tuning));
 
 # %% [markdown]
 # ## 3. Figure 6: cumulative regret
@@ -135,13 +132,9 @@ if reported:
 if reported:
     H.show_table(*B.headline_rows(reported));
 
-# %% [markdown]
-# **What it shows.** The paper's ordering — BBB below the 1 % and 5 % greedy agents — holds under both
-# buffers, on every seed. Against plain greedy it holds only with every tuple kept: with the
-# paper's buffer BBB has the lowest *mean* but is lowest on one seed of four, and greedy's mean and
-# standard deviation are set by a single failed seed (the median is a fairer summary of greedy).
-# All agents see the same mushrooms on a given seed, so the buffers can be compared seed by seed:
-# keeping every tuple lowered BBB's regret on each of the four seeds.
+# %%
+if reported:
+    show_markdown(B.headline_text(reported));
 
 # %% [markdown]
 # ## 4. How exploration fades
@@ -163,29 +156,25 @@ if reported:
 if reported:
     show_markdown(B.exploration_text(reported, tuning));
 
-# %% [markdown]
-# The mean posterior $\sigma$ (right) stays just below the prior's 0.05 under both buffers, so
-# this average over all weights is a poor gauge of how sure the network is; the agents' actions
-# (left) show the exploration fading better.
-# The ε-greedy agents eat more poisonous mushrooms than ε alone explains, because their network
-# errs too.
+# %%
+if reported:
+    show_markdown(B.posterior_sigma_text(reported))
+    show_markdown(B.epsilon_greedy_text(reported));
 
 # %% [markdown]
 # ## Takeaways
 #
 # - The prior and the KL scaling were chosen for each buffer on seeds 100–101; the figure and
 #   the tables report seeds 0–3, which played no part in the choice.
-# - Thompson sampling with BBB beats 1 % and 5 % greedy exploration on every reported seed, as in
-#   the paper.
-# - Against plain greedy the result depends on the buffer: with the paper's 4,096 tuples BBB wins
-#   on average but not seed by seed; keeping every tuple (Riquelme et al.'s protocol, a departure
-#   from the paper) makes BBB the best agent on every seed and brings its mean below the paper's
-#   curve (on three seeds of four).
-# - One greedy seed that never recovers dominates greedy's mean: report the median and every seed
-#   beside the mean when one run can fail.
-# - BBB's exploration fades when it keeps what it has learnt: with a buffer that forgets, it
-#   keeps eating a few poisonous mushrooms to the end.
 #
+# What the runs show, rendered from the results files (the orderings as the README's tests, over
+# version 1's reported seeds):
+
+# %%
+if reported:
+    show_markdown(B.takeaways_text(reported));
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Add $\sigma_p = 0.03$ to the tuning grid and rerun `tools/bandit_tuning.py`: does the

@@ -90,10 +90,11 @@ if rec:
 # %% [markdown]
 # **How to read it.** The paper's picture has two modes with the 75 % cut-off between them. Where
 # the density above shows one broad mode holding the cut-offs instead, that picture is not
-# reproduced (the other seeds' cut-offs are in `cuts_db` of the results file). Our training
-# differs from the paper's in length (a short BBB run starting from a trained SGD network,
-# against 600 epochs) and possibly in how the KL is weighted (section 5 shows that this
-# changes the density's shape); we have not separated the two.
+# reproduced (the other seeds' cut-offs are in `cuts_db` of the results file; the takeaways
+# count the networks on which the cut-off lies between two modes). Our training differs from
+# the paper's in length (a short BBB run starting from a trained SGD network, against 600
+# epochs) and possibly in how the KL is weighted (section 5 sets the densities under the two
+# weightings side by side); we have not separated the two.
 
 # %% [markdown]
 # ## 2. Table 2: test error after pruning
@@ -106,14 +107,13 @@ if rec:
     H.show_table(*pruning.table2_rows(rec, cfg.compare_H));
     print(pruning.gap_line(rec, 95))
 
+# %%
+if rec:
+    show_markdown(pruning.table2_text(rec, cfg.compare_H));
+
 # %% [markdown]
-# **What it shows.** As in the paper, removing up to 95 % of the weights by SNR barely moves the
-# test error of our 2×1200 networks (the gap is printed above; the paper's is +0.05 pp).
-# The 2×400 networks hold to 95 %, rise at 98 %, and at 99 % fail when ranked by $|\mu|$;
-# removing weights at random
-# fails long before. Cells are mean ± sd over the seeds. The 0 % row predicts with the posterior
-# means, which is why it can differ from Table 1, whose predictor was chosen per run on
-# validation.
+# Cells are mean ± sd over the seeds. The 0 % row predicts with the posterior means, which is
+# why it can differ from Table 1, whose predictor was chosen per run on validation.
 #
 # Both rankings are scored on the same test images, so a difference of a few images can be
 # chance. McNemar's exact test on each network: the images only the SNR-pruned network gets
@@ -123,12 +123,14 @@ if rec:
 if rec:
     H.show_table(*pruning.mcnemar_rows(rec));
 
+# %%
+if rec:
+    show_markdown(pruning.mcnemar_text(rec));
+
 # %% [markdown]
-# **What it shows.** On the 2×400 networks the two rankings cannot be told apart at 95 %; at
-# 98 % ranking by SNR makes fewer errors than ranking by $|\mu|$ on each seed (McNemar per
-# network, uncorrected for the many tests above, and not a claim of any plan). For the 2×1200
-# networks read the rows above; with this many tests (networks × fractions) a single $p$ near
-# 0.01 is weak evidence. Plan v2 tests SNR against $|\mu|$ at 2×1200 across seeds (below).
+# These tests are per network and fraction, uncorrected for their number and not a claim of
+# any plan, so a lone small $p$ is weak evidence. Plan v2 tests SNR against $|\mu|$ at 2×1200
+# across seeds (below).
 
 # %% [markdown]
 # ### Against references (plan v2)
@@ -198,11 +200,9 @@ if rec:
     H.savefig(fig, NB, "pruning-curves")
     plt.show()
 
-# %% [markdown]
-# **What it shows.** Removed at random, the error is many times higher from the first fraction
-# on; ranked by SNR or by $|\mu|$ it stays flat up to 95 % at both widths. Beyond that the
-# 2×400 networks climb, and at 99 % ranking by $|\mu|$ fails where SNR stays far lower (Table 2
-# above has the values). The 2×1200 networks: see the table above.
+# %%
+if rec:
+    show_markdown(pruning.curves_text(rec));
 
 # %% [markdown]
 # ## 4. What pruning buys
@@ -261,13 +261,17 @@ if refs:
 # %% [markdown]
 # ## Takeaways
 #
-# - Ranking by SNR uses what BBB learns beyond a point estimate, the posterior's width. Against
-#   ranking by $|\mu|$ the evidence is mixed: fewer errors at 98 % on the 2×400 networks
-#   (McNemar per network, uncorrected); on the 2×1200 networks plan v2 resolves no advantage
-#   of SNR over $|\mu|$ (section 2).
-# - Most of a BBB network can be removed without retraining for a small loss of accuracy.
-#   Whether that is special to BBB is what plans v2 and v3 test (section 2; no verdict is shown
-#   before a plan's networks are complete):
+# - Ranking by SNR uses what BBB learns beyond a point estimate, the posterior's width. Whether
+#   that makes it a better ranking than $|\mu|$ (section 2):
+
+# %%
+if rec:
+    show_markdown(pruning_plan.snr_vs_magnitude_takeaway(rec, refs));
+
+# %% [markdown]
+# - How much of a BBB network can be removed without retraining, against the paper's Table 2,
+#   and whether that is special to BBB, which plans v2 and v3 test (section 2; no verdict is
+#   shown before a plan's networks are complete):
 
 # %%
 if rec:

@@ -47,7 +47,7 @@ import helpers as H
 from helpers import alternatives_report as R, ood_plan as O
 from helpers import sweep as S, table1 as T, uncertainty as U
 from helpers.report import show_markdown
-from helpers.toy import LIMS, PRIORS_2D, TOY, build_toy, prior_maps, sampled_weights
+from helpers.toy import LIMS, PRIORS_2D, TOY, build_toy, prior_maps
 
 # %%
 NB = "05_uncertainty"
@@ -117,15 +117,13 @@ for data in cfg.seeds if ood else []:
 # %%
 if ood:
     try:
-        alt = H.load_results("06_alternatives", "summary")["metrics"]["rows"]
+        alt_rec = H.load_results("06_alternatives", "summary")
     except FileNotFoundError:  # notebook 06 has not run in this profile yet
-        alt = None
-    show_markdown(U.ood_text(summary, alt));
+        alt_rec = None
+    show_markdown(U.ood_text(summary, alt_rec and alt_rec["metrics"]["rows"]))
+    show_markdown(U.ensemble_text(summary, sweeps, cfg.ensemble_size));
 
 # %% [markdown]
-# The ensemble is weak here because its members are the short trainings the NLL rule chose:
-# five networks that agree on most unfamiliar images.
-#
 # **Version 2 of this table: one budget for every method.** The table above is version 1:
 # the searches above differ in size, and the single network (and with it the ensemble) was
 # searched without weight decay. Version 2,
@@ -159,13 +157,8 @@ if ood:
     fig = U.entropy_figure(ood["metrics"]["rows"], seed=0)
     H.savefig(fig, NB, "entropy-in-out")
     plt.show()
-
-# %% [markdown]
-# All four methods are almost certain (entropy near 0) on most in-domain images. What differs is
-# the unfamiliar data: BBB and MC dropout spread the Fashion-MNIST images over high entropies;
-# for the single network and the ensemble the orange bar at entropy 0 stays tall, that is, many
-# clothes are confidently classified as some digit. Trained on Fashion-MNIST, the in-domain histograms are wider (the task is
-# harder), so every method separates the two sets less well.
+    show_markdown(U.entropy_text(ood["metrics"]["rows"], seed=0,
+                                 bins=ood["config"]["entropy_bins"]));
 
 # %% [markdown]
 # ## 5. What BBB's samples say about single images
@@ -177,17 +170,18 @@ if ood:
 row = ood and next((r for r in ood["metrics"]["rows"] if r["data"] == "FashionMNIST" and r["kind"] == "bbb"
             and "examples" in r), None)
 if row:
-    xf = H.load_images("FashionMNIST", n_test=cfg.n_eval).x_test
-    xm = H.load_images("MNIST", n_test=cfg.n_eval).x_test
-    fig = U.examples_figure(row, xf[:3], xm[:3], "Fashion-MNIST", "MNIST")
+    fm, mn = (H.load_images(d, n_test=cfg.n_eval) for d in ("FashionMNIST", "MNIST"))
+    i_in, i_out = row["examples"]["in_index"], row["examples"]["out_index"]
+    fig = U.examples_figure(row, fm.x_test[i_in], mn.x_test[i_out], "Fashion-MNIST", "MNIST")
     H.savefig(fig, NB, "bbb-samples-per-image")
     plt.show()
+    show_markdown(U.examples_text(row, [U.FASHION_CLASSES[int(y)] for y in fm.y_test[i_in]],
+                                  [str(int(y)) for y in mn.y_test[i_out]], "Fashion-MNIST",
+                                  "MNIST"))
 
 # %% [markdown]
-# On clothing, every weight sample agrees (the dots sit on the bar). On digits the samples
-# disagree: for the 7 and the 2 they spread over several classes, and even where the mean
-# favours one class (the 1, read as class 3, "dress"), single samples range from under 0.5 to
-# above 0.9. This disagreement is what the mutual information measures.
+# Where the weight samples disagree, the dots spread away from the bar: that disagreement is what
+# the mutual information measures.
 
 # %% [markdown]
 # ## 6. Calibration: reliability diagrams
@@ -200,16 +194,12 @@ if ood:
     fig = U.reliability_figure(ood["metrics"]["rows"], seed=0)
     H.savefig(fig, NB, "reliability")
     plt.show()
+    show_markdown(U.reliability_text(ood["metrics"]["rows"], seed=0));
 
 # %% [markdown]
-# These are version 1's networks (seed 0). With test errors this low (section 3), nearly all
-# predictions have a confidence near 1, where all
-# methods are close to the diagonal; the bins below 0.6 hold few images (the diagram does not
-# show counts), so their points zig-zag. On MNIST, BBB's curve runs *above*
-# the diagonal from 0.7 up: it is under-confident, right more often than it claims, which is
-# where its higher ECE comes from. On Fashion-MNIST, read each curve's distance from the
-# diagonal with the ECE column of the table above: the ECE is that distance, averaged over the
-# bins with each bin weighted by its images.
+# On Fashion-MNIST, read each curve's distance from the diagonal with the ECE column of the table
+# in section 3: the ECE is that distance, averaged over the bins with each bin weighted by its
+# images.
 
 # %% [markdown]
 # ## 7. The choice of prior, on 2-D data
@@ -254,16 +244,10 @@ if toy:
     H.show_table(["prior", "moons", "circles", "learned scale per layer (moons | circles)"],
                  [[p, f"{toy_acc[('moons', p)]:.3f}", f"{toy_acc[('circles', p)]:.3f}",
                    " | ".join(filter(None, (scales("moons", p), scales("circles", p))))]
-                  for p in PRIORS_2D]);
+                  for p in PRIORS_2D])
+    show_markdown(U.prior_table_text(toy_acc, rec["config"]["n_test"], rec["config"]["steps"]));
 
 # %% [markdown]
-# **What the table shows.** On the moons every prior but the learned-scale Laplace one fits
-# about equally well. On the circles the Laplace prior, and the Laplace and Cauchy priors with a
-# learned half-Cauchy scale, stay at chance (accuracy near 0.5): the KL term pulls the small
-# network onto its prior. With one seed and 2,000 steps we cannot tell this from an
-# optimisation failure (exercise 3). The heavy-tailed or learned priors buy
-# nothing here over the plain Normal one.
-#
 # The class-1 probability (mean over 100 weight samples) and its standard deviation over the
 # samples, for every prior, on each data set. A flat probability map at 0.5 means the network
 # collapsed onto its prior: the KL term won over the 500-point likelihood.
@@ -278,22 +262,16 @@ for ds in TOY if toy else ():
 
 # %% [markdown]
 # What each prior does to the weights: the density of last-layer weights drawn from $q$ (1,000
-# draws of each weight; the range is cut at ±6). On the moons all priors give weights of a
-# similar spread. On the circles the Laplace network, which collapsed, has its weights piled up
-# at zero, while the Cauchy and flat priors let many sit beyond ±4.
+# draws of each weight; the range is cut at ±6).
 
 # %%
 if toy:
-    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
-    for ax, ds in zip(axes, TOY):
-        torch.manual_seed(SEED)
-        for prior in ("Normal", "Laplace", "Cauchy", "scale mixture", "flat"):
-            w = sampled_weights(H.bayes_layers(toy_models[(ds, prior)])[-1]).numpy()
-            ax.hist(w, bins=120, range=(-6, 6), density=True, histtype="step", lw=1.3, label=prior)
-        ax.set(yscale="log", xlabel="last-layer weight", ylabel="density (log scale)", title=ds)
-    axes[0].legend(fontsize=8)
+    draws = U.last_layer_draws(toy_models, TOY, ("Normal", "Laplace", "Cauchy", "scale mixture",
+                                                 "flat"), seed=SEED)
+    fig = U.last_layer_figure(draws)
     H.savefig(fig, NB, "priors-last-layer-weights")
     plt.show()
+    show_markdown(U.weights_text(draws, toy_acc, rec["config"]["n_test"]));
 
 # %% [markdown]
 # ## 8. A Bayesian conv net on MNIST
@@ -329,15 +307,17 @@ if conv:
 
 # %% [markdown]
 # Expected error against the standard deviation over samples. Two kinds of error can be told
-# apart here: images on which the samples disagree (expected error between 0 and 1, a larger
-# std), and images that every sample gets wrong (expected error 1, a small std). Weight
-# uncertainty can flag only the first kind; the second is confidently wrong.
+# apart in such a plot: images on which the samples disagree (expected error between 0 and 1),
+# and images that every sample gets wrong (expected error 1). Weight uncertainty can flag only
+# the first kind: an image every sample gets wrong with a small std is confidently wrong. The
+# reading below the figure counts both, when the stored record holds the per-image numbers.
 
 # %%
 if per_image:
     fig = U.expected_error_figure(per_image)
     H.savefig(fig, NB, "conv-net-expected-error")
     plt.show()
+    show_markdown(U.conv_error_text(per_image))
 elif U.committed_figure(NB, "conv-net-expected-error"):
     display(Image(filename=U.committed_figure(NB, "conv-net-expected-error")))
 
@@ -356,28 +336,27 @@ elif U.committed_figure(NB, "conv-net-hardest-images"):
 
 # %% [markdown]
 # ## Takeaways
+#
+# - Every method here was chosen by the same rule on in-domain validation data, each within its
+#   own search space; the single network's had no weight decay.
 
 # %%
 if v2 is not None:
     show_markdown(R.takeaway_text(
         v2, lead="Version 2 (section 3's second table: the same search for every method"))
+if ood:
+    show_markdown(U.v1_takeaway(summary, ood["metrics"]["rows"], v2))
+    show_markdown(U.search_takeaway(sweeps, summary, cfg.ensemble_size, alt_rec));
 
 # %% [markdown]
-# - Every method here was chosen by the same rule on in-domain validation data, each within its
-#   own search space; the single network's had no weight decay.
-# - Version 1's table (section 3, three seeds, no declared test) had BBB flagging unfamiliar
-#   images best and slightly under-confident; version 2 below re-asks both with equal searches.
-# - The rule matters: choosing by NLL stops the single networks early, which makes the deep
-#   ensemble much weaker here than in the literature; notebook 06 trains MAP networks longer.
-#
 # ## Exercises
 #
 # 1. Give the Fashion-MNIST → MNIST direction seeds 1 and 2 in `helpers/profiles.py` and rerun
 #    `tools/ood_table.py`: does the one-seed ordering of the second table hold?
 # 2. Give BBB a Gaussian prior instead of the scale mixture in `helpers/profiles.py` and rerun
 #    `make sweep ONLY=05`: does the chosen recipe or its AUROC change?
-# 3. In section 7, train the Laplace-prior network for ten times more steps: does it still
-#    collapse on the circles?
+# 3. In section 7, train the Laplace-prior network for ten times more steps: how does its
+#    accuracy on the circles change?
 
 # %%
 print(f"notebook wall time {(time.perf_counter() - t_start) / 60:.1f} min on {H.machine_info(device)['cpu']}")

@@ -19,7 +19,8 @@
 # ([Gal & Ghahramani 2016](https://arxiv.org/abs/1506.02142)); a deep ensemble of five
 # ([Lakshminarayanan et al. 2017](https://arxiv.org/abs/1612.01474)); BBB with notebook 01's
 # recipe; **IVON** ([Shen et al. 2024](https://arxiv.org/abs/2402.17641), package `ivon-opt`), a
-# variational-learning optimiser at nearly Adam's cost; and the **Laplace approximation**
+# variational-learning optimiser built to cost about as much as Adam per step (its cost here is
+# in the tables' cost columns); and the **Laplace approximation**
 # ([Daxberger et al. 2021](https://arxiv.org/abs/2106.14806), package `laplace-torch`) around the
 # MAP network (a Gaussian posterior whose covariance is the inverse Hessian of the loss, here
 # approximated per layer by a Kronecker product, "KFAC", or by its diagonal): last-layer KFAC,
@@ -29,9 +30,9 @@
 # [notebook 05](05_uncertainty.ipynb).
 #
 # **Runtime** (profile `default`, 2-core CPU): seconds with the committed results. Cold: the
-# MAP search (9 minutes, `results/06_alternatives/sweep/map_mnist.json`), then
-# `tools/alternatives.py`, which trains every method on three seeds (about 35 minutes of
-# training on one thread, printed in section 1 from `results/06_alternatives/summary.json`) and
+# MAP search (`results/06_alternatives/sweep/map_mnist.json`; its wall time is rendered in
+# section 1), then `tools/alternatives.py`, which trains every method on three seeds (its
+# training minutes are printed in section 1 from `results/06_alternatives/summary.json`) and
 # evaluates them; MC dropout and BBB reuse the networks of notebooks 05 and 01. Version 3
 # (section 7) is a campaign of its own, `tools/alternatives_search.py`: its CPU-hours are
 # rendered in section 7's search table and training columns.
@@ -87,9 +88,8 @@ print(f"profile {PROFILE}: seeds {cfg.seeds}, {cfg.eval_samples} samples per pre
 #
 # **A departure to keep in mind.** MAP's search includes weight decay, which notebook 05's
 # single-network search did not; it was added when this notebook was built, after notebook
-# 05's test results were known. The chosen weight decay ($10^{-4}$) is the largest value
-# searched and its 50 epochs the search's cap, and IVON's chosen learning rate is the smaller of
-# its two: wider searches might do better.
+# 05's test results were known. Where each choice sits in its grid is rendered below the
+# settings.
 
 # %%
 summary = A.build(cfg, train=TRAIN_MISSING, device=H.get_device(DEVICE))
@@ -102,6 +102,10 @@ if not H.pending(summary, "the comparison (searches, 3 seeds of each method, eva
           f"weight decay {chosen['ivon']['hp']['weight_decay']}, {chosen['ivon']['epochs']} epochs")
     own, reused = A.training_minutes(summary)
     print(f"training, summed over seeds (one thread): {own:.0f} min here, {reused:.0f} min reused")
+
+# %%
+if summary:
+    show_markdown(A.choice_edges_text(summary, A.load_searches()));
 
 # %% [markdown]
 # ## 2. The summary table
@@ -129,8 +133,9 @@ if summary:
 # %% [markdown]
 # ## 3. Calibration: reliability diagrams (seed 0)
 #
-# Accuracy against confidence on the MNIST test set for the six working methods (the two
-# all-layer Laplace rows fail, see above); bins with fewer than 10 images are left out.
+# Accuracy against confidence on the MNIST test set for the methods that work (a row with a test
+# error of one half or more, named in section 2's reading, is left out); bins with fewer than 10
+# images are left out.
 
 # %%
 if summary:
@@ -138,11 +143,9 @@ if summary:
     H.savefig(fig, NB, "reliability")
     plt.show()
 
-# %% [markdown]
-# Above a confidence of 0.6, BBB's curve runs above the diagonal (it is right more often than it
-# claims: under-confident, which is its ECE), MAP's below it (over-confident); IVON, the
-# ensemble and last-layer Laplace stay closest to the diagonal. Only 241 (MAP) to 474 (BBB) of
-# the 10,000 images get a confidence below 0.9, so the left part of the diagram is noisy.
+# %%
+if summary:
+    show_markdown(A.reliability_text(summary));
 
 # %% [markdown]
 # ## 4. Dataset shift: rotated digits
@@ -160,17 +163,16 @@ if summary:
 
 # %%
 if summary:
-    show_markdown(A.rotation_text(summary));
-
-# %% [markdown]
-# The two all-layer Laplace curves start high at 0° (they already fail on unrotated digits), so
-# their flat NLL is not robustness.
+    show_markdown(A.rotation_text(summary))
+    if A.failed_rotation_text(summary):
+        show_markdown(A.failed_rotation_text(summary));
 
 # %% [markdown]
 # ## 5. All methods, all metrics
 #
 # Each metric scaled to the range of the working methods (0: the best, 1: the worst), so that
-# one figure shows where each method stands; the two failed all-layer Laplace rows are grey.
+# one figure shows where each method stands; rows with a test error of one half or more (they
+# fail) are grey.
 # "NLL at 60–120°" is the mean NLL on the digits rotated by 60° to 120°.
 
 # %%
@@ -214,8 +216,9 @@ if summary:
 # version 3 has no rotation experiment.
 #
 # **The weakest assumption.** Every method trains at a constant learning rate for at most 60
-# epochs, and several choices sit at the 60-epoch edge: a schedule or longer training could
-# move any method, and the verdicts below hold for this budget only.
+# epochs, and a choice at the 60-epoch edge (the search table below names them) might gain from
+# more: a schedule or longer training could move any method, and the verdicts below hold for
+# this budget only.
 
 # %% [markdown]
 # In the table below a trial is *eligible* when it ran all 60 epochs without an error or a NaN
@@ -252,12 +255,14 @@ else:
 # Claims against the two all-layer Laplace fits score every method on the same fixed random
 # subset (2,000 MNIST + 2,000 Fashion-MNIST test images; their predictive is too slow on a CPU
 # for all 20,000). The subset is one draw: these claims' intervals leave out the sampling
-# uncertainty of the test images. On 2,000 images the binned ECE comes out larger for every
-# method: compare ECEs only within one table.
+# uncertainty of the test images. The binned ECE depends on how many images are scored (the
+# reading below the table compares the subset's with the full sets'): compare ECEs only within
+# one table.
 
 # %%
 if v3 is not None:
     H.show_table(*R.table_rows(v3, on="subset", cost=False))
+    show_markdown(R.subset_ece_text(v3))
     show_markdown(R.laplace_note(v3))
     show_markdown(R.hardware_text())
 
@@ -297,12 +302,16 @@ if v3 is not None:
 
 # %% [markdown]
 # ### A check after the numbers: last-layer Laplace and its prior precision
-#
-# The last-layer Laplace row has a higher NLL than the MAP network it wraps, and a referee
-# asked why. Its prior precision, chosen by the marginal likelihood as the plan says, may lie
-# far from the one MAP's own training implies ($N \times$ weight decay, $N$ the number of
-# training images). The same fit, around the same MAP networks, is scored again under two
-# other settings: laplace-torch's grid search on the *validation* NLL (its documented
+
+# %%
+if v3 is not None:
+    show_markdown(R.laplace_vs_map_text(v3));
+
+# %% [markdown]
+# **The method.** The row's prior precision, chosen by the marginal likelihood as the plan
+# says, may lie far from the one MAP's own training implies ($N \times$ weight decay, $N$ the
+# number of training images). The same fit, around the same MAP networks, is scored again
+# under two other settings: laplace-torch's grid search on the *validation* NLL (its documented
 # alternative, over its default range $10^{-4}$ to $10^4$ at one value per decade, each value
 # scored afresh: the library's built-in running score is never reset between values) and
 # $N \times$ weight decay (`helpers.laplace_prior_check`, `tools/laplace_prior_check.py`). This check came after the
@@ -331,15 +340,11 @@ else:
 # %%
 if v3 is not None:
     show_markdown(R.answer_line(v3) + "\n\n" + R.takeaway_text(v3, ps=ps) + "\n"
-                  + R.version1_text(v3))
+                  + R.version1_text(v3) + "\n" + R.laplace_takeaway(v3, R.load_v1()))
 
 # %% [markdown]
 # - One architecture, one split, every setting chosen without the test sets: the differences are
 #   measured with the seed spread beside them.
-# - All-layer Laplace needs its linearised predictive, not weight sampling (version 1's failed
-#   rows). Even with it, the all-layer fits here are far less confident than they should be
-#   (section 7's subset table); for the last-layer fit, section 7's last table shows how much
-#   of its row is the prior precision.
 #
 # ## Exercises
 #

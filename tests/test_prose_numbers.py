@@ -37,24 +37,21 @@ ALLOWED = {
     "01_mnist_classification": {"5.1": _SECTIONS, "3.2": _SECTIONS, "50,000": _SETTING,
                                 "10,000": _SETTING, "2×": "a width, 2×400 ... 2×1200",
                                 "95%": _LEVEL, "0.1 pp": _LEVEL, "0.3": _READ},
-    "02_regression_uncertainty": {"5.2": _SECTIONS, "0.3": "the generator's amplitude",
-                                  "0.02": _SETTING, "0.1": _SETTING, "95 %": _LEVEL,
+    "02_regression_uncertainty": {"5.2": _SECTIONS, "0.02": _SETTING, "0.1": _SETTING, "95 %": _LEVEL,
                                   "50 %": _LEVEL, "90 %": _LEVEL, "0.50": _LEVEL,
                                   "0.90": _LEVEL},
-    "03_contextual_bandit": {"5.3": _SECTIONS, "3.3": _SECTIONS, "20,000": _SETTING,
+    "03_contextual_bandit": {"5.3": _SECTIONS, "20,000": _SETTING,
                              "50,000": _SETTING, "10,000": _SETTING, "4,096": _SETTING,
                              "1,000": _SETTING, "1 %": "the 1 % greedy agent's epsilon",
-                             "5 %": "the 5 % greedy agent's epsilon", "5,700": _PAPER,
-                             "0.05": _SETTING, "0.1 %": "the exploration figure's axis break"},
+                             "5 %": "the 5 % greedy agent's epsilon",
+                             "0.1 %": "the exploration figure's axis break"},
     "04_pruning": {"5.1": _SECTIONS, "2×": "a width, 2×400 or 2×1200", "0.05": _PAPER,
-                   "0.05 pp": _PAPER, "95 %": _SETTING, "98 %": _SETTING, "75 %": _SETTING,
-                   "99 %": _SETTING, "97 %": _SETTING, "0 %": _SETTING, "0.01": _READ,
-                   "10 %": _READ},
-    "05_uncertainty": {"0.5": _READ, "10,000": _SETTING, "0.9": _READ, "0.6": _READ,
-                       "0.7": _READ, "1,000": _SETTING, "2,000": _SETTING, "0.955": _SETTING,
-                       "0.05": _READ},
-    "06_alternatives": {"0.2": _SETTING, "0.5": _SETTING, "10,000": _SETTING, "0.6": _READ,
-                        "0.9": _READ, "0.98": "a published value (Kristiadi et al. 2021)",
+                   "95 %": _SETTING, "98 %": _SETTING, "75 %": _SETTING, "97 %": _SETTING,
+                   "0 %": _SETTING},
+    "05_uncertainty": {"0.5": _READ, "10,000": _SETTING, "1,000": _SETTING,
+                       "0.955": _SETTING},
+    "06_alternatives": {"0.2": _SETTING, "0.5": _SETTING, "10,000": _SETTING,
+                        "0.98": "a published value (Kristiadi et al. 2021)",
                         "0.99": "a published value (Kristiadi et al. 2021)",
                         "2,000": "plan v3's subset size (a setting)",
                         "95%": "the interval's level (a setting)",
@@ -106,6 +103,16 @@ def test_pending_entries_still_occur(path):
     present = {t for _, t in notebook_tokens(path)}
     gone = sorted(set(PENDING.get(path.stem, {})) - present)
     assert not gone, f"{path.name}: rendered now, remove from PENDING: {gone}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_allowed_entries_still_occur(path):
+    """An allowance that no longer occurs is removed: a stale entry would let a measured number
+    with the same digits back in unnoticed (03's "3.3", filed as a section number, let a typed
+    runtime of 3.3 CPU-hours through)."""
+    present = {t for _, t in notebook_tokens(path)}
+    gone = sorted(set(ALLOWED.get(path.stem, {})) - present)
+    assert not gone, f"{path.name}: no longer in the prose, remove from ALLOWED: {gone}"
 
 
 def test_the_check_finds_a_typed_measurement():
