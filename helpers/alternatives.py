@@ -586,6 +586,18 @@ def summary_rows(summary):
     return header, rows
 
 
+def _name(m):
+    """A method's name in a sentence: 'MAP', 'BBB', 'last-layer Laplace', else its label."""
+    return (LABELS[m].split(" (")[0] if m in ("map", "bbb") else
+            SHORT[m] if m.startswith("laplace") else LABELS[m])
+
+
+def _and(words):
+    """'a', 'a and b', 'a, b and c'."""
+    words = list(words)
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def working(summary, max_error=0.5):
     """Return the result rows of the methods whose test error is below ``max_error`` (all rows
     when none is, as in a smoke run)."""
@@ -691,75 +703,89 @@ def verdict(summary):
     return lines
 
 
+SPREAD_RULE = "a gap to it no larger than the larger of the two standard deviations over seeds"
+
+
 def summary_text(summary, ood05=None):
-    """Return notebook 06's reading of its summary table (Markdown; version 1: descriptive, no
-    declared test), every number from ``summary`` (results/06_alternatives/summary.json) and,
-    for the comparison with notebook 05, ``ood05`` (helpers.uncertainty.summarise of notebook
-    05's ood.json)."""
+    """Return notebook 06's reading of its summary table (Markdown bullets; version 1:
+    descriptive, no declared test), every number from ``summary``
+    (results/06_alternatives/summary.json) and, for the comparison with notebook 05, ``ood05``
+    (helpers.uncertainty.summarise of notebook 05's ood.json). "Within one seed spread" is
+    defined where it is first used (``SPREAD_RULE``), and every working method outside the band
+    is named."""
     rows = {r["method"]: r for r in summary["metrics"]["rows"]}
     ok = [m for m in rows if rows[m]["test_error"]["mean"] < 0.5]  # the working methods
     au = lambda m: rows[m]["auroc_entropy"]  # noqa: E731
     top = sorted(ok, key=lambda m: -au(m)["mean"])
     band = [m for m in top if au(top[0])["mean"] - au(m)["mean"] <= max(au(top[0])["sd"] or 0,
                                                                         au(m)["sd"] or 0)]
+    name = _name
     fmt = lambda m: f"{au(m)['mean']:.3f}" + (  # noqa: E731
         f" ± {au(m)['sd']:.3f}" if au(m)["sd"] is not None else "")
     n = len(rows["bbb"]["seeds"])
-    out = [f"**What the table shows** (version 1: descriptive, "
-           f"{n} seed{'s' if n != 1 else ''}, no declared test). On out-of-distribution "
-           "detection " + (f"{len(band)} methods are within one seed spread of the best: " if
-                           len(band) > 1 else "the best is ")
-           + ", ".join(f"{LABELS[m].replace(' (this project)', '')} (AUROC {fmt(m)})"
-                       for m in band)
-           + (f"; MAP alone reaches {au('map')['mean']:.3f}." if "map" not in band else ".")]
+    cap = lambda s: s[0].upper() + s[1:]  # noqa: E731
+    out = [f"**What the table shows** (version 1: descriptive, {n} seed{'s' if n != 1 else ''}, "
+           "no declared test).\n"]
+    listed = _and([f"{name(m)} (AUROC {fmt(m)})" for m in band])
+    rest = [m for m in top if m not in band]
+    if len(band) > 1:
+        ood = (f"- **Out-of-distribution detection.** Within one seed spread of the best mean "
+               f"AUROC ({SPREAD_RULE}) lie {listed}.")
+    else:
+        ood = (f"- **Out-of-distribution detection.** Best: {listed}, more than one seed spread "
+               f"({SPREAD_RULE}) ahead of the others.")
+    if rest:
+        ood += " Outside it: " + _and([f"{name(m)} ({au(m)['mean']:.3f})" for m in rest]) + "."
+    if "mc_dropout" in ok and top[-1] == "mc_dropout":
+        ood += " Why MC dropout is lowest was not tested here (section 7 searches it afresh)."
+    out.append(ood)
     low = lambda k: min(ok, key=lambda m: rows[m][k]["mean"])  # noqa: E731
     ece = sorted(ok, key=lambda m: rows[m]["ece"]["mean"])
-    cap = lambda s: s[0].upper() + s[1:]  # noqa: E731
-    acc = (f"{LABELS[low('test_error')]} has the lowest test error and NLL"
+    acc = (f"{_name(low('test_error'))} has the lowest test error and NLL"
            if low("test_error") == low("nll") else
-           f"{LABELS[low('test_error')]} has the lowest test error, {LABELS[low('nll')]} the "
+           f"{_name(low('test_error'))} has the lowest test error, {_name(low('nll'))} the "
            "lowest NLL")
-    out.append(f"{cap(acc)}; {LABELS[ece[0]]} the lowest ECE "
-               f"({rows[ece[0]]['ece']['mean']:.4f}), then {LABELS[ece[1]]} "
-               f"({rows[ece[1]]['ece']['mean']:.4f}). BBB costs "
-               f"{rows['bbb']['train_time_ratio']['mean']:.1f} times MAP's training time (its "
-               "warm start included).")
+    out.append(f"- **Accuracy and calibration.** {cap(acc)}; {name(ece[0])} the lowest ECE "
+               f"({rows[ece[0]]['ece']['mean']:.4f}), then {name(ece[1])} "
+               f"({rows[ece[1]]['ece']['mean']:.4f}).")
     broken = [m for m in rows if m not in ok]
     if broken:
         errs = [100 * rows[m]["test_error"]["mean"] for m in broken]
         stale = {r["method"] for r in stale_laplace_rows(summary)}
         span = (f"{min(errs):.0f} %" if round(min(errs)) == round(max(errs)) else
                 f"{min(errs):.0f}–{max(errs):.0f} %")
-        out.append((f"The rows {' and '.join(LABELS[m] for m in broken)} fail" if len(broken) > 1
-                    else f"The row {LABELS[broken[0]]} fails") + f" ({span} error)"
-                   + (": they were computed before issue 34 by sampling weights from the whole "
-                      "network's Gaussian posterior, which Immer et al. "
-                      "([2021](https://arxiv.org/abs/2008.08400)) show underfits badly; the code "
-                      "now predicts with the library's linearised (GLM) predictive, and version 3 "
-                      "of this comparison recomputes them. They are not a verdict on the Laplace "
-                      "approximation." if set(broken) <= stale else "."))
-    if "mc_dropout" in ok:
-        worst = min(ok, key=lambda m: au(m)["mean"])
-        if worst == "mc_dropout":
-            out.append(f"MC dropout has the lowest AUROC of the working methods "
-                       f"({au('mc_dropout')['mean']:.3f}); we have not tested why (version 1; "
-                       "section 7 gives version 3's numbers).")
+        text = ((f"- **Failed rows.** The rows of {_and([name(m) for m in broken])} fail"
+                 if len(broken) > 1 else f"- **Failed row.** The row of {name(broken[0])} fails")
+                + f" ({span} error).")
+        if set(broken) <= stale:
+            they = "They" if len(broken) > 1 else "It"
+            text += (f" {they} predicted by sampling weights from the whole network's Gaussian "
+                     "posterior, which underfits badly ([Immer et al. 2021]"
+                     "(https://arxiv.org/abs/2008.08400)). The code now uses the library's "
+                     "*linearised (GLM) predictive* (the network replaced by its first-order "
+                     "expansion around the MAP weights), and version 3 (section 7) recomputes "
+                     f"{'them' if len(broken) > 1 else 'it'}. This is not a verdict on the "
+                     "Laplace approximation.")
+        out.append(text)
+    text = "\n".join(out)
     if ood05 and all(("MNIST", k) in ood05 for k in ("bbb", "deterministic", "ensemble")):
         o = lambda k, m: ood05[("MNIST", k)][m]["mean"]  # noqa: E731
-        out.append(
-            "\n\n**Why the same names differ from notebook 05.** BBB here is notebook 01's "
-            f"recipe, chosen by validation error ({100 * rows['bbb']['test_error']['mean']:.2f} % "
-            f"test error), not notebook 05's, chosen by validation NLL "
-            f"({100 * o('bbb', 'test_error'):.2f} %). MAP and its ensemble are searched with "
-            "weight decay and train longer; notebook 05's single network was searched without "
-            f"it, and its AUROC was {o('deterministic', 'auroc_entropy'):.3f} (ensemble "
-            f"{o('ensemble', 'auroc_entropy'):.3f}) against {au('map')['mean']:.3f} "
-            f"({au('ensemble')['mean']:.3f}) here.")
-    return " ".join(out)
+        text += (
+            "\n\n**Why the same names differ from notebook 05.**\n\n"
+            f"- BBB here is notebook 01's recipe, chosen by validation error "
+            f"({100 * rows['bbb']['test_error']['mean']:.2f} % test error), not notebook 05's, "
+            f"chosen by validation NLL ({100 * o('bbb', 'test_error'):.2f} %).\n"
+            "- MAP and its ensemble are searched with weight decay here and train longer; "
+            "notebook 05's single network was searched without it. Their AUROC: "
+            f"{o('deterministic', 'auroc_entropy'):.3f} and {o('ensemble', 'auroc_entropy'):.3f}"
+            f" in notebook 05, {au('map')['mean']:.3f} and {au('ensemble')['mean']:.3f} here.")
+    return text
 
 
 def answer_text(summary, budget=3.0):
-    """Return notebook 06's answer to its question (Markdown, version 1), from ``summary``."""
+    """Return notebook 06's answer to its question (Markdown bullets, version 1), from
+    ``summary``: BBB's place on AUROC and on ECE (the best mean, or not, and whether the gap is
+    inside one seed spread) and its training time against the budget."""
     rows = {r["method"]: r for r in summary["metrics"]["rows"]}
     ok = [m for m in rows if rows[m]["test_error"]["mean"] < 0.5]
     parts = []
@@ -769,20 +795,24 @@ def answer_text(summary, budget=3.0):
         b, o = rows["bbb"][key], rows[other][key]
         within = abs(b["mean"] - o["mean"]) <= max(b["sd"] or 0, o["sd"] or 0)
         best = order[0] == "bbb"
-        parts.append(f"{'reaches' if best else 'does not reach'} the best {name} ("
-                     + (f"ahead of {LABELS[other]}" if best else
-                        f"{LABELS[other]}'s {o['mean']:.4f} against BBB's {b['mean']:.4f}")
-                     + (", a gap inside the seed spread)" if within else
-                        ", a gap larger than the seed spread)"))
+        parts.append(f"BBB {'reaches' if best else 'does not reach'} the best {name} ("
+                     + (f"ahead of {_name(other)}" if best else
+                        f"{_name(other)}'s {o['mean']:.4f} against BBB's {b['mean']:.4f}")
+                     + (", a gap inside one seed spread)." if within else
+                        ", a gap larger than one seed spread)."))
     ratio = rows["bbb"]["train_time_ratio"]["mean"]
-    return (f"**The answer** (version 1). BBB {parts[0]}, {parts[1]}, and it trains "
-            f"{ratio:.1f} times longer than MAP, {'within' if ratio <= budget else 'above'} the "
-            f"{budget:g}× asked.")
+    n = len(rows["bbb"]["seeds"])
+    return (f"**The answer** (version 1, {n} seed{'s' if n != 1 else ''}).\n\n"
+            f"- {parts[0]}\n- {parts[1]}\n- BBB trains {ratio:.1f} times longer than MAP, "
+            f"{'within' if ratio <= budget else 'above'} the {budget:g}× asked (counting the SGD "
+            "network its recipe starts from).")
 
 
 def rotation_text(summary):
     """Return notebook 06's reading of the rotation curves (Markdown, version 1), from the mean
-    curves in ``summary``: the error range, and where BBB has the lowest ECE and NLL."""
+    curves in ``summary``: the error range, where BBB has the lowest ECE and NLL (the other
+    leaders grouped by method), the highest NLL from 90° on, and a reminder of which BBB this is
+    and that version 3 has no rotation experiment."""
     rows = {r["method"]: r for r in summary["metrics"]["rows"]}
     ok = [m for m in rows if rows[m]["test_error"]["mean"] < 0.5]
     angles = rows["bbb"]["rotation"]["angle"]
@@ -795,20 +825,27 @@ def rotation_text(summary):
         return [min(ok, key=lambda m: rot[m][key][i]) for i in range(len(angles))]
     ece_best, nll_best = best_at("ece"), best_at("nll")
     ece_bbb = [a for a, m in zip(angles, ece_best) if m == "bbb"]
-    nll_other = [(a, m) for a, m in zip(angles, nll_best) if m != "bbb"]
+    others = {}
+    for a, m in zip(angles, nll_best):
+        if m != "bbb":
+            others.setdefault(m, []).append(f"{a}°")
     worst = {m for i in range(len(angles)) if angles[i] >= 90
              for m in [max(ok, key=lambda m: rot[m]["nll"][i])]}
-    text = (f"Rotating the digits hurts every method alike: the error climbs from under "
-            f"{math.ceil(100 * lo0)} % (unrotated, every working method) to at least "
-            f"{math.floor(100 * hi90)} % by "
-            f"{angles[i90]}°. What differs is how much the methods admit it: BBB has the lowest "
-            f"ECE of the working methods at {len(ece_bbb)} of {len(angles)} angles")
+    n_nll = len(angles) - sum(len(v) for v in others.values())
+    text = (f"Every working method's error climbs from under {math.ceil(100 * lo0)} % "
+            f"(unrotated) to at least {math.floor(100 * hi90)} % by {angles[i90]}°. The methods "
+            "differ in how far their probabilities admit it:\n\n"
+            f"- **ECE**: BBB has the lowest ECE of the working methods at {len(ece_bbb)} of "
+            f"{len(angles)} angles")
     if ece_bbb and ece_bbb == angles[angles.index(ece_bbb[0]):]:
         text += f" (every angle from {ece_bbb[0]}° on)"
-    text += (f", and the lowest NLL at {len(angles) - len(nll_other)} of them"
-             + (" (elsewhere: " + ", ".join(f"{LABELS[m]} at {a}°" for a, m in nll_other) + ")"
-                if nll_other else "")
-             + f"; the highest NLL from 90° on: {', '.join(LABELS[m] for m in sorted(worst))}.")
+    text += (f".\n- **NLL**: BBB has the lowest NLL at {n_nll} of {len(angles)} angles"
+             + (" (elsewhere " + "; ".join(f"{_name(m)} at {_and(v)}" for m, v in others.items())
+                + ")" if others else "")
+             + f"; {_and([_name(m) for m in sorted(worst)])} "
+             + ("has" if len(worst) == 1 else "have") + " the highest NLL from 90° on.\n\n"
+             "This BBB is notebook 01's recipe (section 1), and version 3 (section 7) has no "
+             "rotation experiment: this reading has no counterpart with equal searches.")
     return text
 
 
@@ -928,26 +965,30 @@ def reliability_text(summary, min_count=10, above=0.6, noisy_below=0.9):
         groups["above" if up == n else "below" if down == n else "both"].append(m)
     said = []
     if groups["above"]:
-        said.append(", ".join(f"{name(m)}'s" for m in groups["above"])
-                    + (" curve runs" if len(groups["above"]) == 1 else " curves run")
+        many = len(groups["above"]) > 1
+        said.append(_and([f"{name(m)}'s" for m in groups["above"]])
+                    + (" curves run" if many else " curve runs")
                     + " above the diagonal in every such bin (right more often than "
-                    + ("it claims" if len(groups["above"]) == 1 else "they claim")
-                    + ": under-confident)")
+                    + ("they claim" if many else "it claims") + ": under-confident).")
     if groups["below"]:
-        said.append(", ".join(f"{name(m)}'s" for m in groups["below"])
-                    + (" runs" if len(groups["below"]) == 1 else " run")
-                    + " below the diagonal in every such bin (over-confident)")
+        said.append(_and([f"{name(m)}'s" for m in groups["below"]])
+                    + (" curves run" if len(groups["below"]) > 1 else " curve runs")
+                    + " below the diagonal in every such bin (over-confident).")
     if groups["both"]:
-        said.append(", ".join(f"{name(m)}'s ({side[m][0]} of {side[m][2]} bins above)"
-                              for m in groups["both"])
-                    + (" crosses the diagonal" if len(groups["both"]) == 1
-                       else " cross the diagonal"))
+        both = groups["both"]
+        n = {side[m][2] for m in both}
+        said.append(_and([f"{name(m)}'s" for m in both])
+                    + (" curves cross" if len(both) > 1 else " curve crosses") + " the diagonal ("
+                    + _and([str(side[m][0]) for m in both]) + " of "
+                    + (str(n.pop()) if len(n) == 1 else "their")
+                    + f" bin{'s' if len(both) > 1 or side[both[0]][2] != 1 else ''} above).")
     order = sorted(gap, key=gap.get)
     n_seeds = len(rows[0]["seeds"])
     text = (f"**Reading the diagram** (seed 0 of {n_seeds}, one network per method, bins with "
             f"at least {min_count} images; descriptive, not a test). Above a confidence of "
-            f"{above:g}, " + "; ".join(said) + ". The curves' mean distance from the diagonal "
-            "there, closest first: " + ", ".join(f"{name(m)} {gap[m]:.3f}" for m in order) + ".")
+            f"{above:g}:\n\n" + "\n".join(f"- {x[0].upper() + x[1:]}" for x in said)
+            + "\n- Mean distance from the diagonal there, closest first: "
+            + ", ".join(f"{name(m)} {gap[m]:.3f}" for m in order) + ".")
     n_bins = len(rows[0]["reliability_seed0"]["count"])
     cut = math.floor(noisy_below * n_bins + 1e-9)
     low = {r["method"]: sum(r["reliability_seed0"]["count"][:cut]) for r in rows}
@@ -955,8 +996,8 @@ def reliability_text(summary, min_count=10, above=0.6, noisy_below=0.9):
     lo, hi = min(low, key=low.get), max(low, key=low.get)
     span = (f"{low[lo]:,} ({name(lo)}) to {low[hi]:,} ({name(hi)})" if low[lo] != low[hi]
             else f"{low[lo]:,} (every method)")
-    text += (f" Only {span} of the {total:,} test images get a confidence below "
-             f"{cut / n_bins:.2f} (the lowest {cut} of the {n_bins} bins), so the left part of "
+    text += (f"\n\nOnly {span} of the {total:,} test images get a confidence below "
+             f"{cut / n_bins:.2f} (the lowest {cut} of the {n_bins} bins): the left part of "
              "the diagram rests on few images.")
     return text
 

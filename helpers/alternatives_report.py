@@ -238,38 +238,29 @@ def answer_text(summary, subset_note=True):
 
 
 def search_text():
-    """A paragraph on the searches: which choices sit at an edge of their grid, read from the
-    search records (the plan: version 3 is final for edges; they are reported, not widened)."""
-    done, out = [], []
-    for m in A.SEARCHES:
-        c = A.chosen(m)
-        if c is None:
-            out.append(f"{LABELS[m]}'s search is under way")
-            continue
-        done.append(m)
-        e = edges(m, c)
-        if e:
-            vals = [f"{k} = {c['epochs'] if k == 'epochs' else format(c['config'][k], 'g')}"
-                    for k in e]
-            out.append(f"{LABELS[m]}'s choice sits at the edge of its grid in "
-                       f"{' and '.join(vals)}")
-        else:
-            out.append(f"{LABELS[m]}'s choice is inside its grid")
-    text = "; ".join(out) + "."
-    least = [f"{LABELS[m]} ({k} = {format(A.chosen(m)['config'][k], 'g')})" for m in done
-             for k, side in LEAST_UNCERTAIN.get(m, {}).items()
+    """The one reading the search table's edge column does not give: whether the Bayesian
+    methods' choices sit at the end of their grids with the least initial posterior
+    uncertainty (read from the search records); searches still under way are named."""
+    pending = [LABELS[m] for m in A.SEARCHES if A.chosen(m) is None]
+    least = [(m, f"{k} = {format(A.chosen(m)['config'][k], 'g')}")
+             for m in LEAST_UNCERTAIN if A.chosen(m) is not None
+             for k, side in LEAST_UNCERTAIN[m].items()
              if A.chosen(m)["config"][k] == side(A.SEARCHES[m]["grid"][k])]
+    text = ""
     if least:
-        text += (" The Bayesian methods' edges point one way: " + " and ".join(least)
-                 + (" sit" if len(least) > 1 else " sits") + " at the grid's end of the least "
-                 "initial posterior uncertainty, so a wider grid could move "
-                 + ("them" if len(least) > 1 else "it") + " further toward a deterministic "
-                 "network.")
-    if any(edges(m, A.chosen(m)) for m in done):
-        text += (" The grids were fixed in advance: a choice at an edge is reported beside its "
-                 "row, not searched again, so a method at an edge may do better with a wider "
-                 "grid (an epoch edge: with longer training).")
-    return text[0].upper() + text[1:]
+        short = lambda m: LABELS[m].split(" (")[0]  # noqa: E731
+        many = len(least) > 1
+        text = (_join([f"{short(m)}'s choice ({v})" if i == 0 else f"{short(m)}'s ({v})"
+                       for i, (m, v) in enumerate(least)])
+                + (" sit at the end of their grids" if many else " sits at the end of its grid")
+                + " with the least initial posterior uncertainty: a wider grid could move "
+                + ("them" if many else "it") + " further toward a deterministic network.")
+    elif all(A.chosen(m) is not None for m in LEAST_UNCERTAIN):
+        text = ("No Bayesian method's choice sits at the end of its grid with the least initial "
+                "posterior uncertainty.")
+    if pending:
+        text += (" " if text else "") + f"Still searching: {_join(pending)}."
+    return text
 
 
 def per_seed_rows(summary, metric, on="full"):
@@ -428,12 +419,13 @@ def takeaway_text(summary, lead=V3_LEAD, ps=None):
 
 
 def answer_line(summary):
-    """The section's answer in a few sentences, from the plan's verdicts and the cost columns:
-    whom BBB loses to, whom it beats, what ten seeds do not separate, and its training time."""
+    """The section's answer as short bullets, from the plan's verdicts and the cost columns:
+    whom BBB loses to, whom it beats (and whether those rivals score worse than MAP's own
+    network), where ten seeds do not separate it, and its training time."""
     if summary is None or summary["interim"]:
         return ""
     by = {"holds": {}, "reversed": {}}
-    unresolved = set()
+    unresolved, open_on = set(), {}
     for family, claims in summary["families"].items():
         short = "NLL" if "NLL" in family else "AUROC"
         for claim, res in claims.items():
@@ -442,25 +434,44 @@ def answer_line(summary):
                 by[res["verdict"]].setdefault(short, []).append(rival)
             else:
                 unresolved.add(rival)
-    worse_than_map = {LABELS[m] for m in _worse_than_map(summary)[0]}
+                open_on.setdefault(short, []).append(rival)
+    worse, sub = _worse_than_map(summary)
+    worse_than_map = {LABELS[m] for m in worse}
     where = {"NLL": "test NLL", "AUROC": "OOD AUROC"}
-    lose = "; ".join(f"{', '.join(v)} on {where[k]}" for k, v in by["reversed"].items())
-    win = "; ".join(f"{where[k]} over {', '.join(v)}" + (
+    lose = [f"{_join(v)} on {where[k]}" for k, v in by["reversed"].items()]
+    lose = ", and to ".join(lose)
+    wins = [f"on {where[k]} over {_join(v)}" + (
         " (fits that score worse than MAP itself)"
         if k == "NLL" and all(x in worse_than_map for x in v) else "")
-        for k, v in by["holds"].items())
+        for k, v in by["holds"].items()]
     resolved = {x for d in by.values() for v in d.values() for x in v}
-    ratio = summary.get("cost", {}).get("bbb", {}).get("train_ratio_to_map")
-    text = "**Answer (version 3).** " + (
-        f"BBB does not lead this comparison: it loses to {lose}. " if lose
-        else "BBB loses to no rival. ")
-    text += (f"Its resolved wins: {win}. " if win else "It has no resolved win. ")
     rest = sorted(unresolved - resolved)
+    out = ["**Answer (version 3).** " + ("BBB does not lead this comparison." if lose
+                                        else "BBB loses to no rival."), ""]
+    if lose:
+        out.append(f"- It loses to {lose}.")
+    out.append("- Its wins (claims that hold): " + ", and ".join(wins) + "." if wins
+               else "- It has no win (no claim holds).")
+    beaten = [m for m in worse if LABELS[m] in by["holds"].get("NLL", [])]
+    if beaten and "map" in sub:
+        out.append(f"- Mean test NLL of {'those fits' if len(beaten) > 1 else 'that fit'} on the "
+                   "subset: " + _join([f"{sub[m]:.4f}" for m in beaten])
+                   + f", against MAP's {sub['map']:.4f}.")
+    map_nll = summary["families"].get("test NLL", {}).get("bbb < map on nll")
+    said_map = bool(map_nll and map_nll["verdict"] not in by and map_nll.get("p_holm") is not None)
+    if said_map:
+        out.append(f"- Against MAP itself, the NLL claim is {map_nll['verdict']} "
+                   f"(Holm p {map_nll['p_holm']:.2g}).")
     if rest:
-        text += f"Against {', '.join(rest)}, ten seeds do not separate it on either score. "
+        out.append(f"- Against {_join(rest)}, ten seeds do not separate it on either score.")
+    for k, v in open_on.items():
+        others = [x for x in v if x not in rest and not (k == "NLL" and x == "MAP" and said_map)]
+        if others:
+            out.append(f"- On {where[k]}, ten seeds do not separate it from {_join(others)}.")
+    ratio = summary.get("cost", {}).get("bbb", {}).get("train_ratio_to_map")
     if ratio:
-        text += f"It trains {ratio:.1f}× as long as MAP (same seeds, one CPU thread)."
-    return text
+        out.append(f"- It trains {ratio:.1f}× as long as MAP (same seeds, one CPU thread).")
+    return "\n".join(out)
 
 
 def underconfidence(error, ece):
@@ -478,36 +489,44 @@ def _join(words):
 
 
 def laplace_note(summary):
-    """A rendered sentence on the all-layer Laplace rows' calibration on the subset: their ECE,
-    NLL and error beside MAP's, and where their ECE exceeds twice their error rate, the
-    under-confidence that this implies (``underconfidence``)."""
+    """The all-layer Laplace rows on the subset, as short bullets: their error rates beside
+    MAP's, their ECE, and where that ECE exceeds twice the error rate, the under-confidence it
+    implies (``underconfidence``); then which row detects Fashion-MNIST best on the subset."""
     t = summary["table"]
     if any("subset" not in t.get(m, {}) for m in ("map", *F.ALL_LAYER)):
         return ""
     get = lambda m, k: t[m]["subset"][k]["mean"]  # noqa: E731
-    rows = ", ".join(f"{LABELS[m]} ECE {get(m, 'ece'):.3f}, NLL {get(m, 'nll'):.3f}, error "
-                     f"{100 * get(m, 'test_error'):.2f} %" for m in F.ALL_LAYER)
+    names = _join([LABELS[m] for m in F.ALL_LAYER])
     n = min(len(t[m]["subset"]["ece"]["seeds"]) for m in F.ALL_LAYER)
-    text = (f"**The all-layer fits on the subset** (means over {n} seeds): {rows}, against "
-            f"MAP's ECE {get('map', 'ece'):.3f}, NLL {get('map', 'nll'):.3f}, error "
-            f"{100 * get('map', 'test_error'):.2f} %.")
     gap = {m: underconfidence(get(m, "test_error"), get(m, "ece")) for m in F.ALL_LAYER}
     under = [m for m in F.ALL_LAYER if gap[m] > 0]
-    if under:
-        text += (f" The ECE of {_join([LABELS[m] for m in under])} "
-                 "is more than twice the error rate, which only under-confidence can give (a bin "
-                 "can be over-confident by at most its own error rate): "
-                 + ("they are" if len(under) > 1 else "it is") + " less confident than "
-                 + ("they" if len(under) > 1 else "it") + " should be, the mean confidence at "
-                 "least " + _join([f"{gap[m]:.3f}" for m in under]) + " below the accuracy. "
-                 + ("Their" if len(under) > 1 else "Its") + " NLL claims below include this "
-                 "under-confidence (the linearised predictive with the marginal-likelihood "
-                 "prior), not only errors.")
     rest = [m for m in F.ALL_LAYER if m not in under]
+    out = [f"**The all-layer Laplace fits** ({names}; subset table, means over {n} seeds):", "",
+           "- Error: " + _join([f"{100 * get(m, 'test_error'):.2f} %" for m in F.ALL_LAYER])
+           + f" (MAP {100 * get('map', 'test_error'):.2f} %); ECE: "
+           + _join([f"{get(m, 'ece'):.3f}" for m in F.ALL_LAYER])
+           + f" (MAP {get('map', 'ece'):.3f})."]
+    if under:
+        pl = len(under) > 1
+        who = ("Both fits' ECE is" if len(under) == len(F.ALL_LAYER) > 1 else
+               f"The ECE of {_join([LABELS[m] for m in under])} is")
+        out.append(f"- {who} more than twice {'their' if pl else 'its'} error rate. "
+                   "A bin can be over-confident by at "
+                   "most its own error rate, so only under-confidence gives such an ECE: "
+                   f"{'their' if pl else 'its'} mean confidence lies at least "
+                   + _join([f"{gap[m]:.3f}" for m in under]) + " below the accuracy.")
+        out.append(f"- {'Their' if pl else 'Its'} NLL claims (claims table below) therefore "
+                   "include this "
+                   "under-confidence (the linearised predictive with the marginal-likelihood "
+                   "prior), not only errors.")
     if rest:
-        text += (f" For {_join([LABELS[m] for m in rest])} the ECE is at most twice the error "
-                 "rate, so it does not tell on which side of the diagonal the predictive misses.")
-    return text + _best_auroc_note(summary)
+        out.append(f"- For {_join([LABELS[m] for m in rest])} the ECE is at most twice the error "
+                   "rate, so it does not tell on which side of the diagonal the predictive "
+                   "misses.")
+    best = _best_auroc_note(summary)
+    if best:
+        out.append("- " + best)
+    return "\n".join(out)
 
 
 def _best_auroc_note(summary):
@@ -520,7 +539,7 @@ def _best_auroc_note(summary):
         return ""
     cost = summary.get("cost", {})
     pb, pr = (cost.get(m, {}).get("predict_s_10k") for m in ("bbb", best))
-    text = (f" Yet {LABELS[best]} has the highest AUROC on the subset ({au[best]:.3f}; BBB "
+    text = (f"{LABELS[best]} has the highest AUROC on the subset ({au[best]:.3f}; BBB "
             f"{au['bbb']:.3f})")
     if pb and pr:
         text += (f", at {pr:,.0f} s per 10,000 predictions on one CPU thread "
@@ -535,57 +554,35 @@ def load_v1():
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def version1_leaders(v1):
-    """What version 1's table found (its working methods, no test): the methods within one seed
-    spread of the best mean OOD AUROC, and the two lowest mean ECEs, with their numbers."""
-    rows = {r["method"]: r for r in v1["metrics"]["rows"]}
-    ok = [r["method"] for r in ALT.working(v1)]
-    au = {m: rows[m]["auroc_entropy"] for m in ok}
-    best = max(ok, key=lambda m: au[m]["mean"])
-    band = [m for m in sorted(ok, key=lambda m: -au[m]["mean"])
-            if au[best]["mean"] - au[m]["mean"] <= max(au[best]["sd"] or 0, au[m]["sd"] or 0)]
-    ece = sorted(ok, key=lambda m: rows[m]["ece"]["mean"])[:2]
-    n = len(rows[best]["seeds"])
-    lead = (f"it found {_join([LABELS[m] for m in band])} within one seed spread of the best OOD "
-            f"AUROC (best: {LABELS[best]}, {au[best]['mean']:.3f}; {n} seeds)"
-            if len(band) > 1 else
-            f"it found {LABELS[best]} alone with the best OOD AUROC ({au[best]['mean']:.3f}, "
-            f"more than one seed spread ahead; {n} seeds)")
-    return (lead + ", and the two lowest ECEs for " + _join(
-        [f"{LABELS[m]} ({rows[m]['ece']['mean']:.4f})" for m in ece]))
-
-
 def version1_text(summary):
-    """The takeaway on version 1 (sections 1-6), with what version 3 says on calibration and
-    the largest changes between them."""
-    ll = "laplace_ll_kron"
-    t = {m: x["full"]["ece"]["mean"] for m, x in summary["table"].items()
-         if "full" in x and "ece" in x["full"]}
-    order = sorted(t, key=t.get)
-    flips = []
+    """The takeaway on version 1 against version 3: how far equal searches moved the two
+    largest changes (MC dropout's AUROC, with its rank among the working methods, and
+    last-layer Laplace's ECE)."""
     v1 = load_v1()
-    if v1:
-        r1 = {x["method"]: x for x in v1["metrics"]["rows"]}
-        au3 = {m: x["full"]["auroc_entropy"]["mean"] for m, x in summary["table"].items()
-               if "full" in x}
-        if "mc_dropout" in r1 and "mc_dropout" in au3:
-            flips.append(f"MC dropout's AUROC went from "
-                         f"{r1['mc_dropout']['auroc_entropy']['mean']:.3f} (version 1, its rate "
-                         f"taken from notebook 05) to {au3['mc_dropout']:.3f} (its own search)")
-        if ll in r1 and ll in t:
-            flips.append(f"last-layer Laplace's ECE from {r1[ll]['ece']['mean']:.4f} to "
-                         f"{t[ll]:.4f} (around MAP networks of another search)")
-    return ("- Version 1 (sections 1–6) compared methods after unequal searches"
-            + (f"; {version1_leaders(v1)}" if v1 else "") + "."
-            + (" " + "; ".join(flips) + "." if flips else "")
-            + " With equal searches (section 7) the lowest full-set ECE is "
-            + " and ".join(f"{LABELS[m]}'s ({t[m]:.4f})" for m in order[:2])
-            + (f", last-layer Laplace's ({t[ll]:.4f}) is the highest of {len(order)}"
-               if ll in t and order[-1] == ll else
-               f", last-layer Laplace's is {t[ll]:.4f}" if ll in t else "")
-            + (f", IVON's {t['ivon']:.4f}" if "ivon" in t else "")
-            + "; and the AUROC verdicts are those of section 7's table. Read section 7 where "
-            "the two differ.")
+    if not v1 or summary is None:
+        return ""
+    r1 = {x["method"]: x for x in ALT.working(v1)}
+    full = {m: x["full"] for m, x in summary["table"].items() if "full" in x}
+    out = []
+    if "mc_dropout" in r1 and "mc_dropout" in full:
+        a1 = {m: r["auroc_entropy"]["mean"] for m, r in r1.items()}
+        a3 = {m: x["auroc_entropy"]["mean"] for m, x in full.items()}
+        rank = lambda a: ("the highest" if max(a, key=a.get) == "mc_dropout" else  # noqa: E731
+                          "the lowest" if min(a, key=a.get) == "mc_dropout" else None)
+        text = (f"MC dropout's AUROC went from {a1['mc_dropout']:.3f} (its dropout rate taken "
+                f"from notebook 05) to {a3['mc_dropout']:.3f} with its own search")
+        if rank(a1) and rank(a3) and rank(a1) != rank(a3):
+            text += (f", from {rank(a1)} of version 1's working methods to {rank(a3)} on "
+                     "version 3's full test sets")
+        out.append(text)
+    ll = "laplace_ll_kron"
+    if ll in r1 and ll in full:
+        out.append(f"last-layer Laplace's ECE went from {r1[ll]['ece']['mean']:.4f} to "
+                   f"{full[ll]['ece']['mean']:.4f} (around MAP networks of another search)")
+    if not out:
+        return ""
+    return ("- **Equal searches moved the results.** Version 1 (sections 1–6) compared methods "
+            "after unequal searches. " + ". ".join(x[0].upper() + x[1:] for x in out) + ".")
 
 
 def robustness_text(summary):
@@ -636,8 +633,9 @@ def prior_check_rows(ps):
     row in place of the plan's, and again under each of BBB's extra predictive seeds."""
     from . import laplace_prior_check as P
     header = ["prior precision set by", "prior precision (median over seeds)", "test NLL",
-              "ECE", "AUROC (entropy)", "BBB < it on NLL (Holm p)",
-              "… under BBB's 3 extra sampling seeds", "it < BBB on AUROC (Holm p)",
+              "ECE", "AUROC (entropy)", "BBB < it on NLL, the plan's test applied (Holm p)",
+              "… under BBB's 3 extra sampling seeds",
+              "it < BBB on AUROC, the plan's test applied (Holm p)",
               "… under BBB's 3 extra sampling seeds"]
     top = 10.0 ** P.GRID["log_prior_prec_max"]
     rows = []
@@ -657,51 +655,65 @@ def prior_check_rows(ps):
 
 
 def prior_check_text(ps, summary):
-    """What the check says, from its summary: how the prior precision trades the row's NLL for
-    its AUROC, where the largest precision leaves it (at MAP), the two claims' verdicts in the
-    plan's families under each setting, and what BBB's extra sampling seeds change."""
+    """What the prior-precision check shows, as short bullets: how the prior precision trades
+    the row's AUROC against its NLL, where the largest precision leaves it (at MAP), how often
+    the validation grid search hit the top of its range, under which settings each of the two
+    claims holds when the plan's test is applied (outcomes of a check, not verdicts), what BBB's
+    extra sampling seeds change, and whether the plan's own row is reproduced."""
     from . import laplace_prior_check as P
     if not ps or not ps["seeds"]:
         return "No record yet: run `python tools/laplace_prior_check.py run`."
     st = ps["settings"]
+    n = len(ps["seeds"])
     mp = {k: summary["table"]["map"]["full"][k]["mean"] for k in ("nll", "auroc_entropy")}
-    order = sorted(P.SETTINGS, key=lambda k: statistics.median_low(st[k]["prior_precision"]))
+    med = {k: statistics.median_low(st[k]["prior_precision"]) for k in P.SETTINGS}
+    order = sorted(P.SETTINGS, key=med.get)
     trail = lambda key, d: " → ".join(f"{st[k]['mean'][key]:.{d}f}" for k in order)  # noqa: E731
-    text = ("**The prior precision moves both verdicts.** From the smallest precision to the "
-            "largest (" + " → ".join(f"{statistics.median_low(st[k]['prior_precision']):.3g}" for k in order)
-            + f", medians over seeds) last-layer Laplace trades AUROC ({trail('auroc_entropy', 3)})"
-            f" for NLL ({trail('nll', 4)}); MAP's own are {mp['auroc_entropy']:.3f} and "
-            f"{mp['nll']:.4f}, so at the largest the row is MAP's network in all but name.")
+    au, nl = [st[k]["mean"]["auroc_entropy"] for k in order], [st[k]["mean"]["nll"] for k in order]
+    move = lambda v, up, down: (up if v[-1] > v[0] else down)  # noqa: E731
+    out = [f"**What the check shows** ({n} seeds; the prior precisions are medians over seeds):",
+           "",
+           "- From the smallest prior precision to the largest ("
+           + " → ".join(f"{med[k]:.3g}" for k in order) + ") the row's NLL "
+           + move(nl, "worsens", "improves") + f" ({trail('nll', 4)}) while its AUROC "
+           + move(au, "rises", "falls") + f" ({trail('auroc_entropy', 3)}).",
+           f"- For comparison, MAP's own network: AUROC {mp['auroc_entropy']:.3f}, NLL "
+           f"{mp['nll']:.4f}."]
     top = 10.0 ** P.GRID["log_prior_prec_max"]
     at_top = sum(v >= top * (1 - 1e-6) for v in st["gridsearch_val"]["prior_precision"])
     if at_top:
-        text += (f" The validation grid search chose the top of its range ({top:.0e}) on "
-                 f"{at_top} of {len(ps['seeds'])} seeds: the validation NLL keeps falling toward "
-                 "MAP's (each seed's curve is in its record).")
-    words = lambda c: "; ".join(f"{st[k]['tests'][c]['verdict']} ({P.LABELS[k]})"  # noqa: E731
-                                for k in P.SETTINGS)
-    text += (f" Tested as the plan tests (this row in place of the plan's, Holm over the plan's "
-             f"seven claims per score, {len(ps['seeds'])} seeds): \"BBB better on NLL\": "
-             f"{words(P.CLAIMS[0])}. \"BBB better on AUROC\": {words(P.CLAIMS[1])}.")
+        out.append(f"- The validation grid search chose the top of its range ({top:.0e}) on "
+                   f"{at_top} of {n} seeds: the validation NLL keeps falling toward MAP's.")
+    by = {"marglik": "the marginal likelihood (the plan's setting)",
+          "gridsearch_val": "the validation grid search", "map_weight_decay": "N × weight decay"}
+    for c, what in zip(P.CLAIMS, ("NLL", "AUROC")):
+        holds = [by.get(k, P.LABELS[k]) for k in P.SETTINGS
+                 if st[k]["tests"][c]["verdict"] == "holds"]
+        rev = [by.get(k, P.LABELS[k]) for k in P.SETTINGS
+               if st[k]["tests"][c]["verdict"] == "reversed"]
+        text = f"- \"BBB better on {what}\", the plan's test applied: "
+        text += (f"holds only with the precision set by {_join(holds)}"
+                 if 0 < len(holds) < len(P.SETTINGS) else
+                 "holds under every setting" if holds else "holds under no setting")
+        if rev:
+            text += f"; reversed with {_join(rev)}"
+        out.append(text + (f"; not resolved at {n} seeds otherwise." if len(holds) + len(rev)
+                           < len(P.SETTINGS) else "."))
     shaky = [f"{P.LABELS[k]}, {'NLL' if c == P.CLAIMS[0] else 'AUROC'}"
              for k in P.SETTINGS for c in P.CLAIMS
              if (st[k].get("mc") or {}).get(c) and any(
                  v != st[k]["tests"][c]["verdict"] for v in st[k]["mc"][c]["verdicts"])]
-    text += (" Under BBB's three extra sampling seeds " + (
-        "the verdict changes for: " + "; ".join(shaky) + " (read those as not resolved)."
-        if shaky else "no verdict changes."))
-    if not any(st[k]["tests"][c]["verdict"] == "reversed" for k in P.SETTINGS for c in P.CLAIMS):
-        text += " Under no setting does last-layer Laplace beat BBB on either score."
+    out.append("- BBB's three extra sampling seeds " + (
+        "change the outcome for: " + "; ".join(shaky) + " (read those as not resolved)."
+        if shaky else "change none of these outcomes."))
     same = ps.get("marglik_reproduces_plan") or {}
     if same.get("nll") is not None:
-        text += (f" The marginal-likelihood row reproduces the plan's records (largest "
-                 f"difference: NLL {same['nll']:.1g}, AUROC (entropy) "
-                 f"{same.get('auroc_entropy', float('nan')):.1g}).")
-    text += (" N × weight decay is the nominal prior of MAP's training (MAP stops at a fixed "
-             "epoch, not at the penalised loss's minimum). This check came after the plan's "
-             "numbers: it qualifies the plan's verdict on this row and replaces none "
-             "(docs/choices.md).")
-    return text
+        exact = same["nll"] == 0 and same.get("auroc_entropy") == 0
+        out.append("- The marginal-likelihood row reproduces the plan's own records"
+                   + (" exactly." if exact else
+                      f" (largest difference: NLL {same['nll']:.1g}, AUROC (entropy) "
+                      f"{same.get('auroc_entropy', float('nan')):.1g})."))
+    return "\n".join(out)
 
 
 def load_prior_check():
@@ -712,9 +724,10 @@ def load_prior_check():
 
 
 def laplace_vs_map_text(summary, method="laplace_ll_kron"):
-    """The question of section 7's prior-precision check, from the full-set NLLs: the last-layer
+    """Why section 7's prior-precision check is made, from the full-set NLLs: the last-layer
     Laplace row's mean test NLL against that of the MAP networks it wraps, seed by seed (a
-    comparison of means; the plan tests BBB against each rival, not this pair)."""
+    comparison of means; the plan tests BBB against each rival, not this pair), and what sets
+    the uncertainty the fit adds."""
     t = summary["table"]
     try:
         a, b = t[method]["full"]["nll"], t["map"]["full"]["nll"]
@@ -725,15 +738,18 @@ def laplace_vs_map_text(summary, method="laplace_ll_kron"):
     up = sum(pa[s] > pb[s] for s in seeds)
     word = ("higher than" if a["mean"] > b["mean"] else "lower than" if a["mean"] < b["mean"]
             else "equal to")
-    return (f"**The question.** The last-layer Laplace row's mean test NLL ({a['mean']:.4f}) is "
-            f"{word} that of the MAP networks it wraps ({b['mean']:.4f}); it is the higher of "
-            f"the two on {up} of {len(seeds)} paired seeds (full test sets; a comparison of "
-            "means, not one of the plan's tests). A referee asked what sets this difference.")
+    return (f"**Why check.** The last-layer Laplace fit adds uncertainty around MAP's network. "
+            f"Its mean test NLL ({a['mean']:.4f}) is {word} that of the MAP networks it wraps "
+            f"({b['mean']:.4f}), and higher on {up} of {len(seeds)} paired seeds (full test "
+            "sets; a comparison of means, not one of the plan's tests). How much uncertainty the "
+            "fit adds is set by its prior precision, so the check below scores the same fits "
+            "under two other prior precisions.")
 
 
 def subset_ece_text(summary):
     """Whether the binned ECE on the plan's subset comes out larger than on the full test sets,
-    per method scored on both (means over the seeds) and over every method-seed pair."""
+    per method scored on both (means over the seeds) and over every method-seed pair; the
+    numbers themselves are in the two tables."""
     t = summary["table"]
     both = [m for m in F.METHODS if {"full", "subset"} <= set(t.get(m, {}))
             and "ece" in t[m]["full"] and "ece" in t[m]["subset"]]
@@ -754,17 +770,15 @@ def subset_ece_text(summary):
            f"for none of the {len(both)} methods scored on both" if not larger else
            f"for {len(larger)} of the {len(both)} methods scored on both (not for "
            + _join([LABELS[m] for m in both if m not in larger]) + ")")
-    return (f"On the {size:,}-image subset the binned ECE comes out larger than on the full test "
-            f"sets {who}, and on {up} of {pairs} method-seed pairs (means, subset against full: "
-            + ", ".join(f"{LABELS[m]} {e(m, 'subset')['mean']:.4f} against "
-                        f"{e(m, 'full')['mean']:.4f}" for m in both) + ").")
+    return (f"**ECE on the subset.** On the {size:,}-image subset the binned ECE comes out larger "
+            f"than on the full test sets {who}, and on {up} of {pairs} method-seed pairs.")
 
 
 def laplace_takeaway(summary, v1=None):
     """The takeaway on all-layer Laplace: version 1's rows, which sampled weights through the
     network (``helpers.alternatives.stale_laplace_rows``), against version 3's linearised ones on
-    the subset: their error rates and whether their ECE implies under-confidence
-    (``underconfidence``)."""
+    the subset (error rates beside MAP's), and whether their ECE implies under-confidence
+    (``underconfidence``; the numbers are in section 7's subset reading)."""
     t = summary["table"] if summary else {}
     sub = {m: t[m]["subset"] for m in ("map", *F.ALL_LAYER) if "subset" in t.get(m, {})}
     failed = []
@@ -778,22 +792,196 @@ def laplace_takeaway(summary, v1=None):
     get = lambda m, k: sub[m][k]["mean"]  # noqa: E731
     works = all(get(m, "test_error") < 0.5 for m in F.ALL_LAYER)
     errs = _join([f"{100 * get(m, 'test_error'):.2f} %" for m in F.ALL_LAYER])
+    mp = f"MAP {100 * get('map', 'test_error'):.2f} %"
     if failed and works:
-        text = ("- All-layer Laplace needs its linearised predictive, not weight sampling: "
-                "version 1's all-layer rows, which sampled weights through the network, err on "
+        text = ("- **All-layer Laplace needs its linearised predictive.** Sampling weights "
+                "through the whole network (version 1) gave "
                 + _join([f"{100 * rows[m]['test_error']['mean']:.0f} %" for m in failed])
-                + f" of the test digits; with the linearised predictive (version 3) they err on "
-                f"{errs} of the subset's (MAP {100 * get('map', 'test_error'):.2f} %)")
+                + f" error; the linearised predictive (version 3) gives {errs} on the subset "
+                f"({mp}).")
     else:
-        text = (f"- All-layer Laplace with its linearised predictive (version 3) errs on {errs} "
-                f"of the subset's test digits (MAP {100 * get('map', 'test_error'):.2f} %)")
+        text = (f"- **All-layer Laplace** with its linearised predictive (version 3) errs on "
+                f"{errs} of the subset's test digits ({mp}).")
     gap = {m: underconfidence(get(m, "test_error"), get(m, "ece")) for m in F.ALL_LAYER}
     if all(g > 0 for g in gap.values()):
-        text += (", and both fits are less confident than they should be: ECE "
-                 + _join([f"{get(m, 'ece'):.3f}" for m in F.ALL_LAYER])
-                 + ", more than twice their error rates (section 7's subset table).")
+        text += " Both fits are under-confident (section 7's subset reading)."
     else:
-        text += (", with ECE " + _join([f"{get(m, 'ece'):.3f}" for m in F.ALL_LAYER])
-                 + f" (MAP {get('map', 'ece'):.3f}; section 7's subset table).")
-    return text + (" For the last-layer fit, section 7's last table shows how much of its row is "
-                   "the prior precision.")
+        text += (" ECE: " + _join([f"{get(m, 'ece'):.3f}" for m in F.ALL_LAYER])
+                 + f" (MAP {get('map', 'ece'):.3f}).")
+    return text
+
+
+def takeaways_text(summary, v1=None, ps=None):
+    """Notebook 06's takeaways: where the answer is and whether version 1's is superseded, what
+    equal searches changed (``version1_text``), all-layer Laplace (``laplace_takeaway``) and,
+    with the prior-precision check ``ps``, whether last-layer Laplace's claims move with its
+    prior precision. The verdict lists themselves are rendered once, in section 7."""
+    if summary is None:
+        return "- Version 3 has no final run yet."
+    if summary["interim"]:
+        return ("- Version 3's runs are not complete, so its words are interim (its standing is "
+                "rendered in section 7).")
+    beaten = {fam: any(r["verdict"] == "reversed" for r in claims.values())
+              for fam, claims in summary["families"].items()}
+    fams = [f.split(" (")[0] for f in beaten]
+    beaten = dict(zip(fams, beaten.values()))
+    if all(beaten.values()):
+        lead = f"other methods beat BBB on both tested scores, {_join(fams)}"
+    elif not any(beaten.values()):
+        lead = f"no method beats BBB on either tested score, {_join(fams)}"
+    else:
+        lead = (f"other methods beat BBB on {_join([f for f in fams if beaten[f]])}, none on "
+                f"{_join([f for f in fams if not beaten[f]])}")
+    out = [f"- **The answer is version 3's** (section 7, below its claims table): with equal "
+           f"searches and {len(summary['seeds'])} paired seeds, {lead}. Version 1's answer "
+           "(section 6) is superseded."]
+    for x in (version1_text(summary), laplace_takeaway(summary, v1)):
+        if x:
+            out.append(x)
+    if ps and ps.get("seeds"):
+        from . import laplace_prior_check as P
+        moved = [what for c, what in zip(P.CLAIMS, ("NLL", "AUROC"))
+                 if len({ps["settings"][k]["tests"][c]["verdict"] for k in P.SETTINGS}) > 1]
+        if moved:
+            out.append("- **Last-layer Laplace's comparison with BBB depends on its prior "
+                       f"precision**: the plan's test on {_join(moved)} gives other outcomes "
+                       "under other precisions (section 7's check, made after the plan's "
+                       "numbers).")
+    return "\n".join(out)
+
+
+BUDGET = 3.0  # section 6's question: at no more than three times MAP's training time
+
+
+def _best_other(vals, better):
+    """The method other than BBB with the best mean of ``vals`` ({method: entry})."""
+    return better((m for m in vals if m != "bbb"), key=lambda m: vals[m]["mean"])
+
+
+def _reaches(vals, better):
+    """(BBB's mean is the best, the best other method)."""
+    other = _best_other(vals, better)
+    b, o = vals["bbb"]["mean"], vals[other]["mean"]
+    return (b > o if better is max else b < o), other
+
+
+def question_text(summary, budget=BUDGET):
+    """Section 6's question answered with version 3's numbers (full test sets): does BBB reach
+    the best other method's AUROC (with the plan's verdict against that method) and ECE (not
+    tested in version 3: the gap against one seed spread) at no more than ``budget`` times
+    MAP's training time (the cost column)?"""
+    if summary is None or summary["interim"]:
+        return ""
+    full = {m: x["full"] for m, x in summary["table"].items() if "full" in x}
+    verdict = {"holds": "finds BBB better", "reversed": "finds BBB worse"}
+    out = []
+    for key, name, better, d in (("auroc_entropy", "AUROC", max, 3), ("ece", "ECE", min, 4)):
+        vals = {m: full[m][key] for m in full if key in full[m]}
+        best, other = _reaches(vals, better)
+        b, o = vals["bbb"], vals[other]
+        word = "highest" if better is max else "lowest"
+        text = (f"- **{name}**: BBB's {b['mean']:.{d}f} "
+                + (f"is the {word}, ahead of {LABELS[other]}'s {o['mean']:.{d}f}" if best else
+                   f"does not reach {LABELS[other]}'s {o['mean']:.{d}f}, the {word}"))
+        if key == "auroc_entropy":
+            claim = summary["families"].get("OOD AUROC (entropy)", {}).get(
+                f"{other} < bbb on auroc_entropy")
+            if claim:
+                text += (f"; the plan's test {verdict[claim['verdict']]} than {LABELS[other]} "
+                         f"({claim['verdict']})"
+                         if claim["verdict"] in verdict else
+                         f"; the plan's test does not separate them ({claim['verdict']})")
+        else:
+            within = abs(b["mean"] - o["mean"]) <= max(b["sd"] or 0, o["sd"] or 0)
+            text += (f", a gap {'inside' if within else 'larger than'} one seed spread (the ECE "
+                     "is not tested in version 3)")
+        out.append(text + ".")
+    ratio = summary.get("cost", {}).get("bbb", {}).get("train_ratio_to_map")
+    if ratio:
+        out.append(f"- **Training time**: BBB {ratio:.1f}× MAP's, "
+                   f"{'within' if ratio <= budget else 'above'} the {budget:g}× asked.")
+    return (f"**Section 6's question, with version 3's numbers** (full test sets, "
+            f"{len(summary['seeds'])} seeds): does BBB reach the best other method's AUROC and "
+            f"ECE within {budget:g}× MAP's training time?\n\n" + "\n".join(out))
+
+
+def superseded_text(v1, summary, budget=BUDGET):
+    """The note under version 1's answer (section 6), only once version 3's runs are complete:
+    that version 3 asks the question again, and on which of its three parts (AUROC, ECE,
+    training time) its answer differs from version 1's."""
+    if v1 is None or summary is None or summary["interim"]:
+        return ""
+    rows = {r["method"]: r for r in ALT.working(v1)}
+    full = {m: x["full"] for m, x in summary["table"].items() if "full" in x}
+    differ = []
+    for key, name, better in (("auroc_entropy", "AUROC", max), ("ece", "ECE", min)):
+        r1, _ = _reaches({m: r[key] for m, r in rows.items()}, better)
+        r3, _ = _reaches({m: x[key] for m, x in full.items() if key in x}, better)
+        if r1 != r3:
+            differ.append(name)
+    ratio1 = {r["method"]: r for r in v1["metrics"]["rows"]}["bbb"]["train_time_ratio"]["mean"]
+    ratio3 = summary.get("cost", {}).get("bbb", {}).get("train_ratio_to_map")
+    if ratio3 is not None and (ratio1 <= budget) != (ratio3 <= budget):
+        differ.append("training time")
+    return ("**Superseded by version 3.** Section 7 asks this question again with equal "
+            "searches and ten paired seeds, and answers it below its claims table; "
+            + (f"its answer differs on {_join(differ)}." if differ else
+               "its answer agrees on all three parts.")
+            + " Read that answer, not this one.")
+
+
+def ivon_cost_text(summary, recs=None, v1=None):
+    """IVON's measured training time against its design claim (about Adam's cost per step):
+    the ratio to MAP's (cost column), the epochs and batch size both ran (their records), one
+    weight sample per training step (``helpers.alternatives.train_ivon``), and version 1's
+    ratio per epoch. Whatever the records do not explain is said to be unexplained."""
+    if summary is None:
+        return ""
+    ratio = summary.get("cost", {}).get("ivon", {}).get("train_ratio_to_map")
+    recs = F.records() if recs is None else recs
+    setting = {m: (recs.get((m, summary["seeds"][0])) or {}).get("setting") or {}
+               for m in ("map", "ivon")} if summary.get("seeds") else {}
+    if ratio is None or not all(setting.get(m) for m in ("map", "ivon")):
+        return ""
+    same = [w.format(setting["map"][k]) for k, w in (("epochs", "{} epochs"),
+                                                     ("batch_size", "batches of {} images"))
+            if setting["map"].get(k) == setting["ivon"].get(k)]
+    text = (f"**IVON's cost.** IVON is designed to cost about as much as Adam per step, yet here "
+            f"it trains {ratio:.1f}× as long as MAP.")
+    if len(same) == 2:
+        text += (f" Both train {same[0]} with {same[1]}, and IVON draws one weight sample per "
+                 "training step (`helpers.alternatives.train_ivon`). So neither the number of "
+                 "steps nor extra sampling explains the gap; these files do not say where the "
+                 "time goes.")
+    else:
+        text += " Their epochs or batch sizes differ (their records), which may explain part of it."
+    if v1:
+        rows = {r["method"]: r for r in v1["metrics"]["rows"]}
+        ch = v1["config"]["chosen"]
+        if "ivon" in rows and ch.get("map", {}).get("epochs") and ch.get("ivon", {}).get("epochs"):
+            per = (rows["ivon"]["train_time_ratio"]["mean"] * ch["map"]["epochs"]
+                   / ch["ivon"]["epochs"])
+            text += (f" Version 1 measured about {per:.1f}× MAP's time per epoch "
+                     f"({ch['ivon']['epochs']} epochs against MAP's {ch['map']['epochs']}).")
+    return text
+
+
+def hardware_line(recs=None):
+    """One line on where the final runs ran (the detail: ``hardware_text``)."""
+    recs = F.records() if recs is None else recs
+    if not recs:
+        return ""
+    cpu = [r for r in recs.values() if F._device(r) == "cpu"]
+    gpu = [r for r in recs.values() if F._device(r) != "cpu"]
+    names = sorted({r.get("machine", {}).get("cpu") or "?" for r in cpu})
+    text = (f"**Hardware.** {len(cpu)} run{'s' if len(cpu) != 1 else ''} on one CPU thread "
+            f"({', '.join(names)})")
+    if gpu:
+        gnames = sorted({r.get("machine", {}).get("gpu") or "?" for r in gpu})
+        methods = sorted({r["method"] for r in gpu}, key=F.METHODS.index)
+        plural = "s" if len(gpu) != 1 else ""
+        what = (f"all-layer Laplace fit{plural}" if set(methods) <= set(F.ALL_LAYER) else
+                f"run{plural} (" + _join([LABELS[m] for m in methods]) + ")")
+        text += (f"; {len(gpu)} {what} on a GPU ({', '.join(gnames)}), around MAP's "
+                 "CPU-trained networks")
+    return text + ". Details: the notebook's last cell."

@@ -156,3 +156,102 @@ def load_summary():
     from .utils import results_dir
     path = results_dir() / NB / f"v{VERSION}" / "summary.json"
     return json.loads(path.read_text()) if path.exists() else None
+
+
+# ---- notebook 05's readings of version 2, rendered from its summary ----
+
+NOUNS = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "the deep ensemble", "bbb": "BBB"}
+V1_KIND = {"map": "deterministic", "mc_dropout": "mc_dropout", "ensemble": "ensemble"}
+
+
+def _claim(claim):
+    """(rival, metric, higher is better) of a claim "a < b on metric" of BBB against a rival."""
+    lhs, rest = claim.split(" < ")
+    rhs, metric = rest.split(" on ")
+    return (rhs if lhs == "bbb" else lhs), metric, metric.startswith("auroc")
+
+
+def _mean(v2, method, metric):
+    e = v2["table"].get(method, {}).get("full", {}).get(metric)
+    return None if e is None else e["mean"]
+
+
+_WORDS = {1: "One", 2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six"}
+
+
+def _p(p):
+    return "—" if p is None else f"{p:.3g}"
+
+
+def v2_text(v2):
+    """What version 2's verdicts say (Markdown bullets), grouped by verdict: the claims where
+    BBB is better, worse, or not resolved, each with both means and Holm's p. Interim
+    summaries say that their words are not the plan's verdicts."""
+    head = (f"**What version 2 shows** ({len(v2['seeds'])} paired seeds; each verdict from a "
+            "two-sided paired t-test with Holm's correction"
+            + ("; **interim**: the runs are not complete, so these are not the plan's verdicts"
+               if v2["interim"] else "") + "):")
+    groups = {"holds": [], "reversed": [], "other": []}
+    unresolved = None
+    for claims in v2["families"].values():
+        for claim, res in claims.items():
+            rival, metric, high = _claim(claim)
+            name = "AUROC" if high else "ECE"
+            b, r = _mean(v2, "bbb", metric), _mean(v2, rival, metric)
+            digits = 3 if high else 4
+            nums = (f"{b:.{digits}f} against {r:.{digits}f}; " if b is not None and r is not None
+                    else "") + f"Holm p {_p(res.get('p_holm'))}"
+            side = "higher" if high else "lower"
+            word = res["verdict"]
+            if word == "holds":
+                groups["holds"].append(f"{side} {name} than {NOUNS[rival]} ({nums})")
+            elif word == "reversed":
+                other = "lower" if high else "higher"
+                groups["reversed"].append(f"{other} {name} than {NOUNS[rival]} ({nums})")
+            else:
+                unresolved = word
+                groups["other"].append(f"{name} against {NOUNS[rival]} ({nums})")
+    lines = []
+    if groups["holds"]:
+        lines.append("- **BBB better**: " + "; ".join(groups["holds"]) + ".")
+    if groups["reversed"]:
+        lines.append("- **BBB worse**: " + "; ".join(groups["reversed"]) + ".")
+    if groups["other"]:
+        lines.append(f"- **{unresolved[:1].upper() + unresolved[1:]}**: "
+                     + "; ".join(groups["other"]) + ".")
+    return (head + "\n\n" + "\n".join(lines)
+            + "\n\nEach pair of numbers is BBB's mean, then the rival's.")
+
+
+def robustness_text(v2):
+    """Whether any of version 2's verdicts rests on one draw of the predictive samples (its
+    ``mc_robustness``: the claims retested with each extra predictive seed), in plain words,
+    naming the verdicts whose Holm p lies between 0.01 and 0.1."""
+    rob = v2.get("mc_robustness") or {}
+    if not rob:
+        return ""
+    n = len(next(iter(next(iter(rob.values())).values()))["verdicts"])
+    changed, close, total = [], [], 0
+    for family, claims in rob.items():
+        for claim, e in claims.items():
+            total += 1
+            main = v2["families"][family][claim]
+            rival, metric, high = _claim(claim)
+            label = f"BBB against {NOUNS[rival]} on {'AUROC' if high else 'ECE'}"
+            if any(v != main["verdict"] for v in e["verdicts"]):
+                changed.append(f"{label} ({main['verdict']}; rescored: "
+                               + ", ".join(e["verdicts"]) + ")")
+            elif any(p is not None and 0.01 <= p < 0.1 for p in [main.get("p_holm"),
+                                                                 *e["p_holm"]]):
+                close.append(f"{label} (Holm p {main['p_holm']:.3f}; rescored "
+                             f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f})")
+    text = ("**Does a verdict rest on one draw of the predictive samples?** Rescored with each "
+            f"of {n} other sampling seeds, "
+            + (f"{total - len(changed)} of the {total} verdicts stay the same; changed: "
+               + "; ".join(changed) + "." if changed else
+               f"all {total} verdicts stay the same."))
+    if close:
+        count = _WORDS.get(len(close), str(len(close)))
+        text += (f" {count} {'verdict lies' if len(close) == 1 else 'verdicts lie'} near the "
+                 "threshold: " + "; ".join(close) + ".")
+    return text

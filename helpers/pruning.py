@@ -331,15 +331,44 @@ def retrain_seconds(rec):
     return total, missing
 
 
-def figure4_words(entry):
-    """Figure 4 in words, read from a stored analysis: the share of weights with an SNR above
-    0 dB (from the histogram; weights outside its range are not counted) and where the
-    cut-offs lie."""
+def _network_words(entry, alt=None):
+    """A stored analysis in words: "the 2×400 seed 0 network", and for the other KL weighting's
+    network (``alt``) which one it is."""
+    other = " with the other KL weighting (section 5)" if alt is not None and \
+        entry.get("name") == alt.get("name") else ""
+    return f"the 2×{entry['H']} seed {entry['seed']} network{other}"
+
+
+def pruned_words(rec):
+    """One line: the networks ``rec`` (snr.json) prunes, with their numbers of weights."""
+    alt = rec["metrics"].get("other_kl_weighting")
+    listed = ", ".join(f"2×{m['H']} seed {m['seed']} ({m['n_weights']:,} weights)"
+                       for m in rec["metrics"]["models"])
+    return f"Pruned: {listed}" + (f"; and {_network_words(alt, alt)}" if alt else "") + "."
+
+
+def retrain_words(rec):
+    """One line: how long training ``rec``'s networks from scratch took by their run records
+    (``retrain_seconds``), naming each network that has no run record and is not counted."""
+    seconds, missing = retrain_seconds(rec)
+    alt = rec["metrics"].get("other_kl_weighting")
+    known = {m["name"]: m for m in rec["metrics"]["models"] + ([alt] if alt else [])}
+    text = (f"Training them from scratch took {seconds / 3600:.1f} h by their run records (each "
+            "with the SGD network its means start from).")
+    if missing:
+        names = [_network_words(known[n], alt) if n in known else f"the run {n}" for n in missing]
+        one = len(names) == 1
+        text += (f" Not counted: {' and '.join(names)}, which ha{'s' if one else 've'} no run "
+                 "record in results/01_mnist_classification/runs/.")
+    return text
+
+
+def _figure4_facts(entry):
     lo, hi, n = DB_EDGES
     width = (hi - lo) / n
     above = sum(c for i, c in enumerate(entry["snr_hist"]) if lo + i * width >= 0.0)
     cuts = entry["cuts_db"]
-    words = (f"**What it shows.** Of this network's {entry['n_weights']:,} weights, "
+    words = (f"Of this network's {entry['n_weights']:,} weights, "
              f"{100 * above / entry['n_weights']:.2f}% have an SNR above 0 dB; the cut-offs "
              "that remove " + ", ".join(f"{f} %" for f in cuts) + " of the weights lie at "
              + ", ".join(f"{c:.1f}" for c in cuts.values()) + " dB")
@@ -347,6 +376,13 @@ def figure4_words(entry):
     return words + (", every one of them below 0 dB." if below else ".") + (
         f" ({entry['snr_outside']:,} weights lie outside [{lo:g}, {hi:g}] dB and are not "
         "counted.)" if entry.get("snr_outside") else "")
+
+
+def figure4_words(entry):
+    """Figure 4 in words, read from a stored analysis: the share of weights with an SNR above
+    0 dB (from the histogram; weights outside its range are not counted) and where the
+    cut-offs lie."""
+    return "**What it shows.** " + _figure4_facts(entry)
 
 
 def figure4(entry, ax_pair=None):
@@ -439,32 +475,66 @@ def gap_line(rec, fraction=95, kind="snr"):
             f"{', '.join(f'{g:+.2f}' for g in gaps)}); paper: {paper:+.2f} pp")
 
 
-# the words the readings of Table 2 and the curves use, declared in the text they render
-HOLD_WITHIN = 0.10  # "holds": the mean error stays within 10 % (relative) of the unpruned one
-FAIL_ABOVE = 2.0    # "fails": the mean error is more than twice the unpruned one
+def _modes_count(models, fraction="75"):
+    """(networks whose ``fraction`` % cut-off lies between two modes, networks, verdict word)."""
+    n_between = sum(cut_between_modes(m, fraction) for m in models)
+    n = len(models)
+    verdict = ("reproduced" if n_between == n else "not reproduced" if n_between == 0
+               else "reproduced on some networks only")
+    return n_between, n, verdict
+
+
+def figure4_text(entry, models, fraction="75"):
+    """Notebook 04's reading of Figure 4 (Markdown bullets), its numbers from the stored analyses:
+    the shown network's SNR above 0 dB and cut-offs, and on how many of ``models`` (one width)
+    the cut-off that removes ``fraction`` % lies between two modes (peaks) of the density, as in
+    the paper."""
+    n_between, n, verdict = _modes_count(models, fraction)
+    seeds = ", ".join(str(m["seed"]) for m in models)
+    return (f"**What it shows.**\n\n- {_figure4_facts(entry)}\n"
+            f"- The paper's picture, the {fraction} % cut-off in the dip between two peaks of the "
+            f"density, is {verdict} here: the cut-off lies between two peaks on {n_between} of "
+            f"the {n} network{'s' if n != 1 else ''} at 2×{models[0]['H']} "
+            f"(seed{'s' if n != 1 else ''} {seeds}; the figure shows seed {entry['seed']}).")
+
+
+def figure4_takeaway(models, fraction="75"):
+    """One clause for the takeaways: whether Figure 4's picture (the ``fraction`` % cut-off
+    between two modes of the SNR density) is reproduced on ``models`` (one width), with the
+    count."""
+    n_between, n, verdict = _modes_count(models, fraction)
+    return (f"Figure 4's two-peak picture is {verdict} (the {fraction} % cut-off lies between "
+            f"two peaks on {n_between} of the {n} network{'s' if n != 1 else ''} at "
+            f"2×{models[0]['H']}).")
+
+
+# the words the readings of Table 2 use, declared in the text they render. "holds" is kept for
+# the plans' test verdicts: these words describe a curve, they test nothing.
+FLAT_WITHIN = 0.10  # "stays flat": the mean error at most 10 % (relative) above the unpruned one
+BREAK_ABOVE = 2.0   # "breaks down": the mean error more than twice the unpruned one
 MCNEMAR_ALPHA = 0.05
 READ_FRACTIONS = (50, 75, 95, 98, 99)
-STATE_WORDS = {"hold": "holds", "rise": "rises", "fail": "fails"}
+STATE_WORDS = {"flat": "stays flat", "rise": "rises", "break": "breaks down"}
 
 
 def course_state(unpruned, error):
-    """'hold', 'rise' or 'fail': ``error`` against the ``unpruned`` error (HOLD_WITHIN,
-    FAIL_ABOVE)."""
-    if error <= unpruned * (1 + HOLD_WITHIN):
-        return "hold"
-    return "rise" if error <= unpruned * FAIL_ABOVE else "fail"
+    """'flat', 'rise' or 'break': ``error`` against the ``unpruned`` error (FLAT_WITHIN,
+    BREAK_ABOVE)."""
+    if error <= unpruned * (1 + FLAT_WITHIN):
+        return "flat"
+    return "rise" if error <= unpruned * BREAK_ABOVE else "break"
 
 
 def criterion_words():
     """The wording's criterion, as the readings state it (Markdown)."""
-    return (f"*holds*: the mean error stays within {100 * HOLD_WITHIN:.0f} % of the unpruned "
-            f"error; *fails*: it is more than {FAIL_ABOVE:g} times that; *rises*: between")
+    return (f"*stays flat*: at most {100 * FLAT_WITHIN:.0f} % above the unpruned error; "
+            f"*rises*: up to {BREAK_ABOVE:g} times it; *breaks down*: more than that")
 
 
 def course_words(errors, fractions=READ_FRACTIONS):
     """How an error curve ({fraction: error}, fraction 0 unpruned) runs over ``fractions``, in
-    words with its values: e.g. "holds from 50 to 95 % (1.43%–1.54%), rises at 98 % (1.81%)
-    and fails at 99 % (7.73%)"."""
+    words with its values: e.g. "stays flat from 50 to 95 % (1.43%–1.54%), rises at 98 % (1.81%)
+    and breaks down at 99 % (7.73%)"."""
     fs = [f for f in fractions if f in errors]
     runs = []
     for f in fs:
@@ -493,21 +563,26 @@ def _seeds(n):
     return f"{n} seed{'s' if n != 1 else ''}"
 
 
-def held_up_to(errors, fractions=READ_FRACTIONS):
+def flat_up_to(errors, fractions=READ_FRACTIONS):
     """The largest of ``fractions`` up to which (every fraction before it included) the error
-    curve {fraction: error} holds; None when it does not hold at the first."""
+    curve {fraction: error} stays flat; None when it does not at the first."""
     upto = None
     for f in fractions:
-        if course_state(errors[0], errors[f]) != "hold":
+        if course_state(errors[0], errors[f]) != "flat":
             break
         upto = f
     return upto
 
 
+def _times(x):
+    return f"{x:.0f}" if x >= 2 else f"{x:.1f}"
+
+
 def table2_text(rec, compare_H):
-    """Notebook 04's reading of Table 2 (Markdown), its words and numbers from ``rec``
-    (snr.json): how the main width's error runs as weights go by SNR against the paper's
-    network, the ``compare_H`` networks by SNR and by |mu|, and random removal."""
+    """Notebook 04's reading of Table 2 and the pruning curves (Markdown bullets), its words and
+    numbers from ``rec`` (snr.json): how the main width's error runs as weights go by SNR against
+    the paper's network and where the two part, the ``compare_H`` networks by SNR and by |mu|,
+    and how far random removal is from the unpruned error at the first fraction."""
     H = rec["metrics"]["models"][0]["H"]
     main = _by_width(rec, H)
     paper = dict(PAPER_TABLE2)
@@ -518,103 +593,139 @@ def table2_text(rec, compare_H):
         if course_state(paper[0], paper[f]) != course_state(ours[0], ours[f]):
             break
         agree = f
+
+    def parting(f):
+        return (f"the paper's error {STATE_WORDS[course_state(paper[0], paper[f])]}, ours "
+                f"{STATE_WORDS[course_state(ours[0], ours[f])]}")
     if agree == paper_fs[-1]:
-        follows = f"ours follows the paper's course up to {agree} %, as far as the paper reports"
+        follows = f"It follows the paper's course as far as the paper reports ({agree} %)."
     elif agree is not None:
-        follows = (f"ours follows the paper's course up to {agree} % and parts from it at "
-                   f"{paper_fs[paper_fs.index(agree) + 1]} %")
+        nxt = paper_fs[paper_fs.index(agree) + 1]
+        follows = f"It follows the paper's course up to {agree} %; at {nxt} % {parting(nxt)}."
     else:
-        follows = f"ours parts from the paper's course already at {paper_fs[0]} %"
-    text = (f"**What it shows** ({criterion_words()}). Removing weights by SNR, the paper's "
-            f"2×1200 network ({100 * paper[0]:.2f}% unpruned) {course_words(paper, paper_fs)}; "
-            f"ours at 2×{H} ({100 * ours[0]:.2f}% unpruned, mean of {_seeds(len(main))}) "
-            f"{course_words(ours)}: {follows}.")
+        follows = (f"It parts from the paper's course already at {paper_fs[0]} %: "
+                   f"{parting(paper_fs[0])}.")
+    lines = [f"**What it shows** (means over the seeds; {criterion_words()}).", "",
+             f"- Ranked by SNR, the paper's 2×1200 network ({100 * paper[0]:.2f}% unpruned) "
+             f"{course_words(paper, paper_fs)}.",
+             f"- Ours at 2×{H} ({100 * ours[0]:.2f}% unpruned, {_seeds(len(main))}) "
+             f"{course_words(ours)}. {follows}"]
     other = _by_width(rec, compare_H) if compare_H != H else []
     if other:
         snr, mag = _mean_curve(other, "snr"), _mean_curve(other, "magnitude")
-        text += (f" At 2×{compare_H} ({100 * snr[0]:.2f}% unpruned, mean of "
-                 f"{_seeds(len(other))}) the error by SNR {course_words(snr)}; by |μ| it "
-                 f"{course_words(mag)}.")
-    rnd = _mean_curve(main, "random")
-    return text + f" Removed at random, the 2×{H} error {course_words(rnd)}."
+        lines += [f"- Ours at 2×{compare_H} ({100 * snr[0]:.2f}% unpruned, "
+                  f"{_seeds(len(other))}), ranked by SNR, {course_words(snr)}.",
+                  f"- Ranked by |μ|, the 2×{compare_H} error {course_words(mag)}."]
+    first = READ_FRACTIONS[0]
+    widths = [H] + ([compare_H] if other else [])
+    rnd = [(_mean_curve(_by_width(rec, w), "random"), w) for w in widths]
+
+    def times(c, w, full):
+        ratio = f"{_times(c[first] / c[0])} times" if c[0] > 0 else "above"
+        return (f"{ratio}{' the unpruned error' if full else ''} at 2×{w} "
+                f"({100 * c[first]:.2f}% against {100 * c[0]:.2f}%)")
+    said = " and ".join(times(c, w, i == 0) for i, (c, w) in enumerate(rnd))
+    lines.append(f"- Removed at random, with {first} % of the weights gone the error is already "
+                 f"{said}.")
+    return "\n".join(lines)
+
+
+def _mcnemar_tests(models, f, alpha):
+    """(key, tests, significant) of McNemar's test at fraction ``f`` over ``models``: key
+    ('none',), ('all', ranking) or ('some', f); the tests as (seed, test)."""
+    tests = [(m["seed"], m["mcnemar_snr_vs_magnitude"][f]) for m in models
+             if f in m["mcnemar_snr_vs_magnitude"]]
+    sig = [(s, t) for s, t in tests if t["p"] < alpha]
+    if not sig:
+        key = ("none",)
+    elif len(sig) == len(tests) and len({_fewer(t) for _, t in sig}) == 1:
+        key = ("all", _fewer(sig[0][1]))
+    else:
+        key = ("some", f)
+    return key, tests, sig
+
+
+def _fewer(t):
+    """The ranking with fewer errors in McNemar's test ``t``."""
+    return "SNR" if t["only_snr_wrong"] < t["only_magnitude_wrong"] else "|μ|"
+
+
+def _p(p):
+    return "p < 0.001" if p < 1e-3 else f"p = {p:.3f}"
+
+
+def _fractions_words(fs):
+    fs = [str(f) for f in fs]
+    return (fs[0] if len(fs) == 1 else ", ".join(fs[:-1]) + " and " + fs[-1]) + " %"
 
 
 def mcnemar_groups(rec, H, fractions=("95", "98", "99"), alpha=MCNEMAR_ALPHA):
-    """{fraction: phrase}: what McNemar's test per network says of SNR against |mu| at width
-    ``H``: told apart on none of the networks, fewer errors by one ranking on each, or which
-    networks pass ``alpha`` and which way."""
+    """[(fractions, phrase)]: what McNemar's test per network says of SNR against |mu| at width
+    ``H``, neighbouring fractions with the same outcome together: told apart on none of the
+    networks, fewer errors by one ranking on each, or which networks pass ``alpha`` and which
+    way."""
     models = _by_width(rec, H)
-    out = {}
+    groups = []
     for f in fractions:
-        tests = [(m["seed"], m["mcnemar_snr_vs_magnitude"][f]) for m in models
-                 if f in m["mcnemar_snr_vs_magnitude"]]
+        key, tests, sig = _mcnemar_tests(models, f, alpha)
         if not tests:
             continue
-        sig = [(s, t) for s, t in tests if t["p"] < alpha]
-        n = len(tests)
-        each = "on the one network" if n == 1 else f"on each of the {n} networks"
-        none = "on the one network" if n == 1 else f"on any of the {n} networks"
-
-        def p_words(ts):
-            return "p: " + ", ".join("<0.001" if t["p"] < 1e-3 else f"{t['p']:.3f}"
-                                     for _, t in ts)
-
-        def better(t):
-            return "SNR" if t["only_snr_wrong"] < t["only_magnitude_wrong"] else "|μ|"
-        if not sig:
-            out[f] = f"not told apart {none} ({p_words(tests)})"
-        elif len(sig) == n and len({better(t) for _, t in sig}) == 1:
-            out[f] = f"fewer errors by {better(sig[0][1])} {each} ({p_words(sig)})"
+        if groups and groups[-1][0] == key and key[0] != "some":
+            groups[-1][1].append(f)
+            groups[-1][2].extend(sig)
         else:
-            out[f] = (f"p < {alpha:g} on {len(sig)} of {n} networks: " + "; ".join(
-                f"seed {s}, fewer errors by {better(t)} ({p_words([(s, t)])})"
-                for s, t in sig))
+            groups.append((key, [f], list(sig), len(tests)))
+    out = []
+    for key, fs, sig, n in groups:
+        nets = "the one network" if n == 1 else f"the {n} networks"
+        if key[0] == "none":
+            phrase = "not told apart on " + ("the one network" if n == 1 else
+                                             f"any of the {n} networks")
+        elif key[0] == "all":
+            worst = max(t["p"] for _, t in sig)
+            ps = (_p(worst) if len(sig) == 1 else
+                  "every p < 0.001" if worst < 1e-3 else f"every p ≤ {worst:.3f}")
+            phrase = (f"fewer errors by {key[1]} on "
+                      + ("the one network" if n == 1 else f"each of the {n} networks")
+                      + f" ({ps})")
+        else:
+            phrase = (f"p < {alpha:g} on {len(sig)} of {nets}: " + "; ".join(
+                f"seed {s}, fewer errors by {_fewer(t)} ({_p(t['p'])})" for s, t in sig))
+        out.append((fs, phrase))
     return out
 
 
 def mcnemar_text(rec, fractions=("95", "98", "99"), alpha=MCNEMAR_ALPHA):
-    """Notebook 04's reading of the McNemar table (Markdown), its words from ``rec``: per width
-    and fraction, whether SNR and |mu| pruning are told apart, and how many tests there are."""
+    """Notebook 04's reading of the McNemar table (Markdown bullets), its words from ``rec``: per
+    width, at which fractions SNR and |mu| pruning are told apart and which way, and how many
+    tests there are."""
     widths = list(dict.fromkeys(m["H"] for m in rec["metrics"]["models"]))
-    parts = [f"2×{H}: " + "; ".join(f"{f} % removed, {w}"
-                                     for f, w in mcnemar_groups(rec, H, fractions, alpha).items())
-             for H in widths]
+    lines = ["**What it shows** (McNemar's test per network, uncorrected).", ""]
+    for H in widths:
+        groups = mcnemar_groups(rec, H, fractions, alpha)
+        lines.append(f"- 2×{H}: " + "; ".join(
+            f"at {_fractions_words(fs)}{' removed' if i == 0 else ''}, {phrase}"
+            for i, (fs, phrase) in enumerate(groups)) + ".")
     n = sum(f in m["mcnemar_snr_vs_magnitude"] for m in rec["metrics"]["models"]
             for f in fractions)
-    return ("**What it shows.** SNR against |μ| on the same network, McNemar's test per "
-            "network (uncorrected). " + ". ".join(parts)
-            + f". These are {n} tests: were the two rankings equivalent, about {alpha * n:.1f} "
-            f"of them would still give p < {alpha:g} by chance.")
+    lines.append(f"- These are {n} tests: if the two rankings were equivalent, about "
+                 f"{alpha * n:.1f} of them would still give p < {alpha:g} by chance.")
+    return "\n".join(lines)
 
 
-def curves_text(rec):
-    """Notebook 04's reading of the pruning curves (Markdown), its words and numbers from
-    ``rec``: how many times the unpruned error random removal gives at the first fraction,
-    how far SNR and |mu| pruning hold at each width, and SNR against |mu| at the last fraction
-    (with McNemar's verdict per network)."""
-    widths = list(dict.fromkeys(m["H"] for m in rec["metrics"]["models"]))
-    first, last = READ_FRACTIONS[0], READ_FRACTIONS[-1]
-    curves = {H: {k: _mean_curve(_by_width(rec, H), k) for k in KINDS} for H in widths}
-
-    def times(c, H):
-        ratio = f"{c[first] / c[0]:.0f} times" if c[0] > 0 else "above"
-        return (f"{ratio} the unpruned error at 2×{H} ({100 * c[first]:.2f}% against "
-                f"{100 * c[0]:.2f}%)")
-
-    def held(c):
-        upto = held_up_to(c)
-        return f"up to {upto} %" if upto is not None else f"not even at {first} %"
-    rnd = "; ".join(times(curves[H]["random"], H) for H in widths)
-    hold = "; ".join(f"ranked by {label}, it holds " + " and ".join(
-        f"{held(curves[H][kind])} at 2×{H}" for H in widths)
-        for kind, label in (("snr", "SNR"), ("magnitude", "|μ|")))
-    at_last = "; ".join(
-        f"2×{H}: SNR {100 * curves[H]['snr'][last]:.2f}% against |μ| "
-        f"{100 * curves[H]['magnitude'][last]:.2f}% (McNemar: "
-        f"{mcnemar_groups(rec, H, (str(last),)).get(str(last), 'not tested')})" for H in widths)
-    return (f"**What it shows** (means over the seeds; {criterion_words()}). Removed at "
-            f"random, the error at {first} % removed is already {rnd}. {hold[0].upper()}"
-            f"{hold[1:]}. At {last} % removed, {at_last}.")
+def mcnemar_counts(rec, H, fractions=("95", "98", "99"), alpha=MCNEMAR_ALPHA):
+    """(tests, {ranking: [(seed, fraction)]}): McNemar's tests at width ``H`` and those with
+    p < ``alpha``, by the ranking with fewer errors."""
+    n, by = 0, {}
+    for m in _by_width(rec, H):
+        for f in fractions:
+            t = m["mcnemar_snr_vs_magnitude"].get(f)
+            if t is None:
+                continue
+            n += 1
+            if t["p"] < alpha:
+                by.setdefault(_fewer(t), []).append((m["seed"], f))
+    return n, by
 
 
 def cut_between_modes(entry, fraction="75", smooth_db=1.0):
@@ -629,17 +740,6 @@ def cut_between_modes(entry, fraction="75", smooth_db=1.0):
     i = min(n - 1, max(0, int((entry["cuts_db"][fraction] - lo) / width)))
     return max(dens[:i], default=0) > dens[i] and max(dens[i + 1:], default=0) > dens[i]
 
-
-def figure4_takeaway(models, fraction="75"):
-    """One sentence: on how many of ``models`` (stored analyses of one width) the cut-off that
-    removes ``fraction`` % lies between two modes of the SNR density, as in the paper."""
-    n_between = sum(cut_between_modes(m, fraction) for m in models)
-    n = len(models)
-    verdict = ("reproduced" if n_between == n else "not reproduced" if n_between == 0
-               else "reproduced on some networks only")
-    return (f"Figure 4's picture, the {fraction} % cut-off between two modes of the SNR density, "
-            f"is {verdict}: it lies between two modes on {n_between} of the {n} "
-            f"network{'s' if n != 1 else ''} at 2×{models[0]['H']}.")
 
 def curves_figure(rec):
     """Test error against the fraction of weights removed, per ranking and width (mean over seeds
@@ -693,59 +793,94 @@ def weighting_figure(base, alt, H):
 
 def weighting_rows(base, alt):
     """Return (header, rows): test error after SNR pruning under each KL weighting."""
-    return (["KL weighting", "0%", "95%", "98%"],
+    fs = ("0", "75", "95", "98")
+    return (["KL weighting"] + [f"{f}% removed" for f in fs],
             [[WEIGHTING_LABELS[m["kl_weighting"]]]
-             + [f"{100 * m['error_at']['snr'][f]:.2f}%" for f in ("0", "95", "98")]
+             + [f"{100 * m['error_at']['snr'][f]:.2f}%" for f in fs]
              for m in (base, alt)])
 
 
+SAME_PACE = 1.15  # timings within this factor of each other read "about as fast" (single medians)
+
+
+def _pace(x, than=True):
+    """The sparse product against the dense one, ``x`` = dense time / sparse time, in words
+    (``than``: as a sentence reads it, "... than"/"... as" the dense one; else as a table cell)."""
+    if 1 / SAME_PACE <= x <= SAME_PACE:
+        return "about as fast" + (" as" if than else "")
+    word = f"{_times(x)}× faster" if x > 1 else f"{_times(1 / x)}× slower"
+    return word + (" than" if than else "")
+
+
+def _size(x):
+    """The sparse storage against the dense one, ``x`` = dense bytes / sparse bytes, in words."""
+    return f"{x:.1f}× smaller" if x >= 1 else f"{1 / x:.1f}× larger"
+
+
+def storage_rows(rec):
+    """Return (header, rows) of the storage and timing table (snr.json's ``storage_and_timing``):
+    MiB and milliseconds of the dense and the sparse network, and the sparse one against the
+    dense one in the words the reading uses."""
+    rows = []
+    for r in rec["metrics"]["storage_and_timing"]["rows"]:
+        rows.append([f"{r['removed']}%", f"{r['dense_bytes'] / 2 ** 20:.2f}",
+                     f"{r['sparse_bytes'] / 2 ** 20:.2f}",
+                     _size(r["dense_bytes"] / r["sparse_bytes"]), f"{1e3 * r['dense_s']:.1f}",
+                     f"{1e3 * r['sparse_s']:.1f}",
+                     _pace(r["dense_s"] / r["sparse_s"], than=False)])
+    return (["removed", "dense MiB", "sparse MiB", "sparse storage", "dense ms", "sparse ms",
+             "sparse product"], rows)
+
+
 def storage_text(rec):
-    """Return notebook 04's reading of the storage table (Markdown), its numbers from ``rec``
-    (snr.json's ``storage_and_timing`` rows): the sparse size at 95 % removed against the dense
-    one, and how the sparse product's time compares at 0, 95 and 98 %."""
+    """Return notebook 04's reading of the storage table (Markdown bullets), its numbers from
+    ``rec`` (snr.json's ``storage_and_timing`` rows): the sparse size at 95 % removed against
+    the dense one, and how the sparse product's time compares at 95, 98 and 0 %."""
     timing = rec["metrics"]["storage_and_timing"]
     rows = {r["removed"]: r for r in timing["rows"]}
-    width = next((f"2×{m['H']} " for m in rec["metrics"].get("models", [])
-                  if m.get("name") == timing.get("model")), "")
+    width = next((f"2×{m['H']} " + (f"seed-{m['seed']} " if "seed" in m else "")
+                  for m in rec["metrics"].get("models", [])
+                  if m.get("name") is not None and m.get("name") == timing.get("model")), "")
     mib = 2 ** 20
     r95 = rows[95]
     speed = {k: r["dense_s"] / r["sparse_s"] for k, r in rows.items()}
-
-    def pace(x):  # coarse on purpose: single medians on a loaded 2-core machine
-        return ("about as fast as" if 0.5 <= x <= 2 else
-                f"{x:.0f}× faster than" if x > 1 else f"{1 / x:.0f}× slower than")
-    return (f"**What it shows.** Stored sparse, the {width}network shrinks "
+    return ("**What it shows.**\n\n"
+            f"- Stored sparse, the {width}network shrinks "
             f"{r95['dense_bytes'] / r95['sparse_bytes']:.1f}-fold at 95 % removed "
-            f"({r95['dense_bytes'] / mib:.1f} MiB to {r95['sparse_bytes'] / mib:.2f} MiB); the "
-            f"sparse product is {pace(speed[95])} the dense one at 95 %, {pace(speed[98])} it at "
-            f"98 %, and {pace(speed[0])} it unpruned, where every weight is stored with its index "
-            f"({rows[0]['sparse_bytes'] / rows[0]['dense_bytes']:.1f} times the bytes). The timings "
-            "are single medians on a 2-core machine: read them as orders of magnitude.")
+            f"({r95['dense_bytes'] / mib:.1f} MiB to {r95['sparse_bytes'] / mib:.2f} MiB).\n"
+            f"- Predicting the test set, the sparse product is {_pace(speed[95])} the dense one "
+            f"at 95 %, {_pace(speed[98])} it at 98 %, and {_pace(speed[0])} it unpruned, where "
+            "every weight is stored with its index "
+            f"({rows[0]['sparse_bytes'] / rows[0]['dense_bytes']:.1f} times the bytes).\n"
+            "- The timings are single medians on a shared 2-core machine: read them as rough, "
+            f"not exact (within a factor of {SAME_PACE:g} counts as about as fast).")
 
 
 def weighting_text(base, alt):
-    """Return notebook 04's reading of the KL-weighting comparison (Markdown), its numbers from
-    the stored analyses ``base`` (eq. 8's 1/M) and ``alt`` (eq. 9): where the eq. 9 network's SNR
-    density peaks, and the test error after SNR pruning of both networks."""
+    """Return notebook 04's reading of the KL-weighting comparison (Markdown bullets), its
+    numbers from the stored analyses ``base`` (eq. 8's 1/M) and ``alt`` (eq. 9): where the eq. 9
+    network's SNR density sits and peaks, and its test error after SNR pruning against
+    ``base``'s."""
     lo, hi, n = DB_EDGES
     k = max(range(n), key=lambda i: alt["snr_hist"][i])
     peak = lo + (k + 0.5) * (hi - lo) / n
-    e = {lab: {f: 100 * m["error_at"]["snr"][f] for f in ("0", "75", "95", "98")}
+    e = {lab: {f: 100 * m["error_at"]["snr"][f] for f in ("0", "95", "98")}
          for lab, m in (("alt", alt), ("base", base))}
-    where = ""
+    lines = ["**What it shows (seed 0 only).**", ""]
     if "cuts_db" in alt and "cuts_db" in base:  # the medians: half the weights lie below them
         a50, b50 = alt["cuts_db"]["50"], base["cuts_db"]["50"]
-        where = (f"With eq. 9's weights the SNR density sits {'higher' if a50 > b50 else 'lower'}"
-                 f": half its weights lie below {a50:.1f} dB, against {b50:.1f} dB with eq. 8's"
-                 + ("; the KL pulls its weights less towards the prior's narrow component, so "
-                    "there are fewer near-zero, noisy weights to remove" if a50 > b50 else "")
-                 + ". ")
-    return (f"**What it shows (seed 0 only).** {where}The eq. 9 network's density has its "
-            f"highest peak near {peak:.1f} dB, which we have not explained. Its test error "
-            f"is {e['alt']['0']:.2f} % unpruned against {e['base']['0']:.2f} % with eq. 8's "
-            f"weights, {e['alt']['75']:.2f} % against {e['base']['75']:.2f} % at 75 % removed, "
-            f"{e['alt']['95']:.2f} % against {e['base']['95']:.2f} % at 95 % and "
-            f"{e['alt']['98']:.2f} % against {e['base']['98']:.2f} % at 98 % (one seed, seed 0).")
+        lines.append(f"- With eq. 9's weights the SNR density sits "
+                     f"{'higher' if a50 > b50 else 'lower'}: half its weights lie below "
+                     f"{a50:.1f} dB, against {b50:.1f} dB with eq. 8's.")
+    lines.append(f"- The eq. 9 network's density has its highest peak near {peak:.1f} dB, which "
+                 "we have not explained.")
+    start = ("higher" if e["alt"]["0"] > e["base"]["0"] else
+             "lower" if e["alt"]["0"] < e["base"]["0"] else "level")
+    lines.append(f"- Pruned by SNR, its test error is {e['alt']['95']:.2f} % against "
+                 f"{e['base']['95']:.2f} % at 95 % removed and {e['alt']['98']:.2f} % against "
+                 f"{e['base']['98']:.2f} % at 98 %; unpruned it starts {start} "
+                 f"({e['alt']['0']:.2f} % against {e['base']['0']:.2f} %).")
+    return "\n".join(lines)
 
 
 def paper_takeaway(rec, fraction=95):
@@ -759,19 +894,22 @@ def paper_takeaway(rec, fraction=95):
     base = statistics.fmean(m["error_at"]["snr"]["0"] for m in ms)
     gap = statistics.fmean(m["error_at"]["snr"][str(fraction)] - m["error_at"]["snr"]["0"]
                            for m in ms)
-    rows = {r["removed"]: r for r in (rec["metrics"].get("storage_and_timing") or {})
-            .get("rows", [])}
+    timing = rec["metrics"].get("storage_and_timing") or {}
+    rows = {r["removed"]: r for r in timing.get("rows", [])}
     store = ""
     if fraction in rows:
         r = rows[fraction]
-        store = (f"; stored sparse it needs {r['sparse_bytes'] / r['dense_bytes']:.0%} of the "
-                 "dense bytes")
+        timed = next((f"the seed-{m['seed']} network" for m in rec["metrics"]["models"]
+                      if "seed" in m and m.get("name") is not None
+                      and m.get("name") == timing.get("model")),
+                     "the timed network")
+        store = (f"; stored sparse, {timed} then needs {r['sparse_bytes'] / r['dense_bytes']:.0%} "
+                 "of the dense bytes")
     paper_gap = PAPER_TABLE2[fraction] - PAPER_TABLE2[0]
     start = "higher" if base > PAPER_TABLE2[0] else "lower" if base < PAPER_TABLE2[0] else "level"
     figure4 = (" " + figure4_takeaway(ms)) if all("snr_hist" in m and "cuts_db" in m
                                                   for m in ms) else ""
-    return (f"- Against the paper's Table 2: our 2×{H} networks start {start} "
+    return (f"- **Against the paper's Table 2.** Our 2×{H} networks start {start} "
             f"({100 * base:.2f} % unpruned, paper {100 * PAPER_TABLE2[0]:.2f} %) and change by "
             f"{100 * gap:+.2f} pp when {fraction} % of the weights go by SNR (paper "
             f"{100 * paper_gap:+.2f} pp){store}.{figure4}")
-

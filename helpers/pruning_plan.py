@@ -460,206 +460,383 @@ def test_rows(summary, families=None):
     return header, rows
 
 
-def needs_text(summary):
-    """One sentence per family: what a claim needs to resolve at the plan's seeds (Markdown)."""
-    parts = [f"*{family}*: {v['family_size']} claims at {v['n_seeds']} seeds, so the smallest "
-             f"p passes Holm only with |t| > {v['t_for_smallest_p']:.1f} (df {v['n_seeds'] - 1})"
-             for family, v in summary["needs"].items()]
+def needs_text(summary, families=None, explain=True):
+    """What a claim of ``families`` (default: all) needs to resolve at the plan's seeds
+    (Markdown), families with the same need said once; ``explain``: first what the verdict
+    words mean (shown once per notebook)."""
+    groups = {}
+    for family, v in summary["needs"].items():
+        if families is None or family in families:
+            key = (v["family_size"], v["n_seeds"], round(v["t_for_smallest_p"], 1))
+            groups.setdefault(key, []).append(family)
+    parts = [f"for the famil{'ies' if len(fams) > 1 else 'y'} "
+             + " and ".join(f"*{f}*" for f in fams)
+             + f" ({m} claims{' each' if len(fams) > 1 else ''} at {n} seeds) the smallest p "
+             f"passes Holm only with |t| > {t:.1f} (df {n - 1})"
+             for (m, n, t), fams in groups.items()]
+    needs = "; ".join(parts) + "."
+    if not explain:
+        return "**What a verdict needs here.** F" + needs[1:]
     return ("**How to read the verdicts.** A claim \"a < b\" *holds* when the two-sided paired "
             "t-test over the seeds gives a Holm-adjusted p below "
             f"{summary['alpha']} and a is below b; *reversed* when p is below it and a is above "
-            "b; else it is *not resolved*. What that needs here — " + "; ".join(parts)
-            + ". So a large, consistent difference can still end \"not resolved\" at this "
+            "b; else it is *not resolved*. Here, " + needs
+            + " So a large, consistent difference can still end \"not resolved\" at this "
             "many seeds.")
 
 
 def retrain_rows(summary):
     """Return (header, rows): each network trained here (and the warm start it trained from),
     its test error against Table 1's run record of the same config, and its training time."""
-    labels = {"sgd": "SGD", "dropout": "dropout", "blundell": "BBB eq. 9 (π_i)",
-              "start": "BBB's starting SGD network"}
+    labels = {"sgd": "Table 1's SGD 2×{H}", "dropout": "Table 1's dropout 2×{H}",
+              "blundell": "BBB 2×{H} with the other KL weighting (section 5)",
+              "start": "BBB's starting network 2×{H}"}
     rows = []
     for r in summary["retrained"]:
-        rows.append([f"{labels.get(r['role'], r['role'])} 2×{H_KL if r['role'] == 'blundell' else H_MAIN}"
-                     f", seed {r['seed']}", f"{100 * r['here']['test_error']:.2f}%",
+        H = H_KL if r["role"] == "blundell" else H_MAIN
+        rows.append([labels.get(r["role"], r["role"] + " 2×{H}").format(H=H)
+                     + f", seed {r['seed']}", f"{100 * r['here']['test_error']:.2f}%",
                      "—" if r["table1"] is None else f"{100 * r['table1']['test_error']:.2f}%",
                      f"{r['here']['train_wall_s'] / 60:.0f} min", r["machine"] or "?"])
         src = r.get("source")
         if src:
-            rows.append(["  its SGD warm start", f"{100 * src['test_error']:.2f}%",
+            rows.append(["  the SGD network its means start from",
+                         f"{100 * src['test_error']:.2f}%",
                          "—" if src["table1_test_error"] is None
                          else f"{100 * src['table1_test_error']:.2f}%", "", ""])
-    return ["network", "test error here", "Table 1's record", "training time here", "CPU"], rows
+    return (["network", "test error here", "its run record in notebook 01", "training time here",
+             "CPU"], rows)
+
+
+def _by_verdict(pairs, against=""):
+    """"holds (95% and 98% removed)" from [(fraction, word)]: fractions with the same word
+    together, in the order the words first come (``against``: "holds against <it> (...)")."""
+    by = {}
+    for f, w in pairs:
+        by.setdefault(w, []).append(f"{f}%")
+    rival = f" against {against}" if against else ""
+    return ", ".join(f"{w}{rival} ({' and '.join(fs)} removed)" for w, fs in by.items())
 
 
 def standing_text(summary):
-    """One paragraph (Markdown) of where the plan version stands, from ``summary``: pending
-    while networks are missing (no verdict word), else per family which claims hold, are
-    reversed or are not resolved, at which fractions."""
+    """Where the plan version stands (Markdown), from ``summary``: pending while networks are
+    missing (no verdict word), else per family which claims hold, are reversed or are not
+    resolved, at which fractions."""
     v = summary.get("version", VERSION)
     if summary["interim"]:
         return (f"**Plan v{v} is not complete**: {len(summary['missing'])} of its networks "
                 "are still to train, so no verdict is shown (the plan declares no interim "
                 "look); the values so far are in the tables.")
-    head = (f"**Plan v{v}, complete** (paired t-test over seeds, Holm within each family, "
-            f"α = {summary['alpha']}). ")
-    parts = []
+    lines = [f"**Plan v{v}, complete** (paired t-test over seeds, Holm within each family, "
+             f"α = {summary['alpha']}).", ""]
     for family, claims in summary["families"].items():
-        by = {}
+        if family == "KL weighting":
+            said = _by_verdict([(_parse(c)[2], r["verdict"]) for c, r in claims.items()])
+            lines.append(f"- *{family}*, do eq. 8's 1/M weights give a lower error after SNR "
+                         f"pruning than eq. 9's? {said}.")
+            continue
+        rivals = {}
         for claim, r in claims.items():
             lhs, rhs, f = _parse(claim)
-            by.setdefault(r["verdict"], {}).setdefault(rhs, []).append(f"{f}%")
-        kl = family == "KL weighting"
-        subject = ("eq. 8's 1/M weights give a lower error after SNR pruning than eq. 9's"
-                   if kl else "BBB pruned by SNR below")
-        said = "; ".join(w + ("" if kl else " against ")
-                         + ", ".join(("" if kl else ARM_LABELS[rhs])
-                                     + f" ({' and '.join(fs)} removed)" for rhs, fs in d.items())
-                         for w, d in by.items())
-        parts.append(f"*{family}* ({subject}): {said}")
-    return head + ". ".join(parts) + "."
+            rivals.setdefault(rhs, []).append((f, r["verdict"]))
+        said = "; ".join(_by_verdict(pairs, ARM_LABELS[rhs]) for rhs, pairs in rivals.items())
+        lines.append(f"- *{family}*, is BBB pruned by SNR lower? {said}.")
+    return "\n".join(lines)
+
+
+def _mean_pct(t, arm, f):
+    import statistics
+    v = list(t[arm][str(f)].values())
+    return f"{100 * statistics.fmean(v):.2f} %" if v else "not measured"
+
+
+def reading_text(summary):
+    """Notebook 04's reading of plan v2's reference tables (Markdown bullets), its numbers and
+    words from ``summary``: the error of each arm at the tested fractions, the verdicts against
+    the references and against |mu| on the same network, whether the secondary family agrees,
+    and (described, not tested) random removal at 50 %."""
+    import statistics
+    if summary["interim"]:
+        return standing_text(summary)
+    t = summary["table"]
+    fam = summary["families"]["error after pruning"]
+    n = len(SEEDS)
+
+    def m(arm, f):
+        return _mean_pct(t, arm, f)
+
+    def verdicts(rival):
+        return _by_verdict([(f, fam[f"bbb_snr < {rival} at {f}%"]["verdict"]) for f in TESTED])
+    f0, f1 = TESTED
+    lines = [f"**What it shows** (plan v2, 2×{H_MAIN}, means over {n} seeds).", "",
+             f"- With {f0} % of the weights removed, magnitude pruning leaves Table 1's SGD "
+             f"networks at {m('sgd_magnitude', f0)} test error and the dropout networks at "
+             f"{m('dropout_magnitude', f0)}, against {m('bbb_snr', f0)} for BBB pruned by SNR; "
+             f"with {f1} % removed, {m('sgd_magnitude', f1)} and {m('dropout_magnitude', f1)} "
+             f"against {m('bbb_snr', f1)}.",
+             "- The verdicts on \"BBB by SNR has the lower error\":",
+             f"  - against SGD by |w|: {verdicts('sgd_magnitude')}.",
+             f"  - against dropout by |w|: {verdicts('dropout_magnitude')}."]
+    words = [fam[f"bbb_snr < bbb_magnitude at {f}%"]["verdict"] for f in TESTED]
+    if all(w.startswith("not resolved") for w in words):
+        width = (f" The test resolves no advantage of the posterior's width over the means' "
+                 f"magnitude at {n} seeds; that is not evidence that there is none.")
+    elif "holds" in words and "reversed" not in words:
+        width = " Ranking by the posterior's width gives the lower error where the claim holds."
+    elif "reversed" in words and "holds" not in words:
+        width = " Ranking by the means' magnitude gives the lower error where it is reversed."
+    else:
+        width = ""
+    vals = " and ".join(f"{m('bbb_snr', f)} against {m('bbb_magnitude', f)} at {f} %"
+                        for f in TESTED)
+    lines.append(f"- On the same BBB networks, SNR against |μ|: {vals}; "
+                 f"{verdicts('bbb_magnitude')}.{width}")
+    added = summary["families"].get("error added by pruning")
+    if added:
+        differ = [c for c in fam if c in added and added[c]["verdict"] != fam[c]["verdict"]]
+        lines.append("- The secondary family, *error added by pruning*, "
+                     + ("gives the same verdict on every claim." if not differ else
+                        "differs on " + ", ".join(_claim_label(c) for c in differ) + "."))
+    rnd = {a: t[a]["50"] for a in ("bbb_random", "sgd_random", "dropout_random")}
+    if all(rnd.values()) and statistics.fmean(rnd["bbb_random"].values()) > max(
+            statistics.fmean(v.values()) for k, v in rnd.items() if k != "bbb_random"):
+        lines.append(f"- Removed at random (no plan tests this), BBB's networks lose more: "
+                     f"{m('bbb_random', 50)} test error with half the weights gone, against "
+                     f"{m('sgd_random', 50)} (SGD) and {m('dropout_random', 50)} (dropout).")
+    return "\n".join(lines)
+
+
+def starting_networks(v3, v2=None):
+    """The facts ``starting_network_text`` reads: per starting network of plan v3 (its record)
+    its seed, epochs, learning rate and, from notebook 01's run record of the same config, the
+    test images it misclassifies (None without a record); and the epochs and learning rate of
+    Table 1's SGD networks (plan v2's records; None without them or when they differ)."""
+    from .utils import results_dir
+    runs = results_dir() / "01_mnist_classification" / "runs"
+
+    def config(name, version):
+        path = record_path(name, version)
+        return json.loads(path.read_text())["config"] if path.exists() else None
+    starts = []
+    for r in v3["retrained"]:
+        c = config(r["name"], VERSION_V3) if r["role"] == "start" else None
+        if c is None:
+            continue
+        run = runs / f"{r['name']}.json"
+        wrong = (json.loads(run.read_text())["metrics"].get("test_misclassified")
+                 if run.exists() else None)
+        starts.append({"seed": r["seed"], "epochs": c["epochs"], "lr": c["lr"],
+                       "misclassified": wrong})
+    sgd = None
+    if v2 is not None:
+        cs = [c for c in (config(r["name"], VERSION) for r in v2["retrained"]
+                          if r["role"] == "sgd") if c]
+        if cs and len({(c["epochs"], c["lr"]) for c in cs}) == 1:
+            sgd = {"epochs": cs[0]["epochs"], "lr": cs[0]["lr"]}
+    return starts, sgd
+
+
+def starting_network_text(starts, sgd=None):
+    """What BBB's starting network is (Markdown), from ``starting_networks``: its recipe, Table
+    1's SGD networks' recipe beside it, and, where the starting networks' run records give the
+    same number of test errors, whether they misclassify the same images (one network) or not."""
+    recipes = {(s["epochs"], s["lr"]) for s in starts}
+    recipe = ""
+    if len(recipes) == 1:
+        e, lr = recipes.pop()
+        recipe = f", trained for {e} epochs with learning rate {lr:g}"
+    text = ("*BBB's starting network* is the SGD network whose weights become the initial "
+            f"means of Table 1's 2×{H_MAIN} BBB run of the same seed{recipe}.")
+    if sgd is not None:
+        text += (" Table 1's SGD networks are other runs, with the settings notebook 01 chose "
+                 f"for SGD on validation ({sgd['epochs']} epochs, learning rate {sgd['lr']:g}).")
+    wrong = [set(s["misclassified"]) for s in starts if s["misclassified"] is not None]
+    n = len(starts)
+    if n >= 2 and len(wrong) == n and len({len(w) for w in wrong}) == 1:
+        k = len(wrong[0])
+        seeds = ", ".join(str(s["seed"]) for s in starts)
+        if all(w == wrong[0] for w in wrong):
+            text += (f" By their run records, the {n} starting networks (seeds {seeds}) "
+                     f"misclassify the same {k} test images.")
+        else:
+            shared = len(set.intersection(*wrong))
+            text += (f" By their run records, each of the {n} starting networks (seeds {seeds}) "
+                     f"misclassifies {k} test images, hence their equal test error, but not the "
+                     f"same images ({shared} are wrong in all {n}): {n} different networks with "
+                     "the same count.")
+    return text
+
+
+def start_reading_text(summary):
+    """Notebook 04's reading of plan v3 (Markdown bullets), its numbers and words from
+    ``summary``: at each tested fraction the starting networks pruned by |w| (mean and seed
+    range) against BBB by SNR with the verdict, what the verdicts together say, and what the
+    comparison cannot separate."""
+    if summary["interim"]:
+        return standing_text(summary)
+    t = summary["table"]
+    fam = summary["families"]["against BBB's starting network"]
+    n = len(SEEDS)
+    lines = [f"**What it shows** (plan v3, 2×{H_MAIN}, means over {n} seeds).", ""]
+    by = {}
+    for f in TESTED:
+        r = fam[f"bbb_snr < start_magnitude at {f}%"]
+        st = list(t["start_magnitude"][str(f)].values())
+        by.setdefault(r["verdict"], []).append(f)
+        p = f", Holm p = {r['p_holm']:.3g}" if r.get("p_holm") is not None else ""
+        lines.append(f"- {f} % removed: the starting networks pruned by |w| at "
+                     f"{_mean_pct(t, 'start_magnitude', f)} test error (per seed "
+                     f"{100 * min(st):.2f}–{100 * max(st):.2f} %), BBB by SNR at "
+                     f"{_mean_pct(t, 'bbb_snr', f)}: {r['verdict']}{p}.")
+    order = sorted(by, key=lambda w: (w != "holds", w))
+    said = [("resolved" if w == "holds" else "not resolved" if w.startswith("not resolved")
+             else w) + f" at {' and '.join(map(str, by[w]))} %" for w in order]
+    lines.append("- So the claim that BBB pruned by SNR keeps a lower error than the network it "
+                 "started from, pruned by |w|, is " + " and ".join(said) + f" removed ({n} "
+                 "seeds).")
+    lines.append("- The comparison changes two things at once, the training (BBB's epochs "
+                 "under the prior) and the ranking (SNR against |w|); this test does not "
+                 "separate them.")
+    return "\n".join(lines)
+
+
+def kl_reading_text(summary):
+    """Notebook 04's reading of plan v2's KL-weighting family (Markdown bullets), its numbers and
+    words from ``summary``: eq. 8's and eq. 9's networks after SNR pruning at the tested
+    fractions with the verdicts, and where they start unpruned."""
+    if summary["interim"]:
+        return standing_text(summary)
+    t = summary["table"]
+    fam = summary["families"]["KL weighting"]
+    lines = [f"**What it shows** (plan v2, 2×{H_KL}, means over {len(SEEDS)} seeds).", ""]
+    for f in TESTED:
+        r = fam[f"uniform_snr < blundell_snr at {f}%"]
+        p = f", Holm p = {r['p_holm']:.3g}" if r.get("p_holm") is not None else ""
+        lines.append(f"- {f} % removed by SNR: eq. 8's networks at "
+                     f"{_mean_pct(t, 'uniform_snr', f)} test error, eq. 9's at "
+                     f"{_mean_pct(t, 'blundell_snr', f)}: {r['verdict']}{p}.")
+    import statistics
+    u0, b0 = (statistics.fmean(t[a]["0"].values()) for a in ("uniform_snr", "blundell_snr"))
+    start = "higher" if b0 > u0 else "lower" if b0 < u0 else "level"
+    lines.append(f"- Unpruned, eq. 9's networks start {start} ({_mean_pct(t, 'blundell_snr', 0)}"
+                 f" against {_mean_pct(t, 'uniform_snr', 0)}); the plan tests the error after "
+                 "pruning, not the error pruning adds.")
+    lines.append("- The test compares the two weightings as trained here, one recipe each; it "
+                 "does not say why they differ.")
+    return "\n".join(lines)
 
 
 def takeaways(summary, v3=None):
     """Notebook 04's takeaways on plans v2 and v3 (Markdown bullets), rendered from their
-    summaries: at each tested fraction the mean test error of every arm with its verdict
-    against BBB by SNR (pending while a plan is incomplete), and the KL-weighting verdict."""
+    summaries: at each tested fraction the mean test error of BBB by SNR and of each network
+    pruned by |w|, with the verdict against BBB by SNR (pending while a plan is incomplete), how
+    many of these claims hold, and the KL-weighting verdict."""
     import statistics
-    t, fam = summary["table"], summary["families"]
+    t = summary["table"]
     if v3 is not None:
         t = {**t, **v3["table"]}
+    n = len(SEEDS)
 
     def mean(arm, f):
         v = list(t[arm][str(f)].values())
-        n = "" if len(v) == len(SEEDS) else f" ({len(v)} seed{'s' if len(v) != 1 else ''})"
-        return f"{100 * statistics.fmean(v):.2f} %{n}" if v else "not measured"
+        k = "" if len(v) == len(SEEDS) else f" ({len(v)} seed{'s' if len(v) != 1 else ''})"
+        return f"{100 * statistics.fmean(v):.2f} %{k}" if v else "not measured"
 
     def word(s, family, claim):
         return _word(s, s["families"][family][claim])
-    lines = []
-    if not summary["interim"]:
-        refs = ("sgd_magnitude", "dropout_magnitude")
-        fam2 = summary["families"]["error after pruning"]
-        claims = [fam2[f"bbb_snr < {r} at {f}%"] for r in refs for f in TESTED]
-        below = sum(a < b for c in claims for a, b in zip(c["lhs"], c["rhs"]))
-        pairs = sum(len(c["lhs"]) for c in claims)
-        vals = [v for r in refs for f in TESTED for v in t[r][str(f)].values()]
-        own = [v for f in TESTED for v in t["bbb_snr"][str(f)].values()]
-        n_hold = sum(c["verdict"] == "holds" for c in claims)
-        others = {c["verdict"] for c in claims if c["verdict"] != "holds"}
-        lines.append(f"- Pruned by magnitude without retraining, Table 1's SGD and dropout networks "
-                     f"reach {100 * min(vals):.0f}–{100 * max(vals):.0f} % test error at "
-                     f"{TESTED[0]}–{TESTED[-1]} % removed, while BBB pruned by SNR stays at "
-                     f"{100 * min(own):.2f}–{100 * max(own):.2f} %: BBB is lower in {below} of "
-                     f"{pairs} seed pairs, and {n_hold} of {len(claims)} such claims pass Holm"
-                     + (f" (the others: {', '.join(sorted(others))})" if others else "") + ".")
+    rivals_of = ("sgd_magnitude", "dropout_magnitude")
+    lines = [f"- **Is it special to BBB?** Test error after pruning without retraining (mean of "
+             f"{n} seeds), BBB by SNR against networks pruned by the magnitude of their weights "
+             "|w|, with the plans' verdict on \"BBB by SNR is lower\":"]
+    verdicts = []
     for f in TESTED:
-        rivals = [f"{ARM_LABELS[r]} {mean(r, f)} "
-                  f"({word(summary, 'error after pruning', f'bbb_snr < {r} at {f}%')})"
-                  if mean(r, f) != "not measured" else f"{ARM_LABELS[r]} (not measured yet)"
-                  for r in REFERENCES]
+        rivals = []
+        for r in rivals_of:
+            w = word(summary, "error after pruning", f"bbb_snr < {r} at {f}%")
+            verdicts.append(w)
+            rivals.append(f"{ARM_LABELS[r]} {mean(r, f)} ({w})" if mean(r, f) != "not measured"
+                          else f"{ARM_LABELS[r]} (not measured yet)")
         if v3 is not None:
             w3 = word(v3, "against BBB's starting network", f"bbb_snr < start_magnitude at {f}%")
+            verdicts.append(w3)
             m3 = mean("start_magnitude", f)
             rivals.append(f"{ARM_LABELS['start_magnitude']} "
                           + (f"{m3} ({w3}, plan v3)" if m3 != "not measured"
                              else "(plan v3: not measured yet)"))
-        lines.append(f"- {f} % of the weights removed, no retraining: BBB by SNR "
-                     f"{mean('bbb_snr', f)} against " + "; ".join(rivals) + ".")
-    kl = "; ".join(f"{f} %: eq. 8 {mean('uniform_snr', f)}, eq. 9 {mean('blundell_snr', f)} "
-                   f"({word(summary, 'KL weighting', f'uniform_snr < blundell_snr at {f}%')})"
-                   for f in TESTED)
-    lines.append(f"- The KL weighting, SNR pruning of the 2×{H_KL} recipe over "
-                 f"{len(SEEDS)} seeds: {kl}.")
+        lines.append(f"  - {f} % removed: BBB by SNR {mean('bbb_snr', f)}; "
+                     + "; ".join(rivals) + ".")
+    decided = [v for v in verdicts if v in ("holds", "reversed")
+               or v.startswith("not resolved")]
+    if len(decided) == len(verdicts):
+        k = sum(v == "holds" for v in verdicts)
+        rest = sorted({v for v in verdicts if v != "holds"})
+        lines.append(f"  - {k} of these {len(verdicts)} claims hold"
+                     + (f"; the others: {', '.join(rest)}." if rest else "."))
+    kl = _by_verdict([(f, word(summary, "KL weighting", f"uniform_snr < blundell_snr at {f}%"))
+                      for f in TESTED])
+    lines.append(f"- **The KL weighting** (section 5, 2×{H_KL}, {n} seeds): the claim that eq. "
+                 f"8's 1/M weights leave a lower error after SNR pruning than eq. 9's: {kl}.")
     return "\n".join(lines)
 
 
-def snr_vs_magnitude_takeaway(rec, summary=None):
-    """Notebook 04's takeaway on ranking by SNR against ranking by |mu| (a Markdown bullet),
-    its words from ``rec`` (snr.json: McNemar per network at the tested fractions, for every
-    width the plan does not test, or every width without ``summary``) and plan v2's verdicts at
-    2x1200 (paired t-test over seeds, Holm): which way each piece of evidence points, and
-    whether they agree."""
+def _significant_words(items, ranking, n_networks):
+    """"each network at 98 and 99 %, fewer errors by SNR" or "seed 2 at 99 %, fewer errors by
+    |μ|" from [(seed, fraction)] with p below alpha."""
+    fs = sorted({f for _, f in items}, key=int)
+    if len(items) == len(fs) * n_networks and n_networks > 1:
+        where = "each network at " + (fs[0] if len(fs) == 1 else
+                                      ", ".join(fs[:-1]) + " and " + fs[-1]) + " %"
+    else:
+        where = "; ".join(f"seed {s} at {f} %" for s, f in items)
+    return f"{where}, fewer errors by {ranking}"
+
+
+def snr_vs_magnitude_takeaway(rec, summary=None, fractions=("95", "98", "99")):
+    """Notebook 04's takeaway on ranking by SNR against ranking by |mu| (a Markdown bullet with
+    sub-bullets), its words from plan v2's verdicts at 2x1200 (paired t-test over seeds, Holm;
+    pending while incomplete) and from ``rec`` (snr.json): McNemar's uncorrected per-network
+    tests at ``fractions`` at every width, counted with the way each significant one points,
+    and the largest mean difference, marked as a description where no plan tests it."""
+    import statistics
+
     from . import pruning
     widths = list(dict.fromkeys(m["H"] for m in rec["metrics"]["models"]))
-    pieces, ways = [], []
-    for H in widths:
-        if summary is not None and H == H_MAIN:
-            continue
-        groups = pruning.mcnemar_groups(rec, H, tuple(str(f) for f in TESTED))
-        for f, words in groups.items():
-            ways.append("SNR" if words.startswith("fewer errors by SNR") else
-                        "|μ|" if words.startswith("fewer errors by |μ|") else None)
-        pieces.append(f"At 2×{H}, McNemar's test per network (uncorrected): " + "; ".join(
-            f"{f} % removed, {w}" for f, w in groups.items()))
+    lines = ["- **SNR or |μ|?** Ranking by SNR uses what BBB learns beyond a point estimate, "
+             "the posterior's width. Does it beat ranking by the means' magnitude |μ|?"]
     if summary is not None:
         fam = summary["families"]["error after pruning"]
-        verdicts = {f: fam[f"bbb_snr < bbb_magnitude at {f}%"] for f in TESTED}
-        for f, r in verdicts.items():
-            ways.append(None if summary["interim"] else
-                        "SNR" if r["verdict"] == "holds" else
-                        "|μ|" if r["verdict"] == "reversed" else None)
+        said = _by_verdict([(f, _word(summary, fam[f"bbb_snr < bbb_magnitude at {f}%"]))
+                            for f in TESTED])
         seen = any(f"bbb_snr < bbb_magnitude at {f}%" in SEEN_BEFORE_PLAN for f in TESTED)
-        pieces.append(f"At 2×{H_MAIN}, plan v2's paired t-test over {len(SEEDS)} seeds (Holm"
-                      + ("; numbers seen before the plan" if seen else "") + "): "
-                      + "; ".join(f"{f} % removed, {_word(summary, r)}"
-                                  for f, r in verdicts.items()))
-    found = set(w for w in ways if w is not None)
-    if not found:
-        overall = "no difference between the two rankings is resolved"
-    elif len(found) == 2:
-        overall = "the evidence conflicts: some tests favour SNR, others |μ|"
-    elif None in ways:
-        overall = f"the evidence is mixed: {found.pop()} ahead in some tests, nothing resolved in others"
-    else:
-        overall = f"every test here favours {found.pop()}"
-    return f"- Against ranking by |μ|, {overall}. " + ". ".join(pieces) + "."
-
-
-def reading_text(summary):
-    """Notebook 04's reading of plan v2's reference table (Markdown), its numbers and words from
-    ``summary``: the error of each arm at the tested fractions, and what the tests say of SNR
-    against |mu| on the same network and against the references."""
-    import statistics
-    if summary["interim"]:
-        return standing_text(summary)
-    t, fam = summary["table"], summary["families"]["error after pruning"]
-
-    def m(arm, f):
-        v = list(t[arm][str(f)].values())
-        return f"{100 * statistics.fmean(v):.2f} %" if v else "not measured"
-
-    def verdicts(rival):
-        return " and ".join(f"{fam[f'bbb_snr < {rival} at {f}%']['verdict']} at {f} %"
-                            for f in TESTED)
-    f0, f1 = TESTED
-    words = [fam[f"bbb_snr < bbb_magnitude at {f}%"]["verdict"] for f in TESTED]
-    rnd = {a: t[a]["50"] for a in ("bbb_random", "sgd_random", "dropout_random")}
-    random_reading = ""
-    if all(rnd.values()) and statistics.fmean(rnd["bbb_random"].values()) > max(
-            statistics.fmean(v.values()) for k, v in rnd.items() if k != "bbb_random"):
-        random_reading = (f" Removed at random, though, BBB's networks fail sooner: "
-                          f"{m('bbb_random', 50)} test error with half the weights gone, against "
-                          f"{m('sgd_random', 50)} (SGD) and {m('dropout_random', 50)} (dropout); "
-                          "its accuracy rests on fewer weights, which is what lets the rest go.")
-    if all(w.startswith("not resolved") for w in words):
-        width_reading = (f"; at 2×{H_MAIN}, no advantage of the posterior's width over the "
-                         "means' magnitude is resolved: what keeps the accuracy here is the BBB "
-                         "network itself")
-    elif "holds" in words and "reversed" not in words:
-        width_reading = "; ranking by the posterior's width helps beyond the means' magnitude"
-    elif "reversed" in words and "holds" not in words:
-        width_reading = "; ranking by the means' magnitude does better than by SNR"
-    else:
-        width_reading = ""
-    return (f"**What it shows.** With {f0} % of the weights removed and no retraining, magnitude "
-            f"pruning leaves Table 1's SGD networks at {m('sgd_magnitude', f0)} test error and "
-            f"the dropout networks at {m('dropout_magnitude', f0)}, against "
-            f"{m('bbb_snr', f0)} for BBB pruned by SNR; at {f1} % removed, "
-            f"{m('sgd_magnitude', f1)} and {m('dropout_magnitude', f1)} against "
-            f"{m('bbb_snr', f1)}. The tests: BBB by SNR below SGD by |w|: {verdicts('sgd_magnitude')}; "
-            f"below dropout by |w|: {verdicts('dropout_magnitude')}. On the same BBB networks, "
-            f"SNR against |μ| ({m('bbb_snr', f0)} and {m('bbb_magnitude', f0)} at {f0} %): "
-            f"{verdicts('bbb_magnitude')}{width_reading}.{random_reading} The unregularised references were "
-            "never pushed towards sparsity, which is why plan v3 compares the network each BBB "
-            "run starts from.")
+        lines.append(f"  - At 2×{H_MAIN}, plan v2's paired t-test over {len(SEEDS)} seeds (Holm"
+                     + ("; numbers seen before the plan" if seen else "") + f"): {said}.")
+    counts = []
+    for H in widths:
+        n_tests, by = pruning.mcnemar_counts(rec, H, fractions)
+        n_networks = len(pruning._by_width(rec, H))
+        k = sum(len(v) for v in by.values())
+        detail = "; ".join(_significant_words(v, d, n_networks) for d, v in by.items())
+        counts.append(f"on {k} of {n_tests} at 2×{H}" + (f" ({detail})" if detail else ""))
+    lines.append(f"  - McNemar's per-network tests (uncorrected, {fractions[0]} to "
+                 f"{fractions[-1]} % removed) give p < {pruning.MCNEMAR_ALPHA:g} "
+                 + " and ".join(counts) + ".")
+    best = None
+    for H in widths:
+        ms = pruning._by_width(rec, H)
+        for f in fractions:
+            a = statistics.fmean(m["error_at"]["snr"][f] for m in ms)
+            b = statistics.fmean(m["error_at"]["magnitude"][f] for m in ms)
+            if best is None or abs(a - b) > abs(best[2] - best[3]):
+                best = (H, f, a, b, len(ms))
+    if best is not None and f"{100 * best[2]:.2f}" == f"{100 * best[3]:.2f}":
+        lines.append(f"  - By SNR and by |μ| the mean errors agree to 0.01 pp at every width and "
+                     f"at {fractions[0]} to {fractions[-1]} % removed.")
+    elif best is not None:
+        H, f, a, b, k = best
+        tested = summary is not None and H == H_MAIN and int(f) in TESTED
+        lines.append(f"  - The largest difference is at 2×{H} with {f} % removed: "
+                     f"{100 * a:.2f} % by SNR against {100 * b:.2f} % by |μ| (mean of "
+                     f"{k} seed{'s' if k != 1 else ''})"
+                     + ("." if tested else "; no plan tests it, so this is a description, "
+                        "not a verdict."))
+    return "\n".join(lines)

@@ -606,38 +606,35 @@ def score_rows(summary, region):
     return header, rows
 
 
-def _claim_label(name):
+def std_ratio_rows(summary):
+    """Return (header, rows) of the std ratio (away / near the data) of every method: mean ± sd
+    over the seeds, per-seed values in brackets."""
+    return (["method", "std ratio (away / near the data)"],
+            [[LABELS[m], fmt_cell(s["std_ratio"], 2)] for m, s in summary.items()])
+
+
+def _claim_parts(name):
+    """(BBB variant, rival, score in words) of a claim name of the plan."""
     pair, score = name.split(" on ")
     a, b = pair.split(" < ")
-    what = "NLL" if score.startswith("nll") else "coverage error"
-    return f"{LABELS[a]} < {LABELS[b]}", what
+    return a, b, ("NLL" if score.startswith("nll") else "coverage error")
 
 
 def verdict_rows(verdicts_rec, family):
     """Return (header, rows) of one family of the stored verdicts: the claim, the score, the
-    paired mean difference (BBB - rival) with its 95 % interval, Holm's p, the sign test's p,
-    and the verdict."""
-    header = ["claim", "score", "seeds", "mean difference", "95 % interval (unadjusted)",
-              "p (Holm)", "p (sign test)", "verdict"]
+    paired mean difference (BBB - rival: negative, BBB lower) with its 95 % interval, Holm's p,
+    the sign test's p, and the verdict."""
+    header = ["claim (BBB < rival: a lower score)", "score", "seeds", "mean difference (BBB − rival)",
+              "95 % interval (unadjusted)", "p (Holm)", "p (sign test)", "verdict"]
     rows = []
     for name, res in verdicts_rec["metrics"][family].items():
-        claim, what = _claim_label(name)
+        a, b, what = _claim_parts(name)
         tt = res["t_test"]
         ci = "—" if tt["ci"] is None else f"[{tt['ci'][0]:+.3f}, {tt['ci'][1]:+.3f}]"
-        rows.append([claim, what, str(tt["n"]), f"{tt['mean_diff']:+.3f}", ci,
-                     "—" if res["p_holm"] is None else f"{res['p_holm']:.3f}",
+        rows.append([f"{LABELS[a]} < {LABELS[b]}", what, str(tt["n"]), f"{tt['mean_diff']:+.3f}",
+                     ci, "—" if res["p_holm"] is None else f"{res['p_holm']:.3f}",
                      f"{res['sign_test']['p']:.3f}", res["verdict"]])
     return header, rows
-
-
-def widening_lines(per_seed):
-    """Return one line per method: on how many seeds its std ratio (away / near the data) is
-    above 1 - descriptive, not one of the plan's tests."""
-    out = []
-    for m, rows in per_seed.items():
-        above = sum(r["std_ratio"] > 1.0 + 1e-6 for r in rows)
-        out.append(f"{LABELS[m]:<26} std ratio above 1 on {above} of {len(rows)} seeds")
-    return out
 
 
 def tally(verdicts_rec):
@@ -655,26 +652,9 @@ def _sign_floor(n):
     return sign_test([1.0] * n, [0.0] * n)["p"]
 
 
-def _seeds(n):
+def _n_seeds(n):
     """'1 seed', '5 seeds'."""
     return f"{n} seed" + ("" if n == 1 else "s")
-
-
-def verdict_counts(verdicts_rec):
-    """Return one sentence per family: how many of its claims hold, are reversed, are not
-    resolved (the words of helpers.stats); and the smallest p the exact sign test can reach at
-    this many seeds (at five it cannot go below 0.05: the verdicts rest on the t-test)."""
-    n = len(verdicts_rec["seed"])
-    out = []
-    for family, t in tally(verdicts_rec).items():
-        held, rev = len(t["holds"]), len(t["reversed"])
-        out.append(f"{family}: of {t['claims']} claims 'BBB better than a rival', {held} hold, "
-                   f"{rev} are reversed (the rival is better), {t['claims'] - held - rev} are "
-                   f"not resolved at {_seeds(n)}")
-    out.append(f"(at {_seeds(n)} the exact sign test's smallest two-sided p is "
-               f"{_sign_floor(n):.4f}; the verdicts use the paired t-test, Holm-adjusted, as the "
-               "plan declares)")
-    return out
 
 
 def load_verdicts():
@@ -687,35 +667,77 @@ def load_verdicts():
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def _claim_words(names, swap=False):
-    """The claims ``names`` in words; ``swap``: reversed claims, the rival named first."""
-    out = []
+def _cap(text):
+    return text[:1].upper() + text[1:]
+
+
+def _held_words(names):
+    """Claims that hold, in words: one clause per BBB variant, e.g. "BBB (Gaussian prior) is
+    better than MC dropout on NLL, and than the standard network and MC dropout on coverage
+    error"; clauses joined by '; '."""
+    by = {}
     for c in names:
-        claim, what = _claim_label(c)
-        if swap:
-            claim = " < ".join(reversed(claim.split(" < ")))
-        out.append(f"{claim} ({what})")
-    return "; ".join(out) or "none"
+        a, b, what = _claim_parts(c)
+        by.setdefault(a, {}).setdefault(what, []).append(NAMES[b])
+    return "; ".join(f"{NAMES[a]} is better than "
+                     + ", and than ".join(f"{_list_words(rs)} on {what}" for what, rs in sc.items())
+                     for a, sc in by.items())
+
+
+def _reversed_words(names):
+    """Reversed claims in words, the better method first: one clause per BBB variant and score,
+    e.g. "the standard network and the deep ensemble are better than BBB (Gaussian prior) on
+    coverage error"; clauses joined by '; '."""
+    by = {}
+    for c in names:
+        a, b, what = _claim_parts(c)
+        by.setdefault((a, what), []).append(NAMES[b])
+    return "; ".join(f"{_list_words(rs)} {'is' if len(rs) == 1 else 'are'} better than "
+                     f"{NAMES[a]} on {what}" for (a, what), rs in by.items())
+
+
+def _unresolved(verdicts_rec):
+    """[(family, claim name, result)] of the claims neither holding nor reversed."""
+    return [(f, c, r) for f, claims in verdicts_rec["metrics"].items() for c, r in claims.items()
+            if r["verdict"] not in ("holds", "reversed")]
 
 
 def what_it_shows(verdicts_rec):
-    """Return markdown bullets of the declared tests' outcome, read from the verdicts record:
-    per family the claims that hold, those reversed, how many are not resolved, and why a claim
-    whose unadjusted interval excludes 0 can still be "not resolved"."""
+    """Return Markdown bullets of the declared tests' outcome, read from the verdicts record: per
+    family which claims hold (BBB better), which are reversed (the rival better) and how many are
+    not resolved; how many unresolved claims have an unadjusted interval that excludes 0, and
+    the smallest p the sign test can reach at this many seeds."""
     n = len(verdicts_rec["seed"])
     out = []
     for family, t in tally(verdicts_rec).items():
-        rest = t["claims"] - len(t["holds"]) - len(t["reversed"])
-        out.append(f"- **{family.capitalize()}**, BBB better (holds): "
-                   f"{_claim_words(t['holds'])}. The rival better (reversed): "
-                   f"{_claim_words(t['reversed'], swap=True)}. Not resolved at {_seeds(n)}: "
-                   f"{rest} of {t['claims']}.")
-    fam = max(t["claims"] for t in tally(verdicts_rec).values())
-    alpha = next(iter(next(iter(verdicts_rec["metrics"].values())).values()))["alpha"]
-    out.append(f"- Why an interval that excludes 0 can still read \"not resolved\": the verdict "
-               f"uses Holm's adjustment over the {fam} claims of a family, so the smallest raw p "
-               f"must be below {alpha / fam:.4f}; and with {n} seeds even a win on every seed "
-               f"gives the exact sign test p = {_sign_floor(n):.4f}.")
+        held, rev = t["holds"], t["reversed"]
+        rest = t["claims"] - len(held) - len(rev)
+        if not held and not rev:
+            out.append(f"- **{_cap(family)}:** none of the {t['claims']} claims is resolved at "
+                       f"{_n_seeds(n)}.")
+            continue
+        words = [(_cap(_held_words(held)) if held else "No claim that BBB is better holds") + ".",
+                 (_cap(_reversed_words(rev)) if rev else "No claim is reversed") + "."]
+        if rest:
+            words.append(f"The other {rest} of the {t['claims']} claims are not resolved at "
+                         f"{_n_seeds(n)}.")
+        out.append(f"- **{_cap(family)}:** " + " ".join(words))
+    open_ = [u for u in _unresolved(verdicts_rec) if u[2]["t_test"]["ci"] is not None]
+    if open_:  # (at one seed there is no interval)
+        excl = sum(r["t_test"]["ci"][0] > 0 or r["t_test"]["ci"][1] < 0 for _, _, r in open_)
+        fam = max(t["claims"] for t in tally(verdicts_rec).values())
+        alpha = open_[0][2]["alpha"]
+        out.append(f"- {excl if excl else 'None'} of the {len(open_)} unresolved claims "
+                   f"{'has' if excl == 1 else 'have'} an unadjusted 95 % interval that excludes "
+                   "0. Such an interval does not account for the family's other claims; the "
+                   "Holm-adjusted verdict does, and its strictest threshold here is "
+                   f"{alpha:g}/{fam} = {alpha / fam:.4f}.")
+    floor, alpha = _sign_floor(n), next(iter(next(iter(
+        verdicts_rec["metrics"].values())).values()))["alpha"]
+    out.append(f"- At {_n_seeds(n)} the exact sign test cannot go below p = {floor:.4f}, even "
+               "when BBB is lower on every seed"
+               + (f", so alone it could never reach α = {alpha:g}" if floor > alpha else "")
+               + "; the verdicts rest on the t-test, as the plan declares.")
     return "\n".join(out)
 
 
@@ -723,7 +745,7 @@ def what_it_shows(verdicts_rec):
 # Each returns Markdown whose wording follows the numbers it is given (no expected outcome is
 # written down here). Thresholds below are reading conventions, not results.
 
-TIE = 1e-6           # a std ratio within this of 1 is "the same width" (as ``widening_lines``)
+TIE = 1e-6           # a std ratio within this of 1 is "the same width"
 WIDTH_NEAR = 1.25    # a band "about as wide as" the data's scatter: within this factor of it
 COVERAGE_NEAR = 0.05  # a coverage "near its target": within this of it (and a seed off by more)
 # the methods' names in sentences (the tables use ``LABELS``)
@@ -738,7 +760,7 @@ def _ratio(r):
     return f"{r:.4f}" if TIE < abs(r - 1) < 0.005 else f"{r:.2f}"
 
 
-def _seeds(n):
+def _every_seed(n):
     return "its one seed" if n == 1 else f"every one of the {n} seeds"
 
 
@@ -758,71 +780,91 @@ def _list_words(items):
 
 
 def figure5_text(per_seed, seed, scatter, bbb="bbb_gaussian", rival="mle"):
-    """Return section 3's reading of Figure 5 on ``seed`` (Markdown): inside the training range,
-    how wide each band is against the data's root-mean-square ``scatter`` and how close its mean
-    is to fresh draws (RMSE); away from the data, whether BBB's band opens up (its std ratio) and
+    """Return section 3's reading of Figure 5 on ``seed`` (Markdown bullets): inside the training
+    range, how wide each band is against the data's root-mean-square ``scatter`` and how close
+    its mean is to fresh draws (RMSE); away from the data, whether BBB's band opens up and
     whether the standard network's keeps its width. ``per_seed``: fits.json's metrics.per_seed."""
-    def inside(m):
-        r = _seed_row(per_seed, m, seed)
-        w = r["std_in"] / scatter
-        width = ("about as wide as that scatter" if 1 / WIDTH_NEAR <= w <= WIDTH_NEAR else
-                 f"{w:.1f} times as wide as that scatter" if w > 1 else
-                 f"narrower than that scatter ({w:.2f} times it)")
-        follows = ("follows the data" if r["rmse_in"] <= WIDTH_NEAR * scatter else
-                   "strays from the data")
-        return (f"{NAMES[m]} {follows} with a band {width} (mean predictive std "
-                f"{r['std_in']:.3f}, RMSE on fresh draws {r['rmse_in']:.4f})")
     b, s = _seed_row(per_seed, bbb, seed), _seed_row(per_seed, rival, seed)
-    out = [f"On seed {seed}, inside the training range ({_x_range('in')}), against the data's "
-           f"root-mean-square scatter of {scatter:.3f} (section 1): {inside(bbb)}; "
-           f"{inside(rival)}."]
+
+    def width(r):
+        w = r["std_in"] / scatter
+        return ("about as wide as" if 1 / WIDTH_NEAR <= w <= WIDTH_NEAR else
+                f"{w:.1f} times as wide as" if w > 1 else f"only {w:.2f} times as wide as")
+
+    def follows(r):
+        return r["rmse_in"] <= WIDTH_NEAR * scatter
+    sc = f"the data's root-mean-square scatter of {scatter:.3f} (section 1)"
+    if width(b) == width(s):
+        inside = (f"both bands are {width(b)} {sc}: mean predictive std {b['std_in']:.3f} for "
+                  f"{NAMES[bbb]} and {s['std_in']:.3f} for {NAMES[rival]}.")
+    else:
+        inside = (f"the band of {NAMES[bbb]} is {width(b)} {sc} (mean predictive std "
+                  f"{b['std_in']:.3f}); that of {NAMES[rival]} is {width(s)} it (mean "
+                  f"predictive std {s['std_in']:.3f}).")
+    rmse = (f"RMSE, the root-mean-square error of the mean on fresh draws: {b['rmse_in']:.4f} "
+            f"and {s['rmse_in']:.4f}")
+    if follows(b) == follows(s):
+        inside += (f" Both predictive means {'follow' if follows(b) else 'stray from'} the data "
+                   f"({rmse}).")
+    else:
+        word = {True: "follows the data", False: "strays from the data"}
+        inside += (f" The predictive mean of {NAMES[bbb]} {word[follows(b)]}, that of "
+                   f"{NAMES[rival]} {word[follows(s)]} ({rmse}).")
+    out = [f"- **In the training range** ({_x_range('in')}) {inside}"]
+    away = f"- **Away from the data** ({_x_range('out')}) the band of {NAMES[bbb]} "
     if b["std_ratio"] > 1 + TIE:
-        out.append(f"Beyond it, the band of {NAMES[bbb]} opens up: its mean predictive std away "
-                   f"from the data ({_x_range('out')}) is {b['std_out']:.3f}, "
-                   f"{_ratio(b['std_ratio'])} times that inside; the weight samples disagree "
+        out.append(away + f"opens up: its mean predictive std is {b['std_out']:.3f}, "
+                   f"{_ratio(b['std_ratio'])} times that inside. Its weight samples disagree "
                    "where no data pin them down.")
     else:
-        out.append(f"Beyond it, the band of {NAMES[bbb]} does not open up on this seed: its mean "
-                   f"predictive std away from the data ({_x_range('out')}) is "
+        out.append(away + f"does not open up on this seed: its mean predictive std is "
                    f"{b['std_out']:.3f}, {_ratio(b['std_ratio'])} times that inside.")
     if abs(s["std_ratio"] - 1) <= TIE:
-        out.append(f"The band of {NAMES[rival]} keeps the same width everywhere (mean std "
-                   f"{s['std_in']:.3f} on both ranges), since its only spread is the constant "
-                   "noise $\\sigma$: it extrapolates its single curve with the confidence it has "
-                   "inside the data.")
+        out.append(f"- The band of {NAMES[rival]} keeps the same width everywhere (mean std "
+                   f"{s['std_in']:.3f}): its only spread is the constant noise $\\sigma$. It "
+                   "extrapolates its single curve with the confidence it has inside the data.")
     else:
-        out.append(f"The band of {NAMES[rival]} changes width away from the data (std ratio "
-                   f"{_ratio(s['std_ratio'])}).")
-    return " ".join(out)
+        out.append(f"- The band of {NAMES[rival]} changes width away from the data: its mean "
+                   f"std is {_ratio(s['std_ratio'])} times that inside.")
+    return f"On seed {seed} (the figure above):\n\n" + "\n".join(out)
 
 
-def bands_text(per_seed, seed):
-    """Return section 4's reading of the bands of every method on ``seed`` (Markdown): which
-    methods' bands open up beyond the data and by how much (the std ratio, away / near the data,
-    largest first), and whether the standard network's keeps a constant width."""
-    ratio = {m: _seed_row(per_seed, m, seed)["std_ratio"] for m in per_seed}
-    averaging = sorted((m for m in ratio if m != "mle"), key=lambda m: -ratio[m])
-    opens = [m for m in averaging if ratio[m] > 1 + TIE]
-    shut = [m for m in averaging if m not in opens]
-
-    def listed(ms):
-        return _list_words([f"{_ratio(ratio[m])} for {NAMES[m]}" for m in ms])
-    distinct = len({_ratio(ratio[m]) for m in opens}) > 1
-    if not shut:
-        head = (f"On seed {seed} the bands of every method that averages over networks open up "
-                f"beyond the data{' by different amounts' if distinct else ''}")
-    elif not opens:
-        head = f"On seed {seed} none of the methods that average over networks opens up its band"
-    else:
-        head = (f"On seed {seed} the bands of {_list_words(NAMES[m] for m in opens)} open up "
-                f"beyond the data, those of {_list_words(NAMES[m] for m in shut)} do not")
-    text = (head + " — std ratio, the mean predictive std away from the data over that in the "
-            f"training range: {listed(averaging)}")
+def widening_text(summary):
+    """Return section 4's reading of the std ratio table (Markdown bullets): on how many seeds
+    each method that averages over networks widens its band away from the data (std ratio above
+    1), their mean std ratios (largest first), and whether the standard network's band keeps a
+    constant width. ``summary``: {method: {score: {per_seed, mean, sd}}}."""
+    ratio = {m: s["std_ratio"] for m, s in summary.items()}
+    n = len(next(iter(ratio.values()))["per_seed"])
+    wide = {m: sum(v > 1 + TIE for v in e["per_seed"]) for m, e in ratio.items()}
+    averaging = sorted((m for m in ratio if m != "mle"), key=lambda m: -ratio[m]["mean"])
+    out = []
+    if averaging and all(wide[m] == n for m in averaging):
+        out.append(f"- Every method that averages over networks widens its band away from the "
+                   f"data, on {_every_seed(n)} (std ratio above 1).")
+    elif averaging and not any(wide.values()):
+        out.append("- No method that averages over networks widens its band away from the data, "
+                   f"on any of the {_n_seeds(n)}.")
+    elif averaging:
+        groups = {}
+        for m in averaging:
+            groups.setdefault(wide[m], []).append(NAMES[m])
+        out.append("- The std ratio is above 1 (a wider band away from the data) on "
+                   + "; on ".join(f"{k} of {n} seeds for {_list_words(ms)}"
+                                  for k, ms in sorted(groups.items(), reverse=True)) + ".")
+    if averaging:
+        means = _list_words(f"{_ratio(ratio[m]['mean'])} for {NAMES[m]}" for m in averaging)
+        same = len({_ratio(ratio[m]["mean"]) for m in averaging}) == 1
+        out.append(f"- {'All have' if same else 'The mean std ratio differs between them'}"
+                   f"{' the same mean std ratio' if same else ''}: {means}.")
     if "mle" in ratio:
-        same = abs(ratio["mle"] - 1) <= TIE
-        text += (f"; that of the standard network {'keeps a constant' if same else 'changes'} "
-                 f"width ({_ratio(ratio['mle'])})")
-    return text + "."
+        if all(abs(v - 1) <= TIE for v in ratio["mle"]["per_seed"]):
+            out.append("- The band of the standard network keeps the same width on every seed "
+                       "(std ratio 1.00).")
+        else:
+            out.append("- The band of the standard network changes width (mean std ratio "
+                       f"{_ratio(ratio['mle']['mean'])}).")
+    return "\n".join(out)
 
 
 def _variance_shares(curve, x_grid, region):
@@ -846,9 +888,9 @@ def _times(r):
 
 def variance_split_text(curves, x_grid, seed, method="bbb_gaussian"):
     """Return section 5's reading of the variance split of ``method`` (its ``grid_curve`` in
-    ``curves``, on the first seed ``seed``; Markdown): in the training range and away from the
-    data (``REGIONS``), on how many grid points the epistemic variance lies below the aleatoric
-    sigma^2, by how much, and what share of the total variance it makes up."""
+    ``curves``, on the first seed ``seed``; Markdown bullets): in the training range and away
+    from the data (``REGIONS``), on how many grid points the epistemic variance lies below the
+    aleatoric sigma^2, by how much, and what share of the total variance it makes up."""
     out = []
     for region in ("in", "out"):
         e, s2, share = _variance_shares(curves[method], x_grid, region)
@@ -864,21 +906,23 @@ def variance_split_text(curves, x_grid, seed, method="bbb_gaussian"):
             how = (f"below the aleatoric {sigma2} at {below} of {n} grid points, above it at the "
                    f"others (on average {_times(e.mean().item() / s2)} times it)")
         share_mean = share.mean().item()
-        text = (f"{REGION_WORDS[region]} ({_x_range(region)}) the epistemic variance lies {how} "
-                f"and makes up {_share_words(share_mean)} the total ({100 * share_mean:.0f} % on "
-                f"average, {100 * share.min().item():.0f}–{100 * share.max().item():.0f} % over "
-                "the points)")
-        if share_mean <= 0.2:
-            text += ", so the total is close to the learned noise alone"
+        text = (f"- **{_cap(REGION_WORDS[region])}** ({_x_range(region)}) the epistemic variance "
+                f"lies {how}. It makes up {_share_words(share_mean)} the total: "
+                f"{100 * share_mean:.0f} % on average, {100 * share.min().item():.0f}–"
+                f"{100 * share.max().item():.0f} % over the points")
+        text += ("; the total is close to the learned noise alone." if share_mean <= 0.2
+                 else ".")
         out.append(text)
-    return (f"On seed {seed}, for {NAMES[method]}: {out[0]}. {out[1][0].upper()}{out[1][1:]}. "
-            "One seed: the curves of the other seeds are not stored.")
+    out.append(f"- Only seed {seed} is shown: its curves are the only ones stored (the other "
+               "seeds keep their scores and std ratios, not their curves).")
+    return f"On seed {seed}, for {NAMES[method]}:\n\n" + "\n".join(out)
 
 
 def coverage_in_text(summary):
-    """Return section 6's reading of the central 50 % interval in the training range
-    (Markdown): which methods cover more than 50 % with it, on average and on how many seeds,
-    beside what their central 90 % interval covers."""
+    """Return section 6's reading of the central 50 % interval in the training range (Markdown
+    bullets): which methods cover more than 50 % with it, on average and on how many seeds;
+    what their central 90 % interval covers; and, where the 50 % interval covers too much, a
+    possible reason (not tested)."""
     c50 = {m: s["coverage50_in"] for m, s in summary.items()}
     c90 = [s["coverage90_in"]["mean"] for s in summary.values()]
     n = len(next(iter(c50.values()))["per_seed"])
@@ -886,65 +930,136 @@ def coverage_in_text(summary):
     low = {m: sum(v <= 0.5 for v in c50[m]["per_seed"]) for m in c50}
     means = [e["mean"] for e in c50.values()]
     lowest = min(c50, key=lambda m: min(c50[m]["per_seed"]))
+    spread = (f"means {min(means):.3f} to {max(means):.3f}; lowest seed "
+              f"{min(c50[lowest]['per_seed']):.3f}, {NAMES[lowest]}'s")
     if len(over) == len(c50) and not any(low.values()):
-        text = ("Inside the training range every method covers more than 50 % with its central "
-                f"50 % interval, on {_seeds(n)}")
+        out = [f"- **In the training range** every method's central 50 % interval covers more "
+               f"than 50 % of the fresh draws, on {_every_seed(n)} ({spread}): these intervals "
+               "are too wide."]
     else:
         rest = [m for m in c50 if m not in over]
-        text = ("Inside the training range the central 50 % interval covers more than 50 % on "
+        text = ("- **In the training range** the central 50 % interval covers more than 50 % on "
                 f"average for {_list_words(NAMES[m] for m in over) if over else 'no method'}"
                 + (f", at most 50 % for {_list_words(NAMES[m] for m in rest)}" if rest else "")
-                + "; per seed, at most 50 % for "
-                + _list_words(f"{NAMES[m]} on {k} of {n}" for m, k in low.items() if k))
-    text += (f" (means {min(means):.3f}–{max(means):.3f}; the lowest seed, "
-             f"{min(c50[lowest]['per_seed']):.3f}, is {NAMES[lowest]}'s), while the central 90 % "
-             f"interval covers {min(c90):.3f}–{max(c90):.3f} on average")
+                + f" ({spread}).")
+        if any(low.values()):
+            text += (" Per seed, it covers at most 50 % for "
+                     + _list_words(f"{NAMES[m]} on {k} of {n}" for m, k in low.items() if k)
+                     + ".")
+        out = [text]
+    near = all(abs(v - 0.9) <= COVERAGE_NEAR for v in c90)
+    out.append(f"- The central 90 % intervals cover {min(c90):.3f} to {max(c90):.3f} on average"
+               + (f", all within {COVERAGE_NEAR:.2f} of the target 0.90." if near
+                  else " (target 0.90)."))
     if over:
-        text += (": the noise on $y$ is not Gaussian and varies with $x$ (section 1), while every "
-                 "model learns one Gaussian $\\sigma$")
-    return text + "."
+        out.append("- A possible reason, not tested here: the noise on $y$ is not Gaussian and "
+                   "varies with $x$ (section 1), while every model learns one Gaussian "
+                   "$\\sigma$.")
+    return "\n".join(out)
 
 
 def coverage_spread_text(summary):
-    """Return the reading of the per-seed coverages (Markdown): where a mean coverage lies
-    within ``COVERAGE_NEAR`` of its target while seeds miss it by more than that on both sides
-    (too wide and too narrow), or that no mean in the tables does."""
-    found = []
+    """Return the reading of the per-seed coverages (Markdown bullets, one per method and
+    region): where a mean coverage lies within ``COVERAGE_NEAR`` of its target while seeds miss
+    it by more than that on both sides (too wide and too narrow), or that no mean does."""
+    found, said = [], False
     for m, s in summary.items():
         for region in ("in", "out"):
+            items = []
             for level in INTERVALS:
-                key, target = f"coverage{round(100 * level)}_{region}", level
-                e = s[key]
-                wide = sum(v > target + COVERAGE_NEAR for v in e["per_seed"])
-                narrow = sum(v < target - COVERAGE_NEAR for v in e["per_seed"])
-                if abs(e["mean"] - target) <= COVERAGE_NEAR and wide and narrow:
-                    found.append(
-                        f"{NAMES[m]} {REGION_WORDS[region]}: the central "
-                        f"{round(100 * level)} % interval covers {e['mean']:.3f} on average "
-                        f"(target {target:.2f}), yet per seed "
-                        + ", ".join(f"{v:.3f}" for v in e["per_seed"])
-                        + f": {wide} seed{'s' if wide != 1 else ''} too wide, {narrow} too "
-                        "narrow")
+                e = s[f"coverage{round(100 * level)}_{region}"]
+                wide = sum(v > level + COVERAGE_NEAR for v in e["per_seed"])
+                narrow = sum(v < level - COVERAGE_NEAR for v in e["per_seed"])
+                if abs(e["mean"] - level) <= COVERAGE_NEAR and wide and narrow:
+                    items.append(
+                        f"the central {round(100 * level)} % interval covers {e['mean']:.3f} on "
+                        f"average (target {level:.2f}), yet {min(e['per_seed']):.3f} to "
+                        f"{max(e['per_seed']):.3f} per seed: {wide} seed{'s' if wide != 1 else ''}"
+                        f" too wide and {narrow} too narrow"
+                        + ("" if said else f" by more than {COVERAGE_NEAR:.2f}"))
+                    said = True
+            if items:
+                found.append(f"- **{_cap(NAMES[m])}, {REGION_WORDS[region]}:** "
+                             + "; ".join(items) + ".")
     n = len(next(iter(summary.values()))["std_ratio"]["per_seed"])
     if not found:
-        return (f"In these tables ({n} seed{'s' if n != 1 else ''}) no mean coverage within "
+        return (f"- In these tables ({_n_seeds(n)}) no mean coverage within "
                 f"{COVERAGE_NEAR:.2f} of its target hides seeds that miss it by more than that "
                 "on both sides.")
-    return (f"Where a mean coverage within {COVERAGE_NEAR:.2f} of its target hides seeds that "
-            f"miss it by more than that on both sides ({n} seeds): " + "; ".join(found) + ".")
+    return "\n".join(found)
 
 
-def takeaways_text(per_seed, curves, x_grid, seed, method="bbb_gaussian"):
-    """Return the measured takeaways of notebook 02 (Markdown bullets): how far each method's
-    band widens away from the data over the seeds (std ratio), and which part of one method's
-    predictive variance (``method``'s ``grid_curve`` in ``curves``, on ``seed``) dominates in
-    the training range and away from it."""
-    n = len(next(iter(per_seed.values())))
-    mean = {m: sum(r["std_ratio"] for r in rows) / len(rows) for m, rows in per_seed.items()}
-    wide = {m: sum(r["std_ratio"] > 1 + TIE for r in rows) for m, rows in per_seed.items()}
-    averaging = sorted((m for m in per_seed if m != "mle"), key=lambda m: -mean[m])
+def _coverage_away_words(summary, level=0.9, widened=()):
+    """One bullet with sub-bullets: the mean coverage of the central ``level`` interval away from
+    the data of every method, grouped by whether it lies below, near (within ``COVERAGE_NEAR``)
+    or above its target; a near mean whose seeds miss it on both sides gives their range. Led by
+    "a wider band is not always a right one" where a method of ``widened`` (those whose band
+    widens on every seed) falls below."""
+    key = f"coverage{round(100 * level)}_out"
+    mean = {m: s[key]["mean"] for m, s in summary.items()}
+    groups = {f"below the target by more than {COVERAGE_NEAR:.2f}":
+              [m for m in mean if mean[m] < level - COVERAGE_NEAR],
+              f"within {COVERAGE_NEAR:.2f} of the target":
+              [m for m in mean if abs(mean[m] - level) <= COVERAGE_NEAR],
+              f"above the target by more than {COVERAGE_NEAR:.2f}":
+              [m for m in mean if mean[m] > level + COVERAGE_NEAR]}
+    subs = []
+    for words, ms in groups.items():
+        if not ms:
+            continue
+        line = f"  - {words}: " + _list_words(f"{mean[m]:.3f} for {NAMES[m]}" for m in ms)
+        for m in ms:
+            per = summary[m][key]["per_seed"]
+            if min(per) < level - COVERAGE_NEAR and max(per) > level + COVERAGE_NEAR:
+                line += f", its seeds from {min(per):.3f} to {max(per):.3f}"
+        subs.append(line + ".")
+    below = next(iter(groups.values()))
+    head = ("- A wider band is not always a right one. " if any(m in widened for m in below)
+            else "- ")
+    return (head + f"Away from the data the central {round(100 * level)} % interval (target "
+            f"{level:.2f}) covers on average:\n" + "\n".join(subs))
+
+
+def _tests_words(verdicts_rec):
+    """One bullet: what the declared tests found, per family, and how many claims (and whose)
+    are not resolved."""
+    n = len(verdicts_rec["seed"])
+    t = tally(verdicts_rec)
+    total = sum(f["claims"] for f in t.values())
+    resolved = [c for f in t.values() for c in f["holds"] + f["reversed"]]
+    head = f"- **What the declared tests found** (section 6, {_n_seeds(n)}). "
+    if not resolved:
+        return head + f"None of the {total} claims is resolved."
+    parts = []
+    for family, f in t.items():
+        bits = ([_held_words(f["holds"])] if f["holds"] else []) + (
+            [_reversed_words(f["reversed"])] if f["reversed"] else [])
+        parts.append(f"{_cap(family)}, " + ("; ".join(bits) if bits else "no claim is resolved")
+                     + ".")
+    quiet = [b for b in BBB if not any(_claim_parts(c)[0] == b for c in resolved)]
+    n_quiet = sum(_claim_parts(c)[0] in quiet for claims in verdicts_rec["metrics"].values()
+                  for c in claims)
+    rest = total - len(resolved)
+    tail = ""
+    if rest:
+        tail = (f" The other {rest} of the {total} claims are not resolved"
+                + (f", among them all {n_quiet} about {_list_words(NAMES[b] for b in quiet)}"
+                   if quiet else "") + ".")
+    return head + " ".join(parts) + tail
+
+
+def takeaways_text(summary, curves, x_grid, seed, verdicts_rec=None, method="bbb_gaussian"):
+    """Return the measured takeaways of notebook 02 (Markdown bullets): whether the methods'
+    bands widen away from the data over the seeds (std ratio); what their central 90 % interval
+    covers there; what the declared tests found (``verdicts_rec``, when given); and which part of
+    one method's predictive variance (``method``'s ``grid_curve`` in ``curves``, on ``seed``)
+    dominates in the training range and away from it."""
+    ratio = {m: s["std_ratio"]["per_seed"] for m, s in summary.items()}
+    n = len(next(iter(ratio.values())))
+    wide = {m: sum(v > 1 + TIE for v in vs) for m, vs in ratio.items()}
+    averaging = [m for m in summary if m != "mle"]
     if all(wide[m] == n for m in averaging):
-        how = f"every method that averages over networks widens its band on {_seeds(n)}"
+        how = f"every method that averages over networks widens its band on {_every_seed(n)}"
     else:
         groups = {}
         for m in averaging:
@@ -952,20 +1067,24 @@ def takeaways_text(per_seed, curves, x_grid, seed, method="bbb_gaussian"):
         how = "the methods that average over networks widen their bands " + ", ".join(
             f"on {k} of {n} seeds for {_list_words(ms)}"
             for k, ms in sorted(groups.items(), reverse=True))
-    far = ("how far depends on the method and the prior"
-           if len({_ratio(mean[m]) for m in averaging}) > 1 else "all by about as much")
-    first = (f"- Away from the data {how} (std ratio above 1); {far}: mean std ratio "
-             + _list_words(f"{_ratio(mean[m])} for {NAMES[m]}" for m in averaging))
-    if "mle" in mean:
-        first += f"; the standard network's band cannot widen (std ratio {_ratio(mean['mle'])})"
+    first = f"- Away from the data {how} (std ratio above 1, section 4)"
+    if "mle" in ratio:
+        first += ("; the standard network's band cannot widen"
+                  if all(abs(v - 1) <= TIE for v in ratio["mle"]) else
+                  f"; the standard network's changes width too (mean std ratio "
+                  f"{_ratio(sum(ratio['mle']) / n)})")
+    out = [first + ".", _coverage_away_words(summary, widened=[m for m in averaging
+                                                               if wide[m] == n])]
+    if verdicts_rec:
+        out.append(_tests_words(verdicts_rec))
     share = {r: _variance_shares(curves[method], x_grid, r)[2].mean().item()
              for r in ("in", "out")}
     inside = ("the learned noise $\\sigma$ (aleatoric) dominates" if share["in"] < 0.5 else
               "the spread over weights (epistemic) dominates already")
     outside = ("the spread over weights (epistemic) takes over" if share["out"] > 0.5 else
                "the learned noise (aleatoric) still dominates")
-    second = (f"- For {NAMES[method]} on seed {seed} (section 5; the one seed whose curves are "
-              f"stored), {inside} inside the training range (epistemic share of the total variance "
-              f"{100 * share['in']:.0f} % on average) and {outside} away from the data "
-              f"({100 * share['out']:.0f} %).")
-    return first + ".\n" + second
+    out.append(f"- For {NAMES[method]} on seed {seed} (section 5; only this seed's curves are "
+               f"stored), {inside} inside the training range (epistemic share of the total "
+               f"variance {100 * share['in']:.0f} % on average) and {outside} away from the data "
+               f"({100 * share['out']:.0f} %).")
+    return "\n".join(out)

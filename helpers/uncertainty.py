@@ -392,6 +392,16 @@ def ood_table_rows(summary, data):
                     for k in KINDS]
 
 
+def ood_caption(number, data, seeds):
+    """The caption of version 1's test table of one training set (Markdown)."""
+    seeds = list(seeds)
+    return (f"**Table {number}** (version 1). Trained on {DATA_LABELS[data]}, shown "
+            f"{DATA_LABELS[OTHER[data]]}; seed{'s' if len(seeds) != 1 else ''} "
+            f"{', '.join(map(str, seeds))}. "
+            + ("Mean ± sd over seeds, per-seed values in brackets." if len(seeds) > 1 else
+               "One seed, so no sd."))
+
+
 # ---- notebook 05, section 8: the Bayesian conv net, trained once; its figures from stored numbers ----
 
 CONV_RESULTS = "bbb_conv_net"  # results/05_uncertainty/bbb_conv_net.json
@@ -513,63 +523,73 @@ def committed_figure(notebook, name):
     return path if path.exists() else None
 
 
-def ood_text(summary, alt_rows=None):
-    """Return notebook 05's reading of its out-of-distribution table (Markdown; version 1: these
-    statements are descriptive, no test was declared), every number from ``summary``
-    (``summarise`` of ood.json) and, for the comparison with notebook 06, ``alt_rows`` (the
-    rows of results/06_alternatives/summary.json)."""
+def _cap(text):
+    return text[:1].upper() + text[1:]
+
+
+def ood_text(summary):
+    """Return notebook 05's reading of its version-1 out-of-distribution tables (Markdown
+    bullets; descriptive, no test was declared for version 1), every number from ``summary``
+    (``summarise`` of ood.json)."""
     def ms(data, kind, metric, scale=1.0, digits=3, unit=""):
-        e = summary[(data, kind)][metric]
-        sd = "" if e["sd"] is None else f" ± {scale * e['sd']:.{digits}f}"
-        return f"{scale * e['mean']:.{digits}f}{sd}{unit}"
-    out = []
+        return _ms(summary[(data, kind)][metric], scale, digits, unit)
+
+    def rank_word(values, key):
+        return ("the highest" if values[key] == max(values.values()) else
+                "the lowest" if values[key] == min(values.values()) else
+                "neither the highest nor the lowest")
+    bullets, n = [], None
     if all(("MNIST", k) in summary for k in KINDS):
         au = {k: summary[("MNIST", k)]["auroc_entropy"] for k in KINDS}
         order = sorted(KINDS, key=lambda k: -au[k]["mean"])
-        others = [k for k in order if k != "bbb"]
         n = len(summary[("MNIST", "bbb")]["seeds"])
-        lead = [b - d for b, d in zip(au["bbb"]["per_seed"], au["mc_dropout"]["per_seed"])]
+        bullets.append(
+            f"Trained on MNIST, {NOUNS[order[0]]} has the highest AUROC of the entropy on "
+            f"Fashion-MNIST ({ms('MNIST', order[0], 'auroc_entropy')}), then "
+            + _join(f"{NOUNS[k]} ({ms('MNIST', k, 'auroc_entropy')})" for k in order[1:]) + ".")
+        rival = order[1] if order[0] == "bbb" else order[0]
+        d = [b - r for b, r in zip(au["bbb"]["per_seed"], au[rival]["per_seed"])]
+        span = lambda lo, hi: (f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}"  # noqa: E731
+                               else f"{lo:.2f}–{hi:.2f}")
+        if len(d) > 1:
+            bullets[-1] += (
+                f" BBB is ahead of {NOUNS[rival]} on every seed, by {span(min(d), max(d))}."
+                if min(d) > 0 else
+                f" BBB is behind {NOUNS[rival]} on every seed, by {span(-max(d), -min(d))}."
+                if max(d) < 0 else
+                f" BBB's difference from {NOUNS[rival]} changes sign across the seeds "
+                f"({min(d):+.2f} to {max(d):+.2f}).")
         ece = {k: summary[("MNIST", k)]["ece"]["mean"] for k in KINDS}
+        low, high = min(KINDS, key=ece.get), max(KINDS, key=ece.get)
+        other = high if low == "bbb" else low
+        bullets.append(f"BBB's ECE ({ece['bbb']:.4f}) is {rank_word(ece, 'bbb')} of the four"
+                       + ("." if other == "bbb" else
+                          f"; {NOUNS[other]}'s ({ece[other]:.4f}) is "
+                          f"{'the lowest' if other == low else 'the highest'}."))
         err = {k: summary[("MNIST", k)]["test_error"]["mean"] for k in KINDS}
-        best_err = min(KINDS, key=lambda k: err[k])
-        out.append(
-            f"**What the table shows** (version 1: descriptive, {n} seed{'s' if n != 1 else ''}, "
-            "no declared test). "
-            f"Trained on MNIST, {KIND_LABELS[order[0]]} has the highest AUROC of the entropy on "
-            f"Fashion-MNIST: BBB {ms('MNIST', 'bbb', 'auroc_entropy')}, against "
-            + ", ".join(f"{ms('MNIST', k, 'auroc_entropy')} for {KIND_LABELS[k]}"
-                        for k in others) + ". "
-            + (f"BBB is ahead of MC dropout on every seed, by {min(lead):.2f}–{max(lead):.2f}. "
-               if min(lead) > 0 else
-               f"BBB's lead over MC dropout ranges over {min(lead):+.2f}..{max(lead):+.2f}. ")
-            + f"Its ECE ({ece['bbb']:.4f}) is "
-            + ("the highest" if ece["bbb"] == max(ece.values()) else
-               "the lowest" if ece["bbb"] == min(ece.values()) else "neither the highest nor "
-               "the lowest")
-            + f" of the four; the {KIND_LABELS[min(KINDS, key=lambda k: ece[k])]}'s "
-            f"({min(ece.values()):.4f}) the lowest. {KIND_LABELS[best_err]} has the lowest test "
-            f"error ({ms('MNIST', best_err, 'test_error', 100, 2, ' %')}"
-            + ("" if best_err == "bbb" else
-               f" against BBB's {ms('MNIST', 'bbb', 'test_error', 100, 2, ' %')}") + ").")
+        best = min(KINDS, key=err.get)
+        bullets.append(f"{_cap(NOUNS[best])} has the lowest test error "
+                       f"({ms('MNIST', best, 'test_error', 100, 2, ' %')}"
+                       + ("" if best == "bbb" else
+                          f" against BBB's {ms('MNIST', 'bbb', 'test_error', 100, 2, ' %')}")
+                       + ").")
     if all(("FashionMNIST", k) in summary for k in KINDS):
         au = {k: summary[("FashionMNIST", k)]["auroc_entropy"]["mean"] for k in KINDS}
         ece = {k: summary[("FashionMNIST", k)]["ece"]["mean"] for k in KINDS}
-        n = len(summary[("FashionMNIST", "bbb")]["seeds"])
-        out.append(
-            f"Trained on Fashion-MNIST ({n} seed{'s' if n > 1 else ''}, so no ordering is "
-            f"established) {KIND_LABELS[max(KINDS, key=lambda k: au[k])]} has the highest AUROC "
-            f"and {KIND_LABELS[min(KINDS, key=lambda k: ece[k])]} the lowest ECE "
-            f"({min(ece.values()):.4f}).")
-    if alt_rows:
-        r = {x["method"]: x for x in alt_rows}
-        if "map" in r and "ensemble" in r:
-            out.append(
-                "\n\n**Read this against notebook 06.** Part of BBB's lead is the baselines' "
-                "search space: searched with weight decay and trained longer, the same single "
-                f"network reaches an AUROC of {r['map']['auroc_entropy']['mean']:.3f} and an "
-                f"ensemble of five of them {r['ensemble']['auroc_entropy']['mean']:.3f} "
-                "([notebook 06](06_alternatives.ipynb), version 1).")
-    return " ".join(out)
+        m = len(summary[("FashionMNIST", "bbb")]["seeds"])
+        top, low = max(KINDS, key=au.get), min(KINDS, key=ece.get)
+        bullets.append(
+            f"Trained on Fashion-MNIST ({_n_seeds(m)}"
+            + (", so no ordering is established" if m == 1 else "") + "), "
+            + (f"{NOUNS[top]} has both the highest AUROC ({au[top]:.3f}) and the lowest ECE "
+               f"({ece[low]:.4f})" if top == low else
+               f"{NOUNS[top]} has the highest AUROC ({au[top]:.3f}) and {NOUNS[low]} the "
+               f"lowest ECE ({ece[low]:.4f})") + ".")
+    if not bullets:
+        return ""
+    head = ("**What the tables show** (version 1: descriptive, no declared test"
+            + (f"; {_n_seeds(n)} trained on MNIST" if n else "") + "):")
+    return head + "\n\n" + "\n".join(f"- {b}" for b in bullets)
 
 
 SEARCH_LABELS = {"deterministic": "the single network", "mc_dropout": "MC dropout", "bbb": "BBB"}
@@ -578,37 +598,53 @@ SWEEP_DATA = {"mnist": "MNIST", "fashionmnist": "Fashion-MNIST"}  # sweep names'
 
 def search_words(sweeps):
     """What the searches chose, in words read from the sweep records ``sweeps`` (name ->
-    record, as ``helpers.sweep.ensure_sweeps`` returns them): each method's epochs per data set,
-    which method reached the lowest validation NLL, and how far ASHA let the warm-started
-    trials run."""
+    record, as ``helpers.sweep.ensure_sweeps`` returns them), as Markdown bullets: each
+    method's epochs per data set, which method reached the lowest validation NLL, how far ASHA
+    let the warm-started trials run and whether the chosen settings start warm."""
     by_data = {}
     for name, rec in sweeps.items():
         kind, data = name.rsplit("_", 1)
         by_data.setdefault(data, {})[kind] = rec
     cap = max(r["config"]["max_epochs"] for r in sweeps.values())
-    parts, warm = [], []
+    bullets, warm, who, rung, starts = [], [], [], None, []
     for data, recs in by_data.items():
+        name = SWEEP_DATA.get(data, data)
         chosen = {k: r["metrics"]["chosen"] for k, r in recs.items()}
         best = min(chosen, key=lambda k: chosen[k]["val"])
-        parts.append(f"on {SWEEP_DATA.get(data, data)}, " + ", ".join(
+        bullets.append(f"On {name}: " + ", ".join(
             f"{SEARCH_LABELS.get(k, k)} {c['epochs']}" for k, c in chosen.items())
-            + f" epochs (lowest validation NLL: {SEARCH_LABELS.get(best, best)})")
+            + f" epochs (lowest validation NLL: {SEARCH_LABELS.get(best, best)}).")
         for k, r in recs.items():
             trials = [t for t in r["metrics"]["trials"] if t["config"].get("init_from")]
             if trials:
                 rung = (r["config"].get("scheduler") or {}).get("grace_period")
                 cut = sum(t["epochs_run"] == rung for t in trials)
                 full = sum(t["epochs_run"] == r["config"]["max_epochs"] for t in trials)
-                warm.append(f"{cut} of {len(trials)} on {SWEEP_DATA.get(data, data)}"
+                warm.append(f"{cut} of {len(trials)} on {name}"
                             + (f" ({full} ran all {r['config']['max_epochs']} epochs)"
                                if full else ""))
-    text = (f"**What the searches chose.** Scored by validation NLL, with a cap of {cap} "
-            "epochs: " + "; ".join(parts) + ". Every trial's curve is in "
-            "`results/05_uncertainty/sweep/`.")
+                who.append(SEARCH_LABELS.get(k, k))
+                if "config" in chosen[k]:
+                    starts.append((name, bool(chosen[k]["config"].get("init_from"))))
     if warm:
-        text += (" Of BBB's trials that started from a trained SGD network, ASHA stopped at its "
-                 "first rung " + " and ".join(warm) + ".")
-    return text + (" The ensemble's members use the single network's choice.")
+        labels = list(dict.fromkeys(who))
+        owner = f"{_join(labels)}'s" if len(labels) == 1 else "The"
+        bullets.append(
+            f"{_join(labels)}'s search also tried *warm starts*, trials that "
+            "begin from a trained SGD network instead of random weights. ASHA compares the "
+            f"trials at *rungs* (the first after {rung} epochs) and stops those that lag "
+            "behind; of the warm starts, it stopped at its first rung " + " and ".join(warm)
+            + "."
+            + ("" if not starts else
+               f" {owner} chosen settings start from random weights." if not any(
+                   w for _, w in starts) else
+               f" {owner} chosen settings start warm on " + _join([d for d, w in starts if w])
+               + ("" if all(w for _, w in starts) else " and from random weights on "
+                  + _join([d for d, w in starts if not w])) + "."))
+    bullets.append("The deep ensemble's members use the single network's choice.")
+    return (f"**What the searches chose** (scored by validation NLL, at most {cap} epochs per "
+            "trial; every trial's curve is in `results/05_uncertainty/sweep/`):\n\n"
+            + "\n".join(f"- {b}" for b in bullets))
 
 
 # ---- notebook 05: the readings of its figures and tables, rendered from the records ----
@@ -647,45 +683,13 @@ def _pct_range(values):
 
 
 def _all_but(names, exceptions):
-    """'every method' when ``exceptions`` is empty, else 'all but X and Y' (``names``: the
+    """'every method' when ``exceptions`` is empty, else 'every method but X and Y' (``names``: the
     labels compared, for 'no method' when all are exceptions)."""
     if not exceptions:
         return "every method"
     if len(exceptions) == len(names):
         return "no method"
-    return "all but " + _join(exceptions)
-
-
-def ensemble_text(summary, sweeps, ensemble_size, data="MNIST"):
-    """Section 3: where the deep ensemble ranks on the AUROC of the entropy (means over the
-    seeds of ``summary``), its mutual information's AUROC, and how long its members trained
-    (the single network's choice in ``sweeps``)."""
-    au = {k: summary[(data, k)]["auroc_entropy"] for k in KINDS}
-    ens = au["ensemble"]
-    n = len(summary[(data, "ensemble")]["seeds"])
-    below = [k for k in KINDS if k != "ensemble" and au[k]["mean"] > ens["mean"]]
-    above = [k for k in KINDS if k != "ensemble" and au[k]["mean"] <= ens["mean"]]
-    text = (f"**The deep ensemble** (trained on {DATA_LABELS[data]}, version 1, {_n_seeds(n)}): "
-            f"its AUROC of the entropy, {_ms(ens)}, ranks {ORDINALS[len(below)]} of the "
-            f"{len(KINDS)} methods")
-    parts = []
-    if below:
-        parts.append("below " + _join(f"{NOUNS[k]}'s {au[k]['mean']:.3f}" for k in below))
-    if above:
-        parts.append("above " + _join(f"{NOUNS[k]}'s {au[k]['mean']:.3f}" for k in above))
-    text += " (" + "; ".join(parts) + ")."
-    mi = summary[(data, "ensemble")]["auroc_mi"]
-    if mi is not None:
-        text += (f" Scored by the mutual information, the disagreement between its members, it "
-                 f"reaches {_ms(mi)}.")
-    sweep = sweeps.get(sweep_name("ensemble", data))
-    if sweep is not None:
-        epochs, cap = sweep["metrics"]["chosen"]["epochs"], sweep["config"]["max_epochs"]
-        text += (f" Its {ensemble_size} members are the single network's choice, trained "
-                 + (f"{epochs} of the {cap} epochs allowed: short trainings, stopped early by "
-                    "the validation-NLL rule." if epochs < cap else
-                    f"all {cap} epochs allowed."))
-    return text
+    return "every method but " + _join(exceptions)
 
 
 def _entropy_shares(row, bins=ENTROPY_BINS, high=1.0):
@@ -700,15 +704,15 @@ def _entropy_shares(row, bins=ENTROPY_BINS, high=1.0):
 
 def entropy_text(rows, seed=0, bins=ENTROPY_BINS):
     """Section 4: what the entropy histograms of ``seed`` show, read from their stored counts
-    (``rows``: ood.json's rows; ``bins``: its entropy_bins): the share of images in the first
-    bin (entropy near 0) in and out of distribution, the share at high entropy, and, with both
-    training sets, whether the in-domain histograms are wider and the AUROC lower after
-    training on Fashion-MNIST (compared with every MNIST-trained seed)."""
+    (``rows``: ood.json's rows; ``bins``: its entropy_bins), as Markdown bullets: the share of
+    in-domain images in the first bin (entropy near 0), the share of unfamiliar images there
+    and at high entropy, and, with both training sets, whether the in-domain histograms are
+    wider after training on the second one."""
     lo, hi, n = bins
     edge0 = lo + (hi - lo) / n
     datas = [d for d in OTHER if any(r["data"] == d and r["seed"] == seed for r in rows)]
     share = {(d, k): _entropy_shares(_row(rows, d, k, seed), bins) for d in datas for k in KINDS}
-    out = []
+    bullets = []
     for d in datas[:1]:
         ins = {k: share[(d, k)][0] for k in KINDS}
         out0 = sorted(KINDS, key=lambda k: -share[(d, k)][1])
@@ -716,58 +720,50 @@ def entropy_text(rows, seed=0, bins=ENTROPY_BINS):
         lo_k, hi_k = min(KINDS, key=ins.get), max(KINDS, key=ins.get)
         edge = share[(d, KINDS[0])][3]
         most = [k for k in KINDS if ins[k] > 0.5]
-        out.append(
-            f"**What the histograms show** (seed {seed}, counts stored in ood.json). Trained on "
-            f"{DATA_LABELS[d]}, "
-            + (f"{_pct(ins[lo_k])} (every method)" if _pct(ins[lo_k]) == _pct(ins[hi_k]) else
+        who = ("every method is" if len(most) == len(KINDS) else "no method is" if not most
+               else "every method but " + _join([KIND_LABELS[k] for k in KINDS
+                                                  if k not in most]) + " is")
+        bullets.append(
+            f"Trained on {DATA_LABELS[d]}, {who} almost certain on most in-domain images: "
+            + (f"{_pct(ins[lo_k])} of them" if _pct(ins[lo_k]) == _pct(ins[hi_k]) else
                f"{_pct(ins[lo_k])} ({KIND_LABELS[lo_k]}) to {_pct(ins[hi_k])} "
-               f"({KIND_LABELS[hi_k]})")
-            + " of the in-domain test images fall in the first bin (entropy "
-            f"below {edge0:.3f} nats): "
-            + ("every method is" if len(most) == len(KINDS) else
-               _all_but([KIND_LABELS[k] for k in KINDS],
-                        [KIND_LABELS[k] for k in KINDS if k not in most]) + " is")
-            + " almost certain on most in-domain images. On the "
-            f"{DATA_LABELS[OTHER[d]]} images that first bin (the orange bar at entropy 0) holds "
+               f"({KIND_LABELS[hi_k]}) of them")
+            + f" fall in the first bin (entropy below {edge0:.3f} nats).")
+        first, last = out0[0], out0[-1]
+        same = _pct(share[(d, first)][1]) == _pct(share[(d, last)][1])
+        other = DATA_LABELS[OTHER[d]]
+        thing = "digit" if d == "MNIST" else "garment"
+        bullets.append(
+            f"On the {other} images, that first bin (the orange bar at entropy 0) holds "
             + _join(f"{_pct(share[(d, k)][1])} for {NOUNS[k]}" for k in out0)
-            + (f": {NOUNS[out0[0]]} classifies the most of them as some "
-               f"{'digit' if d == 'MNIST' else 'garment'} with near certainty, "
-               f"{NOUNS[out0[-1]]} the fewest"
-               if _pct(share[(d, out0[0])][1]) != _pct(share[(d, out0[-1])][1]) else "")
-            + f". Above {edge:.2f} nats lie "
-            + _join(f"{_pct(share[(d, k)][2])} ({KIND_LABELS[k]})" for k in high) + ".")
+            + ("." if same else
+               f": {NOUNS[first]} classifies the most of them as some {thing} with near "
+               f"certainty, {NOUNS[last]} the fewest."))
+        bullets.append(
+            f"Above {edge:.2f} nats, a high entropy, lie "
+            + _join(f"{_pct(share[(d, k)][2])} of the {other} images for {NOUNS[k]}"
+                    if i == 0 else f"{_pct(share[(d, k)][2])} for {NOUNS[k]}"
+                    for i, k in enumerate(high)) + ".")
     if len(datas) > 1:
         a, b = datas[0], datas[1]
         names = [KIND_LABELS[k] for k in KINDS]
         not_wider = [k for k in KINDS if share[(b, k)][0] >= share[(a, k)][0]]
         n_b = len({r["seed"] for r in rows if r["data"] == b})
-        seeds_a = sorted({r["seed"] for r in rows if r["data"] == a})
-        au_a = {k: [_row(rows, a, k, s)["auroc_entropy"] for s in seeds_a] for k in KINDS}
-        au_b = {k: _row(rows, b, k, seed)["auroc_entropy"] for k in KINDS}
-        not_lower = [k for k in KINDS if au_b[k] >= min(au_a[k])]
-        out.append(
+        bullets.append(
             f"Trained on {DATA_LABELS[b]} ({_n_seeds(n_b)}), the in-domain histograms are "
-            f"wider for {_all_but(names, [NOUNS[k] for k in not_wider])}: the first bin holds "
-            + _join(f"{_pct(share[(b, k)][0])}"
-                    + (f" of the in-domain images against {_pct(share[(a, k)][0])} trained on "
-                       f"{DATA_LABELS[a]}" if i == 0 else f" against {_pct(share[(a, k)][0])}")
-                    + f" ({KIND_LABELS[k]})" for i, k in enumerate(KINDS))
-            + f". The AUROC trained on {DATA_LABELS[b]} (seed {seed}) is below the same "
-            "method's trained on "
-            f"{DATA_LABELS[a]}, on each of its {_n_seeds(len(seeds_a))}, for "
-            f"{_all_but(names, [NOUNS[k] for k in not_lower])}"
-            + ("" if not not_lower else " (" + "; ".join(
-                f"{au_b[k]:.3f}, against " + _join(f"{v:.3f}" for v in au_a[k])
-                for k in not_lower) + ")")
-            + (": not every method separates the two sets less well." if not_lower else
-               ": every method separates the two sets less well."))
-    return " ".join(out)
+            f"wider for {_all_but(names, [NOUNS[k] for k in not_wider])}: "
+            f"{_pct_range([share[(b, k)][0] for k in KINDS])} of the in-domain images fall in "
+            f"the first bin, against {_pct_range([share[(a, k)][0] for k in KINDS])} trained "
+            f"on {DATA_LABELS[a]}.")
+    return (f"**What the histograms show** (seed {seed}; counts stored in ood.json):\n\n"
+            + "\n".join(f"- {x}" for x in bullets))
 
 
 def examples_text(row, in_labels, out_labels, in_name, out_name, classes=FASHION_CLASSES):
     """Section 5: per example image, whether BBB's weight samples agree on its class (how many
     classes their top choices span) and the range over samples of the probability of the mean's
-    class; ``in_labels`` / ``out_labels``: the true labels (names) of the stored images."""
+    class, as nested Markdown bullets; ``in_labels`` / ``out_labels``: the true labels (names)
+    of the stored images."""
     ex = row["examples"]
 
     def reading(probs, labels):
@@ -781,13 +777,15 @@ def examples_text(row, in_labels, out_labels, in_name, out_name, classes=FASHION
         return out, p.shape[0]
 
     def clause(label, c, tops, lo, hi, S):
-        name = f"class {c}, \"{classes[c]}\""
-        who = (f"all {S} samples pick {name}" if len(tops) == 1 else
-               f"the samples' top choices span {len(tops)} classes "
-               f"({', '.join(str(t) for t in tops)}; mean: {name})")
-        return f"the {label}: {who}, p({classes[c]}) from {lo:.2f} to {hi:.2f}"
+        name = f"\"{classes[c]}\""
+        prob = (f"with probability {hi:.2f} for every sample" if f"{lo:.2f}" == f"{hi:.2f}"
+                else f"with probability {lo:.2f} to {hi:.2f} across the samples")
+        if len(tops) == 1:
+            return f"the {label}: all {S} samples pick {name}, {prob}"
+        return (f"the {label}: the samples' top choices span {len(tops)} classes; their mean "
+                f"picks {name}, {prob}")
 
-    texts = []
+    lines = []
     for name, probs, labels in ((f"{in_name} images (in domain)", ex["in_probs"], in_labels),
                                 (f"{out_name} images (out of distribution)", ex["out_probs"],
                                  out_labels)):
@@ -795,9 +793,10 @@ def examples_text(row, in_labels, out_labels, in_name, out_name, classes=FASHION
         split = sum(len(t[2]) > 1 for t in items)
         verdict = ("every weight sample picks the same class on every image" if split == 0 else
                    f"the samples disagree on {split} of the {len(items)} images")
-        texts.append(f"On the {name} {verdict} ("
-                     + "; ".join(clause(*t, S) for t in items) + ").")
-    return "**What the samples show.** " + " ".join(texts)
+        lines.append(f"- On the {name}, {verdict}:")
+        lines += [f"  - {clause(*t, S)}." for t in items]
+    return (f"**What the samples show** ({S} weight samples per image):\n\n"
+            + "\n".join(lines))
 
 
 def _reliability_parts(rel):
@@ -839,29 +838,31 @@ def reliability_text(rows, seed=0, data="MNIST", low=0.6):
         run.append(c)
     ece = {k: rs[k]["ece"] for k in KINDS}
     rank = 1 + sum(ece[k] > ece["bbb"] for k in KINDS)
-    text = (f"**What the diagrams show** (version 1's networks, seed {seed}, trained on "
-            f"{DATA_LABELS[data]}; test errors {100 * min(err):.2f}–{100 * max(err):.2f} %). "
-            f"{_pct_range(top.values())} of each method's "
-            f"predictions fall in the top bin (confidence above {edge:.2f}), where accuracy and "
-            f"confidence differ by at most {gap_top:.3f} for every method. The bins below "
-            f"{low} hold {_pct_range(below.values())} of the images "
-            f"(at most {most_below} in one bin; the diagram does not show counts), so their "
-            "points rest on few images. ")
     side = "under" if under > over else "over"
-    text += (f"BBB's accuracy is above its confidence in {len(ups)} of its {len(bins)} occupied "
-             "bins" + (f" (every one from confidence {min(run):.2f} up)"
-                       if 1 < len(run) < len(bins) else "")
-             + f": weighted by images, it is {side}-confident"
-             + (", right more often than it claims" if side == "under" else
-                ", right less often than it claims")
-             + f"; the {side}-confident bins make {_share(max(under, over), under + over)} "
-             f"of its binned calibration error. Its ECE at this seed, {ece['bbb']:.4f}, is "
-             + ("the highest" if rank == 1 else "the lowest" if rank == len(KINDS) else
-                "neither the highest nor the lowest") + f" of the {len(KINDS)}. For the others "
-             "the under-confident bins make " + _join(
-                 f"{_share(parts[k][0], parts[k][0] + parts[k][1])} ({KIND_LABELS[k]})"
-                 for k in KINDS if k != "bbb") + " of theirs.")
-    return text
+    shares = [(k, _share(parts[k][0], parts[k][0] + parts[k][1])) for k in KINDS if k != "bbb"]
+    bullets = [
+        f"{_pct_range(top.values())} of each method's predictions fall in the top bin "
+        f"(confidence above {edge:.2f}). There, accuracy and confidence differ by at most "
+        f"{gap_top:.3f} for every method.",
+        f"The bins below {low} hold {_pct_range(below.values())} of the images (at most "
+        f"{most_below} in one bin; the diagram does not show counts), so their points rest on "
+        "few images.",
+        f"BBB's accuracy is above its confidence in {len(ups)} of its {len(bins)} occupied bins"
+        + (f" (every one from confidence {min(run):.2f} up)" if 1 < len(run) < len(bins) else "")
+        + f". Weighted by images, it is {side}-confident: right "
+        + ("more" if side == "under" else "less") + " often than it claims. The "
+        f"{side}-confident bins make {_share(max(under, over), under + over)} of its binned "
+        "calibration error.",
+        f"BBB's ECE at this seed, {ece['bbb']:.4f}, is "
+        + ("the highest" if rank == 1 else "the lowest" if rank == len(KINDS) else
+           "neither the highest nor the lowest") + f" of the {len(KINDS)}. " + (
+            f"For each of the other methods, the under-confident bins make {shares[0][1]} of "
+            "its own." if len({v for _, v in shares}) == 1 else
+            "For the other methods, the under-confident bins make "
+            + _join(f"{v} ({KIND_LABELS[k]})" for k, v in shares) + " of theirs.")]
+    return (f"**What the diagrams show** (version 1's networks, seed {seed}, trained on "
+            f"{DATA_LABELS[data]}; test errors {100 * min(err):.2f}–{100 * max(err):.2f} %):"
+            "\n\n" + "\n".join(f"- {b}" for b in bullets))
 
 
 def _share(part, whole):
@@ -885,19 +886,34 @@ def _accuracy_groups(acc, n_test, chance=0.5):
     return equal, behind, at_chance
 
 
+def _prior_findings(acc, n_test, reference="Normal", chance=0.5):
+    """Per data set of ``acc`` ({(data set, prior): accuracy on ``n_test`` points}): its
+    accuracies, the groups of ``_accuracy_groups`` and, where ``reference`` was fitted, the
+    prior with the largest gain over it, that gain, the priors that beat it beyond two standard
+    errors and its accuracy."""
+    out = {}
+    for d in dict.fromkeys(d for d, _ in acc):
+        a = {p: v for (dd, p), v in acc.items() if dd == d}
+        f = {"acc": a, "groups": _accuracy_groups(a, n_test, chance), "gain": None}
+        if reference in a and len(a) > 1:
+            others = {p: v for p, v in a.items() if p != reference}
+            top = max(others, key=others.get)
+            sig = [p for p in others if others[p] > a[reference] and reference not in
+                   _accuracy_groups({reference: a[reference], p: others[p]}, n_test, chance)[0]]
+            f["gain"] = (top, others[top] - a[reference], sig, a[reference])
+        out[d] = f
+    return out
+
+
 def prior_table_text(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0.5):
     """Section 7: the reading of the 2-D priors' accuracy table (``acc``: {(data set, prior):
-    test accuracy on ``n_test`` points}): per data set which priors fit about equally well,
-    which fall behind, which stay at chance, and whether any prior beats ``reference`` beyond
-    the test set's noise."""
-    datas = list(dict.fromkeys(d for d, _ in acc))
-    text = [f"**What the table shows** ({_n_seeds(n_seeds)}, {steps:,} steps, {n_test:,} test "
-            "points per network; two accuracies count as different when they lie more than two "
-            "binomial standard errors of their difference apart)."]
-    gains, collapsed = [], False
-    for d in datas:
-        a = {p: v for (dd, p), v in acc.items() if dd == d}
-        equal, behind, at_chance = _accuracy_groups(a, n_test, chance)
+    test accuracy on ``n_test`` points}), as Markdown bullets: per data set which priors fit
+    about equally well, which fall behind, which stay at chance, and whether any prior beats
+    ``reference`` beyond the test set's noise."""
+    found = _prior_findings(acc, n_test, reference, chance)
+    bullets, collapsed = [], False
+    for d, f in found.items():
+        a, (equal, behind, at_chance) = f["acc"], f["groups"]
         fmt = lambda ps: _join([f"*{p}* ({a[p]:.3f})" for p in ps])  # noqa: E731
         s = []
         if at_chance:
@@ -912,29 +928,46 @@ def prior_table_text(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0
                      if len(equal) == len(a) else
                      f"the other {len(equal)} fit about equally well ({lo:.3f}–{hi:.3f})"
                      if len(equal) > 1 else f"*{equal[0]}* fits best ({hi:.3f})")
-        text.append(f"On the {d} " + "; ".join(s) + ".")
-        if reference in a:
-            others = {p: v for p, v in a.items() if p != reference}
-            top = max(others, key=others.get)
-            gain = others[top] - a[reference]
-            sig = [p for p in others if others[p] > a[reference] and reference not in
-                   _accuracy_groups({reference: a[reference], p: others[p]}, n_test, chance)[0]]
-            gains.append((d, top, gain, sig, a[reference]))
+        bullets.append(f"On the {d}, " + "; ".join(s) + ".")
     if collapsed:
-        text.append("A network at chance may have collapsed onto its prior, the KL term "
-                    f"outweighing the likelihood; with {_n_seeds(n_seeds)} and {steps:,} steps "
-                    "this cannot be told from an optimisation failure (exercise 3).")
+        bullets.append("A network at chance may have collapsed onto its prior, the KL term "
+                       "outweighing the likelihood. With "
+                       f"{_n_seeds(n_seeds)} and {steps:,} steps, this cannot be told from a "
+                       "failed optimisation (exercise 3).")
+    gains = [(d, *f["gain"]) for d, f in found.items() if f["gain"]]
     if gains:
         beat = [(d, sig) for d, _, _, sig, _ in gains if sig]
-        text.append(
-            (f"No prior beats the plain {reference} one beyond that noise: " if not beat else
+        bullets.append(
+            (f"No prior beats the plain {reference} one beyond that noise. " if not beat else
              "Beyond that noise, " + "; ".join(f"on the {d} {_join(f'*{x}*' for x in sig)} "
                                                f"beat{'s' if len(sig) == 1 else ''} the plain "
-                                               f"{reference} prior" for d, sig in beat) + "; ")
-            + "the largest gain over it is " + _join(
+                                               f"{reference} prior" for d, sig in beat) + ". ")
+            + "The largest gain over it is " + _join(
                 f"{g:+.3f} on the {d} (*{top}*, against {ref:.3f})" for d, top, g, _, ref in gains)
             + ".")
-    return " ".join(text)
+    return (f"**What the table shows** ({_n_seeds(n_seeds)}, {steps:,} steps, {n_test:,} test "
+            "points per network). Two accuracies count as different when they lie more than two "
+            "binomial standard errors of their difference apart.\n\n"
+            + "\n".join(f"- {b}" for b in bullets))
+
+
+def prior_takeaway(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0.5):
+    """The takeaway of section 7 (one Markdown bullet): whether any prior beats ``reference``
+    beyond the test set's noise, and which networks stay at chance, with the cause left open."""
+    found = _prior_findings(acc, n_test, reference, chance)
+    beat = {d: f["gain"][2] for d, f in found.items() if f["gain"] and f["gain"][2]}
+    flat = {d: f["groups"][2] for d, f in found.items() if f["groups"][2]}
+    text = (f"- On 2-D data ({_n_seeds(n_seeds)}, {steps:,} steps), "
+            + (f"no prior beats the plain {reference} one beyond the test set's noise" if not beat
+               else _join(f"{_join(f'*{p}*' for p in ps)} beat{'s' if len(ps) == 1 else ''} "
+                          f"the plain {reference} prior on the {d}" for d, ps in beat.items())))
+    if flat:
+        n = sum(len(v) for v in flat.values())
+        text += ("; " + _join(f"{len(v)} of the {len(found[d]['acc'])} networks on the {d}"
+                              for d, v in flat.items())
+                 + f" {'stays' if n == 1 else 'stay'} at chance, for a reason one run cannot "
+                 "tell (a collapse onto the prior or a failed optimisation)")
+    return text + "."
 
 
 def last_layer_draws(models, datasets, priors, seed=0, n_samples=1000):
@@ -968,10 +1001,11 @@ def last_layer_figure(draws, lim=6.0):
 
 
 def weights_text(draws, acc=None, n_test=None, near=0.25, far=4.0, similar=1.5, chance=0.5):
-    """Section 7: the reading of the last-layer weight densities from the draws themselves: per
-    data set the standard deviations of the draws (a "similar spread" when the largest is within
-    ``similar`` times the smallest), the share beyond ±``far``, and for the networks at chance
-    in ``acc`` (on ``n_test`` points; see ``prior_table_text``) the share within ±``near``."""
+    """Section 7: the reading of the last-layer weight densities from the draws themselves, one
+    Markdown bullet per data set: the standard deviations of the draws (a "similar spread" when
+    the largest is within ``similar`` times the smallest), the share beyond ±``far``, and for
+    the networks at chance in ``acc`` (on ``n_test`` points; see ``prior_table_text``) the
+    share within ±``near``."""
     datas = list(dict.fromkeys(d for d, _ in draws))
     out = []
     for ds in datas:
@@ -980,12 +1014,17 @@ def weights_text(draws, acc=None, n_test=None, near=0.25, far=4.0, similar=1.5, 
         lo, hi = min(sd, key=sd.get), max(sd, key=sd.get)
         tail = {p: float((v.abs() > far).float().mean()) for p, v in w.items()}
         order = sorted(tail, key=lambda p: -tail[p])
-        s = (f"On the {ds} the draws' standard deviations run from {sd[lo]:.2f} (*{lo}*) to "
+        some = [p for p in order if _pct(tail[p]) != _pct(0)]
+        none = [p for p in order if p not in some]
+        s = (f"On the {ds}, the draws' standard deviations run from {sd[lo]:.2f} (*{lo}*) to "
              f"{sd[hi]:.2f} (*{hi}*): "
              + ("a similar spread" if sd[hi] <= similar * sd[lo] else
                 f"the widest is {sd[hi] / sd[lo]:.1f} times the narrowest")
-             + f". Beyond ±{far:g} lie " + ", ".join(f"{_pct(tail[p])} (*{p}*)" for p in order)
-             + " of the draws.")
+             + ". "
+             + (f"Beyond ±{far:g} lie " + _join(f"{_pct(tail[p])} (*{p}*)" for p in some)
+                + " of the draws" if some else f"No draw lies beyond ±{far:g}")
+             + (f"; {_pct(0)} for " + _join(f"*{p}*" for p in none)
+                if some and none else "") + ".")
         if acc is not None:
             a = {p: acc[(ds, p)] for p in w if (ds, p) in acc}
             flat = _accuracy_groups(a, n_test, chance)[2] if a else []
@@ -998,113 +1037,223 @@ def weights_text(draws, acc=None, n_test=None, near=0.25, far=4.0, similar=1.5, 
                       + f" of {'its' if len(flat) == 1 else 'their'} draws within ±{near:g} of "
                       f"zero (sd {', '.join(f'{sd[p]:.2f}' for p in flat)}).")
         out.append(s)
-    return "**What the densities show.** " + " ".join(out)
+    return "**What the densities show:**\n\n" + "\n".join(f"- {x}" for x in out)
 
 
 def conv_error_text(per_image):
     """Section 8: the reading of the expected-error figure from its per-image numbers
     (``per_image_from_record``): how many test images no sample gets wrong, how many split the
     samples, how many every sample gets wrong, and the median std of each group."""
-    ee, sd = per_image["expected_error"], per_image["std"]
-    groups = {"no sample gets wrong": ee == 0, "split the samples": (ee > 0) & (ee < 1),
-              "every sample gets wrong": ee == 1}
-    med = {g: float(sd[m].median()) if m.any() else None for g, m in groups.items()}
-    text = (f"**What the figure shows.** Of the {len(ee):,} test images, " + _join(
-        f"{int(m.sum()):,} {g}" + (f" (median std {med[g]:.3f})" if med[g] is not None else "")
-        for g, m in groups.items()) + ".")
-    split, wrong = med["split the samples"], med["every sample gets wrong"]
+    g = _conv_groups(per_image)
+    n = sum(c for c, _ in g.values())
+    text = (f"**What the figure shows** ({n:,} test images):\n\n" + "\n".join(
+        f"- {c:,} that {name}" + (f" (median std {med:.3f})" if med is not None else "")
+        for name, (c, med) in g.items()))
+    split, wrong = g["split the samples"][1], g["every sample gets wrong"][1]
     if split is not None and wrong is not None:
         split, wrong = round(split, 3), round(wrong, 3)  # as printed
-        text += (" The images every sample gets wrong have "
+        text += ("\n\nThe images every sample gets wrong have "
                  + ("a smaller median std than" if wrong < split else
                     "a larger median std than" if wrong > split else "the same median std as")
                  + " those that split the samples"
-                 + (": the weight uncertainty does not flag them, they are confidently wrong."
-                    if wrong < split else ": the weight uncertainty flags them as well."
-                    if wrong > split else ": the std does not tell the two kinds apart."))
+                 + (": by this measure, the weight uncertainty flags them less."
+                    if wrong < split else ": by this measure, the weight uncertainty flags "
+                    "them more." if wrong > split else
+                    ": the std does not tell the two kinds apart."))
     return text
 
 
+def _conv_groups(per_image):
+    """{group: (count, median std or None)} of the three kinds of test image of
+    ``conv_error_text``."""
+    ee, sd = per_image["expected_error"], per_image["std"]
+    groups = {"no sample gets wrong": ee == 0, "split the samples": (ee > 0) & (ee < 1),
+              "every sample gets wrong": ee == 1}
+    return {g: (int(m.sum()), float(sd[m].median()) if m.any() else None)
+            for g, m in groups.items()}
+
+
+def conv_text(conv, per_image=None):
+    """Section 8: what the conv net's record lets one read under the expected-error figure:
+    with per-image numbers, ``conv_error_text``; without them, that the kinds of error cannot
+    be counted and the figure shown is the committed one."""
+    if per_image is not None:
+        return conv_error_text(per_image)
+    n = conv.get("config", {}).get("eval_samples")
+    return ("**What can be read here.** This record holds only the test metrics printed above "
+            f"(one network, seed {conv.get('seed')}"
+            + (f", {n} weight samples" if n else "") + "), not the per-image numbers. So the "
+            "images that split the samples and those every sample gets wrong cannot be counted "
+            "here, and no sentence of this notebook is read from the committed figure.")
+
+
+def conv_takeaway(conv, per_image=None):
+    """The takeaway of section 8 (one Markdown bullet): the conv net's test error and ECE and,
+    with per-image numbers, whether its all-wrong images have a smaller median std than those
+    that split the samples."""
+    m = conv["metrics"]
+    text = (f"- The Bayesian conv net (one network, {m['epochs']} "
+            f"epoch{'s' if m['epochs'] != 1 else ''}) misclassifies "
+            f"{100 * m['test_error']:.2f} % of the MNIST test images, with ECE {m['ece']:.4f}")
+    if per_image is None:
+        return text + ("; its record holds no per-image numbers, so whether its weight "
+                       "uncertainty flags its errors is not read here.")
+    g = _conv_groups(per_image)
+    (n_split, split), (n_wrong, wrong) = g["split the samples"], g["every sample gets wrong"]
+    if split is None or wrong is None:
+        return text + (f"; {n_split:,} test images split its samples and {n_wrong:,} are wrong "
+                       "for every sample.")
+    split, wrong = round(split, 3), round(wrong, 3)
+    return text + (f". Its {n_wrong:,} images that every sample gets wrong have "
+                   + ("a smaller median std than" if wrong < split else
+                      "a larger median std than" if wrong > split else "the same median std as")
+                   + f" the {n_split:,} that split the samples ({wrong:.3f} against "
+                   f"{split:.3f})"
+                   + (": the weight uncertainty flags them less." if wrong < split else "."))
+
+
 V2_AS_V1 = {"map": "deterministic", "mc_dropout": "mc_dropout", "ensemble": "ensemble"}
+V2_NOUNS = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "the deep ensemble"}
 
 
-def v1_takeaway(summary, rows, v2=None, seed=0, data="MNIST"):
-    """The takeaway on version 1's table (Markdown bullet): where BBB stood on the mean AUROC and
-    ECE (descriptive, no declared test), on which side of the diagonal its calibration error lay
-    at ``seed``, and how many of those pairwise orderings version 2's verdicts (``v2``:
-    results/05_uncertainty/v2/summary.json) uphold."""
-    from .alternatives_report import LABELS, _rival
+def _v2_comparison(mean, v2):
+    """{'reverses' | 'upholds' | 'unresolved': [(metric name, higher is better, BBB better
+    (None: not resolved), rival)]}: version 2's verdict on each ordering of BBB against a rival
+    that version 1's means (``mean``: {metric: {kind: mean}}) show."""
+    out = {"reverses": [], "upholds": [], "unresolved": []}
+    for claims in v2["families"].values():
+        for claim, res in claims.items():
+            lhs, rest = claim.split(" < ")
+            rhs, metric = rest.split(" on ")
+            rival = rhs if lhs == "bbb" else lhs
+            v1_kind = V2_AS_V1.get(rival)
+            if v1_kind is None or metric not in mean:
+                continue
+            high = metric.startswith("auroc")
+            name = "AUROC" if high else "ECE"
+            v1_better = (mean[metric]["bbb"] - mean[metric][v1_kind]) * (1 if high else -1) > 0
+            better = {"holds": True, "reversed": False}.get(res["verdict"])
+            key = ("unresolved" if better is None else
+                   "upholds" if better == v1_better else "reverses")
+            out[key].append((name, high, better, rival))
+    return out
+
+
+def _orderings(items):
+    """'on AUROC, BBB is higher than MAP; on ECE, BBB is lower than MC dropout and the deep
+    ensemble' from ``_v2_comparison`` items (grouped by metric and winner)."""
+    groups = {}
+    for name, high, better, rival in items:
+        groups.setdefault((name, high, better), []).append(V2_NOUNS[rival])
+    out = []
+    for (name, high, better), rivals in groups.items():
+        side = "higher" if high else "lower"
+        if better is None:
+            out.append(f"{name} against {_join(rivals)}")
+        elif better:
+            out.append(f"on {name}, BBB is {side} than {_join(rivals)}")
+        else:
+            out.append(f"on {name}, {_join(rivals)} {'is' if len(rivals) == 1 else 'are'} "
+                       f"{side} than BBB")
+    return "; ".join(out) if all(b is not None for _, _, b, _ in items) else _join(out)
+
+
+def ood_takeaway(summary, rows, v2=None, seed=0, data="MNIST"):
+    """The takeaways on the out-of-distribution tables (two Markdown bullets): where BBB stood in
+    version 1 on the mean AUROC and ECE (descriptive, no declared test) and on which side of the
+    diagonal its calibration error lay at ``seed``; then which of those orderings of BBB against
+    a rival version 2's verdicts (``v2``: results/05_uncertainty/v2/summary.json) reverse,
+    uphold or leave unresolved."""
     n = len(summary[(data, "bbb")]["seeds"])
     mean = {m: {k: summary[(data, k)][m]["mean"] for k in KINDS} for m in ("auroc_entropy", "ece")}
     au, ece = mean["auroc_entropy"], mean["ece"]
     rivals = [k for k in KINDS if k != "bbb"]
     best_rival = max(rivals, key=au.get)
-    text = (f"- Version 1's table (section 3, {_n_seeds(n)}, no declared test) had BBB "
-            + (f"flagging unfamiliar images best (mean AUROC {au['bbb']:.3f}; next "
-               f"{KIND_LABELS[best_rival]}, {au[best_rival]:.3f})" if au["bbb"] > au[best_rival]
-               else f"behind {KIND_LABELS[best_rival]} on the mean AUROC ({au['bbb']:.3f} "
-                    f"against {au[best_rival]:.3f})"))
     rank = 1 + sum(ece[k] > ece["bbb"] for k in rivals)
-    text += (" with " + ("the highest" if rank == 1 else "the lowest" if rank == len(KINDS)
-                         else "neither the highest nor the lowest")
-             + f" mean ECE ({ece['bbb']:.4f})")
     under, over, _ = _reliability_parts(_row(rows, data, "bbb", seed)["reliability"])
-    text += f", {'under' if under > over else 'over'}-confident on seed {seed} (section 6)"
+    text = (f"- Version 1 (section 3: unequal searches, {_n_seeds(n)}, no declared test): BBB "
+            + (f"has the highest mean AUROC ({au['bbb']:.3f}; next {NOUNS[best_rival]}, "
+               f"{au[best_rival]:.3f})" if au["bbb"] > au[best_rival] else
+               f"is behind {NOUNS[best_rival]} on the mean AUROC ({au['bbb']:.3f} against "
+               f"{au[best_rival]:.3f})")
+            + f"; its mean ECE ({ece['bbb']:.4f}) is "
+            + ("the highest" if rank == 1 else "the lowest" if rank == len(KINDS)
+               else "neither the highest nor the lowest") + f" of the {len(KINDS)}. "
+            f"At seed {seed} its calibration error is "
+            f"{'under' if under > over else 'over'}-confidence (section 6).")
     if v2 is None:
-        return text + "; version 2 has no final run yet."
+        return text + "\n- Version 2 has no final run yet."
     if v2["interim"]:
-        return text + "; version 2's runs are not complete, so it does not re-ask them yet."
-    parts = []
-    for family, claims in v2["families"].items():
-        upheld, other = [], []
-        for claim, res in claims.items():
-            rival, metric = _rival(claim), claim.split(" on ")[1]
-            v1_kind = V2_AS_V1.get(rival)
-            if v1_kind is None or metric not in mean:
-                continue
-            sign = 1 if metric.startswith("auroc") else -1
-            v1_better = sign * (mean[metric]["bbb"] - mean[metric][v1_kind]) > 0
-            v2_word = res["verdict"]
-            ok = (v1_better and v2_word == "holds") or (not v1_better and v2_word == "reversed")
-            upheld.append(ok)
-            found = {"holds": "BBB better", "reversed": "BBB worse"}.get(v2_word, v2_word)
-            other.append(f"{LABELS.get(rival, rival)}: {found}")
-        if other:
-            parts.append(f"{sum(upheld)} of {len(upheld)} on {family} ({'; '.join(other)})")
-    return (text + f". Version 2 (the bullet above: equal searches, {len(v2['seeds'])} paired "
-            "seeds, its single network with weight decay) upholds " + _join(parts, sep="; ")
-            + " of these orderings of BBB against each rival.")
+        return text + ("\n- Version 2's runs are not complete, so it does not re-ask these "
+                       "orderings yet.")
+    c = _v2_comparison(mean, v2)
+    total = sum(len(v) for v in c.values())
+    rev, up, unres = c["reverses"], c["upholds"], c["unresolved"]
+    parts = [f"reverses {len(rev) or 'none'} of version 1's {total} orderings of BBB against a "
+             "rival" + (": " + _orderings(rev) if rev else "") + ".",
+             f"It upholds {len(up)}" + (": " + _orderings(up) if up else "") + ".",
+             f"It leaves {len(unres)} unresolved" + (": " + _orderings(unres) if unres else "")
+             + "."]
+    return (text + f"\n- Version 2 (equal searches, {len(v2['seeds'])} paired seeds, declared "
+            "tests) " + " ".join(parts) + " Its MAP network, and the deep ensemble built from it, "
+            "were searched with weight decay, so they are not version 1's deterministic network "
+            "and ensemble.")
 
 
-def search_takeaway(sweeps, summary, ensemble_size, alt_rec=None, data="MNIST"):
-    """The takeaway on the search space (Markdown bullet): the epochs the validation-NLL rule
-    chose for the single network without weight decay (``sweeps``), the deep ensemble's AUROC
-    built from that choice (``summary``), and, with notebook 06's summary record ``alt_rec``,
-    its single network's chosen epochs and its ensemble's AUROC."""
+def search_takeaway(sweeps, summary, ensemble_size, v2=None, data="MNIST"):
+    """The takeaway on the deep ensemble's search (one Markdown bullet): the epochs the
+    validation-NLL rule chose for version 1's single network without weight decay
+    (``sweeps``), the AUROC of version 1's ensemble of such networks (``summary``) and, with
+    version 2's final summary ``v2``, its ensemble's AUROC, with what differs between the two."""
     ens = summary[(data, "ensemble")]["auroc_entropy"]
     n = len(summary[(data, "ensemble")]["seeds"])
-    chosen = {d: sweeps[sweep_name("ensemble", d)] for d in OTHER
-              if sweep_name("ensemble", d) in sweeps}
-    rec = chosen.get(data)
-    epochs, cap = ((rec["metrics"]["chosen"]["epochs"], rec["config"]["max_epochs"]) if rec
-                   else (None, None))
-    text = ("choosing by validation NLL without weight decay "
-            + (f"stopped the single network at {epochs} of the {cap} epochs allowed on "
-               f"{DATA_LABELS[data]}" if rec and epochs < cap else
-               f"let the single network train all {cap} epochs allowed on {DATA_LABELS[data]}"
-               if rec else "chose the single network's epochs")
-            + "".join(f" ({r['metrics']['chosen']['epochs']} on {DATA_LABELS[d]})"
-                      for d, r in chosen.items() if d != data)
-            + f", and the deep ensemble of {ensemble_size} such networks reaches an AUROC of "
-            f"{_ms(ens)} here ({_n_seeds(n)})")
-    alt = {r["method"]: r for r in (alt_rec or {}).get("metrics", {}).get("rows", [])}
-    if "ensemble" not in alt:
-        return "- The search space: " + text + "; notebook 06 trains MAP networks longer."
-    a = alt["ensemble"]["auroc_entropy"]["mean"]
-    epochs = (alt_rec.get("config", {}).get("chosen", {}).get("map") or {}).get("epochs")
-    lead = ("The search space matters" if a > ens["mean"] else
-            "The search space did not help the ensemble here")
-    return (f"- {lead}: " + text + "; notebook 06's single network, searched with weight decay "
-            "by the same rule, " + (f"trains {epochs} epochs and " if epochs else "")
-            + f"its ensemble reaches {a:.3f} ({_n_seeds(len(alt['ensemble']['seeds']))}, "
-            "version 1, descriptive).")
+    rec = sweeps.get(sweep_name("ensemble", data))
+    text = f"- The deep ensemble inherits the single network's search. In version 1, "
+    if rec:
+        epochs, cap = rec["metrics"]["chosen"]["epochs"], rec["config"]["max_epochs"]
+        text += ("the validation-NLL rule without weight decay "
+                 + (f"stopped that network at {epochs} of the {cap} epochs allowed"
+                    if epochs < cap else f"let that network train all {cap} epochs allowed")
+                 + f" on {DATA_LABELS[data]}, and the ensemble of {ensemble_size} reaches ")
+    else:
+        text += f"the ensemble of {ensemble_size} reaches "
+    text += f"an AUROC of {_ms(ens)} ({_n_seeds(n)})."
+    row = (v2 or {}).get("table", {}).get("ensemble", {}).get("full", {}).get("auroc_entropy")
+    if v2 is None or v2.get("interim") or row is None:
+        return text
+    return (text + " In version 2 its members are MAP networks, searched with weight decay, and "
+            f"it reaches {_ms(row)} ({_n_seeds(len(row['seeds']))}). The two versions also "
+            "differ in their search grids and seeds, and no test compares them.")
+
+
+def entropy_takeaway(rows, seed=0, data="MNIST"):
+    """The takeaway of section 4 (one Markdown bullet): which methods are near-certain (first
+    entropy bin) about the fewest and the most unfamiliar images at ``seed``."""
+    share = {k: _entropy_shares(_row(rows, data, k, seed))[1] for k in KINDS}
+    few, most = min(KINDS, key=share.get), max(KINDS, key=share.get)
+    other = DATA_LABELS[OTHER[data]]
+    if _pct(share[few]) == _pct(share[most]):
+        return (f"- Shown {other} after training on {DATA_LABELS[data]} (seed {seed}), every "
+                f"method is near-certain about {_pct(share[few])} of the images (section 4).")
+    return (f"- Shown {other} after training on {DATA_LABELS[data]} (seed {seed}), "
+            f"{NOUNS[few]} is near-certain about the fewest images ({_pct(share[few])}) and "
+            f"{NOUNS[most]} about the most ({_pct(share[most])}): a one-seed reading of "
+            "section 4's histograms, not a test.")
+
+
+def examples_takeaway(row):
+    """The takeaway of section 5 (one Markdown bullet): on how many of the stored images BBB's
+    weight samples disagree, in domain and out of distribution."""
+    ex = row["examples"]
+
+    def split(probs):
+        p = torch.tensor(probs)
+        return sum(len(set(p[:, k].argmax(-1).tolist())) > 1 for k in range(p.shape[1])), \
+            p.shape[1]
+    k_in, n_in = split(ex["in_probs"])
+    k_out, n_out = split(ex["out_probs"])
+    return (f"- BBB trained on {DATA_LABELS[row['data']]}: its weight samples disagree on "
+            f"{k_out} of {n_out} {DATA_LABELS[OTHER[row['data']]]} images and on {k_in} of "
+            f"{n_in} {DATA_LABELS[row['data']]} images (section 5). That disagreement is what "
+            f"the mutual information scores; these {n_in + n_out} images illustrate it, they do "
+            "not measure it.")

@@ -141,9 +141,10 @@ print(f"root-mean-square noise on y over [0, 0.5]: {scatter:.3f} "
 # our choices, fixed before looking at any result and not tuned afterwards (the scale mixture is
 # the paper's MNIST prior).
 #
-# The training runs once and stores, per method, the scores of section 6 and the first seed's
-# predictive on the plotting grid (`results/02_regression_uncertainty/`); the figures below are
-# drawn from those numbers.
+# The training runs once and stores in `results/02_regression_uncertainty/`, per method and seed,
+# the scores of section 6 and the std ratio (how much the band widens away from the data,
+# section 4), one number each; for the first seed only, it also stores the predictive on the
+# plotting grid, the curves the figures draw.
 
 # %%
 rec = R.build_fits(cfg, NOISE_STD, train=TRAIN_MISSING)
@@ -188,7 +189,7 @@ if rec:
 # ## 4. Other ways to get uncertainty, on the same data and axes
 #
 # The same first seed, every method, one shared $y$ axis wide enough for every band. One seed
-# orders nothing: section 6 counts the seeds and scores the bands against the truth.
+# cannot rank the methods: section 6 scores the bands against the truth over all seeds.
 
 # %%
 if rec:
@@ -196,9 +197,24 @@ if rec:
     H.savefig(fig, NB, "methods")
     plt.show()
 
+# %% [markdown]
+# How much each band widens, over all seeds: the **std ratio**, a method's mean predictive standard
+# deviation at the plotting grid's points in $[0.7, 1.2]$ divided by that at its points in
+# $[0, 0.5]$ (1: no widening). It is computed for every seed when the models are trained and
+# stored as one number per seed; the figure above is the first seed, the first value in each
+# bracket. The std ratio describes the bands; the plan declares no test on it, since a wider band
+# is not by itself a better one.
+#
+# **Table 1 — std ratio per method** (mean ± standard deviation over the seeds, per-seed values
+# in brackets):
+
 # %%
 if rec:
-    show_markdown(R.bands_text(per_seed, cfg.seeds[0]))
+    H.show_table(*R.std_ratio_rows(summary));
+
+# %%
+if rec:
+    show_markdown(R.widening_text(summary))
 
 # %% [markdown]
 # ## 5. Aleatoric and epistemic uncertainty
@@ -239,67 +255,30 @@ print(f"{'data, root-mean-square':<26} scatter       {scatter:.3f}")
 #
 # - **coverage** of the central 50 % and 90 % predictive intervals: the share of fresh $y$
 #   inside them (targets 0.50 and 0.90; below: overconfident, above: too wide);
-# - **NLL** per point in nats of the moment-matched Gaussian predictive (lower is better: it
-#   punishes both a band that misses the truth and one wider than needed);
-# - **RMSE** of the predictive mean.
+# - **NLL**: the negative log-likelihood per point, in nats, of the fresh $y$ under a Gaussian with
+#   the predictive's mean and variance (the *moment-matched* Gaussian). Lower is better: it
+#   punishes both a band that misses the truth and one wider than needed;
+# - **RMSE**: the root-mean-square error of the predictive mean.
 #
-# Mean ± standard deviation over the seeds, per-seed values in brackets. First the training range:
+# Mean ± standard deviation over the seeds, per-seed values in brackets.
+#
+# **Table 2 — scores in the training range** ($x\in[0, 0.5]$):
 
 # %%
 if rec:
     H.show_table(*R.score_rows(summary, "in"));
 
 # %% [markdown]
-# Away from the data, where the question of this notebook lies:
+# **Table 3 — scores away from the data** ($x\in[0.7, 1.2]$), where the question of this notebook
+# lies:
 
 # %%
 if rec:
     H.show_table(*R.score_rows(summary, "out"));
 
 # %% [markdown]
-# And how much each band widens: the **std ratio**, the mean predictive standard deviation on
-# the plotting grid's points in $[0.7, 1.2]$ over that on its points in $[0, 0.5]$ (1: not at
-# all; the standard network's is 1 by construction). It describes the bands; the plan declares
-# no test on it, since a wider band is not by itself a better one.
-
-# %%
-if rec:
-    H.show_table(["method", "std ratio (away / near data)"],
-                 [[R.LABELS[m], R.fmt_cell(s["std_ratio"], 2)] for m, s in summary.items()]);
-    print("\n".join(R.widening_lines(rec["metrics"]["per_seed"])))
-
-# %% [markdown]
-# ### Is BBB better than the rivals? The declared tests
-#
-# The claims, the seeds, the test and the verdict words were fixed in
-# `results/02_regression_uncertainty/analysis_plan.json` and committed before these numbers
-# existed. Each claim "BBB (a prior) < rival" is tested on a score where lower is better — the NLL
-# and the **coverage error** (the mean of $|c_{50}-0.5|$ and $|c_{90}-0.9|$) — by a two-sided
-# paired t-test over the seeds, Holm-adjusted within its family (away from the data; near it),
-# $\alpha = 0.05$, with the exact sign test beside it (`helpers.stats`). "holds": BBB is better;
-# "reversed": the rival is better; "not resolved": the seeds cannot tell.
-
-# %%
-verdicts = R.load_verdicts() if rec else None
-if verdicts:
-    print("\n".join(R.verdict_counts(verdicts)))
-    H.show_table(*R.verdict_rows(verdicts, "away from the data"));
-
-# %%
-if verdicts:
-    H.show_table(*R.verdict_rows(verdicts, "near the data"));
-
-# %% [markdown]
-# **What it shows**, read from the tests above (a method earns "better" only where the paired
-# seeds resolve it; a wider band is not by itself a better one):
-
-# %%
-if verdicts:
-    show_markdown(R.what_it_shows(verdicts))
-
-# %% [markdown]
-# Look also at the per-seed values in the tables: a mean coverage near its target can hide seeds
-# that miss it on both sides; and the interval levels need not err alike:
+# **Reading Tables 2 and 3.** A mean coverage near its target can hide seeds that miss it on both
+# sides, and the two interval levels need not err alike:
 
 # %%
 if rec:
@@ -307,18 +286,62 @@ if rec:
     show_markdown(R.coverage_in_text(summary))
 
 # %% [markdown]
-# ## Takeaways
+# ### Is BBB better than the rivals? The declared tests
 #
-# Read from the results when the notebook runs:
+# The claims, the seeds, the test and the verdict words were fixed in
+# `results/02_regression_uncertainty/analysis_plan.json` and committed before these numbers
+# existed. Each claim reads "BBB, with one of its two priors, has a lower score than a rival", on
+# two scores where lower is better:
+#
+# - the NLL of Tables 2 and 3;
+# - the **coverage error**, how far the two intervals miss their targets: the mean of
+#   $|c_{50}-0.5|$ and $|c_{90}-0.9|$, where $c_{50}$ and $c_{90}$ are their coverages.
+#
+# The claims on one range form a **family**: $2$ priors $\times$ $3$ rivals $\times$ $2$ scores,
+# so $12$ claims away from the data and $12$ near it. Each claim is tested as follows:
+#
+# - a two-sided **paired t-test** on the per-seed differences, BBB's score minus the rival's
+#   (paired: the same seed gives both methods the same data);
+# - **Holm's adjustment** within the family: testing many claims at once makes a chance "win"
+#   likelier, so the smallest p must pass $\alpha/12$, the next $\alpha/11$, and so on, stopping
+#   at the first that fails ($\alpha = 0.05$);
+# - beside it, the **exact sign test**: on how many seeds BBB's score is lower, with no
+#   assumption on the size of the differences (`helpers.stats`).
+#
+# Verdicts: "holds", BBB is better; "reversed", the rival is better; "not resolved", the seeds
+# cannot tell, which is not evidence that the two are equal. In the tables, the **mean
+# difference** is BBB's score minus the rival's, averaged over the seeds: negative means BBB's
+# score is lower (better). Its 95 % interval is not adjusted for the other claims.
+#
+# **Table 4 — the tests away from the data** ($x\in[0.7, 1.2]$):
+
+# %%
+verdicts = R.load_verdicts() if rec else None
+if verdicts:
+    H.show_table(*R.verdict_rows(verdicts, "away from the data"));
+
+# %% [markdown]
+# **Table 5 — the tests near the data** (the training range, $x\in[0, 0.5]$):
+
+# %%
+if verdicts:
+    H.show_table(*R.verdict_rows(verdicts, "near the data"));
+
+# %% [markdown]
+# **What the tests show** (Tables 4 and 5):
+
+# %%
+if verdicts:
+    show_markdown(R.what_it_shows(verdicts))
+
+# %% [markdown]
+# ## Takeaways
 
 # %%
 if rec:
-    show_markdown(R.takeaways_text(per_seed, curves, x_grid, cfg.seeds[0]))
+    show_markdown(R.takeaways_text(summary, curves, x_grid, cfg.seeds[0], verdicts))
 
 # %% [markdown]
-# - Whether the band is *right* is a separate question, answered against fresh draws from the
-#   generator by the declared paired tests of section 6 — not by its width.
-#
 # ## Exercises
 #
 # 1. Set `NOISE_STD = math.sqrt(0.02)` (the other reading of the paper) and `TRAIN_MISSING = True`,

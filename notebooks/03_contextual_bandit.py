@@ -17,8 +17,8 @@
 # ε-greedy agents ([Blundell et al. 2015](https://arxiv.org/abs/1505.05424), §5.3, Figure 6).
 #
 # **What you will see.** The settings the paper leaves open chosen on seeds that are never
-# reported, Figure 6 over four reported seeds with the paper's buffer and with a buffer that
-# keeps every tuple, and how BBB's exploration fades.
+# reported, Figure 6 over four reported seeds with the paper's buffer and with a recipe that
+# keeps every tuple (and scales the KL differently), and how BBB's exploration fades.
 #
 # **Runtime** (profile `default`, 2-core CPU): seconds with the committed results. Cold, the
 # tuning (`tools/bandit_tuning.py`, 12 settings × 20,000 steps) and the reported runs
@@ -27,10 +27,12 @@
 
 # %% [markdown]
 # **A fairer version is planned.** The agents below were not tuned alike: BBB's recipe was tuned
-# on two seeds, the greedy agents not at all, and the Showdown agents (Riquelme et al. 2018)
-# are not in this figure yet. Version 2 gives every agent family the same tuning budget at the
-# full 50,000 steps (eight settings on two tuning seeds, the best two on four more) and ten
-# fresh reported seeds, with exact paired tests. Its plan, committed before any of its runs, is
+# on two seeds, the greedy agents not at all. The agents of Riquelme et al.'s (2018) benchmark,
+# the "Deep Bayesian Bandits Showdown" (a linear model on a network's last layer, bootstrapped
+# networks, dropout, a uniform random agent, ...), are not in this figure yet. Version 2 gives
+# every agent family the same tuning budget at the full 50,000 steps (eight settings on two
+# tuning seeds, the best two on four more) and ten fresh reported seeds, with exact paired tests.
+# Its plan, committed before any of its runs, is
 # [`plan_v2.json`](../results/03_contextual_bandit/plan_v2.json) (`tools/bandit_v2.py` runs
 # it); it has not run yet. Read the verdicts below as version 1's.
 
@@ -75,9 +77,11 @@ print(f"{features.shape[0]:,} mushrooms, {features.shape[1]} one-hot features, "
 #   and with $\mathbf w$ sampled from $q$,
 #   $\frac{1}{|B|}\sum_{i\in B}\frac{(r_i-f(x_i,a_i;\mathbf w))^2}{2}
 #   + \frac1N\big(\log q(\mathbf w\mid\theta)-\log P(\mathbf w)\big)$, a one-sample estimate
-#   of the KL divergence scaled by $1/N$ ($N$: section 2). It acts greedily on the average of two
-#   weight samples (**Thompson sampling**, of which one sample is the textbook form): it explores
-#   where it is unsure.
+#   of the KL divergence scaled by $1/N$ ($N$: section 2). It acts by **Thompson sampling**:
+#   draw weights from $q$, then take the action that network predicts to pay more. Where the
+#   posterior is wide, draws disagree, so the agent sometimes tries the action it thinks worse;
+#   as the posterior narrows, the draws agree and exploration fades. The textbook form uses one
+#   draw; here each decision averages the predictions of two draws.
 # - **greedy**, **1 % greedy**, **5 % greedy**: one network each, acting greedily on its
 #   prediction except with probability ε (0, 1 %, 5 %), when it acts at random.
 
@@ -87,20 +91,32 @@ print(f"{features.shape[0]:,} mushrooms, {features.shape[1]} one-hot features, "
 # The paper gives neither the prior, nor $N$ (what the KL is divided by), and its buffer of the
 # last 4,096 tuples is one of several reasonable ones: [Riquelme, Tucker & Snoek
 # (2018)](https://arxiv.org/abs/1802.09127), whose bandit benchmark includes this task, keep every
-# tuple. We run BBB alone for 20,000 steps on seeds 100 and 101 under each setting of a declared
-# grid (`helpers/profiles.py`) and keep, for each buffer, the lowest regret. The reported seeds
-# are never part of a choice.
+# tuple. A **recipe** is a buffer with its $N$; the declared grid (`helpers/profiles.py`) has
+# three recipes and four priors:
+#
+# - last 4,096 tuples, KL / 4,096 (the paper's buffer);
+# - every tuple, KL / 4,096;
+# - every tuple, KL / max(4,096, tuples stored).
+#
+# We run BBB alone for 20,000 steps on seeds 100 and 101 under each setting and keep, for each
+# buffer, the setting with the lowest mean regret. The reported seeds are never part of a choice.
 
 # %%
 tuning, reported = B.ensure(PROFILE, train=TRAIN_MISSING, progress_fn=print)
-if tuning:  # a partial tuning marks no choice
-    H.show_table(*B.tuning_rows(tuning));
 H.pending(tuning and tuning["metrics"]["complete"], "some settings of the tuning",
           f"python tools/bandit_tuning.py --profile {PROFILE}")
 H.pending(reported, "the reported runs (seeds 0-3, 50,000 steps per buffer)",
           f"python tools/bandit_runs.py --profile {PROFILE}");
 if tuning and tuning["metrics"]["complete"] and reported:
     show_markdown(B.runtime_text(tuning, reported));
+
+# %% [markdown]
+# **Tuning table.** One row per setting: BBB's cumulative regret after 20,000 steps on each
+# tuning seed, and their mean. ✓ marks the setting chosen for each buffer.
+
+# %%
+if tuning:  # a partial tuning marks no choice
+    H.show_table(*B.tuning_rows(tuning));
 
 # %%
 if tuning and tuning["metrics"]["complete"]:
@@ -109,9 +125,17 @@ if tuning and tuning["metrics"]["complete"]:
 # %% [markdown]
 # ## 3. Figure 6: cumulative regret
 #
-# The chosen recipe of each buffer on the reported seeds, 50,000 steps, all four agents seeing
-# the same mushrooms. Thick lines: mean over seeds; thin lines: each seed; crosses: the paper's
-# Figure 6 read off at 10,000 and 50,000 steps.
+# The setting chosen for each buffer, run on the reported seeds for 50,000 steps; all four agents
+# see the same mushrooms on a given seed.
+
+# %%
+if reported:
+    show_markdown(B.recipes_text(reported));
+
+# %% [markdown]
+# **Figure 6**, one panel per buffer: cumulative regret against steps, on a logarithmic y axis.
+# Thick lines: mean over seeds; thin lines: each seed; crosses: the paper's Figure 6 read off at
+# 10,000 and 50,000 steps.
 
 # %%
 if reported:
@@ -119,18 +143,19 @@ if reported:
     H.savefig(fig, NB, "figure6")
     plt.show()
 
-# %%
-if reported:
-    show_markdown(B.figure6_text(reported));
-
 # %% [markdown]
-# The final regret per agent: mean ± standard deviation over the reported seeds, the median,
-# each seed, on how many seeds the agent had the lowest regret of the four, and the paper's value.
-# The buffer and what was tuned are named in each row.
+# **Final-regret table.** Each agent's cumulative regret after 50,000 steps: mean ± standard
+# deviation over the reported seeds, the median, each seed (in seed order), on how many seeds
+# the agent had the lowest regret of the four, and the paper's value. The last column names the
+# buffer and what was tuned.
 
 # %%
 if reported:
     H.show_table(*B.headline_rows(reported));
+
+# %%
+if reported:
+    show_markdown(B.figure6_text(reported));
 
 # %%
 if reported:
@@ -139,10 +164,10 @@ if reported:
 # %% [markdown]
 # ## 4. How exploration fades
 #
-# Left: the share of the poisonous mushrooms shown that each agent ate (moving average over
-# 1,000 steps, mean over seeds; the axis is linear below 0.1 % and logarithmic above). Thompson
-# sampling eats them only while its posterior still allows that they are edible; the 1 % and
-# 5 % greedy agents keep eating some at random.
+# **Exploration figure.** Left: the share of the poisonous mushrooms shown that each agent ate
+# (moving average over 1,000 steps, mean over seeds; the axis is linear below 0.1 % and
+# logarithmic above). Thompson sampling eats them only while its posterior still allows that
+# they are edible; the 1 % and 5 % greedy agents keep eating some at random.
 # Right: the mean posterior $\sigma$ of BBB's weights.
 
 # %%
@@ -150,16 +175,20 @@ if reported:
     fig = B.exploration_figure(reported)
     H.savefig(fig, NB, "exploration")
     plt.show()
+
+# %% [markdown]
+# **Exploration table.** The share of the poisonous mushrooms shown that each agent ate over
+# the last 1,000 steps: each seed (in seed order) and their mean.
+
+# %%
+if reported:
     H.show_table(*B.exploration_rows(reported));
 
 # %%
-if reported:
-    show_markdown(B.exploration_text(reported, tuning));
-
-# %%
-if reported:
-    show_markdown(B.posterior_sigma_text(reported))
-    show_markdown(B.epsilon_greedy_text(reported));
+if reported:  # the left panel (BBB, then the ε-greedy agents), then the right panel
+    show_markdown("\n".join([B.exploration_text(reported, tuning),
+                             B.epsilon_greedy_text(reported),
+                             B.posterior_sigma_text(reported)]));
 
 # %% [markdown]
 # ## Takeaways
@@ -167,8 +196,8 @@ if reported:
 # - The prior and the KL scaling were chosen for each buffer on seeds 100–101; the figure and
 #   the tables report seeds 0–3, which played no part in the choice.
 #
-# What the runs show, rendered from the results files (the orderings as the README's tests, over
-# version 1's reported seeds):
+# What version 1's reported runs show (verdicts only where the README declares a test,
+# section 3; the rest are descriptions and counts):
 
 # %%
 if reported:

@@ -13,16 +13,16 @@
 # [05 Uncertainty →](05_uncertainty.ipynb)
 #
 # **The question.** A BBB network knows how sure it is of every weight. Can that tell us which
-# weights to throw away? The paper ranks weights by the signal-to-noise ratio $|\mu_i|/\sigma_i$
-# and removes 95 % of a 2×1200 network for +0.05 percentage points of test error
-# ([Blundell et al. 2015](https://arxiv.org/abs/1505.05424), §5.1, Table 2, Figure 4).
+# weights to throw away? The paper ranks weights by the signal-to-noise ratio (SNR)
+# $|\mu_i|/\sigma_i$ and removes 95 % of a 2×1200 network for +0.05 percentage points (pp) of
+# test error ([Blundell et al. 2015](https://arxiv.org/abs/1505.05424), §5.1, Table 2, Figure 4).
 #
-# **What you will see.** The distribution of the SNR (Figure 4), the test error after removing
+# **What you will see.** The distribution of the SNR (Figure 4); the test error after removing
 # a fraction of the weights by SNR, by $|\mu|$ and at random (Table 2), over the three seeds of
 # the 2×1200 and of the 2×400 networks; the same pruning against the references a reader needs
-# (magnitude pruning of Table 1's SGD and dropout networks), with paired tests decided by a
-# plan committed before the reference numbers existed; what pruning saves; and whether the KL weighting
-# changes how prunable a network is.
+# (magnitude pruning of Table 1's SGD and dropout networks, and of the network each BBB run
+# starts from), with paired tests decided by plans committed before the reference numbers
+# existed; what pruning saves; and whether the KL weighting changes how prunable a network is.
 #
 # **Runtime** (profile `default`, 2-core CPU): seconds. Every table and figure is drawn from
 # stored results: `results/04_pruning/snr.json` (SNR histograms as binned counts, errors after
@@ -31,7 +31,7 @@
 # `snr.json` is rebuilt from notebook 01's checkpoints (minutes); where they are missing (they
 # stay on the machine that trained them), `make notebooks ONLY=04 TRAIN=1` trains them again
 # (the time their run records give is printed below). The references are trained by
-# `python tools/pruning_refs.py run` (minutes per network: section 2 lists each one's time).
+# `python tools/pruning_refs.py run` (minutes per network: section 3 lists each one's time).
 
 # %% [markdown]
 # ## Parameters
@@ -60,14 +60,10 @@ retrain = f"make notebooks ONLY=04 PROFILE={PROFILE} TRAIN=1"
 if not H.pending(rec, "the pruning analysis of Table 1's networks (results/04_pruning/snr.json)",
                  retrain):
     models = rec["metrics"]["models"]
-    print("pruned:", ", ".join(f"2×{m['H']} seed {m['seed']} ({m['n_weights']:,} weights)"
-                               for m in models))
     H.pending(rec["metrics"].get("complete", True), f"some networks (the 2×{cfg.H} one or the "
               "other KL weighting's)", retrain)
-    seconds, unrecorded = pruning.retrain_seconds(rec)
-    print(f"training them from scratch took {seconds / 3600:.1f} h by their run records"
-          + (f" (and {len(unrecorded)} network(s) without a run record in results/)"
-             if unrecorded else ""))
+    print(pruning.pruned_words(rec))
+    print(pruning.retrain_words(rec))
 
 # %% [markdown]
 # ## 1. Figure 4: the signal-to-noise ratio
@@ -75,110 +71,133 @@ if not H.pending(rec, "the pruning analysis of Table 1's networks (results/04_pr
 # Every weight of a BBB network has a posterior mean $\mu$ and a posterior standard deviation
 # $\sigma$ (notebook 00). Its signal-to-noise ratio in decibels is
 # $\mathrm{SNR}_{\text{dB}}=10\log_{10}(|\mu|/\sigma)$: low when the weight could as well be zero.
-# Over the weights (biases are kept) of the
-# scale-mixture network of notebook 01's Table 1, seed 0: density and cumulative distribution,
-# with the cut-offs that remove 50, 75, 95 and 98 %. The paper's reading: two modes, with the
-# 75 % cut-off between them, and the weights below it can go.
+# The figure shows it over the weights (biases are kept) of Table 1's BBB network with the
+# scale-mixture prior (notebook 01), seed 0: density and cumulative distribution, with the
+# cut-offs that remove 50, 75, 95 and 98 % of the weights. The paper's reading: the density has
+# two modes (peaks), the 75 % cut-off lies in the dip between them, and the weights below it can
+# go.
 
 # %%
 if rec:
     fig = pruning.figure4(models[0])
     H.savefig(fig, NB, "figure4")
     plt.show()
-    show_markdown(pruning.figure4_words(models[0]))
+    show_markdown(pruning.figure4_text(models[0], [m for m in models if m["H"] == cfg.H]))
 
 # %% [markdown]
-# **How to read it.** The paper's picture has two modes with the 75 % cut-off between them. Where
-# the density above shows one broad mode holding the cut-offs instead, that picture is not
-# reproduced (the other seeds' cut-offs are in `cuts_db` of the results file; the takeaways
-# count the networks on which the cut-off lies between two modes). Our training differs from
-# the paper's in length (a short BBB run starting from a trained SGD network, against 600
-# epochs) and possibly in how the KL is weighted (section 5 sets the densities under the two
-# weightings side by side); we have not separated the two.
+# **Why it may differ.** Our training differs from the paper's in length (a short BBB run
+# starting from a trained SGD network, against 600 epochs) and possibly in how the KL is
+# weighted (section 5 sets the densities under the two weightings side by side); we have not
+# separated the two. The other seeds' cut-offs are in `cuts_db` of the results file.
 
 # %% [markdown]
 # ## 2. Table 2: test error after pruning
 #
 # The lowest-scoring fraction of weights is set to zero and the posterior means of the rest
 # predict, without retraining. Nothing is chosen here: the test set only reports each fraction.
+#
+# **Table 2 (ours beside the paper's).** Test error after removing each fraction of the weights:
+# the paper's 2×1200 network, and ours ranked by SNR, by $|\mu|$ and at random, as mean ± sd over
+# the seeds. The 0 % row predicts with the posterior means, which is why it can differ from
+# Table 1, whose predictor was chosen per run on validation. The line under the table gives the
+# error that removing 95 % by SNR adds at 2×1200, per seed, against the paper's.
 
 # %%
 if rec:
     H.show_table(*pruning.table2_rows(rec, cfg.compare_H));
     print(pruning.gap_line(rec, 95))
 
+# %% [markdown]
+# **The pruning curves.** The same errors as a figure, with the range over the seeds as a band,
+# and random removal at both widths (the table shows it at 2×1200 only).
+
 # %%
 if rec:
+    fig = pruning.curves_figure(rec)
+    H.savefig(fig, NB, "pruning-curves")
+    plt.show()
     show_markdown(pruning.table2_text(rec, cfg.compare_H));
 
 # %% [markdown]
-# Cells are mean ± sd over the seeds. The 0 % row predicts with the posterior means, which is
-# why it can differ from Table 1, whose predictor was chosen per run on validation.
+# ### SNR against $|\mu|$ on the same network
 #
 # Both rankings are scored on the same test images, so a difference of a few images can be
-# chance. McNemar's exact test on each network: the images only the SNR-pruned network gets
-# wrong, those only the $|\mu|$-pruned one gets wrong, and $p$.
+# chance. McNemar's exact test asks whether the images only one ranking gets wrong split
+# unevenly between the two. **The table** gives, per network and fraction, the images only the
+# SNR-pruned network gets wrong, those only the $|\mu|$-pruned one gets wrong, and $p$. These
+# tests are per network and fraction, uncorrected for their number and not a claim of any
+# plan, so a lone small $p$ is weak evidence; plan v2 (section 3) tests SNR against $|\mu|$ at
+# 2×1200 across seeds.
 
 # %%
 if rec:
     H.show_table(*pruning.mcnemar_rows(rec));
-
-# %%
-if rec:
     show_markdown(pruning.mcnemar_text(rec));
 
 # %% [markdown]
-# These tests are per network and fraction, uncorrected for their number and not a claim of
-# any plan, so a lone small $p$ is weak evidence. Plan v2 tests SNR against $|\mu|$ at 2×1200
-# across seeds (below).
-
-# %% [markdown]
-# ### Against references (plan v2)
+# ## 3. Is it special to BBB? (plans v2 and v3)
 #
 # SNR pruning is only impressive if it beats the obvious alternatives. Plan v2
 # (`results/04_pruning/plan_v2.json`, committed before any of its reference numbers existed)
 # prunes, at the same fractions and without retraining, Table 1's SGD and dropout networks of
 # the same width by weight magnitude $|w|$, the simplest rule a practitioner would use, and sets
-# them beside BBB pruned by SNR and by $|\mu|$. Its claims, decided by a two-sided paired
-# $t$-test over Table 1's three seeds with Holm's correction in each family: at 95 % and 98 %
-# removed, BBB by SNR has the lower test error (*error after pruning*), and loses less of its own
-# accuracy (*error added by pruning*: the error minus the same network's unpruned error). BBB's
-# own columns come from the first analysis above (`results/04_pruning/snr.json`, seen before
-# the plan; the plan says so); the SGD and
-# dropout networks were trained again here from their Table 1 run records. *Error after
-# pruning* decides the takeaways; *error added* is the secondary reading (for BBB's two rankings
-# it equals the first, since both start from the same network).
+# them beside BBB pruned by SNR and by $|\mu|$. Its claims: at 95 % and 98 % removed, BBB by SNR
+# has the lower test error (*error after pruning*), and loses less of its own accuracy (*error
+# added by pruning*: the error minus the same network's unpruned error). Each claim is decided
+# by a two-sided paired $t$-test over Table 1's three seeds (seed $s$ against seed $s$), with
+# Holm's correction in each family (it raises the $p$-values to allow for the number of claims
+# tested together). *Error after pruning* decides the takeaways; *error added* is the secondary
+# reading (for BBB's two rankings it equals the first, since both start from the same network).
+# BBB's own columns come from section 2's analysis (`results/04_pruning/snr.json`, seen before
+# the plan; the plan says so); the SGD and dropout networks were trained again here from their
+# Table 1 run records.
+#
+# Below: **the error table** (test error after pruning, 2×1200, mean ± sd over the seeds: BBB
+# by SNR and by $|\mu|$, the references by $|w|$, every network at random), the verdict rule,
+# **the test table** (the plan's claims with their per-seed values and verdicts), and the
+# reading.
 
 # %%
 refs = pruning_plan.load_summary()
 ARMS_1200 = ["bbb_snr", "bbb_magnitude", "sgd_magnitude", "dropout_magnitude", "bbb_random",
              "sgd_random", "dropout_random"]
+FAMILIES_1200 = ("error after pruning", "error added by pruning")
 if not H.pending(refs, "plan v2's pruning references (results/04_pruning/v2/summary.json)",
                  "python tools/pruning_refs.py run && python tools/pruning_refs.py analyse"):
     H.show_table(*pruning_plan.table_rows(refs, ARMS_1200));
-    show_markdown(pruning_plan.needs_text(refs));
-    H.show_table(*pruning_plan.test_rows(refs, ("error after pruning", "error added by pruning")));
-
-# %%
-if refs:
+    show_markdown(pruning_plan.needs_text(refs, FAMILIES_1200));
+    H.show_table(*pruning_plan.test_rows(refs, FAMILIES_1200));
     show_markdown(pruning_plan.reading_text(refs));
 
 # %% [markdown]
-# Table 1's SGD and dropout networks were trained without any pull towards zero; BBB's 2×1200
-# networks start from a 60-epoch SGD network of the same seed and are then pulled towards zero
-# by the prior's narrow component. So plan v2 compares the regulariser as much as the ranking.
+# Table 1's SGD and dropout networks were trained without any pull towards zero. BBB's 2×1200
+# networks start from a 60-epoch SGD network of the same seed (a warm start: its weights become
+# BBB's initial means) and are then pulled towards zero by the prior's narrow component (the
+# scale mixture's spike at zero). So plan v2 compares the regulariser as much as the ranking.
 # Plan v3 (`results/04_pruning/plan_v3.json`, written after the first SGD references and a
 # referee's reading, before its own numbers; disclosed in `docs/choices.md`) adds the network
-# each BBB run starts from, pruned by $|w|$: what BBB's training adds to it.
+# each BBB run starts from, pruned by $|w|$.
+#
+# Below: what the starting network is; **the error table** (test error after pruning, 2×1200,
+# mean ± sd over the seeds: BBB by SNR against its starting networks by $|w|$, both also at
+# random); **the test table** of plan v3's two claims; and the reading.
 
 # %%
 refs3 = pruning_plan.load_summary(3)
 if not H.pending(refs3, "plan v3's starting networks (results/04_pruning/v3/summary.json)",
                  "python tools/pruning_refs.py run && python tools/pruning_refs.py analyse"):
+    show_markdown(pruning_plan.starting_network_text(*pruning_plan.starting_networks(refs3, refs)))
     if refs3["retrained"]:
         H.show_table(*pruning_plan.table_rows(refs3));
         H.show_table(*pruning_plan.test_rows(refs3));
-    show_markdown(pruning_plan.standing_text(refs3) + " " + pruning_plan.needs_text(refs3));
+    show_markdown(pruning_plan.needs_text(refs3, explain=False));
+    show_markdown(pruning_plan.start_reading_text(refs3));
+
+# %% [markdown]
+# **Check of the retrained networks.** Each network trained here for plans v2 and v3, against
+# the test error its run record in notebook 01 holds (the same config trained on this kind of
+# machine should give the same error; a difference means the network pruned here is not
+# exactly that run, and says by how much), with its training time.
 
 # %%
 if refs:
@@ -187,40 +206,16 @@ if refs3 and refs3["retrained"]:
     H.show_table(*pruning_plan.retrain_rows(refs3));
 
 # %% [markdown]
-# The tables above check the retrained references against Table 1: the same config trained on
-# this kind of machine should give the test error its Table 1 record holds (a difference means
-# the network pruned here is not exactly Table 1's, and says by how much).
-
-# %% [markdown]
-# ## 3. The pruning curves
-
-# %%
-if rec:
-    fig = pruning.curves_figure(rec)
-    H.savefig(fig, NB, "pruning-curves")
-    plt.show()
-
-# %%
-if rec:
-    show_markdown(pruning.curves_text(rec));
-
-# %% [markdown]
 # ## 4. What pruning buys
 #
 # The pruned posterior means of the 2×1200 seed-0 network stored as sparse matrices in the
 # compressed-sparse-row (CSR) format, which keeps each non-zero value with an int32 column index,
-# against dense ones: MiB ($2^{20}$ bytes) of `torch.save`, and the wall time to predict the
-# test set (median of 5 repeats).
+# against dense ones. **The table** gives MiB ($2^{20}$ bytes) of `torch.save`, the wall time to
+# predict the test set (median of 5 repeats), and the sparse network against the dense one.
 
 # %%
 if rec:
-    H.show_table(["removed", "dense MiB", "sparse MiB", "dense ms", "sparse ms"],
-                 [[f"{r['removed']}%", f"{r['dense_bytes'] / 2**20:.2f}",
-                   f"{r['sparse_bytes'] / 2**20:.2f}", f"{1e3 * r['dense_s']:.1f}",
-                   f"{1e3 * r['sparse_s']:.1f}"] for r in rec["metrics"]["storage_and_timing"]["rows"]]);
-
-# %%
-if rec:
+    H.show_table(*pruning.storage_rows(rec));
     show_markdown(pruning.storage_text(rec));
 
 # %% [markdown]
@@ -230,9 +225,9 @@ if rec:
 # $\pi_i=2^{M-i}/(2^M-1)$ for minibatch $i$ the KL acts on the first minibatches of an epoch
 # only; with the paper's eq. 8, $1/M$ for every minibatch (what notebook 01's Table 1 uses), it
 # acts on every minibatch. The question: does the weighting change how strongly the prior's
-# narrow component (the spike at zero) pulls weights, and so how many can go? Notebook 01's
-# 2×400 recipe (seed 0) against the same recipe with the other weighting: their SNR densities
-# and the error after pruning.
+# narrow component pulls weights, and so how many can go? Notebook 01's 2×400 recipe (seed 0)
+# against the same recipe with the other weighting: their SNR densities (figure) and **the
+# table** of test error after SNR pruning.
 
 # %%
 alt = rec and rec["metrics"]["other_kl_weighting"]
@@ -242,42 +237,31 @@ if not H.pending(alt, "the network with the other KL weighting", retrain):
     H.savefig(fig, NB, "snr-by-kl-weighting")
     plt.show()
     H.show_table(*pruning.weighting_rows(base, alt));
-
-# %%
-if alt:
     show_markdown(pruning.weighting_text(base, alt));
 
 # %% [markdown]
 # One seed cannot carry a finding. Plan v2 trains the eq. 9 network for seeds 1 and 2 as well
 # and tests, over the three seeds, whether eq. 8's weights give the lower test error after SNR
 # pruning at 95 % and 98 % removed (seed 0's numbers were seen before the plan; seeds 1 and 2
-# are the replication):
+# are the replication). Below: **the error table** (test error after SNR pruning under each
+# weighting, mean ± sd over the seeds), **the test table** of the two claims (verdicts as in
+# section 3), and the reading.
 
 # %%
 if refs:
     H.show_table(*pruning_plan.table_rows(refs, ["uniform_snr", "blundell_snr"]));
     H.show_table(*pruning_plan.test_rows(refs, ("KL weighting",)));
+    show_markdown(pruning_plan.needs_text(refs, ("KL weighting",), explain=False));
+    show_markdown(pruning_plan.kl_reading_text(refs));
 
 # %% [markdown]
 # ## Takeaways
-#
-# - Ranking by SNR uses what BBB learns beyond a point estimate, the posterior's width. Whether
-#   that makes it a better ranking than $|\mu|$ (section 2):
 
 # %%
 if rec:
-    show_markdown(pruning_plan.snr_vs_magnitude_takeaway(rec, refs));
-
-# %% [markdown]
-# - How much of a BBB network can be removed without retraining, against the paper's Table 2,
-#   and whether that is special to BBB, which plans v2 and v3 test (section 2; no verdict is
-#   shown before a plan's networks are complete):
-
-# %%
-if rec:
-    show_markdown(pruning.paper_takeaway(rec));
-if refs:
-    show_markdown(pruning_plan.takeaways(refs, refs3));
+    show_markdown("\n".join([pruning.paper_takeaway(rec),
+                             pruning_plan.snr_vs_magnitude_takeaway(rec, refs)]
+                            + ([pruning_plan.takeaways(refs, refs3)] if refs else [])));
 
 # %% [markdown]
 # ## Exercises

@@ -15,11 +15,12 @@
 # **The question.** Does the weight uncertainty of Bayes by Backprop tell us when a classifier
 # sees something it was not trained on, and are its probabilities calibrated? The paper does not
 # ask; [N. Rajkumar's blog post](https://www.nitarshan.com/bayes-by-backprop/) trains BBB on
-# Fashion-MNIST and shows it digits. We compare four methods, each chosen by the same rule within
-# its own search space.
+# Fashion-MNIST and shows it digits. We compare four methods, each chosen by the same rule: in
+# version 1 each within its own search space, in version 2 all with the same search.
 #
-# **What you will see.** Out-of-distribution detection MNIST → Fashion-MNIST over three seeds,
-# reliability diagrams, what the choice of prior does on 2-D data, and a Bayesian conv net.
+# **What you will see.** Out-of-distribution detection MNIST → Fashion-MNIST (version 1: three
+# seeds, descriptive; version 2: ten paired seeds, declared tests), reliability diagrams, what
+# the choice of prior does on 2-D data, and a Bayesian conv net.
 #
 # **Runtime** (profile `default`, 2-core CPU): under a minute: every table and figure is drawn
 # from `results/05_uncertainty/`, nothing is trained. Cold, the six searches (`make sweep
@@ -81,13 +82,19 @@ t_start = time.perf_counter()
 #
 # Each method's settings, training length included, are chosen by the **validation negative
 # log-likelihood** of its own predictive distribution on in-domain validation images (the last
-# 10,000 training images), searched with the same engine (Ray Tune with ASHA, which stops the
-# trials that lag behind at 5, 15 and 45 epochs) and the same cap of 50 epochs per trial
-# (`helpers/profiles.py`, seed 100, never reported). The searches differ in size: the last
-# column counts the epochs each trained in all. The single network's search varies only the
-# learning rate and its decay, **without weight decay**; [notebook 06](06_alternatives.ipynb)
-# searches the same network with weight decay. The ensemble's members use the deterministic
-# network's choice. Test sets, the other data set included, are used once, after the choice.
+# 10,000 training images), searched with the same engine and the same cap of 50 epochs per
+# trial (`helpers/profiles.py`, seed 100, never reported). The engine is Ray Tune with ASHA,
+# which compares the trials at three *rungs*, after 5, 15 and 45 epochs, and stops those that
+# lag behind. The searches differ in size: the last column counts the epochs each trained in
+# all. The single network's search varies only the learning rate and its decay, **without
+# weight decay**. The ensemble's members use the deterministic network's choice. Test sets, the
+# other data set included, are used once, after the choice.
+#
+# How to read the *chosen* column: Adam's learning rate and its decay per epoch; for MC dropout
+# its rate; for BBB the paper's scale-mixture prior ($\pi$, $-\log\sigma_1$, $-\log\sigma_2$),
+# the KL term weighted $1/M$ in each of the $M$ minibatches, the initial means $\mu$, and
+# $\rho_0$, the initial $\rho$, which sets the initial posterior standard deviation
+# $\sigma=\log(1+e^{\rho_0})$.
 
 # %%
 sweeps = S.ensure_sweeps(NB, cfg, run_missing=TRAIN_MISSING)
@@ -95,6 +102,7 @@ rows = [[n, f"{len(r['metrics']['trials'])}", T.describe(r["metrics"]["chosen"][
          str(r["metrics"]["chosen"]["epochs"]), f"{r['metrics']['chosen']['val']:.4f}",
          str(r["metrics"].get("budget", {}).get("trial_epochs_run", "—"))]
         for n, r in sweeps.items()]
+show_markdown("**Table 1.** The six searches: what each chose on validation data.")
 H.show_table(["search", "trials", "chosen on validation", "epochs", "val. NLL", "trial-epochs"],
              rows)
 show_markdown(U.search_words(sweeps));
@@ -102,37 +110,39 @@ show_markdown(U.search_words(sweeps));
 # %% [markdown]
 # ## 3. Out of distribution: trained on MNIST, shown Fashion-MNIST
 #
-# The chosen settings, trained on the reported seeds and evaluated once on the test sets. Mean ±
-# standard deviation over seeds, per-seed values beside them.
+# Version 1: the chosen settings of section 2, trained on the reported seeds and evaluated once
+# on the test sets (Tables 2 and 3).
 
 # %%
 ood = U.build_ood(cfg, train=TRAIN_MISSING, device=device)
 H.pending(len(sweeps) == len(cfg.sweeps), "some of the searches above", f"make sweep ONLY=05 PROFILE={PROFILE}")
 H.pending(ood, "the reported runs of the chosen settings", f"python tools/ood_table.py --profile {PROFILE}")
 summary = U.summarise(ood["metrics"]["rows"]) if ood else {}
-for data in cfg.seeds if ood else []:
-    print(f"trained on {data}, out of distribution {U.OTHER[data]}; seeds {cfg.seeds[data]}")
+for i, data in enumerate(cfg.seeds if ood else []):
+    show_markdown(U.ood_caption(2 + i, data, cfg.seeds[data]))
     H.show_table(*U.ood_table_rows(summary, data))
 
 # %%
 if ood:
-    try:
-        alt_rec = H.load_results("06_alternatives", "summary")
-    except FileNotFoundError:  # notebook 06 has not run in this profile yet
-        alt_rec = None
-    show_markdown(U.ood_text(summary, alt_rec and alt_rec["metrics"]["rows"]))
-    show_markdown(U.ensemble_text(summary, sweeps, cfg.ensemble_size));
+    show_markdown(U.ood_text(summary));
 
 # %% [markdown]
-# **Version 2 of this table: one budget for every method.** The table above is version 1:
-# the searches above differ in size, and the single network (and with it the ensemble) was
-# searched without weight decay. Version 2,
-# [`plan_v2.json`](../results/05_uncertainty/plan_v2.json), committed before its numbers, takes
-# notebook 06's plan v3 runs instead: the same search for every method (16 trials, 60 epochs,
-# validation NLL), ten paired seeds, and claims declared before their numbers. The AUROC claims
-# are plan v3's (Holm over its seven claims, three of which concern the rows here); the ECE
-# claims are this plan's own family of three. The Fashion-MNIST-trained direction (one seed) is not rerun: a second campaign of the same
-# size, which two cores cannot pay soon; it stays version 1's, with no verdict.
+# **Version 2: the same search for every method.** In version 1 the searches differ in size,
+# and the single network (and with it the ensemble) was searched without weight decay. Version 2
+# ([`plan_v2.json`](../results/05_uncertainty/plan_v2.json), committed before its numbers)
+# reuses the runs of *plan v3*, the third pre-registered plan of
+# [notebook 06](06_alternatives.ipynb): every method gets the same search (16 trials, up to 60
+# epochs, validation NLL) and ten paired seeds, and the claims were declared before the numbers.
+#
+# - **MAP** (maximum a posteriori) is version 2's single network: Adam with a searched weight
+#   decay. It is not version 1's deterministic network, which had none; version 2's deep
+#   ensemble averages five MAP networks.
+# - The last column of Table 4 names the chosen settings that sit at an edge of their search
+#   grid: *epochs*, or BBB's `rho_init`, the $\rho_0$ of Table 1.
+# - The AUROC claims are plan v3's (Holm's correction over its seven claims, three of which are
+#   rows here); the ECE claims are this plan's own family of three.
+# - Not rerun: the Fashion-MNIST-trained direction (one seed), which would need a second
+#   campaign of the same size. It stays version 1's, with no verdict.
 
 # %%
 v2 = O.load_summary()
@@ -140,10 +150,25 @@ if v2 is None:
     print("no final run of notebook 06's plan v3 yet: version 2 has no numbers")
 else:
     show_markdown(R.status_text(v2, methods=O.ROWS))
+    show_markdown("**Table 4** (version 2). Trained on MNIST, shown Fashion-MNIST: mean ± sd "
+                  "over seeds (their number in brackets).")
     H.show_table(*R.table_rows(v2, on="full", methods=O.ROWS, cost=False))
+
+# %% [markdown]
+# How to read Table 5. Each row is one declared claim *a < b*: on AUROC that BBB is higher than
+# its rival, on ECE that BBB is lower. *Mean difference* is $a-b$ averaged over the paired seeds;
+# *sd over seeds* is its spread from seed to seed, and *MC sd (one evaluation)* the part of one
+# seed's difference that comes from the random predictive samples alone. *The mean favours*
+# names the side the mean difference favours, whatever the verdict. *p (Holm)* decides the
+# verdict: *holds* (the claim's direction), *reversed* (the opposite direction) or *not
+# resolved*; the sign test beside it decides nothing.
+
+# %%
+if v2 is not None:
+    show_markdown("**Table 5** (version 2). The declared claims and their verdicts.")
     H.show_table(*R.test_rows(v2))
-    show_markdown(R.answer_text(v2, subset_note=False))
-    show_markdown(R.robustness_text(v2))
+    show_markdown(O.v2_text(v2))
+    show_markdown(O.robustness_text(v2))
 
 # %% [markdown]
 # ## 4. Entropy in and out of distribution
@@ -197,9 +222,8 @@ if ood:
     show_markdown(U.reliability_text(ood["metrics"]["rows"], seed=0));
 
 # %% [markdown]
-# On Fashion-MNIST, read each curve's distance from the diagonal with the ECE column of the table
-# in section 3: the ECE is that distance, averaged over the bins with each bin weighted by its
-# images.
+# On Fashion-MNIST, read each curve's distance from the diagonal with the ECE column of Table 3:
+# the ECE is that distance, averaged over the bins with each bin weighted by its images.
 
 # %% [markdown]
 # ## 7. The choice of prior, on 2-D data
@@ -241,6 +265,7 @@ def scales(ds, prior):
 
 
 if toy:
+    show_markdown("**Table 6.** Test accuracy per prior and data set (one network each).")
     H.show_table(["prior", "moons", "circles", "learned scale per layer (moons | circles)"],
                  [[p, f"{toy_acc[('moons', p)]:.3f}", f"{toy_acc[('circles', p)]:.3f}",
                    " | ".join(filter(None, (scales("moons", p), scales("circles", p))))]
@@ -249,8 +274,9 @@ if toy:
 
 # %% [markdown]
 # The class-1 probability (mean over 100 weight samples) and its standard deviation over the
-# samples, for every prior, on each data set. A flat probability map at 0.5 means the network
-# collapsed onto its prior: the KL term won over the 500-point likelihood.
+# samples, for every prior, on each data set. A network at chance in the table draws a flat map
+# at 0.5; as the reading above says, one run cannot tell whether it collapsed onto its prior or
+# failed to optimise.
 
 # %%
 for ds in TOY if toy else ():
@@ -284,8 +310,8 @@ if toy:
 # samples of the probability of the predicted class.
 #
 # The network is trained once (`helpers.uncertainty.build_conv_net`), which stores its test
-# metrics and, per test image, the numbers the two figures draw in
-# `results/05_uncertainty/bbb_conv_net.json`.
+# metrics in `results/05_uncertainty/bbb_conv_net.json` and, since the per-image numbers were
+# added, the numbers per test image that the two figures draw.
 
 # %%
 conv = U.build_conv_net(cfg, SEED, train=TRAIN_MISSING, device=device)
@@ -294,9 +320,9 @@ if not H.pending(conv, "the conv net", retrain):
     print(f"trained {conv['created'][:10]} on {conv['device']} in "
           f"{conv['metrics']['train_wall_s'] / 60:.0f} min")
 if conv and not per_image:
-    print(f"NOT REDRAWN: results/{NB}/bbb_conv_net.json predates the per-image numbers and the "
-          f"network's checkpoint is not here; `{retrain}` trains it again and stores them. "
-          "The two figures below are the committed ones, from the run that trained it.")
+    print(f"Figures not redrawn: results/{NB}/bbb_conv_net.json predates the per-image numbers "
+          f"and the network's checkpoint is not here; `{retrain}` trains it again and stores "
+          "them. The two figures below are the committed ones.")
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -308,18 +334,18 @@ if conv:
 # %% [markdown]
 # Expected error against the standard deviation over samples. Two kinds of error can be told
 # apart in such a plot: images on which the samples disagree (expected error between 0 and 1),
-# and images that every sample gets wrong (expected error 1). Weight uncertainty can flag only
-# the first kind: an image every sample gets wrong with a small std is confidently wrong. The
-# reading below the figure counts both, when the stored record holds the per-image numbers.
+# and images that every sample gets wrong (expected error 1). An image of the second kind with a
+# small std is confidently wrong: the weight samples do not flag it.
 
 # %%
 if per_image:
     fig = U.expected_error_figure(per_image)
     H.savefig(fig, NB, "conv-net-expected-error")
     plt.show()
-    show_markdown(U.conv_error_text(per_image))
 elif U.committed_figure(NB, "conv-net-expected-error"):
     display(Image(filename=U.committed_figure(NB, "conv-net-expected-error")))
+if conv:
+    show_markdown(U.conv_text(conv, per_image));
 
 # %% [markdown]
 # The eight test images the conv net is least sure about (highest predictive entropy) and the
@@ -337,22 +363,27 @@ elif U.committed_figure(NB, "conv-net-hardest-images"):
 # %% [markdown]
 # ## Takeaways
 #
-# - Every method here was chosen by the same rule on in-domain validation data, each within its
-#   own search space; the single network's had no weight decay.
+# - Every method was chosen by the same rule, the validation NLL on in-domain images. In
+#   version 1 each searched its own space (the single network without weight decay); in
+#   version 2 every method had the same search.
 
 # %%
-if v2 is not None:
-    show_markdown(R.takeaway_text(
-        v2, lead="Version 2 (section 3's second table: the same search for every method"))
 if ood:
-    show_markdown(U.v1_takeaway(summary, ood["metrics"]["rows"], v2))
-    show_markdown(U.search_takeaway(sweeps, summary, cfg.ensemble_size, alt_rec));
+    show_markdown(U.ood_takeaway(summary, ood["metrics"]["rows"], v2))
+    show_markdown(U.search_takeaway(sweeps, summary, cfg.ensemble_size, v2))
+    show_markdown(U.entropy_takeaway(ood["metrics"]["rows"], seed=0))
+if row:
+    show_markdown(U.examples_takeaway(row))
+if toy:
+    show_markdown(U.prior_takeaway(toy_acc, rec["config"]["n_test"], rec["config"]["steps"]))
+if conv:
+    show_markdown(U.conv_takeaway(conv, per_image));
 
 # %% [markdown]
 # ## Exercises
 #
 # 1. Give the Fashion-MNIST → MNIST direction seeds 1 and 2 in `helpers/profiles.py` and rerun
-#    `tools/ood_table.py`: does the one-seed ordering of the second table hold?
+#    `tools/ood_table.py`: does the one-seed ordering of Table 3 hold?
 # 2. Give BBB a Gaussian prior instead of the scale mixture in `helpers/profiles.py` and rerun
 #    `make sweep ONLY=05`: does the chosen recipe or its AUROC change?
 # 3. In section 7, train the Laplace-prior network for ten times more steps: how does its

@@ -11,7 +11,7 @@ MIX = [0.5, 1.0, math.exp(-6)]
 
 
 def _reported(finals, *, seeds=None, shares=None, sigma=None, curves=None, prior=0.05,
-              every=100, records=20, workers=2):
+              every=100, records=20, workers=2, recipe=None):
     """A reported record as tools/bandit_runs.py writes it: ``finals`` {agent: final regret per
     seed} (linear curves unless ``curves`` {(agent, seed index): curve} says otherwise),
     ``shares`` {agent: poisonous share per seed}, ``sigma`` one mean-sigma curve for every seed."""
@@ -27,8 +27,10 @@ def _reported(finals, *, seeds=None, shares=None, sigma=None, curves=None, prior
                                           for a in names],
                          "mean_sigma": list(sigma or [0.049] * records),
                          "wall_s": 600.0 * (i + 1)})
-    return {"seeds": seeds, "config": {"record_every": every, "prior": prior,
-                                       "steps": every * records, "workers": workers},
+    config = {"record_every": every, "prior": prior, "steps": every * records, "workers": workers}
+    if recipe:
+        config["recipe"] = recipe
+    return {"seeds": seeds, "config": config,
             "metrics": {"per_seed": per_seed, "summary": B.summarise_reported(per_seed),
                         "complete": True}}
 
@@ -47,19 +49,26 @@ def _tuning(rows, seeds=(100, 101), steps=20_000):
 
 # ---- tuning_text ----
 
-def test_tuning_text_names_one_prior_when_it_wins_everywhere():
+def test_tuning_text_names_one_prior_and_calls_a_choice_inside_the_seed_gap_noisy():
     t = _tuning([("paper", 0.05, [3000, 9000]), ("paper", 0.1, [7000, 18000]),
                  ("paper", MIX, [5000, 11000]),
                  ("keep_all", 0.05, [2000, 8000]), ("keep_all", 0.1, [4000, 50000]),
                  ("keep_all", MIX, [3000, 9500])])
     text = B.tuning_text(t)
-    assert "The Gaussian σp=0.05 prior gives the lowest mean regret under every buffer recipe" in text
-    assert "every other prior is worse in the mean" in text
-    assert "the scale mixture (notebook 01's prior) is worse on every tuning seed under every " \
-           "recipe, by 1,000–2,000, less than the gap between the tuning seeds (6,000)" in text
-    assert "The lowest mean overall: every tuple, KL / max(4,096, tuples stored), Gaussian " \
-           "σp=0.05 (5,000)" in text
-    assert "20,000 steps and 2 tuning seeds (100 and 101)" in text
+    assert text.startswith("**What it shows** (BBB alone, 20,000 steps, tuning seeds 100 and 101)")
+    assert "- *Prior.* The Gaussian σp=0.05 prior has the lowest mean regret under each of the 2 " \
+           "recipes; every other prior has a higher mean." in text
+    assert "- *Scale mixture.* The scale mixture (notebook 01's prior) is worse than the best " \
+           "Gaussian prior of the same recipe on each of the 4 pairs of recipe and tuning seed, " \
+           "by 1,000–2,000." in text
+    assert "differs between the tuning seeds by 6,000 (per recipe): more than any of those " \
+           "differences." in text
+    assert "- *What follows.* The prior is chosen by a rule (the lowest mean over 2 tuning " \
+           "seeds), not by a test. The margin between the best Gaussian prior and the scale " \
+           "mixture is smaller than the gap between the tuning seeds, so that part of the " \
+           "choice is noisy" in text
+    # the recipes' means are read once, in exploration_text, not here
+    assert "6,000;" not in text and "KL /" not in text
 
 
 def test_tuning_text_follows_a_split_choice_and_a_mixed_mixture():
@@ -68,19 +77,24 @@ def test_tuning_text_follows_a_split_choice_and_a_mixed_mixture():
                  ("keep_all", 0.05, [2000, 8000]), ("keep_all", 0.1, [4000, 50000]),
                  ("keep_all", MIX, [1000, 9000])])
     text = B.tuning_text(t)
-    assert "differs between the buffer recipes" in text and "Gaussian σp=0.1 (5,000)" in text
-    assert "worse on 3 of 4 pairs of recipe and tuning seed" in text
-    assert "less than the gap" not in text
+    assert "differs between the recipes" in text and "Gaussian σp=0.1 for last 4,096 tuples, " \
+           "KL / 4,096 (the paper's) (5,000)" in text
+    assert "is worse than the best Gaussian prior of the same recipe on 3 of 4 pairs of recipe " \
+           "and tuning seed (differences of 1,000–7,000 either way)" in text
+    # the mixture loses by 7,000 on one pair, more than the seed gap (6,000): not called noisy
+    assert "less than some of those differences." in text
+    assert "noisy" not in text and "2 tuning seeds cannot say how often other seeds would " \
+           "agree." in text
 
 
-def test_tuning_text_says_when_the_mixture_loses_by_more_than_the_seed_gap():
-    t = _tuning([("paper", 0.05, [3000, 4000]), ("paper", MIX, [9000, 10000])])
-    assert "worse on every tuning seed under every recipe, by 6,000, not always less " \
-           "than the gap between the tuning seeds (1,000)" in B.tuning_text(t)
+def test_tuning_text_on_one_tuning_seed_has_no_seed_gap():
     one = _tuning([("paper", 0.05, [3000]), ("paper", MIX, [1000])], seeds=(100,))
     text = B.tuning_text(one)
-    assert "is better on every tuning seed under every recipe, by 2,000." in text
-    assert "gap" not in text and "1 tuning seed (100)" in text
+    assert "is better than the best Gaussian prior of the same recipe on the one pair of recipe " \
+           "and tuning seed, by 2,000." in text
+    assert "Seed noise" not in text and "tuning seed 100)" in text
+    assert "(the lowest regret on 1 tuning seed), not by a test: 1 tuning seed gives no " \
+           "measure of how noisy it is." in text
 
 
 # ---- runtime_text ----
@@ -99,63 +113,187 @@ def test_runtime_text_reads_wall_s_in_fitting_units():
     assert "the tuning took 12 s (1 settings" in text and "took 5–7 s on one thread" in text
 
 
-# ---- headline_text ----
+# ---- recipes_text ----
+
+def test_recipes_text_names_every_change_between_the_buffers():
+    two = {"paper": _reported(GOOD, recipe="paper"), "keep_all": _reported(GOOD, recipe="keep_all")}
+    text = B.recipes_text(two)
+    assert "- *the paper's buffer*: last 4,096 tuples, KL / 4,096 (the paper's), Gaussian " \
+           "σp=0.05 prior." in text
+    assert "- *every tuple kept* (a departure from the paper): every tuple, KL / max(4,096, " \
+           "tuples stored), Gaussian σp=0.05 prior." in text
+    assert "They differ in two things at once, the buffer and the KL scaling: a difference " \
+           "between them cannot be credited to either alone." in text
+    fixed = {"paper": _reported(GOOD, recipe="paper"),
+             "keep_all": _reported(GOOD, recipe="keep_all_fixed_kl")}
+    text = B.recipes_text(fixed)
+    assert "They differ only in the buffer." in text and "KL scaling" not in text
+    three = {"paper": _reported(GOOD), "keep_all": _reported(GOOD, prior=0.1)}
+    assert "three things at once, the buffer, the KL scaling and the prior" in B.recipes_text(three)
+
+
+# ---- figure6_text ----
 
 GOOD = {"bbb": [1000, 1100, 1200, 1300], "greedy": [900, 800, 700, 130_000],
         "eps1": [5000, 5150, 5180, 5400], "eps5": [9000, 9100, 9300, 9200]}
+KEEP = {**GOOD, "bbb": [400, 500, 700, 800], "greedy": [900, 950, 1000, 130_000]}
 
 
-def test_headline_text_uses_the_tests_not_the_means():
-    keep = {**GOOD, "bbb": [500, 600, 700, 800], "greedy": [900, 950, 1000, 130_000]}
-    text = B.headline_text({"paper": _reported(GOOD), "keep_all": _reported(keep)})
-    assert ("*the paper's buffer*: below greedy not resolved at 4 seeds (BBB lower on 1 of 4 "
-            "seeds), below 1% greedy holds (BBB lower on each of the 4 seeds)") in text
-    assert "BBB has the lowest mean (1,150) but is the lowest agent on 1 of 4 seeds." in text
-    assert ("*every tuple kept*: below greedy not resolved at 4 seeds (BBB lower on each of the 4 "
-            "seeds)") in text
-    assert "BBB has the lowest mean (650) and is the lowest agent on each of the 4 seeds." in text
-    assert ("Greedy's mean and standard deviation are set by a single seed: seed 3 with the "
-            "paper's buffer (130,000; the others 700–900; median 850)") in text
-    assert "keeping every tuple lowered BBB's regret on each of the 4 seeds (by 500;" in text
+def test_figure6_text_describes_the_papers_value_a_failed_run_and_both_changes():
+    text = B.figure6_text({"paper": _reported(GOOD), "keep_all": _reported(KEEP)})
+    assert "- *The paper's buffer (KL / 4,096).* BBB's final regret: mean 1,150 against about " \
+           "5,700 in the paper; it ends below the paper's value on each of the 4 seeds (95 % " \
+           "t-interval of the mean, the usual confidence interval for a mean of few seeds: " \
+           "945–1,355)." in text
+    assert "BBB is the lowest agent on 1 of 4 seeds; plain greedy ends *below* BBB on seeds 0–2." \
+        in text
+    assert "- *Every tuple kept (KL / max(4,096, tuples stored)).* BBB's final regret: mean 600 " \
+           "against about 5,700 in the paper; it ends below the paper's value on each of the 4 " \
+           "seeds (95 % t-interval: " in text
+    # no verdict against the paper: plan v2's test did not govern these runs
+    assert "matches" not in text and "holds the paper" not in text
+    assert "- *One run sets greedy's mean.* Greedy's seed 3 ends at 130,000 under both buffers: " \
+           "the regret of an agent that passes on every edible mushroom (5 each: about 26,000 " \
+           "of them). It has not recovered by the end: its regret grows no slower over the last " \
+           "1,000 steps than over the whole run. This one run puts greedy's mean above BBB's " \
+           "with the paper's buffer." in text
+    assert "against the paper's buffer, BBB's regret with every tuple kept and the KL divided " \
+           "by max(4,096, tuples stored) is lower on each of the 4 seeds (by 500–600), and by " \
+           "more than half on 2 of 4 seeds. The buffer and the KL scaling changed together" in text
+    assert "this is a count, not a verdict" in text
+    assert "The 1 % and 5 % greedy agents end below the paper's values in the mean under both " \
+           "buffers." in text and "logarithmic" not in text
 
 
-def test_headline_text_follows_a_reversal_and_a_raised_regret():
+def test_figure6_text_follows_a_run_that_recovers_a_raised_regret_and_one_change():
+    flat = [130_000 * min(j + 1, 10) / 10 for j in range(20)]
+    wide = {**GOOD, "bbb": [3000, 9000, 4000, 8000]}
+    worse = {**wide, "bbb": [3500, 9500, 4500, 8500], "eps1": [19_000] * 4}
+    text = B.figure6_text({
+        "paper": _reported(wide, curves={("greedy", 3): flat}, shares={"greedy": [0, 0, 0, 0.02]}),
+        "keep_all": _reported(worse, recipe="keep_all_fixed_kl")})
+    assert "mean 6,000 against about 5,700 in the paper; it ends below the paper's value on 2 " \
+           "of 4 seeds (95 % " \
+           "t-interval of the mean, the usual confidence interval for a mean of few seeds: " \
+           "1,316–10,684)" in text
+    assert "*Every tuple kept (KL / 4,096).*" in text
+    # seed 3 of greedy ate a poisonous mushroom at the end under the paper's buffer: no claim
+    # that it passes every edible one; it stopped growing halfway: no 'not recovered'
+    assert "far above its other seeds (700–900 with the paper's buffer; 700–900 with every " \
+           "tuple kept)." in text
+    assert "passes on every edible" not in text
+    assert "Seed 3 with every tuple kept has not recovered by the end" in text
+    assert "This one run puts greedy's mean above BBB's under both buffers." in text
+    assert "BBB's regret with every tuple kept is higher on each of the 4 seeds (by 500)." in text
+    assert "changed together" not in text and "more than half" not in text
+    assert "end on both sides of the paper's values in the mean under both buffers (above " \
+           "them: 1 % greedy on seeds 0–3 with every tuple kept)." in text
+    one = B.figure6_text({"paper": _reported({a: v[:1] for a, v in GOOD.items()})})
+    assert "ends below the paper's value on its one seed." in one and "t-interval" not in one
+    assert "seed by seed" not in one and "One run" not in one
+
+
+# ---- headline_text ----
+
+def test_headline_text_gives_the_tests_numbers_and_why_every_seed_is_not_enough():
+    rep = {"paper": _reported(GOOD), "keep_all": _reported(KEEP)}
+    text = B.headline_text(rep)
+    assert "two-sided paired t-test over the seeds (BBB's and the other agent's final regret on " \
+           "the same seed), Holm's correction (it raises the p-values to allow for BBB's 3 " \
+           "comparisons within a buffer), and α = 0.05" in text
+    res = B.bbb_orderings(rep["paper"])
+    assert res["greedy"]["verdict"] == "not resolved at 4 seeds"
+    assert (f"- *The paper's buffer.* Below greedy: not resolved at 4 seeds (Holm p = "
+            f"{res['greedy']['p_holm']:.2g}; BBB lower on 1 of 4 seeds); below 1% greedy: holds "
+            f"(Holm p = {res['eps1']['p_holm']:.2g})") in text
+    assert res["eps1"]["p_holm"] < 0.05 <= res["greedy"]["p_holm"]
+    assert "BBB is lower than greedy on each of the 4 seeds, yet the claim is not resolved: the " \
+           "t-test weighs the sizes of the differences, and the gap on seed 3 (129,200) dwarfs " \
+           "those on the others (300–500). Even the exact sign test, which counts only " \
+           "directions, gives p = 0.125 for 4 of 4 seeds." in text
+    # the paper's buffer: BBB lower on 1 of 4 only, so no such explanation there
+    assert text.count("yet the claim is not resolved") == 1
+    assert "- *Medians*, which one failed run cannot move: with the paper's buffer greedy's is " \
+           "the lowest (850, against BBB's 1,150), and BBB has the lowest mean only because one " \
+           "run sets greedy's (above); with every tuple kept BBB's is the lowest (600)." in text
+    assert "BBB has the lowest mean (" not in text
+
+
+def test_headline_text_follows_a_reversal_spread_gaps_and_a_mean_without_a_failed_run():
     bad = {"bbb": [9000, 9100, 9300, 9200], "greedy": [1000, 1100, 1200, 1300],
            "eps1": [5000, 5150, 5180, 5400], "eps5": [3000, 3100, 3050, 3200]}
-    worse = {**bad, "bbb": [9500, 9700, 9600, 9900]}
-    text = B.headline_text({"paper": _reported(bad), "keep_all": _reported(worse)})
-    assert "below greedy reversed" in text and "below 5% greedy reversed" in text
-    assert "BBB's mean (9,150) is not the lowest (greedy: 1,150); BBB is the lowest agent on 0 of " \
-           "4 seeds" in text
-    assert "set by a single seed" not in text
-    assert "keeping every tuple raised BBB's regret on each of the 4 seeds (by 300–700;" in text
-    mixed = {**bad, "bbb": [8000, 9700, 9000, 9900]}
-    text = B.headline_text({"paper": _reported(bad), "keep_all": _reported(mixed)})
-    assert "lowered BBB's regret on 2 of 4 seeds (changes -1,000, +600, -300, +700" in text
+    text = B.headline_text({"paper": _reported(bad)})
+    assert "Below greedy: reversed (Holm p = " in text and "below 5% greedy: reversed" in text
+    assert "with the paper's buffer greedy's is the lowest (1,150, against BBB's 9,150)." in text
+    # lower on every seed, but no single gap dominates: the gaps vary
+    spread = {"bbb": [1000, 1000, 1000, 1000], "greedy": [1100, 1150, 2000, 1900],
+              "eps1": [1000 + 100_000 * k for k in (1, 2, 3, 4)],
+              "eps5": [101, 99, 102, 400]}
+    text = B.headline_text({"paper": _reported(spread)})
+    assert "the gaps (100–1,000) vary too much for 4 seeds" in text
+    # greedy's median is the lowest, BBB's mean is, and no single seed sets greedy's mean
+    mixed = {"bbb": [120, 120, 120, 120], "greedy": [100, 100, 100, 290],
+             "eps1": [500] * 4, "eps5": [600] * 4}
+    text = B.headline_text({"paper": _reported(mixed)})
+    assert "greedy's is the lowest (100, against BBB's 120); the lowest mean is BBB's (120)." in text
+    one = B.headline_text({"paper": _reported({a: v[:1] for a, v in GOOD.items()})})
+    assert "Below greedy: not resolved at 1 seed (no test at 1 seed; BBB lower on 0 of 1 seed)" \
+        in one and "yet the claim" not in one
 
 
-def test_headline_text_runs_on_one_seed():
-    one = {a: v[:1] for a, v in GOOD.items()}
-    text = B.headline_text({"paper": _reported(one)})
-    assert "below greedy not resolved at 1 seed (BBB lower on 0 of 1 seed)" in text
-    assert "below 1% greedy not resolved at 1 seed (BBB lower on its one seed)" in text
-    assert "compared seed by seed" not in text
-    text = B.headline_text({"paper": _reported(one), "keep_all": _reported(one)})
-    assert "keeping every tuple left BBB's regret unchanged on its one seed (a count" in text
+# ---- exploration_text ----
+
+def _three_recipes(kl_lower=(2700, 9200)):
+    return _tuning([("paper", 0.05, [3800, 10000]), ("paper", MIX, [8500, 15000]),
+                    ("keep_all_fixed_kl", 0.05, [3400, 9600]),
+                    ("keep_all", 0.05, list(kl_lower)), ("keep_all", 0.1, [5000, 50000])])
+
+
+def test_exploration_text_reads_bbb_and_the_two_changes_once():
+    rep = {"paper": _reported(GOOD, shares={"bbb": [0.027, 0.013, 0.017, 0.046]}),
+           "keep_all": _reported(KEEP, shares={"bbb": [0.004, 0, 0, 0]}, recipe="keep_all")}
+    text = B.exploration_text(rep, _three_recipes())
+    assert "With every tuple kept, BBB almost stops eating poisonous mushrooms (0.1% over the " \
+           "last 1,000 steps, mean of the seeds). With the paper's buffer it eats 1.3%–4.6% of " \
+           "them at the end (per seed), while plain greedy eats none: each one costs BBB 15 " \
+           "regret that greedy does not pay." in text
+    assert "- *Which change matters is open.* The recipes differ in two ways" in text
+    assert "the Gaussian σp=0.05 prior in each" in text
+    assert "Keeping every tuple lowered BBB's regret on 2 of 2 tuning seeds; dividing the KL by " \
+           "the tuples stored as well lowered it on 2 of 2. With 2 tuning seeds, that is no " \
+           "test of which change matters more." in text
+    assert "  - last 4,096 tuples, KL / 4,096 (the paper's): 6,900;\n  - every tuple, KL / " \
+           "4,096: 6,500;\n  - every tuple, KL / max(4,096, tuples stored): 5,950." in text
+    # the KL step raises the regret on one tuning seed
+    text = B.exploration_text(rep, _three_recipes(kl_lower=(3500, 9000)))
+    assert "as well lowered it on 1 of 2." in text
+
+
+def test_exploration_text_follows_a_greedy_that_eats_and_one_change():
+    rep = {"paper": _reported(GOOD, shares={"bbb": [0.02] * 4, "greedy": [0.01] * 4}),
+           "keep_all": _reported(KEEP, shares={"bbb": [0.03] * 4}, recipe="keep_all_fixed_kl")}
+    tuning = _tuning([("paper", 0.05, [3800, 10000]), ("keep_all_fixed_kl", 0.05, [3400, 9600])])
+    text = B.exploration_text(rep, tuning)
+    assert "BBB still eats poisonous mushrooms (3.0% over the last 1,000 steps" in text
+    assert "it eats 2.0% of them at the end (per seed), and plain greedy 1.0%." in text
+    assert "costs BBB" not in text and "differ in two ways" not in text
+    assert "- *The recipes in the tuning.* The tuning cannot tell which matters more (best mean " \
+           "regret per recipe: last 4,096 tuples, KL / 4,096 (the paper's): 6,900; every tuple, " \
+           "KL / 4,096: 6,500; 2 tuning seeds, 20,000 steps)." in text
 
 
 # ---- posterior_sigma_text ----
 
-def test_posterior_sigma_text_calls_it_a_poor_gauge_only_near_the_prior():
-    near = _reported(GOOD, sigma=[0.044] + [0.049] * 19)
+def test_posterior_sigma_text_measures_the_distance_from_the_printed_value():
+    near = _reported(GOOD, sigma=[0.044] + [0.04894] * 19)
     text = B.posterior_sigma_text({"paper": near, "keep_all": near})
-    assert "stays below the prior's σp = 0.05 under both buffers (the paper's buffer: " \
-           "0.0440–0.0490, 0.0490 at the end" in text
-    assert "ends within 2.0% of it, so this average over all weights is a poor gauge" in text
+    assert "stays below the prior's σp = 0.05 under both buffers and ends within 2.2% of it " \
+           "(the paper's buffer: 0.0440–0.0489, 0.0489 at the end" in text
+    assert "An average that barely moves says little about how sure the network is" in text
     far = _reported(GOOD, sigma=[0.049] + [0.03] * 18 + [0.06])
     text = B.posterior_sigma_text({"paper": far})
-    assert "crosses the prior's σp = 0.05 with the paper's buffer" in text
-    assert "ends 20.0% away from it." in text and "poor gauge" not in text
+    assert "crosses the prior's σp = 0.05 with the paper's buffer and ends 20.0% away from it" \
+        in text and "barely moves" not in text
     above = _reported(GOOD, sigma=[0.051] * 20)
     assert "stays above" in B.posterior_sigma_text({"paper": above})
     mix = _reported(GOOD, prior=MIX)
@@ -167,56 +305,60 @@ def test_posterior_sigma_text_calls_it_a_poor_gauge_only_near_the_prior():
 def test_epsilon_greedy_text_compares_each_seed_with_half_epsilon():
     errs = _reported(GOOD, shares={"eps1": [0.02, 0.03, 0.01, 0.02], "eps5": [0.05] * 4})
     text = B.epsilon_greedy_text({"paper": errs})
-    assert "(0.5% for 1% greedy; 2.5% for 5% greedy)" in text
-    assert "with the paper's buffer, 2.0% (1% greedy) and 5.0% (5% greedy)" in text
-    assert "more than exploration alone on every seed and buffer, because their network errs" in text
+    assert "random actions alone eat ε/2 of the poisonous mushrooms shown: 0.5% for 1% greedy, " \
+           "2.5% for 5% greedy." in text
+    assert "they ate more than that on every seed with the paper's buffer (means of the seeds, " \
+           "1% greedy and 5% greedy: 2.0% and 5.0% with the paper's buffer), so their networks " \
+           "eat some too." in text
     exact = _reported(GOOD, shares={"eps1": [0.005] * 4, "eps5": [0.02] * 4})
-    assert "no more than exploration alone on any seed" in B.epsilon_greedy_text({"paper": exact})
+    assert "they ate no more than that on any seed" in B.epsilon_greedy_text({"paper": exact})
     some = _reported(GOOD, shares={"eps1": [0.005] * 4, "eps5": [0.02, 0.03, 0.04, 0.02]})
-    assert "more than exploration alone on 2 of 8 runs" in B.epsilon_greedy_text({"paper": some})
+    assert "more than that on 2 of 8 runs" in B.epsilon_greedy_text({"paper": some})
 
 
 # ---- takeaways_text ----
 
-def test_takeaways_follow_the_verdicts_the_paper_and_the_buffers():
-    keep = {**GOOD, "bbb": [500, 600, 700, 800], "greedy": [900, 950, 1000, 130_000]}
+def test_takeaways_follow_the_verdicts_describe_the_paper_and_name_both_changes():
     text = B.takeaways_text({"paper": _reported(GOOD, shares={"bbb": [0.02] * 4}),
-                             "keep_all": _reported(keep, shares={"bbb": [0.0, 0.001, 0.0, 0.03]})})
-    assert "- BBB below greedy: not resolved at 4 seeds under both buffers (mean final regret, " \
-           "the paper's buffer: 1,150 against 33,100, BBB lower on 1 of 4 seeds" in text
-    assert "- BBB below 1% greedy: holds under both buffers, as in the paper" in text
-    assert "with the paper's buffer 1,150, 95 % interval 945–1,355: better than the paper by " \
-           "4,550, below it on 4 of 4 seeds" in text
-    assert "- One seed sets greedy's mean: seed 3 with the paper's buffer (130,000) and seed 3 " \
-           "with every tuple kept (130,000); each is a run that never recovers" in text
-    assert "BBB's exploration fades further when it keeps what it has learnt" in text
-    assert "(0.8% of the poisonous mushrooms over the last 1,000 steps with every tuple kept, " \
-           "2.0% with the paper's buffer, mean of the seeds; fewer on 3 of 4 seeds)" in text
+                             "keep_all": _reported(KEEP, shares={"bbb": [0.0, 0.001, 0.0, 0.03]})})
+    assert "- BBB below greedy: not resolved at 4 seeds under both buffers (BBB lower on 1 of 4 " \
+           "seeds with the paper's buffer, on each of the 4 seeds with every tuple kept)." in text
+    assert "- BBB below 1% greedy and 5% greedy: holds under both buffers, as in the paper." \
+        in text
+    assert "- BBB's final regret against the paper's ~5,700 (described, not tested: version 1 " \
+           "declared no test of it): mean 1,150 with the paper's buffer, ending below 5,700 on " \
+           "each of the 4 seeds; 600 with every tuple kept, ending below 5,700 on each of the 4 " \
+           "seeds." in text
+    assert "matches" not in text and "interval" not in text
+    assert "- Keeping every tuple and dividing the KL by max(4,096, tuples stored) lowered BBB's " \
+           "regret on each of the 4 seeds, and BBB ate fewer poisonous mushrooms over the last " \
+           "1,000 steps than with the paper's buffer on 3 of 4 seeds (0.8% against 2.0%, mean " \
+           "of the seeds). The two changes came together; which one matters is open." in text
+    assert "- One run can set a mean: greedy's seed 3 under both buffers sets its mean." in text
+    assert "fades further when it keeps" not in text
 
 
-def test_takeaways_follow_a_reversal_a_recovery_and_no_fading():
+def test_takeaways_follow_a_reversal_no_gain_one_change_and_other_failed_seeds():
     bad = {"bbb": [9000, 9100, 9300, 9200], "greedy": [1000, 1100, 1200, 1300],
            "eps1": [5000, 5150, 5180, 5400], "eps5": [3000, 3100, 3050, 3200]}
-    text = B.takeaways_text({"paper": _reported(bad), "keep_all": _reported(bad)})
-    assert "- BBB below greedy: reversed under both buffers, the reverse of the paper" in text
-    assert "as in the paper" not in text and "One seed sets" not in text
-    assert "95 % interval 8,945–9,355: worse than the paper by 3,450" in text
-    assert "Keeping every tuple does not make BBB eat fewer poisonous mushrooms" in text
-    # greedy's failed seed recovers: its regret stops growing halfway
-    flat = [130_000 * min(j + 1, 10) / 10 for j in range(20)]
+    text = B.takeaways_text({"paper": _reported(bad),
+                             "keep_all": _reported(bad, recipe="keep_all_fixed_kl")})
+    assert "- BBB below greedy, 1% greedy and 5% greedy: reversed under both buffers, the " \
+           "reverse of the paper." in text
+    assert "ending below 5,700 on 0 of 4 seeds" in text and "One run" not in text
+    assert "- Keeping every tuple lowered BBB's regret on no seed, and BBB ate no fewer poisonous " \
+           "mushrooms over the last 1,000 steps than with the paper's buffer on any seed" in text
+    assert "two changes" not in text
     mixed = {**GOOD, "bbb": [1000, 1100, 1200, 900_000]}
-    text = B.takeaways_text({"paper": _reported(GOOD, curves={("greedy", 3): flat}),
-                             "keep_all": _reported(mixed)})
-    assert "- One seed sets greedy's mean: seed 3 with the paper's buffer (130,000) and seed 3 " \
-           "with every tuple kept (130,000); of these, seed 3 with every tuple kept never " \
-           "recovers" in text
-    text = B.takeaways_text({"paper": _reported(GOOD, curves={("greedy", 3): flat})})
-    assert "- One seed sets greedy's mean: seed 3 with the paper's buffer (130,000). Report" in text
-    assert "never recovers" not in text
-    text = B.takeaways_text({"paper": _reported(GOOD), "keep_all": _reported(mixed)})
-    assert "- One seed sets BBB (Thompson)'s mean: seed 3 with every tuple kept (900,000)" in text
-    assert "- BBB below 1% greedy: holds with the paper's buffer; not resolved at 4 seeds with " \
-           "every tuple kept (" in text
+    moved = {**GOOD, "greedy": [900, 130_000, 700, 800]}
+    text = B.takeaways_text({"paper": _reported(moved), "keep_all": _reported(mixed)})
+    assert "- One run can set a mean: greedy's seed 1 with the paper's buffer and seed 3 with " \
+           "every tuple kept sets its mean." in text
+    assert "- One run can set a mean: BBB (Thompson)'s seed 3 with every tuple kept sets its " \
+           "mean." in text
+    assert "holds with the paper's buffer; not resolved at 4 seeds with every tuple kept (BBB " \
+           "lower on each of the 4 seeds with the paper's buffer, on 3 of 4 seeds with every " \
+           "tuple kept)." in text
 
 
 # ---- the committed results ----
@@ -227,30 +369,29 @@ def test_every_reading_runs_on_the_committed_results(monkeypatch):
     if not tuning or set(reported) != {"paper", "keep_all"}:
         pytest.skip("notebook 03's committed results are not all there")
     s = {b: r["metrics"]["summary"] for b, r in reported.items()}
-    best = min(tuning["metrics"]["trials"], key=lambda t: t["regret_final_mean"])
-    assert f"({best['regret_final_mean']:,.0f})" in B.tuning_text(tuning)
+    assert "- *What follows.* The prior is chosen by a rule" in B.tuning_text(tuning)
     hours = sum(t["wall_s"] for t in tuning["metrics"]["trials"]) / 3600
     assert f"{hours:.1f} CPU-hours" in B.runtime_text(tuning, reported)
+    recipes = B.recipes_text(reported)
+    for b, rec in reported.items():
+        assert B.RECIPE_LABELS[rec["config"]["recipe"]] in recipes
+    fig = B.figure6_text(reported)
+    for b in reported:
+        assert f"mean {s[b]['bbb']['mean']:,.0f} against about 5,700" in fig
     head = B.headline_text(reported)
     for b in reported:
-        assert f"({s[b]['bbb']['mean']:,.0f})" in head
         for a, r in B.bbb_orderings(reported[b]).items():
-            assert f"below {B.AGENT_LABELS[a]} {r['verdict']}" in head
+            assert f"below {B.AGENT_LABELS[a]}: {r['verdict']} (Holm p = {r['p_holm']:.2g}" \
+                .lower() in head.lower()
+    best = min(tuning["metrics"]["trials"], key=lambda t: t["regret_final_mean"])
+    assert f"{B.RECIPE_LABELS[best['recipe']]}: {best['regret_final_mean']:,.0f}" \
+        in B.exploration_text(reported, tuning)
     end = [sum(c) / 4 for c in zip(*(r["mean_sigma"] for r in
                                      reported["paper"]["metrics"]["per_seed"]))][-1]
     assert f"{end:.4f} at the end" in B.posterior_sigma_text(reported)
     eps1 = B.poison_shares(reported["paper"])["eps1"]
-    assert f"{sum(eps1) / len(eps1):.1%} (1% greedy)" in B.epsilon_greedy_text(reported)
+    assert f"{sum(eps1) / len(eps1):.1%}" in B.epsilon_greedy_text(reported)
     take = B.takeaways_text(reported)
-    assert f"{s['keep_all']['bbb']['mean']:,.0f} against {s['keep_all']['greedy']['mean']:,.0f}" \
-        in take
-    assert take.count("\n- ") >= 4
-
-
-def test_figure6_text_says_whether_the_interval_holds_the_papers_value():
-    tight = B.figure6_text({"paper": _reported(GOOD)})
-    assert "BBB's mean ends below the paper's curve (mean 1,150 against about 5,700; its 95 % " \
-           "t-interval, 945–1,355, misses the paper's value)" in tight
-    wide = B.figure6_text({"paper": _reported({**GOOD, "bbb": [3000, 9000, 4000, 8000]})})
-    assert "BBB's mean ends above the paper's curve (mean 6,000 against about 5,700; its 95 % " \
-           "t-interval, 1,316–10,684, holds the paper's value)" in wide
+    assert f"mean {s['paper']['bbb']['mean']:,.0f} with the paper's buffer" in take
+    assert "matches the paper" not in take + fig + head
+    assert take.count("- ") >= 4

@@ -32,94 +32,46 @@ def _rec(models):
     return {"metrics": {"models": models}}
 
 
+# ---- the networks and their training time ----
+
+def test_pruned_and_retrain_words_name_the_network_without_a_record(monkeypatch):
+    rec = {"metrics": {"models": [{"H": 400, "seed": 0, "name": "a", "n_weights": 1200}],
+                       "other_kl_weighting": {"H": 400, "seed": 0, "name": "b",
+                                              "n_weights": 1200}}}
+    assert P.pruned_words(rec) == ("Pruned: 2×400 seed 0 (1,200 weights); and the 2×400 seed 0 "
+                                   "network with the other KL weighting (section 5).")
+    monkeypatch.setattr(P, "retrain_seconds", lambda r: (7200.0, ["b"]))
+    text = P.retrain_words(rec)
+    assert text.startswith("Training them from scratch took 2.0 h by their run records")
+    assert "Not counted: the 2×400 seed 0 network with the other KL weighting (section 5), " \
+           "which has no run record" in text
+    assert "network(s)" not in text
+    monkeypatch.setattr(P, "retrain_seconds", lambda r: (3600.0, ["a", "zz"]))
+    text = P.retrain_words(rec)
+    assert "Not counted: the 2×400 seed 0 network and the run zz, which have no run" in text
+    monkeypatch.setattr(P, "retrain_seconds", lambda r: (3600.0, []))
+    assert "Not counted" not in P.retrain_words(rec)
+    rec["metrics"]["other_kl_weighting"] = None
+    assert "other KL weighting" not in P.pruned_words(rec)
+
+
 # ---- the wording's criterion ----
 
 def test_course_state_and_words_follow_the_numbers():
-    assert P.course_state(0.014, 0.0150) == "hold"
+    assert P.course_state(0.014, 0.0150) == "flat"
     assert P.course_state(0.014, 0.0200) == "rise"
-    assert P.course_state(0.014, 0.0300) == "fail"
+    assert P.course_state(0.014, 0.0300) == "break"
     curve = {f: float(v) for f, v in zip(FS, CLIMB)}
-    assert P.course_words(curve) == ("holds from 50 to 95 % (1.40%–1.50%), rises at 98 % "
-                                     "(2.00%) and fails at 99 % (8.00%)")
+    assert P.course_words(curve) == ("stays flat from 50 to 95 % (1.40%–1.50%), rises at 98 % "
+                                     "(2.00%) and breaks down at 99 % (8.00%)")
     assert P.course_words({f: float(v) for f, v in zip(FS, FLAT)}) == \
-        "holds from 50 to 99 % (1.40%–1.45%)"
-    assert P.held_up_to(curve) == 95
-    assert P.held_up_to({f: float(v) for f, v in zip(FS, RANDOM)}) is None
+        "stays flat from 50 to 99 % (1.40%–1.45%)"
+    assert P.flat_up_to(curve) == 95
+    assert P.flat_up_to({f: float(v) for f, v in zip(FS, RANDOM)}) is None
+    assert "holds" not in P.criterion_words()  # "holds" is kept for the plans' verdicts
 
 
-# ---- Table 2 ----
-
-def test_table2_text_follows_the_paper_up_to_where_it_parts():
-    rec = _rec([_model(1200, s) for s in (0, 1)] + [_model(400, s, CLIMB, CLIMB) for s in (0, 1)])
-    text = P.table2_text(rec, 400)
-    # the paper's network (1.24 % -> 1.29 % at 95 %, 1.39 % at 98 %) holds to 95 % and rises at
-    # 98 %; the planted 2x1200 networks hold throughout
-    assert "the paper's 2×1200 network (1.24% unpruned) holds from 50 to 95 % (1.24%–1.29%) " \
-           "and rises at 98 % (1.39%)" in text
-    assert "ours at 2×1200 (1.40% unpruned, mean of 2 seeds) holds from 50 to 99 %" in text
-    assert "follows the paper's course up to 95 % and parts from it at 98 %" in text
-    assert "At 2×400 (1.40% unpruned, mean of 2 seeds) the error by SNR holds from 50 to 95 %" \
-           in text and "fails at 99 % (8.00%)" in text
-    assert "Removed at random, the 2×1200 error fails from 50 to 99 % (18.00%–90.00%)" in text
-
-
-def test_table2_text_parts_from_the_paper_when_the_error_rises_early():
-    early = [0.0140, 0.0140, 0.0160, 0.0200, 0.0300, 0.0800, 0.90]  # rises at 75 %
-    text = P.table2_text(_rec([_model(1200, 0, early)]), 1200)
-    assert "follows the paper's course up to 50 % and parts from it at 75 %" in text
-    assert "mean of 1 seed)" in text
-    assert "At 2×" not in text  # compare_H equal to the main width: one width only
-    bad = [0.0140, 0.0300] + early[2:]  # fails at once
-    assert "parts from the paper's course already at 50 %" in P.table2_text(
-        _rec([_model(1200, 0, bad)]), 1200)
-    paperlike = [0.0124, 0.0124, 0.0124, 0.0129, 0.0139, 0.0139, 0.90]
-    assert "as far as the paper reports" in P.table2_text(_rec([_model(1200, 0, paperlike)]), 1200)
-
-
-# ---- McNemar ----
-
-def test_mcnemar_text_words_follow_the_tests():
-    none = {f: (5, 6, 0.8) for f in ("95", "98", "99")}
-    snr = {"95": (5, 6, 0.8), "98": (10, 60, 1e-4), "99": (10, 90, 2e-4)}
-    mag = {"95": (5, 6, 0.8), "98": (60, 10, 1e-4), "99": (90, 10, 0.02)}
-    rec = _rec([_model(1200, 0, tests=none), _model(1200, 1, tests=none),
-                _model(400, 0, tests=snr), _model(400, 1, tests=snr)])
-    text = P.mcnemar_text(rec)
-    assert "2×1200: 95 % removed, not told apart on any of the 2 networks (p: 0.800, 0.800)" \
-           in text
-    assert "2×400: 95 % removed, not told apart on any of the 2 networks" in text
-    assert "98 % removed, fewer errors by SNR on each of the 2 networks (p: <0.001, <0.001)" \
-           in text
-    assert "These are 12 tests" in text and "about 0.6 of them" in text
-    text = P.mcnemar_text(_rec([_model(400, 0, tests=mag), _model(400, 1, tests=snr)]))
-    assert "98 % removed, p < 0.05 on 2 of 2 networks: seed 0, fewer errors by |μ| (p: <0.001); " \
-           "seed 1, fewer errors by SNR (p: <0.001)" in text
-    text = P.mcnemar_text(_rec([_model(400, 0, tests=mag)]))
-    assert "99 % removed, fewer errors by |μ| on the one network (p: 0.020)" in text
-    assert "These are 3 tests" in text
-
-
-# ---- the curves ----
-
-def test_curves_text_follows_how_far_each_ranking_holds():
-    tests = {"99": (10, 400, 1e-5)}
-    rec = _rec([_model(1200, 0), _model(400, 0, CLIMB, [0.014, 0.014, 0.014, 0.0145, 0.025,
-                                                        0.5, 0.9], tests=tests)])
-    text = P.curves_text(rec)
-    assert "already 13 times the unpruned error at 2×1200 (18.00% against 1.40%)" in text
-    assert "Ranked by SNR, it holds up to 99 % at 2×1200 and up to 95 % at 2×400" in text
-    assert "ranked by |μ|, it holds up to 99 % at 2×1200 and up to 95 % at 2×400" in text
-    assert "2×400: SNR 8.00% against |μ| 50.00% (McNemar: fewer errors by SNR on the one " \
-           "network" in text
-    assert "2×1200: SNR 1.45% against |μ| 1.45% (McNemar: not told apart" in text
-    early = [0.014, 0.016, 0.02, 0.03, 0.05, 0.1, 0.9]
-    text = P.curves_text(_rec([_model(1200, 0, early, FLAT, rnd=[0.014, 0.028] + RANDOM[2:])]))
-    assert "already 2 times the unpruned error" in text
-    assert "Ranked by SNR, it holds not even at 50 % at 2×1200; ranked by |μ|, it holds up to " \
-           "99 %" in text
-
-
-# ---- Figure 4, the KL weighting, the takeaways ----
+# ---- Figure 4 ----
 
 def _hist(modes):
     """A histogram over DB_EDGES with a triangular bump of ``height`` at each dB of ``modes``."""
@@ -134,42 +86,329 @@ def _hist(modes):
     return h
 
 
-def test_figure4_takeaway_counts_the_networks_with_the_cut_between_two_modes():
-    two = {"H": 1200, "snr_hist": _hist([(-10, 1000), (5, 600)]), "cuts_db": {"75": -2.0}}
-    one = {"H": 1200, "snr_hist": _hist([(-10, 1000)]), "cuts_db": {"75": -7.0}}
-    assert P.cut_between_modes(two) and not P.cut_between_modes(one)
-    assert P.figure4_takeaway([two, two]).endswith(
-        "is reproduced: it lies between two modes on 2 of the 2 networks at 2×1200.")
-    assert "is not reproduced: it lies between two modes on 0 of the 1 network at 2×1200" in \
-        P.figure4_takeaway([one])
-    assert "reproduced on some networks only" in P.figure4_takeaway([two, one])
-    rec = {"metrics": {"models": [{**one, "error_at": {"snr": {"0": 0.01, "95": 0.011}}}]}}
-    assert "Figure 4's picture" in P.paper_takeaway(rec) and "0 of the 1 network " in \
-        P.paper_takeaway(rec)
+TWO = {"H": 1200, "seed": 0, "n_weights": 10 ** 6, "snr_hist": _hist([(-10, 1000), (5, 600)]),
+       "cuts_db": {"50": -9.0, "75": -2.0}}
+ONE = {"H": 1200, "seed": 1, "n_weights": 10 ** 6, "snr_hist": _hist([(-10, 1000)]),
+       "cuts_db": {"50": -10.0, "75": -7.0}}
 
 
-def test_storage_text_names_the_timed_network_only_when_the_record_does():
-    rows = [{"removed": f, "dense_bytes": 4, "sparse_bytes": 1, "dense_s": 1.0, "sparse_s": 1.0}
-            for f in (0, 95, 98)]
-    rec = {"metrics": {"storage_and_timing": {"model": "b", "rows": rows},
-                       "models": [{"H": 400, "name": "a"}, {"H": 50, "name": "b"}]}}
-    assert "Stored sparse, the 2×50 network shrinks 4.0-fold" in P.storage_text(rec)
-    rec["metrics"]["storage_and_timing"]["model"] = "c"
-    assert "Stored sparse, the network shrinks" in P.storage_text(rec)
+def test_figure4_text_says_beside_the_figure_on_how_many_networks_the_cut_lies_between_peaks():
+    assert P.cut_between_modes(TWO) and not P.cut_between_modes(ONE)
+    text = P.figure4_text(ONE, [ONE, ONE])
+    assert text.startswith("**What it shows.**\n\n- Of this network's 1,000,000 weights")
+    assert "the 75 % cut-off in the dip between two peaks of the density, is not reproduced " \
+           "here: the cut-off lies between two peaks on 0 of the 2 networks at 2×1200 " \
+           "(seeds 1, 1; the figure shows seed 1)" in text
+    text = P.figure4_text(TWO, [TWO])
+    assert "is reproduced here: the cut-off lies between two peaks on 1 of the 1 network at " \
+           "2×1200 (seed 0;" in text
+    assert "reproduced on some networks only" in P.figure4_text(TWO, [TWO, ONE])
+
+
+def test_figure4_takeaway_counts_the_networks_with_the_cut_between_two_peaks():
+    assert P.figure4_takeaway([TWO, TWO]) == (
+        "Figure 4's two-peak picture is reproduced (the 75 % cut-off lies between two peaks "
+        "on 2 of the 2 networks at 2×1200).")
+    assert "is not reproduced (the 75 % cut-off lies between two peaks on 0 of the 1 network " \
+           "at 2×1200)" in P.figure4_takeaway([ONE])
+    assert "reproduced on some networks only" in P.figure4_takeaway([TWO, ONE])
+
+
+# ---- Table 2 and the curves ----
+
+def test_table2_text_follows_the_paper_up_to_where_it_parts():
+    rec = _rec([_model(1200, s) for s in (0, 1)] + [_model(400, s, CLIMB, CLIMB) for s in (0, 1)])
+    text = P.table2_text(rec, 400)
+    # the paper's network (1.24 % -> 1.29 % at 95 %, 1.39 % at 98 %) stays flat to 95 % and
+    # rises at 98 %; the planted 2x1200 networks stay flat throughout
+    assert "- Ranked by SNR, the paper's 2×1200 network (1.24% unpruned) stays flat from 50 to " \
+           "95 % (1.24%–1.29%) and rises at 98 % (1.39%)." in text
+    assert "- Ours at 2×1200 (1.40% unpruned, 2 seeds) stays flat from 50 to 99 %" in text
+    assert "It follows the paper's course up to 95 %; at 98 % the paper's error rises, ours " \
+           "stays flat." in text
+    assert "- Ours at 2×400 (1.40% unpruned, 2 seeds), ranked by SNR, stays flat from 50 to " \
+           "95 %" in text and "breaks down at 99 % (8.00%)" in text
+    assert "- Ranked by |μ|, the 2×400 error stays flat from 50 to 95 %" in text
+    assert "- Removed at random, with 50 % of the weights gone the error is already 13 times " \
+           "the unpruned error at 2×1200 (18.00% against 1.40%) and 13 times at 2×400" in text
+    assert "holds" not in text and "fails" not in text
+
+
+def test_table2_text_parts_from_the_paper_when_the_error_rises_early():
+    early = [0.0140, 0.0140, 0.0160, 0.0200, 0.0300, 0.0800, 0.90]  # rises at 75 %
+    text = P.table2_text(_rec([_model(1200, 0, early, rnd=[0.014, 0.028] + RANDOM[2:])]), 1200)
+    assert "It follows the paper's course up to 50 %; at 75 % the paper's error stays flat, " \
+           "ours rises." in text
+    assert "(1.40% unpruned, 1 seed)" in text
+    assert "At 2×" not in text and "Ranked by |μ|" not in text  # one width only
+    assert "already 2 times the unpruned error at 2×1200 (2.80% against 1.40%)." in text
+    bad = [0.0140, 0.0300] + early[2:]  # breaks down at once
+    assert "It parts from the paper's course already at 50 %: the paper's error stays flat, " \
+           "ours breaks down." in P.table2_text(_rec([_model(1200, 0, bad)]), 1200)
+    paperlike = [0.0124, 0.0124, 0.0124, 0.0129, 0.0139, 0.0139, 0.90]
+    assert "as far as the paper reports (98 %)" in P.table2_text(
+        _rec([_model(1200, 0, paperlike)]), 1200)
+
+
+# ---- McNemar ----
+
+NONE = {f: (5, 6, 0.8) for f in ("95", "98", "99")}
+SNR = {"95": (5, 6, 0.8), "98": (10, 60, 1e-4), "99": (10, 90, 2e-4)}
+MAG = {"95": (5, 6, 0.8), "98": (60, 10, 1e-4), "99": (90, 10, 0.02)}
+
+
+def test_mcnemar_text_groups_the_fractions_with_the_same_outcome():
+    rec = _rec([_model(1200, 0, tests=NONE), _model(1200, 1, tests=NONE),
+                _model(400, 0, tests=SNR), _model(400, 1, tests={**SNR, "98": (10, 60, 0.004)})])
+    text = P.mcnemar_text(rec)
+    assert "- 2×1200: at 95, 98 and 99 % removed, not told apart on any of the 2 networks." \
+           in text
+    assert "- 2×400: at 95 % removed, not told apart on any of the 2 networks; at 98 and 99 %, " \
+           "fewer errors by SNR on each of the 2 networks (every p ≤ 0.004)." in text
+    assert "- These are 12 tests: if the two rankings were equivalent, about 0.6 of them" in text
+    text = P.mcnemar_text(_rec([_model(400, 0, tests=MAG), _model(400, 1, tests=SNR)]))
+    assert "at 98 %, p < 0.05 on 2 of the 2 networks: seed 0, fewer errors by |μ| " \
+           "(p < 0.001); seed 1, fewer errors by SNR (p < 0.001)" in text
+    text = P.mcnemar_text(_rec([_model(400, 0, tests=MAG)]))
+    assert "at 98 and 99 %, fewer errors by |μ| on the one network (every p ≤ 0.020)" in text
+    assert "These are 3 tests" in text
+
+
+def test_mcnemar_counts_split_the_significant_tests_by_direction():
+    rec = _rec([_model(400, 0, tests=MAG), _model(400, 1, tests=SNR), _model(1200, 0, tests=NONE)])
+    assert P.mcnemar_counts(rec, 400) == (6, {"|μ|": [(0, "98"), (0, "99")],
+                                              "SNR": [(1, "98"), (1, "99")]})
+    assert P.mcnemar_counts(rec, 1200) == (3, {})
+
+
+# ---- storage, the KL weighting, the paper ----
+
+def _timing(s95, s98, s0=10.0):
+    return [{"removed": 0, "dense_bytes": 4, "sparse_bytes": 8, "dense_s": 1.0, "sparse_s": s0},
+            {"removed": 95, "dense_bytes": 4, "sparse_bytes": 1, "dense_s": 1.0, "sparse_s": s95},
+            {"removed": 98, "dense_bytes": 4, "sparse_bytes": 1, "dense_s": 1.0, "sparse_s": s98}]
+
+
+def test_storage_text_and_table_say_the_same_pace():
+    rec = {"metrics": {"storage_and_timing": {"model": "b", "rows": _timing(1.05, 0.7)},
+                       "models": [{"H": 400, "seed": 0, "name": "a"},
+                                  {"H": 50, "seed": 2, "name": "b"}]}}
+    text = P.storage_text(rec)
+    assert "- Stored sparse, the 2×50 seed-2 network shrinks 4.0-fold" in text
+    # 1.05: about as fast; 1 / 0.7 = 1.43: faster, not "about as fast"
+    assert "about as fast as the dense one at 95 %, 1.4× faster than it at 98 %, and 10× " \
+           "slower than it unpruned" in text
+    header, rows = P.storage_rows(rec)
+    col = header.index("sparse product")
+    assert [r[col] for r in rows] == ["10× slower", "about as fast", "1.4× faster"]
+    assert [r[header.index("sparse storage")] for r in rows] == \
+        ["2.0× larger", "4.0× smaller", "4.0× smaller"]
+    rec["metrics"]["storage_and_timing"] = {"model": "c", "rows": _timing(2.0, 1.1)}
+    text = P.storage_text(rec)
+    assert "Stored sparse, the network shrinks" in text
+    assert "2× slower than the dense one at 95 %, about as fast as it at 98 %" in text
 
 
 def test_weighting_text_says_which_density_sits_higher():
     err = {"snr": {"0": 0.015, "75": 0.016, "95": 0.04, "98": 0.25}}
-    base = {"error_at": {"snr": {"0": 0.014, "75": 0.014, "95": 0.015, "98": 0.018}},
+    base = {"kl_weighting": "uniform",
+            "error_at": {"snr": {"0": 0.014, "75": 0.014, "95": 0.015, "98": 0.018}},
             "cuts_db": {"50": -8.0}}
-    alt = {"snr_hist": _hist([(5, 100)]), "error_at": err, "cuts_db": {"50": 2.0}}
+    alt = {"kl_weighting": "blundell", "snr_hist": _hist([(5, 100)]), "error_at": err,
+           "cuts_db": {"50": 2.0}}
     text = P.weighting_text(base, alt)
-    assert "sits higher: half its weights lie below 2.0 dB, against -8.0 dB" in text
-    assert "fewer near-zero, noisy weights" in text
-    assert "25.00 % against 1.80 % at 98 %" in text
-    text = P.weighting_text(base, {**alt, "cuts_db": {"50": -12.0}})
+    assert "- With eq. 9's weights the SNR density sits higher: half its weights lie below " \
+           "2.0 dB, against -8.0 dB with eq. 8's." in text
+    assert "- Pruned by SNR, its test error is 4.00 % against 1.50 % at 95 % removed and " \
+           "25.00 % against 1.80 % at 98 %; unpruned it starts higher (1.50 % against " \
+           "1.40 %)." in text
+    assert "pulls its weights less" not in text  # a mechanism the analysis does not test
+    text = P.weighting_text(base, {**alt, "cuts_db": {"50": -12.0},
+                                   "error_at": {"snr": {**err["snr"], "0": 0.013}}})
     assert "sits lower: half its weights lie below -12.0 dB" in text
-    assert "fewer near-zero" not in text
+    assert "unpruned it starts lower (1.30 % against 1.40 %)" in text
+    header, rows = P.weighting_rows(base, alt)
+    assert header == ["KL weighting", "0% removed", "75% removed", "95% removed", "98% removed"]
+    assert rows[1] == ["π_i KL weights (eq. 9)", "1.50%", "1.60%", "4.00%", "25.00%"]
+
+
+def test_paper_takeaway_names_the_timed_network_and_counts_figure4():
+    rows = [{"removed": 95, "dense_bytes": 100, "sparse_bytes": 10}]
+    rec = {"metrics": {"models": [{**ONE, "name": "x", "error_at": {"snr": {"0": 0.014,
+                                                                           "95": 0.015}}}],
+                       "storage_and_timing": {"model": "x", "rows": rows}}}
+    text = P.paper_takeaway(rec)
+    assert text.startswith("- **Against the paper's Table 2.** Our 2×1200 networks start higher "
+                           "(1.40 % unpruned, paper 1.24 %) and change by +0.10 pp")
+    assert "stored sparse, the seed-1 network then needs 10% of the dense bytes" in text
+    assert "two-peak picture is not reproduced" in text and "0 of the 1 network " in text
+    rec["metrics"]["models"][0].update(TWO, name="x", error_at={"snr": {"0": 0.01, "95": 0.01}})
+    text = P.paper_takeaway(rec)
+    assert "start lower (1.00 %" in text and "is reproduced" in text
+
+
+# ---- plans v2 and v3: planted summaries ----
+
+def _claims(verdicts, lhs=(0.014, 0.015, 0.016), rhs=(0.2, 0.21, 0.22), p=0.01):
+    """{claim: result} with the given verdict per claim and the same per-seed values."""
+    return {c: {"verdict": v, "seeds": [0, 1, 2], "lhs": list(lhs), "rhs": list(rhs),
+                "p_holm": p} for c, v in verdicts.items()}
+
+
+NR = "not resolved at 3 seeds"
+
+
+def _table(**means):
+    """{arm: {fraction: {seed: value}}}: every seed at ``mean`` ± 0.01, or per arm a dict
+    {fraction: mean}."""
+    out = {}
+    for arm, m in means.items():
+        by_f = m if isinstance(m, dict) else {f: m for f in FS}
+        out[arm] = {str(f): {str(s): by_f.get(f, 0.5) + 0.01 * (s - 1) for s in (0, 1, 2)}
+                    for f in FS}
+    return out
+
+
+def _v2(after, kl=("holds", "holds"), added=None, interim=False, table=None):
+    fams = {"error after pruning": _claims({f"bbb_snr < {r} at {f}%": after[(r, f)]
+                                            for r in PP.REFERENCES for f in PP.TESTED}),
+            "error added by pruning": _claims({f"bbb_snr < {r} at {f}%":
+                                               (added or after)[(r, f)]
+                                               for r in PP.REFERENCES for f in PP.TESTED}),
+            "KL weighting": _claims({f"uniform_snr < blundell_snr at {f}%": v
+                                     for f, v in zip(PP.TESTED, kl)})}
+    table = table or _table(bbb_snr=0.015, bbb_magnitude=0.016, sgd_magnitude=0.3,
+                            dropout_magnitude=0.4, bbb_random={50: 0.2}, sgd_random={50: 0.03},
+                            dropout_random={50: 0.02}, uniform_snr=0.016,
+                            blundell_snr={0: 0.018, 95: 0.05, 98: 0.3})
+    return {"version": 2, "alpha": 0.05, "interim": interim, "missing": ["x"] if interim else [],
+            "families": fams, "table": table,
+            "needs": {k: {"n_seeds": 3, "family_size": 2 if k == "KL weighting" else 6,
+                          "t_for_smallest_p": 6.205 if k == "KL weighting" else 10.886,
+                          "smallest_sign_test_p": 0.25} for k in fams}}
+
+
+def _v3(v95, v98, interim=False):
+    return {"version": 3, "alpha": 0.05, "interim": interim, "missing": ["y"] if interim else [],
+            "families": {"against BBB's starting network": _claims(
+                {f"bbb_snr < start_magnitude at {f}%": v for f, v in ((95, v95), (98, v98))},
+                p=0.02)},
+            "table": _table(bbb_snr=0.015, start_magnitude={0: 0.0133, 95: 0.15, 98: 0.6},
+                            bbb_random=0.5, start_random=0.5),
+            "needs": {"against BBB's starting network": {"n_seeds": 3, "family_size": 2,
+                                                         "t_for_smallest_p": 6.205,
+                                                         "smallest_sign_test_p": 0.25}},
+            "retrained": []}
+
+
+def _after(mag=(NR, NR), sgd=(NR, "holds"), dropout=("holds", "holds")):
+    out = {}
+    for r, vs in (("bbb_magnitude", mag), ("sgd_magnitude", sgd), ("dropout_magnitude", dropout)):
+        for f, v in zip(PP.TESTED, vs):
+            out[(r, f)] = v
+    return out
+
+
+def test_needs_text_says_each_requirement_once_and_the_rule_only_when_asked():
+    s = _v2(_after())
+    text = PP.needs_text(s, ("error after pruning", "error added by pruning"))
+    assert text.startswith("**How to read the verdicts.**")
+    assert text.count("|t| > 10.9 (df 2)") == 1 and "KL weighting" not in text
+    assert "for the families *error after pruning* and *error added by pruning* (6 claims " \
+           "each at 3 seeds)" in text
+    short = PP.needs_text(s, ("KL weighting",), explain=False)
+    assert short == ("**What a verdict needs here.** For the family *KL weighting* (2 claims "
+                     "at 3 seeds) the smallest p passes Holm only with |t| > 6.2 (df 2).")
+    assert "How to read" not in short
+    assert PP.needs_text(s).count("|t| >") == 2  # every family: two requirements
+
+
+def test_reading_text_claims_no_more_than_the_verdicts():
+    text = PP.reading_text(_v2(_after()))
+    assert "magnitude pruning leaves Table 1's SGD networks at 30.00 % test error and the " \
+           "dropout networks at 40.00 %, against 1.50 % for BBB pruned by SNR" in text
+    assert "  - against SGD by |w|: not resolved at 3 seeds (95% removed), holds (98% " \
+           "removed)." in text
+    assert "  - against dropout by |w|: holds (95% and 98% removed)." in text
+    assert "The test resolves no advantage of the posterior's width over the means' magnitude " \
+           "at 3 seeds; that is not evidence that there is none." in text
+    assert "what keeps the accuracy" not in text and "lets the rest go" not in text
+    assert "plan v3" not in text  # said once, in the typed cell that introduces plan v3
+    assert "*error added by pruning*, gives the same verdict on every claim." in text
+    assert "- Removed at random (no plan tests this), BBB's networks lose more: 20.00 %" in text
+    text = PP.reading_text(_v2(_after(mag=("holds", NR)),
+                               added=_after(mag=(NR, NR), sgd=(NR, NR))))
+    assert "Ranking by the posterior's width gives the lower error where the claim holds." \
+           in text and "no advantage" not in text
+    assert "differs on BBB, SNR |μ|/σ < BBB, |μ|, 95% removed [numbers seen before the plan], " \
+           "BBB, SNR |μ|/σ < SGD, |w|, 98% removed." in text
+    quiet = _v2(_after(), table={**_v2(_after())["table"],
+                                 **_table(bbb_random={50: 0.01})})
+    assert "Removed at random" not in PP.reading_text(quiet)
+    interim = _v2(_after(), interim=True)
+    assert PP.reading_text(interim) == PP.standing_text(interim)
+
+
+def test_standing_text_is_one_bullet_per_family():
+    text = PP.standing_text(_v2(_after()))
+    assert "- *error after pruning*, is BBB pruned by SNR lower? not resolved at 3 seeds against " \
+           "BBB, |μ| (95% and 98% removed); not resolved at 3 seeds against SGD, |w| (95% " \
+           "removed), holds against SGD, |w| (98% removed); holds against dropout" in text
+    assert "- *KL weighting*, do eq. 8's 1/M weights give a lower error after SNR pruning than " \
+           "eq. 9's? holds (95% and 98% removed)." in text
+    assert "not complete" in PP.standing_text(_v2(_after(), interim=True))
+
+
+def test_start_reading_text_says_what_the_v3_verdicts_show():
+    text = PP.start_reading_text(_v3(NR, "holds"))
+    assert "- 95 % removed: the starting networks pruned by |w| at 15.00 % test error (per seed " \
+           "14.00–16.00 %), BBB by SNR at 1.50 %: not resolved at 3 seeds, Holm p = 0.02." in text
+    assert "is resolved at 98 % and not resolved at 95 % removed (3 seeds)." in text
+    assert "this test does not separate them" in text
+    text = PP.start_reading_text(_v3("holds", "holds"))
+    assert "is resolved at 95 and 98 % removed (3 seeds)." in text
+    assert "not complete" in PP.start_reading_text(_v3("holds", "holds", interim=True))
+
+
+def test_starting_network_text_tells_one_network_from_equal_counts():
+    starts = [{"seed": s, "epochs": 60, "lr": 0.001, "misclassified": w}
+              for s, w in ((0, [1, 2, 3]), (1, [1, 2, 4]), (2, [1, 5, 6]))]
+    text = PP.starting_network_text(starts, {"epochs": 25, "lr": 0.0003})
+    assert "trained for 60 epochs with learning rate 0.001." in text
+    assert "Table 1's SGD networks are other runs, with the settings notebook 01 chose for SGD " \
+           "on validation (25 epochs, learning rate 0.0003)." in text
+    assert "each of the 3 starting networks (seeds 0, 1, 2) misclassifies 3 test images, hence " \
+           "their equal test error, but not the same images (1 are wrong in all 3)" in text
+    same = [{**s, "misclassified": [1, 2, 3]} for s in starts]
+    assert "misclassify the same 3 test images." in PP.starting_network_text(same)
+    differ = [{**starts[0], "misclassified": [1, 2]}] + starts[1:]
+    text = PP.starting_network_text(differ)
+    assert "misclassif" not in text and "Table 1's SGD" not in text
+
+
+def test_kl_reading_text_reads_the_verdicts_and_where_the_networks_start():
+    text = PP.kl_reading_text(_v2(_after()))
+    assert "- 95 % removed by SNR: eq. 8's networks at 1.60 % test error, eq. 9's at 5.00 %: " \
+           "holds, Holm p = 0.01." in text
+    assert "Unpruned, eq. 9's networks start higher (1.80 % against 1.60 %)" in text
+    text = PP.kl_reading_text(_v2(_after(), kl=(NR, "reversed")))
+    assert "eq. 9's at 5.00 %: not resolved at 3 seeds" in text and ": reversed," in text
+    assert "not complete" in PP.kl_reading_text(_v2(_after(), interim=True))
+
+
+def test_takeaways_say_each_comparison_once():
+    text = PP.takeaways(_v2(_after()), _v3(NR, "holds"))
+    assert "  - 95 % removed: BBB by SNR 1.50 %; SGD, |w| 30.00 % (not resolved at 3 seeds); " \
+           "dropout, |w| 40.00 % (holds); BBB's starting SGD network, |w| 15.00 % (not " \
+           "resolved at 3 seeds, plan v3)." in text
+    assert "BBB, |μ|" not in text  # the SNR-or-|μ| takeaway reads it
+    assert "  - 4 of these 6 claims hold; the others: not resolved at 3 seeds." in text
+    assert "the claim that eq. 8's 1/M weights leave a lower error after SNR pruning than eq. " \
+           "9's: holds (95% and 98% removed)." in text
+    assert "no verdict is shown" not in text
+    interim = PP.takeaways(_v2(_after(), interim=True))
+    assert "SGD, |w| 30.00 % (pending (1 networks to train))" in interim
+    assert "claims hold" not in interim and "plan v3" not in interim
 
 
 def _summary(v95, v98, interim=False):
@@ -178,31 +417,34 @@ def _summary(v95, v98, interim=False):
             "families": {"error after pruning": fam}}
 
 
-def test_snr_vs_magnitude_takeaway_weighs_mcnemar_and_the_plan():
-    none = {f: (5, 6, 0.8) for f in ("95", "98", "99")}
-    snr = {"95": (5, 6, 0.8), "98": (10, 60, 1e-4), "99": (10, 90, 2e-4)}
-    snr_all = {"95": (5, 40, 1e-3), "98": (10, 60, 1e-4)}
-    mixed = _rec([_model(1200, 0), _model(400, 0, tests=snr)])
-    text = PP.snr_vs_magnitude_takeaway(mixed, _summary("not resolved at 3 seeds",
-                                                        "not resolved at 3 seeds"))
-    assert text.startswith("- Against ranking by |μ|, the evidence is mixed: SNR ahead in some")
-    assert "At 2×400, McNemar's test per network (uncorrected): 95 % removed, not told apart" \
-           in text and "98 % removed, fewer errors by SNR on the one network" in text
-    assert "At 2×1200, plan v2's paired t-test over 3 seeds (Holm; numbers seen before the " \
-           "plan): 95 % removed, not resolved at 3 seeds" in text
-    assert "2×1200, McNemar" not in text  # the plan's width is read from the plan
-    quiet = _rec([_model(1200, 0), _model(400, 0, tests=none)])
-    assert "no difference between the two rankings is resolved" in \
-        PP.snr_vs_magnitude_takeaway(quiet, _summary("not resolved", "not resolved"))
-    every = _rec([_model(1200, 0), _model(400, 0, tests=snr_all)])
-    assert "every test here favours SNR" in PP.snr_vs_magnitude_takeaway(
-        every, _summary("holds", "holds"))
-    assert "the evidence conflicts" in PP.snr_vs_magnitude_takeaway(
-        every, _summary("reversed", "not resolved"))
+def test_snr_vs_magnitude_takeaway_gives_both_directions_and_the_largest_difference():
+    big = [0.014, 0.014, 0.014, 0.015, 0.018, 0.077, 0.9]
+    mag_big = [0.014, 0.014, 0.014, 0.015, 0.023, 0.511, 0.9]
+    rec = _rec([_model(1200, s, tests=({**NONE, "99": (11, 1, 0.006)} if s == 2 else NONE))
+                for s in (0, 1, 2)]
+               + [_model(400, s, big, mag_big, tests=SNR) for s in (0, 1, 2)])
+    text = PP.snr_vs_magnitude_takeaway(rec, _summary(NR, NR))
+    assert text.startswith("- **SNR or |μ|?** Ranking by SNR uses what BBB learns beyond a point "
+                           "estimate")
+    assert "  - At 2×1200, plan v2's paired t-test over 3 seeds (Holm; numbers seen before the " \
+           "plan): not resolved at 3 seeds (95% and 98% removed)." in text
+    assert "give p < 0.05 on 1 of 9 at 2×1200 (seed 2 at 99 %, fewer errors by |μ|) and on 6 " \
+           "of 9 at 2×400 (each network at 98 and 99 %, fewer errors by SNR)." in text
+    assert "  - The largest difference is at 2×400 with 99 % removed: 7.70 % by SNR against " \
+           "51.10 % by |μ| (mean of 3 seeds); no plan tests it, so this is a description, " \
+           "not a verdict." in text
+    quiet = _rec([_model(1200, 0, CLIMB, FLAT), _model(400, 0, tests=NONE)])
+    text = PP.snr_vs_magnitude_takeaway(quiet, _summary("holds", "reversed"))
+    assert "holds (95% removed), reversed (98% removed)" in text
+    assert "on 0 of 3 at 2×1200 and on 0 of 3 at 2×400." in text
+    assert "largest difference is at 2×1200 with 99 % removed" in text and "no plan tests it" \
+        in text
     interim = PP.snr_vs_magnitude_takeaway(quiet, _summary("holds", "holds", interim=True))
-    assert "pending (1 networks to train)" in interim and "no difference" in interim
-    no_plan = PP.snr_vs_magnitude_takeaway(quiet)  # without plan v2: McNemar at every width
-    assert "At 2×1200, McNemar" in no_plan and "plan v2" not in no_plan
+    assert "pending (1 networks to train) (95% and 98% removed)" in interim
+    no_plan = PP.snr_vs_magnitude_takeaway(quiet)  # without plan v2: McNemar only
+    assert "plan v2" not in no_plan and "on 0 of 3 at 2×1200" in no_plan
+    same = PP.snr_vs_magnitude_takeaway(_rec([_model(1200, 0), _model(400, 0)]))
+    assert "largest difference" not in same and "the mean errors agree to 0.01 pp" in same
 
 
 # ---- the committed results ----
@@ -222,22 +464,42 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
     def mean(ms, kind, f):
         return f"{100 * sum(m['error_at'][kind][str(f)] for m in ms) / len(ms):.2f}%"
     t2 = P.table2_text(rec, other)
-    assert f"ours at 2×{H} ({mean(main, 'snr', 0)} unpruned, mean of {len(main)} seeds)" in t2
-    assert f"At 2×{other}" in t2 and "Removed at random" in t2
+    assert f"Ours at 2×{H} ({mean(main, 'snr', 0)} unpruned, {len(main)} seeds)" in t2
+    assert f"Ours at 2×{other}" in t2 and "Removed at random" in t2
     mc = P.mcnemar_text(rec)
     n = len(P.mcnemar_rows(rec)[1])  # the rows of the table it reads
     assert f"These are {n} tests" in mc
-    t = models[0]["mcnemar_snr_vs_magnitude"]["95"]
-    assert ("<0.001" if t["p"] < 1e-3 else f"{t['p']:.3f}") in mc
-    cv = P.curves_text(rec)
-    assert f"SNR {mean(main, 'snr', 99)} against |μ| {mean(main, 'magnitude', 99)}" in cv
-    assert f"{len(main)} networks at 2×{H}" in P.paper_takeaway(rec)
+    assert f"of the {len(main)} networks at 2×{H})" in P.paper_takeaway(rec)
+    assert f"at 2×{H} (seeds " in P.figure4_text(main[0], main)
     timing = rec["metrics"]["storage_and_timing"]
-    named = [m["H"] for m in models if m["name"] == timing["model"]]
-    assert f"Stored sparse, the 2×{named[0]} network shrinks" in P.storage_text(rec)
+    named = [m for m in models if m["name"] == timing["model"]]
+    assert f"Stored sparse, the 2×{named[0]['H']} seed-{named[0]['seed']} network shrinks" in \
+        P.storage_text(rec)
+    text, (header, rows) = P.storage_text(rec), P.storage_rows(rec)
+    for r in rows:  # the reading's pace words are the table's
+        pace = r[header.index("sparse product")]
+        assert pace in text
+    seconds, missing = P.retrain_seconds(rec)
+    words = P.retrain_words(rec)
+    assert f"took {seconds / 3600:.1f} h" in words and ("Not counted" in words) == bool(missing)
+    alt = rec["metrics"].get("other_kl_weighting")
+    if alt and alt["name"] in missing:  # named in words, not by its run name
+        assert "with the other KL weighting (section 5)" in words and alt["name"] not in words
     summary = PP.load_summary()
     take = PP.snr_vs_magnitude_takeaway(rec, summary)
-    assert take.startswith("- Against ranking by |μ|, ")
+    assert take.startswith("- **SNR or |μ|?** ")
     if summary is not None and not summary["interim"]:
         v = summary["families"]["error after pruning"]["bbb_snr < bbb_magnitude at 95%"]
-        assert f"95 % removed, {v['verdict']}" in take
+        assert f"{v['verdict']} (95%" in take
+        assert "no advantage of the posterior's width" in PP.reading_text(summary) or \
+            v["verdict"] != "not resolved at 3 seeds"
+    v3 = PP.load_summary(3)
+    if v3 is not None and not v3["interim"]:
+        text = PP.start_reading_text(v3)
+        for f in PP.TESTED:
+            fam = v3["families"]["against BBB's starting network"]
+            r = fam[f"bbb_snr < start_magnitude at {f}%"]
+            assert f"{r['verdict']}, Holm p = {r['p_holm']:.3g}" in text
+        starts, sgd = PP.starting_networks(v3, summary)
+        assert len(starts) == len(PP.SEEDS) and "BBB's starting network" in \
+            PP.starting_network_text(starts, sgd)

@@ -1,5 +1,5 @@
 """Notebook 05's readings, rendered from its records (helpers.uncertainty): planted records come
-out as their numbers, and each reading's wording (orderings, "every method" / "all but ...",
+out as their numbers, and each reading's wording (orderings, "every method" / "every method but",
 under- or over-confident, at chance or not) follows the numbers, so that a different outcome
 gives a different sentence. The last tests run every reading on the committed results."""
 import json
@@ -35,24 +35,77 @@ def _sweep(epochs, cap=50):
     return {"config": {"max_epochs": cap}, "metrics": {"chosen": {"epochs": epochs}}}
 
 
-# ---- section 3: the deep ensemble's standing ----
+# ---- section 2: the searches ----
 
-def test_ensemble_text_ranks_the_ensemble_from_the_numbers():
+def _search(epochs, val, warm=(), chosen_from=None):
+    trials = [{"config": {"init_from": "sgd"}, "epochs_run": e} for e in warm]
+    trials.append({"config": {"init_from": None}, "epochs_run": epochs})
+    return {"config": {"max_epochs": 50, "scheduler": {"grace_period": 5}},
+            "metrics": {"chosen": {"epochs": epochs, "val": val,
+                                   "config": {"init_from": chosen_from}}, "trials": trials}}
+
+
+def test_search_words_define_rungs_and_say_where_the_choice_starts():
+    words = U.search_words({"deterministic_mnist": _search(10, 0.07),
+                            "bbb_mnist": _search(40, 0.05, warm=(5, 5, 50))})
+    assert words.startswith("**What the searches chose** (scored by validation NLL, at most 50 "
+                            "epochs per trial;")
+    assert "- On MNIST: the single network 10, BBB 40 epochs (lowest validation NLL: BBB)." \
+        in words
+    assert "BBB's search also tried *warm starts*" in words
+    assert "*rungs* (the first after 5 epochs)" in words
+    assert "first rung 2 of 3 on MNIST (1 ran all 50 epochs)" in words
+    assert "BBB's chosen settings start from random weights." in words
+    # the chosen BBB trial is a warm start: the words follow
+    words = U.search_words({"deterministic_mnist": _search(10, 0.04),
+                            "bbb_mnist": _search(40, 0.05, warm=(5, 5), chosen_from="sgd")})
+    assert "BBB's chosen settings start warm on MNIST." in words
+    assert "(lowest validation NLL: the single network)" in words
+    assert "start from random weights" not in words
+    # no warm start at all: no word on rungs
+    words = U.search_words({"deterministic_mnist": _search(10, 0.04)})
+    assert "rung" not in words and "warm" not in words
+
+
+# ---- section 3: the version-1 tables ----
+
+def test_ood_caption_labels_the_table():
+    assert U.ood_caption(2, "MNIST", (0, 1, 2)) == (
+        "**Table 2** (version 1). Trained on MNIST, shown Fashion-MNIST; seeds 0, 1, 2. Mean ± "
+        "sd over seeds, per-seed values in brackets.")
+    assert U.ood_caption(3, "FashionMNIST", (0,)).endswith("shown MNIST; seed 0. One seed, so "
+                                                           "no sd.")
+
+
+def test_ood_text_names_each_leader_once():
     au = {"deterministic": (0.77, 0.78), "mc_dropout": (0.86, 0.88), "bbb": (0.93, 0.94),
           "ensemble": (0.80, 0.81)}
-    mi = {k: (v[0] + 0.01, v[1] + 0.01) for k, v in au.items()}
-    text = U.ensemble_text(_summary(au, mi), {"deterministic_mnist": _sweep(10)}, 5)
-    assert "0.805 ± 0.007, ranks third of the 4" in text
-    assert "below MC dropout's 0.870 and BBB's 0.935; above the deterministic network's 0.775" \
-        in text
-    assert "it reaches 0.815 ± 0.007" in text and "2 seeds" in text
-    assert "Its 5 members" in text and "trained 10 of the 50 epochs allowed: short" in text
-    # the ensemble on top, trained the whole cap: the words follow
-    au["ensemble"] = (0.96, 0.97)
-    text = U.ensemble_text(_summary(au, mi), {"deterministic_mnist": _sweep(50)}, 3)
-    assert "ranks first of the 4" in text and "below" not in text
-    assert "above the deterministic network's 0.775, MC dropout's 0.870 and BBB's 0.935" in text
-    assert "all 50 epochs allowed" in text and "short" not in text
+    ece = {"deterministic": (0.005, 0.005), "mc_dropout": (0.004, 0.004),
+           "bbb": (0.009, 0.0096), "ensemble": (0.003, 0.003)}
+    summary = _summary(au, ece=ece)
+    fashion = {k: {"seeds": [0], "auroc_entropy": _m([a]), "ece": _m([e]),
+                   "test_error": _m([0.1])}
+               for k, a, e in (("deterministic", 0.71, 0.03), ("mc_dropout", 0.82, 0.007),
+                               ("bbb", 0.84, 0.006), ("ensemble", 0.79, 0.015))}
+    summary.update({("FashionMNIST", k): v for k, v in fashion.items()})
+    text = U.ood_text(summary)
+    assert "(version 1: descriptive, no declared test; 2 seeds trained on MNIST)" in text
+    assert "- Trained on MNIST, BBB has the highest AUROC of the entropy on Fashion-MNIST " \
+        "(0.935 ± 0.007), then MC dropout (0.870 ± 0.014), the deep ensemble (0.805 ± 0.007) " \
+        "and the deterministic network (0.775 ± 0.007)." in text
+    assert "- BBB's ECE (0.0093) is the highest of the four; the deep ensemble's (0.0030) is " \
+        "the lowest." in text
+    assert "1 seed, so no ordering is established), BBB has both the highest AUROC (0.840) and " \
+        "the lowest ECE (0.0060)." in text
+    assert "notebook 06" not in text
+    # another method has the lowest ECE trained on Fashion-MNIST; BBB behind MC dropout on MNIST
+    summary[("FashionMNIST", "ensemble")]["ece"] = _m([0.001])
+    summary[("MNIST", "mc_dropout")]["auroc_entropy"] = _m([0.95, 0.97])
+    text = U.ood_text(summary)
+    assert "BBB has the highest AUROC (0.840) and the deep ensemble the lowest ECE (0.0010)" in text
+    assert "MC dropout has the highest AUROC" in text
+    assert "BBB is behind MC dropout on every seed, by 0.02–0.03." in text
+    assert "both" not in text
 
 
 # ---- section 4: the entropy histograms ----
@@ -101,23 +154,19 @@ def _entropy_rows(fashion_ensemble_auroc):
 
 def test_entropy_text_reads_the_histograms_and_compares_the_training_sets():
     text = U.entropy_text(_entropy_rows(0.794), seed=0)
-    assert "79.7 % (BBB) to 91.5 % (MC dropout) of the in-domain test images" in text
-    assert "every method is almost certain on most in-domain images" in text
+    assert text.startswith("**What the histograms show** (seed 0; counts stored in ood.json):")
+    assert "- Trained on MNIST, every method is almost certain on most in-domain images: 79.7 % " \
+        "(BBB) to 91.5 % (MC dropout) of them fall in the first bin" in text
     assert ("holds 38.9 % for the deterministic network, 30.3 % for the deep ensemble, 22.0 % "
             "for MC dropout and 8.5 % for BBB") in text
     assert "the deterministic network classifies the most of them as some digit" in text
     assert "BBB the fewest" in text
-    assert "36.0 % (MC dropout), 23.5 % (BBB), 19.0 % (deep ensemble) and 6.0 % (deterministic)" \
-        in text
-    assert "wider for every method" in text and "56.6 % of the in-domain images against 86.6 %" \
-        in text
-    # the ensemble's Fashion-MNIST AUROC lies between its MNIST seeds: not "every method"
-    assert "for all but the deep ensemble (0.794, against 0.786 and 0.811)" in text
-    assert "not every method separates the two sets less well" in text
-    # below every MNIST seed: now every method
-    text = U.entropy_text(_entropy_rows(0.70), seed=0)
-    assert "for every method: every method separates the two sets less well" in text
-    assert "all but" not in text
+    assert "lie 36.0 % of the Fashion-MNIST images for MC dropout, 23.5 % for BBB, 19.0 % for " \
+        "the deep ensemble and 6.0 % for the deterministic network." in text
+    assert "- Trained on Fashion-MNIST (1 seed), the in-domain histograms are wider for every " \
+        "method: 49.7 % to 61.5 % of the in-domain images fall in the first bin, against " \
+        "79.7 % to 91.5 % trained on MNIST." in text
+    assert "AUROC" not in text  # the two out-of-distribution tasks are not compared
 
 
 def test_entropy_text_follows_a_different_ordering():
@@ -128,8 +177,27 @@ def test_entropy_text_follows_a_different_ordering():
             r["entropy_hist_in"] = _hist(300, 0)
     text = U.entropy_text(rows, seed=0)
     assert "BBB classifies the most of them" in text and "MC dropout the fewest" in text
-    assert "all but BBB is almost certain on most in-domain images" in text
+    assert "every method but BBB is almost certain on most in-domain images" in text
     assert "Trained on Fashion-MNIST" not in text  # one training set: no comparison
+    # the Fashion-MNIST-trained histograms are narrower for BBB: "every method but"
+    rows = _entropy_rows(0.7)
+    for r in rows:
+        if (r["data"], r["kind"]) == ("FashionMNIST", "bbb"):
+            r["entropy_hist_in"] = _hist(990, 0)
+    assert "wider for every method but BBB" in U.entropy_text(rows, seed=0)
+
+
+def test_entropy_takeaway_names_the_extremes():
+    text = U.entropy_takeaway(_entropy_rows(0.7), seed=0)
+    assert "BBB is near-certain about the fewest images (8.5 %) and the deterministic network " \
+        "about the most (38.9 %)" in text and "not a test" in text
+    rows = _entropy_rows(0.7)
+    for r in rows:
+        if r["kind"] == "mc_dropout" and r["data"] == "MNIST":
+            r["entropy_hist_out"] = _hist(500, 10)
+    text = U.entropy_takeaway(rows, seed=0)
+    assert "the deterministic network about the most" not in text
+    assert "MC dropout about the most (50.0 %)" in text
 
 
 # ---- section 5: BBB's samples on single images ----
@@ -155,19 +223,32 @@ def _examples(spread):
 def test_examples_text_says_whether_the_samples_agree():
     text = U.examples_text(_examples(True), ["ankle boot", "pullover", "trouser"],
                            ["7", "2", "1"], "Fashion-MNIST", "MNIST")
-    assert ("On the Fashion-MNIST images (in domain) every weight sample picks the same class"
-            in text)
-    assert 'the ankle boot: all 20 samples pick class 9, "ankle boot", p(ankle boot) from 0.95 ' \
-        "to 0.97" in text
-    assert "the samples disagree on 2 of the 3 images" in text
-    assert 'the 7: the samples\' top choices span 2 classes (2, 3; mean: class 2, "pullover")' \
-        in text
-    assert 'the 1: all 20 samples pick class 3, "dress", p(dress) from 0.45 to 0.60' in text
+    assert text.startswith("**What the samples show** (20 weight samples per image):")
+    assert ("- On the Fashion-MNIST images (in domain), every weight sample picks the same class "
+            "on every image:") in text
+    assert '  - the ankle boot: all 20 samples pick "ankle boot", with probability 0.95 to 0.97 ' \
+        "across the samples." in text
+    assert '  - the trouser: all 20 samples pick "trouser", with probability 1.00 for every ' \
+        "sample." in text
+    assert "the samples disagree on 2 of the 3 images:" in text
+    assert '  - the 7: the samples\' top choices span 2 classes; their mean picks "pullover", ' \
+        "with probability 0.00 to 0.90 across the samples." in text
+    assert '  - the 1: all 20 samples pick "dress", with probability 0.45 to 0.60' in text
+    assert "((" not in text and "class 9" not in text  # no brackets in brackets
     text = U.examples_text(_examples(False), ["a", "b", "c"], ["7", "2", "1"], "Fashion-MNIST",
                            "MNIST")
     assert "disagree" not in text
-    assert "On the MNIST images (out of distribution) every weight sample picks the same class" \
+    assert "On the MNIST images (out of distribution), every weight sample picks the same class" \
         in text
+
+
+def test_examples_takeaway_counts_the_disagreements():
+    text = U.examples_takeaway(_examples(True))
+    assert text.startswith("- BBB trained on Fashion-MNIST: its weight samples disagree on 2 of "
+                           "3 MNIST images and on 0 of 3 Fashion-MNIST images (section 5).")
+    assert "these 6 images illustrate it, they do not measure it" in text
+    text = U.examples_takeaway(_examples(False))
+    assert "disagree on 0 of 3 MNIST images" in text
 
 
 # ---- section 6: the reliability diagram ----
@@ -189,20 +270,27 @@ def _rel_rows(bbb_under):
 
 def test_reliability_text_finds_the_side_of_the_diagonal():
     text = U.reliability_text(_rel_rows(True), seed=0)
-    assert "test errors 1.60–1.90 %" in text
-    assert "91.0 % to 94.0 % of each method's predictions fall in the top bin" in text
+    assert "test errors 1.60–1.90 %):" in text
+    assert "- 91.0 % to 94.0 % of each method's predictions fall in the top bin" in text
     assert "differ by at most 0.003" in text
-    assert "The bins below 0.6 hold 2.0 % to 2.6 % of the images (at most 260 in one bin" in text
+    assert "- The bins below 0.6 hold 2.0 % to 2.6 % of the images (at most 260 in one bin" in text
     assert "above its confidence in 5 of its 6 occupied bins (every one from confidence 0.63 up)" \
         in text
-    assert "it is under-confident, right more often than it claims" in text
-    assert "Its ECE at this seed, 0.0095, is the highest of the 4" in text
+    assert "it is under-confident: right more often than it claims" in text
+    assert "- BBB's ECE at this seed, 0.0095, is the highest of the 4" in text
+    assert "For each of the other methods, the under-confident bins make 0 % of its own." in text
     text = U.reliability_text(_rel_rows(False), seed=0)
     assert "above its confidence in 0 of its 3 occupied bins" in text
-    assert "it is over-confident, right less often than it claims" in text
+    assert "it is over-confident: right less often than it claims" in text
     assert "94.0 % to 95.0 % of each method's predictions" in text
     assert "differ by at most 0.008" in text
-    assert "the over-confident bins make 100 %" in text and "is the lowest of the 4" in text
+    assert "The over-confident bins make 100 %" in text and "is the lowest of the 4" in text
+    rows = _rel_rows(False)  # the others differ: one share each
+    for r in rows:
+        if r["kind"] == "ensemble":
+            r["reliability"] = _rel({14: (0.999, 0.997, 9400), 13: (0.88, 0.90, 600)})
+    text = U.reliability_text(rows, seed=0)
+    assert "make 0 % (deterministic), 0 % (MC dropout) and 61 % (deep ensemble) of theirs" in text
 
 
 # ---- section 7: the priors on 2-D data ----
@@ -220,20 +308,32 @@ def _acc(circles_laplace, moons_flat):
 
 def test_prior_table_text_groups_the_priors_by_the_numbers():
     text = U.prior_table_text(_acc(0.483, 0.973), n_test=1000, steps=2000)
-    assert "1 seed, 2,000 steps, 1,000 test points" in text
-    assert "On the moons *Laplace, s ~ half-Cauchy* (0.876) falls behind; the other 4 fit about " \
-        "equally well (0.970–0.973)." in text
-    assert "On the circles *Laplace* (0.483) stays at chance" in text
+    assert "(1 seed, 2,000 steps, 1,000 test points per network). Two accuracies count" in text
+    assert "- On the moons, *Laplace, s ~ half-Cauchy* (0.876) falls behind; the other 4 fit " \
+        "about equally well (0.970–0.973)." in text
+    assert "- On the circles, *Laplace* (0.483) stays at chance" in text
     assert "the other 4 fit about equally well (0.992–0.994)" in text
-    assert "may have collapsed onto its prior" in text and "with 1 seed and 2,000 steps" in text
-    assert "No prior beats the plain Normal one beyond that noise" in text
+    assert "- A network at chance may have collapsed onto its prior" in text
+    assert "With 1 seed and 2,000 steps, this cannot be told from a failed optimisation" in text
+    assert "- No prior beats the plain Normal one beyond that noise." in text
     assert "+0.003 on the moons (*flat*, against 0.970) and +0.002 on the circles (*Cauchy*" in text
     # Laplace fits on the circles and the flat prior clearly beats Normal on the moons
     text = U.prior_table_text(_acc(0.990, 0.999), n_test=1000, steps=100)
     assert "at chance" not in text and "collapsed" not in text
-    assert "On the circles every prior fits about equally well (0.990–0.994)" in text
-    assert "Beyond that noise, on the moons *flat* beats the plain Normal prior" in text
+    assert "On the circles, every prior fits about equally well (0.990–0.994)" in text
+    assert "- Beyond that noise, on the moons *flat* beats the plain Normal prior." in text
     assert "+0.029 on the moons (*flat*, against 0.970)" in text
+
+
+def test_prior_takeaway_keeps_the_cause_open():
+    text = U.prior_takeaway(_acc(0.483, 0.973), n_test=1000, steps=2000)
+    assert text == ("- On 2-D data (1 seed, 2,000 steps), no prior beats the plain Normal one "
+                    "beyond the test set's noise; 1 of the 5 networks on the circles stays at "
+                    "chance, for a reason one run cannot tell (a collapse onto the prior or a "
+                    "failed optimisation).")
+    text = U.prior_takeaway(_acc(0.990, 0.999), n_test=1000, steps=100)
+    assert text == ("- On 2-D data (1 seed, 100 steps), *flat* beats the plain Normal prior on "
+                    "the moons.")
 
 
 def test_weights_text_reads_the_draws():
@@ -246,16 +346,21 @@ def test_weights_text_reads_the_draws():
            ("circles", "Laplace"): 0.49, ("circles", "flat"): 0.99}
     text = U.weights_text(draws, acc, n_test=1000)
     sd = float(z.std())
-    assert f"On the moons the draws' standard deviations run from {sd:.2f} (*Normal*) to " \
+    assert f"- On the moons, the draws' standard deviations run from {sd:.2f} (*Normal*) to " \
         f"{1.3 * sd:.2f} (*flat*): a similar spread" in text
     far = float((4.0 * z).abs().gt(4).float().mean())
     assert "the widest is 40.0 times the narrowest" in text
+    normal = float(z.abs().gt(4).float().mean())
     assert f"Beyond ±4 lie {100 * far:.1f} % (*flat*)" in text
+    assert f"{100 * normal:.1f} % (*Normal*)" not in text  # rounds to 0.0 %: grouped
+    assert "; 0.0 % for *Normal* and *Laplace*." in text
     near = float((0.1 * z).abs().le(0.25).float().mean())
     assert f"The *Laplace* network, at chance in the table, has {100 * near:.1f} % of its draws " \
         "within ±0.25 of zero" in text
     acc[("circles", "Laplace")] = 0.95  # it fits: no "at chance"
     assert "at chance" not in U.weights_text(draws, acc, n_test=1000)
+    narrow = {k: 0.1 * v for k, v in draws.items()}  # nothing beyond ±4
+    assert "No draw lies beyond ±4." in U.weights_text(narrow)
 
 
 # ---- section 8: the conv net's expected error ----
@@ -264,15 +369,50 @@ def test_conv_error_text_counts_the_two_kinds_of_error():
     ee = torch.tensor([0.0] * 90 + [0.5] * 6 + [1.0] * 4)
     sd = torch.tensor([0.001] * 90 + [0.2] * 6 + [0.02] * 4)
     text = U.conv_error_text({"expected_error": ee, "std": sd})
-    assert "Of the 100 test images, 90 no sample gets wrong (median std 0.001), 6 split the " \
-        "samples (median std 0.200) and 4 every sample gets wrong (median std 0.020)" in text
-    assert "a smaller median std" in text and "confidently wrong" in text
+    assert "**What the figure shows** (100 test images):" in text
+    assert "- 90 that no sample gets wrong (median std 0.001)\n- 6 that split the samples " \
+        "(median std 0.200)\n- 4 that every sample gets wrong (median std 0.020)" in text
+    assert "a smaller median std" in text and "flags them less" in text
     sd = torch.tensor([0.001] * 90 + [0.02] * 6 + [0.2] * 4)
     text = U.conv_error_text({"expected_error": ee, "std": sd})
-    assert "a larger median std" in text and "flags them as well" in text
+    assert "a larger median std" in text and "flags them more" in text
     sd = torch.tensor([0.001] * 90 + [0.02] * 10)
     text = U.conv_error_text({"expected_error": ee, "std": sd})
     assert "the same median std as" in text and "does not tell the two kinds apart" in text
+
+
+def _conv(test_error=0.0108, ece=0.0062):
+    return {"seed": 0, "config": {"eval_samples": 20},
+            "metrics": {"test_error": test_error, "ece": ece, "epochs": 5}}
+
+
+def test_conv_text_says_what_the_record_can_tell():
+    text = U.conv_text(_conv())
+    assert text.startswith("**What can be read here.** This record holds only the test metrics")
+    assert "(one network, seed 0, 20 weight samples), not the per-image numbers" in text
+    assert "cannot be counted here" in text
+    per = {"expected_error": torch.tensor([0.0] * 9 + [1.0]), "std": torch.tensor([0.01] * 10)}
+    text = U.conv_text(_conv(), per)
+    assert "cannot be counted" not in text and "- 1 that every sample gets wrong" in text
+
+
+def test_conv_takeaway_follows_the_record():
+    one = _conv()
+    one["metrics"]["epochs"] = 1
+    assert "(one network, 1 epoch) misclassifies" in U.conv_takeaway(one)
+    text = U.conv_takeaway(_conv())
+    assert text.startswith("- The Bayesian conv net (one network, 5 epochs) misclassifies "
+                           "1.08 % of the MNIST test images, with ECE 0.0062;")
+    assert "whether its weight uncertainty flags its errors is not read here" in text
+    ee = torch.tensor([0.0] * 90 + [0.5] * 6 + [1.0] * 4)
+    per = {"expected_error": ee, "std": torch.tensor([0.001] * 90 + [0.2] * 6 + [0.02] * 4)}
+    text = U.conv_takeaway(_conv(0.02), per)
+    assert "2.00 %" in text and "Its 4 images that every sample gets wrong have a smaller " \
+        "median std than the 6 that split the samples (0.020 against 0.200): the weight " \
+        "uncertainty flags them less." in text
+    per["std"] = torch.tensor([0.001] * 90 + [0.02] * 6 + [0.2] * 4)
+    text = U.conv_takeaway(_conv(), per)
+    assert "a larger median std than the 6" in text and "flags them less" not in text
 
 
 # ---- takeaways ----
@@ -296,47 +436,115 @@ def _v1():
     return au, ece
 
 
-def test_v1_takeaway_counts_what_version_2_upholds():
+def test_ood_takeaway_says_what_version_2_reverses_upholds_and_leaves_open():
     au, ece = _v1()
     summary, rows = _summary(au, ece=ece), _rel_rows(True)
     nr = "not resolved at 10 seeds"
-    text = U.v1_takeaway(summary, rows, _v2(["holds", "reversed", nr, nr, "holds", "holds"]))
-    assert "(section 3, 2 seeds, no declared test) had BBB flagging unfamiliar images best " \
-        "(mean AUROC 0.935; next MC dropout, 0.870)" in text
-    assert "with the highest mean ECE (0.0093), under-confident on seed 0" in text
-    assert "upholds 1 of 3 on OOD AUROC (entropy) (MAP: BBB better; MC dropout: BBB worse; " \
-        f"deep ensemble (5): {nr})" in text
-    assert "0 of 3 on test ECE" in text
-    text = U.v1_takeaway(summary, rows, _v2(["holds"] * 3 + ["reversed"] * 3))
-    assert "upholds 3 of 3 on OOD AUROC (entropy)" in text and "3 of 3 on test ECE" in text
-    assert "version 2 has no final run yet" in U.v1_takeaway(summary, rows, None)
-    assert "not complete" in U.v1_takeaway(summary, rows, _v2(["holds"] * 6, interim=True))
+    text = U.ood_takeaway(summary, rows, _v2(["holds", "reversed", nr, nr, "holds", "holds"]))
+    assert "- Version 1 (section 3: unequal searches, 2 seeds, no declared test): BBB has the " \
+        "highest mean AUROC (0.935; next MC dropout, 0.870); its mean ECE (0.0093) is the " \
+        "highest of the 4. At seed 0 its calibration error is under-confidence (section 6)." \
+        in text
+    assert "- Version 2 (equal searches, 10 paired seeds, declared tests) reverses 3 of version " \
+        "1's 6 orderings of BBB against a rival: on AUROC, MC dropout is higher than BBB; on " \
+        "ECE, BBB is lower than MC dropout and the deep ensemble." in text
+    assert "It upholds 1: on AUROC, BBB is higher than MAP." in text
+    assert "It leaves 2 unresolved: AUROC against the deep ensemble and ECE against MAP." in text
+    assert "the deep ensemble built from it, were searched with weight decay, so they are not " \
+        "version 1's deterministic network and ensemble." in text
+    # every AUROC ordering upheld, every ECE ordering reversed
+    text = U.ood_takeaway(summary, rows, _v2(["holds"] * 6))
+    assert "reverses 3 of version 1's 6 orderings of BBB against a rival: on ECE, BBB is lower " \
+        "than MAP, MC dropout and the deep ensemble." in text
+    assert "It upholds 3: on AUROC, BBB is higher than MAP, MC dropout and the deep ensemble." \
+        in text and "It leaves 0 unresolved." in text
+    text = U.ood_takeaway(summary, rows, _v2(["reversed"] * 3 + ["reversed"] * 3))
+    assert "reverses 3" in text and "on AUROC, MAP, MC dropout and the deep ensemble are " \
+        "higher than BBB" in text and "It upholds 3: on ECE, MAP, MC dropout and the deep " \
+        "ensemble are lower than BBB." in text
+    assert "Version 2 has no final run yet" in U.ood_takeaway(summary, rows, None)
+    assert "not complete" in U.ood_takeaway(summary, rows, _v2(["holds"] * 6, interim=True))
     au["mc_dropout"] = (0.95, 0.96)  # BBB no longer first; over-confident on seed 0
-    text = U.v1_takeaway(_summary(au, ece=ece), _rel_rows(False), None)
-    assert "behind MC dropout on the mean AUROC (0.935 against 0.955)" in text
-    assert "over-confident on seed 0" in text
+    text = U.ood_takeaway(_summary(au, ece=ece), _rel_rows(False), None)
+    assert "is behind MC dropout on the mean AUROC (0.935 against 0.955); its mean ECE" in text
+    ece["bbb"] = (0.001, 0.001)
+    assert "its mean ECE (0.0010) is the lowest of the 4" in U.ood_takeaway(
+        _summary(au, ece=ece), _rel_rows(False), None)
+    assert "its calibration error is over-confidence" in text
 
 
-def test_search_takeaway_compares_with_notebook_06():
+def _v2_table(ens=(0.90, 0.92)):
+    return {"ensemble": {"full": {"auroc_entropy": {**_m(ens), "seeds": [0, 1]}}}}
+
+
+def test_search_takeaway_says_what_differs_between_the_versions():
     au, _ = _v1()
     sweeps = {"deterministic_mnist": _sweep(10), "deterministic_fashionmnist": _sweep(15)}
-    alt = {"config": {"chosen": {"map": {"epochs": 50}}},
-           "metrics": {"rows": [{"method": "ensemble", "seeds": [0, 1, 2],
-                                 "auroc_entropy": {"mean": 0.933}}]}}
-    text = U.search_takeaway(sweeps, _summary(au), 5, alt)
-    assert text.startswith("- The search space matters:")
-    assert "stopped the single network at 10 of the 50 epochs allowed on MNIST (15 on " \
-        "Fashion-MNIST)" in text
-    assert "the deep ensemble of 5 such networks reaches an AUROC of 0.805 ± 0.007 here " \
-        "(2 seeds)" in text
-    assert "trains 50 epochs and its ensemble reaches 0.933 (3 seeds" in text
-    alt["metrics"]["rows"][0]["auroc_entropy"]["mean"] = 0.70
-    assert U.search_takeaway(sweeps, _summary(au), 5, alt).startswith(
-        "- The search space did not help the ensemble here:")
-    assert "notebook 06 trains MAP networks longer" in U.search_takeaway(sweeps, _summary(au), 5)
-    text = U.search_takeaway({"deterministic_mnist": _sweep(50)}, _summary(au), 5)
-    assert "let the single network train all 50 epochs allowed on MNIST" in text
-    assert "stopped" not in text
+    v2 = {**_v2(["holds"] * 6), "table": _v2_table()}
+    text = U.search_takeaway(sweeps, _summary(au), 5, v2)
+    assert text.startswith("- The deep ensemble inherits the single network's search. In "
+                           "version 1, the validation-NLL rule without weight decay stopped "
+                           "that network at 10 of the 50 epochs allowed on MNIST, and the "
+                           "ensemble of 5 reaches an AUROC of 0.805 ± 0.007 (2 seeds).")
+    assert "In version 2 its members are MAP networks, searched with weight decay, and it " \
+        "reaches 0.910 ± 0.014 (2 seeds)." in text
+    assert "no test compares them" in text and "notebook 06" not in text
+    text = U.search_takeaway({"deterministic_mnist": _sweep(50)}, _summary(au), 5, None)
+    assert "let that network train all 50 epochs allowed on MNIST" in text
+    assert "stopped" not in text and "version 2" not in text
+    v2["interim"] = True  # interim: version 2's number is not shown
+    assert "version 2" not in U.search_takeaway(sweeps, _summary(au), 5, v2)
+
+
+# ---- notebook 05's readings of version 2 (helpers.ood_plan) ----
+
+def _v2_full(verdicts, p=(0.03, 0.0001, 0.6, 0.9, 0.03, 1e-6), interim=False):
+    v2 = _v2(verdicts, interim)
+    for (fam, claims), ps in zip(v2["families"].items(), (p[:3], p[3:])):
+        for res, pv in zip(claims.values(), ps):
+            res["p_holm"] = pv
+    means = {"bbb": (0.922, 0.0042), "map": (0.884, 0.0041), "mc_dropout": (0.958, 0.0050),
+             "ensemble": (0.911, 0.0082)}
+    v2["table"] = {m: {"full": {"auroc_entropy": {"mean": a}, "ece": {"mean": e}}}
+                   for m, (a, e) in means.items()}
+    return v2
+
+
+def test_v2_text_groups_the_verdicts():
+    from helpers import ood_plan as O
+    nr = "not resolved at 10 seeds"
+    text = O.v2_text(_v2_full(["holds", "reversed", nr, nr, "holds", "holds"]))
+    assert "(10 paired seeds; each verdict from a two-sided paired t-test with Holm's " \
+        "correction):" in text
+    assert "- **BBB better**: higher AUROC than MAP (0.922 against 0.884; Holm p 0.03); lower " \
+        "ECE than MC dropout (0.0042 against 0.0050; Holm p 0.03); lower ECE than the deep " \
+        "ensemble (0.0042 against 0.0082; Holm p 1e-06)." in text
+    assert "- **BBB worse**: lower AUROC than MC dropout (0.922 against 0.958; Holm p 0.0001)." \
+        in text
+    assert "- **Not resolved at 10 seeds**: AUROC against the deep ensemble" in text
+    text = O.v2_text(_v2_full(["holds"] * 6, interim=True))
+    assert "BBB worse" not in text and "Not resolved" not in text
+    assert "**interim**" in text
+
+
+def test_v2_robustness_text_names_changes_and_near_misses():
+    from helpers import ood_plan as O
+    nr = "not resolved at 10 seeds"
+    v2 = _v2_full(["holds", "reversed", nr, nr, "holds", "holds"])
+    words = [c["verdict"] for f in v2["families"].values() for c in f.values()]
+    ps = [c["p_holm"] for f in v2["families"].values() for c in f.values()]
+    it = iter(zip(words, ps))
+    v2["mc_robustness"] = {f: {c: (lambda w, p: {"verdicts": [w] * 3, "p_holm": [p] * 3})(
+        *next(it)) for c in cs} for f, cs in v2["families"].items()}
+    text = O.robustness_text(v2)
+    assert "Rescored with each of 3 other sampling seeds, all 6 verdicts stay the same." in text
+    assert "Two verdicts lie near the threshold: BBB against MAP on AUROC (Holm p 0.030; rescored " \
+        "0.030–0.030); BBB against MC dropout on ECE (Holm p 0.030" in text
+    v2["mc_robustness"]["test ECE"]["bbb < mc_dropout on ece"]["verdicts"][1] = nr
+    text = O.robustness_text(v2)
+    assert "5 of the 6 verdicts stay the same; changed: BBB against MC dropout on ECE (holds; " \
+        f"rescored: holds, {nr}, holds)." in text
+    assert O.robustness_text({**v2, "mc_robustness": {}}) == ""
 
 
 # ---- on the committed results ----
@@ -358,24 +566,32 @@ def test_readings_run_on_the_committed_results(committed):
     rows = committed["metrics"]["rows"]
     summary = U.summarise(rows)
     sweeps = S.ensure_sweeps("05_uncertainty", cfg, run_missing=False)
-    ens = summary[("MNIST", "ensemble")]["auroc_entropy"]
-    text = U.ensemble_text(summary, sweeps, cfg.ensemble_size)
-    assert f"{ens['mean']:.3f} ± {ens['sd']:.3f}" in text
-    assert f"{len(ens['per_seed'])} seeds" in text
+    assert "(lowest validation NLL:" in U.search_words(sweeps)
+    bbb = summary[("MNIST", "bbb")]["auroc_entropy"]
+    assert f"{bbb['mean']:.3f} ± {bbb['sd']:.3f}" in U.ood_text(summary)
     text = U.entropy_text(rows, seed=0, bins=committed["config"]["entropy_bins"])
     r = next(x for x in rows if (x["data"], x["kind"], x["seed"]) == ("MNIST", "bbb", 0))
     assert f"{100 * r['entropy_hist_out'][0] / sum(r['entropy_hist_out']):.1f} % for BBB" in text
-    text = U.reliability_text(rows, seed=0)
-    assert f"Its ECE at this seed, {r['ece']:.4f}" in text
+    assert f"BBB's ECE at this seed, {r['ece']:.4f}" in U.reliability_text(rows, seed=0)
     ex = next(x for x in rows if x["kind"] == "bbb" and "examples" in x)
-    assert "weight sample" in U.examples_text(ex, ["a", "b", "c"], ["7", "2", "1"], "in", "out")
+    assert "weight samples" in U.examples_text(ex, ["a", "b", "c"], ["7", "2", "1"], "in", "out")
+    assert "weight samples disagree on" in U.examples_takeaway(ex)
+    assert "near-certain about the fewest" in U.entropy_takeaway(rows, seed=0)
     v2 = O.load_summary()
-    text = U.v1_takeaway(summary, rows, v2)
-    assert f"{summary[('MNIST', 'bbb')]['auroc_entropy']['mean']:.3f}" in text
-    alt = H.load_results("06_alternatives", "summary")
-    text = U.search_takeaway(sweeps, summary, cfg.ensemble_size, alt)
-    assert f"{ens['mean']:.3f}" in text
+    text = U.ood_takeaway(summary, rows, v2)
+    assert f"{bbb['mean']:.3f}" in text
+    ens = summary[("MNIST", "ensemble")]["auroc_entropy"]
+    text = U.search_takeaway(sweeps, summary, cfg.ensemble_size, v2)
+    assert f"{ens['mean']:.3f} ± {ens['sd']:.3f}" in text
     assert f"{sweeps['deterministic_mnist']['metrics']['chosen']['epochs']} of the" in text
+    if v2 is not None and not v2["interim"]:
+        assert "reverses" in text or "In version 2" in text
+        assert "**What version 2 shows**" in O.v2_text(v2)
+        assert "verdicts stay the same" in O.robustness_text(v2)
+    conv = H.load_results("05_uncertainty", "bbb_conv_net")
+    per = U.per_image_from_record(conv)
+    assert f"{100 * conv['metrics']['test_error']:.2f} %" in U.conv_takeaway(conv, per)
+    assert ("What the figure shows" if per else "What can be read here") in U.conv_text(conv, per)
 
 
 def test_prior_readings_run_on_the_committed_results(committed):
@@ -392,3 +608,4 @@ def test_prior_readings_run_on_the_committed_results(committed):
     draws = U.last_layer_draws(models, TOY, ("Normal", "Laplace", "flat"), seed=rec["seed"])
     text = U.weights_text(draws, acc, rec["config"]["n_test"])
     assert f"{float(draws[('circles', 'flat')].std()):.2f}" in text
+    assert "steps)" in U.prior_takeaway(acc, rec["config"]["n_test"], rec["config"]["steps"])

@@ -87,20 +87,27 @@ def test_reliability_reading_follows_the_bins():
     near = [(0.65, 0.66), (0.75, 0.74), (0.90, 0.91)]
     s = _v1({"map": _rel(over, 241), "bbb": _rel(under, 474), "ivon": _rel(near, 300)})
     text = A.reliability_text(s)
-    assert "BBB's curve runs above the diagonal in every such bin" in text
-    assert "under-confident" in text
-    assert "MAP's runs below the diagonal in every such bin (over-confident)" in text
-    assert "IVON's (2 of 3 bins above) crosses the diagonal" in text
-    assert "closest first: IVON 0.010, BBB 0.100, MAP 0.133" in text
+    assert "- BBB's curve runs above the diagonal in every such bin (right more often than it " \
+           "claims: under-confident)." in text
+    assert "- MAP's curve runs below the diagonal in every such bin (over-confident)." in text
+    assert "- IVON's curve crosses the diagonal (2 of 3 bins above)." in text
+    assert "closest first: IVON 0.010, BBB 0.100, MAP 0.133." in text
     assert "Only 341 (MAP) to 574 (BBB) of the 541 test images" in text
     assert "below 0.87 (the lowest 13 of the 15 bins)" in text and "seed 0 of 3" in text
     # the same bins, the methods swapped: the words swap with them
     s = _v1({"map": _rel(under, 500), "bbb": _rel(over, 100), "ivon": _rel(near, 300)})
     text = A.reliability_text(s)
-    assert "MAP's curve runs above the diagonal" in text
-    assert "BBB's runs below the diagonal in every such bin (over-confident)" in text
+    assert "- MAP's curve runs above the diagonal" in text
+    assert "- BBB's curve runs below the diagonal in every such bin (over-confident)" in text
     assert "closest first: IVON 0.010, MAP 0.100, BBB 0.133" in text
     assert "Only 200 (BBB) to 600 (MAP)" in text  # the bin at 0.65 lies below the cut
+    # two methods on each side: plural words, one list of counts
+    s = _v1({"map": _rel(over, 10), "ensemble": _rel(over, 10), "bbb": _rel(under, 10),
+             "ivon": _rel(near, 10), "mc_dropout": _rel(near, 10)})
+    text = A.reliability_text(s)
+    assert "- MAP's and the ensemble's curves run below the diagonal" in text
+    assert "- IVON's and MC dropout's curves cross the diagonal (2 and 2 of 3 bins above)." \
+        in text
     # a failing row (error >= 1/2) is not read, as the figure does not draw it
     s = _v1({"map": _rel(over, 10), "bbb": _rel(under, 10), "laplace_diag": _rel(near, 10)},
             errs={"laplace_diag": 0.6})
@@ -135,6 +142,62 @@ def test_failed_rotation_reading_follows_the_curves():
     assert A.failed_rotation_text(_v1({m: _rel([], 1) for m in rot}, rot=rot)) == ""
 
 
+def _v1_table(auroc, ece=None, nll_rot=None):
+    """A version-1 summary for the table readings: ``auroc`` {method: per-seed AUROCs}."""
+    ece = ece or {}
+    rows = []
+    for m, a in auroc.items():
+        rows.append({"method": m, "label": A.LABELS[m], "seeds": [0, 1, 2],
+                     "test_error": _m([0.6] * 3 if m == "laplace_diag" else [0.015] * 3),
+                     "nll": _m([0.05] * 3), "ece": _m([ece.get(m, 0.005)] * 3),
+                     "auroc_entropy": _m(a), "train_time_ratio": _m([3.7 if m == "bbb" else 1] * 3),
+                     "rotation": {"angle": [0, 90, 180], "error": [0.015, 0.9, 0.9],
+                                  "nll": (nll_rot or {}).get(m, [0.05, 8.0, 9.0]),
+                                  "ece": [0.01, 0.2, 0.2] if m == "bbb" else [0.02, 0.3, 0.3]}})
+    return {"metrics": {"rows": rows, "per_seed": [{"method": "laplace_diag", "seed": 0}]}}
+
+
+def test_version1_table_reading_defines_the_spread_and_names_the_rest():
+    s = _v1_table({"bbb": [0.93, 0.94, 0.95], "ensemble": [0.93, 0.935, 0.94],
+                   "ivon": [0.92, 0.92, 0.92], "map": [0.91, 0.92, 0.93],
+                   "mc_dropout": [0.86, 0.87, 0.88], "laplace_diag": [0.5, 0.5, 0.5]})
+    text = A.summary_text(s)
+    assert f"Within one seed spread of the best mean AUROC ({A.SPREAD_RULE}) lie BBB (AUROC " \
+           "0.940 ± 0.010) and deep ensemble (5) (AUROC 0.935 ± 0.005)." in text
+    assert "Outside it: IVON (0.920), MAP (0.920) and MC dropout (0.870)." in text
+    assert "Why MC dropout is lowest was not tested" in text
+    assert "The row of all-layer diagonal Laplace fails (60 % error). It predicted by " \
+           "sampling" in text and "*linearised (GLM) predictive* (the network replaced" in text
+    assert "issue" not in text and text.count("\n- ") == 3
+    # BBB alone ahead, MC dropout not last: no "why" sentence, no band
+    s = _v1_table({"bbb": [0.97, 0.97, 0.97], "ensemble": [0.93, 0.935, 0.94],
+                   "mc_dropout": [0.92, 0.92, 0.92], "map": [0.91, 0.91, 0.91]})
+    text = A.summary_text(s)
+    assert "Best: BBB (AUROC 0.970 ± 0.000), more than one seed spread" in text
+    assert "Outside it: deep ensemble (5) (0.935), MC dropout (0.920) and MAP (0.910)." in text
+    assert "Why MC dropout" not in text and "Failed row" not in text
+
+
+def test_version1_rotation_and_answer_readings():
+    s = _v1_table({"bbb": [0.94] * 3, "ivon": [0.93] * 3, "map": [0.92] * 3},
+                  nll_rot={"ivon": [0.05, 7.0, 8.5], "map": [0.04, 9.0, 10.0]})
+    text = A.rotation_text(s)
+    assert "Every working method's error climbs from under 2 % (unrotated) to at least 90 % " \
+           "by 90°." in text and "alike" not in text
+    assert "(elsewhere MAP at 0°; IVON at 90° and 180°)" in text
+    assert "MAP has the highest NLL from 90° on." in text
+    assert "version 3 (section 7) has no rotation experiment" in text
+    s = _v1_table({"bbb": [0.94] * 3, "map": [0.92] * 3}, nll_rot={"bbb": [0.01, 1.0, 1.0]})
+    text = A.rotation_text(s)
+    assert "lowest NLL at 3 of 3 angles;" in text and "elsewhere" not in text
+    text = A.answer_text(_v1_table({"bbb": [0.94] * 3, "map": [0.92] * 3},
+                                   ece={"bbb": 0.006, "map": 0.004}))
+    assert text.startswith("**The answer** (version 1, 3 seeds).\n\n- BBB reaches the best")
+    assert "- BBB does not reach the best ECE (MAP's 0.0040 against BBB's 0.0060, a gap larger " \
+           "than one seed spread)." in text
+    assert "3.7 times longer than MAP, above the 3× asked (counting the SGD network" in text
+
+
 # ---- version 3 (helpers.alternatives_report) ----
 
 def _v3(full, subset, seeds=range(4)):
@@ -156,12 +219,13 @@ def test_laplace_vs_map_follows_the_seeds():
              "laplace_ll_kron": {"nll": [0.07, 0.07, 0.05, 0.08]}}, {})
     text = R.laplace_vs_map_text(s)
     assert "NLL (0.0675) is higher than that of the MAP networks it wraps (0.0600)" in text
-    assert "higher of the two on 3 of 4 paired seeds" in text and "not one of the plan's" in text
+    assert "higher on 3 of 4 paired seeds" in text and "not one of the plan's" in text
+    assert "referee" not in text and "set by its prior precision" in text
     s = _v3({"map": {"nll": [0.06, 0.06, 0.06, 0.06]},
              "laplace_ll_kron": {"nll": [0.05, 0.05, 0.05, 0.07]}}, {})
     text = R.laplace_vs_map_text(s)
     assert "(0.0550) is lower than that of the MAP networks it wraps (0.0600)" in text
-    assert "on 1 of 4 paired seeds" in text
+    assert "higher on 1 of 4 paired seeds" in text
     assert R.laplace_vs_map_text(_v3({"map": {"nll": [0.1]}}, {}, seeds=[0])) == ""
 
 
@@ -172,7 +236,8 @@ def test_subset_ece_follows_the_numbers():
     text = R.subset_ece_text(s)
     assert "2,000-image subset" in text
     assert "larger than on the full test sets for every method scored on both (2 of 2)" in text
-    assert "on 7 of 8 method-seed pairs" in text and "MAP 0.0065 against 0.0040" in text
+    assert "on 7 of 8 method-seed pairs" in text
+    assert "0.0065" not in text  # the means are in the two tables, not repeated
     assert "Laplace (all layers KFAC)" not in text  # scored on the subset only
     s = _v3(full, {"map": {"ece": [0.008] * 4}, "bbb": {"ece": [0.003] * 4}})
     text = R.subset_ece_text(s)
@@ -193,16 +258,26 @@ def _subset(diag_err, diag_ece, kron_err, kron_ece):
 def test_laplace_note_follows_the_numbers():
     s = _v3({}, _subset(0.018, 0.116, 0.017, 0.07))
     text = R.laplace_note(s)
-    assert "Laplace (all layers diagonal) ECE 0.116, NLL 0.170, error 1.80 %" in text
-    assert "against MAP's ECE 0.008, NLL 0.050, error 1.70 %" in text
-    assert "they are less confident than they should be" in text
-    assert "at least 0.080 and 0.036 below the accuracy" in text
+    assert "- Error: 1.80 % and 1.70 % (MAP 1.70 %); ECE: 0.116 and 0.070 (MAP 0.008)." in text
+    assert "Both fits' ECE is more than twice their error rate" in text
+    assert "their mean confidence lies at least 0.080 and 0.036 below the accuracy" in text
+    assert "Their NLL claims" in text
+    assert "highest AUROC" not in text  # BBB's subset AUROC (0.95) is the highest: no note
     # ECEs within twice the error rate: no direction claimed
     text = R.laplace_note(_v3({}, _subset(0.05, 0.06, 0.017, 0.07)))
-    assert "it is less confident than it should be" in text and "0.036" in text
+    assert "The ECE of Laplace (all layers KFAC) is more than twice its error rate" in text
+    assert "its mean confidence lies at least 0.036" in text
     assert "For Laplace (all layers diagonal) the ECE is at most twice the error rate" in text
     text = R.laplace_note(_v3({}, _subset(0.05, 0.06, 0.04, 0.07)))
-    assert "less confident" not in text and "does not tell on which side" in text
+    assert "below the accuracy" not in text and "does not tell on which side" in text
+    # an all-layer fit with the best subset AUROC is named, with its prediction cost
+    sub = _subset(0.018, 0.116, 0.017, 0.07)
+    sub["laplace_kron"]["auroc_entropy"] = [0.97] * 4
+    s = _v3({}, sub)
+    s["cost"] = {"bbb": {"predict_s_10k": 4.0}, "laplace_kron": {"predict_s_10k": 4000.0}}
+    text = R.laplace_note(s)
+    assert "- Laplace (all layers KFAC) has the highest AUROC on the subset (0.970; BBB " \
+           "0.950), at 4,000 s per 10,000 predictions on one CPU thread (1,000× BBB's)." in text
 
 
 def _v1_laplace(stale):
@@ -218,17 +293,17 @@ def _v1_laplace(stale):
 def test_laplace_takeaway_follows_both_versions():
     s = _v3({}, _subset(0.018, 0.116, 0.017, 0.07))
     text = R.laplace_takeaway(s, _v1_laplace(stale=True))
-    assert text.startswith("- All-layer Laplace needs its linearised predictive")
-    assert "err on 60 % and 70 % of the test digits" in text
-    assert "err on 1.80 % and 1.70 % of the subset's (MAP 1.70 %)" in text
-    assert "both fits are less confident than they should be: ECE 0.116 and 0.070" in text
+    assert text.startswith("- **All-layer Laplace needs its linearised predictive.**")
+    assert "(version 1) gave 60 % and 70 % error" in text
+    assert "gives 1.80 % and 1.70 % on the subset (MAP 1.70 %)" in text
+    assert "Both fits are under-confident" in text and "0.116" not in text
     # version 1's rows made with the linearised predictive: no claim about weight sampling
     text = R.laplace_takeaway(s, _v1_laplace(stale=False))
     assert "needs its linearised predictive" not in text and "60 %" not in text
     assert "errs on 1.80 % and 1.70 %" in text
     # ECE within twice the error: the numbers, no direction
     text = R.laplace_takeaway(_v3({}, _subset(0.05, 0.06, 0.04, 0.07)), None)
-    assert "less confident" not in text and "with ECE 0.060 and 0.070 (MAP 0.008" in text
+    assert "under-confident" not in text and "ECE: 0.060 and 0.070 (MAP 0.008)" in text
     assert R.laplace_takeaway(_v3({}, {}), None) == ""
 
 
@@ -238,26 +313,255 @@ def _v1_rows(au, ece):
     return {"metrics": {"rows": rows, "per_seed": []}}
 
 
-def test_version1_leaders_follow_the_numbers(monkeypatch):
-    ece = {"map": 0.007, "bbb": 0.006, "ensemble": 0.0038, "ivon": 0.0032}
-    tight = {"map": [0.92, 0.92, 0.93], "bbb": [0.93, 0.94, 0.94],
-             "ensemble": [0.93, 0.935, 0.935], "ivon": [0.90, 0.90, 0.90]}
-    text = R.version1_leaders(_v1_rows(tight, ece))
-    assert "BBB (scale mixture) and deep ensemble (5) within one seed spread of the best OOD " \
-           "AUROC (best: BBB (scale mixture), 0.937; 3 seeds)" in text
-    assert "the two lowest ECEs for IVON (0.0032) and deep ensemble (5) (0.0038)" in text
-    apart = dict(tight, ensemble=[0.80, 0.81, 0.80])
-    ece2 = dict(ece, bbb=0.001)
-    text = R.version1_leaders(_v1_rows(apart, ece2))
-    assert "BBB (scale mixture) alone with the best OOD AUROC (0.937" in text
-    assert "the two lowest ECEs for BBB (scale mixture) (0.0010) and IVON (0.0032)" in text
-    # version1_text carries the reading of whichever version-1 record it loads
-    monkeypatch.setattr(R, "load_v1", lambda: _v1_rows(apart, ece2))
-    v3 = _v3({"map": {"ece": [0.004] * 4, "auroc_entropy": [0.9] * 4},
-              "bbb": {"ece": [0.005] * 4, "auroc_entropy": [0.9] * 4}}, {})
-    assert "alone with the best OOD AUROC" in R.version1_text(v3)
+def test_version1_takeaway_follows_both_versions(monkeypatch):
+    ece = {"map": 0.007, "mc_dropout": 0.004, "bbb": 0.006, "laplace_ll_kron": 0.0038}
+    au1 = {"map": [0.92] * 3, "mc_dropout": [0.87] * 3, "bbb": [0.94] * 3,
+           "laplace_ll_kron": [0.93] * 3}
+    monkeypatch.setattr(R, "load_v1", lambda: _v1_rows(au1, ece))
+    v3 = _v3({"map": {"ece": [0.004] * 4, "auroc_entropy": [0.88] * 4},
+              "mc_dropout": {"ece": [0.005] * 4, "auroc_entropy": [0.96] * 4},
+              "bbb": {"ece": [0.004] * 4, "auroc_entropy": [0.92] * 4},
+              "laplace_ll_kron": {"ece": [0.0226] * 4, "auroc_entropy": [0.91] * 4}}, {})
+    text = R.version1_text(v3)
+    assert text.startswith("- **Equal searches moved the results.**")
+    assert "MC dropout's AUROC went from 0.870 (its dropout rate taken from notebook 05) to " \
+           "0.960 with its own search, from the lowest of version 1's working methods to the " \
+           "highest on version 3's full test sets" in text
+    assert "Last-layer Laplace's ECE went from 0.0038 to 0.0226" in text
+    # MC dropout in the middle in version 3: the numbers, no rank words
+    v3["table"]["mc_dropout"]["full"]["auroc_entropy"] = _m([0.90] * 4, range(4))
+    text = R.version1_text(v3)
+    assert "to 0.900 with its own search." in text and "lowest" not in text
     monkeypatch.setattr(R, "load_v1", lambda: None)
-    assert "found" not in R.version1_text(v3)
+    assert R.version1_text(v3) == ""
+
+
+# ---- version 3: the answer, section 6's question, the notes ----
+
+def _fam(nll, auroc):
+    """Plan-like families from {rival: verdict} per score (Holm p 0.24 for a MAP NLL claim)."""
+    fam = {"test NLL": {f"bbb < {m} on nll": {"verdict": v, "p_holm": 0.24 if m == "map" else
+                                              0.01} for m, v in nll.items()},
+           "OOD AUROC (entropy)": {f"{m} < bbb on auroc_entropy": {"verdict": v, "p_holm": 0.01}
+                                   for m, v in auroc.items()}}
+    return fam
+
+
+NR = "not resolved at 10 seeds"
+
+
+def _answered(fam, full, subset=None, ratio=1.9):
+    s = _v3(full, subset or {})
+    s.update(families=fam, cost={"bbb": {"train_ratio_to_map": ratio}}, seeds=list(range(10)))
+    return s
+
+
+def test_the_answer_is_bullets_joined_with_and():
+    fam = _fam({"map": NR, "mc_dropout": "reversed", "ensemble": "reversed", "ivon": NR,
+                "laplace_ll_kron": "holds", "laplace_diag": "holds"},
+               {"map": "holds", "mc_dropout": "reversed", "laplace_kron": "reversed",
+                "ivon": NR, "ensemble": NR})
+    sub = {"map": {"nll": [0.05] * 4}, "laplace_ll_kron": {"nll": [0.065] * 4},
+           "laplace_diag": {"nll": [0.17] * 4}}
+    text = R.answer_line(_answered(fam, {}, sub))
+    assert "- It loses to MC dropout and deep ensemble (5) on test NLL, and to MC dropout and " \
+           "Laplace (all layers KFAC) on OOD AUROC." in text
+    assert "- Its wins (claims that hold): on test NLL over Laplace (last layer) and Laplace " \
+           "(all layers diagonal) (fits that score worse than MAP itself), and on OOD AUROC " \
+           "over MAP." in text
+    assert "subset: 0.0650 and 0.1700, against MAP's 0.0500." in text
+    assert "- Against MAP itself, the NLL claim is not resolved at 10 seeds (Holm p 0.24)." in text
+    assert "- Against IVON, ten seeds do not separate it on either score." in text
+    assert "- On OOD AUROC, ten seeds do not separate it from deep ensemble (5)." in text
+    assert "1.9× as long as MAP" in text and text.count("**Answer (version 3).**") == 1
+    # no loss, a win over a fit better than MAP: no "worse than MAP" words, no number line
+    fam = _fam({"map": "holds", "laplace_ll_kron": "holds"}, {"map": NR})
+    sub = {"map": {"nll": [0.07] * 4}, "laplace_ll_kron": {"nll": [0.06] * 4}}
+    text = R.answer_line(_answered(fam, {}, sub))
+    assert "BBB loses to no rival." in text and "loses to MC" not in text
+    assert "on test NLL over MAP and Laplace (last layer)." in text
+    assert "worse than MAP itself" not in text and "against MAP's" not in text
+    assert "Against MAP itself" not in text  # its NLL claim is resolved
+    assert "- On OOD AUROC, ten seeds do not separate it from MAP." in text
+
+
+def test_section_6_question_with_version_3_numbers():
+    full = {"map": {"auroc_entropy": [0.88] * 4, "ece": [0.0041, 0.0039, 0.0043, 0.0041]},
+            "mc_dropout": {"auroc_entropy": [0.958] * 4, "ece": [0.005] * 4},
+            "bbb": {"auroc_entropy": [0.922] * 4, "ece": [0.0042] * 4}}
+    s = _answered(_fam({}, {"mc_dropout": "reversed", "map": "holds"}), full)
+    text = R.question_text(s)
+    assert "(full test sets, 10 seeds)" in text and "within 3× MAP's training time?" in text
+    assert "- **AUROC**: BBB's 0.922 does not reach MC dropout's 0.958, the highest; the " \
+           "plan's test finds BBB worse than MC dropout (reversed)." in text
+    assert "- **ECE**: BBB's 0.0042 does not reach MAP's 0.0041, the lowest, a gap inside one " \
+           "seed spread (the ECE is not tested in version 3)." in text
+    assert "- **Training time**: BBB 1.9× MAP's, within the 3× asked." in text
+    # BBB best on both, slower than the budget
+    full["bbb"] = {"auroc_entropy": [0.97] * 4, "ece": [0.001] * 4}
+    s = _answered(_fam({}, {"mc_dropout": NR, "map": "holds"}), full, ratio=3.5)
+    text = R.question_text(s)
+    assert "BBB's 0.970 is the highest, ahead of MC dropout's 0.958; the plan's test does " \
+           "not separate them (not resolved at 10 seeds)." in text
+    assert "BBB's 0.0010 is the lowest, ahead of MAP's 0.0041, a gap larger than one seed " \
+           "spread" in text
+    assert "BBB 3.5× MAP's, above the 3× asked." in text
+    s["interim"] = True
+    assert R.question_text(s) == "" and R.question_text(None) == ""
+
+
+def _v1_answer(bbb_auroc, bbb_ece, ratio):
+    rows = [{"method": m, "seeds": [0, 1, 2], "test_error": _m([0.015] * 3),
+             "auroc_entropy": _m([a] * 3), "ece": _m([e] * 3), "train_time_ratio": _m([r] * 3)}
+            for m, a, e, r in (("map", 0.92, 0.007, 1.0), ("ivon", 0.926, 0.0032, 0.8),
+                               ("bbb", bbb_auroc, bbb_ece, ratio))]
+    return {"metrics": {"rows": rows, "per_seed": []}}
+
+
+def test_version_1_is_marked_superseded_only_by_a_complete_version_3():
+    full = {"map": {"auroc_entropy": [0.88] * 4, "ece": [0.0041] * 4},
+            "mc_dropout": {"auroc_entropy": [0.958] * 4, "ece": [0.005] * 4},
+            "bbb": {"auroc_entropy": [0.922] * 4, "ece": [0.0042] * 4}}
+    v3 = _answered(_fam({}, {}), full, ratio=1.9)
+    text = R.superseded_text(_v1_answer(0.937, 0.006, 3.7), v3)
+    assert text.startswith("**Superseded by version 3.**")
+    assert "its answer differs on AUROC and training time." in text
+    # version 1 already behind on AUROC and within the budget: only the ECE part differs
+    v3["table"]["bbb"]["full"]["ece"] = _m([0.001] * 4, range(4))
+    text = R.superseded_text(_v1_answer(0.90, 0.006, 2.0), v3)
+    assert "its answer differs on ECE." in text
+    text = R.superseded_text(_v1_answer(0.90, 0.001, 2.0), v3)
+    assert "its answer agrees on all three parts." in text
+    v3["interim"] = True
+    assert R.superseded_text(_v1_answer(0.937, 0.006, 3.7), v3) == ""
+    assert R.superseded_text(None, v3) == ""
+
+
+def _ivon_recs(ivon_epochs=60, ivon_batch=128):
+    return {("map", 0): {"setting": {"epochs": 60, "batch_size": 128}},
+            ("ivon", 0): {"setting": {"epochs": ivon_epochs, "batch_size": ivon_batch}}}
+
+
+def test_ivon_cost_says_what_the_records_explain():
+    s = {"seeds": [0], "cost": {"ivon": {"train_ratio_to_map": 2.23}}}
+    v1 = {"metrics": {"rows": [{"method": "ivon", "train_time_ratio": _m([0.77] * 3)}]},
+          "config": {"chosen": {"map": {"epochs": 50}, "ivon": {"epochs": 20}}}}
+    text = R.ivon_cost_text(s, _ivon_recs(), v1)
+    assert "designed to cost about as much as Adam per step, yet here it trains 2.2× as long " \
+           "as MAP" in text
+    assert "Both train 60 epochs with batches of 128 images" in text
+    assert "these files do not say where the time goes" in text
+    assert "Version 1 measured about 1.9× MAP's time per epoch (20 epochs against MAP's 50)" \
+        in text
+    text = R.ivon_cost_text(s, _ivon_recs(ivon_batch=64))
+    assert "Both train" not in text and "may explain part of it" in text
+    assert "Version 1" not in text
+    assert R.ivon_cost_text({"seeds": [0], "cost": {}}, _ivon_recs()) == ""
+
+
+def test_the_hardware_line_is_one_line_and_the_detail_stays():
+    cpu = {"device": "cpu", "cpu": "AMD EPYC", "threads": 1, "torch": "2.14"}
+    gpu = {"device": "cuda:0", "gpu": "NVIDIA H200", "torch": "2.11"}
+    recs = {("map", 0): {"method": "map", "machine": cpu},
+            ("bbb", 0): {"method": "bbb", "machine": cpu},
+            ("laplace_kron", 3): {"method": "laplace_kron", "machine": gpu}}
+    text = R.hardware_line(recs)
+    assert text == ("**Hardware.** 2 runs on one CPU thread (AMD EPYC); 1 all-layer Laplace fit "
+                    "on a GPU (NVIDIA H200), around MAP's CPU-trained networks. Details: the "
+                    "notebook's last cell.") and "\n" not in text
+    recs[("ivon", 1)] = {"method": "ivon", "machine": gpu}
+    assert "2 runs (IVON and Laplace (all layers KFAC)) on a GPU" in R.hardware_line(recs)
+    del recs[("ivon", 1)], recs[("laplace_kron", 3)]
+    assert R.hardware_line(recs).endswith("(AMD EPYC). Details: the notebook's last cell.")
+    assert R.hardware_line({}) == ""
+
+
+def test_search_reading_names_only_the_least_uncertain_edges(monkeypatch):
+    picks = {"map": {"lr": 3e-4, "weight_decay": 1e-3}, "mc_dropout": {"lr": 3e-4, "dropout": 0.4},
+             "bbb": {"lr": 3e-4, "rho_init": -7.0}, "ivon": {"lr": 0.3, "hess_init": 10.0}}
+    monkeypatch.setattr(R.A, "chosen", lambda m: {"config": picks[m], "epochs": 60})
+    text = R.search_text()
+    assert text == ("BBB's choice (rho_init = -7) and IVON's (hess_init = 10) sit at the end of "
+                    "their grids with the least initial posterior uncertainty: a wider grid "
+                    "could move them further toward a deterministic network.")
+    picks["bbb"]["rho_init"] = -5.0
+    assert R.search_text().startswith("IVON's choice (hess_init = 10) sits at the end of its grid")
+    picks["ivon"]["hess_init"] = 1.0
+    assert R.search_text().startswith("No Bayesian method's choice sits")
+    monkeypatch.setattr(R.A, "chosen", lambda m: None if m == "ivon" else
+                        {"config": picks[m], "epochs": 60})
+    assert R.search_text() == "Still searching: IVON."
+
+
+def _ps(verdicts, precisions=(5.79, 1e4, 50.0), mc_change=False, repro=0.0):
+    """A prior-check summary: ``verdicts`` {setting: (NLL claim's, AUROC claim's)}."""
+    from helpers import laplace_prior_check as P
+    means = {"marglik": (0.0734, 0.917), "gridsearch_val": (0.0608, 0.886),
+             "map_weight_decay": (0.0613, 0.893)}
+    st = {}
+    for (k, p) in zip(P.SETTINGS, precisions):
+        tests = {c: {"verdict": v, "p_holm": 0.01} for c, v in zip(P.CLAIMS, verdicts[k])}
+        mc = {c: {"verdicts": [("reversed" if mc_change else v)] * 3, "p_holm": [0.01] * 3}
+              for c, v in zip(P.CLAIMS, verdicts[k])}
+        st[k] = {"prior_precision": [p] * 10, "tests": tests, "mc": mc,
+                 "mean": {"nll": means[k][0], "auroc_entropy": means[k][1], "ece": 0.01}}
+    return {"seeds": list(range(10)), "settings": st,
+            "marglik_reproduces_plan": {"nll": repro, "auroc_entropy": 0.0}}
+
+
+def test_prior_check_reading_is_short_bullets():
+    v3 = _v3({"map": {"nll": [0.0608] * 4, "auroc_entropy": [0.884] * 4}}, {})
+    ps = _ps({"marglik": ("holds", NR), "gridsearch_val": (NR, "holds"),
+              "map_weight_decay": (NR, NR)})
+    text = R.prior_check_text(ps, v3)
+    lines = text.splitlines()
+    assert all(len(x) < 260 for x in lines) and sum(x.startswith("- ") for x in lines) == 7
+    assert "(5.79 → 50 → 1e+04) the row's NLL improves (0.0734 → 0.0613 → 0.0608) while its " \
+           "AUROC falls (0.917 → 0.893 → 0.886)" in text
+    assert "MAP's own network: AUROC 0.884, NLL 0.0608." in text
+    assert "on 10 of 10 seeds" in text
+    assert "\"BBB better on NLL\", the plan's test applied: holds only with the precision set " \
+           "by the marginal likelihood (the plan's setting); not resolved at 10 seeds " \
+           "otherwise." in text
+    assert "AUROC\", the plan's test applied: holds only with the precision set by the " \
+           "validation grid search" in text
+    assert "change none of these outcomes" in text and "reproduces the plan's own records " \
+           "exactly." in text
+    assert "verdict" not in text  # the check's outcomes are not the plan's verdicts
+    # another planted outcome: one reversal, a shaky outcome, no grid-search top, a difference
+    ps = _ps({"marglik": ("holds", NR), "gridsearch_val": ("reversed", NR),
+              "map_weight_decay": ("holds", "holds")}, precisions=(5.79, 100.0, 50.0),
+             mc_change=True, repro=1e-6)
+    text = R.prior_check_text(ps, v3)
+    assert "holds only with the precision set by the marginal likelihood (the plan's setting) " \
+           "and N × weight decay; reversed with the validation grid search." in text
+    assert "top of its range" not in text and "(largest difference: NLL 1e-06" in text
+    assert "change the outcome for: marginal likelihood (the plan's), NLL" in text
+
+
+def test_takeaways_point_to_the_answer_and_do_not_repeat_it(monkeypatch):
+    monkeypatch.setattr(R, "load_v1", lambda: None)
+    fam = _fam({"mc_dropout": "reversed", "map": NR}, {"mc_dropout": "reversed", "map": "holds"})
+    s = _answered(fam, {})
+    text = R.takeaways_text(s)
+    assert text == ("- **The answer is version 3's** (section 7, below its claims table): with "
+                    "equal searches and 10 paired seeds, other methods beat BBB on both tested "
+                    "scores, test NLL and OOD AUROC. Version 1's answer (section 6) is "
+                    "superseded.")
+    fam = _fam({"mc_dropout": NR}, {"mc_dropout": "reversed"})
+    text = R.takeaways_text(_answered(fam, {}))
+    assert "other methods beat BBB on OOD AUROC, none on test NLL" in text
+    text = R.takeaways_text(_answered(_fam({"map": "holds"}, {"map": NR}), {}))
+    assert "no method beats BBB on either tested score" in text
+    ps = _ps({"marglik": ("holds", NR), "gridsearch_val": (NR, "holds"),
+              "map_weight_decay": (NR, NR)})
+    text = R.takeaways_text(_answered(fam, {}), ps=ps)
+    assert "the plan's test on NLL and AUROC gives other outcomes under other precisions" in text
+    assert "holds only" not in text  # the check's outcomes stay in section 7
+    ps = _ps({k: ("holds", NR) for k in ("marglik", "gridsearch_val", "map_weight_decay")})
+    assert "prior precision" not in R.takeaways_text(_answered(fam, {}), ps=ps)
+    assert "interim" in R.takeaways_text({"interim": True})
+    assert "no final run" in R.takeaways_text(None)
 
 
 # ---- on the committed results ----
@@ -289,14 +593,39 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
     assert f"{t['laplace_ll_kron']['full']['nll']['mean']:.4f}" in text
     assert f"{t['map']['full']['nll']['mean']:.4f}" in text
     text = R.subset_ece_text(v3)
-    assert f"MAP {t['map']['subset']['ece']['mean']:.4f} against " \
-           f"{t['map']['full']['ece']['mean']:.4f}" in text
+    assert "method-seed pairs" in text and "2,000-image subset" in text
     text = R.laplace_note(v3)
     for m in F.ALL_LAYER:
-        assert f"ECE {t[m]['subset']['ece']['mean']:.3f}" in text
+        assert f"{t[m]['subset']['ece']['mean']:.3f}" in text
     text = R.laplace_takeaway(v3, v1)
     for m in F.ALL_LAYER:
         assert f"{100 * t[m]['subset']['test_error']['mean']:.2f} %" in text
     text = R.version1_text(v3)
-    assert f"{rows['ivon']['ece']['mean']:.4f}" in text
+    assert f"{rows['mc_dropout']['auroc_entropy']['mean']:.3f}" in text
+    assert f"{t['mc_dropout']['full']['auroc_entropy']['mean']:.3f}" in text
+    # version 3's answer is rendered once, after the claims table; section 6's question with
+    # version 3's numbers; version 1's answer marked superseded
+    text = R.answer_line(v3)
+    assert text.count("Answer (version 3)") == 1 and ", and to " in text
+    assert f"{v3['cost']['bbb']['train_ratio_to_map']:.1f}×" in text
+    text = R.question_text(v3)
+    assert f"{t['bbb']['full']['auroc_entropy']['mean']:.3f}" in text
+    assert f"{t['bbb']['full']['ece']['mean']:.4f}" in text
+    assert R.superseded_text(v1, v3).startswith("**Superseded by version 3.**")
+    text = R.ivon_cost_text(v3, v1=v1)
+    assert f"{v3['cost']['ivon']['train_ratio_to_map']:.1f}× as long as MAP" in text
+    assert "\n" not in R.hardware_line() and R.hardware_text().startswith("**Hardware.**")
+    ps = R.load_prior_check()
+    if ps is not None:
+        text = R.prior_check_text(ps, v3)
+        assert all(x.startswith(("- ", "**")) for x in text.splitlines() if x)
+        assert f"{ps['settings']['marglik']['mean']['nll']:.4f}" in text
+    text = R.takeaways_text(v3, v1, ps)
+    assert "Answer (version 3)" not in text and "holds only" not in text
+    # version 1's readings: the seed spread defined where first used, every outside method named
+    text = A.summary_text(v1)
+    assert "issue 34" not in text and A.SPREAD_RULE in text
+    for m in A.working(v1):
+        assert f"{m['auroc_entropy']['mean']:.3f}" in text
+    assert "no rotation experiment" in A.rotation_text(v1)
     json.dumps([text])  # plain text
