@@ -706,19 +706,57 @@ def verdict(summary):
 SPREAD_RULE = "a gap to it no larger than the larger of the two standard deviations over seeds"
 
 
+def _digits_apart(values, digits, most=8):
+    """The fewest decimals (at least ``digits``) at which ``values`` print differently."""
+    d = digits
+    while d < most and len({f"{v:.{d}f}" for v in values}) < len(set(values)):
+        d += 1
+    return d
+
+
+def _tied_groups(methods, value, digits):
+    """``methods`` in order of ``value``, grouped where their values print alike at ``digits``."""
+    groups = []
+    for m in methods:
+        if groups and f"{value(groups[-1][0]):.{digits}f}" == f"{value(m):.{digits}f}":
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    return groups
+
+
+def _group_words(group, value, digits, name):
+    """(words, tie): 'IVON (0.0032)'; for methods whose values print alike at ``digits``
+    decimals, each with enough decimals to order them (tie 'printed'), or one shared value
+    when they are equal (tie 'equal')."""
+    values = [value(m) for m in group]
+    if len(group) == 1:
+        return f"{name(group[0])} ({values[0]:.{digits}f})", None
+    if len(set(values)) == 1:
+        return f"{_and([name(m) for m in group])} ({values[0]:.{digits}f} each)", "equal"
+    d = _digits_apart(values, digits + 1)
+    return _and([f"{name(m)} ({value(m):.{d}f})" for m in group]), "printed"
+
+
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
+
+
 def summary_text(summary, ood05=None):
     """Return notebook 06's reading of its summary table (Markdown bullets; version 1:
     descriptive, no declared test), every number from ``summary``
     (results/06_alternatives/summary.json) and, for the comparison with notebook 05, ``ood05``
     (helpers.uncertainty.summarise of notebook 05's ood.json). "Within one seed spread" is
-    defined where it is first used (``SPREAD_RULE``), and every working method outside the band
-    is named."""
+    defined where it is first used (``SPREAD_RULE``), every working method outside the band is
+    named, a side of the band decided below the printed precision is said so (with the digits
+    that decide it), and means that print alike are given as a tie."""
     rows = {r["method"]: r for r in summary["metrics"]["rows"]}
     ok = [m for m in rows if rows[m]["test_error"]["mean"] < 0.5]  # the working methods
     au = lambda m: rows[m]["auroc_entropy"]  # noqa: E731
     top = sorted(ok, key=lambda m: -au(m)["mean"])
-    band = [m for m in top if au(top[0])["mean"] - au(m)["mean"] <= max(au(top[0])["sd"] or 0,
-                                                                        au(m)["sd"] or 0)]
+    gap = lambda m: au(top[0])["mean"] - au(m)["mean"]  # noqa: E731
+    spread = lambda m: max(au(top[0])["sd"] or 0, au(m)["sd"] or 0)  # noqa: E731
+    band = [m for m in top if gap(m) <= spread(m)]
+    owner = lambda m: max((top[0], m), key=lambda k: au(k)["sd"] or 0)  # noqa: E731
     name = _name
     fmt = lambda m: f"{au(m)['mean']:.3f}" + (  # noqa: E731
         f" ± {au(m)['sd']:.3f}" if au(m)["sd"] is not None else "")
@@ -726,28 +764,62 @@ def summary_text(summary, ood05=None):
     cap = lambda s: s[0].upper() + s[1:]  # noqa: E731
     out = [f"**What the table shows** (version 1: descriptive, {n} seed{'s' if n != 1 else ''}, "
            "no declared test).\n"]
-    listed = _and([f"{name(m)} (AUROC {fmt(m)})" for m in band])
     rest = [m for m in top if m not in band]
-    if len(band) > 1:
-        ood = (f"- **Out-of-distribution detection.** Within one seed spread of the best mean "
-               f"AUROC ({SPREAD_RULE}) lie {listed}.")
-    else:
-        ood = (f"- **Out-of-distribution detection.** Best: {listed}, more than one seed spread "
-               f"({SPREAD_RULE}) ahead of the others.")
+    spreads = any(au(m)["sd"] is not None for m in top)
+    ood = [f"- **Out-of-distribution detection** (AUROC, higher is better)."
+           + (f" *Within one seed spread* of the best mean means {SPREAD_RULE}." if spreads
+              else ""),
+           f"  - Best: {name(top[0])} (AUROC {fmt(top[0])})."]
+    if not spreads:  # one seed: no spread to set a gap against
+        rest, band = [], top
+        if len(top) > 1:
+            ood.append("  - The others (one seed, so no spread): "
+                       + _and([f"{name(m)} ({fmt(m)})" for m in top[1:]]) + ".")
+    elif len(band) > 1:
+        ood.append("  - Within one seed spread of it: "
+                   + _and([f"{name(m)} ({fmt(m)})" for m in band[1:]]) + ".")
     if rest:
-        ood += " Outside it: " + _and([f"{name(m)} ({au(m)['mean']:.3f})" for m in rest]) + "."
+        ood.append(("  - Outside it: " if len(band) > 1 else
+                    "  - More than one seed spread behind it: ")
+                   + _and([f"{name(m)} ({fmt(m)})" for m in rest]) + ".")
+    thousandths = lambda x: round(1000 * x)  # noqa: E731  (as the table prints it)
+    for m in top[1:] if spreads else []:
+        g, s = gap(m), spread(m)
+        shown = (thousandths(au(top[0])["mean"]) - thousandths(au(m)["mean"]),
+                 thousandths(s))
+        if (shown[0] <= shown[1]) != (m in band):  # the printed numbers suggest the other side
+            d = _digits_apart([g, s], 4)
+            ood.append(f"  - {cap(name(m))} is {'inside' if m in band else 'outside'} by less "
+                       "than "
+                       f"the printed precision: its gap to {name(top[0])}, {g:.{d}f}, is "
+                       + ("no larger than" if m in band else "larger than")
+                       + f" the larger of the two sds ({name(owner(m))}'s), {s:.{d}f}.")
     if "mc_dropout" in ok and top[-1] == "mc_dropout":
-        ood += " Why MC dropout is lowest was not tested here (section 7 searches it afresh)."
-    out.append(ood)
+        ood.append("  - Why MC dropout is lowest was not tested here (section 7 searches it "
+                   "afresh).")
+    out.append("\n".join(ood))
     low = lambda k: min(ok, key=lambda m: rows[m][k]["mean"])  # noqa: E731
-    ece = sorted(ok, key=lambda m: rows[m]["ece"]["mean"])
-    acc = (f"{_name(low('test_error'))} has the lowest test error and NLL"
-           if low("test_error") == low("nll") else
-           f"{_name(low('test_error'))} has the lowest test error, {_name(low('nll'))} the "
-           "lowest NLL")
-    out.append(f"- **Accuracy and calibration.** {cap(acc)}; {name(ece[0])} the lowest ECE "
-               f"({rows[ece[0]]['ece']['mean']:.4f}), then {name(ece[1])} "
-               f"({rows[ece[1]]['ece']['mean']:.4f}).")
+    ece_of = lambda m: rows[m]["ece"]["mean"]  # noqa: E731
+    groups = _tied_groups(sorted(ok, key=ece_of), ece_of, 4)
+    best_err, best_nll = low("test_error"), low("nll")
+    acc = (f"{_name(best_err)} has the lowest test error and NLL" if best_err == best_nll else
+           f"{_name(best_err)} has the lowest test error, {_name(best_nll)} the lowest NLL")
+    at = f"at {NUMBER_WORDS[4]} decimals"
+    words, tie = _group_words(groups[0], ece_of, 4, name)
+    lone = groups[0][0]
+    if tie is None and lone == best_err == best_nll:  # one method leads all three
+        text = f"{cap(_name(lone))} has the lowest test error, NLL and ECE ({ece_of(lone):.4f})"
+        nxt = "Next lowest ECE"
+    else:
+        text = cap(acc) + "; " + (
+            f"{name(lone)} the lowest ECE ({ece_of(lone):.4f})" if tie is None else
+            f"the lowest ECE is shared by {words}" if tie == "equal" else
+            f"the lowest ECE is shared, {at}, by {words}")
+        nxt = "Next"
+    if len(groups) > 1:
+        words, tie = _group_words(groups[1], ece_of, 4, name)
+        text += f". {nxt}" + (f", equal {at}: " if tie == "printed" else ": ") + words
+    out.append(f"- **Accuracy and calibration.** {text}.")
     broken = [m for m in rows if m not in ok]
     if broken:
         errs = [100 * rows[m]["test_error"]["mean"] for m in broken]
@@ -760,12 +832,13 @@ def summary_text(summary, ood05=None):
         if set(broken) <= stale:
             they = "They" if len(broken) > 1 else "It"
             text += (f" {they} predicted by sampling weights from the whole network's Gaussian "
-                     "posterior, which underfits badly ([Immer et al. 2021]"
-                     "(https://arxiv.org/abs/2008.08400)). The code now uses the library's "
-                     "*linearised (GLM) predictive* (the network replaced by its first-order "
-                     "expansion around the MAP weights), and version 3 (section 7) recomputes "
-                     f"{'them' if len(broken) > 1 else 'it'}. This is not a verdict on the "
-                     "Laplace approximation.")
+                     "posterior, a predictive that [Immer et al. (2021)]"
+                     "(https://arxiv.org/abs/2008.08400) found to underfit. The code now uses "
+                     "the library's *linearised (GLM) predictive* (the network replaced by its "
+                     "first-order expansion around the MAP weights), and version 3 (section 7) "
+                     f"recomputes {'them' if len(broken) > 1 else 'it'}. "
+                     f"{'These rows are' if len(broken) > 1 else 'This row is'} no verdict on "
+                     "the Laplace approximation.")
         out.append(text)
     text = "\n".join(out)
     if ood05 and all(("MNIST", k) in ood05 for k in ("bbb", "deterministic", "ensemble")):
@@ -845,7 +918,7 @@ def rotation_text(summary):
              + f"; {_and([_name(m) for m in sorted(worst)])} "
              + ("has" if len(worst) == 1 else "have") + " the highest NLL from 90° on.\n\n"
              "This BBB is notebook 01's recipe (section 1), and version 3 (section 7) has no "
-             "rotation experiment: this reading has no counterpart with equal searches.")
+             "rotation experiment: this reading has no counterpart with equal search budgets.")
     return text
 
 

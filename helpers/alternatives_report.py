@@ -554,35 +554,134 @@ def load_v1():
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def version1_text(summary):
-    """The takeaway on version 1 against version 3: how far equal searches moved the two
-    largest changes (MC dropout's AUROC, with its rank among the working methods, and
-    last-layer Laplace's ECE)."""
-    v1 = load_v1()
+def load_v1_searches(v1=None):
+    """Version 1's search records by method (None where absent): MAP's search and IVON's tuning
+    (this notebook, ``helpers.alternatives.load_searches``), MC dropout's (notebook 05) and
+    BBB's (notebook 01), whose choices version 1 reused."""
+    from .sweep import load_sweep
+    out = dict(ALT.load_searches())
+    width = ((v1 or {}).get("config") or {}).get("H", 400)
+    for m, (name, nb) in {"mc_dropout": ("mc_dropout_mnist", "05_uncertainty"),
+                          "bbb": (f"bbb_mixture_h{width}", "01_mnist_classification")}.items():
+        try:
+            out[m] = load_sweep(name, nb)
+        except FileNotFoundError:
+            out[m] = None
+    return out
+
+
+SETTING_WORDS = (("dropout", "dropout {}"), ("lr", "learning rate {}"),
+                 ("lr_decay", "learning-rate decay per epoch {}"),
+                 ("weight_decay", "weight decay {}"), ("epochs", "{} epochs"))
+
+
+def _setting_changes(old, new):
+    """'dropout 0.25 → 0.4; ...' for the settings that differ (a decay of 1: 'none')."""
+    out = []
+    for key, words in SETTING_WORDS:
+        a, b = old.get(key), new.get(key)
+        if key == "lr_decay":
+            a, b = (1.0 if x is None else x for x in (a, b))
+        if a is None or b is None or a == b:
+            continue
+        show = lambda v: ("none" if key == "lr_decay" and v == 1 else f"{v:g}")  # noqa: E731
+        out.append(words.format(f"{show(a)} → {show(b)}"))
+    return "; ".join(out)
+
+
+def _v1_search_facts(searches):
+    """(trial counts, epoch caps, early stopping in any, a learning-rate decay searched in any)
+    of version 1's search records."""
+    trials, caps, early, decay = [], [], False, False
+    for m, rec in searches.items():
+        if not rec:
+            continue
+        cfg = rec.get("config", {})
+        if m == "ivon":
+            trials.append(len(cfg.get("grid", [])))
+            caps.append(cfg.get("epochs"))
+            continue
+        trials.append(len(rec.get("metrics", {}).get("trials", [])))
+        caps.append(cfg.get("max_epochs"))
+        early |= bool((cfg.get("scheduler") or {}).get("name"))
+        decay |= any(v != 1 for v in cfg.get("space", {}).get("grid", {}).get("lr_decay", [1]))
+    return trials, [c for c in caps if c], early, decay
+
+
+def _span(values):
+    lo, hi = min(values), max(values)
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
+def version1_text(summary, v1=None, searches=None, recs=None):
+    """The takeaway on version 1 against version 3, as a description (no test compares the
+    versions): the two largest changes (MC dropout's AUROC, with its rank among the working
+    methods, and last-layer Laplace's ECE), then what changed between the versions: the seeds,
+    the searches (version 1's search records against plan v3), MC dropout's chosen setting and
+    the MAP networks under the Laplace fit (version 1's summary against version 3's final
+    records). It names no cause."""
+    v1 = load_v1() if v1 is None else v1
     if not v1 or summary is None:
         return ""
     r1 = {x["method"]: x for x in ALT.working(v1)}
     full = {m: x["full"] for m, x in summary["table"].items() if "full" in x}
-    out = []
+    moved = {}
     if "mc_dropout" in r1 and "mc_dropout" in full:
         a1 = {m: r["auroc_entropy"]["mean"] for m, r in r1.items()}
         a3 = {m: x["auroc_entropy"]["mean"] for m, x in full.items()}
         rank = lambda a: ("the highest" if max(a, key=a.get) == "mc_dropout" else  # noqa: E731
                           "the lowest" if min(a, key=a.get) == "mc_dropout" else None)
-        text = (f"MC dropout's AUROC went from {a1['mc_dropout']:.3f} (its dropout rate taken "
-                f"from notebook 05) to {a3['mc_dropout']:.3f} with its own search")
+        text = f"MC dropout's AUROC: {a1['mc_dropout']:.3f} in version 1"
         if rank(a1) and rank(a3) and rank(a1) != rank(a3):
-            text += (f", from {rank(a1)} of version 1's working methods to {rank(a3)} on "
-                     "version 3's full test sets")
-        out.append(text)
+            text += (f" ({rank(a1)} of its working methods), {a3['mc_dropout']:.3f} in version 3"
+                     f" ({rank(a3)} on the full test sets)")
+        else:
+            text += f", {a3['mc_dropout']:.3f} in version 3"
+        moved["mc_dropout"] = text
     ll = "laplace_ll_kron"
     if ll in r1 and ll in full:
-        out.append(f"last-layer Laplace's ECE went from {r1[ll]['ece']['mean']:.4f} to "
-                   f"{full[ll]['ece']['mean']:.4f} (around MAP networks of another search)")
-    if not out:
+        moved[ll] = (f"Last-layer Laplace's ECE: {r1[ll]['ece']['mean']:.4f} in version 1, "
+                     f"{full[ll]['ece']['mean']:.4f} in version 3")
+    if not moved:
         return ""
-    return ("- **Equal searches moved the results.** Version 1 (sections 1–6) compared methods "
-            "after unequal searches. " + ". ".join(x[0].upper() + x[1:] for x in out) + ".")
+    out = ["- **Version 1 against version 3** (a description: no test compares the versions, "
+           "and much changed between them, so what moved these numbers is not known)."]
+    out += [f"  - {x}." for x in moved.values()]
+    seeds1 = v1.get("config", {}).get("seeds") or []
+    seeds3 = summary.get("seeds") or []
+    searches = load_v1_searches(v1) if searches is None else searches
+    trials, caps, early, decay = _v1_search_facts(searches)
+    if seeds1 and seeds3 and list(seeds1) != list(seeds3):
+        out.append(f"  - Seeds: {_span(seeds1)} → {_span(seeds3)}.")
+    if trials:
+        was = ", ".join([f"{_span(trials)} trials per method"]
+                        + ([f"epoch caps of {_span(caps)}"] if caps else [])
+                        + (["early stopping in some"] if early else [])
+                        + (["a learning-rate decay among the settings"] if decay else []))
+        by_error = [LABELS[m].split(" (")[0] for m, rec in searches.items()
+                    if rec and (rec.get("config") or {}).get("metric") == "val_error"]
+        out.append(f"  - Searches. Version 1: {was}"
+                   + (f"; {_join(by_error)}'s chosen by validation error" if by_error else "")
+                   + f". Version 3: {A.TRIALS} trials each, {A.MAX_EPOCHS} epochs, no early "
+                   "stopping, a constant learning rate, every choice by validation NLL, other "
+                   "grids.")
+    recs = F.records() if recs is None else recs
+    first = seeds3[0] if seeds3 else None
+    new = lambda m: (recs.get((m, first)) or {}).get("setting") or {}  # noqa: E731
+    sw = (searches.get("mc_dropout") or {}).get("metrics", {}).get("chosen")
+    if "mc_dropout" in moved and sw and new("mc_dropout"):
+        diff = _setting_changes({**sw["config"], "epochs": sw["epochs"]}, new("mc_dropout"))
+        own = ((searches.get("mc_dropout") or {}).get("config") or {}).get("metric")
+        if diff:
+            out.append("  - MC dropout's chosen setting"
+                       + (" (in both versions from its own validation-NLL search)"
+                          if own == "val_nll" else "") + f": {diff}.")
+    old_map = v1.get("config", {}).get("chosen", {}).get("map")
+    if ll in moved and old_map and new("map"):
+        diff = _setting_changes(old_map, new("map"))
+        if diff:
+            out.append(f"  - MAP's chosen setting, under the Laplace fit: {diff}.")
+    return "\n".join(out)
 
 
 def robustness_text(summary):
@@ -604,7 +703,7 @@ def robustness_text(summary):
                                + ", ".join(e["verdicts"]))
             elif any(p is not None and 0.01 <= p < 0.1
                      for p in [main.get("p_holm"), *e["p_holm"]]):
-                close.append(f"{label} ({family}): Holm p {main['p_holm']:.3f}, "
+                close.append(f"{label} ({family}): Holm p {main['p_holm']:.3f}; "
                              f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f} under the repeats")
     text = (f"**Does a verdict rest on one draw of the samples?** Scored again with each of the "
             f"{n} extra predictive seeds of the Monte-Carlo check, "
@@ -612,7 +711,8 @@ def robustness_text(summary):
                if changed else f"every one of the {total} verdicts stays the same"))
     text += (": changed: " + "; ".join(changed) + "." if changed else ".")
     if close:
-        text += " Near the threshold: " + "; ".join(close) + "."
+        text += ("\n\nNear the threshold (a Holm p from 0.01 to 0.1 in the test or a repeat):\n\n"
+                 + "\n".join(f"- {x}." for x in close))
     return text
 
 
@@ -794,11 +894,15 @@ def laplace_takeaway(summary, v1=None):
     errs = _join([f"{100 * get(m, 'test_error'):.2f} %" for m in F.ALL_LAYER])
     mp = f"MAP {100 * get('map', 'test_error'):.2f} %"
     if failed and works:
-        text = ("- **All-layer Laplace needs its linearised predictive.** Sampling weights "
-                "through the whole network (version 1) gave "
+        text = ("- **All-layer Laplace.** With weights sampled through the whole network "
+                "(version 1) the fits erred on "
                 + _join([f"{100 * rows[m]['test_error']['mean']:.0f} %" for m in failed])
-                + f" error; the linearised predictive (version 3) gives {errs} on the subset "
-                f"({mp}).")
+                + f" of the test digits. With the linearised predictive (version 3) they err on "
+                f"{errs} of the subset ({mp}). The MAP networks underneath differ between the "
+                "versions, so this is no same-network comparison; it is consistent with "
+                "[Immer et al. (2021)](https://arxiv.org/abs/2008.08400), who found that "
+                "sampling through the network underfits and the linearised predictive does "
+                "not.")
     else:
         text = (f"- **All-layer Laplace** with its linearised predictive (version 3) errs on "
                 f"{errs} of the subset's test digits ({mp}).")
@@ -813,7 +917,7 @@ def laplace_takeaway(summary, v1=None):
 
 def takeaways_text(summary, v1=None, ps=None):
     """Notebook 06's takeaways: where the answer is and whether version 1's is superseded, what
-    equal searches changed (``version1_text``), all-layer Laplace (``laplace_takeaway``) and,
+    changed between the versions (``version1_text``), all-layer Laplace (``laplace_takeaway``) and,
     with the prior-precision check ``ps``, whether last-layer Laplace's claims move with its
     prior precision. The verdict lists themselves are rendered once, in section 7."""
     if summary is None:
@@ -833,9 +937,9 @@ def takeaways_text(summary, v1=None, ps=None):
         lead = (f"other methods beat BBB on {_join([f for f in fams if beaten[f]])}, none on "
                 f"{_join([f for f in fams if not beaten[f]])}")
     out = [f"- **The answer is version 3's** (section 7, below its claims table): with equal "
-           f"searches and {len(summary['seeds'])} paired seeds, {lead}. Version 1's answer "
+           f"search budgets and {len(summary['seeds'])} paired seeds, {lead}. Version 1's answer "
            "(section 6) is superseded."]
-    for x in (version1_text(summary), laplace_takeaway(summary, v1)):
+    for x in (version1_text(summary, v1), laplace_takeaway(summary, v1)):
         if x:
             out.append(x)
     if ps and ps.get("seeds"):
@@ -924,7 +1028,7 @@ def superseded_text(v1, summary, budget=BUDGET):
     if ratio3 is not None and (ratio1 <= budget) != (ratio3 <= budget):
         differ.append("training time")
     return ("**Superseded by version 3.** Section 7 asks this question again with equal "
-            "searches and ten paired seeds, and answers it below its claims table; "
+            "search budgets and ten paired seeds, and answers it below its claims table; "
             + (f"its answer differs on {_join(differ)}." if differ else
                "its answer agrees on all three parts.")
             + " Read that answer, not this one.")
@@ -950,9 +1054,9 @@ def ivon_cost_text(summary, recs=None, v1=None):
             f"it trains {ratio:.1f}× as long as MAP.")
     if len(same) == 2:
         text += (f" Both train {same[0]} with {same[1]}, and IVON draws one weight sample per "
-                 "training step (`helpers.alternatives.train_ivon`). So neither the number of "
-                 "steps nor extra sampling explains the gap; these files do not say where the "
-                 "time goes.")
+                 "training step (`helpers.alternatives.train_ivon`). So neither more steps nor "
+                 "more than one sample per step explains the gap; these files do not say where "
+                 "the time goes.")
     else:
         text += " Their epochs or batch sizes differ (their records), which may explain part of it."
     if v1:

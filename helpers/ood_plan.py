@@ -255,3 +255,54 @@ def robustness_text(v2):
         text += (f" {count} {'verdict lies' if len(close) == 1 else 'verdicts lie'} near the "
                  "threshold: " + "; ".join(close) + ".")
     return text
+
+
+EDGE_WORDS = {"lr": "learning rate", "weight_decay": "weight decay", "dropout": "dropout rate",
+              "rho_init": "`rho_init`"}
+_COUNT = {1: "one edge", 2: "two edges", 3: "three edges"}
+
+
+def edges_text(choices=None):
+    """Where version 2's searched choices sit in plan v3's grids (Table 4's last column, in
+    words), read from plan v3's search records (``choices``: {method: chosen trial or None},
+    default ``alternatives_plan.chosen`` of BBB, MAP and MC dropout): each setting at an edge
+    of its grid, epochs at the most (or fewest) allowed, and that the verdicts are about these
+    grids, which the plan does not widen."""
+    if choices is None:
+        choices = {m: A.chosen(m) for m in ("bbb", "map", "mc_dropout")}
+    lines, first = [], True
+    for m in sorted(choices, key=lambda k: k != "bbb"):
+        c = choices[m]
+        who = f"{NOUNS[m]}'s choice" if first else f"{NOUNS[m]}'s"
+        if c is None:
+            lines.append(f"{NOUNS[m]}'s search has no choice yet.")
+            continue
+        first = False
+        words = []
+        for key, values in A.SEARCHES[m]["grid"].items():
+            v = c["config"][key]
+            if v in (min(values), max(values)):
+                low = v == min(values)
+                words.append(f"{EDGE_WORDS.get(key, key)} {v:g} (the "
+                             f"{'smallest' if low else 'largest'} value searched"
+                             + (": the least initial posterior uncertainty"
+                                if (m, key, low) == ("bbb", "rho_init", True) else "") + ")")
+        if c["epochs"] == A.MAX_EPOCHS:
+            words.append(f"{c['epochs']} epochs (the most allowed)")
+        elif c["epochs"] == max(A.EPOCH_STEP, A.SMOOTH):
+            words.append(f"{c['epochs']} epochs (the fewest allowed)")
+        if not words:
+            lines.append(f"{who} sits inside its grid.")
+            continue
+        line = (f"{who} sits at {_COUNT.get(len(words), f'{len(words)} edges')} of its grid: "
+                + (words[0] if len(words) == 1 else
+                   ", ".join(words[:-1]) + " and " + words[-1]) + ".")
+        if m == "map":
+            line += " The deep ensemble's members are MAP networks."
+        lines.append(line)
+    edge = any("sits at" in x for x in lines)
+    return ("**Where version 2's choices sit** (plan v3's search records; Table 4's last column "
+            "in words):\n\n" + "\n".join(f"- {x}" for x in lines)
+            + ("\n\nThe plan fixed its grids in advance and does not widen them for edges, so "
+               "the verdicts above are about these grids. A wider grid or longer training could "
+               "move a choice at an edge, and with it a verdict." if edge else ""))

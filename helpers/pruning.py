@@ -340,11 +340,27 @@ def _network_words(entry, alt=None):
 
 
 def pruned_words(rec):
-    """One line: the networks ``rec`` (snr.json) prunes, with their numbers of weights."""
+    """One line: the networks ``rec`` (snr.json) prunes, by width with their seeds and numbers
+    of weights, and the other KL weighting's network."""
     alt = rec["metrics"].get("other_kl_weighting")
-    listed = ", ".join(f"2×{m['H']} seed {m['seed']} ({m['n_weights']:,} weights)"
-                       for m in rec["metrics"]["models"])
-    return f"Pruned: {listed}" + (f"; and {_network_words(alt, alt)}" if alt else "") + "."
+    groups = {}
+    for m in rec["metrics"]["models"]:
+        groups.setdefault(m["H"], []).append(m)
+    parts = []
+    for H, ms in groups.items():
+        sizes = {m["n_weights"] for m in ms}
+        if len(ms) == 1:
+            parts.append(f"the 2×{H} seed {ms[0]['seed']} network ({ms[0]['n_weights']:,} "
+                         "weights)")
+        else:
+            seeds = ", ".join(str(m["seed"]) for m in ms)
+            size = (f"{sizes.pop():,} weights each" if len(sizes) == 1 else
+                    ", ".join(f"{m['n_weights']:,}" for m in ms) + " weights")
+            parts.append(f"the 2×{H} networks of seeds {seeds} ({size})")
+    if alt:
+        parts.append(_network_words(alt, alt))
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"Pruned: {listed}."
 
 
 def retrain_words(rec):
@@ -475,27 +491,56 @@ def gap_line(rec, fraction=95, kind="snr"):
             f"{', '.join(f'{g:+.2f}' for g in gaps)}); paper: {paper:+.2f} pp")
 
 
-def _modes_count(models, fraction="75"):
+def _modes_count(models, fraction="75", smooth_db=1.0):
     """(networks whose ``fraction`` % cut-off lies between two modes, networks, verdict word)."""
-    n_between = sum(cut_between_modes(m, fraction) for m in models)
+    n_between = sum(cut_between_modes(m, fraction, smooth_db) for m in models)
     n = len(models)
     verdict = ("reproduced" if n_between == n else "not reproduced" if n_between == 0
                else "reproduced on some networks only")
     return n_between, n, verdict
 
 
-def figure4_text(entry, models, fraction="75"):
+def _above_zero_words(entry):
+    """The shown network's share of weights above 0 dB (from the histogram) and, where some
+    weights lie outside its range, that the share leaves them out."""
+    lo, hi, n = DB_EDGES
+    width = (hi - lo) / n
+    above = sum(c for i, c in enumerate(entry["snr_hist"]) if lo + i * width >= 0.0)
+    text = (f"Of this network's {entry['n_weights']:,} weights, "
+            f"{100 * above / entry['n_weights']:.2f} % have an SNR above 0 dB (|μ| > σ).")
+    if entry.get("snr_outside"):
+        text += (f" This share is counted on the histogram, which leaves out the "
+                 f"{entry['snr_outside']:,} weights outside [{lo:g}, {hi:g}] dB.")
+    return text
+
+
+def _cuts_words(entry):
+    """Where the shown network's cut-offs lie, and whether all lie below 0 dB."""
+    cuts = entry["cuts_db"]
+    fs, cs = list(cuts), [f"{c:.1f}" for c in cuts.values()]
+
+    def listed(xs):
+        return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
+    below = all(c < 0 for c in cuts.values())
+    return (f"The cut-offs that remove {listed(fs)} % of the weights lie at {listed(cs)} dB"
+            + (": all below 0 dB." if below else "."))
+
+
+def figure4_text(entry, models, fraction="75", smooth_db=1.0):
     """Notebook 04's reading of Figure 4 (Markdown bullets), its numbers from the stored analyses:
-    the shown network's SNR above 0 dB and cut-offs, and on how many of ``models`` (one width)
-    the cut-off that removes ``fraction`` % lies between two modes (peaks) of the density, as in
-    the paper."""
-    n_between, n, verdict = _modes_count(models, fraction)
+    the shown network's share of weights above 0 dB and its cut-offs, the rule for "between two
+    peaks" (``cut_between_modes``), and on how many of ``models`` (one width) the cut-off that
+    removes ``fraction`` % lies between two peaks of the density, as in the paper."""
+    n_between, n, verdict = _modes_count(models, fraction, smooth_db)
     seeds = ", ".join(str(m["seed"]) for m in models)
-    return (f"**What it shows.**\n\n- {_figure4_facts(entry)}\n"
-            f"- The paper's picture, the {fraction} % cut-off in the dip between two peaks of the "
-            f"density, is {verdict} here: the cut-off lies between two peaks on {n_between} of "
-            f"the {n} network{'s' if n != 1 else ''} at 2×{models[0]['H']} "
-            f"(seed{'s' if n != 1 else ''} {seeds}; the figure shows seed {entry['seed']}).")
+    net = "network" if n == 1 else "networks"
+    return (f"**What it shows.**\n\n- {_above_zero_words(entry)}\n- {_cuts_words(entry)}\n"
+            f"- The paper's picture, the {fraction} % cut-off in a dip between two peaks of the "
+            f"density, is {verdict} here. A cut-off counts as lying between two peaks when the "
+            f"density there (smoothed over ±{smooth_db:g} dB) is below the highest density on "
+            f"each side of it. That is so on {n_between} of the {n} {net} at "
+            f"2×{models[0]['H']} (seed{'s' if n != 1 else ''} {seeds}; the figure shows seed "
+            f"{entry['seed']}).")
 
 
 def figure4_takeaway(models, fraction="75"):
@@ -800,16 +845,47 @@ def weighting_rows(base, alt):
              for m in (base, alt)])
 
 
-SAME_PACE = 1.15  # timings within this factor of each other read "about as fast" (single medians)
+SAME_PACE = 1.15  # the narrowest band of "about as fast" (factor between two timings); the
+# dense times' own spread (timing_noise) widens it: each time is one median on a busy CPU
 
 
-def _pace(x, than=True):
-    """The sparse product against the dense one, ``x`` = dense time / sparse time, in words
-    (``than``: as a sentence reads it, "... than"/"... as" the dense one; else as a table cell)."""
-    if 1 / SAME_PACE <= x <= SAME_PACE:
+def timing_noise(rows):
+    """The spread of the dense times over ``rows`` (snr.json's ``storage_and_timing`` rows), max
+    / min: the dense network is the same computation in every row (its pruned weights are zeros
+    in a full matrix), so this spread is timing noise alone."""
+    dense = [r["dense_s"] for r in rows]
+    return max(dense) / min(dense)
+
+
+def noise_band(rows):
+    """The factor within which a sparse time reads "about as fast" as the dense ones: the dense
+    times' spread, or SAME_PACE where they agree more closely than that."""
+    return max(SAME_PACE, timing_noise(rows))
+
+
+def pace_state(sparse_s, dense, band):
+    """("same", None, None) when the sparse time ``sparse_s`` lies between the ``dense`` times or
+    within the factor ``band`` of the nearest; else ("faster" or "slower", the ratio against the
+    nearest dense time, the ratio against the farthest)."""
+    lo, hi = min(dense), max(dense)
+    if sparse_s < lo:
+        word, near, far = "faster", lo / sparse_s, hi / sparse_s
+    elif sparse_s > hi:
+        word, near, far = "slower", sparse_s / hi, sparse_s / lo
+    else:
+        return "same", None, None
+    return ("same", None, None) if near <= band else (word, near, far)
+
+
+def _pace(sparse_s, dense, band, than=True):
+    """The sparse product against the dense one in words (``pace_state``): "about as fast" or,
+    beyond the noise band, "18–22× slower" (the ratios against the nearest and the farthest
+    dense time; ``than``: as a sentence reads it, "... than"/"... as" the dense one)."""
+    word, near, far = pace_state(sparse_s, dense, band)
+    if word == "same":
         return "about as fast" + (" as" if than else "")
-    word = f"{_times(x)}× faster" if x > 1 else f"{_times(1 / x)}× slower"
-    return word + (" than" if than else "")
+    x, y = _times(near), _times(far)
+    return f"{x if x == y else f'{x}–{y}'}× {word}" + (" than" if than else "")
 
 
 def _size(x):
@@ -820,14 +896,16 @@ def _size(x):
 def storage_rows(rec):
     """Return (header, rows) of the storage and timing table (snr.json's ``storage_and_timing``):
     MiB and milliseconds of the dense and the sparse network, and the sparse one against the
-    dense one in the words the reading uses."""
+    dense one in the words the reading uses (``_pace``: against every dense time, allowing for
+    their spread)."""
+    timing = rec["metrics"]["storage_and_timing"]["rows"]
+    dense, band = [r["dense_s"] for r in timing], noise_band(timing)
     rows = []
-    for r in rec["metrics"]["storage_and_timing"]["rows"]:
+    for r in timing:
         rows.append([f"{r['removed']}%", f"{r['dense_bytes'] / 2 ** 20:.2f}",
                      f"{r['sparse_bytes'] / 2 ** 20:.2f}",
                      _size(r["dense_bytes"] / r["sparse_bytes"]), f"{1e3 * r['dense_s']:.1f}",
-                     f"{1e3 * r['sparse_s']:.1f}",
-                     _pace(r["dense_s"] / r["sparse_s"], than=False)])
+                     f"{1e3 * r['sparse_s']:.1f}", _pace(r["sparse_s"], dense, band, than=False)])
     return (["removed", "dense MiB", "sparse MiB", "sparse storage", "dense ms", "sparse ms",
              "sparse product"], rows)
 
@@ -835,7 +913,9 @@ def storage_rows(rec):
 def storage_text(rec):
     """Return notebook 04's reading of the storage table (Markdown bullets), its numbers from
     ``rec`` (snr.json's ``storage_and_timing`` rows): the sparse size at 95 % removed against
-    the dense one, and how the sparse product's time compares at 95, 98 and 0 %."""
+    the dense one; how far the dense times, the same computation in every row, spread (the
+    timing noise) and the band it sets; and the sparse product's pace at 95, 98 and 0 % in the
+    table's words."""
     timing = rec["metrics"]["storage_and_timing"]
     rows = {r["removed"]: r for r in timing["rows"]}
     width = next((f"2×{m['H']} " + (f"seed-{m['seed']} " if "seed" in m else "")
@@ -843,17 +923,32 @@ def storage_text(rec):
                   if m.get("name") is not None and m.get("name") == timing.get("model")), "")
     mib = 2 ** 20
     r95 = rows[95]
-    speed = {k: r["dense_s"] / r["sparse_s"] for k, r in rows.items()}
+    dense = [r["dense_s"] for r in timing["rows"]]
+    spread, band = timing_noise(timing["rows"]), noise_band(timing["rows"])
+    cores = (rec.get("machine_timing") or {}).get("cpu_count")
+    where = f" on a {cores}-core CPU" if cores else ""
+    if spread > SAME_PACE:
+        noise = (f"- The dense network is the same computation in every row, yet its time "
+                 f"ranged from {1e3 * min(dense):.1f} to {1e3 * max(dense):.1f} ms: a "
+                 f"{spread:.2f}× spread from timing noise alone (each time one median of "
+                 f"repeated runs{where}). So a sparse time within {band:.2f}× of the nearest "
+                 "dense time reads *about as fast*: not distinguishable from the timing noise.")
+    else:
+        noise = (f"- The dense network is the same computation in every row, and its times "
+                 f"agree within {spread:.2f}×. A sparse time within {band:.2f}× of the nearest "
+                 f"dense time reads *about as fast* (each time is one median of repeated "
+                 f"runs{where}: rough, not exact).")
+    p95, p98, p0 = (_pace(rows[f]["sparse_s"], dense, band) for f in (95, 98, 0))
+    pruned = (f"{p95} the dense one at 95 and 98 % removed" if p95 == p98 else
+              f"{p95} the dense one at 95 %, {p98} it at 98 %")
     return ("**What it shows.**\n\n"
             f"- Stored sparse, the {width}network shrinks "
             f"{r95['dense_bytes'] / r95['sparse_bytes']:.1f}-fold at 95 % removed "
             f"({r95['dense_bytes'] / mib:.1f} MiB to {r95['sparse_bytes'] / mib:.2f} MiB).\n"
-            f"- Predicting the test set, the sparse product is {_pace(speed[95])} the dense one "
-            f"at 95 %, {_pace(speed[98])} it at 98 %, and {_pace(speed[0])} it unpruned, where "
-            "every weight is stored with its index "
-            f"({rows[0]['sparse_bytes'] / rows[0]['dense_bytes']:.1f} times the bytes).\n"
-            "- The timings are single medians on a shared 2-core machine: read them as rough, "
-            f"not exact (within a factor of {SAME_PACE:g} counts as about as fast).")
+            f"{noise}\n"
+            f"- Predicting the test set, the sparse product is {pruned}, and {p0} it unpruned, "
+            "where every weight is stored with its index "
+            f"({rows[0]['sparse_bytes'] / rows[0]['dense_bytes']:.1f} times the bytes).")
 
 
 def weighting_text(base, alt):
@@ -909,7 +1004,8 @@ def paper_takeaway(rec, fraction=95):
     start = "higher" if base > PAPER_TABLE2[0] else "lower" if base < PAPER_TABLE2[0] else "level"
     figure4 = (" " + figure4_takeaway(ms)) if all("snr_hist" in m and "cuts_db" in m
                                                   for m in ms) else ""
-    return (f"- **Against the paper's Table 2.** Our 2×{H} networks start {start} "
+    return (f"- **Against the paper's Table 2.** Our 2×{H} networks (mean of {_seeds(len(ms))}) "
+            f"start {start} "
             f"({100 * base:.2f} % unpruned, paper {100 * PAPER_TABLE2[0]:.2f} %) and change by "
             f"{100 * gap:+.2f} pp when {fraction} % of the weights go by SNR (paper "
             f"{100 * paper_gap:+.2f} pp){store}.{figure4}")

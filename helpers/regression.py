@@ -673,14 +673,15 @@ def _cap(text):
 
 def _held_words(names):
     """Claims that hold, in words: one clause per BBB variant, e.g. "BBB (Gaussian prior) is
-    better than MC dropout on NLL, and than the standard network and MC dropout on coverage
-    error"; clauses joined by '; '."""
+    better than MC dropout on NLL, and better than the standard network and MC dropout on
+    coverage error"; clauses joined by '; '."""
     by = {}
     for c in names:
         a, b, what = _claim_parts(c)
         by.setdefault(a, {}).setdefault(what, []).append(NAMES[b])
     return "; ".join(f"{NAMES[a]} is better than "
-                     + ", and than ".join(f"{_list_words(rs)} on {what}" for what, rs in sc.items())
+                     + ", and better than ".join(f"{_list_words(rs)} on {what}"
+                                                 for what, rs in sc.items())
                      for a, sc in by.items())
 
 
@@ -702,11 +703,56 @@ def _unresolved(verdicts_rec):
             if r["verdict"] not in ("holds", "reversed")]
 
 
+def _favour_words(k, whom, side):
+    """'4 favour BBB (interval below 0)', '1 favours the rival (interval above 0)', 'none
+    favours BBB'."""
+    return (f"{k if k else 'none'} {'favours' if k < 2 else 'favour'} {whom}"
+            + (f" (interval {side} 0)" if k else ""))
+
+
+def _one_sign(verdicts_rec):
+    """[(family, score in words, priors, "higher" or "lower", claims, resolved)] of every family
+    and score whose mean differences (BBB - rival) all lie on one side of 0."""
+    out = []
+    for family, claims in verdicts_rec["metrics"].items():
+        by = {}
+        for c, r in claims.items():
+            a, _, what = _claim_parts(c)
+            by.setdefault(what, []).append((a, r))
+        for what, rs in by.items():
+            d = [r["t_test"]["mean_diff"] for _, r in rs]
+            if all(v > 0 for v in d) or all(v < 0 for v in d):
+                out.append((family, what, sorted({a for a, _ in rs}),
+                            "higher" if d[0] > 0 else "lower", len(rs),
+                            sum(r["verdict"] in ("holds", "reversed") for _, r in rs)))
+    return out
+
+
+def _prior_words(priors):
+    return "with either prior" if len(priors) > 1 else f"for {NAMES[priors[0]]}"
+
+
+def _one_sign_words(verdicts_rec, n):
+    """Bullets: each family and score whose mean differences all point one way, said plainly,
+    with how many of those claims the tests resolve."""
+    out = []
+    for family, what, priors, way, k, resolved in _one_sign(verdicts_rec):
+        res = (f"none of these {k} {what} claims is resolved at {_n_seeds(n)}." if not resolved
+               else f"{resolved} of these {k} {what} claims {'is' if resolved == 1 else 'are'} "
+               "resolved.")
+        side = "above" if way == "higher" else "below"
+        out.append(f"- {_cap(family)}, BBB's mean {what}, {_prior_words(priors)}, is {way} than "
+                   f"every rival's: all {k} mean differences lie {side} 0. {_cap(res)}")
+    return out
+
+
 def what_it_shows(verdicts_rec):
     """Return Markdown bullets of the declared tests' outcome, read from the verdicts record: per
     family which claims hold (BBB better), which are reversed (the rival better) and how many are
-    not resolved; how many unresolved claims have an unadjusted interval that excludes 0, and
-    the smallest p the sign test can reach at this many seeds."""
+    not resolved; each family and score whose mean differences all point one way; how many
+    unresolved claims have an unadjusted interval that excludes 0, and per family how many of
+    those favour BBB (below 0) or the rival (above 0); and the smallest p the sign test can reach
+    at this many seeds."""
     n = len(verdicts_rec["seed"])
     out = []
     for family, t in tally(verdicts_rec).items():
@@ -722,16 +768,28 @@ def what_it_shows(verdicts_rec):
             words.append(f"The other {rest} of the {t['claims']} claims are not resolved at "
                          f"{_n_seeds(n)}.")
         out.append(f"- **{_cap(family)}:** " + " ".join(words))
+    out += _one_sign_words(verdicts_rec, n)
     open_ = [u for u in _unresolved(verdicts_rec) if u[2]["t_test"]["ci"] is not None]
     if open_:  # (at one seed there is no interval)
-        excl = sum(r["t_test"]["ci"][0] > 0 or r["t_test"]["ci"][1] < 0 for _, _, r in open_)
-        fam = max(t["claims"] for t in tally(verdicts_rec).values())
-        alpha = open_[0][2]["alpha"]
+        side = {}  # family: [intervals below 0 (BBB lower), above 0 (the rival lower)]
+        for family, _, r in open_:
+            lo, hi = r["t_test"]["ci"]
+            if lo > 0 or hi < 0:
+                side.setdefault(family, [0, 0])[lo > 0] += 1
+        excl = sum(map(sum, side.values()))
         out.append(f"- {excl if excl else 'None'} of the {len(open_)} unresolved claims "
-                   f"{'has' if excl == 1 else 'have'} an unadjusted 95 % interval that excludes "
-                   "0. Such an interval does not account for the family's other claims; the "
-                   "Holm-adjusted verdict does, and its strictest threshold here is "
-                   f"{alpha:g}/{fam} = {alpha / fam:.4f}.")
+                   f"{'has' if excl == 1 else 'have'} an unadjusted 95 % interval that excludes 0"
+                   + (":" if excl else "."))
+        for family, (below, above) in side.items():
+            out.append(f"  - {family}: {_favour_words(below, 'BBB', 'below')} and "
+                       f"{_favour_words(above, 'the rival', 'above')};")
+        if excl:
+            out[-1] = out[-1][:-1] + "."
+            fam = max(t["claims"] for t in tally(verdicts_rec).values())
+            alpha = open_[0][2]["alpha"]
+            out.append("- Such an interval does not account for the family's other claims; the "
+                       "Holm-adjusted verdict does, and its strictest threshold here is "
+                       f"{alpha:g}/{fam} = {alpha / fam:.4f}. So these claims stay not resolved.")
     floor, alpha = _sign_floor(n), next(iter(next(iter(
         verdicts_rec["metrics"].values())).values()))["alpha"]
     out.append(f"- At {_n_seeds(n)} the exact sign test cannot go below p = {floor:.4f}, even "
@@ -958,29 +1016,55 @@ def coverage_in_text(summary):
     return "\n".join(out)
 
 
+def _seed_split(per_seed, level):
+    """(within, too wide, too narrow): how many per-seed coverages lie within ``COVERAGE_NEAR``
+    of ``level``, above it by more, below it by more."""
+    wide = sum(v > level + COVERAGE_NEAR for v in per_seed)
+    narrow = sum(v < level - COVERAGE_NEAR for v in per_seed)
+    return len(per_seed) - wide - narrow, wide, narrow
+
+
+def _seeds_within(per_seed, level, say_within=True):
+    """How many seeds' coverages lie within ``COVERAGE_NEAR`` of ``level``: 'none of its 5 seeds
+    is within 0.05 (4 too wide, 1 too narrow)', 'only 1 of its 5 seeds is ...', 'all 5 of its
+    seeds are within 0.05'; ``say_within=False`` leaves out ' within 0.05' (said before)."""
+    within, wide, narrow = _seed_split(per_seed, level)
+    n = len(per_seed)
+    w = f" within {COVERAGE_NEAR:.2f}" if say_within else ""
+    if within == n:
+        return (f"its one seed is{w}" if n == 1 else f"both its seeds are{w}" if n == 2 else
+                f"all {n} of its seeds are{w}")
+    off = ", ".join(x for k, x in ((wide, f"{wide} too wide"), (narrow, f"{narrow} too narrow"))
+                    if k)
+    who = (f"none of its {n} seeds is" if not within else
+           f"only {within} of its {n} seeds {'is' if within == 1 else 'are'}")
+    return f"{who}{w} ({off})"
+
+
 def coverage_spread_text(summary):
-    """Return the reading of the per-seed coverages (Markdown bullets, one per method and
-    region): where a mean coverage lies within ``COVERAGE_NEAR`` of its target while seeds miss
-    it by more than that on both sides (too wide and too narrow), or that no mean does."""
+    """Return the reading of the per-seed coverages (Markdown bullets, one per method and region,
+    one sub-bullet per interval): where a mean coverage lies within ``COVERAGE_NEAR`` of its
+    target while seeds miss it by more than that on both sides (too wide and too narrow), or
+    that no mean does."""
     found, said = [], False
     for m, s in summary.items():
         for region in ("in", "out"):
             items = []
             for level in INTERVALS:
                 e = s[f"coverage{round(100 * level)}_{region}"]
-                wide = sum(v > level + COVERAGE_NEAR for v in e["per_seed"])
-                narrow = sum(v < level - COVERAGE_NEAR for v in e["per_seed"])
+                _, wide, narrow = _seed_split(e["per_seed"], level)
                 if abs(e["mean"] - level) <= COVERAGE_NEAR and wide and narrow:
                     items.append(
-                        f"the central {round(100 * level)} % interval covers {e['mean']:.3f} on "
-                        f"average (target {level:.2f}), yet {min(e['per_seed']):.3f} to "
+                        f"  - the central {round(100 * level)} % interval covers {e['mean']:.3f} "
+                        f"on average (target {level:.2f}), but {min(e['per_seed']):.3f} to "
                         f"{max(e['per_seed']):.3f} per seed: {wide} seed{'s' if wide != 1 else ''}"
                         f" too wide and {narrow} too narrow"
-                        + ("" if said else f" by more than {COVERAGE_NEAR:.2f}"))
+                        + ("" if said else f" by more than {COVERAGE_NEAR:.2f}") + ";")
                     said = True
             if items:
-                found.append(f"- **{_cap(NAMES[m])}, {REGION_WORDS[region]}:** "
-                             + "; ".join(items) + ".")
+                items[-1] = items[-1][:-1] + "."
+                found.append(f"- **{_cap(NAMES[m])}, {REGION_WORDS[region]}:**\n"
+                             + "\n".join(items))
     n = len(next(iter(summary.values()))["std_ratio"]["per_seed"])
     if not found:
         return (f"- In these tables ({_n_seeds(n)}) no mean coverage within "
@@ -992,15 +1076,16 @@ def coverage_spread_text(summary):
 def _coverage_away_words(summary, level=0.9, widened=()):
     """One bullet with sub-bullets: the mean coverage of the central ``level`` interval away from
     the data of every method, grouped by whether it lies below, near (within ``COVERAGE_NEAR``)
-    or above its target; a near mean whose seeds miss it on both sides gives their range. Led by
+    or above its target. A mean near its target is followed by how many seeds lie near it too,
+    and by the same for the method's other interval (``INTERVALS``): a mean is not a seed. Led by
     "a wider band is not always a right one" where a method of ``widened`` (those whose band
     widens on every seed) falls below."""
     key = f"coverage{round(100 * level)}_out"
     mean = {m: s[key]["mean"] for m, s in summary.items()}
+    near = f"within {COVERAGE_NEAR:.2f} of the target"
     groups = {f"below the target by more than {COVERAGE_NEAR:.2f}":
               [m for m in mean if mean[m] < level - COVERAGE_NEAR],
-              f"within {COVERAGE_NEAR:.2f} of the target":
-              [m for m in mean if abs(mean[m] - level) <= COVERAGE_NEAR],
+              near: [m for m in mean if abs(mean[m] - level) <= COVERAGE_NEAR],
               f"above the target by more than {COVERAGE_NEAR:.2f}":
               [m for m in mean if mean[m] > level + COVERAGE_NEAR]}
     subs = []
@@ -1008,10 +1093,27 @@ def _coverage_away_words(summary, level=0.9, widened=()):
         if not ms:
             continue
         line = f"  - {words}: " + _list_words(f"{mean[m]:.3f} for {NAMES[m]}" for m in ms)
-        for m in ms:
-            per = summary[m][key]["per_seed"]
-            if min(per) < level - COVERAGE_NEAR and max(per) > level + COVERAGE_NEAR:
-                line += f", its seeds from {min(per):.3f} to {max(per):.3f}"
+        if words == near:  # a mean is not a seed: say how many seeds are near, both intervals
+            parts = []
+            for m in ms:
+                per = summary[m][key]["per_seed"]
+                part = (f"{mean[m]:.3f} for {NAMES[m]}, "
+                        + ("and " if _seed_split(per, level)[0] == len(per) else "but ")
+                        + _seeds_within(per, level, say_within=False))
+                for o in INTERVALS:
+                    if o != level:
+                        e = summary[m][f"coverage{round(100 * o)}_out"]
+                        whose = "Its" if len(ms) == 1 else f"{_cap(NAMES[m])}'s"
+                        part += (f". {whose} central {round(100 * o)} % interval covers "
+                                 f"{e['mean']:.3f} on average (target {o:.2f}); "
+                                 + _seeds_within(e["per_seed"], o))
+                parts.append(part)
+            line = f"  - {words}: " + "; ".join(parts)
+        else:
+            for m in ms:
+                per = summary[m][key]["per_seed"]
+                if min(per) < level - COVERAGE_NEAR and max(per) > level + COVERAGE_NEAR:
+                    line += f", its seeds from {min(per):.3f} to {max(per):.3f}"
         subs.append(line + ".")
     below = next(iter(groups.values()))
     head = ("- A wider band is not always a right one. " if any(m in widened for m in below)
@@ -1021,31 +1123,39 @@ def _coverage_away_words(summary, level=0.9, widened=()):
 
 
 def _tests_words(verdicts_rec):
-    """One bullet: what the declared tests found, per family, and how many claims (and whose)
-    are not resolved."""
+    """One bullet with sub-bullets: what the declared tests found, per family (with any score
+    whose mean differences all point one way), and how many claims (and whose) are not
+    resolved."""
     n = len(verdicts_rec["seed"])
     t = tally(verdicts_rec)
     total = sum(f["claims"] for f in t.values())
     resolved = [c for f in t.values() for c in f["holds"] + f["reversed"]]
-    head = f"- **What the declared tests found** (section 6, {_n_seeds(n)}). "
-    if not resolved:
-        return head + f"None of the {total} claims is resolved."
-    parts = []
+    head = f"- **What the declared tests found** (section 6, {_n_seeds(n)}, {total} claims)"
+    one_sign = {}
+    for family, what, priors, way, k, res in _one_sign(verdicts_rec):
+        one_sign.setdefault(family, []).append(
+            f"BBB's mean {what}, {_prior_words(priors)}, is {way} than every rival's"
+            + ("" if res else f", though none of these {k} {what} claims is resolved"))
+    lines = [] if resolved else [f"  - none of the {total} claims is resolved;"]
     for family, f in t.items():
         bits = ([_held_words(f["holds"])] if f["holds"] else []) + (
             [_reversed_words(f["reversed"])] if f["reversed"] else [])
-        parts.append(f"{_cap(family)}, " + ("; ".join(bits) if bits else "no claim is resolved")
-                     + ".")
+        said = one_sign.get(family, [])
+        if bits:
+            lines.append(f"  - {family}, " + "; ".join(bits)
+                         + "".join(f". {_cap(w)}" for w in said) + ";")
+        else:
+            lines += [f"  - {family}, {w};" for w in said]
     quiet = [b for b in BBB if not any(_claim_parts(c)[0] == b for c in resolved)]
     n_quiet = sum(_claim_parts(c)[0] in quiet for claims in verdicts_rec["metrics"].values()
                   for c in claims)
     rest = total - len(resolved)
-    tail = ""
-    if rest:
-        tail = (f" The other {rest} of the {total} claims are not resolved"
-                + (f", among them all {n_quiet} about {_list_words(NAMES[b] for b in quiet)}"
-                   if quiet else "") + ".")
-    return head + " ".join(parts) + tail
+    if rest and resolved:
+        lines.append(f"  - the other {rest} claims are not resolved"
+                     + (f", among them all {n_quiet} about {_list_words(NAMES[b] for b in quiet)}"
+                        if quiet else "") + ";")
+    lines[-1] = lines[-1][:-1] + "."
+    return head + ":\n" + "\n".join(lines)
 
 
 def takeaways_text(summary, curves, x_grid, seed, verdicts_rec=None, method="bbb_gaussian"):

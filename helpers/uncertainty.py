@@ -527,6 +527,9 @@ def _cap(text):
     return text[:1].upper() + text[1:]
 
 
+CHOICES_LINK = "[docs/choices.md](../docs/choices.md)"  # from notebooks/
+
+
 def ood_text(summary):
     """Return notebook 05's reading of its version-1 out-of-distribution tables (Markdown
     bullets; descriptive, no test was declared for version 1), every number from ``summary``
@@ -545,8 +548,8 @@ def ood_text(summary):
         n = len(summary[("MNIST", "bbb")]["seeds"])
         bullets.append(
             f"Trained on MNIST, {NOUNS[order[0]]} has the highest AUROC of the entropy on "
-            f"Fashion-MNIST ({ms('MNIST', order[0], 'auroc_entropy')}), then "
-            + _join(f"{NOUNS[k]} ({ms('MNIST', k, 'auroc_entropy')})" for k in order[1:]) + ".")
+            f"Fashion-MNIST ({ms('MNIST', order[0], 'auroc_entropy')}); the next is "
+            f"{NOUNS[order[1]]} ({ms('MNIST', order[1], 'auroc_entropy')}).")
         rival = order[1] if order[0] == "bbb" else order[0]
         d = [b - r for b, r in zip(au["bbb"]["per_seed"], au[rival]["per_seed"])]
         span = lambda lo, hi: (f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}"  # noqa: E731
@@ -559,20 +562,28 @@ def ood_text(summary):
                 if max(d) < 0 else
                 f" BBB's difference from {NOUNS[rival]} changes sign across the seeds "
                 f"({min(d):+.2f} to {max(d):+.2f}).")
+        bullets[-1] += (" This is not a clean held-out test of BBB: its recipe was first "
+                        "picked on this test AUROC, and its search keeps arms from then "
+                        f"({CHOICES_LINK}, entry 8).")
         ece = {k: summary[("MNIST", k)]["ece"]["mean"] for k in KINDS}
         low, high = min(KINDS, key=ece.get), max(KINDS, key=ece.get)
         other = high if low == "bbb" else low
-        bullets.append(f"BBB's ECE ({ece['bbb']:.4f}) is {rank_word(ece, 'bbb')} of the four"
-                       + ("." if other == "bbb" else
-                          f"; {NOUNS[other]}'s ({ece[other]:.4f}) is "
-                          f"{'the lowest' if other == low else 'the highest'}."))
-        err = {k: summary[("MNIST", k)]["test_error"]["mean"] for k in KINDS}
-        best = min(KINDS, key=err.get)
-        bullets.append(f"{_cap(NOUNS[best])} has the lowest test error "
-                       f"({ms('MNIST', best, 'test_error', 100, 2, ' %')}"
-                       + ("" if best == "bbb" else
-                          f" against BBB's {ms('MNIST', 'bbb', 'test_error', 100, 2, ' %')}")
-                       + ").")
+        bullets.append(f"BBB's mean ECE ({ece['bbb']:.4f}) is {rank_word(ece, 'bbb')} of the "
+                       "four" + ("." if other == "bbb" else
+                                 f"; {NOUNS[other]}'s ({ece[other]:.4f}) is "
+                                 f"{'the lowest' if other == low else 'the highest'}."))
+        err = {k: summary[("MNIST", k)]["test_error"] for k in KINDS}
+        best = min(KINDS, key=lambda k: err[k]["mean"])
+        text = (f"{_cap(NOUNS[best])} has the lowest test error "
+                f"({ms('MNIST', best, 'test_error', 100, 2, ' %')}"
+                + ("" if best == "bbb" else
+                   f" against BBB's {ms('MNIST', 'bbb', 'test_error', 100, 2, ' %')}") + ")")
+        if best != "bbb" and len(err["bbb"]["per_seed"]) > 1:
+            below = sum(a < b for a, b in zip(err[best]["per_seed"], err["bbb"]["per_seed"]))
+            n_err = len(err["bbb"]["per_seed"])
+            text += ", below BBB's on " + ("every seed" if below == n_err else
+                                           f"{below} of the {n_err} seeds")
+        bullets.append(text + ".")
     if all(("FashionMNIST", k) in summary for k in KINDS):
         au = {k: summary[("FashionMNIST", k)]["auroc_entropy"]["mean"] for k in KINDS}
         ece = {k: summary[("FashionMNIST", k)]["ece"]["mean"] for k in KINDS}
@@ -631,10 +642,8 @@ def search_words(sweeps):
         owner = f"{_join(labels)}'s" if len(labels) == 1 else "The"
         bullets.append(
             f"{_join(labels)}'s search also tried *warm starts*, trials that "
-            "begin from a trained SGD network instead of random weights. ASHA compares the "
-            f"trials at *rungs* (the first after {rung} epochs) and stops those that lag "
-            "behind; of the warm starts, it stopped at its first rung " + " and ".join(warm)
-            + "."
+            "begin from a trained SGD network instead of random weights. Of these, ASHA "
+            "stopped at its first rung " + " and ".join(warm) + "."
             + ("" if not starts else
                f" {owner} chosen settings start from random weights." if not any(
                    w for _, w in starts) else
@@ -778,12 +787,12 @@ def examples_text(row, in_labels, out_labels, in_name, out_name, classes=FASHION
 
     def clause(label, c, tops, lo, hi, S):
         name = f"\"{classes[c]}\""
-        prob = (f"with probability {hi:.2f} for every sample" if f"{lo:.2f}" == f"{hi:.2f}"
-                else f"with probability {lo:.2f} to {hi:.2f} across the samples")
+        prob = (f"each sample gives it probability {hi:.2f}" if f"{lo:.2f}" == f"{hi:.2f}"
+                else f"single samples give it probability {lo:.2f} to {hi:.2f}")
         if len(tops) == 1:
-            return f"the {label}: all {S} samples pick {name}, {prob}"
-        return (f"the {label}: the samples' top choices span {len(tops)} classes; their mean "
-                f"picks {name}, {prob}")
+            return f"the {label}: all {S} samples pick {name}; {prob}"
+        return (f"the {label}: the samples' top choices span {len(tops)} classes. Their mean "
+                f"puts {name} first; {prob}")
 
     lines = []
     for name, probs, labels in ((f"{in_name} images (in domain)", ex["in_probs"], in_labels),
@@ -795,8 +804,18 @@ def examples_text(row, in_labels, out_labels, in_name, out_name, classes=FASHION
                    f"the samples disagree on {split} of the {len(items)} images")
         lines.append(f"- On the {name}, {verdict}:")
         lines += [f"  - {clause(*t, S)}." for t in items]
-    return (f"**What the samples show** ({S} weight samples per image):\n\n"
-            + "\n".join(lines))
+    return (f"**What the samples show** ({_which_images(ex)}; {S} weight samples per "
+            "image):\n\n" + "\n".join(lines))
+
+
+def _which_images(ex):
+    """'the first 3 test images of each set, not picked by hand' when the stored examples are
+    the first images of both test sets (else their indices)."""
+    first = list(range(len(ex["in_index"])))
+    if list(ex["in_index"]) == first and list(ex["out_index"]) == first:
+        return f"the first {len(first)} test images of each set, not picked by hand"
+    return (f"test images {', '.join(map(str, ex['in_index']))} in domain and "
+            f"{', '.join(map(str, ex['out_index']))} out of distribution")
 
 
 def _reliability_parts(rel):
@@ -849,24 +868,32 @@ def reliability_text(rows, seed=0, data="MNIST", low=0.6):
         "few images.",
         f"BBB's accuracy is above its confidence in {len(ups)} of its {len(bins)} occupied bins"
         + (f" (every one from confidence {min(run):.2f} up)" if 1 < len(run) < len(bins) else "")
-        + f". Weighted by images, it is {side}-confident: right "
-        + ("more" if side == "under" else "less") + " often than it claims. The "
-        f"{side}-confident bins make {_share(max(under, over), under + over)} of its binned "
-        "calibration error.",
+        + f". Weighted by images, BBB is {side}-confident: right "
+        + ("more" if side == "under" else "less") + " often than it claims. Its "
+        f"{side}-confident bins make {_share(max(under, over), under + over)} of its ECE.",
         f"BBB's ECE at this seed, {ece['bbb']:.4f}, is "
         + ("the highest" if rank == 1 else "the lowest" if rank == len(KINDS) else
            "neither the highest nor the lowest") + f" of the {len(KINDS)}. " + (
-            f"For each of the other methods, the under-confident bins make {shares[0][1]} of "
-            "its own." if len({v for _, v in shares}) == 1 else
-            "For the other methods, the under-confident bins make "
-            + _join(f"{v} ({KIND_LABELS[k]})" for k, v in shares) + " of theirs.")]
+            f"For each of the other methods, under-confident bins make {shares[0][1]} of "
+            "its ECE." if len({v for _, v in shares}) == 1 else
+            "For the other methods, under-confident bins make "
+            + _join(f"{v} ({KIND_LABELS[k]})" for k, v in shares) + " of the ECE.")]
     return (f"**What the diagrams show** (version 1's networks, seed {seed}, trained on "
             f"{DATA_LABELS[data]}; test errors {100 * min(err):.2f}–{100 * max(err):.2f} %):"
             "\n\n" + "\n".join(f"- {b}" for b in bullets))
 
 
 def _share(part, whole):
-    return "—" if whole == 0 else _pct(part / whole, 0)
+    """``part / whole`` in per cent, to whole per cents unless that would round a share that
+    is not exactly 0 or 1 to 0 % or 100 % (then with the decimals that keep it apart)."""
+    if whole == 0:
+        return "—"
+    x = part / whole
+    for digits in (0, 1, 2):
+        text = _pct(x, digits)
+        if x in (0, 1) or float(text[:-2]) not in (0.0, 100.0):
+            return text
+    return "under 0.01 %" if x < 0.5 else "over 99.99 %"
 
 
 def _accuracy_groups(acc, n_test, chance=0.5):
@@ -1073,18 +1100,36 @@ def _conv_groups(per_image):
             for g, m in groups.items()}
 
 
-def conv_text(conv, per_image=None):
-    """Section 8: what the conv net's record lets one read under the expected-error figure:
-    with per-image numbers, ``conv_error_text``; without them, that the kinds of error cannot
-    be counted and the figure shown is the committed one."""
-    if per_image is not None:
-        return conv_error_text(per_image)
+# where the committed conv-net figures come from (git log -- figures/05_uncertainty-<name>.png):
+# the commit that last drew each, with this section's code of the time, from the conv net's
+# checkpoint (seed 0, 5 epochs); both runs printed the test error and ECE that
+# results/05_uncertainty/bbb_conv_net.json holds. Their per-image numbers were not stored.
+COMMITTED_FIGURES = {"conv-net-expected-error": ("5a72260", "2026-11-24"),
+                     "conv-net-hardest-images": ("c1cd485", "2026-11-23")}
+
+
+def committed_figures_text(conv, command):
+    """Section 8, when the record ``conv`` holds no per-image numbers: why the two figures are
+    the committed ones, which network most likely drew them, and that nothing is read from
+    them (``command``: what stores the per-image numbers)."""
     n = conv.get("config", {}).get("eval_samples")
-    return ("**What can be read here.** This record holds only the test metrics printed above "
-            f"(one network, seed {conv.get('seed')}"
-            + (f", {n} weight samples" if n else "") + "), not the per-image numbers. So the "
-            "images that split the samples and those every sample gets wrong cannot be counted "
-            "here, and no sentence of this notebook is read from the committed figure.")
+    epochs = conv.get("metrics", {}).get("epochs")
+    return ("**The two figures below are not redrawn.** The record holds this network's test "
+            "metrics, not its per-image numbers, and the network's checkpoint is not on this "
+            "machine. The figures are committed files. By the git history, this section's "
+            "earlier code drew them from the conv net's checkpoint (seed "
+            f"{conv.get('seed')}" + (f", {epochs} epochs" if epochs else "")
+            + (f", {n} weight samples" if n else "") + "), in runs that printed the same "
+            "test error and ECE as this record. So they most likely show this network, but no "
+            "file here backs them, and no sentence of this notebook is read from them. "
+            f"`{command}` trains the network again and stores the numbers.")
+
+
+def committed_caption(name):
+    """The caption of a committed figure of section 8: the commit that drew it."""
+    commit, day = COMMITTED_FIGURES.get(name, (None, None))
+    return ("*Committed figure" + (f", drawn in commit `{commit}` ({day})" if commit else "")
+            + "; not redrawn here.*")
 
 
 def conv_takeaway(conv, per_image=None):
@@ -1139,31 +1184,47 @@ def _v2_comparison(mean, v2):
     return out
 
 
-def _orderings(items):
+# a rival of version 2 that is not version 1's network of the same name, said at its first mention
+V2_CHANGED = {"map": "MAP (not version 1's single network: its weight decay was searched)",
+              "ensemble": "the deep ensemble (of MAP networks, not version 1's)"}
+
+
+def _orderings(items, noted=None):
     """'on AUROC, BBB is higher than MAP; on ECE, BBB is lower than MC dropout and the deep
-    ensemble' from ``_v2_comparison`` items (grouped by metric and winner)."""
+    ensemble' from ``_v2_comparison`` items (grouped by metric and winner). A rival in
+    ``V2_CHANGED`` is named with its caveat the first time (``noted``: the rivals already
+    named so, updated)."""
+    noted = set() if noted is None else noted
+
+    def name(rival):
+        if rival in V2_CHANGED and rival not in noted:
+            noted.add(rival)
+            return V2_CHANGED[rival]
+        return V2_NOUNS[rival]
     groups = {}
-    for name, high, better, rival in items:
-        groups.setdefault((name, high, better), []).append(V2_NOUNS[rival])
+    for metric, high, better, rival in items:
+        groups.setdefault((metric, high, better), []).append(rival)
     out = []
-    for (name, high, better), rivals in groups.items():
+    for (metric, high, better), rivals in groups.items():
         side = "higher" if high else "lower"
+        names = _join([name(r) for r in rivals])
         if better is None:
-            out.append(f"{name} against {_join(rivals)}")
+            out.append(f"{metric} against {names}")
         elif better:
-            out.append(f"on {name}, BBB is {side} than {_join(rivals)}")
+            out.append(f"on {metric}, BBB is {side} than {names}")
         else:
-            out.append(f"on {name}, {_join(rivals)} {'is' if len(rivals) == 1 else 'are'} "
+            out.append(f"on {metric}, {names} {'is' if len(rivals) == 1 else 'are'} "
                        f"{side} than BBB")
     return "; ".join(out) if all(b is not None for _, _, b, _ in items) else _join(out)
 
 
 def ood_takeaway(summary, rows, v2=None, seed=0, data="MNIST"):
-    """The takeaways on the out-of-distribution tables (two Markdown bullets): where BBB stood in
-    version 1 on the mean AUROC and ECE (descriptive, no declared test) and on which side of the
-    diagonal its calibration error lay at ``seed``; then which of those orderings of BBB against
-    a rival version 2's verdicts (``v2``: results/05_uncertainty/v2/summary.json) reverse,
-    uphold or leave unresolved."""
+    """The takeaways on the out-of-distribution tables: where BBB stood in version 1 on the mean
+    AUROC (with the disclosure that its recipe was first picked on that test AUROC) and ECE
+    (descriptive, no declared test) and on which side of the diagonal its calibration error lay
+    at ``seed``; then which of those orderings of BBB against a rival version 2's verdicts
+    (``v2``: results/05_uncertainty/v2/summary.json) reverse, uphold or leave unresolved, each
+    changed rival named with its caveat in the same sentence."""
     n = len(summary[(data, "bbb")]["seeds"])
     mean = {m: {k: summary[(data, k)][m]["mean"] for k in KINDS} for m in ("auroc_entropy", "ece")}
     au, ece = mean["auroc_entropy"], mean["ece"]
@@ -1171,12 +1232,14 @@ def ood_takeaway(summary, rows, v2=None, seed=0, data="MNIST"):
     best_rival = max(rivals, key=au.get)
     rank = 1 + sum(ece[k] > ece["bbb"] for k in rivals)
     under, over, _ = _reliability_parts(_row(rows, data, "bbb", seed)["reliability"])
+    lead = au["bbb"] > au[best_rival]
     text = (f"- Version 1 (section 3: unequal searches, {_n_seeds(n)}, no declared test): BBB "
             + (f"has the highest mean AUROC ({au['bbb']:.3f}; next {NOUNS[best_rival]}, "
-               f"{au[best_rival]:.3f})" if au["bbb"] > au[best_rival] else
+               f"{au[best_rival]:.3f}), but its" if lead else
                f"is behind {NOUNS[best_rival]} on the mean AUROC ({au['bbb']:.3f} against "
-               f"{au[best_rival]:.3f})")
-            + f"; its mean ECE ({ece['bbb']:.4f}) is "
+               f"{au[best_rival]:.3f}). Its")
+            + f" recipe was first picked on this test AUROC ({CHOICES_LINK}, entry 8). "
+            f"Its mean ECE ({ece['bbb']:.4f}) is "
             + ("the highest" if rank == 1 else "the lowest" if rank == len(KINDS)
                else "neither the highest nor the lowest") + f" of the {len(KINDS)}. "
             f"At seed {seed} its calibration error is "
@@ -1188,16 +1251,15 @@ def ood_takeaway(summary, rows, v2=None, seed=0, data="MNIST"):
                        "orderings yet.")
     c = _v2_comparison(mean, v2)
     total = sum(len(v) for v in c.values())
-    rev, up, unres = c["reverses"], c["upholds"], c["unresolved"]
-    parts = [f"reverses {len(rev) or 'none'} of version 1's {total} orderings of BBB against a "
-             "rival" + (": " + _orderings(rev) if rev else "") + ".",
-             f"It upholds {len(up)}" + (": " + _orderings(up) if up else "") + ".",
-             f"It leaves {len(unres)} unresolved" + (": " + _orderings(unres) if unres else "")
-             + "."]
-    return (text + f"\n- Version 2 (equal searches, {len(v2['seeds'])} paired seeds, declared "
-            "tests) " + " ".join(parts) + " Its MAP network, and the deep ensemble built from it, "
-            "were searched with weight decay, so they are not version 1's deterministic network "
-            "and ensemble.")
+    noted = set()
+    lines = [f"- Version 2 is the comparison to weigh: equal searches and declared tests, both "
+             f"fixed before its numbers, on {len(v2['seeds'])} paired seeds. Of version 1's "
+             f"{total} orderings of BBB against a rival:"]
+    for key, word in (("reverses", "Reversed"), ("upholds", "Upheld"),
+                      ("unresolved", "Not resolved")):
+        if c[key]:
+            lines.append(f"  - {word} ({len(c[key])}): {_orderings(c[key], noted)}.")
+    return text + "\n" + "\n".join(lines)
 
 
 def search_takeaway(sweeps, summary, ensemble_size, v2=None, data="MNIST"):

@@ -1,6 +1,7 @@
 """Notebook 02's readings (helpers.regression), rendered from its results files: planted numbers
 come out, and the wording follows the numbers rather than a fixed story."""
 import copy
+import re
 import statistics
 
 import torch
@@ -42,9 +43,10 @@ def _curve(epi_in, epi_out, sigma=0.1):
     return {"epistemic_var": epi.tolist(), "sigma": sigma, "quantiles": {}}
 
 
-def _verdicts(outcomes, n=5, ci=(-0.2, 0.1)):
+def _verdicts(outcomes, n=5, ci=(-0.2, 0.1), diffs=None):
     """A verdicts record of the plan's 24 claims: ``outcomes[claim]`` is 'holds' or 'reversed'
-    (others: not resolved) or (verdict, ci)."""
+    (others: not resolved) or (verdict, ci). ``diffs[claim]``: its mean difference (default
+    -0.05 against the standard network, +0.05 against the others: no score one-signed)."""
     metrics = {}
     for family, scores in R.FAMILY_SCORES.items():
         metrics[family] = {}
@@ -54,11 +56,17 @@ def _verdicts(outcomes, n=5, ci=(-0.2, 0.1)):
                     name = R.claim_name(b, r, sc)
                     got = outcomes.get(name, f"not resolved at {n} seeds")
                     verdict, c = got if isinstance(got, tuple) else (got, ci)
+                    d = (diffs or {}).get(name, -0.05 if r == "mle" else 0.05)
                     metrics[family][name] = {
                         "verdict": verdict, "alpha": 0.05, "p_holm": 0.5,
-                        "t_test": {"n": n, "mean_diff": -0.05, "ci": c and list(c)},
+                        "t_test": {"n": n, "mean_diff": d, "ci": c and list(c)},
                         "sign_test": {"p": 0.0625}}
     return {"seed": list(range(n)), "metrics": metrics}
+
+
+def _all(family_score, diff):
+    """{claim: diff} for the six claims of one score (e.g. 'nll_in')."""
+    return {R.claim_name(b, r, family_score): diff for b in R.BBB for r in R.RIVALS}
 
 
 # ---- figure5_text ----
@@ -200,9 +208,9 @@ def test_coverage_spread_text_follows_the_numbers():
     for s, v in enumerate((0.995, 0.741, 1.0, 0.998, 0.998)):
         ps["bbb_gaussian"][s]["coverage90_out"] = v
     text = R.coverage_spread_text(_summary(ps))
-    assert text == ("- **BBB (Gaussian prior), away from the data:** the central 90 % interval "
-                    "covers 0.946 on average (target 0.90), yet 0.741 to 1.000 per seed: 4 seeds "
-                    "too wide and 1 too narrow by more than 0.05.")
+    assert text == ("- **BBB (Gaussian prior), away from the data:**\n  - the central 90 % "
+                    "interval covers 0.946 on average (target 0.90), but 0.741 to 1.000 per "
+                    "seed: 4 seeds too wide and 1 too narrow by more than 0.05.")
     ps["bbb_gaussian"][1]["coverage90_out"] = 0.86  # not too narrow; the mean 0.970 not near
     text = R.coverage_spread_text(_summary(ps))
     assert text.startswith("- In these tables (5 seeds) no mean coverage within 0.05 of its "
@@ -212,12 +220,14 @@ def test_coverage_spread_text_follows_the_numbers():
         ps["bbb_gaussian"][s]["coverage50_out"] = v
     ps["mle"][0]["coverage50_in"] = 0.3            # the mean 0.54 in, seeds 0.3 and 0.6
     text = R.coverage_spread_text(_summary(ps))
-    assert text.count("\n") == 1 and text.count("by more than 0.05") == 1
-    assert ("- **BBB (Gaussian prior), away from the data:** the central 50 % interval covers "
-            "0.460 on average (target 0.50), yet 0.400 to 0.553 per seed: 1 seed too wide and 3 "
-            "too narrow by more than 0.05; the central 90 % interval covers 0.898") in text
-    assert ("- **The standard network, in the training range:** the central 50 % interval "
-            "covers 0.540 on average (target 0.50), yet 0.300 to 0.600 per seed: 4 seeds too "
+    assert text.count("\n- ") == 1 and text.count("\n  - ") == 3
+    assert text.count("by more than 0.05") == 1
+    assert ("- **BBB (Gaussian prior), away from the data:**\n  - the central 50 % interval "
+            "covers 0.460 on average (target 0.50), but 0.400 to 0.553 per seed: 1 seed too wide "
+            "and 3 too narrow by more than 0.05;\n  - the central 90 % interval covers 0.898") \
+        in text
+    assert ("- **The standard network, in the training range:**\n  - the central 50 % interval "
+            "covers 0.540 on average (target 0.50), but 0.300 to 0.600 per seed: 4 seeds too "
             "wide and 1 too narrow.") in text
 
 
@@ -229,25 +239,48 @@ def test_what_it_shows_follows_the_verdicts():
                    "bbb_gaussian < mc_dropout on cover_err_out": "holds",
                    "bbb_gaussian < mle on cover_err_in": "reversed",
                    "bbb_gaussian < deep_ensemble on cover_err_in": "reversed",
-                   "bbb_mixture < mle on nll_in": ("not resolved at 5 seeds", (0.01, 0.2))})
+                   "bbb_mixture < mle on nll_in": ("not resolved at 5 seeds", (0.01, 0.2))},
+                  diffs=_all("nll_in", 0.02))
     text = R.what_it_shows(v)
     assert ("- **Away from the data:** BBB (Gaussian prior) is better than MC dropout on NLL, and "
-            "than the standard network and MC dropout on coverage error. No claim is reversed. "
-            "The other 9 of the 12 claims are not resolved at 5 seeds.") in text
+            "better than the standard network and MC dropout on coverage error. No claim is "
+            "reversed. The other 9 of the 12 claims are not resolved at 5 seeds.") in text
     assert ("- **Near the data:** No claim that BBB is better holds. The standard network and "
             "the deep ensemble are better than BBB (Gaussian prior) on coverage error. The other "
             "10 of the 12 claims are not resolved at 5 seeds.") in text
-    assert "- 1 of the 19 unresolved claims has an unadjusted 95 % interval that excludes 0." \
-           in text and "its strictest threshold here is 0.05/12 = 0.0042." in text
+    assert ("- Near the data, BBB's mean NLL, with either prior, is higher than every rival's: "
+            "all 6 mean differences lie above 0. None of these 6 NLL claims is resolved at 5 "
+            "seeds.") in text and text.count("every rival's") == 1
+    assert ("- 1 of the 19 unresolved claims has an unadjusted 95 % interval that excludes 0:\n"
+            "  - near the data: none favours BBB and 1 favours the rival (interval above 0).\n"
+            "- Such an interval does not account") in text
+    assert "its strictest threshold here is 0.05/12 = 0.0042." in text
+    assert "away from the data:" not in text
     assert "cannot go below p = 0.0625" in text and "could never reach α = 0.05" in text
     assert " < " not in text
-    v = _verdicts({"bbb_mixture < deep_ensemble on nll_in": "reversed"}, n=6)
+    v = _verdicts({"bbb_mixture < deep_ensemble on nll_in": "reversed",
+                   "bbb_gaussian < mle on cover_err_out": "holds",
+                   "bbb_mixture < mle on cover_err_out": "holds",
+                   "bbb_gaussian < mle on nll_out": ("not resolved at 6 seeds", (-0.3, -0.1)),
+                   "bbb_mixture < mle on nll_out": ("not resolved at 6 seeds", (-0.3, -0.1)),
+                   "bbb_gaussian < mc_dropout on nll_out": ("not resolved at 6 seeds", (0.1, 0.3)),
+                   "bbb_gaussian < mle on nll_in": ("not resolved at 6 seeds", (0.1, 0.3))},
+                  n=6, diffs=_all("cover_err_out", -0.1))
     text = R.what_it_shows(v)
-    assert "- **Away from the data:** none of the 12 claims is resolved at 6 seeds." in text
+    assert ("- Away from the data, BBB's mean coverage error, with either prior, is lower than "
+            "every rival's: all 6 mean differences lie below 0. 2 of these 6 coverage error "
+            "claims are resolved.") in text and "higher than" not in text
     assert ("The deep ensemble is better than BBB (scale-mixture prior) on NLL. The other 11 of "
             "the 12 claims") in text
-    assert "- None of the 23 unresolved claims have" in text
+    assert ("- 4 of the 21 unresolved claims have an unadjusted 95 % interval that excludes 0:\n"
+            "  - away from the data: 2 favour BBB (interval below 0) and 1 favours the rival "
+            "(interval above 0);\n  - near the data: none favours BBB and 1 favours the rival "
+            "(interval above 0).") in text
     assert "p = 0.0312" in text and "could never reach" not in text
+    text = R.what_it_shows(_verdicts({}, n=6))
+    assert "- **Away from the data:** none of the 12 claims is resolved at 6 seeds." in text
+    assert "- None of the 24 unresolved claims have an unadjusted 95 % interval that excludes " \
+           "0." in text and "Such an interval" not in text and "every rival's" not in text
     v = _verdicts({}, n=1, ci=None)  # one seed: no interval, so no line about intervals
     text = R.what_it_shows(v)
     assert "interval" not in text and "none of the 12 claims is resolved at 1 seed" in text
@@ -273,12 +306,27 @@ def test_takeaways_text_follows_the_numbers():
             "interval (target 0.90) covers on average:\n  - below the target by more than 0.05: "
             "0.300 for BBB (scale-mixture prior), 0.400 for MC dropout, 0.500 for the deep "
             "ensemble and 0.100 for the standard network.\n  - within 0.05 of the target: 0.900 "
-            "for BBB (Gaussian prior), its seeds from 0.800 to 1.000.") in text
-    assert ("- **What the declared tests found** (section 6, 5 seeds). Away from the data, BBB "
-            "(Gaussian prior) is better than MC dropout on NLL. Near the data, the standard "
-            "network is better than BBB (Gaussian prior) on coverage error. The other 22 of the "
-            "24 claims are not resolved, among them all 12 about BBB (scale-mixture prior).") \
-        in text
+            "for BBB (Gaussian prior), but none of its 2 seeds is (1 too wide, 1 too narrow). "
+            "Its central 50 % interval covers 0.500 on average (target 0.50); both its seeds are "
+            "within 0.05.") in text
+    assert ("- **What the declared tests found** (section 6, 5 seeds, 24 claims):\n  - away from "
+            "the data, BBB (Gaussian prior) is better than MC dropout on NLL;\n  - near the data, "
+            "the standard network is better than BBB (Gaussian prior) on coverage error;\n  - "
+            "the other 22 claims are not resolved, among them all 12 about BBB (scale-mixture "
+            "prior).\n") in text and "every rival's" not in text
+    v = _verdicts({"bbb_gaussian < mle on cover_err_in": "reversed"}, diffs=_all("nll_in", 0.02))
+    text2 = R.takeaways_text(_summary(ps), {"bbb_gaussian": _curve(0.001, 0.5)}, x, 0, v)
+    assert ("  - near the data, the standard network is better than BBB (Gaussian prior) on "
+            "coverage error. BBB's mean NLL, with either prior, is higher than every rival's, "
+            "though none of these 6 NLL claims is resolved;\n  - the other 23 claims") in text2
+    assert "away from the data, " not in text2
+    ps2 = copy.deepcopy(ps)  # the mean near its target on every seed; the 50 % interval is not
+    ps2["bbb_gaussian"][0]["coverage90_out"], ps2["bbb_gaussian"][1]["coverage90_out"] = .92, .88
+    ps2["bbb_gaussian"][0]["coverage50_out"], ps2["bbb_gaussian"][1]["coverage50_out"] = .3, .52
+    text2 = R.takeaways_text(_summary(ps2), {"bbb_gaussian": _curve(0.001, 0.5)}, x, 0)
+    assert ("  - within 0.05 of the target: 0.900 for BBB (Gaussian prior), and both its seeds "
+            "are. Its central 50 % interval covers 0.410 on average (target 0.50); only 1 of its "
+            "2 seeds is within 0.05 (1 too narrow).") in text2
     assert ("the learned noise $\\sigma$ (aleatoric) dominates inside the training range "
             "(epistemic share of the total variance 9 % on average) and the spread over weights "
             "(epistemic) takes over away from the data (98 %)") in text
@@ -302,7 +350,13 @@ def test_takeaways_text_follows_the_numbers():
     assert "- A wider band is not always a right one." in text2
     assert "below the target by more than 0.05: 0.100 for the standard network." in text
     assert "above the target by more than 0.05: 0.970 for BBB (Gaussian prior)" in text
-    assert "(section 6, 5 seeds). None of the 24 claims is resolved." in text
+    assert text.count("- **What the declared tests found** (section 6, 5 seeds, 24 claims):\n"
+                      "  - none of the 24 claims is resolved.\n") == 1
+    text2 = R.takeaways_text(_summary(ps), {"bbb_gaussian": _curve(0.02, 0.005)}, x, 0,
+                             _verdicts({}, diffs=_all("cover_err_out", -0.1)))
+    assert ("  - none of the 24 claims is resolved;\n  - away from the data, BBB's mean coverage "
+            "error, with either prior, is lower than every rival's, though none of these 6 "
+            "coverage error claims is resolved.\n") in text2
     assert "the spread over weights (epistemic) dominates already inside" in text
     assert "the learned noise (aleatoric) still dominates away from the data (33 %)" in text
     assert "declared tests" not in R.takeaways_text(_summary(ps), {"bbb_gaussian": _curve(
@@ -335,6 +389,9 @@ def test_readings_run_on_the_committed_results(monkeypatch):
     text = R.what_it_shows(verdicts)
     t = R.tally(verdicts)
     assert all(f"of the {f['claims']} claims" in text for f in t.values())
+    lead = re.search(r"- (\d+) of the \d+ unresolved claims ha", text)
+    favour = re.findall(r"(\d+|none) favours? (?:BBB|the rival)", text)
+    assert lead and int(lead.group(1)) == sum(int(k) for k in favour if k != "none")
     text = R.takeaways_text(summary, curves, x, seed, verdicts)
     assert f"{len(cfg.seeds)} seeds" in text and "What the declared tests found" in text
     assert all(f"{summary[m]['coverage90_out']['mean']:.3f}" in text for m in summary)

@@ -118,9 +118,9 @@ def test_runtime_text_reads_wall_s_in_fitting_units():
 def test_recipes_text_names_every_change_between_the_buffers():
     two = {"paper": _reported(GOOD, recipe="paper"), "keep_all": _reported(GOOD, recipe="keep_all")}
     text = B.recipes_text(two)
-    assert "- *the paper's buffer*: last 4,096 tuples, KL / 4,096 (the paper's), Gaussian " \
+    assert "- *The paper's buffer*: last 4,096 tuples, KL / 4,096 (the paper's), Gaussian " \
            "σp=0.05 prior." in text
-    assert "- *every tuple kept* (a departure from the paper): every tuple, KL / max(4,096, " \
+    assert "- *Every tuple kept* (a departure from the paper): every tuple, KL / max(4,096, " \
            "tuples stored), Gaussian σp=0.05 prior." in text
     assert "They differ in two things at once, the buffer and the KL scaling: a difference " \
            "between them cannot be credited to either alone." in text
@@ -142,14 +142,14 @@ KEEP = {**GOOD, "bbb": [400, 500, 700, 800], "greedy": [900, 950, 1000, 130_000]
 def test_figure6_text_describes_the_papers_value_a_failed_run_and_both_changes():
     text = B.figure6_text({"paper": _reported(GOOD), "keep_all": _reported(KEEP)})
     assert "- *The paper's buffer (KL / 4,096).* BBB's final regret: mean 1,150 against about " \
-           "5,700 in the paper; it ends below the paper's value on each of the 4 seeds (95 % " \
-           "t-interval of the mean, the usual confidence interval for a mean of few seeds: " \
-           "945–1,355)." in text
+           "5,700 in the paper (95 % t-interval of the mean, the usual confidence interval for a " \
+           "mean of few seeds: 945–1,355). It ends below the paper's value on each of the 4 " \
+           "seeds." in text
     assert "BBB is the lowest agent on 1 of 4 seeds; plain greedy ends *below* BBB on seeds 0–2." \
         in text
     assert "- *Every tuple kept (KL / max(4,096, tuples stored)).* BBB's final regret: mean 600 " \
-           "against about 5,700 in the paper; it ends below the paper's value on each of the 4 " \
-           "seeds (95 % t-interval: " in text
+           "against about 5,700 in the paper (95 % t-interval: " in text
+    assert text.count("t-interval") == 2 and text.count("the usual confidence interval") == 1
     # no verdict against the paper: plan v2's test did not govern these runs
     assert "matches" not in text and "holds the paper" not in text
     assert "- *One run sets greedy's mean.* Greedy's seed 3 ends at 130,000 under both buffers: " \
@@ -157,12 +157,15 @@ def test_figure6_text_describes_the_papers_value_a_failed_run_and_both_changes()
            "of them). It has not recovered by the end: its regret grows no slower over the last " \
            "1,000 steps than over the whole run. This one run puts greedy's mean above BBB's " \
            "with the paper's buffer." in text
-    assert "against the paper's buffer, BBB's regret with every tuple kept and the KL divided " \
-           "by max(4,096, tuples stored) is lower on each of the 4 seeds (by 500–600), and by " \
-           "more than half on 2 of 4 seeds. The buffer and the KL scaling changed together" in text
-    assert "this is a count, not a verdict" in text
-    assert "The 1 % and 5 % greedy agents end below the paper's values in the mean under both " \
-           "buffers." in text and "logarithmic" not in text
+    assert "- *The two recipes, seed by seed.* Against the paper's buffer, BBB's regret with " \
+           "every tuple kept and the KL divided by max(4,096, tuples stored) is lower on each of " \
+           "the 4 seeds (by 500–600), and by more than half on 2 of 4 seeds. This is a count, " \
+           "not a verdict: version 1 declared no test of the recipes." in text
+    # that the two changes came together is said once, by recipes_text and the takeaways
+    assert "changed together" not in text and "which one helped" not in text
+    assert "- *The ε-greedy agents.* The mean final regrets of the 1 % and 5 % greedy agents " \
+           "are below the paper's values under both buffers." in text
+    assert "Above them" not in text and "logarithmic" not in text
 
 
 def test_figure6_text_follows_a_run_that_recovers_a_raised_regret_and_one_change():
@@ -172,10 +175,9 @@ def test_figure6_text_follows_a_run_that_recovers_a_raised_regret_and_one_change
     text = B.figure6_text({
         "paper": _reported(wide, curves={("greedy", 3): flat}, shares={"greedy": [0, 0, 0, 0.02]}),
         "keep_all": _reported(worse, recipe="keep_all_fixed_kl")})
-    assert "mean 6,000 against about 5,700 in the paper; it ends below the paper's value on 2 " \
-           "of 4 seeds (95 % " \
-           "t-interval of the mean, the usual confidence interval for a mean of few seeds: " \
-           "1,316–10,684)" in text
+    assert "mean 6,000 against about 5,700 in the paper (95 % t-interval of the mean, the usual " \
+           "confidence interval for a mean of few seeds: 1,316–10,684). It ends below the " \
+           "paper's value on 2 of 4 seeds." in text
     assert "*Every tuple kept (KL / 4,096).*" in text
     # seed 3 of greedy ate a poisonous mushroom at the end under the paper's buffer: no claim
     # that it passes every edible one; it stopped growing halfway: no 'not recovered'
@@ -185,9 +187,9 @@ def test_figure6_text_follows_a_run_that_recovers_a_raised_regret_and_one_change
     assert "Seed 3 with every tuple kept has not recovered by the end" in text
     assert "This one run puts greedy's mean above BBB's under both buffers." in text
     assert "BBB's regret with every tuple kept is higher on each of the 4 seeds (by 500)." in text
-    assert "changed together" not in text and "more than half" not in text
-    assert "end on both sides of the paper's values in the mean under both buffers (above " \
-           "them: 1 % greedy on seeds 0–3 with every tuple kept)." in text
+    assert "more than half" not in text
+    assert "greedy agents are on both sides of the paper's values under both buffers. Above " \
+           "them: 1 % greedy on seeds 0–3 with every tuple kept." in text
     one = B.figure6_text({"paper": _reported({a: v[:1] for a, v in GOOD.items()})})
     assert "ends below the paper's value on its one seed." in one and "t-interval" not in one
     assert "seed by seed" not in one and "One run" not in one
@@ -198,33 +200,38 @@ def test_figure6_text_follows_a_run_that_recovers_a_raised_regret_and_one_change
 def test_headline_text_gives_the_tests_numbers_and_why_every_seed_is_not_enough():
     rep = {"paper": _reported(GOOD), "keep_all": _reported(KEEP)}
     text = B.headline_text(rep)
-    assert "two-sided paired t-test over the seeds (BBB's and the other agent's final regret on " \
-           "the same seed), Holm's correction (it raises the p-values to allow for BBB's 3 " \
-           "comparisons within a buffer), and α = 0.05" in text
+    # the README applies the test; the notebook says beside it that it was chosen after the runs
+    assert "The README applies this test to each such claim:" in text and "declare" not in text
+    assert "- a two-sided *paired* t-test over the seeds: it compares BBB's and the other " \
+           "agent's final regret on the same seed;\n- Holm's correction: it raises the p-values " \
+           "to allow for BBB's 3 comparisons within a buffer;\n- α = 0.05." in text
     res = B.bbb_orderings(rep["paper"])
     assert res["greedy"]["verdict"] == "not resolved at 4 seeds"
-    assert (f"- *The paper's buffer.* Below greedy: not resolved at 4 seeds (Holm p = "
-            f"{res['greedy']['p_holm']:.2g}; BBB lower on 1 of 4 seeds); below 1% greedy: holds "
-            f"(Holm p = {res['eps1']['p_holm']:.2g})") in text
+    assert (f"- *The paper's buffer.*\n  - below greedy: not resolved at 4 seeds (Holm p = "
+            f"{res['greedy']['p_holm']:.2g}; BBB lower on 1 of 4 seeds);\n  - below 1% greedy: "
+            f"holds (Holm p = {res['eps1']['p_holm']:.2g});") in text
     assert res["eps1"]["p_holm"] < 0.05 <= res["greedy"]["p_holm"]
-    assert "BBB is lower than greedy on each of the 4 seeds, yet the claim is not resolved: the " \
-           "t-test weighs the sizes of the differences, and the gap on seed 3 (129,200) dwarfs " \
-           "those on the others (300–500). Even the exact sign test, which counts only " \
-           "directions, gives p = 0.125 for 4 of 4 seeds." in text
+    assert "\nBeside the verdicts:\n\n- *Lower on every seed, yet not resolved.* With every " \
+           "tuple kept, BBB is lower than greedy on each of the 4 seeds. The t-test weighs the " \
+           "sizes of the differences, and the gap on seed 3 (129,200) dwarfs those on the others " \
+           "(300–500). The exact sign test counts only directions; it gives p = 0.125 for 4 of " \
+           "4 seeds, not below α either." in text
     # the paper's buffer: BBB lower on 1 of 4 only, so no such explanation there
-    assert text.count("yet the claim is not resolved") == 1
-    assert "- *Medians*, which one failed run cannot move: with the paper's buffer greedy's is " \
-           "the lowest (850, against BBB's 1,150), and BBB has the lowest mean only because one " \
-           "run sets greedy's (above); with every tuple kept BBB's is the lowest (600)." in text
-    assert "BBB has the lowest mean (" not in text
+    assert text.count("yet not resolved") == 1
+    assert "- *Medians*, which one extreme run cannot move. With the paper's buffer, greedy's " \
+           "median is the lowest (850, against BBB's 1,150): BBB has the lowest mean only " \
+           "because one run sets greedy's (see the previous list). With every tuple kept, BBB's " \
+           "median is the lowest (600)." in text
+    assert "the lowest mean is" not in text
 
 
 def test_headline_text_follows_a_reversal_spread_gaps_and_a_mean_without_a_failed_run():
     bad = {"bbb": [9000, 9100, 9300, 9200], "greedy": [1000, 1100, 1200, 1300],
            "eps1": [5000, 5150, 5180, 5400], "eps5": [3000, 3100, 3050, 3200]}
     text = B.headline_text({"paper": _reported(bad)})
-    assert "Below greedy: reversed (Holm p = " in text and "below 5% greedy: reversed" in text
-    assert "with the paper's buffer greedy's is the lowest (1,150, against BBB's 9,150)." in text
+    assert "  - below greedy: reversed (Holm p = " in text and "below 5% greedy: reversed" in text
+    assert "With the paper's buffer, greedy's median is the lowest (1,150, against BBB's " \
+           "9,150)." in text and "yet not resolved" not in text
     # lower on every seed, but no single gap dominates: the gaps vary
     spread = {"bbb": [1000, 1000, 1000, 1000], "greedy": [1100, 1150, 2000, 1900],
               "eps1": [1000 + 100_000 * k for k in (1, 2, 3, 4)],
@@ -235,10 +242,11 @@ def test_headline_text_follows_a_reversal_spread_gaps_and_a_mean_without_a_faile
     mixed = {"bbb": [120, 120, 120, 120], "greedy": [100, 100, 100, 290],
              "eps1": [500] * 4, "eps5": [600] * 4}
     text = B.headline_text({"paper": _reported(mixed)})
-    assert "greedy's is the lowest (100, against BBB's 120); the lowest mean is BBB's (120)." in text
+    assert "greedy's median is the lowest (100, against BBB's 120), but the lowest mean is " \
+           "BBB's (120)." in text
     one = B.headline_text({"paper": _reported({a: v[:1] for a, v in GOOD.items()})})
-    assert "Below greedy: not resolved at 1 seed (no test at 1 seed; BBB lower on 0 of 1 seed)" \
-        in one and "yet the claim" not in one
+    assert "below greedy: not resolved at 1 seed (no test at 1 seed; BBB lower on 0 of 1 seed)" \
+        in one and "yet not resolved" not in one
 
 
 # ---- exploration_text ----
@@ -255,18 +263,21 @@ def test_exploration_text_reads_bbb_and_the_two_changes_once():
     text = B.exploration_text(rep, _three_recipes())
     assert "With every tuple kept, BBB almost stops eating poisonous mushrooms (0.1% over the " \
            "last 1,000 steps, mean of the seeds). With the paper's buffer it eats 1.3%–4.6% of " \
-           "them at the end (per seed), while plain greedy eats none: each one costs BBB 15 " \
-           "regret that greedy does not pay." in text
-    assert "- *Which change matters is open.* The recipes differ in two ways" in text
-    assert "the Gaussian σp=0.05 prior in each" in text
-    assert "Keeping every tuple lowered BBB's regret on 2 of 2 tuning seeds; dividing the KL by " \
-           "the tuples stored as well lowered it on 2 of 2. With 2 tuning seeds, that is no " \
-           "test of which change matters more." in text
+           "them over the same steps (range over the seeds), while plain greedy eats none: each " \
+           "one costs BBB 15 regret that greedy does not pay." in text
+    assert "- *Buffer or KL scaling?* The two recipes differ in both (section 3). The tuning " \
+           "also ran the recipe between them (every tuple, KL / 4,096). BBB's mean regret per " \
+           "recipe (20,000 steps, 2 tuning seeds, the Gaussian σp=0.05 prior in each; tuning " \
+           "table):" in text
     assert "  - last 4,096 tuples, KL / 4,096 (the paper's): 6,900;\n  - every tuple, KL / " \
-           "4,096: 6,500;\n  - every tuple, KL / max(4,096, tuples stored): 5,950." in text
+           "4,096: 6,500, lower than the line above on 2 of 2 tuning seeds;\n  - every tuple, " \
+           "KL / max(4,096, tuples stored): 5,950, lower than the line above on 2 of 2 tuning " \
+           "seeds." in text
+    assert "- *Which change matters is open.* With 2 tuning seeds, this is no test of which " \
+           "change matters more." in text
     # the KL step raises the regret on one tuning seed
     text = B.exploration_text(rep, _three_recipes(kl_lower=(3500, 9000)))
-    assert "as well lowered it on 1 of 2." in text
+    assert "stored): 6,250, lower than the line above on 1 of 2 tuning seeds." in text
 
 
 def test_exploration_text_follows_a_greedy_that_eats_and_one_change():
@@ -275,8 +286,8 @@ def test_exploration_text_follows_a_greedy_that_eats_and_one_change():
     tuning = _tuning([("paper", 0.05, [3800, 10000]), ("keep_all_fixed_kl", 0.05, [3400, 9600])])
     text = B.exploration_text(rep, tuning)
     assert "BBB still eats poisonous mushrooms (3.0% over the last 1,000 steps" in text
-    assert "it eats 2.0% of them at the end (per seed), and plain greedy 1.0%." in text
-    assert "costs BBB" not in text and "differ in two ways" not in text
+    assert "it eats 2.0% of them over the same steps, and plain greedy 1.0%." in text
+    assert "costs BBB" not in text and "differ in both" not in text and "open" not in text
     assert "- *The recipes in the tuning.* The tuning cannot tell which matters more (best mean " \
            "regret per recipe: last 4,096 tuples, KL / 4,096 (the paper's): 6,900; every tuple, " \
            "KL / 4,096: 6,500; 2 tuning seeds, 20,000 steps)." in text
@@ -287,17 +298,23 @@ def test_exploration_text_follows_a_greedy_that_eats_and_one_change():
 def test_posterior_sigma_text_measures_the_distance_from_the_printed_value():
     near = _reported(GOOD, sigma=[0.044] + [0.04894] * 19)
     text = B.posterior_sigma_text({"paper": near, "keep_all": near})
-    assert "stays below the prior's σp = 0.05 under both buffers and ends within 2.2% of it " \
-           "(the paper's buffer: 0.0440–0.0489, 0.0489 at the end" in text
-    assert "An average that barely moves says little about how sure the network is" in text
+    assert "The mean posterior σ over all weights (mean of the 4 seeds) stays below the prior's " \
+           "σp = 0.05 under both buffers and ends within 2.2% (relative) of it:\n  - the " \
+           "paper's buffer: between 0.0440 and 0.0489, 0.0489 at the end;\n  - every tuple " \
+           "kept: between 0.0440 and 0.0489, 0.0489 at the end.\n- *What that means.*" in text
+    assert "An average over all weights that barely moves says little about how sure the " \
+           "network is" in text
     far = _reported(GOOD, sigma=[0.049] + [0.03] * 18 + [0.06])
     text = B.posterior_sigma_text({"paper": far})
-    assert "crosses the prior's σp = 0.05 with the paper's buffer and ends 20.0% away from it" \
-        in text and "barely moves" not in text
+    assert "crosses the prior's σp = 0.05 with the paper's buffer and ends 20.0% (relative) " \
+           "away from it:\n  - the paper's buffer: between 0.0300 and 0.0600" in text
+    assert "barely moves" not in text and "What that means" not in text
     above = _reported(GOOD, sigma=[0.051] * 20)
     assert "stays above" in B.posterior_sigma_text({"paper": above})
     mix = _reported(GOOD, prior=MIX)
-    assert "the prior is a scale mixture" in B.posterior_sigma_text({"paper": mix})
+    text = B.posterior_sigma_text({"paper": mix})
+    assert "cannot be compared with the prior's: the prior is a scale mixture, with no single " \
+           "σ:\n  - the paper's buffer: between 0.0490 and 0.0490" in text
 
 
 # ---- epsilon_greedy_text ----
@@ -307,34 +324,48 @@ def test_epsilon_greedy_text_compares_each_seed_with_half_epsilon():
     text = B.epsilon_greedy_text({"paper": errs})
     assert "random actions alone eat ε/2 of the poisonous mushrooms shown: 0.5% for 1% greedy, " \
            "2.5% for 5% greedy." in text
-    assert "they ate more than that on every seed with the paper's buffer (means of the seeds, " \
-           "1% greedy and 5% greedy: 2.0% and 5.0% with the paper's buffer), so their networks " \
-           "eat some too." in text
+    assert "Over the last 1,000 steps, 1% greedy and 5% greedy ate more than that on every " \
+           "seed with the paper's buffer (exploration table), so their networks eat some too." \
+        in text
+    # the means are the exploration table's, not repeated here
+    assert "2.0%" not in text and "means of the seeds" not in text
     exact = _reported(GOOD, shares={"eps1": [0.005] * 4, "eps5": [0.02] * 4})
-    assert "they ate no more than that on any seed" in B.epsilon_greedy_text({"paper": exact})
+    assert "5% greedy ate no more than that on any seed (exploration table): their networks " \
+           "pass the poisonous ones." in B.epsilon_greedy_text({"paper": exact})
     some = _reported(GOOD, shares={"eps1": [0.005] * 4, "eps5": [0.02, 0.03, 0.04, 0.02]})
-    assert "more than that on 2 of 8 runs" in B.epsilon_greedy_text({"paper": some})
+    assert "ate more than that on 2 of 8 runs (agent, buffer, seed; exploration table)" \
+        in B.epsilon_greedy_text({"paper": some})
 
 
 # ---- takeaways_text ----
 
 def test_takeaways_follow_the_verdicts_describe_the_paper_and_name_both_changes():
-    text = B.takeaways_text({"paper": _reported(GOOD, shares={"bbb": [0.02] * 4}),
-                             "keep_all": _reported(KEEP, shares={"bbb": [0.0, 0.001, 0.0, 0.03]})})
+    paper = _reported(GOOD, shares={"bbb": [0.02] * 4})
+    keep = _reported(KEEP, shares={"bbb": [0.0, 0.001, 0.0, 0.03]})
+    for rec in (paper, keep):
+        rec["tuning_seeds"] = [100, 101]
+    text = B.takeaways_text({"paper": paper, "keep_all": keep})
     assert "- BBB below greedy: not resolved at 4 seeds under both buffers (BBB lower on 1 of 4 " \
            "seeds with the paper's buffer, on each of the 4 seeds with every tuple kept)." in text
-    assert "- BBB below 1% greedy and 5% greedy: holds under both buffers, as in the paper." \
-        in text
-    assert "- BBB's final regret against the paper's ~5,700 (described, not tested: version 1 " \
-           "declared no test of it): mean 1,150 with the paper's buffer, ending below 5,700 on " \
-           "each of the 4 seeds; 600 with every tuple kept, ending below 5,700 on each of the 4 " \
-           "seeds." in text
+    # a verdict in BBB's favour carries the caveat that only BBB was tuned; "not resolved" not
+    assert "- BBB below 1% greedy and 5% greedy: holds under both buffers, as in the paper. The " \
+           "agents were not tuned alike: BBB on tuning seeds 100 and 101, the greedy agents not " \
+           "at all." in text
+    assert text.count("not tuned alike") == 1
+    assert "- BBB's final regret against the paper's ~5,700 is described, not tested (version 1 " \
+           "declared no test of it). Its mean is 1,150 with the paper's buffer (below 5,700 on " \
+           "each of the 4 seeds) and 600 with every tuple kept (below 5,700 on each of the 4 " \
+           "seeds)." in text
     assert "matches" not in text and "interval" not in text
     assert "- Keeping every tuple and dividing the KL by max(4,096, tuples stored) lowered BBB's " \
-           "regret on each of the 4 seeds, and BBB ate fewer poisonous mushrooms over the last " \
-           "1,000 steps than with the paper's buffer on 3 of 4 seeds (0.8% against 2.0%, mean " \
-           "of the seeds). The two changes came together; which one matters is open." in text
-    assert "- One run can set a mean: greedy's seed 3 under both buffers sets its mean." in text
+           "regret on each of the 4 seeds. With it, BBB also ate fewer poisonous mushrooms over " \
+           "the last 1,000 steps on 3 of 4 seeds. These are counts, not verdicts (version 1 " \
+           "declared no test of the recipes); and the two changes came together, so which one " \
+           "matters is open." in text
+    # the exploration table's means are not repeated here
+    assert "0.8%" not in text
+    assert "- One run can set a mean: seed 3 sets greedy's mean under both buffers. Read the " \
+           "median and every seed beside the mean." in text
     assert "fades further when it keeps" not in text
 
 
@@ -344,21 +375,24 @@ def test_takeaways_follow_a_reversal_no_gain_one_change_and_other_failed_seeds()
     text = B.takeaways_text({"paper": _reported(bad),
                              "keep_all": _reported(bad, recipe="keep_all_fixed_kl")})
     assert "- BBB below greedy, 1% greedy and 5% greedy: reversed under both buffers, the " \
-           "reverse of the paper." in text
-    assert "ending below 5,700 on 0 of 4 seeds" in text and "One run" not in text
-    assert "- Keeping every tuple lowered BBB's regret on no seed, and BBB ate no fewer poisonous " \
-           "mushrooms over the last 1,000 steps than with the paper's buffer on any seed" in text
+           "reverse of the paper." in text and "tuned alike" not in text
+    assert "(below 5,700 on 0 of 4 seeds)" in text and "One run" not in text
+    assert "- Keeping every tuple lowered BBB's regret on no seed. With it, BBB ate no fewer " \
+           "poisonous mushrooms over the last 1,000 steps on any seed. These are counts, not " \
+           "verdicts (version 1 declared no test of the recipes)." in text
     assert "two changes" not in text
     mixed = {**GOOD, "bbb": [1000, 1100, 1200, 900_000]}
     moved = {**GOOD, "greedy": [900, 130_000, 700, 800]}
     text = B.takeaways_text({"paper": _reported(moved), "keep_all": _reported(mixed)})
-    assert "- One run can set a mean: greedy's seed 1 with the paper's buffer and seed 3 with " \
-           "every tuple kept sets its mean." in text
-    assert "- One run can set a mean: BBB (Thompson)'s seed 3 with every tuple kept sets its " \
-           "mean." in text
+    assert "- One run can set a mean: greedy's mean is set by seed 1 with the paper's buffer " \
+           "and by seed 3 with every tuple kept." in text
+    assert "- One run can set a mean: seed 3 sets BBB (Thompson)'s mean with every tuple kept." \
+        in text
+    # a mixed verdict with a 'holds' carries the caveat (no tuning seeds in these records)
     assert "holds with the paper's buffer; not resolved at 4 seeds with every tuple kept (BBB " \
            "lower on each of the 4 seeds with the paper's buffer, on 3 of 4 seeds with every " \
-           "tuple kept)." in text
+           "tuple kept). The agents were not tuned alike: BBB on its tuning seeds, the greedy " \
+           "agents not at all." in text
 
 
 # ---- the committed results ----
@@ -384,14 +418,19 @@ def test_every_reading_runs_on_the_committed_results(monkeypatch):
             assert f"below {B.AGENT_LABELS[a]}: {r['verdict']} (Holm p = {r['p_holm']:.2g}" \
                 .lower() in head.lower()
     best = min(tuning["metrics"]["trials"], key=lambda t: t["regret_final_mean"])
-    assert f"{B.RECIPE_LABELS[best['recipe']]}: {best['regret_final_mean']:,.0f}" \
+    assert f"{B.RECIPE_LABELS[best['recipe']]}: {best['regret_final_mean']:,.0f}, lower than " \
         in B.exploration_text(reported, tuning)
     end = [sum(c) / 4 for c in zip(*(r["mean_sigma"] for r in
                                      reported["paper"]["metrics"]["per_seed"]))][-1]
     assert f"{end:.4f} at the end" in B.posterior_sigma_text(reported)
-    eps1 = B.poison_shares(reported["paper"])["eps1"]
-    assert f"{sum(eps1) / len(eps1):.1%}" in B.epsilon_greedy_text(reported)
+    above = all(v > e / 2 for b in reported for a, e in (("eps1", 0.01), ("eps5", 0.05))
+                for v in B.poison_shares(reported[b])[a])
+    assert ("ate more than that on every seed under both buffers" in
+            B.epsilon_greedy_text(reported)) == above
     take = B.takeaways_text(reported)
-    assert f"mean {s['paper']['bbb']['mean']:,.0f} with the paper's buffer" in take
+    assert f"Its mean is {s['paper']['bbb']['mean']:,.0f} with the paper's buffer" in take
+    if "holds" in take:
+        assert f"BBB on tuning {B._seeds_text(tuning['tuning_seeds'])}, the greedy agents not " \
+               "at all" in take
     assert "matches the paper" not in take + fig + head
     assert take.count("- ") >= 4

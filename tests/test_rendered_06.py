@@ -157,25 +157,90 @@ def _v1_table(auroc, ece=None, nll_rot=None):
     return {"metrics": {"rows": rows, "per_seed": [{"method": "laplace_diag", "seed": 0}]}}
 
 
+def _set(s, method, key, mean, sd):
+    """Plant an exact mean and sd in a row of a version-1 summary."""
+    row = next(r for r in s["metrics"]["rows"] if r["method"] == method)
+    row[key] = {**row[key], "mean": mean, "sd": sd}
+
+
 def test_version1_table_reading_defines_the_spread_and_names_the_rest():
     s = _v1_table({"bbb": [0.93, 0.94, 0.95], "ensemble": [0.93, 0.935, 0.94],
                    "ivon": [0.92, 0.92, 0.92], "map": [0.91, 0.92, 0.93],
                    "mc_dropout": [0.86, 0.87, 0.88], "laplace_diag": [0.5, 0.5, 0.5]})
     text = A.summary_text(s)
-    assert f"Within one seed spread of the best mean AUROC ({A.SPREAD_RULE}) lie BBB (AUROC " \
-           "0.940 ± 0.010) and deep ensemble (5) (AUROC 0.935 ± 0.005)." in text
-    assert "Outside it: IVON (0.920), MAP (0.920) and MC dropout (0.870)." in text
+    assert f"*Within one seed spread* of the best mean means {A.SPREAD_RULE}." in text
+    assert "  - Best: BBB (AUROC 0.940 ± 0.010).\n  - Within one seed spread of it: deep " \
+           "ensemble (5) (0.935 ± 0.005)." in text
+    assert "  - Outside it: IVON (0.920 ± 0.000), MAP (0.920 ± 0.010) and MC dropout (0.870 " \
+           "± 0.010)." in text
+    assert "printed precision" not in text  # every side is plain from the printed numbers
     assert "Why MC dropout is lowest was not tested" in text
     assert "The row of all-layer diagonal Laplace fails (60 % error). It predicted by " \
            "sampling" in text and "*linearised (GLM) predictive* (the network replaced" in text
+    assert "found to underfit" in text and "This row is no verdict" in text
     assert "issue" not in text and text.count("\n- ") == 3
+    assert "the lowest ECE is shared by BBB, deep ensemble (5), IVON, MAP and MC dropout " \
+           "(0.0050 each)." in text and "Next" not in text
     # BBB alone ahead, MC dropout not last: no "why" sentence, no band
     s = _v1_table({"bbb": [0.97, 0.97, 0.97], "ensemble": [0.93, 0.935, 0.94],
                    "mc_dropout": [0.92, 0.92, 0.92], "map": [0.91, 0.91, 0.91]})
     text = A.summary_text(s)
-    assert "Best: BBB (AUROC 0.970 ± 0.000), more than one seed spread" in text
-    assert "Outside it: deep ensemble (5) (0.935), MC dropout (0.920) and MAP (0.910)." in text
+    assert "Best: BBB (AUROC 0.970 ± 0.000)." in text
+    assert "Within one seed spread of it" not in text
+    assert "More than one seed spread behind it: deep ensemble (5) (0.935 ± 0.005), MC dropout " \
+           "(0.920 ± 0.000) and MAP (0.910 ± 0.000)." in text
     assert "Why MC dropout" not in text and "Failed row" not in text
+
+
+def test_version1_table_reading_says_when_the_printed_digits_do_not_decide():
+    s = _v1_table({"bbb": [0.94] * 3, "ivon": [0.92] * 3, "laplace_ll_kron": [0.92] * 3,
+                   "ensemble": [0.92] * 3, "map": [0.90] * 3},
+                  ece={"ivon": 0.0032, "laplace_ll_kron": 0.00376, "ensemble": 0.00381})
+    # IVON outside by 0.00007: the printed gap (0.938 - 0.927) equals its printed sd (0.011)
+    # last-layer Laplace inside by 0.00001: the printed gap (0.938 - 0.926) exceeds its sd (0.011)
+    _set(s, "laplace_ll_kron", "auroc_entropy", 0.92649, 0.01103)
+    _set(s, "bbb", "auroc_entropy", 0.93751, 0.0065)
+    _set(s, "ivon", "auroc_entropy", 0.92660, 0.01084)
+    text = A.summary_text(s)
+    assert "Within one seed spread of it: last-layer Laplace (0.926 ± 0.011)." in text
+    assert "- Last-layer Laplace is inside by less than the printed precision: its gap to BBB, " \
+           "0.01102, is no larger than the larger of the two sds (last-layer Laplace's), " \
+           "0.01103." in text
+    assert "- IVON is outside by less than the printed precision: its gap to BBB, 0.0109, is " \
+           "larger than the larger of the two sds (IVON's), 0.0108." in text
+    assert "MAP is" not in text  # MAP's side is plain from the printed numbers
+    # means that print alike at four decimals are a tie, ordered with more digits
+    assert "IVON the lowest ECE (0.0032). Next, equal at four decimals: last-layer Laplace " \
+           "(0.00376) and deep ensemble (5) (0.00381)." in text
+    s2 = _v1_table({"bbb": [0.94] * 3, "ivon": [0.92] * 3, "map": [0.90] * 3},
+                   ece={"ivon": 0.0032, "map": 0.0045})
+    text = A.summary_text(s2)
+    assert "IVON the lowest ECE (0.0032). Next: MAP (0.0045)." in text and "equal at" not in text
+    # a tie for the lowest: no single winner is named
+    s3 = _v1_table({"bbb": [0.94] * 3, "ivon": [0.92] * 3, "map": [0.90] * 3},
+                   ece={"ivon": 0.00321, "map": 0.00318})
+    text = A.summary_text(s3)
+    assert "the lowest ECE is shared, at four decimals, by MAP (0.00318) and IVON (0.00321). " \
+           "Next: BBB (0.0050 each)" not in text
+    assert "the lowest ECE is shared, at four decimals, by MAP (0.00318) and IVON (0.00321). " \
+           "Next: BBB (0.0050)." in text
+    assert "IVON the lowest ECE" not in text
+
+
+def test_version1_table_reading_with_one_seed_and_one_leader():
+    s = _v1_table({"bbb": [0.6], "map": [0.5], "mc_dropout": [0.4]},
+                  ece={"bbb": 0.2, "map": 0.3, "mc_dropout": 0.35})
+    for r in s["metrics"]["rows"]:
+        r["seeds"] = [0]
+    bbb = next(r for r in s["metrics"]["rows"] if r["method"] == "bbb")
+    bbb["test_error"], bbb["nll"] = _m([0.01]), _m([0.04])
+    text = A.summary_text(s)
+    assert "(version 1: descriptive, 1 seed, no declared test)" in text
+    assert "Within one seed spread" not in text and "seed spread behind" not in text
+    assert "  - Best: BBB (AUROC 0.600).\n  - The others (one seed, so no spread): MAP (0.500) " \
+           "and MC dropout (0.400)." in text
+    assert "BBB has the lowest test error, NLL and ECE (0.2000). Next lowest ECE: MAP " \
+           "(0.3000)." in text and "BBB the lowest ECE" not in text
 
 
 def test_version1_rotation_and_answer_readings():
@@ -293,13 +358,18 @@ def _v1_laplace(stale):
 def test_laplace_takeaway_follows_both_versions():
     s = _v3({}, _subset(0.018, 0.116, 0.017, 0.07))
     text = R.laplace_takeaway(s, _v1_laplace(stale=True))
-    assert text.startswith("- **All-layer Laplace needs its linearised predictive.**")
-    assert "(version 1) gave 60 % and 70 % error" in text
-    assert "gives 1.80 % and 1.70 % on the subset (MAP 1.70 %)" in text
+    assert text.startswith("- **All-layer Laplace.** With weights sampled through the whole "
+                           "network (version 1) the fits erred on 60 % and 70 % of the test "
+                           "digits.")
+    assert "With the linearised predictive (version 3) they err on 1.80 % and 1.70 % of the " \
+           "subset (MAP 1.70 %)." in text
+    # the two versions' MAP networks differ: a literature match, not a shown cause
+    assert "no same-network comparison; it is consistent with [Immer et al. (2021)]" in text
+    assert "needs" not in text
     assert "Both fits are under-confident" in text and "0.116" not in text
     # version 1's rows made with the linearised predictive: no claim about weight sampling
     text = R.laplace_takeaway(s, _v1_laplace(stale=False))
-    assert "needs its linearised predictive" not in text and "60 %" not in text
+    assert "Immer" not in text and "60 %" not in text
     assert "errs on 1.80 % and 1.70 %" in text
     # ECE within twice the error: the numbers, no direction
     text = R.laplace_takeaway(_v3({}, _subset(0.05, 0.06, 0.04, 0.07)), None)
@@ -307,33 +377,73 @@ def test_laplace_takeaway_follows_both_versions():
     assert R.laplace_takeaway(_v3({}, {}), None) == ""
 
 
-def _v1_rows(au, ece):
-    rows = [{"method": m, "seeds": [0, 1, 2], "test_error": _m([0.015] * 3),
+def _v1_rows(au, ece, seeds=(0, 1, 2)):
+    rows = [{"method": m, "seeds": list(seeds), "test_error": _m([0.015] * 3),
              "auroc_entropy": _m(au[m]), "ece": _m([ece[m]] * 3)} for m in au]
-    return {"metrics": {"rows": rows, "per_seed": []}}
+    return {"metrics": {"rows": rows, "per_seed": []},
+            "config": {"seeds": list(seeds),
+                       "chosen": {"map": {"lr": 1e-3, "lr_decay": 0.955, "weight_decay": 1e-4,
+                                          "epochs": 50}}}}
 
 
-def test_version1_takeaway_follows_both_versions(monkeypatch):
+def _v1_search_records(dropout=0.25):
+    def sweep(n, cap, metric, chosen=None):
+        return {"config": {"max_epochs": cap, "metric": metric, "scheduler": {"name": "ASHA"},
+                           "space": {"grid": {"lr_decay": [0.955, 1.0]}}},
+                "metrics": {"trials": [{}] * n, "chosen": chosen}}
+    return {"map": sweep(6, 50, "val_nll"),
+            "mc_dropout": sweep(6, 50, "val_nll", {"config": {"dropout": dropout, "lr": 1e-3,
+                                                              "lr_decay": 0.955,
+                                                              "weight_decay": 0.0},
+                                                   "epochs": 20}),
+            "bbb": sweep(64, 60, "val_error"),
+            "ivon": {"config": {"grid": [{}, {}], "epochs": 30}}}
+
+
+def _v3_recs(dropout=0.4):
+    return {("mc_dropout", 0): {"setting": {"dropout": dropout, "lr": 3e-4, "lr_decay": 1.0,
+                                            "weight_decay": 1e-4, "epochs": 55}},
+            ("map", 0): {"setting": {"lr": 3e-4, "lr_decay": 1.0, "weight_decay": 1e-3,
+                                     "epochs": 60}}}
+
+
+def test_version1_takeaway_describes_what_changed_and_names_no_cause():
     ece = {"map": 0.007, "mc_dropout": 0.004, "bbb": 0.006, "laplace_ll_kron": 0.0038}
     au1 = {"map": [0.92] * 3, "mc_dropout": [0.87] * 3, "bbb": [0.94] * 3,
            "laplace_ll_kron": [0.93] * 3}
-    monkeypatch.setattr(R, "load_v1", lambda: _v1_rows(au1, ece))
+    v1 = _v1_rows(au1, ece)
     v3 = _v3({"map": {"ece": [0.004] * 4, "auroc_entropy": [0.88] * 4},
               "mc_dropout": {"ece": [0.005] * 4, "auroc_entropy": [0.96] * 4},
               "bbb": {"ece": [0.004] * 4, "auroc_entropy": [0.92] * 4},
               "laplace_ll_kron": {"ece": [0.0226] * 4, "auroc_entropy": [0.91] * 4}}, {})
-    text = R.version1_text(v3)
-    assert text.startswith("- **Equal searches moved the results.**")
-    assert "MC dropout's AUROC went from 0.870 (its dropout rate taken from notebook 05) to " \
-           "0.960 with its own search, from the lowest of version 1's working methods to the " \
-           "highest on version 3's full test sets" in text
-    assert "Last-layer Laplace's ECE went from 0.0038 to 0.0226" in text
-    # MC dropout in the middle in version 3: the numbers, no rank words
+    text = R.version1_text(v3, v1, _v1_search_records(), _v3_recs())
+    assert text.startswith("- **Version 1 against version 3** (a description: no test compares "
+                           "the versions")
+    assert "  - MC dropout's AUROC: 0.870 in version 1 (the lowest of its working methods), " \
+           "0.960 in version 3 (the highest on the full test sets)." in text
+    assert "  - Last-layer Laplace's ECE: 0.0038 in version 1, 0.0226 in version 3." in text
+    assert "  - Seeds: 0–2 → 0–3." in text
+    assert "Version 1: 2–64 trials per method, epoch caps of 30–60, early stopping in some, a " \
+           "learning-rate decay among the settings; BBB's chosen by validation error. " \
+           "Version 3: 16 trials each, 60 epochs, no early stopping" in text
+    assert "MC dropout's chosen setting (in both versions from its own validation-NLL search): " \
+           "dropout 0.25 → 0.4; learning rate 0.001 → 0.0003; learning-rate decay per epoch " \
+           "0.955 → none; weight decay 0 → 0.0001; 20 → 55 epochs." in text
+    assert "MAP's chosen setting, under the Laplace fit: learning rate 0.001 → 0.0003; " \
+           "learning-rate decay per epoch 0.955 → none; weight decay 0.0001 → 0.001; 50 → 60 " \
+           "epochs." in text
+    for cause in ("moved the results", "with its own search", "because", "Equal searches"):
+        assert cause not in text
+    # MC dropout in the middle in version 3, same dropout rate, same seeds: no rank words, and
+    # only what differs is listed
     v3["table"]["mc_dropout"]["full"]["auroc_entropy"] = _m([0.90] * 4, range(4))
-    text = R.version1_text(v3)
-    assert "to 0.900 with its own search." in text and "lowest" not in text
-    monkeypatch.setattr(R, "load_v1", lambda: None)
-    assert R.version1_text(v3) == ""
+    text = R.version1_text(v3, _v1_rows(au1, ece, seeds=range(4)),
+                           _v1_search_records(dropout=0.4), _v3_recs(dropout=0.4))
+    assert "MC dropout's AUROC: 0.870 in version 1, 0.900 in version 3." in text
+    assert "lowest" not in text and "Seeds:" not in text and "dropout 0.4" not in text
+    assert "learning rate 0.001 → 0.0003" in text
+    # no version 1 record: nothing to compare
+    assert R.version1_text(v3, {}, {}, {}) == ""
 
 
 # ---- version 3: the answer, section 6's question, the notes ----
@@ -450,13 +560,36 @@ def test_ivon_cost_says_what_the_records_explain():
     assert "designed to cost about as much as Adam per step, yet here it trains 2.2× as long " \
            "as MAP" in text
     assert "Both train 60 epochs with batches of 128 images" in text
-    assert "these files do not say where the time goes" in text
+    assert "neither more steps nor more than one sample per step explains the gap; these " \
+           "files do not say where the time goes" in text
     assert "Version 1 measured about 1.9× MAP's time per epoch (20 epochs against MAP's 50)" \
         in text
     text = R.ivon_cost_text(s, _ivon_recs(ivon_batch=64))
     assert "Both train" not in text and "may explain part of it" in text
     assert "Version 1" not in text
     assert R.ivon_cost_text({"seeds": [0], "cost": {}}, _ivon_recs()) == ""
+
+
+def test_robustness_reading_lists_near_misses_as_bullets():
+    fam = {"test NLL": {"bbb < mc_dropout on nll": {"verdict": "reversed", "p_holm": 0.004},
+                        "bbb < map on nll": {"verdict": NR, "p_holm": 0.5}}}
+    rob = {"test NLL": {"bbb < mc_dropout on nll": {"verdicts": ["reversed"] * 3,
+                                                    "p_holm": [0.003, 0.01, 0.028]},
+                        "bbb < map on nll": {"verdicts": [NR] * 3, "p_holm": [0.4, 0.5, 0.6]}}}
+    text = R.robustness_text({"families": fam, "mc_robustness": rob})
+    assert "every one of the 2 verdicts stays the same." in text
+    assert text.endswith("Near the threshold (a Holm p from 0.01 to 0.1 in the test or a "
+                         "repeat):\n\n- BBB (scale mixture) < MC dropout (test NLL): Holm p "
+                         "0.004; 0.003–0.028 under the repeats.")
+    assert "MAP (test NLL)" not in text
+    # a changed verdict is named; nothing near the threshold: no list
+    rob["test NLL"]["bbb < mc_dropout on nll"] = {"verdicts": ["reversed", NR, "reversed"],
+                                                  "p_holm": [0.003, 0.2, 0.004]}
+    text = R.robustness_text({"families": fam, "mc_robustness": rob})
+    assert "1 of 2 verdicts stay the same under all 3: changed: BBB (scale mixture) < MC " \
+           "dropout (test NLL): reversed → reversed, not resolved at 10 seeds, reversed." in text
+    assert "Near the threshold" not in text
+    assert R.robustness_text({"families": fam, "mc_robustness": {}}) == ""
 
 
 def test_the_hardware_line_is_one_line_and_the_detail_stays():
@@ -545,8 +678,8 @@ def test_takeaways_point_to_the_answer_and_do_not_repeat_it(monkeypatch):
     s = _answered(fam, {})
     text = R.takeaways_text(s)
     assert text == ("- **The answer is version 3's** (section 7, below its claims table): with "
-                    "equal searches and 10 paired seeds, other methods beat BBB on both tested "
-                    "scores, test NLL and OOD AUROC. Version 1's answer (section 6) is "
+                    "equal search budgets and 10 paired seeds, other methods beat BBB on both "
+                    "tested scores, test NLL and OOD AUROC. Version 1's answer (section 6) is "
                     "superseded.")
     fam = _fam({"mc_dropout": NR}, {"mc_dropout": "reversed"})
     text = R.takeaways_text(_answered(fam, {}))
@@ -601,6 +734,7 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
     for m in F.ALL_LAYER:
         assert f"{100 * t[m]['subset']['test_error']['mean']:.2f} %" in text
     text = R.version1_text(v3)
+    assert "what moved these numbers is not known" in text and "Searches. Version 1:" in text
     assert f"{rows['mc_dropout']['auroc_entropy']['mean']:.3f}" in text
     assert f"{t['mc_dropout']['full']['auroc_entropy']['mean']:.3f}" in text
     # version 3's answer is rendered once, after the claims table; section 6's question with
