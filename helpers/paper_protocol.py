@@ -708,6 +708,46 @@ def edge_words(s):
     return ("**Where the choices lie** in what each search tried: " + "; ".join(parts) + ".")
 
 
+def _lr_edges(s):
+    """{method: 'largest' / 'smallest' / None} for the learning rate each finished search chose,
+    against the learning rates its design tried (methods still searching are left out)."""
+    out = {}
+    for method in PAPER_SPACES:
+        rec = chosen(s, method)
+        if rec is None:
+            continue
+        lrs = sorted({p["lr"] for p in design(method, s["trials"]) if "lr" in p})
+        v = rec["config"].get("lr")
+        out[method] = (None if len(lrs) < 2 or v not in (lrs[0], lrs[-1]) else
+                       "largest" if v == lrs[-1] else "smallest")
+    return out
+
+
+def cost_takeaway(s):
+    """The takeaway on section 7's summed cost: an argument, not a test, and where the chosen
+    learning rates lie in their grids (read from the search records)."""
+    edges = _lr_edges(s)
+    top = [m for m, e in edges.items() if e == "largest"]
+    low = [m for m, e in edges.items() if e == "smallest"]
+    if not edges:
+        where = "Its searches are still running."
+    elif len(top) == len(edges):
+        where = ((f"All {len(edges)} methods chose" if len(edges) > 1 else
+                  f"The one finished search ({SHORT[top[0]]}) chose")
+                 + " the largest learning rate their search tried, so a better rate may lie "
+                 "above the largest one tried (section 7's edge line).")
+    elif top or low:
+        where = ("At an edge of the learning rates their search tried: "
+                 + "; ".join(f"{SHORT[m]} (the {e})" for m, e in edges.items() if e)
+                 + f", of {len(edges)} methods (section 7's edge line).")
+    else:
+        where = "Every chosen learning rate lies inside the rates its search tried."
+    return ("- Section 7 trains on the paper's *summed* cost, the reading under which, we argue, "
+            "the paper's learning rates mean what they meant; no run on the averaged cost tests "
+            "that argument. " + where + " A 600-epoch run takes hours on a CPU; the verdicts are "
+            "those of the seeds finished.")
+
+
 def _interval(cell):
     lo, hi = cell["ci"]
     return f"[{100 * lo:.2f}, {100 * hi:.2f}]%, {100 * (hi - lo):.2f} pp wide"

@@ -8,8 +8,10 @@ is missing (or refuses, with ``train=False``), then writes results/<notebook>/ta
 the verdicts of ``analysis`` (two-sided tests of ``helpers.stats``, paired by seed) and the
 provenance of its inputs (no machine or date of its own: those belong to each run's record).
 Two control rows at 2x400 when the chosen BBB recipe starts from the trained SGD network (a warm
-start): SGD trained for as many epochs as SGD + BBB together (equal compute), and the best BBB
-configuration with a random start.
+start): SGD trained for as many epochs as SGD + BBB together (equal epochs, not equal compute: a
+BBB step samples weights and adds the KL term), and the best BBB configuration with a random
+start. The row key ``sgd_equal_compute`` is kept as stored in table1.json; only its label says
+"equal epochs".
 """
 import hashlib
 import json
@@ -25,7 +27,7 @@ from .utils import _check_fractions, _jsonable, atomic_write_bytes, results_dir
 
 NB = "01_mnist_classification"
 METHODS = ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")
-EXTRA_LABELS = {"sgd_equal_compute": "SGD, equal compute (control)",
+EXTRA_LABELS = {"sgd_equal_compute": "SGD, equal epochs (control)",
                 "bbb_mixture_random_start": "BBB, scale mixture, random start (control)"}
 
 # The verdicts (helpers.stats; the same tests, alpha, family and margin as analysis_plan.json):
@@ -372,6 +374,11 @@ def sweep_overview(names, notebook=NB):
     return header, rows
 
 
+def _label(row):
+    """A row's display label: today's wording for its key (a stored label may be older)."""
+    return METHOD_LABELS.get(row["key"]) or EXTRA_LABELS.get(row["key"]) or row["label"]
+
+
 def _pm(row):
     if row["mean"] is None:
         return "not run yet"
@@ -398,7 +405,7 @@ def table_rows(rec):
         walls = r.get("train_wall_s") or []
         wall = "—" if not walls else f"{sum(walls) / len(walls) / 60:.0f}" + (
             " + start" if p["init_epochs"] else "")
-        rows.append([r["label"], str(r["H"]), epochs, p["start"], paper, _pm(r), seeds, diff, wall])
+        rows.append([_label(r), str(r["H"]), epochs, p["start"], paper, _pm(r), seeds, diff, wall])
     return header, rows
 
 
@@ -486,7 +493,7 @@ def mc_noise(rec):
         preds = r["predictor"]
         k = sum(p == "mean_weights" for p in preds)
         seed_sd = "—" if r["sd"] is None else f"{100 * r['sd']:.2f} pp"
-        out.append([r["label"], str(r["H"]), seed_sd,
+        out.append([_label(r), str(r["H"]), seed_sd,
                     f"{100 * statistics.fmean(sds):.2f} pp",
                     f"mean weights on {k} of {len(preds)} seeds, average of samples on "
                     f"{len(preds) - k}"])
@@ -551,6 +558,103 @@ def predictor_words(rec, H, notebook=NB):
                 "others") + f". On the test set, averaging had the lower error in {better} of "
             f"{len(runs)} runs" + (f" (equal in {ties})" if ties else "") + ". Section 3's table "
             "names the predictor of every width's runs.")
+
+
+def _widths(Hs):
+    """'2×400', '2×400 and 2×800', '2×400, 2×800 and 2×1200'."""
+    ws = [f"2×{H}" for H in sorted(Hs)]
+    return ws[0] if len(ws) == 1 else ", ".join(ws[:-1]) + " and " + ws[-1]
+
+
+def warm_start_words(rec):
+    """Which rows of table1.json ``rec`` start their means from a trained network (a warm
+    start), at which widths, and at which of those widths the two control rows exist, in words
+    read from the rows (their start column and keys)."""
+    rows = rec["metrics"]["rows"]
+    warm = {}
+    for r in rows:
+        if r["key"] in METHODS and r["protocol"]["init_epochs"]:
+            src = r["protocol"]["start"].split("(")[1].split(",")[0] if "(" in \
+                r["protocol"]["start"] else "trained"
+            warm.setdefault((r["key"], src), set()).add(r["H"])
+    if not warm:
+        return ("**Warm starts.** No recipe of this table starts from a trained network: every "
+                "row starts at random, so there are no control rows.")
+    controlled = {r["H"] for r in rows if r["key"] in EXTRA_LABELS}
+    parts = [f"{METHOD_LABELS[k].replace('BBB, ', 'BBB with the ')} starts its means from the "
+             f"trained {src.upper() if src == 'sgd' else src} network at {_widths(Hs)}"
+             for (k, src), Hs in sorted(warm.items())]
+    all_warm = set().union(*warm.values())
+    bare = sorted(all_warm - controlled)
+    words = (f"**Warm starts and their controls.** {'; '.join(parts)} (the start column). "
+             "Two control rows follow a warm-started recipe: SGD trained for as many epochs as "
+             "the warm start and BBB together (equal epochs, not equal compute: a BBB step "
+             "samples weights and adds the KL term), and the best BBB trial with a random "
+             "start. ")
+    if not controlled & all_warm:
+        return words + "This table has them at no width."
+    words += f"This table has them at {_widths(controlled & all_warm)}"
+    if bare:
+        words += (f" only: at {_widths(bare)} the warm start has no control here (section 8's "
+                  "plan v1 runs both at every width where its chosen recipe starts warm)")
+    return words + "."
+
+
+def repeat_words(table, plan):
+    """How plan v1's runs (its summary.json ``plan``) relate to section 3's (table1.json
+    ``table``): the seeds and test images they share at each width the plan has run, and the
+    plan runs that repeat a section 3 run (the same recipe on the same seed: the same run name),
+    with whether each gave the same test error. Read from the two records' rows."""
+    before = {}
+    for r in table["metrics"]["rows"]:
+        for name, err in zip(r["runs"], r["test_error"]):
+            before[name] = (r["key"], r["H"], err)
+    seeds3 = {}
+    for r in table["metrics"]["rows"]:
+        seeds3.setdefault(r["H"], set()).update(r["seeds"])
+    seeds_v1, repeats = {}, {}
+    for r in plan["rows"]:
+        if not r["runs"]:
+            continue
+        seeds_v1.setdefault(r["H"], set()).update(r["seeds"])
+        for path, seed, err in zip(r["runs"], r["seeds"], r["test_error"]):
+            name = path.rsplit("/", 1)[-1].removesuffix(".json")
+            if name in before:
+                repeats.setdefault(r["H"], []).append((r["key"], seed, err, before[name][2]))
+    shared = {H: sorted(seeds_v1[H] & seeds3.get(H, set())) for H in sorted(seeds_v1)}
+    shared = {H: v for H, v in shared.items() if v}
+    if not shared:
+        return ("**Plan v1 and section 3.** At no width do plan v1's finished runs share a "
+                "seed with section 3's runs of that width; both use the same test images.")
+    out = ["**Plan v1 and section 3.** Both score the same 10,000 test images. At "
+           + "; at ".join(f"2×{H} the plan's seeds include section 3's seeds "
+                          f"{', '.join(map(str, v))}" for H, v in shared.items()) + "."]
+    for H, reps in sorted(repeats.items()):
+        same = [x for x in reps if x[2] == x[3]]
+        rows = {}
+        for key, seed, _, _ in reps:
+            rows.setdefault(key, []).append(str(seed))
+        which = "; ".join(f"{METHOD_LABELS.get(k, k)}: seed{'s' if len(v) > 1 else ''} "
+                          f"{', '.join(v)}" for k, v in rows.items())
+        diff = [x for x in reps if x[2] != x[3]]
+        out.append(
+            f"At 2×{H}, {len(reps)} of the plan's runs repeat a section 3 run, the same recipe "
+            f"on the same seed ({which}): they were trained again, not copied, and "
+            + (f"all {len(reps)} give the same test error as before"
+               if not diff else f"{len(same)} of {len(reps)} give the same test error as "
+               "before (" + "; ".join(f"{METHOD_LABELS.get(k, k)}, seed {sd}: "
+                                       f"{100 * a:.2f}% here, {100 * b:.2f}% in section 3"
+                                       for k, sd, a, b in diff) + "; the code changed between "
+                                       "the two trainings, section 3's records predating the "
+                                       "plan's commits, and a float's last digits suffice to "
+                                       "part two runs of the same seed)") + ".")
+    if not repeats:
+        out.append("No plan run repeats a section 3 recipe on the same seed.")
+    out.append("So at these seeds the plan's numbers are not a fresh sample: the test images "
+               "are those whose errors had been seen" + (
+                   ", and a repeated run is the same draw of its seed, not a new one"
+                   if repeats else "") + ".")
+    return " ".join(out)
 
 
 COLORS = METHOD_COLORS

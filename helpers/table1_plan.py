@@ -816,14 +816,29 @@ def progress_table(s, widths=None):
     return head, body
 
 
+def todo_is_exact(s, widths=None):
+    """Whether ``plan_jobs``' count of runs to do is exact: only once every search at
+    ``widths`` has finished. Before that it counts a search's final runs "at least" (one per
+    reported seed) and cannot count a warm start's source network and controls until the
+    search has chosen. Presentation only: reads the trial records, decides nothing."""
+    for H in widths or s["widths"]:
+        for method in s["methods"]:
+            configs, later = search_configs(s, H, method)
+            if later or any(not trial_path(H, method, TRIAL.name(c)).exists() for c in configs):
+                return False
+    return True
+
+
 def progress_words(s, widths=None):
-    """One paragraph: how far the campaign is, and what is shown when."""
+    """One paragraph: how far the campaign is, and what is shown when. The runs to do are "at
+    least" that many while a search is unfinished (``todo_is_exact``)."""
     _, done, todo = progress(s, widths)
     budget = "; ".join(f"2×{s['plan_width'][H]}: {s['budget'][H]['trials']} trials of at most "
                        f"{s['budget'][H]['max_epochs']} epochs per method, "
                        f"{len(s['seeds'][H])} reported seeds" for H in widths or s["widths"])
+    least = "" if todo_is_exact(s, widths) else "at least "
     state = ("complete" if todo == 0 else
-             f"running: {done} runs done, {todo} to do")
+             f"running: {done} runs done, {least}{todo} to do")
     return (f"**Plan v1's campaign ({s['profile']} profile): {state}.** Budgets: {budget}. "
             "A width's tests (intervals, orderings, verdicts) are run only once all of its runs "
             "are done; this table shows validation numbers only.")

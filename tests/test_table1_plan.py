@@ -304,11 +304,37 @@ def test_progress_before_any_run_counts_what_is_to_do(tmp_path, monkeypatch):
     items, done_n, todo = T.progress(s)
     assert done_n == 0 and todo == T.plan_jobs(s)[1] > 0
     assert all(it["chosen"] is None and it["seeds_done"] == 0 for it in items)
-    assert f"0 runs done, {todo} to do" in T.progress_words(s)
+    # no search has finished: its final runs are counted "at least" (controls not yet known)
+    assert not T.todo_is_exact(s)
+    assert f"0 runs done, at least {todo} to do" in T.progress_words(s)
     rec = T.summary(s)
     assert all(row[1].startswith("not complete") for row in T.results_table(rec)[1])
     assert T.tests_table(rec)[1][0][1].startswith("no width complete")
     assert T.what_it_shows(rec).startswith("No width of plan v1 is complete yet")
+
+
+def test_runs_to_do_are_exact_only_once_every_search_has_finished(tmp_path, monkeypatch):
+    """``todo_is_exact`` from planted trial records: a warm start still waiting, a trial still
+    missing, every trial there; and ``progress_words`` says "at least" only when it is not."""
+    s = T.settings(T.load_plan(), "smoke")
+    H = s["widths"][0]
+    sgd = T.search_configs(s, H, "sgd")[0][0]  # any real configuration names a trial file
+    configs = {m: [sgd] for m in s["methods"]}
+    later = {m: 0 for m in s["methods"]}
+    monkeypatch.setattr(T, "search_configs", lambda s_, H_, m: (configs[m], later[m]))
+    monkeypatch.setattr(T, "trial_path", lambda H_, m, name: tmp_path / f"{H_}_{m}_{name}.json")
+    for m in s["methods"]:
+        T.trial_path(H, m, T.TRIAL.name(configs[m][0])).write_text("{}")
+    assert T.todo_is_exact(s, [H])
+    later["bbb_mixture"] = 2  # warm-started trials wait for the SGD search's choice
+    assert not T.todo_is_exact(s, [H])
+    later["bbb_mixture"] = 0
+    T.trial_path(H, "dropout", T.TRIAL.name(configs["dropout"][0])).unlink()
+    assert not T.todo_is_exact(s, [H])
+    monkeypatch.setattr(T, "progress", lambda s_, widths=None: ([], 7, 3))
+    assert "running: 7 runs done, at least 3 to do." in T.progress_words(s, [H])
+    monkeypatch.setattr(T, "todo_is_exact", lambda s_, widths=None: True)
+    assert "running: 7 runs done, 3 to do." in T.progress_words(s, [H])
 
 
 def test_bbb_against_dropout_says_where_the_interval_lies():
