@@ -10,7 +10,8 @@ import math
 
 PROFILE_NAMES = ("smoke", "default", "paper")
 
-MNIST_MIXTURE = (0.5, 1.0, math.exp(-6))  # the paper's MNIST prior: pi 1/2, sigma1 1, sigma2 e^-6
+# a point of the paper's MNIST grid: pi 1/2, sigma1 1, sigma2 e^-6
+MNIST_MIXTURE = (0.5, 1.0, math.exp(-6))
 
 def _mnist_sweeps(H, lrs, decays, pis, s1s, s2s, samples, rhos, starts, weightings, rates, sigmas,
                   init_epochs):

@@ -139,7 +139,7 @@ print(f"root-mean-square noise on y over [0, 0.5]: {scatter:.3f} "
 #
 # The paper gives no architecture, optimiser or number of steps for this task: these settings are
 # our choices, fixed before looking at any result and not tuned afterwards (the scale mixture is
-# the paper's MNIST prior). The number of seeds was not: it was raised from 3 (seeds 0–2) to 5
+# a point of the paper's MNIST grid). The number of seeds was not: it was raised from 3 (seeds 0–2) to 5
 # after the std ratios of seeds 0–2 had been seen
 # ([docs/choices.md](../docs/choices.md), entry 10).
 #
