@@ -642,12 +642,11 @@ def repeat_words(table, plan):
             f"on the same seed ({which}): they were trained again, not copied, and "
             + (f"all {len(reps)} give the same test error as before"
                if not diff else f"{len(same)} of {len(reps)} give the same test error as "
-               "before (" + "; ".join(f"{METHOD_LABELS.get(k, k)}, seed {sd}: "
-                                       f"{100 * a:.2f}% here, {100 * b:.2f}% in section 3"
-                                       for k, sd, a, b in diff) + "; the code changed between "
-                                       "the two trainings, section 3's records predating the "
-                                       "plan's commits, and a float's last digits suffice to "
-                                       "part two runs of the same seed)") + ".")
+               f"before. {len(diff)} differ{'s' if len(diff) == 1 else ''}: "
+               + "; ".join(f"{METHOD_LABELS.get(k, k)}, seed {sd}: {100 * a:.2f}% here, "
+                           f"{100 * b:.2f}% in section 3" for k, sd, a, b in diff)
+               + " (the code changed between the two trainings; a difference in a float's last "
+                 "digits is enough to send two trainings of one seed apart)") + ".")
     if not repeats:
         out.append("No plan run repeats a section 3 recipe on the same seed.")
     out.append("So at these seeds the plan's numbers are not a fresh sample: the test images "
@@ -776,3 +775,22 @@ def sweep_curves(name, notebook=NB, ax=None):
     ax.set_ylabel("validation error (log scale)")
     ax.legend(fontsize=8)
     return ax
+
+
+def choices_effects(text=None):
+    """(headers, rows) for ``helpers.show_table``: notebook 01's rows of the table that
+    ``tools/choices.py`` writes into docs/choices.md from the committed results — every choice
+    made after a test number of this experiment, with today's tests on both sides of it (the
+    rows whose network is a width, 2×H). ``text``: the page's text (default: the file)."""
+    from .utils import PROJECT_ROOT
+    if text is None:
+        text = (PROJECT_ROOT / "docs" / "choices.md").read_text()
+    start, end = "<!-- choices:start -->", "<!-- choices:end -->"
+    if start not in text or end not in text:
+        raise ValueError("docs/choices.md has no generated table: run python tools/choices.py")
+    lines = [ln for ln in text.split(start, 1)[1].split(end, 1)[0].splitlines()
+             if ln.startswith("|")]
+    cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+    head, body = cells[0], [c for c in cells[2:] if c[2].startswith("2×")]
+    keep = [0, 1, 2, 3, 4, 5]  # choice, side, width, ours, mixture vs paper, orderings
+    return [head[i] for i in keep], [[r[i] for i in keep] for r in body]

@@ -91,16 +91,25 @@ print(f"profile {PROFILE}: hidden units {cfg.table['widths']}, reported seeds {c
 #
 # **What was settled after test numbers.** A search chooses without test data, but some of the
 # spaces, rules and seeds it works within were settled after test errors of this experiment had
-# been seen ([docs/choices.md](../docs/choices.md), which gives the verdicts before and after):
-# the arms of the search space below, the warm start from the trained SGD network among them,
-# come from a period when recipes were compared on test error (entry 5); the rule that picks
-# BBB's predictor (section 6) was adopted after an earlier run had shown both predictors' test
-# errors (entry 4); the 2×1200 searches were added after 2×1200 test errors (entry 1), and
-# 2×1200 took its searches' own numbers of epochs after two seed-0 test errors (entry 2); seeds
-# 1–2 were added at 2×800 and 2×1200 after seed 0's test errors (entry 3). The table at the end
-# of that page ("Today's tests on both sides") recomputes the verdicts without the warm start
-# and with the average predictor. Section 8's plan fixes its searches before its runs, but keeps
-# these arms and this rule. The `default` space:
+# been seen ([docs/choices.md](../docs/choices.md), entries 1–5):
+#
+# - the arms of the search space below, the warm start from the trained SGD network among them,
+#   come from an earlier stage, when fifteen recipes were compared on test error (entry 5);
+# - the rule that picks BBB's predictor (section 6) came after a run had shown both predictors'
+#   test errors (entry 4);
+# - at 2×1200, the searches (entry 1) and their own numbers of epochs, in place of 2×400's
+#   (entry 2), came after 2×1200 test errors;
+# - seeds 1–2 were added at 2×800 and 2×1200 after seed 0's test errors (entry 3).
+#
+# What each of these did to the verdicts, with today's tests on both sides (the table
+# `tools/choices.py` writes into that page from the results):
+
+# %%
+H.show_table(*T.choices_effects());
+
+# %% [markdown]
+# Section 8's plan fixes its searches before its runs, but keeps the warm-start arm and the
+# predictor rule. The `default` space:
 
 # %%
 sizes = {n: S.trial_epochs(sp, cfg.sweep["max_epochs"], cfg.sweep["grace"], cfg.sweep["reduction"])

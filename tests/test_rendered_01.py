@@ -85,8 +85,8 @@ def test_repeat_words_count_repeats_and_say_which_differ():
     assert "the plan's seeds include section 3's seeds 0, 1" in words
     assert "At 2×400, 5 of the plan's runs repeat a section 3 run" in words
     assert "SGD, no regularisation: seeds 0, 1, 2; BBB, Gaussian prior: seeds 0, 1" in words
-    assert "4 of 5 give the same test error as before (BBB, Gaussian prior, seed 1: 1.53% " \
-           "here, 1.51% in section 3; the code changed" in words
+    assert "4 of 5 give the same test error as before. 1 differs: BBB, Gaussian prior, " \
+           "seed 1: 1.53% here, 1.51% in section 3 (the code changed" in words
     same = _plan([_prow("sgd", 400, ["a0"], [0], [0.0143])])
     assert "all 1 give the same test error as before" in T.repeat_words(table, same)
 
@@ -138,3 +138,31 @@ def test_the_readings_run_on_the_committed_results():
         plan = json.loads(plan_file.read_text())
         words = T.repeat_words(table, plan)
         assert words.startswith("**Plan v1 and section 3.**")
+
+
+def test_choices_effects_reads_notebook_01_rows_of_the_generated_table():
+    text = ("intro\n<!-- choices:start -->\n| choice | side | net / seeds | ours | vs paper | "
+            "orderings | comparable |\n|---|---|---|---|---|---|---|\n"
+            "| predictor | before | 2×400 | 1.60% | worse | holds | no |\n"
+            "| predictor | after | 2×400 | 1.43% | matches | not resolved | no |\n"
+            "| bandit buffer | before | 4 seeds | 8,320 | — | — | — |\n<!-- choices:end -->\n")
+    head, rows = T.choices_effects(text)
+    assert head == ["choice", "side", "net / seeds", "ours", "vs paper", "orderings"]
+    assert rows == [["predictor", "before", "2×400", "1.60%", "worse", "holds"],
+                    ["predictor", "after", "2×400", "1.43%", "matches", "not resolved"]]
+    with pytest.raises(ValueError, match="tools/choices.py"):
+        T.choices_effects("no table here")
+
+
+def test_choices_doc_is_current_and_covers_notebook_01():
+    """docs/choices.md's generated table is what the committed results give today (the notebook
+    shows its rows), and it holds both sides of the warm start and of the predictor rule."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "choices.py"), "--check"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    _, rows = T.choices_effects()
+    choices = {r[0] for r in rows}
+    assert any("warm" in c for c in choices) and any("predictor" in c for c in choices)
+    assert {r[1].split(":")[0] for r in rows} == {"before", "after"}
