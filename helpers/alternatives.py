@@ -592,10 +592,7 @@ def _name(m):
             SHORT[m] if m.startswith("laplace") else LABELS[m])
 
 
-def _and(words):
-    """'a', 'a and b', 'a, b and c'."""
-    words = list(words)
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+from .report import and_list as _and  # noqa: E402  'a, b and c'
 
 
 def working(summary, max_error=0.5):

@@ -484,8 +484,7 @@ def underconfidence(error, ece):
     return ece - 2 * error
 
 
-def _join(words):
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+from .report import and_list as _join  # noqa: E402  'a, b and c'
 
 
 def laplace_note(summary):

@@ -950,8 +950,7 @@ KL_LABELS = {"paper": "KL / 4,096", "keep_all": "KL / max(4,096, tuples stored)"
              "keep_all_fixed_kl": "KL / 4,096"}
 
 
-def _cap(text):
-    return text[0].upper() + text[1:]
+from .report import cap as _cap  # noqa: E402
 
 
 def _p(p):

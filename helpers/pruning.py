@@ -604,8 +604,7 @@ def _mean_curve(models, kind):
     return {f: statistics.fmean(m["error_at"][kind][str(f)] for m in models) for f in FRACTIONS}
 
 
-def _seeds(n):
-    return f"{n} seed{'s' if n != 1 else ''}"
+from .report import seeds_words as _seeds  # noqa: E402
 
 
 def flat_up_to(errors, fractions=READ_FRACTIONS):
@@ -700,8 +699,8 @@ def _p(p):
 
 
 def _fractions_words(fs):
-    fs = [str(f) for f in fs]
-    return (fs[0] if len(fs) == 1 else ", ".join(fs[:-1]) + " and " + fs[-1]) + " %"
+    from .report import and_list
+    return and_list(str(f) for f in fs) + " %"
 
 
 def mcnemar_groups(rec, H, fractions=("95", "98", "99"), alpha=MCNEMAR_ALPHA):

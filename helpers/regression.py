@@ -652,9 +652,7 @@ def _sign_floor(n):
     return sign_test([1.0] * n, [0.0] * n)["p"]
 
 
-def _n_seeds(n):
-    """'1 seed', '5 seeds'."""
-    return f"{n} seed" + ("" if n == 1 else "s")
+from .report import seeds_words as _n_seeds  # noqa: E402  '1 seed', '5 seeds'
 
 
 def load_verdicts():
@@ -667,8 +665,7 @@ def load_verdicts():
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def _cap(text):
-    return text[:1].upper() + text[1:]
+from .report import cap as _cap  # noqa: E402
 
 
 def _held_words(names):
@@ -832,9 +829,7 @@ def _x_range(region):
     return f"$x\\in[{lo:g}, {hi:g}]$"
 
 
-def _list_words(items):
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+from .report import and_list as _list_words  # noqa: E402  'a, b and c'
 
 
 def figure5_text(per_seed, seed, scatter, bbb="bbb_gaussian", rival="mle"):

@@ -523,8 +523,7 @@ def committed_figure(notebook, name):
     return path if path.exists() else None
 
 
-def _cap(text):
-    return text[:1].upper() + text[1:]
+from .report import cap as _cap  # noqa: E402
 
 
 CHOICES_LINK = "[docs/choices.md](../docs/choices.md)"  # from notebooks/
@@ -666,14 +665,10 @@ def _ms(entry, scale=1.0, digits=3, unit=""):
     return f"{scale * entry['mean']:.{digits}f}{sd}{unit}"
 
 
-def _n_seeds(n):
-    return f"{n} seed{'s' if n != 1 else ''}"
+from .report import seeds_words as _n_seeds  # noqa: E402
 
 
-def _join(items, sep=", "):
-    """'a', 'a and b', 'a, b and c' (``sep`` between all but the last two)."""
-    items = list(items)
-    return items[0] if len(items) == 1 else sep.join(items[:-1]) + " and " + items[-1]
+from .report import and_list as _join  # noqa: E402  'a, b and c'
 
 
 def _pct(x, digits=1):
