@@ -1247,8 +1247,10 @@ def ood_takeaway(summary, rows, v2=None, seed=0, data="MNIST"):
     c = _v2_comparison(mean, v2)
     total = sum(len(v) for v in c.values())
     noted = set()
-    lines = [f"- Version 2 is the comparison to weigh: equal searches and declared tests, both "
-             f"fixed before its numbers, on {len(v2['seeds'])} paired seeds. Of version 1's "
+    lines = [f"- Version 2 is the comparison to weigh: equal search budgets (only MAP's grid was "
+             f"placed by a pilot search of its own: [docs/choices.md](../docs/choices.md), entry "
+             f"11) and declared tests, both fixed before its numbers, on {len(v2['seeds'])} "
+             f"paired seeds. Of version 1's "
              f"{total} orderings of BBB against a rival:"]
     for key, word in (("reverses", "Reversed"), ("upholds", "Upheld"),
                       ("unresolved", "Not resolved")):

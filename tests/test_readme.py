@@ -12,6 +12,20 @@ def test_readme_fits_on_a_screen():
     assert "make notebooks" in text and "make test" in text
 
 
+def test_every_link_resolves():
+    """Inline links to files and reference links ``[text][label]`` (the status table's notebook
+    column) point at files that exist and at labels the README defines."""
+    import re
+    text = (ROOT / "README.md").read_text()
+    defs = dict(re.findall(r"^\[([\w-]+)\]: (\S+)$", text, flags=re.M))
+    used = set(re.findall(r"\]\[([\w-]+)\]", text))
+    assert used, "no reference link found (the status table links its notebooks by reference)"
+    assert not used - set(defs), f"reference links without a definition: {used - set(defs)}"
+    targets = list(defs.values()) + re.findall(r"\]\(([^)#\s]+)\)", text)
+    missing = [t for t in targets if not t.startswith("http") and not (ROOT / t).exists()]
+    assert not missing, f"links to files that do not exist: {missing}"
+
+
 def test_status_table_matches_the_results():
     proc = subprocess.run([sys.executable, str(ROOT / "tools" / "status_table.py"), "--check"],
                           capture_output=True, text=True)

@@ -8,6 +8,7 @@ Every number in the table comes from a results file; Table 1's verdicts are help
 """
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -349,6 +350,11 @@ def _best(summary, metric, better):
     return m, t[m]
 
 
+# notebook 06's plan v3 (notebook 05's plan v2 reads its runs): equal budgets, but MAP's grid alone
+# was placed by a pilot search of its own (docs/choices.md, entry 11)
+PLAN_V3_PROTOCOL = "equal budgets, 60 epochs; MAP's grid set by a pilot"
+
+
 def _beyond_05():
     """Notebook 05's row: plan v2 (notebook 06's plan v3 runs) once complete, else version 1
     with the plan's progress."""
@@ -359,7 +365,7 @@ def _beyond_05():
         m, b = _best(v2, "auroc_entropy", max)
         return [label, "—", f"{a['mean']:.3f} ± {a['sd']:.3f} vs {NAMES[m]} {b['mean']:.3f} ± "
                 f"{b['sd']:.3f} ({len(a['seeds'])} seeds)",
-                _plan_words(v2, NAMES), "equal searches, 60 epochs",
+                _plan_words(v2, NAMES), PLAN_V3_PROTOCOL,
                 "[05](notebooks/05_uncertainty.ipynb)"]
     recs = {k: _load(f"05_uncertainty/{k}_mnist.json")
             for k in ("bbb", "mc_dropout", "ensemble", "deterministic")}
@@ -389,7 +395,7 @@ def _beyond_06():
                 f"BBB {nll['mean']:.4f}; {au['mean']:.3f}. Best: {NAMES[mn]} {bn['mean']:.4f}; "
                 f"{NAMES[ma]} {ba['mean']:.3f} ({n} seeds)",
                 _plan_words(v3, NAMES),
-                "equal searches, 60 epochs", "[06](notebooks/06_alternatives.ipynb)"]
+                PLAN_V3_PROTOCOL, "[06](notebooks/06_alternatives.ipynb)"]
     alt = _load("06_alternatives/summary.json")
     if not alt:
         return _pending("Beyond: BBB vs IVON, Laplace, ensembles", "—",
@@ -457,12 +463,22 @@ def paper_protocol_rows(nb01):
     return out
 
 
+NB_LINK = re.compile(r"\[(\d\d)\]\(notebooks/\d\d_\w+\.ipynb\)")
+
+
+def link_definitions():
+    """One reference-link definition per committed notebook (``[nb01]: notebooks/01_...``): the
+    status rows and the README's notebook table link ``[01][nb01]``, each path written once."""
+    return [f"[nb{p.name[:2]}]: notebooks/{p.name}"
+            for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))]
+
+
 def table():
     header = ["experiment", "paper", "ours (mean ± sd)", "verdict", "protocol / departures",
               "notebook"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows()]
-    return "\n".join(lines)
+    lines += [NB_LINK.sub(r"[\1][nb\1]", "| " + " | ".join(r) + " |") for r in rows()]
+    return "\n".join(lines + [""] + link_definitions())
 
 
 def main(argv=None):
