@@ -182,13 +182,16 @@ def _recipes(H, cells):
 
 
 def _plan_v1_protocol(H, summ, cells):
-    """The protocol column's parts for one width of plan v1: searches, optimiser, epochs, start."""
+    """The protocol column's parts for one width of plan v1: searches, optimiser, epochs, start,
+    and what the plan inherits from before it (docs/choices.md entries 4-5: its search arms,
+    the warm start among them, and the BBB predictor rule were set after test numbers)."""
     epochs = sorted({r["total_epochs"] for r in cells})
     trials = sorted({summ["searches"][str(H)][r["key"]]["trials"] for r in cells})
     warm = any((r["recipe"] or {}).get("init_from") for r in cells if r["key"] == "bbb_mixture")
     return [f"equal searches ({'–'.join(map(str, trials))} trials each)", "Adam",
             f"{'–'.join(map(str, sorted({epochs[0], epochs[-1]})))} epochs (paper 600)",
-            "mixture warm-started" if warm else "mixture from a random start"]
+            "mixture warm-started" if warm else "mixture from a random start",
+            "search arms, predictor rule set post hoc"]
 
 
 def _cells(H, summ):
