@@ -50,6 +50,12 @@ def _stats():
     return stats
 
 
+def _bandit():
+    sys.path.insert(0, str(ROOT))
+    from helpers import bandit
+    return bandit
+
+
 def _regression_verdict():
     """Notebook 02's declared tests (verdicts.json: BBB against each rival on NLL and coverage
     error, against fresh draws from the generator): the counts per family. The std ratio in the
@@ -70,13 +76,18 @@ def _regression_verdict():
 def _family_words(claims, lead):
     """Claims "a < b" ({name: (a, b)}, paired by seed) as one Holm family in helpers.stats'
     words: 'BBB lower than: greedy not resolved at 4 seeds; 1% greedy, 5% greedy hold (Holm)'."""
-    res = _stats().ordering_family(claims)
+    return _verdict_words(_stats().ordering_family(claims), lead)
+
+
+def _verdict_words(results, lead):
+    """A Holm family's results ({name: result} from helpers.stats.ordering_family) in words,
+    names grouped by their verdict (see ``_family_words``)."""
     by = {}
-    for name, r in res.items():
+    for name, r in results.items():
         by.setdefault(r["verdict"], []).append(name)
     words = [f"{', '.join(n)} {'hold' if w == 'holds' and len(n) > 1 else w}"
              for w, n in by.items()]
-    return f"{lead}: " + "; ".join(words) + (" (Holm)" if len(claims) > 1 else "")
+    return f"{lead}: " + "; ".join(words) + (" (Holm)" if len(results) > 1 else "")
 
 
 def _paper_range():
@@ -304,8 +315,9 @@ def rows():
             continue
         s = rec["metrics"]["summary"]
         bbb = s["bbb"]
-        verdict = _family_words({AGENTS[a]: (bbb["final_per_seed"], s[a]["final_per_seed"])
-                                 for a in AGENTS}, "BBB lower than")
+        # notebook 03's own tests (helpers.bandit.bbb_orderings), not a second computation
+        tests = _bandit().bbb_orderings(rec)
+        verdict = _verdict_words({AGENTS[a]: tests[a] for a in AGENTS}, "BBB lower than")
         out.append([f"Figure 6: BBB's regret after 50,000 steps, buffer: {buffer.replace('_', ' ')}",
                     "~5,700", f"{bbb['mean']:,.0f} ± {bbb['sd']:,.0f} ({len(bbb['final_per_seed'])} seeds)",
                     verdict,
