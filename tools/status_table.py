@@ -70,7 +70,7 @@ def _regression_verdict():
         held, rev = len(t["holds"]), len(t["reversed"])
         parts.append(f"{family.split()[0]} {held}/{t['claims']} hold"
                      + (f", {rev} reversed" if rev else ""))
-    return "BBB vs truth (declared tests): " + "; ".join(parts)
+    return "BBB < rivals on NLL, coverage error (declared tests): " + "; ".join(parts)
 
 
 def _family_words(claims, lead):
@@ -262,7 +262,8 @@ def rows():
             out.append(_width_row(H, [r for r in table["metrics"]["rows"]
                                       if r["H"] == H and r["paper"] is not None], nb01,
                                   widths.get(str(H)), first=i == 0,
-                                  label=", before plan v1" if plan_v1 else ""))
+                                  label=", before plan v1 (plan v1 in progress)" if plan_v1
+                                  else ""))
     if not table:
         out.append(_pending("Table 1 (SGD, dropout, BBB; 400 / 800 / 1200 units)", _paper_range(),
                             "make sweep ONLY=01; make table1", "01_mnist_classification"))
@@ -318,7 +319,8 @@ def rows():
         # notebook 03's own tests (helpers.bandit.bbb_orderings), not a second computation
         tests = _bandit().bbb_orderings(rec)
         verdict = _verdict_words({AGENTS[a]: tests[a] for a in AGENTS}, "BBB lower than")
-        out.append([f"Figure 6: BBB's regret after 50,000 steps, buffer: {buffer.replace('_', ' ')}",
+        steps = "" if buffer != "paper" else " after 50,000 steps"  # the next row: as above
+        out.append([f"Figure 6: BBB's regret{steps}, buffer: {buffer.replace('_', ' ')}",
                     "~5,700", f"{bbb['mean']:,.0f} ± {bbb['sd']:,.0f} ({len(bbb['final_per_seed'])} seeds)",
                     verdict,
                     departure,
@@ -370,6 +372,12 @@ def _best(summary, metric, better):
 PLAN_V3_PROTOCOL = "equal budgets, 60 epochs; MAP's grid set by a pilot"
 
 
+def v2_done():
+    """Whether notebook 05's row (the row above notebook 06's) reads the same plan v3 runs."""
+    v2 = _load("05_uncertainty/v2/summary.json")
+    return bool(v2 and not v2["interim"])
+
+
 def _beyond_05():
     """Notebook 05's row: plan v2 (notebook 06's plan v3 runs) once complete, else version 1
     with the plan's progress."""
@@ -410,7 +418,8 @@ def _beyond_06():
                 f"BBB {nll['mean']:.4f}; {au['mean']:.3f}. Best: {NAMES[mn]} {bn['mean']:.4f}; "
                 f"{NAMES[ma]} {ba['mean']:.3f} ({n} seeds)",
                 _plan_words(v3, NAMES),
-                PLAN_V3_PROTOCOL, "[06](notebooks/06_alternatives.ipynb)"]
+                "as above" if v2_done() else PLAN_V3_PROTOCOL,
+                "[06](notebooks/06_alternatives.ipynb)"]
     alt = _load("06_alternatives/summary.json")
     if not alt:
         return _pending("Beyond: BBB vs IVON, Laplace, ensembles", "—",
@@ -470,10 +479,15 @@ def paper_protocol_rows(nb01):
             fam = summ["analysis"]["orderings"].get(str(H))
             if fam:
                 verdict += f"; orderings: {verdict_orderings(fam)}"
+        st = plan["settings"]
+        searched = (f"{st['trials']} trials/method of {st['screen_epochs']}–"
+                    f"{st['continue_epochs']} epochs on validation")
+        if H != st["search_width"]:  # the recipes come from the search at another width
+            searched = f"2×{st['search_width']}'s recipes"
         out.append([f"Table 1, the paper's protocol, 2×{H}", paper, ours, verdict,
-                    "as the row above" if out else
-                    "plain SGD, summed cost, random start, 600 epochs; 9 trials/method on "
-                    "validation; 1 weight sample",
+                    ("as above; " if out else "plain SGD, summed cost, random start, "
+                     f"{st['final_epochs']} epochs; ") + searched
+                    + ("" if out else "; 1 weight sample"),
                     f"[01]({nb01})"])
     return out
 
