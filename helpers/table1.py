@@ -613,10 +613,13 @@ def repeat_words(table, plan):
     for r in table["metrics"]["rows"]:
         seeds3.setdefault(r["H"], set()).update(r["seeds"])
     seeds_v1, repeats = {}, {}
-    for r in plan["rows"]:
+    ran = {r["H"] for r in plan["rows"] if r["runs"]}
+    for r in plan["rows"]:  # the plan's reported seeds (done or not) at each width it has run
+        if r["H"] in ran:
+            seeds_v1.setdefault(r["H"], set()).update(
+                r["seeds"], r.get("pending_seeds", []), r.get("diverged_seeds", []))
         if not r["runs"]:
             continue
-        seeds_v1.setdefault(r["H"], set()).update(r["seeds"])
         for path, seed, err in zip(r["runs"], r["seeds"], r["test_error"]):
             name = path.rsplit("/", 1)[-1].removesuffix(".json")
             if name in before:

@@ -1055,7 +1055,9 @@ def what_it_shows(rec):
     if not out:
         return ("No width of plan v1 is complete yet, so no test has been run: the verdicts "
                 "appear here, width by width, once every run of a width is done.")
-    n_min = min(len(r["seeds"]) for r in rec["rows"] if r["seeds"])
+    # the sign test's floor at the complete widths (a width still running has fewer seeds done)
+    done = {H for H in rec["widths"] if rec["analysis"][str(H)]["status"] == "done"}
+    n_min = min(len(r["seeds"]) for r in rec["rows"] if r["seeds"] and r["H"] in done)
     return "\n\n".join(out + [
         "The paper's values come from its own protocol (plain SGD, 600 epochs) with no spread "
         "given, so \"better\" or \"worse than the paper\" says where the paper's number lies "

@@ -91,6 +91,16 @@ def test_repeat_words_count_repeats_and_say_which_differ():
     assert "all 1 give the same test error as before" in T.repeat_words(table, same)
 
 
+def test_repeat_words_count_the_plans_seeds_while_a_width_runs():
+    """Mid-way through a width the plan's seeds are those it reports, not those done so far."""
+    table = _table([_row("sgd", 1200, runs=["a0", "a1", "a2"], seeds=[0, 1, 2],
+                         errs=[0.0143, 0.0153, 0.0161])])
+    running = {**_prow("sgd", 1200, ["b0"], [0], [0.0150]), "pending_seeds": [1, 2, 3, 4]}
+    words = T.repeat_words(table, _plan([running]))
+    assert "at 2×1200 the plan's seeds include section 3's seeds 0, 1, 2" in words.replace(
+        "At 2×1200", "at 2×1200")
+
+
 def test_repeat_words_without_repeats_or_shared_seeds():
     table = _table([_row("sgd", 400, runs=["a0"], seeds=[0], errs=[0.0143])])
     other_recipe = _plan([_prow("sgd", 400, ["b0"], [0], [0.0150])])
@@ -138,6 +148,25 @@ def test_the_readings_run_on_the_committed_results():
         plan = json.loads(plan_file.read_text())
         words = T.repeat_words(table, plan)
         assert words.startswith("**Plan v1 and section 3.**")
+
+
+@pytest.mark.skipif(not (RESULTS / "plan_v1" / "summary.json").exists(),
+                    reason="no committed plan v1 summary")
+def test_sign_test_floor_reads_complete_widths_only():
+    """A width still running (one seed done) does not set the sign test's floor of the
+    verdicts, which are those of the complete widths."""
+    from helpers import table1_plan as TP
+    rec = json.loads((RESULTS / "plan_v1" / "summary.json").read_text())
+    done = [H for H in rec["widths"] if rec["analysis"][str(H)]["status"] == "done"]
+    if not done:
+        pytest.skip("no complete width")
+    n = min(len(r["seeds"]) for r in rec["rows"] if r["H"] in done and r["seeds"])
+    running = [H for H in rec["widths"] if H not in done]
+    rows = [r for r in rec["rows"] if r["H"] in done]
+    if running:  # one seed of one row done at a width still running
+        rows.append({**rec["rows"][0], "H": running[0], "seeds": [0], "test_error": [0.015]})
+    text = TP.what_it_shows({**rec, "rows": rows})
+    assert f"with {n} seeds its smallest two-sided p is {2 * 0.5 ** n:g}." in text
 
 
 def test_choices_effects_reads_notebook_01_rows_of_the_generated_table():
