@@ -61,9 +61,10 @@ def step_table(rec):
     return "\n".join(lines)
 
 
-def profile_table(rec, before=None):
+def profile_table(rec, before=None, other=None):
     """Markdown: the BBB step's overhead over the fused deterministic step by part (and the same
-    for the kernels of an earlier commit, ``before``), then the kernels' parts."""
+    for the kernels of an earlier commit, ``before``, and on another CPU, ``other``), then the
+    kernels' parts (on each CPU)."""
     rows = rec["rows"]
     Hs = rec["settings"]["H"]
     lines = [f"Where the time goes (`results/benchmarks/step_profile.json`, written by "
@@ -71,8 +72,9 @@ def profile_table(rec, before=None):
              "", "| H | kernels | BBB step ms | det. step ms (fused Adam) | ratio | overhead ms | "
              + " | ".join(PART_WORDS[p] for p in PARTS) + " |",
              "|---|---|---|---|---|---|" + "---|" * len(PARTS)]
-    runs = [("now", rec)] + ([(f"before (commit {before['code']['commit']})", before)]
-                             if before else [])
+    runs = ([("now", rec)] + ([(f"before (commit {before['code']['commit']})", before)]
+                              if before else [])
+            + ([(f"now, on {other['machine']['cpu']}", other)] if other else []))
     for h in Hs:
         for which, r in runs:
             bbb, det, over = (r["rows"].get(f"helpers_paper_h{h}"),
@@ -88,10 +90,15 @@ def profile_table(rec, before=None):
     if before:
         lines += ["", f"The earlier kernels' row: `results/benchmarks/step_profile_before.json`, "
                   f"{before['code']['how']}; {_machine(before['machine'], before.get('wall_s'))}"]
-    parts = rec.get("kernel_parts")
-    if parts:
-        lines += ["", "The kernels alone, on one array as long as the network's parameters "
-                  "(scale-mixture prior, one sample; median of the rounds):", "",
+    if other:
+        lines += ["", f"The other CPU's rows: `results/benchmarks/step_profile_xeon.json`, "
+                  f"{other['code']['how']}; {_machine(other['machine'], other.get('wall_s'))}"]
+    for label, r in [("", rec)] + ([(f" on {other['machine']['cpu']}", other)] if other else []):
+        parts = r.get("kernel_parts")
+        if not parts:
+            continue
+        lines += ["", f"The kernels alone{label}, on one array as long as the network's "
+                  "parameters (scale-mixture prior, one sample; median of the rounds):", "",
                   "| H | parameters | " + " | ".join(words for _, words in KERNEL_ROWS) + " |",
                   "|---|---|" + "---|" * len(KERNEL_ROWS)]
         for h, p in parts.items():
@@ -107,7 +114,8 @@ def block():
     if step:
         out.append(step_table(step))
     if prof:
-        out.append(profile_table(prof, _load("step_profile_before.json")))
+        out.append(profile_table(prof, _load("step_profile_before.json"),
+                                 _load("step_profile_xeon.json")))
     return "\n\n".join(out) if out else "(no benchmark results yet: run `make bench`)"
 
 
