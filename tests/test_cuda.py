@@ -6,7 +6,8 @@ CPU path's standards: BBB's torch path on CUDA tensors gives exact per-weight gr
 method of notebook 01 trains on CUDA through ``classification.run``; a run repeats bit for bit on
 the same GPU; plain SGD on the GPU follows the CPU run of the same seed; a checkpoint written on
 one device resumes on the other. Run them on a GPU machine with
-``python -m pytest tests/test_cuda.py`` (``BBB_DATA_DIR`` pointing at the MNIST files).
+``python -m pytest tests/test_cuda.py`` (``BBB_DATA_DIR`` pointing at the MNIST files). Their
+runs so far: ``results/device_checks/`` (pytest's output and JUnit XML, the GPU in the file name).
 """
 import math
 
