@@ -34,7 +34,7 @@ SMOKE_ENV := BBB_QUIET=1 BBB_OUTPUT_DIR=$(SMOKE) BBB_FIGURES_DIR=$(SMOKE)/figure
 	BBB_RESULTS_DIR=$(SMOKE)/results BBB_CHECKPOINT_DIR=$(SMOKE)/checkpoints \
 	PYTHONPATH=$(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
-.PHONY: venv notebooks retrain test unit smoke nbval bench sweep table1 sync clean
+.PHONY: venv notebooks retrain test test-gpu unit smoke nbval bench sweep table1 sync clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -65,6 +65,11 @@ smoke: $(STAMP)
 nbval: $(STAMP)
 	$(SMOKE_ENV) MPLBACKEND=module://matplotlib_inline.backend_inline \
 		$(PY) -m pytest -q --nbval-lax --nbval-current-env $(SMOKE)/notebooks
+
+# the checks that need a CUDA GPU (skipped by `make test` where there is none): the GPU path's
+# gradients, training, bit-for-bit repeats and checkpoints across devices (tests/test_cuda.py)
+test-gpu: $(STAMP)
+	$(PY) -m pytest tests/test_cuda.py -q -rA
 
 # notebooks/NN_name.py (percent scripts, where edits happen) <-> notebooks/NN_name.ipynb
 sync: $(STAMP)
