@@ -4,8 +4,8 @@ Users batch-run the notebooks on other hardware (``DEVICE=None`` picks CUDA firs
 protocol's campaign resumed runs across machines (GPU to CPU). These tests hold that path to the
 CPU path's standards: BBB's torch path on CUDA tensors gives exact per-weight gradients; every
 method of notebook 01 trains on CUDA through ``classification.run``; a run repeats bit for bit on
-the same GPU; plain SGD on the GPU follows the CPU run of the same seed; a checkpoint written on
-one device resumes on the other. Run them on a GPU machine with
+the same GPU; the deterministic network (method 'sgd', trained with Adam) on the GPU follows the
+CPU run of the same seed; a checkpoint written on one device resumes on the other, exactly. Run them on a GPU machine with
 ``python -m pytest tests/test_cuda.py`` (``BBB_DATA_DIR`` pointing at the MNIST files). Their
 runs so far: ``results/device_checks/`` (pytest's output and JUnit XML, the GPU in the file name).
 """
@@ -79,12 +79,14 @@ def test_every_method_trains_on_cuda_and_repeats_bit_for_bit(method, mnist_small
         assert runs[0]["metrics"][key] == runs[1]["metrics"][key]
 
 
-def test_sgd_on_cuda_follows_the_cpu_run_of_the_same_seed(mnist_small, tmp_path, monkeypatch):
-    cpu, gpu = mnist_small
+def test_the_deterministic_net_on_cuda_follows_the_cpu_run_of_the_same_seed(mnist_small, tmp_path,
+                                                                           monkeypatch):
+    cpu, gpu = mnist_small  # the same images; init and data order come from the CPU generator
     rec = {}
     for name, data in (("cpu", cpu), ("cuda", gpu)):
         monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / name))
         rec[name] = run(_cfg("sgd"), data, notebook="cuda")[1]
+    assert len(rec["cpu"]["history"]) == len(rec["cuda"]["history"]) == 2
     for r_cpu, r_gpu in zip(rec["cpu"]["history"], rec["cuda"]["history"]):
         assert r_gpu["loss"] == pytest.approx(r_cpu["loss"], rel=1e-3)
         assert abs(r_gpu["val_error"] - r_cpu["val_error"]) <= 0.005  # at most 5 of 1,000 images
@@ -95,9 +97,10 @@ class _Stop(Exception):
     pass
 
 
-def _stop_after(n):
+def _recorder(rows, stop_at=None):
     def on_epoch(row, model):
-        if row["epoch"] == n:
+        rows.append(dict(row))
+        if row["epoch"] == stop_at:
             raise _Stop
     return on_epoch
 
@@ -108,17 +111,25 @@ def test_a_bbb_checkpoint_resumes_on_the_other_device(first, then, mnist_small, 
     dev = {"cpu": torch.device("cpu"), "cuda": CUDA}
     ck = tmp_path / "run.pt"
     kw = dict(epochs=3, lr=1e-3, checkpoint=ck, checkpoint_every=1, seed=3, eval_sets=("val",))
-    torch.manual_seed(3)
-    model = H.BayesMLP(784, (32, 32), 10, prior=H.ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
-    with pytest.raises(_Stop):
-        fit(model.to(dev[first]), data[first], on_epoch=_stop_after(1), **kw)
-    torch.manual_seed(3)
-    resumed = H.BayesMLP(784, (32, 32), 10, prior=H.ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
-    hist = fit(resumed.to(dev[then]), data[then], **kw)
-    assert len(hist) == 3 and all(p.device == data[then].x_train.device for p in resumed.parameters())
+    first_rows, later_rows = [], []
+
+    def net():
+        torch.manual_seed(3)
+        return H.BayesMLP(784, (32, 32), 10, prior=H.ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
+
+    with pytest.raises(_Stop):  # one epoch on the first device, checkpointed, then "killed"
+        fit(net().to(dev[first]), data[first], on_epoch=_recorder(first_rows, stop_at=1), **kw)
+    saved = H.load_checkpoint(ck)["model"]
+    # loading alone (no epoch left to train) puts the first device's weights, bit for bit, on the other
+    loaded = net().to(dev[then])
+    assert fit(loaded, data[then], **{**kw, "epochs": 1}) == first_rows
+    for name, value in loaded.state_dict().items():
+        assert value.device.type == dev[then].type and torch.equal(value.cpu(), saved[name].cpu())
+    hist = fit(net().to(dev[then]), data[then], on_epoch=_recorder(later_rows), **kw)
+    assert hist[0] == first_rows[0]  # epoch 1 (its wall time too) comes from the checkpoint
+    assert [r["epoch"] for r in later_rows] == [2, 3]  # only epochs 2 and 3 trained here
     assert hist[-1]["val_error"] < 0.5 and math.isfinite(hist[-1]["loss"])
-    state = H.load_checkpoint(ck)
-    assert int(state["epoch"]) == 3
+    assert int(H.load_checkpoint(ck)["epoch"]) == 3
 
 
 def test_a_model_trained_on_cuda_predicts_the_same_on_the_cpu(mnist_small, tmp_path, monkeypatch):
