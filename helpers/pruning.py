@@ -491,8 +491,9 @@ def gap_line(rec, fraction=95, kind="snr"):
             f"{', '.join(f'{g:+.2f}' for g in gaps)}); paper: {paper:+.2f} pp")
 
 
-def _modes_count(models, fraction="75", smooth_db=1.0):
-    """(networks whose ``fraction`` % cut-off lies between two modes, networks, verdict word)."""
+def modes_count(models, fraction="75", smooth_db=1.0):
+    """(networks whose ``fraction`` % cut-off lies between two modes, networks, verdict word):
+    Figure 4's picture on ``models`` (one width), ``cut_between_modes`` for each."""
     n_between = sum(cut_between_modes(m, fraction, smooth_db) for m in models)
     n = len(models)
     verdict = ("reproduced" if n_between == n else "not reproduced" if n_between == 0
@@ -531,7 +532,7 @@ def figure4_text(entry, models, fraction="75", smooth_db=1.0):
     the shown network's share of weights above 0 dB and its cut-offs, the rule for "between two
     peaks" (``cut_between_modes``), and on how many of ``models`` (one width) the cut-off that
     removes ``fraction`` % lies between two peaks of the density, as in the paper."""
-    n_between, n, verdict = _modes_count(models, fraction, smooth_db)
+    n_between, n, verdict = modes_count(models, fraction, smooth_db)
     seeds = ", ".join(str(m["seed"]) for m in models)
     net = "network" if n == 1 else "networks"
     return (f"**What it shows.**\n\n- {_above_zero_words(entry)}\n- {_cuts_words(entry)}\n"
@@ -547,7 +548,7 @@ def figure4_takeaway(models, fraction="75"):
     """One clause for the takeaways: whether Figure 4's picture (the ``fraction`` % cut-off
     between two modes of the SNR density) is reproduced on ``models`` (one width), with the
     count."""
-    n_between, n, verdict = _modes_count(models, fraction)
+    n_between, n, verdict = modes_count(models, fraction)
     return (f"Figure 4's two-peak picture is {verdict} (the {fraction} % cut-off lies between "
             f"two peaks on {n_between} of the {n} network{'s' if n != 1 else ''} at "
             f"2×{models[0]['H']}).")

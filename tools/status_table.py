@@ -8,6 +8,7 @@ Every number in the table comes from a results file; Table 1's verdicts are help
 """
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -234,7 +235,8 @@ def plan_v1_row(H, summ, nb01, first=True, above=None):
     parts = _plan_v1_protocol(H, summ, cells)
     same = [] if above is None else [
         p for p, q in zip(parts, _plan_v1_protocol(above, summ, _cells(above, summ))) if p == q]
-    run = ", ".join((["as above"] if same else []) + [p for p in parts[:3] if p not in same])
+    run = ", ".join((["as above"] if same else []) + [
+        p.replace(" (paper 600)", "") if same else p for p in parts[:3] if p not in same])
     parts = [run] + [p for p in parts[3:] if p not in same]
     methods = " / ".join(SHORT_LONG[r["key"]] for r in cells)
     dims = {"lr": "lr", "prior_sigma": "σ", "pi": "π", "dropout": "p", "epochs": "epochs"}
@@ -268,6 +270,7 @@ def rows():
         out.append(_pending("Table 1 (SGD, dropout, BBB; 400 / 800 / 1200 units)", _paper_range(),
                             "make sweep ONLY=01; make table1", "01_mnist_classification"))
     out += paper_protocol_rows(nb01)
+    out += figure3_row(nb01)
     prune = _load("04_pruning/snr.json")
     if not (prune and "models" in prune["metrics"]):
         out.append(_pending("Table 2: 95% of weights removed by SNR", "+0.05 pp",
@@ -280,10 +283,14 @@ def rows():
         d95 = statistics.fmean(ds)
         sd = f" ± {statistics.stdev(ds):.2f}" if len(ds) > 1 else ""
         paper_net = "" if H == 1200 else " (paper: 2×1200)"
-        out.append([f"Table 2: 95% of weights removed by SNR, 2×{H}{paper_net}", "+0.05 pp",
-                    f"{d95:+.2f}{sd} pp ({len(ds)} seed{'s' if len(ds) > 1 else ''})",
+        from helpers.pruning import modes_count  # Figure 4: the 75 % cut-off between two peaks
+        between, nets, fig4 = modes_count([m for m in prune["metrics"]["models"] if m["H"] == H])
+        out.append([f"Table 2: 95% of weights removed by SNR; Figure 4, 2×{H}{paper_net}",
+                    "+0.05 pp; 75% cut between SNR peaks",
+                    f"{d95:+.2f}{sd} pp ({len(ds)} seed{'s' if len(ds) > 1 else ''}); "
+                    f"between peaks on {between} of {nets} nets",
                     _stats().vs_published(ds, 0.05, unit=" pp")["verdict"]
-                    + pruning_references_verdict(),
+                    + pruning_references_verdict() + f"; Figure 4: {fig4}",
                     "Table 1's nets", "[04](notebooks/04_pruning.ipynb)"])
     reg = _load("02_regression_uncertainty/bbb_gaussian.json")
     mle = _load("02_regression_uncertainty/mle.json")
@@ -291,20 +298,20 @@ def rows():
         b, s = reg["metrics"]["std_ratio"], mle["metrics"]["std_ratio"]
         mix = _load("02_regression_uncertainty/bbb_mixture.json")
         m = mix["metrics"]["std_ratio"] if mix else None
-        out.append(["Figure 5: predictive std away from / near the data (BBB vs standard net)",
+        out.append(["Figure 5: predictive std away from / near the data",
                     "qualitative: BBB widens",
                     f"Gaussian prior {b['mean']:.1f}"
                     + (f", scale mixture {m['mean']:.1f}" if m else "")
-                    + f" vs {s['mean']:.1f} ({len(b['per_seed'])} seeds)",
+                    + f" vs standard net {s['mean']:.1f} ({len(b['per_seed'])} seeds)",
                     _regression_verdict(),
-                    "noise std 0.02 (paper: \"N(0, 0.02)\"); both priors shown",
+                    "noise std 0.02 (paper: \"N(0, 0.02)\")",
                     "[02](notebooks/02_regression_uncertainty.ipynb)"])
     # docs/choices.md entries 6-7: the prior and KL scaling were first picked on reported seeds,
     # the keep-all arm added after seed 0's regret; the Holm t-tests were applied after the runs
     tuned = ("prior, KL scaling tuned on seeds 100–101, first picked on reported seeds; "
              "tests post hoc")
     for buffer, departure in (("paper", f"{tuned}; the paper's last 4,096 tuples"),
-                              ("keep_all", "tuning as above; departure: keeps every tuple "
+                              ("keep_all", "tuning as above; keeps every tuple "
                                            "(Riquelme et al. 2018), KL / max(4,096, stored), "
                                            "added after seed 0's regret")):
         rec = _load(f"03_contextual_bandit/reported_{buffer}.json")
@@ -450,6 +457,43 @@ def _progress(head, rel, methods, before):
         else " (v3 interim)")
 
 
+FIG3_NEAR, FIG3_FAR = 0.01, 0.1  # notebook 01's table of Figure 3: within ±0.01, beyond ±0.1
+
+
+def figure3_row(nb01):
+    """Figure 3, the weights, as notebook 01 section 5 draws them (seed 0 at the widest width of
+    Table 1's pre-plan runs; BBB: one weight sample): each method's share of weights beyond
+    ±0.1, and which BBB prior spreads wider than both SGD and dropout, as the paper's figure
+    shows. Descriptive: one network per method, no test."""
+    table = _load("01_mnist_classification/table1.json")
+    if not table:
+        return []
+    sys.path.insert(0, str(ROOT))
+    from helpers.table1 import weight_share_values
+    H = max(r["H"] for r in table["metrics"]["rows"] if r["runs"])
+    before = os.environ.get("BBB_RESULTS_DIR")  # the run records of this repository's results/,
+    os.environ["BBB_RESULTS_DIR"] = str(ROOT / "results")  # as every row here reads
+    try:
+        shares, _ = weight_share_values(table, H, near=FIG3_NEAR, far=FIG3_FAR)
+    finally:
+        if before is None:
+            os.environ.pop("BBB_RESULTS_DIR")
+        else:
+            os.environ["BBB_RESULTS_DIR"] = before
+    if not all(k in shares for k in SHORT_LONG):
+        return []
+    rival = max(shares[k][1] for k in ("sgd", "dropout"))
+    named = {"bbb_gaussian": "Gaussian", "bbb_mixture": "mixture"}
+    wide = [k for k in named if shares[k][1] > rival]
+    verdict = "wider than SGD, dropout: " + (", ".join(named[k] for k in wide) or "neither prior")
+    verdict += "".join(f"; not {named[k]} ({100 * shares[k][0]:.1f}% within ±{FIG3_NEAR:g})"
+                       for k in named if k not in wide)
+    return [[f"Figure 3: weights, 2×{H}, seed 0", "BBB's spread widest",
+             f"beyond ±{FIG3_FAR:g}: " + " / ".join(f"{100 * shares[k][1]:.1f}"
+                                                     for k in SHORT_LONG) + "%",
+             verdict, "BBB: one sample; pre-plan nets", f"[01]({nb01})"]]
+
+
 def paper_protocol_rows(nb01):
     """Table 1 under the paper's own protocol (helpers.paper_protocol): one row per width with
     the four cells, the seeds done, and the plan's verdicts (summary.json)."""
@@ -484,13 +528,16 @@ def paper_protocol_rows(nb01):
                     f"{st['continue_epochs']} epochs on validation")
         if H != st["search_width"]:  # the recipes come from the search at another width
             searched = f"2×{st['search_width']}'s recipes"
-        out.append([f"Table 1, the paper's protocol, 2×{H}", paper, ours, verdict,
+        fig2 = ", Figure 2:" if H == FIGURE2_WIDTH else ","
+        out.append([f"Table 1{fig2} the paper's protocol, 2×{H}", paper, ours, verdict,
                     ("as above; " if out else "plain SGD, summed cost, random start, "
                      f"{st['final_epochs']} epochs; ") + searched
                     + ("" if out else "; 1 weight sample"),
                     f"[01]({nb01})"])
     return out
 
+
+FIGURE2_WIDTH = 1200  # the paper's Figure 2: 2x1200 networks over 600 epochs
 
 NB_LINK = re.compile(r"\[(\d\d)\]\(notebooks/\d\d_\w+\.ipynb\)")
 
