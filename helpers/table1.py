@@ -725,15 +725,16 @@ def figure3(rec, H, notebook=NB):
 
 def weight_share_values(rec, H, notebook=NB, near=0.01, far=0.1):
     """Figure 3 in numbers: ``({method: (share within ±near, share beyond ±far, share beyond
-    the histogram's range)}, the range)`` for the seed-0 network of each method (BBB: one
-    sample), from the run records' weight histograms."""
-    shares, hi = {}, None
+    the histogram's range)}, the range, {method: seed})`` for the first reported network of each
+    method (seed 0; BBB: one sample), from the run records' weight histograms."""
+    shares, hi, seeds = {}, None, {}
     for key, h, centre, _ in _weight_histograms(rec, H, notebook):
         hi = h["hi"]
         inside = sum(c for x, c in zip(centre, h["counts"]) if abs(x) < near)
         beyond = sum(c for x, c in zip(centre, h["counts"]) if abs(x) > far) + h["outside"]
         shares[key] = (inside / h["total"], beyond / h["total"], h["outside"] / h["total"])
-    return shares, hi
+        seeds[key] = records_of(rec, key, H, notebook)[0]["config"]["seed"]
+    return shares, hi, seeds
 
 
 def weight_shares(rec, H, notebook=NB, near=0.01, far=0.1):
@@ -742,7 +743,7 @@ def weight_shares(rec, H, notebook=NB, near=0.01, far=0.1):
     from the run records' weight histograms. Returns (header, rows, words): ``words`` names the
     method with the largest share near zero and the one with the largest share beyond the
     range."""
-    shares, hi = weight_share_values(rec, H, notebook, near, far)
+    shares, hi, _ = weight_share_values(rec, H, notebook, near, far)
     header = ["method", f"|w| < {near:g}", f"|w| > {far:g}",
               "beyond the plot" + (f" (±{hi:g})" if hi is not None else "")]
     rows = [[METHOD_LABELS[k], f"{100 * a:.1f}%", f"{100 * b:.1f}%", f"{100 * c:.1f}%"]

@@ -141,21 +141,28 @@ def test_progress_says_why_a_complete_plan_is_still_interim(monkeypatch):
     assert status_table._progress("plan v2", "x", 4, "-") == "plan v2: 40 of 40 runs"
 
 
-def test_figure3_row_names_only_the_priors_wider_than_both_rivals(monkeypatch):
+def test_figure3_row_names_only_the_priors_whose_tails_are_wider_than_both_rivals(monkeypatch):
     sys.path.insert(0, str(ROOT / "tools"))
     import status_table as ST
     from helpers import table1 as T
     monkeypatch.setattr(ST, "_load", lambda path: {"metrics": {"rows": [{"H": 1200, "runs": [1]}]}})
-    shares = {"sgd": (0.30, 0.01, 0.0), "dropout": (0.20, 0.06, 0.0),
-              "bbb_gaussian": (0.02, 0.80, 0.5), "bbb_mixture": (0.97, 0.05, 0.0)}
-    monkeypatch.setattr(T, "weight_share_values", lambda *a, **k: (shares, 0.3))
+    # (within +-0.01, beyond +-0.1, beyond the plot's edge +-0.3)
+    shares = {"sgd": (0.30, 0.01, 0.0), "dropout": (0.20, 0.06, 0.0001),
+              "bbb_gaussian": (0.02, 0.80, 0.5), "bbb_mixture": (0.97, 0.05, 0.00005)}
+    seeds = dict.fromkeys(shares, 0)
+    monkeypatch.setattr(T, "weight_share_values", lambda *a, **k: (shares, 0.3, seeds))
     row = ST.figure3_row("nb")[0]
     assert row[0] == "Figure 3: weights, 2×1200, seed 0"
-    assert row[2] == "beyond ±0.1: 1.0 / 6.0 / 80.0 / 5.0%"
-    assert row[3] == "wider than SGD, dropout: Gaussian; not mixture (97.0% within ±0.01)"
-    shares["bbb_mixture"] = (0.5, 0.07, 0.0)  # wider than both rivals: named too
-    assert ST.figure3_row("nb")[0][3] == "wider than SGD, dropout: Gaussian, mixture"
-    shares["bbb_gaussian"] = shares["bbb_mixture"] = (0.9, 0.06, 0.0)  # ties dropout: not wider
-    assert ST.figure3_row("nb")[0][3].startswith("wider than SGD, dropout: neither prior; not ")
+    assert row[2] == "beyond ±0.3: 0.00 / 0.01 / 50.00 / 0.01%"
+    assert row[3] == ("tails wider than SGD and dropout: Gaussian (mixture's core: 97.0% "
+                      "within ±0.01)")
+    shares["bbb_mixture"] = (0.97, 0.05, 0.0012)  # a long tail: named too
+    assert ST.figure3_row("nb")[0][3].startswith("tails wider than SGD and dropout: Gaussian, "
+                                                 "mixture (")
+    shares["bbb_gaussian"] = shares["bbb_mixture"] = (0.9, 0.06, 0.0001)  # ties: not wider
+    assert ST.figure3_row("nb")[0][3].startswith("tails wider than SGD and dropout: neither prior")
+    seeds["dropout"] = 1  # networks of different seeds: no row rather than a mixed one
+    assert ST.figure3_row("nb") == []
+    seeds["dropout"] = 0
     shares.pop("sgd")  # a method without records: no row rather than a partial one
     assert ST.figure3_row("nb") == []
