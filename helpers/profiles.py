@@ -358,6 +358,7 @@ _PLAN_V1_EPOCHS = (
     "plan v1's equal epoch budget (the same maximum for every method, declared before its runs): "
     "more epochs for one method would break the equal budget; the edge is reported beside the "
     "result (notebook 01 section 8)")
-for _id in ("h400:bbb_gaussian", "h800:bbb_mixture", "h800:dropout"):
+for _id in ("h400:bbb_gaussian", "h800:bbb_mixture", "h800:dropout", "h1200:dropout",
+            "h1200:bbb_gaussian"):
     EDGE_REASONS.setdefault(f"01_mnist_classification/plan_v1/search/{_id}",
                             {})["epochs"] = _PLAN_V1_EPOCHS

@@ -733,7 +733,7 @@ def weight_share_values(rec, H, notebook=NB, near=0.01, far=0.1):
         inside = sum(c for x, c in zip(centre, h["counts"]) if abs(x) < near)
         beyond = sum(c for x, c in zip(centre, h["counts"]) if abs(x) > far) + h["outside"]
         shares[key] = (inside / h["total"], beyond / h["total"], h["outside"] / h["total"])
-        seeds[key] = records_of(rec, key, H, notebook)[0]["config"]["seed"]
+        seeds[key] = (records_of(rec, key, H, notebook)[0].get("config") or {}).get("seed")
     return shares, hi, seeds
 
 

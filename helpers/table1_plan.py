@@ -1095,7 +1095,11 @@ def _against_dropout(comp):
              "the whole interval lies below the margin: BBB's error is lower" if hi < -m else
              "the interval reaches past the margin" + (
                  " and contains zero: these seeds neither order the two nor show them within "
-                 "the margin" if lo <= 0 <= hi else ""))
+                 "the margin" if lo <= 0 <= hi else
+                 f" and lies {'above' if lo > 0 else 'below'} zero (its end nearest zero: "
+                 f"{100 * (lo if lo > 0 else hi):+.3f} pp): at these seeds "
+                 f"{'dropout' if lo > 0 else 'BBB'}'s error is lower; the interval is "
+                 "uncorrected, and the plan declares no test of this direction"))
     return f"{head}: {comp['verdict']} ({where})"
 
 

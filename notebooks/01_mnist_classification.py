@@ -363,7 +363,7 @@ R.show_markdown(P.edge_words(pp));
 # so read it with the interval's width beside it.
 
 # %% [markdown]
-# ## 8. Table 1 again, under analysis plan v1 (running)
+# ## 8. Table 1 again, under analysis plan v1
 #
 # **Why again.** Section 3's table rests on searches of unequal size, three seeds per cell, and
 # 2×1200 searches, their epochs and the seeds of 2×800 and 2×1200 settled after test numbers
@@ -379,7 +379,8 @@ R.show_markdown(P.edge_words(pp));
 # epochs, and BBB from a random start). The tests are the plan's: a two-sided $t$-interval per
 # cell against the paper, the paper's orderings as paired $t$ and sign tests with Holm's
 # correction, and its verdict words. The campaign runs outside the notebook
-# (`make table1 PROTOCOL=plan_v1 JOBS=2`, resumable); this section shows where it stands.
+# (`make table1 PROTOCOL=plan_v1 JOBS=2`, resumable); this section shows how far it got and, per
+# complete width, its results.
 #
 # **What the plan inherits.** Its spaces were not drawn up blind. The warm-start arm it searches
 # for both BBB priors, and the rule that picks BBB's predictor, were chosen after earlier test

@@ -42,12 +42,14 @@ PENDING = {
     ("05_uncertainty/sweep/mc_dropout_fashionmnist", "dropout"),
     # notebook 01, Table 1 plan v1 (pre-registered grids: widening one is a plan v2): SGD's
     # Adam rate at the largest of six, the Gaussian prior's sigma at the largest of three (both
-    # widths so far), dropout's rate at the smallest of three (2x800)
+    # widths so far), dropout's rate at the smallest of three (2x800 and 2x1200)
     ("01_mnist_classification/plan_v1/search/h400:sgd", "lr"),
     ("01_mnist_classification/plan_v1/search/h800:sgd", "lr"),
     ("01_mnist_classification/plan_v1/search/h800:bbb_gaussian", "prior_sigma"),
     ("01_mnist_classification/plan_v1/search/h800:dropout", "dropout"),
     ("01_mnist_classification/plan_v1/search/h400:bbb_gaussian", "prior_sigma"),
+    ("01_mnist_classification/plan_v1/search/h1200:bbb_gaussian", "prior_sigma"),
+    ("01_mnist_classification/plan_v1/search/h1200:dropout", "dropout"),
 }
 MIN_VALUES = 3  # a dimension with fewer values cannot show an interior optimum
 

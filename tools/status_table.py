@@ -479,7 +479,8 @@ def figure3_row(nb01):
             os.environ.pop("BBB_RESULTS_DIR")
         else:
             os.environ["BBB_RESULTS_DIR"] = before
-    if not all(k in shares for k in SHORT_LONG) or len(set(seeds.values())) != 1:
+    if (not all(k in shares for k in SHORT_LONG) or len(set(seeds.values())) != 1
+            or None in seeds.values()):
         return []
     rival = max(shares[k][2] for k in ("sgd", "dropout"))
     named = {"bbb_gaussian": "Gaussian", "bbb_mixture": "mixture"}
