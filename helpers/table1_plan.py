@@ -1002,7 +1002,8 @@ _CONTROL_WORDS = {  # control claim -> (if it holds, if reversed, if not resolve
         "seeds: what the Bayesian fine-tuning adds is not resolved from what the extra epochs "
         "give"),
     "bbb_mixture < bbb_random_start": (
-        "the warm start helps: BBB from a random start with the same epochs does worse",
+        "the warm start helps at this budget: BBB from a random start with the same recipe "
+        "and epochs (searched for the warm start, not for a random start) does worse",
         "BBB from a random start with the same epochs does better than the warm start",
         "the warm start's advantage over BBB from a random start is not resolved at {n} seeds")}
 
@@ -1055,17 +1056,20 @@ def what_it_shows(rec):
     if not out:
         return ("No width of plan v1 is complete yet, so no test has been run: the verdicts "
                 "appear here, width by width, once every run of a width is done.")
-    # the sign test's floor at the complete widths (a width still running has fewer seeds done)
+    # the sign test's floor at each complete width (a width still running has fewer seeds done)
     done = {H for H in rec["widths"] if rec["analysis"][str(H)]["status"] == "done"}
-    n_min = min(len(r["seeds"]) for r in rec["rows"] if r["seeds"] and r["H"] in done)
+    ns = sorted({min(len(r["seeds"]) for r in rec["rows"] if r["seeds"] and r["H"] == H)
+                 for H in done}, reverse=True)
+    floors = "; ".join(f"with {n} seeds its smallest two-sided p is {2 * 0.5 ** n:g}"
+                       for n in ns)
     return "\n\n".join(out + [
         "The paper's values come from its own protocol (plain SGD, 600 epochs) with no spread "
         "given, so \"better\" or \"worse than the paper\" says where the paper's number lies "
         "against our interval, not that a rerun of the same experiment failed. Holm's correction, for a "
         "family of k claims: the smallest p is multiplied by k, the next by k − 1, and so on "
         "(never below the one before). The exact sign test is shown beside each claim as a "
-        f"check of direction, not used for a verdict: with {n_min} seeds its smallest two-sided "
-        f"p is {2 * 0.5 ** n_min:g}.",
+        f"check of direction, not used for a verdict: {floors} (a sign-test p at that floor "
+        "is the most its seeds can give).",
         f"\"Not resolved at n seeds\" is a result: the paired t-test's Holm-corrected p is not "
         f"below the plan's α = {alpha:g}, so these seeds cannot order the two methods in either "
         "direction (the intervals are each claim's own, uncorrected). \"Holds\" and "
@@ -1096,9 +1100,9 @@ def _against_dropout(comp):
              "the interval reaches past the margin" + (
                  " and contains zero: these seeds neither order the two nor show them within "
                  "the margin" if lo <= 0 <= hi else
-                 f" and lies {'above' if lo > 0 else 'below'} zero (its end nearest zero: "
-                 f"{100 * (lo if lo > 0 else hi):+.3f} pp): at these seeds "
-                 f"{'dropout' if lo > 0 else 'BBB'}'s error is lower; the interval is "
+                 f" and lies {'above' if lo > 0 else 'below'} zero, its end nearest zero at "
+                 f"{100 * (lo if lo > 0 else hi):+.3f} pp: at these seeds "
+                 f"{'dropout' if lo > 0 else 'BBB'}'s mean error is lower; the interval is "
                  "uncorrected, and the plan declares no test of this direction"))
     return f"{head}: {comp['verdict']} ({where})"
 

@@ -377,8 +377,8 @@ R.show_markdown(P.edge_words(pp));
 # then runs on the reported seeds, each seed giving every method the same initial draw and data
 # order; a warm-started BBB row gets its two controls (the SGD network trained on for the same
 # epochs, and BBB from a random start). The tests are the plan's: a two-sided $t$-interval per
-# cell against the paper, the paper's orderings as paired $t$ and sign tests with Holm's
-# correction, and its verdict words. The campaign runs outside the notebook
+# cell against the paper, the paper's orderings as paired $t$-tests with Holm's correction (an
+# exact sign test reported beside each, not used for a verdict), and its verdict words. The campaign runs outside the notebook
 # (`make table1 PROTOCOL=plan_v1 JOBS=2`, resumable); this section shows how far it got and, per
 # complete width, its results.
 #

@@ -154,8 +154,7 @@ def test_figure3_row_names_only_the_priors_whose_tails_are_wider_than_both_rival
     row = ST.figure3_row("nb")[0]
     assert row[0] == "Figure 3: weights, 2×1200, seed 0"
     assert row[2] == "beyond ±0.3: 0.00 / 0.01 / 50.00 / 0.01%"
-    assert row[3] == ("tails wider than SGD and dropout: Gaussian (mixture's core: 97.0% "
-                      "within ±0.01)")
+    assert row[3] == "tails wider than SGD and dropout: Gaussian (mixture: 97.0% within ±0.01)"
     shares["bbb_mixture"] = (0.97, 0.05, 0.0012)  # a long tail: named too
     assert ST.figure3_row("nb")[0][3].startswith("tails wider than SGD and dropout: Gaussian, "
                                                  "mixture (")

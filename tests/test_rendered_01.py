@@ -165,7 +165,9 @@ def test_sign_test_floor_reads_complete_widths_only():
     if running:  # one seed of one row done at a width still running
         rows.append({**rec["rows"][0], "H": running[0], "seeds": [0], "test_error": [0.015]})
     text = TP.what_it_shows({**rec, "rows": rows})
-    assert f"with {n} seeds its smallest two-sided p is {2 * 0.5 ** n:g}." in text
+    assert f"with {n} seeds its smallest two-sided p is {2 * 0.5 ** n:g}" in text
+    for m in {len(r["seeds"]) for r in rec["rows"] if r["H"] in done and r["seeds"]}:
+        assert f"with {m} seeds its smallest two-sided p is {2 * 0.5 ** m:g}" in text  # each width
 
 
 def test_choices_effects_reads_notebook_01_rows_of_the_generated_table():

@@ -357,13 +357,13 @@ def test_bbb_against_dropout_says_where_the_interval_lies():
     # past the margin on one side, above zero: dropout lower at these seeds, said as such
     above = comp([b + d for b, d in zip(base, (1.4e-3, 0.2e-3, 2.5e-3, 0.8e-3, 1.8e-3))], base)
     words = T._against_dropout(above)
-    assert "lies above zero (its end nearest zero: +0." in words
-    assert "at these seeds dropout's error is lower" in words
+    assert "lies above zero, its end nearest zero at +0." in words
+    assert "at these seeds dropout's mean error is lower" in words
     assert "no test of this direction" in words and "contains zero" not in words
     below = comp(base, [b + d for b, d in zip(base, (1.4e-3, 0.2e-3, 2.5e-3, 0.8e-3, 1.8e-3))])
     words = T._against_dropout(below)
-    assert "lies below zero (its end nearest zero: -0." in words
-    assert "at these seeds BBB's error is lower" in words
+    assert "lies below zero, its end nearest zero at -0." in words
+    assert "at these seeds BBB's mean error is lower" in words
 
 
 def test_start_words_count_the_search_at_the_first_rung():

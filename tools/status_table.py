@@ -199,11 +199,29 @@ def _plan_v1_protocol(H, summ, cells):
     the warm start among them, and the BBB predictor rule were set after test numbers)."""
     epochs = sorted({r["total_epochs"] for r in cells})
     trials = sorted({summ["searches"][str(H)][r["key"]]["trials"] for r in cells})
-    warm = any((r["recipe"] or {}).get("init_from") for r in cells if r["key"] == "bbb_mixture")
+    warm = [r["key"] for r in cells if r["key"].startswith("bbb_")
+            and (r["recipe"] or {}).get("init_from")]
+    start = ("both BBB warm-started" if len(warm) == 2
+             else "mixture warm-started" if warm == ["bbb_mixture"]
+             else f"{', '.join(SHORT_LONG[k] for k in warm)} warm-started" if warm
+             else "BBB from a random start")
     return [f"equal searches ({'–'.join(map(str, trials))} trials each)", "Adam",
             f"{'–'.join(map(str, sorted({epochs[0], epochs[-1]})))} epochs (paper 600)",
-            "mixture warm-started" if warm else "mixture from a random start",
-            "search arms, predictor rule set post hoc"]
+            start, "search arms, predictor rule set post hoc"]
+
+
+CONTROL_SHORT = {"bbb_mixture < sgd_continued": "vs SGD continued",
+                 "bbb_mixture < bbb_random_start": "vs random start"}
+
+
+def _dropout_words(comp):
+    """'vs dropout: <the plan's word>', and the direction where the paired interval excludes
+    zero (a description of the interval: the plan declares no test of the direction)."""
+    words = f"vs dropout: {comp['verdict']}"
+    ci = (comp.get("t_test") or {}).get("ci")
+    if comp["verdict"] != "comparable" and ci and (ci[0] > 0 or ci[1] < 0):
+        words += f" ({'dropout' if ci[0] > 0 else 'BBB'} lower, untested)"
+    return words
 
 
 def _cells(H, summ):
@@ -227,11 +245,16 @@ def plan_v1_row(H, summ, nb01, first=True, above=None):
     ours += (f" ({'–'.join(map(str, seeds))} seeds; mixture sd {100 * mix['sd']:.2f} pp"
              + _sampled_noise(mix) + ")")
     verdict = (f"mixture: {a['cells']['bbb_mixture']['verdict']}; orderings: "
-               f"{verdict_orderings(a['orderings'])}; vs dropout: {a['comparable']['verdict']}")
-    if a.get("controls"):  # none holds: the count of each word is enough
-        words = verdict_orderings(a["controls"])
-        verdict += "; controls: " + (words.split(", ", 1)[1] if words.startswith("0 of ")
-                                     and ", " in words else words)
+               f"{verdict_orderings(a['orderings'])}; {_dropout_words(a['comparable'])}")
+    if a.get("controls"):
+        said = {c: res["verdict"] for c, res in a["controls"].items()}
+        if len(set(said.values())) == 1:  # one word for both: the count is enough
+            words = verdict_orderings(a["controls"])
+            verdict += "; controls: " + (words.split(", ", 1)[1] if words.startswith("0 of ")
+                                         and ", " in words else words)
+        else:  # they differ: name each, since which one holds is the point
+            verdict += "; controls: " + "; ".join(f"{CONTROL_SHORT.get(c, c)} {w}"
+                                                  for c, w in said.items())
     parts = _plan_v1_protocol(H, summ, cells)
     same = [] if above is None else [
         p for p, q in zip(parts, _plan_v1_protocol(above, summ, _cells(above, summ))) if p == q]
@@ -487,10 +510,10 @@ def figure3_row(nb01):
     wide = [k for k in named if shares[k][2] > rival]
     verdict = "tails wider than SGD and dropout: " + (", ".join(named[k] for k in wide)
                                                       or "neither prior")
-    verdict += f" (mixture's core: {100 * shares['bbb_mixture'][0]:.1f}% within ±0.01)"
+    verdict += f" (mixture: {100 * shares['bbb_mixture'][0]:.1f}% within ±0.01)"
     return [[f"Figure 3: weights, 2×{H}, seed {seeds['sgd']}", "BBB widest",
              f"beyond ±{hi:g}: " + " / ".join(f"{100 * shares[k][2]:.2f}" for k in SHORT_LONG)
-             + "%", verdict, "1 net each, no test; BBB 1 sample", f"[01]({nb01})"]]
+             + "%", verdict, "1 net each, no test", f"[01]({nb01})"]]
 
 
 def paper_protocol_rows(nb01):
@@ -517,7 +540,8 @@ def paper_protocol_rows(nb01):
             ours += f" ({'–'.join(map(str, n))} of {want} seeds)"
             cell = summ["analysis"]["cells"].get(f"bbb_mixture_h{H}")
             verdict = "mixture: " + (cell["verdict"] if cell else "not run yet")
-            if cell and cell.get("ci"):  # "matches" at few seeds is a wide interval: show it
+            if cell and cell.get("ci") and cell["verdict"] == "matches the paper":
+                # "matches" at few seeds can be a wide interval: show it
                 verdict += f" (95% CI {100 * cell['ci'][0]:.2f}–{100 * cell['ci'][1]:.2f}%)"
             fam = summ["analysis"]["orderings"].get(str(H))
             if fam:
