@@ -1084,6 +1084,29 @@ def _pp_interval(tt):
     return f"[{100 * tt['ci'][0]:+.2f}, {100 * tt['ci'][1]:+.2f}] pp"
 
 
+def provenance_words(rec):
+    """Where plan v1's numbers come from, read from the summary ``rec``: the machines that
+    trained its records (CPU, threads, torch, how many records each), when the records were
+    written, and the code versions they name (each record names its own commit)."""
+    machines = rec.get("machines") or []
+    if not machines:
+        return "**Provenance.** No run record yet."
+    n = sum(m["records"] for m in machines)
+    where = "; ".join(
+        f"{m['records']} on {m['machine'].get('gpu') or m['machine'].get('cpu')} "
+        f"({m['machine'].get('threads')} thread{'s' if m['machine'].get('threads') != 1 else ''}, "
+        f"torch {m['machine'].get('torch')}, Python {m['machine'].get('python')})"
+        for m in machines)
+    codes = rec.get("code_versions") or []
+    first, last = (rec.get("records_created") or [None, None])
+    return (f"**Provenance.** The {n} run records behind these tables (searches and final runs) "
+            f"were trained {where}, written between {first} and {last} (UTC). They name "
+            f"{len(codes)} code version{'s' if len(codes) != 1 else ''} (most records: "
+            + ", ".join(f"{c['commit']} ({c['records']})" for c in codes[:3])
+            + "); each record names its own, and `summary.json` lists them all with the SHA-256 "
+            "of every input.")
+
+
 def _against_dropout(comp):
     """BBB against dropout in words: the plan's verdict, and where the paired interval lies
     (a description of the interval, not a further verdict)."""

@@ -426,7 +426,7 @@ R.show_markdown(TP.margin_words(tp));
 # %%
 plan_v1 = TP.write_summary(tp)
 H.show_table(*TP.results_table(plan_v1))
-R.show_markdown(T.repeat_words(table, plan_v1));
+R.show_markdown(T.repeat_words(table, plan_v1) + "\n\n" + TP.provenance_words(plan_v1));
 
 # %% [markdown]
 # **The same, drawn**, one column per complete width. *Top:* each dot is one reported seed's

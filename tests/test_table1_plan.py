@@ -403,3 +403,18 @@ def test_weight_shares_read_the_histograms(monkeypatch, tmp_path):
     assert body[0][1:] == ["80.0%", "20.0%", "0.0%"]
     assert body[1][1:] == ["20.0%", "80.0%", "20.0%"]
     assert "within ±0.1 of zero: SGD" in words and "range: BBB, Gaussian prior (20.0%)" in words
+
+
+def test_provenance_words_name_machines_dates_and_code_versions():
+    cpu = {"cpu": "AMD EPYC", "threads": 1, "torch": "2.14.1", "python": "3.11.7"}
+    gpu = {"cpu": "Xeon", "gpu": "NVIDIA H200", "threads": 1, "torch": "2.11.0", "python": "3.12.3"}
+    rec = {"machines": [{"machine": cpu, "records": 7}, {"machine": gpu, "records": 2}],
+           "records_created": ["2026-11-25T00:00:00Z", "2026-11-26T22:00:00Z"],
+           "code_versions": [{"commit": "aaaaaaa", "records": 5}, {"commit": "bbbbbbb", "records": 3},
+                             {"commit": "ccccccc", "records": 1}, {"commit": "ddddddd", "records": 0}]}
+    text = T.provenance_words(rec)
+    assert "The 9 run records" in text
+    assert "7 on AMD EPYC (1 thread, torch 2.14.1, Python 3.11.7); 2 on NVIDIA H200" in text
+    assert "between 2026-11-25T00:00:00Z and 2026-11-26T22:00:00Z" in text
+    assert "4 code versions (most records: aaaaaaa (5), bbbbbbb (3), ccccccc (1))" in text
+    assert T.provenance_words({}) == "**Provenance.** No run record yet."
