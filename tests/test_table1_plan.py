@@ -357,13 +357,12 @@ def test_bbb_against_dropout_says_where_the_interval_lies():
     # past the margin on one side, above zero: dropout lower at these seeds, said as such
     above = comp([b + d for b, d in zip(base, (1.4e-3, 0.2e-3, 2.5e-3, 0.8e-3, 1.8e-3))], base)
     words = T._against_dropout(above)
-    assert "lies above zero, its end nearest zero at +0." in words
-    assert "at these seeds dropout's mean error is lower" in words
+    assert "lies above zero: dropout's mean error is lower at these seeds" in words
+    assert "not a result" in words
     assert "no test of this direction" in words and "contains zero" not in words
     below = comp(base, [b + d for b, d in zip(base, (1.4e-3, 0.2e-3, 2.5e-3, 0.8e-3, 1.8e-3))])
     words = T._against_dropout(below)
-    assert "lies below zero, its end nearest zero at -0." in words
-    assert "at these seeds BBB's mean error is lower" in words
+    assert "lies below zero: BBB's mean error is lower at these seeds" in words
 
 
 def test_start_words_count_the_search_at_the_first_rung():
@@ -414,7 +413,39 @@ def test_provenance_words_name_machines_dates_and_code_versions():
                              {"commit": "ccccccc", "records": 1}, {"commit": "ddddddd", "records": 0}]}
     text = T.provenance_words(rec)
     assert "The 9 run records" in text
-    assert "7 on AMD EPYC (1 thread, torch 2.14.1, Python 3.11.7); 2 on NVIDIA H200" in text
+    assert "on these machines: 7 on AMD EPYC (1 thread, torch 2.14.1, Python 3.11.7); 2 on NVIDIA H200" in text
     assert "between 2026-11-25T00:00:00Z and 2026-11-26T22:00:00Z" in text
     assert "4 code versions (most records: aaaaaaa (5), bbbbbbb (3), ccccccc (1))" in text
     assert T.provenance_words({}) == "**Provenance.** No run record yet."
+
+
+def test_pp_interval_shows_an_end_near_zero_with_three_decimals():
+    assert T._pp_interval({"ci": [0.0000386, 0.00272]}) == "[+0.004, +0.27] pp"
+    assert T._pp_interval({"ci": [-0.0027, -0.0004]}) == "[-0.27, -0.04] pp"
+    assert T._pp_interval({"ci": [0.0, 0.001]}) == "[+0.00, +0.10] pp"
+
+
+def test_answer_states_plan_v1s_reply_from_the_summary():
+    def width(diff, comp, cont, holds=()):
+        claims = {c: {"verdict": "holds" if c in holds else "not resolved at 5 seeds"}
+                  for c in ("bbb_mixture < bbb_gaussian", "bbb_mixture < sgd", "dropout < sgd")}
+        return {"status": "done", "cells": {"sgd": {"verdict": "better than the paper by 0.30 pp"}},
+                "comparable": {"verdict": comp, "margin_pp": 0.1, "t_test": {"mean_diff": diff}},
+                "orderings": claims,
+                "controls": {"bbb_mixture < sgd_continued": {"verdict": cont},
+                             "bbb_mixture < bbb_random_start": {
+                                 "verdict": "holds" if "rs" in holds else "not resolved at 5 seeds"}}}
+    rec = {"widths": [400, 1200], "plan_width": {"400": 400, "1200": 1200},
+           "analysis": {"400": width(0.0004, "not shown comparable at 5 seeds",
+                                     "not resolved at 5 seeds"),
+                        "1200": width(0.0014, "not shown comparable at 5 seeds",
+                                      "not resolved at 5 seeds", holds=("rs",))}}
+    rec["analysis"]["1200"]["controls"]["bbb_mixture < bbb_random_start"]["verdict"] = "holds"
+    text = T.answer(rec)
+    assert "shown within ±0.1 pp of dropout at 0 of 2 widths" in text
+    assert "+0.04 pp at 2×400, +0.14 pp at 2×1200" in text
+    assert "Against its SGD start trained on for the same epochs: not resolved at every width" in text
+    assert "only BBB mixture < BBB random start at 2×1200 holds" in text
+    assert "better than the paper by 0.30 pp at 2×400" in text
+    rec["analysis"]["1200"]["status"] = "running"  # a width still running: no answer yet
+    assert T.answer(rec) == ""
