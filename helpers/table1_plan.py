@@ -1183,7 +1183,16 @@ def answer(rec):
     diffs = ", ".join(f"{100 * comp[H]['t_test']['mean_diff']:+.2f} pp at {name[H]}"
                       for H in widths)
     cont = {H: (a[H].get("controls") or {}).get("bbb_mixture < sgd_continued") for H in widths}
-    cont_words = sorted({c["verdict"].split(" at ")[0] for c in cont.values() if c})
+    words = {H: c["verdict"].split(" at ")[0] for H, c in cont.items() if c}
+    if not words:
+        cont_text = "no such control (no width was warm-started)"
+    elif len(set(words.values())) == 1 and len(words) == len(widths):
+        cont_text = f"{next(iter(words.values()))} at every width"
+    else:
+        cont_text = "; ".join(f"{w} at {name[H]}" for H, w in words.items())
+    credit = (", so what it gains cannot be credited to the Bayesian fine-tuning rather than to "
+              "the extra epochs" if words and all(w == "not resolved" for w in words.values())
+              else "")
     held = [f"{_claim(c)} at {name[H]}" for H in widths
             for fam in ("orderings", "controls") for c, res in (a[H].get(fam) or {}).items()
             if res["verdict"] == "holds"]
@@ -1191,9 +1200,8 @@ def answer(rec):
     return (f"- **Plan v1's answer** (all {len(widths)} widths): BBB with the scale mixture is "
             f"shown within ±{comp[widths[0]]['margin_pp']:.1f} pp of dropout at {n_comp} of "
             f"{len(widths)} widths; its mean error minus dropout's: {diffs}. Against its SGD start "
-            f"trained on for the same epochs: {', '.join(cont_words) or 'no control'} at every "
-            "width, so what it gains cannot be credited to the Bayesian fine-tuning rather than to "
-            "the extra epochs. Of the paper's orderings and the controls, "
+            f"trained on for the same epochs: {cont_text}{credit}. Of the paper's orderings and "
+            "the controls, "
             + (f"only {'; '.join(held)} holds" if len(held) == 1 else
                f"these hold: {'; '.join(held)}" if held else "none holds")
             + ". Our SGD is itself " + "; ".join(f"{sgd[H]} at {name[H]}" for H in widths)

@@ -447,5 +447,11 @@ def test_answer_states_plan_v1s_reply_from_the_summary():
     assert "Against its SGD start trained on for the same epochs: not resolved at every width" in text
     assert "only BBB mixture < BBB random start at 2×1200 holds" in text
     assert "better than the paper by 0.30 pp at 2×400" in text
+    assert "so what it gains cannot be credited" in text
+    # a control that holds at one width: the words per width, and no "cannot be credited"
+    rec["analysis"]["400"]["controls"]["bbb_mixture < sgd_continued"]["verdict"] = "holds"
+    text = T.answer(rec)
+    assert "epochs: holds at 2×400; not resolved at 2×1200." in text
+    assert "cannot be credited" not in text
     rec["analysis"]["1200"]["status"] = "running"  # a width still running: no answer yet
     assert T.answer(rec) == ""
