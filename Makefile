@@ -3,6 +3,7 @@
 #                                                  figures/ and results/ from the committed results, training nothing;
 #                                                  any other profile: under build/<profile>/
 #   make notebooks TRAIN=1  (= make retrain)       ... and train whatever results/ lacks (TRAIN_MISSING)
+#   make runtimes                                  ... recording each notebook's wall time for the README
 #   make test                                      unit tests, then every notebook in the smoke profile under build/smoke/, then nbval
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
@@ -34,7 +35,7 @@ SMOKE_ENV := BBB_QUIET=1 BBB_OUTPUT_DIR=$(SMOKE) BBB_FIGURES_DIR=$(SMOKE)/figure
 	BBB_RESULTS_DIR=$(SMOKE)/results BBB_CHECKPOINT_DIR=$(SMOKE)/checkpoints \
 	PYTHONPATH=$(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
-.PHONY: venv notebooks retrain test test-gpu unit smoke nbval bench sweep table1 sync clean
+.PHONY: venv notebooks runtimes retrain test test-gpu unit smoke nbval bench sweep table1 sync clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +50,12 @@ venv: $(STAMP)
 notebooks: $(STAMP)
 	$(PY) tools/run_notebooks.py --profile $(PROFILE) --kernel $(KERNEL) $(if $(ONLY),--only $(ONLY)) \
 		$(if $(TRAIN),--train $(TRAIN))
+
+# the README's table of long runs from this machine: every notebook's wall time into
+# results/runtimes.json (`make notebooks` alone records them in build/runtimes.json), then the table
+runtimes: $(STAMP)
+	$(PY) tools/run_notebooks.py --profile default --kernel $(KERNEL) --record-runtimes
+	$(PY) tools/runtimes_table.py
 
 retrain: TRAIN := 1
 retrain: notebooks

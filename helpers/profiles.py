@@ -235,6 +235,8 @@ del _notebook, _settings, _space
 def get_profile(notebook, name, **overrides):
     """Return the settings of profile ``name`` for ``notebook`` as a namespace.
 
+    Asking for a profile also decides where outputs go (``helpers.utils.output_root``): every
+    profile but ``default`` writes under ``build/<profile>/`` unless the environment says otherwise.
     Keyword overrides replace settings unless they are None (the notebooks' parameters cells pass
     None for "use the profile's value"). An unknown profile or setting raises ValueError.
     """
@@ -242,6 +244,8 @@ def get_profile(notebook, name, **overrides):
         raise ValueError(f"unknown profile {name!r}; valid profiles are {list(PROFILE_NAMES)}")
     if notebook not in PROFILES:
         raise ValueError(f"no profiles for notebook {notebook!r}; known: {sorted(PROFILES)}")
+    from .utils import set_active_profile
+    set_active_profile(name)  # only `default` writes the committed outputs, however the notebook runs
     settings = dict(PROFILES[notebook][name])
     for key, value in overrides.items():
         if value is None:

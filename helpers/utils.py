@@ -67,20 +67,39 @@ def _dir_from_env(var, default):
     return path if path.is_absolute() else PROJECT_ROOT / path
 
 
+_ACTIVE_PROFILE = None  # the run profile a notebook asked for last (helpers.get_profile)
+
+
 def output_root():
-    """Return the folder that holds figures/, results/ and checkpoints/ (env ``BBB_OUTPUT_DIR``,
-    default the project: the committed outputs). ``tools/run_notebooks.py`` points it at
-    ``build/<profile>`` for every profile but ``default``."""
-    return _dir_from_env("BBB_OUTPUT_DIR", PROJECT_ROOT)
+    """Return the folder that holds figures/, results/ and checkpoints/.
+
+    The environment wins (``BBB_OUTPUT_DIR``, as ``tools/run_notebooks.py`` and the Makefile set
+    it); otherwise the profile decides: ``default`` (or none asked for) writes the committed
+    outputs in the project, every other profile ``build/<profile>``. The profile is the one
+    ``helpers.get_profile`` was last called with, so a notebook run by papermill, JupyterLab or
+    nbval with ``PROFILE = "smoke"`` never writes where ``default`` writes."""
+    env = os.environ.get("BBB_OUTPUT_DIR")
+    if env:
+        return _dir_from_env("BBB_OUTPUT_DIR", PROJECT_ROOT)
+    if _ACTIVE_PROFILE not in (None, "default"):
+        return PROJECT_ROOT / "build" / _ACTIVE_PROFILE
+    return PROJECT_ROOT
+
+
+def set_active_profile(profile):
+    """Make ``profile`` decide the output root (see ``output_root``); return the root."""
+    global _ACTIVE_PROFILE
+    _ACTIVE_PROFILE = profile
+    return output_root()
 
 
 def use_profile_outputs(profile):
     """Point the output root at ``build/<profile>`` for every profile but ``default`` (unless
     ``BBB_OUTPUT_DIR`` is set already), so that only ``default`` writes the committed outputs;
-    return the output root. For the drivers in tools/."""
+    return the output root. For the drivers in tools/ (their subprocesses inherit it)."""
     if profile != "default" and not os.environ.get("BBB_OUTPUT_DIR"):
         os.environ["BBB_OUTPUT_DIR"] = str(PROJECT_ROOT / "build" / profile)
-    return output_root()
+    return set_active_profile(profile)
 
 
 def figures_dir():
@@ -254,7 +273,9 @@ def save_results(notebook, experiment, config, metrics, profile, seed, device=No
     """Write ``results/<notebook>/<experiment>.json`` atomically; return its path.
 
     The file holds {profile, seed, device, torch, machine, wall_s, created, config, metrics}; error
-    rates, coverages and probabilities in ``metrics`` must be fractions in [0, 1].
+    rates, coverages and probabilities in ``metrics`` must be fractions in [0, 1]. A file that
+    already holds the same result (every field but the run's machine, wall time and date) is left
+    as it is, so re-running a notebook changes only the results whose numbers changed.
     """
     metrics = _jsonable(metrics)
     _check_fractions(metrics)
@@ -266,8 +287,25 @@ def save_results(notebook, experiment, config, metrics, profile, seed, device=No
     if extra:
         record.update(_jsonable(extra))
     path = results_dir() / notebook / f"{experiment}.json"
-    atomic_write_bytes(path, (json.dumps(record, indent=2, sort_keys=False) + "\n").encode())
+    if not _same_result(path, record):
+        atomic_write_bytes(path, (json.dumps(record, indent=2, sort_keys=False) + "\n").encode())
     return path
+
+
+# what describes the run rather than its result: a re-run that reproduces every other field keeps
+# the stored file (and its record of the machine, time and date that first computed it)
+RUN_PROVENANCE = ("machine", "wall_s", "created")
+
+
+def _same_result(path, record):
+    """Return True when ``path`` holds ``record`` up to its provenance (``RUN_PROVENANCE``)."""
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    new = json.loads(json.dumps(record))  # as it would be read back (tuples -> lists, keys -> str)
+    strip = lambda r: {k: v for k, v in r.items() if k not in RUN_PROVENANCE}  # noqa: E731
+    return strip(old) == strip(new)
 
 
 def load_results(notebook, experiment):

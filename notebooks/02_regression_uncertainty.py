@@ -49,7 +49,6 @@ SEEDS = None          # the seeds of the numbers in section 6 (figures: the firs
 
 # %%
 import math
-import time
 
 import matplotlib.pyplot as plt
 
@@ -63,7 +62,6 @@ cfg = H.get_profile("02_regression_uncertainty", PROFILE, n_train=N_TRAIN, steps
 H.seed_everything(SEED)
 H.use_style()
 NB = R.NB
-t_start = time.perf_counter()
 print(cfg)
 
 # %% [markdown]
@@ -355,6 +353,3 @@ if rec:
 # The numbers are in `results/02_regression_uncertainty/<method>.json`, the curves and per-seed
 # scores in `fits.json`, the tests in `verdicts.json` (written by `helpers.regression.build_fits`
 # when it trains), the plan in `analysis_plan.json`.
-
-# %%
-print(f"notebook wall time {(time.perf_counter() - t_start) / 60:.1f} min")

@@ -16,6 +16,8 @@ def _seed_and_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "results"))
     monkeypatch.setenv("BBB_CHECKPOINT_DIR", str(tmp_path / "checkpoints"))
     monkeypatch.setenv("BBB_QUIET", "1")
+    import helpers.utils
+    monkeypatch.setattr(helpers.utils, "_ACTIVE_PROFILE", None)  # get_profile sets it
 
 
 @pytest.fixture(scope="session")

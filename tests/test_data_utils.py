@@ -140,3 +140,21 @@ def test_one_thread_restores_the_thread_count_even_after_an_error():
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_saving_the_same_result_again_keeps_the_file(tmp_path):
+    """A re-run that reproduces a result leaves its file alone (its machine, wall time and date
+    stay those of the run that computed it); a changed number rewrites it."""
+    import json
+    from helpers.utils import save_results
+    path = save_results("nb", "x", {"a": 1}, {"err": 0.1}, "default", 0, wall_s=5.0)
+    first = path.read_bytes()
+    record = json.loads(first)
+    record["created"] = "2000-01-01T00:00:00+00:00"
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    kept = path.read_bytes()
+    save_results("nb", "x", {"a": 1}, {"err": 0.1}, "default", 0, wall_s=9.0)
+    assert path.read_bytes() == kept
+    save_results("nb", "x", {"a": 1}, {"err": 0.2}, "default", 0, wall_s=9.0)
+    new = json.loads(path.read_text())
+    assert new["metrics"]["err"] == 0.2 and new["wall_s"] == 9.0 and new["created"] != record["created"]

@@ -140,3 +140,78 @@ def test_output_folders_follow_one_setting(monkeypatch, tmp_path):
         tmp_path / "figures", tmp_path / "results", tmp_path / "checkpoints")
     monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path / "elsewhere"))
     assert utils.results_dir() == tmp_path / "elsewhere"
+
+
+def test_papermill_with_another_profile_changes_no_tracked_file(clone, tmp_path):
+    """Run as a user would, without the driver: `papermill ... -p PROFILE smoke`. The profile, read
+    in helpers, sends the figures and results under build/smoke/, not over the committed ones."""
+    env = {k: v for k, v in os.environ.items() if k not in OUTPUT_VARS}
+    env.setdefault("JUPYTER_PATH", str(Path(sys.prefix) / "share" / "jupyter"))
+    env.update(JUPYTER_PLATFORM_DIRS="1", PYTHONHASHSEED="0", BBB_QUIET="1", PYTHONPATH=str(clone),
+               MPLBACKEND="Agg")
+    out = tmp_path / "out.ipynb"
+    proc = subprocess.run([sys.executable, "-m", "papermill", "--kernel", "python3",
+                           str(clone / "notebooks" / "02_regression_uncertainty.ipynb"), str(out),
+                           "-p", "PROFILE", "smoke", "--cwd", str(clone / "notebooks")],
+                          cwd=clone, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    status = git("status", "--porcelain", "--untracked-files=all", cwd=clone)
+    assert status == "", f"papermill -p PROFILE smoke changed the work tree:\n{status}"
+    assert sorted((clone / "build" / "smoke" / "figures").glob("02_regression_uncertainty-*.png"))
+
+
+def test_the_profile_asked_for_decides_the_output_root(monkeypatch):
+    import helpers as H
+    from helpers import utils
+    for var in OUTPUT_VARS:
+        monkeypatch.delenv(var, raising=False)
+    H.get_profile("02_regression_uncertainty", "smoke")
+    assert utils.figures_dir() == utils.PROJECT_ROOT / "build" / "smoke" / "figures"
+    assert utils.results_dir() == utils.PROJECT_ROOT / "build" / "smoke" / "results"
+    H.get_profile("02_regression_uncertainty", "default")  # back to default in the same kernel
+    assert utils.figures_dir() == utils.PROJECT_ROOT / "figures"
+    monkeypatch.setenv("BBB_OUTPUT_DIR", "/elsewhere")  # an explicit setting wins
+    H.get_profile("02_regression_uncertainty", "smoke")
+    assert utils.results_dir() == Path("/elsewhere/results")
+
+
+def test_a_rerun_keeps_the_cell_ids_and_leaves_no_clock_readings(tmp_path):
+    import jupytext
+    import nbformat
+    notebook = ROOT / "notebooks" / "02_regression_uncertainty.ipynb"
+    committed = nbformat.read(str(notebook), as_version=4)
+    first = nbformat.read(str(run_notebooks.source_notebook(notebook, tmp_path)), as_version=4)
+    assert [c.id for c in first.cells] == [c.id for c in committed.cells]
+    # an edited script: the changed cell keeps its position's id, a new cell gets a stable one
+    nb = jupytext.read(str(notebook.with_suffix(".py")))
+    nb.cells[3].source += "\n# edited"
+    nb.cells.insert(5, nbformat.v4.new_markdown_cell("a new cell"))
+    ids = [c.id for c in run_notebooks.keep_cell_ids(nb, committed).cells]
+    again = [c.id for c in run_notebooks.keep_cell_ids(jupytext.read(str(notebook.with_suffix(".py"))),
+                                                       committed).cells]
+    assert ids[3] == committed.cells[3].id and len(set(ids)) == len(ids)
+    nb2 = jupytext.read(str(notebook.with_suffix(".py")))
+    nb2.cells[3].source += "\n# edited"
+    nb2.cells.insert(5, nbformat.v4.new_markdown_cell("a new cell"))
+    assert [c.id for c in run_notebooks.keep_cell_ids(nb2, committed).cells] == ids
+    assert again == [c.id for c in committed.cells]
+    # papermill's clock readings and a stream cut into pieces by timing are gone after the run
+    nb.metadata["papermill"] = {"start_time": "2026-01-01", "end_time": "x", "duration": 1.0,
+                                "version": "2.7.0"}
+    cell = nbformat.v4.new_code_cell("print(1); print(2)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n"),
+                    nbformat.v4.new_output("stream", name="stdout", text="2\n"),
+                    nbformat.v4.new_output("stream", name="stderr", text="w\n")]
+    nb.cells.append(cell)
+    run_notebooks.strip_run_additions(nb, keep_injected=False)
+    assert nb.metadata["papermill"] == {"version": "2.7.0"}
+    assert [(o.name, o.text) for o in nb.cells[-1].outputs] == [("stdout", "1\n2\n"), ("stderr", "w\n")]
+
+
+def test_make_notebooks_records_runtimes_only_when_asked(monkeypatch, tmp_path):
+    for var in OUTPUT_VARS:
+        monkeypatch.delenv(var, raising=False)
+    assert run_notebooks.runtimes_path("default", record=False) == ROOT / "build" / "runtimes.json"
+    assert run_notebooks.runtimes_path("default", record=True) == ROOT / "results" / "runtimes.json"
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
+    assert run_notebooks.runtimes_path("smoke", record=False) == tmp_path / "runtimes.json"

@@ -35,6 +35,7 @@ NOTEBOOKS = ROOT / "notebooks"
 OUTPUT_VARS = {"BBB_FIGURES_DIR": "figures", "BBB_RESULTS_DIR": "results",
                "BBB_CHECKPOINT_DIR": "checkpoints"}
 RUN_METADATA = ("papermill", "execution")  # per-cell records papermill and nbclient add
+RUN_TIMES = ("start_time", "end_time", "duration")  # papermill's notebook-level clock readings
 
 
 def relative(path):
@@ -90,12 +91,32 @@ def paired_text(nb, notebook):
     return jupytext.writes(nb, fmt="py:percent", config=load_jupytext_config(str(notebook)))
 
 
+def coalesce_streams(cell):
+    """Join consecutive stream outputs of ``cell`` on the same stream into one: how the kernel's
+    printing is cut into messages depends on timing, so the stored outputs would otherwise differ
+    between runs that printed the same text."""
+    merged = []
+    for out in cell.get("outputs", []):
+        if (merged and out.get("output_type") == "stream" and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == out.get("name")):
+            merged[-1]["text"] = "".join(merged[-1]["text"]) + "".join(out["text"])
+        else:
+            merged.append(out)
+    if "outputs" in cell:
+        cell["outputs"] = merged
+
+
 def strip_run_additions(nb, keep_injected):
-    """Remove what papermill adds to a notebook's cells: empty ``tags``, per-cell timing metadata
-    and (unless ``keep_injected``) the injected-parameters cell. Return ``nb``."""
+    """Remove what papermill adds to a notebook: empty ``tags``, per-cell timing metadata, the
+    run's start and end times and (unless ``keep_injected``) the injected-parameters cell, so that
+    running a notebook again changes it only where its outputs changed. Return ``nb``."""
+    meta = nb.metadata.get("papermill", {})
+    for key in RUN_TIMES:
+        meta.pop(key, None)
     if not keep_injected:
         nb.cells = [c for c in nb.cells if "injected-parameters" not in c.metadata.get("tags", [])]
     for cell in nb.cells:
+        coalesce_streams(cell)
         for key in RUN_METADATA:
             cell.metadata.pop(key, None)
         if cell.metadata.get("tags", None) == []:
@@ -121,16 +142,41 @@ def check_pair(notebook):
                          "(the newer file wins) or `make sync`, check the script, then run again")
 
 
+def keep_cell_ids(nb, previous):
+    """Give the cells of ``nb`` the ids of ``previous``'s cells (the notebook it replaces), so that
+    a re-run does not renumber every cell: a cell keeps the id of the earlier cell with the same
+    type and source, else of the earlier cell at its position with the same type; a new cell gets
+    an id derived from its position and source (never a random one). Return ``nb``."""
+    import hashlib
+    old = list(previous.cells) if previous is not None else []
+    used, by_source = set(), {}
+    for cell in old:
+        by_source.setdefault((cell.cell_type, cell.source), []).append(cell.get("id"))
+    for i, cell in enumerate(nb.cells):
+        candidates = by_source.get((cell.cell_type, cell.source), [])
+        if i < len(old) and old[i].cell_type == cell.cell_type:
+            candidates = candidates + [old[i].get("id")]
+        new_id = next((c for c in candidates if c and c not in used), None)
+        if new_id is None:
+            digest = hashlib.sha256(f"{i}\0{cell.cell_type}\0{cell.source}".encode()).hexdigest()
+            new_id = next(digest[k:k + 8] for k in range(0, 56) if digest[k:k + 8] not in used)
+        cell["id"] = new_id
+        used.add(new_id)
+    return nb
+
+
 def source_notebook(notebook, folder):
-    """Write the notebook to execute (the script's cells, as jupytext reads them) into ``folder``;
-    return its path."""
+    """Write the notebook to execute (the script's cells, as jupytext reads them, with the cell
+    ids of the executed notebook it will replace) into ``folder``; return its path."""
     import jupytext
     from jupytext.config import load_jupytext_config
     check_pair(notebook)
     script = script_of(notebook)
     config = load_jupytext_config(str(script))
     path = Path(folder) / notebook.name
-    jupytext.write(jupytext.read(str(script), config=config), str(path), fmt="ipynb", config=config)
+    nb = jupytext.read(str(script), config=config)
+    previous = nbformat.read(str(notebook), as_version=4) if notebook.exists() else None
+    jupytext.write(keep_cell_ids(nb, previous), str(path), fmt="ipynb", config=config)
     return path
 
 
@@ -164,15 +210,26 @@ def finish(executed, notebook, target, in_place):
     return None
 
 
-def record_runtime(profile, notebook, wall, train=None):
-    """Add this run's wall time to <results>/runtimes.json (per profile and notebook; ``train``:
-    the TRAIN_MISSING it ran with, None when the notebook has no such parameter; ``checkpoints``:
-    whether any checkpoint file was there to load)."""
+def runtimes_path(profile, record):
+    """Return the file this run's wall times go to: the committed results/runtimes.json (which the
+    README's table reads) only when asked (``record``: `make runtimes`) or for profiles other than
+    default (whose results live under build/<profile>/ anyway); build/runtimes.json otherwise, so
+    that `make notebooks` leaves no clock readings in tracked files."""
+    from helpers.utils import results_dir
+    if profile == "default" and not record:
+        return ROOT / "build" / "runtimes.json"
+    return results_dir() / "runtimes.json"
+
+
+def record_runtime(profile, notebook, wall, train=None, record=False):
+    """Add this run's wall time to ``runtimes_path(profile, record)`` (per profile and notebook;
+    ``train``: the TRAIN_MISSING it ran with, None when the notebook has no such parameter;
+    ``checkpoints``: whether any checkpoint file was there to load)."""
     import datetime
     import json
 
-    from helpers.utils import atomic_write_bytes, checkpoints_dir, machine_info, results_dir
-    path = results_dir() / "runtimes.json"
+    from helpers.utils import atomic_write_bytes, checkpoints_dir, machine_info
+    path = runtimes_path(profile, record)
     data = json.loads(path.read_text()) if path.exists() else {}
     info = machine_info()
     data.setdefault(profile, {})[notebook] = {
@@ -238,6 +295,10 @@ def build_parser():
                          "(never in place)")
     ap.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                     help="extra papermill parameter (value parsed as Python literal if possible)")
+    ap.add_argument("--record-runtimes", action="store_true",
+                    help="write the notebooks' wall times into results/runtimes.json, which the "
+                         "README's table of long runs reads (`make runtimes`); without it they go "
+                         "to build/runtimes.json and no tracked file records a clock reading")
     ap.add_argument("--train", type=int, choices=(0, 1), default=None,
                     help="TRAIN_MISSING of the notebooks that have it: 1 trains whatever results/ "
                          "lacks, 0 only reads results/ and names the command that trains what "
@@ -283,7 +344,8 @@ def run_all(notebooks, out_dir, params, args, in_place):
             print(f"WARNING: {warning}", file=sys.stderr, flush=True)
         wall = time.perf_counter() - t0
         if not args.prepare_only:
-            record_runtime(args.profile, nb.stem, wall, nb_params.get("TRAIN_MISSING"))
+            record_runtime(args.profile, nb.stem, wall, nb_params.get("TRAIN_MISSING"),
+                           record=args.record_runtimes)
         print(f"[{args.profile}] {nb.name} done in {wall:.1f} s", flush=True)
     print(f"all {len(notebooks)} notebooks done in {time.perf_counter() - total:.1f} s")
     return warnings
