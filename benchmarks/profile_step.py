@@ -128,10 +128,11 @@ KERNEL_PARTS = {
     "noise": "helpers.native.normal: the counter-based N(0, 1) noise alone",
     "forward_nokeep": "helpers.native.forward, keep=False (an evaluation pass): noise, sigma, w, "
                       "log p(w), the sums, in fresh memory",
-    "forward": "helpers.native.forward, keep=True (training): also stores d log p/dw, sigmoid(rho), "
-               "sigmoid(rho)/softplus(rho) for the backward pass, in reused buffers",
+    "forward": "helpers.native.forward, keep=True (training): also stores d log p/dw for the "
+               "backward pass, in reused buffers",
     "forward_fresh": "as forward, every array in fresh memory",
-    "backward": "helpers.native.backward: d/dmu and d/drho from what forward kept"}
+    "backward": "helpers.native.backward: d/dmu and d/drho from what forward kept (and sigma, "
+                "sigmoid(rho) recomputed from rho)"}
 
 
 def kernel_parts(Hs, rounds, reps=3):

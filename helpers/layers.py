@@ -74,7 +74,9 @@ class _NativeSample(torch.autograd.Function):
     """The fused sampler and KL (Monte-Carlo for any prior, or closed form) in the C kernels.
 
     Same values and gradients as ``_SampleMC`` / ``_SampleClosed``, in one pass over the weights
-    forward and one backward (which reads what the forward pass kept for it)."""
+    forward and one backward (which reads what the forward pass kept for it: the noise, rho, and
+    d log p(w)/dw for the Monte-Carlo KL; saved for backward, so an in-place change of rho
+    before the backward pass is caught by autograd's version check)."""
 
     @staticmethod
     def forward(ctx, mu, rho, prior, n_samples, closed, keep):

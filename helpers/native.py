@@ -2,11 +2,14 @@
 
 The kernels (``_bbb_kernels.c``) fuse noise generation, sigma = softplus(rho), w = mu + sigma * eps,
 the prior's log-density and its gradient into one OpenMP pass forward and one backward; the noise
-comes from a counter-based generator. The forward pass keeps what the backward pass needs (the
-noise, d log p(w)/dw, sigmoid(rho) and sigmoid(rho)/softplus(rho)), so the backward pass evaluates
-no exp, log or division: it only streams memory. They cover float32 CPU tensors; anything
-else, or a machine without a C compiler, uses the pure-torch fused path, which computes the same
-quantities (with torch's own random numbers). Set ``BBB_NATIVE=0`` to switch the kernels off.
+comes from a counter-based generator. The forward pass stores w, the noise and d log p(w)/dw; the
+backward pass reads rho again and recomputes sigma, sigmoid(rho) and sigmoid(rho)/sigma (it waits
+on memory, so that arithmetic is free there). The kernels' exp, log, log1p and sin/cos are inline
+branch-free polynomials made of IEEE-exact elementary operations (no libm call), so they round the
+same in every vector lane as in scalar code; ``kernel_math`` exposes them to the tests. They cover
+float32 CPU tensors; anything else, or a machine without a C compiler, uses the pure-torch fused
+path, which computes the same quantities (with torch's own random numbers). Set ``BBB_NATIVE=0``
+to switch the kernels off.
 
 The shared library is cached in ``$BBB_NATIVE_CACHE`` (default ``~/.cache/bbb-helpers``) under a
 hash of the source and flags, written atomically, so it is compiled once per machine.
@@ -16,7 +19,9 @@ start-up code switches the whole process to flush-to-zero). ``-fno-math-errno`` 
 ``-fno-trapping-math`` (the flags torch itself is built with) change no value: they only let the
 compiler skip setting ``errno`` and assume no floating-point traps. ``-ffp-contract=off`` keeps
 every multiply and add as written (no fused multiply-adds that round differently from the source).
-The vector exp / log / cos are glibc's libmvec (``-DBBB_MVEC``); without it the loops run scalar.
+``-march=native`` lets the inline math fuse the multiply-adds it writes as ``fmaf`` (FMA CPUs);
+without FMA they round twice (both within the documented accuracy). Only the Cauchy prior's
+log1p still calls glibc (its libmvec vector form with ``-DBBB_MVEC``).
 """
 import ctypes
 import hashlib
@@ -98,17 +103,18 @@ def library():
         i64, u64, f32, i32 = ctypes.c_int64, ctypes.c_uint64, ctypes.c_float, ctypes.c_int
         ptr = ctypes.c_void_p
         lib.bbb_normal.argtypes = [i64, u64, ptr, i32]
-        lib.bbb_forward.argtypes = [i64, i64, ptr, ptr, ptr, ptr, u64, i32, ptr, ptr, ptr, ptr,
-                                    ptr, i32]
-        lib.bbb_backward.argtypes = [i64, i64, ptr, ptr, ptr, f32, i32, ptr, ptr, ptr, f32, ptr,
-                                     ptr, i32]
+        lib.bbb_forward.argtypes = [i64, i64, ptr, ptr, ptr, ptr, u64, i32, ptr, ptr, ptr, i32]
+        lib.bbb_backward.argtypes = [i64, i64, ptr, ptr, ptr, ptr, f32, i32, ptr, f32, ptr, ptr,
+                                     i32]
         lib.bbb_sample_seg.argtypes = [i32, ptr, ptr, ptr, ptr, ptr, ptr, u64, i32]
         lib.bbb_backward_adam_seg.argtypes = [i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr, f32, i32,
                                               ptr, ptr, i64, ptr, i32]
         lib.bbb_adam_seg.argtypes = [i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr, i32]
+        lib.bbb_math.argtypes = [i32, i64, ptr, ptr, ptr, ptr, i32]
         lib.bbb_fp_mode.argtypes = [i32, ptr]
         lib.bbb_fp_mode.restype = i32
-        for f in (lib.bbb_normal, lib.bbb_forward, lib.bbb_backward, lib.bbb_sample_seg,
+        for f in (lib.bbb_normal, lib.bbb_forward, lib.bbb_backward, lib.bbb_math,
+                  lib.bbb_sample_seg,
                   lib.bbb_backward_adam_seg, lib.bbb_adam_seg):
             f.restype = None
         _lib = lib
@@ -238,11 +244,35 @@ def normal(shape, seed):
     return out
 
 
+MATH = {"exp": 0, "log": 1, "log1p": 2, "cos_turn": 3, "sin_turn": 4, "softplus": 5,
+        "sigmoid": 6, "sigmoid_over_softplus": 7, "log_softplus": 8, "madd": 9}
+
+
+def kernel_math(name, x, y=None, z=None, vector=True):
+    """Return the kernels' own float32 ``name`` (a key of ``MATH``) of the tensor ``x``, computed
+    in a vectorised loop or (``vector=False``) one element at a time: for the tests of accuracy
+    and of vector/scalar equality. ``exp``: for x in [-87, 88]; ``log``: normal x > 0; ``log1p``:
+    for x in [0, 1]; ``cos_turn`` / ``sin_turn``: of 2 pi x / 2^24 for integers x in [0, 2^24)
+    (the noise's angles); ``madd``: x * y + z as the forward pass forms w = sigma * eps + mu."""
+    x = x.to(torch.float32).contiguous()
+    y = x if y is None else y.to(torch.float32).contiguous()
+    z = x if z is None else z.to(torch.float32).contiguous()
+    assert x.shape == y.shape == z.shape
+    out = torch.empty_like(x)
+    library().bbb_math(MATH[name], x.numel(), x.data_ptr(), y.data_ptr(), z.data_ptr(),
+                       out.data_ptr(), int(vector))
+    return out
+
+
 def forward(mu, rho, n_samples, seed, kind, consts, keep=True):
     """Return (w, eps, sums, kept): w and eps of shape (S, *mu.shape) (mu.shape for S = 1), the
-    float64 sums [sum log sigma, sum eps^2, sum log p(w), sum sigma^2, sum mu^2], and ``kept``,
-    what ``backward`` needs besides eps (a tuple of three tensors; None when ``keep`` is False,
-    for a forward pass that no backward pass follows)."""
+    float64 sums [sum log sigma, sum eps^2, sum log p(w), sum sigma^2, sum mu^2] (those the KL
+    estimator uses: sum eps^2 and sum log p(w) for the Monte-Carlo KL, sum sigma^2 and sum mu^2
+    for the closed form; the others stay 0), and ``kept``, what ``backward`` needs besides mu and
+    eps: (rho,) and for the Monte-Carlo KL d log p(w)/dw per sample (None when ``keep`` is False,
+    for a forward pass that no backward pass follows). The backward pass recomputes sigma and its
+    derivatives from rho, so rho must still hold the values this pass saw (autograd's saved-tensor
+    version check ensures it in the layers)."""
     shape = mu.shape if n_samples == 1 else (n_samples, *mu.shape)
     if keep:
         w, eps = buffer("w", shape), buffer("eps", shape)
@@ -250,24 +280,23 @@ def forward(mu, rho, n_samples, seed, kind, consts, keep=True):
         w, eps = torch.empty(shape, dtype=torch.float32), torch.empty(shape, dtype=torch.float32)
     sums = torch.zeros(5, dtype=torch.float64)
     kept = None
-    if keep:  # d log p(w)/dw per sample (sigma for the closed-form KL), sigmoid, sigmoid/softplus
-        kept = (buffer("dlogp", shape if kind >= 0 else mu.shape), buffer("sigmoid", mu.shape),
-                buffer("ratio", mu.shape))
-    ptrs = [None] * 3 if kept is None else [t.data_ptr() for t in kept]
+    if keep:
+        kept = (rho,) if kind < 0 else (rho, buffer("dlogp", shape))
+    dl = kept[1].data_ptr() if kept is not None and len(kept) > 1 else None
     library().bbb_forward(mu.numel(), n_samples, mu.data_ptr(), rho.data_ptr(), w.data_ptr(),
-                          eps.data_ptr(), seed, kind, consts.data_ptr(), sums.data_ptr(), *ptrs,
+                          eps.data_ptr(), seed, kind, consts.data_ptr(), sums.data_ptr(), dl,
                           _threads(w.numel()))
     return w, eps, sums, kept
 
 
 def backward(mu, eps, kept, grad_w, grad_kl, n_samples, kind, closed_inv_s2=0.0):
-    """Return (grad_mu, grad_rho) for the fused sampler (kind -1: closed-form KL) from the noise
-    and what ``forward`` kept."""
+    """Return (grad_mu, grad_rho) for the fused sampler (kind -1: closed-form KL) from mu, the
+    noise and what ``forward`` kept."""
     grad_mu, grad_rho = buffer("grad_mu", mu.shape), buffer("grad_rho", mu.shape)
     gw = None if grad_w is None else grad_w.contiguous()
-    dl, sg, ratio = kept
-    library().bbb_backward(mu.numel(), n_samples, mu.data_ptr(), eps.data_ptr(),
-                           None if gw is None else gw.data_ptr(), float(grad_kl), kind,
-                           dl.data_ptr(), sg.data_ptr(), ratio.data_ptr(), float(closed_inv_s2),
-                           grad_mu.data_ptr(), grad_rho.data_ptr(), _threads(eps.numel()))
+    rho, dl = kept[0], (kept[1].data_ptr() if len(kept) > 1 else None)
+    library().bbb_backward(mu.numel(), n_samples, mu.data_ptr(), rho.data_ptr(), eps.data_ptr(),
+                           None if gw is None else gw.data_ptr(), float(grad_kl), kind, dl,
+                           float(closed_inv_s2), grad_mu.data_ptr(), grad_rho.data_ptr(),
+                           _threads(eps.numel()))
     return grad_mu, grad_rho

@@ -545,4 +545,4 @@ metrics = {"reparam_grad": checks, "kl_mc_rel_error_at_max_samples": kl_rel_err,
            "vi_fit": vi_fit, "scratch": scratch}
 path = H.save_results(NB, "checks", config=config, metrics=metrics, profile=PROFILE, seed=SEED,
                       device=device, wall_s=wall)
-print(f"wrote {path.name} in {wall:.1f} s")
+print(f"checks in results/{NB}/{path.name}")

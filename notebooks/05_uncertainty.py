@@ -38,7 +38,6 @@ SEED = 0               # the 2-D priors and the conv net
 DEVICE = None          # None: cuda > mps > cpu
 
 # %%
-import time
 
 import matplotlib.pyplot as plt
 import torch
@@ -56,7 +55,6 @@ cfg = H.get_profile(NB, PROFILE)
 retrain = f"make notebooks ONLY=05 PROFILE={PROFILE} TRAIN=1"
 device = H.get_device(DEVICE)
 H.use_style()
-t_start = time.perf_counter()
 
 # %% [markdown]
 # ## 1. Four predictive distributions
@@ -401,6 +399,3 @@ if conv:
 #    `make sweep ONLY=05`: does the chosen recipe or its AUROC change?
 # 3. In section 7, train the Laplace-prior network for ten times more steps: how does its
 #    accuracy on the circles change?
-
-# %%
-print(f"notebook wall time {(time.perf_counter() - t_start) / 60:.1f} min on {H.machine_info(device)['cpu']}")

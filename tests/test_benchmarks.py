@@ -147,3 +147,31 @@ def test_step_profile_quick_mode_splits_the_whole_step(tmp_path):
         assert bbb["kernel_forward"] > 0 and bbb["kernel_backward"] > 0
     over = rows["overhead_h64"]
     assert over["ratio"] > 0 and math.isfinite(over["overhead_ms"])
+
+
+def test_kernel_overhead_benchmark_quick_mode(tmp_path):
+    """bench_kernel_overhead.py: baseline and current kernels, each in its own subprocess with
+    its own helpers package, Adam and SGD rows for both, and the cut between them."""
+    out = tmp_path / "kernel_overhead.json"
+    _run("bench_kernel_overhead.py", "--quick", "--out", str(out))
+    rec = json.loads(out.read_text())
+    bench = _load("bench_kernel_overhead")
+    assert rec["settings"]["quick"] is True and rec["settings"]["H"] == bench.QUICK["H"]
+    assert len(rec["machine"]["load_avg_before"]) == 3 and "load average" in rec["machine"][
+        "load_note"]
+    assert set(rec["versions"]) == {"baseline", "current"}
+    if rec["notes"] and "unavailable" in rec["notes"][0]:  # a shallow clone: current vs current
+        assert rec["versions"]["baseline"]["tree"] == str(ROOT)
+    else:
+        assert rec["versions"]["baseline"]["tree"].endswith(f"baseline_{bench.BASELINE}")
+    rows = {(r["H"], r["version"], r["optimizer"]): r for r in rec["rows"]}
+    for Hs in bench.QUICK["H"]:
+        for version in ("baseline", "current"):
+            for opt in ("adam", "sgd"):
+                r = rows[(Hs, version, opt)]
+                assert r["det_ms"] > 0 and r["bbb_ms"] > 0 and math.isfinite(r["overhead"])
+                assert len(r["round_overheads"]) == bench.QUICK["rounds"]
+    assert {(c["H"], c["optimizer"]) for c in rec["cut"]} == {(h, o) for h in bench.QUICK["H"]
+                                                             for o in ("adam", "sgd")}
+    for c in rec["cut"]:
+        assert c["cut_percent"] is None or math.isfinite(c["cut_percent"])

@@ -167,7 +167,7 @@ def test_forward_keeps_nothing_without_grad():
     kind, consts = native.prior_constants(ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
     w1, e1, s1, kept1 = native.forward(mu, rho, 2, 11, kind, consts, keep=True)
     w0, e0, s0, kept0 = native.forward(mu, rho, 2, 11, kind, consts, keep=False)
-    assert kept0 is None and len(kept1) == 3
+    assert kept0 is None and len(kept1) == 2 and kept1[0] is rho  # rho, d log p / dw
     assert torch.equal(w0, w1) and torch.equal(e0, e1) and torch.equal(s0, s1)
 
 
@@ -189,3 +189,202 @@ def test_evaluation_keeps_nothing_and_inference_mode_then_training(monkeypatch):
     F.cross_entropy(model(x), y).backward()  # training after both works
     assert native._POOL and all(p.grad is not None for p in model.parameters())
     native.release_buffers()
+
+
+# ---- the kernels' inline math, the noise, and what the backward pass recomputes ----
+
+def _ulps(got, ref64):
+    """|got - ref| in units in the last place of the float32 reference."""
+    a = ref64.float().abs()
+    ulp = (torch.nextafter(a, torch.full_like(a, math.inf)) - a).double()
+    return (got.double() - ref64).abs() / ulp
+
+
+def _math_cases():
+    g = torch.Generator().manual_seed(0)
+    rho = torch.cat([torch.linspace(-80, 100, 400_001), torch.empty(100_000).uniform_(-8, 2, generator=g)])
+    rd = rho.double()
+    sp = F.softplus(rd)
+    logs = torch.exp(torch.empty(400_000).uniform_(-87, 88, generator=g))
+    logs = logs[(logs > 1.2e-38) & torch.isfinite(logs)]
+    y = torch.cat([torch.rand(400_000, generator=g),
+                   torch.exp(torch.empty(100_000).uniform_(-80, 0, generator=g)), torch.ones(1)])
+    return {  # name: (input, float64 reference, max error in ulp)
+        "exp": (torch.linspace(-87, 88, 400_001), lambda x: torch.exp(x.double()), 1.5),
+        "log": (logs, lambda x: torch.log(x.double()), 1.5),
+        "log1p": (y, lambda x: torch.log1p(x.double()), 3.0),
+        "softplus": (rho, lambda x: sp, 3.5),
+        "sigmoid": (rho, lambda x: torch.sigmoid(rd), 3.5),
+        "sigmoid_over_softplus": (rho, lambda x: torch.where(rd < -20, 1 - 0.5 * torch.exp(rd),
+                                                             torch.sigmoid(rd) / sp), 6.0),
+    }
+
+
+@needs_native
+@pytest.mark.parametrize("name", ["exp", "log", "log1p", "softplus", "sigmoid",
+                                  "sigmoid_over_softplus"])
+def test_kernel_math_is_accurate(name):
+    """The inline exp / log / log1p and what the kernels build from them, against float64
+    (measured: exp 1.0, log 0.75, log1p 2.0, softplus 2.5, sigmoid 2.3, ratio 4.3 ulp at most)."""
+    x, ref, tol = _math_cases()[name]
+    err = _ulps(native.kernel_math(name, x), ref(x))
+    assert err.max().item() <= tol, (name, err.max().item(), x[err.argmax()].item())
+
+
+@needs_native
+def test_kernel_math_log_softplus_and_noise_angles():
+    rho = torch.linspace(-80, 100, 400_001)
+    rd = rho.double()
+    ref = torch.where(rd < -20, rd, torch.log(F.softplus(rd)))
+    got = native.kernel_math("log_softplus", rho).double()
+    # absolute: log(sigma) near sigma = 1 inherits sigma's rounding (a few 1e-8 relative)
+    assert ((got - ref).abs() <= 4e-7 * torch.clamp(ref.abs(), min=1.0)).all()
+    b = torch.arange(0, 2**24, 3, dtype=torch.float32)  # every third angle of the 2^24
+    ang = 2 * math.pi * b.double() / 2**24
+    for name, fn in (("cos_turn", torch.cos), ("sin_turn", torch.sin)):
+        err = (native.kernel_math(name, b).double() - fn(ang)).abs().max().item()
+        assert err < 2e-7, (name, err)  # measured 1.2e-7: a few ulp of values up to 1
+
+
+@needs_native
+@pytest.mark.parametrize("name", sorted(native.MATH))
+def test_kernel_math_vector_and_scalar_round_alike(name):
+    """Every function rounds the same in a vector loop as one element at a time: what lets the
+    backward pass recompute sigma exactly as the forward pass computed it, whatever the loop's
+    vector width, tail or thread split."""
+    g = torch.Generator().manual_seed(1)
+    n = 100_003  # a tail in every vector width
+    x = {"exp": torch.empty(n).uniform_(-87, 88, generator=g),
+         "log": torch.exp(torch.empty(n).uniform_(-80, 80, generator=g)),
+         "log1p": torch.rand(n, generator=g),
+         "cos_turn": torch.randint(0, 2**24, (n,), generator=g).float(),
+         "sin_turn": torch.randint(0, 2**24, (n,), generator=g).float()}.get(
+        name, torch.empty(n).uniform_(-100, 60, generator=g))
+    y, z = torch.randn(n, generator=g), torch.randn(n, generator=g)
+    assert torch.equal(native.kernel_math(name, x, y, z), native.kernel_math(name, x, y, z,
+                                                                             vector=False))
+
+
+@needs_native
+@pytest.mark.parametrize("n", [5003, 4096 * 3 + 77])
+def test_forward_samples_with_the_sigma_backward_recomputes(n):
+    """w is bit for bit sigma * eps + mu with sigma = the kernels' softplus(rho), the function the
+    backward pass evaluates again (vector or scalar alike, previous test); eps is the generator's
+    noise at indices s * n + j whatever the block alignment."""
+    torch.manual_seed(0)
+    mu, rho = torch.randn(n) * 0.1, torch.empty(n).uniform_(-9, 1)
+    rho[:7] = torch.tensor([-100.0, -80.5, -25.0, -20.0, 20.5, 30.0, 0.0])
+    kind, consts = native.prior_constants(ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
+    w, eps, sums, kept = native.forward(mu, rho, 3, 21, kind, consts)
+    assert torch.equal(eps, native.normal((3, n), 21))
+    for vector in (True, False):
+        sig = native.kernel_math("softplus", rho, vector=vector)
+        for s in range(3):
+            assert torch.equal(w[s], native.kernel_math("madd", sig, eps[s], mu, vector=vector))
+
+
+@needs_native
+@pytest.mark.parametrize("S", [1, 2])
+def test_forward_sums_and_backward_gradient_match_float64(S):
+    """The sums (logs of products) and the gradient at the sampled weights against float64."""
+    torch.manual_seed(1)
+    n = 20_011
+    prior = ScaleMixturePrior(0.5, 1.0, math.exp(-6))
+    mu, rho = torch.randn(n) * 0.05, torch.empty(n).uniform_(-8, 0)
+    rho[:3] = torch.tensor([-30.0, -90.0, 25.0])
+    kind, consts = native.prior_constants(prior)
+    w, eps, sums, kept = native.forward(mu, rho, S, 5, kind, consts)
+    rd = rho.double()
+    sig = F.softplus(rd)
+    wd = w.double().requires_grad_(True)
+    logp = prior.double().log_prob(wd)
+    (dlogp,) = torch.autograd.grad(logp.sum(), wd)
+    log_sig = torch.where(rd < -20, rd, torch.log(sig))
+    assert sums[0].item() == pytest.approx(log_sig.sum().item(), rel=1e-6)
+    assert sums[1].item() == pytest.approx((eps.double() ** 2).sum().item(), rel=1e-6)
+    assert sums[2].item() == pytest.approx(logp.sum().item(), rel=1e-6)
+    # grad_w = g, grad_kl = k: d/dmu = sum_s (g - k/S dlogp), d/drho = sum_s (...) eps sigmoid
+    # - k sigmoid / sigma
+    g = torch.randn(w.shape) * 1e-2
+    k = 0.7
+    gmu, grho = native.backward(mu, eps, kept, g, k, S, kind)
+    dw = g.double() - k / S * dlogp
+    ratio = torch.where(rd < -20, 1 - 0.5 * torch.exp(rd), torch.sigmoid(rd) / sig)
+    ref_mu = dw.reshape(S, n).sum(0)
+    ref_rho = (dw * eps.double()).reshape(S, n).sum(0) * torch.sigmoid(rd) - k * ratio
+    for got, ref in ((gmu, ref_mu), (grho, ref_rho)):
+        err = (got.double() - ref).abs()
+        assert (err <= 1e-5 * ref.abs() + 1e-6 * ref.abs().max()).all(), err.max().item()
+
+
+@needs_native
+def test_changing_rho_before_backward_is_caught():
+    """The backward pass reads rho again: changing it in place in between is an error."""
+    from helpers import BayesLinear
+    layer = BayesLinear(300, 300, prior=ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
+    w, kl = layer._sample(layer.weight_mu, layer.weight_rho, 1)
+    with torch.no_grad():
+        layer.weight_rho.add_(0.1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        (w.sum() + kl).backward()
+
+
+@needs_native
+def test_noise_branches_moments_and_threads():
+    """Both Box-Muller branches are standard normal and uncorrelated within a pair; the noise
+    and every forward output are the same for one thread and two."""
+    z = native.normal((2_000_000,), 7).double()
+    idx = torch.arange(z.numel())
+    cos_half, sin_half = z[(idx & 16) == 0], z[(idx & 16) != 0]
+    for h in (cos_half, sin_half):
+        assert abs(h.mean().item()) < 4e-3 and abs(h.var().item() - 1) < 6e-3
+        assert abs(((h - h.mean()) ** 3).mean().item()) < 1e-2  # skewness
+        assert abs(((h - h.mean()) ** 4).mean().item() / h.var().item() ** 2 - 3) < 2.5e-2
+    pairs = z.reshape(-1, 2, 16)  # groups of 32: 16 cosines, then the 16 sines of the same pairs
+    c, s = pairs[:, 0].reshape(-1), pairs[:, 1].reshape(-1)
+    assert abs(torch.corrcoef(torch.stack([c, s]))[0, 1].item()) < 3e-3
+    assert abs(torch.corrcoef(torch.stack([c * c, s * s]))[0, 1].item()) < 3e-3
+    kind, consts = native.prior_constants(ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
+    torch.manual_seed(0)
+    mu, rho = torch.randn(300_001) * 0.05, torch.empty(300_001).uniform_(-8, 0)
+    threads = torch.get_num_threads()
+    outs = []
+    try:
+        for t in (1, 2):
+            torch.set_num_threads(t)
+            w, eps, sums, kept = native.forward(mu, rho, 2, 3, kind, consts)
+            gm, gr = native.backward(mu, eps, kept, torch.ones_like(w), 0.5, 2, kind)
+            outs.append([x.clone() for x in (w, eps, kept[1], gm, gr)] + [sums.clone()])
+    finally:
+        torch.set_num_threads(threads)
+    for a, b in zip(outs[0][:-1], outs[1][:-1]):
+        assert torch.equal(a, b)
+    assert torch.allclose(outs[0][-1], outs[1][-1], rtol=1e-12, atol=0)
+
+
+@needs_native
+@pytest.mark.parametrize("kind_name", ["mixture", "closed"])
+def test_nan_and_inf_rho_reach_the_outputs(kind_name):
+    """A NaN in rho (or mu) shows in w and in the sums (the KL), as with libm's functions; an
+    infinite rho gives an infinite sigma; a very negative one log sigma = rho."""
+    n = 1000
+    mu, rho = torch.zeros(n), torch.full((n,), -5.0)
+    rho[3], rho[500], rho[999] = math.nan, math.inf, -math.inf
+    if kind_name == "closed":
+        kind, consts = -1, torch.zeros(6)
+    else:
+        kind, consts = native.prior_constants(ScaleMixturePrior(0.5, 1.0, math.exp(-6)))
+    w, eps, sums, _ = native.forward(mu, rho, 1, 2, kind, consts)
+    assert math.isnan(w[3].item()) and not math.isfinite(w[500].item())
+    assert math.isnan(sums[0].item())
+    rho[3], rho[500] = -5.0, -5.0
+    w, eps, sums, _ = native.forward(mu, rho, 1, 2, kind, consts)
+    assert sums[0].item() == -math.inf  # log sigma = rho = -inf
+    rho[999] = -100.0
+    w, eps, sums, _ = native.forward(mu, rho, 1, 2, kind, consts)
+    ref = 999 * math.log(F.softplus(torch.tensor(-5.0, dtype=torch.float64)).item()) - 100.0
+    assert sums[0].item() == pytest.approx(ref, rel=1e-6)
+    if kind_name == "mixture":
+        mu[7] = math.nan
+        w, eps, sums, _ = native.forward(mu, rho, 1, 2, kind, consts)
+        assert math.isnan(sums[2].item()) and math.isnan(w[7].item())
