@@ -112,10 +112,11 @@ endif
 # seconds-long modes the tests run (tests/test_benchmarks.py), written under build/benchmarks/
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
-	$(PY) benchmarks/bench_step.py $(if $(QUICK),--quick)
-	$(PY) benchmarks/bench_bandit.py $(if $(QUICK),--quick)
+	$(PY) benchmarks/bench_step.py --threads 1 $(if $(QUICK),--quick)
+	$(PY) benchmarks/bench_bandit.py --threads 1 $(if $(QUICK),--quick)
 	$(PY) benchmarks/accuracy_fast_vs_reference.py $(if $(QUICK),--quick)
 	$(PY) benchmarks/profile_step.py $(if $(QUICK),--quick)
+	$(PY) benchmarks/bench_kernel_overhead.py $(if $(QUICK),--quick)
 	$(if $(QUICK),,$(PY) tools/performance_table.py)
 
 clean:

@@ -61,6 +61,25 @@ def baseline_tree(commit):
     return target, None
 
 
+def _rel(path):
+    """``path`` relative to the project ('.' for the project itself)."""
+    try:
+        return Path(path).resolve().relative_to(ROOT).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def head_commit():
+    """This tree's commit (short hash), '+ changes' when its helpers/ differ from it; 'unknown'
+    outside a git checkout."""
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True)
+    if head.returncode != 0:
+        return "unknown"
+    dirty = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD", "--", "helpers"])
+    return head.stdout.strip() + (" + changes" if dirty.returncode else "")
+
+
 def _child(tree, Hs, steps, warmup, threads):
     """Time the four steps at width Hs with the ``helpers`` package of ``tree``; print JSON."""
     sys.path.insert(0, str(tree))
@@ -192,8 +211,8 @@ def main(argv=None):
                                                  "Adam)",
                                      "det_sgd": "nn.Linear MLP, torch.optim.SGD, no momentum",
                                      "bbb_sgd": "helpers_paper model and step, torch.optim.SGD"}},
-              "versions": {"baseline": {"commit": args.baseline, "tree": str(base_tree)},
-                           "current": {"commit": "working tree", "tree": str(ROOT)}},
+              "versions": {"baseline": {"commit": args.baseline, "tree": _rel(base_tree)},
+                           "current": {"commit": head_commit(), "tree": _rel(ROOT)}},
               "wall_s": round(time.perf_counter() - t_start, 1),
               "rows": rows, "cut": cut, "notes": notes}
     return write(out, record)

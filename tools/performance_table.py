@@ -4,7 +4,9 @@
     python tools/performance_table.py --check   # exit 1 when the document differs from the results
 
 Reads results/benchmarks/step.json (benchmarks/bench_step.py: one training step of every
-implementation, ratios within one run) and results/benchmarks/step_profile.json
+implementation, ratios within one run), kernel_overhead.json (benchmarks/bench_kernel_overhead.py:
+the kernels against a baseline commit's), step_cuda.json (bench_step.py on a GPU) and
+results/benchmarks/step_profile.json
 (benchmarks/profile_step.py: where the BBB step's time goes, and the kernels' parts). Every
 number of the block comes from those files; the machine and its load come with them.
 """
@@ -74,7 +76,8 @@ def profile_table(rec, before=None, other=None):
              "|---|---|---|---|---|---|" + "---|" * len(PARTS)]
     runs = ([("now", rec)] + ([(f"before (commit {before['code']['commit']})", before)]
                               if before else [])
-            + ([(f"now, on {other['machine']['cpu']}", other)] if other else []))
+            + ([(f"commit {other['code']['commit']}, on {other['machine']['cpu']}", other)]
+               if other else []))
     for h in Hs:
         for which, r in runs:
             bbb, det, over = (r["rows"].get(f"helpers_paper_h{h}"),
@@ -108,11 +111,51 @@ def profile_table(rec, before=None, other=None):
     return "\n".join(lines)
 
 
+def overhead_table(rec):
+    """Markdown: the BBB step's overhead over the deterministic step (same optimiser), this
+    tree's kernels against a baseline commit's, alternating subprocesses in one run."""
+    v = rec["versions"]
+    lines = [f"The kernels against those of commit {v['baseline']['commit']}, side by side "
+             "(`results/benchmarks/kernel_overhead.json`, written by "
+             f"`benchmarks/bench_kernel_overhead.py`; code {v['current']['commit']}; "
+             f"{rec['settings']['rounds']} alternating subprocess rounds per width): "
+             f"{_machine(rec['machine'], rec.get('wall_s'))}", "",
+             "Overhead = BBB step (paper estimator) / deterministic step with the same optimiser "
+             "- 1 (median of the rounds).", "",
+             f"| H | optimiser | det. step ms | BBB step ms, {v['baseline']['commit']} | "
+             f"BBB step ms, now | overhead, {v['baseline']['commit']} | overhead, now | cut |",
+             "|---|---|---|---|---|---|---|---|"]
+    rows = {(r["H"], r["version"], r["optimizer"]): r for r in rec["rows"]}
+    for c in rec["cut"]:
+        base, now = rows[(c["H"], "baseline", c["optimizer"])], rows[(c["H"], "current", c["optimizer"])]
+        lines.append(f"| {c['H']} | {c['optimizer']} | {now['det_ms']:.2f} | {base['bbb_ms']:.2f} | "
+                     f"{now['bbb_ms']:.2f} | {c['overhead_baseline']:.2f} | "
+                     f"{c['overhead_current']:.2f} | {c['cut_percent']:.0f} % |")
+    return "\n".join(lines)
+
+
+def gpu_table(rec):
+    """Markdown: the step on a GPU, the BBB rows against the fused deterministic step."""
+    m = rec["machine"]
+    lines = [f"On a GPU (`results/benchmarks/step_cuda.json`, `benchmarks/bench_step.py --device "
+             f"cuda`, no peers): {m.get('gpu')}, torch {m.get('torch')}, CUDA {m.get('cuda')}; "
+             f"{rec['settings']['rounds']} rounds of {rec['settings']['steps_per_round']} steps.",
+             "", "| H | implementation | median ms | × det. (fused Adam) |", "|---|---|---|---|"]
+    for r in rec["rows"]:
+        lines.append(f"| {r['H']} | `{r['impl']}` | {r['median_ms']:.2f} | "
+                     f"{r['ratio_vs_det_fused']:.2f} |")
+    return "\n".join(lines)
+
+
 def block():
     step, prof = _load("step.json"), _load("step_profile.json")
     out = []
     if step:
         out.append(step_table(step))
+    if _load("kernel_overhead.json"):
+        out.append(overhead_table(_load("kernel_overhead.json")))
+    if _load("step_cuda.json"):
+        out.append(gpu_table(_load("step_cuda.json")))
     if prof:
         out.append(profile_table(prof, _load("step_profile_before.json"),
                                  _load("step_profile_xeon.json")))
