@@ -113,24 +113,35 @@ def profile_table(rec, before=None, other=None):
 
 def overhead_table(rec):
     """Markdown: the BBB step's overhead over the deterministic step (same optimiser), this
-    tree's kernels against a baseline commit's, alternating subprocesses in one run."""
+    tree's kernels against a baseline commit's, alternating subprocesses in one run; the cut
+    with the spread of the rounds (each round times both versions, one after the other)."""
+    import statistics
     v = rec["versions"]
-    lines = [f"The kernels against those of commit {v['baseline']['commit']}, side by side "
+    b = v["baseline"]["commit"]
+    lines = [f"The kernels against those of commit {b}, side by side "
              "(`results/benchmarks/kernel_overhead.json`, written by "
              f"`benchmarks/bench_kernel_overhead.py`; code {v['current']['commit']}; "
-             f"{rec['settings']['rounds']} alternating subprocess rounds per width): "
+             f"{rec['settings']['rounds']} rounds per width, each timing both versions in "
+             f"subprocesses of {rec['settings']['steps_per_subprocess']} steps): "
              f"{_machine(rec['machine'], rec.get('wall_s'))}", "",
              "Overhead = BBB step (paper estimator) / deterministic step with the same optimiser "
-             "- 1 (median of the rounds).", "",
-             f"| H | optimiser | det. step ms | BBB step ms, {v['baseline']['commit']} | "
-             f"BBB step ms, now | overhead, {v['baseline']['commit']} | overhead, now | cut |",
-             "|---|---|---|---|---|---|---|---|"]
+             "- 1, per round, then the median over rounds; step times are medians over all "
+             "steps. The cut compares the two medians; beside it, the range of the cuts of single "
+             "rounds (how much one round's reading moves).", "",
+             f"| H | optimiser | det. ms, {b} | det. ms, now | BBB ms, {b} | BBB ms, now | "
+             f"overhead, {b} | overhead, now | cut | cut, single rounds |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     rows = {(r["H"], r["version"], r["optimizer"]): r for r in rec["rows"]}
     for c in rec["cut"]:
-        base, now = rows[(c["H"], "baseline", c["optimizer"])], rows[(c["H"], "current", c["optimizer"])]
-        lines.append(f"| {c['H']} | {c['optimizer']} | {now['det_ms']:.2f} | {base['bbb_ms']:.2f} | "
-                     f"{now['bbb_ms']:.2f} | {c['overhead_baseline']:.2f} | "
-                     f"{c['overhead_current']:.2f} | {c['cut_percent']:.0f} % |")
+        base = rows[(c["H"], "baseline", c["optimizer"])]
+        now = rows[(c["H"], "current", c["optimizer"])]
+        per_round = [100 * (1 - n / o) for o, n in zip(base["round_overheads"],
+                                                        now["round_overheads"]) if o > 0]
+        spread = (f"{min(per_round):.0f}–{max(per_round):.0f} % (median "
+                  f"{statistics.median(per_round):.0f} %)" if per_round else "—")
+        lines.append(f"| {c['H']} | {c['optimizer']} | {base['det_ms']:.2f} | {now['det_ms']:.2f} | "
+                     f"{base['bbb_ms']:.2f} | {now['bbb_ms']:.2f} | {c['overhead_baseline']:.2f} | "
+                     f"{c['overhead_current']:.2f} | {c['cut_percent']:.0f} % | {spread} |")
     return "\n".join(lines)
 
 
