@@ -44,7 +44,7 @@ DEVICE = None          # None: cuda > mps > cpu
 import matplotlib.pyplot as plt
 
 import helpers as H
-from helpers import paper_protocol as P
+from helpers import paper_protocol as P, posterior_checks as PC, posterior_diagnostics as PD
 from helpers import report as R
 from helpers import sweep as S
 from helpers import table1 as T
@@ -361,6 +361,29 @@ R.show_markdown(P.edge_words(pp));
 # finished when this notebook ran. A verdict word is the plan's, declared before the runs:
 # "matches the paper" only says that the paper's value lies inside the interval of our mean,
 # so read it with the interval's width beside it.
+
+# %% [markdown]
+# **Is the posterior learning?** A BBB network can fit its means $\mu$ while the widths of its
+# posterior, $\sigma=\mathrm{softplus}(\rho)$, stay where they started. With plain SGD the step on
+# $\rho$ is the learning rate times $\partial\mathcal F/\partial\sigma\cdot\mathrm{sigmoid}(\rho)$,
+# and $\mathrm{sigmoid}(\rho)$ is tiny at this section's $\rho_0=-5$; Adam divides each step by
+# the gradient's own running scale, so its steps on $\rho$ are as large as those on $\mu$. To
+# see which happens, this section's two BBB configurations and plan v1's random-start scale
+# mixture (Adam, section 8) are trained again for 50 epochs on seed 0, on the training set with
+# validation only, recording after every epoch the median and the 5th and 95th percentiles of
+# $\sigma$ in each layer and how far $\rho$ has moved. The left panel shows $\sigma$; the right panel the training
+# NLL against the KL per example, epoch by epoch (a posterior that learns trades one for the
+# other). These reruns are diagnostics: no verdict rests on them.
+
+# %%
+diag = PD.load()
+if diag is None and TRAIN_MISSING and PROFILE == "smoke":
+    diag = PD.run_all("smoke", log=lambda m: None)
+if not H.pending(diag, "the posterior diagnostics (about 15 min)", PD.COMMAND):
+    fig = PC.plot_traces(diag["runs"])
+    H.savefig(fig, NB, "posterior-learning")
+    plt.show()
+    R.show_markdown(PD.words(diag))
 
 # %% [markdown]
 # ## 8. Table 1 again, under analysis plan v1

@@ -1,0 +1,125 @@
+"""Notebook 01's "is the posterior learning?" (issue 49, item 1): short reruns with a trace.
+
+For each source run (a committed Table 1 record: the paper's protocol of section 7 with either
+prior, and plan v1's random-start scale mixture under Adam), the same configuration is trained
+again for at most 50 epochs on seed 0, validation only (no test number is computed), with
+``helpers.posterior_checks.PosteriorTrace`` after every epoch. ``tools/posterior_diagnostics.py``
+runs it; the notebook reads ``results/01_mnist_classification/posterior_diagnostics.json``.
+"""
+import datetime
+import json
+import subprocess
+import time
+from pathlib import Path
+
+from .utils import atomic_write_bytes, machine_info, results_dir
+
+NB = "01_mnist_classification"
+SOURCES = {
+    "paper protocol, plain SGD, scale mixture": "paper_protocol/runs/mnist_bbb_mixture_h400_e600_"
+    "sgd0p001_s0_cost-sum_mc1_uniform_rho-5_pi0p75-s1_2-s2_8.json",
+    "paper protocol, plain SGD, Gaussian": "paper_protocol/runs/mnist_bbb_gaussian_h400_e600_"
+    "sgd0p001_s0_cost-sum_mc1_uniform_rho-5_sigma0p367879.json",
+    "plan v1, Adam, scale mixture (random start)": "plan_v1/runs/h400/bbb_random_start/mnist_bbb_"
+    "mixture_h400_e50_adam0p001_s0_decay0p955_mc2_uniform_rho-6_mu0p1_pi0p25-s1_0-s2_6.json",
+}
+SETTINGS = {"default": dict(epochs=50, n_train=None, seed=0),
+            "smoke": dict(epochs=1, n_train=2_000, seed=0)}
+PROJECT = Path(__file__).resolve().parent.parent
+COMMAND = "python tools/posterior_diagnostics.py"
+
+
+def path():
+    """Return the results file (under ``results_dir()``)."""
+    return results_dir() / NB / "posterior_diagnostics.json"
+
+
+def load():
+    """Return the stored diagnostics, or None."""
+    p = path()
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def _commit():
+    out = subprocess.run(["git", "-C", str(PROJECT), "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True)
+    return out.stdout.strip() or "unknown"
+
+
+def diagnose(label, source, data, settings):
+    """Train the configuration of the committed record ``source`` with a trace; return its entry."""
+    import torch
+
+    from .classification import RunConfig, build_model
+    from .posterior_checks import PosteriorTrace
+    from .train import fit
+    record = json.loads((PROJECT / "results" / NB / source).read_text())
+    config = {k: v for k, v in record["config"].items() if k != "prior"}
+    cfg = RunConfig.from_dict({**config, "epochs": min(settings["epochs"], config["epochs"]),
+                               "seed": settings["seed"]})
+    torch.manual_seed(cfg.seed)
+    model = build_model(cfg, data.x_train.shape[1])
+    trace = PosteriorTrace(model)
+    t0 = time.perf_counter()
+    history = fit(model, data, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,
+                  n_samples=cfg.samples, kl_weighting=cfg.kl_weighting, optimizer=cfg.optimizer,
+                  momentum=cfg.momentum, seed=cfg.seed,
+                  lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
+                  reduction=cfg.reduction, eval_sets=("val",), on_epoch=trace, desc=label)
+    return {"source": f"results/{NB}/{source}", "config": {**cfg.__dict__, "prior": str(cfg.prior())},
+            "epochs": cfg.epochs, "wall_s": round(time.perf_counter() - t0, 1),
+            "trace": trace.rows, "val_error": [r["val_error"] for r in history],
+            "sigma_moved_5pct": trace.moved(0.05)}
+
+
+def run_all(profile="default", log=print):
+    """Run every source not yet in the results file, writing the file after each; return it."""
+    from .data import load_mnist
+    settings = SETTINGS[profile]
+    out = load() or {"runs": {}}
+    data = load_mnist(scale="paper", n_train=settings["n_train"])
+    for label, source in SOURCES.items():
+        if label in out["runs"]:
+            log(f"{label}: done already")
+            continue
+        out["runs"][label] = diagnose(label, source, data, settings)
+        out.update(profile=profile, settings=settings, code=_commit(), machine=machine_info(),
+                   created=datetime.datetime.now(datetime.timezone.utc).isoformat(
+                       timespec="seconds"),
+                   note="validation only (no test number computed); seed 0; sigma quantiles of "
+                        "each layer's weight matrix after every epoch")
+        atomic_write_bytes(path(), (json.dumps(out, indent=1) + "\n").encode())
+        log(f"{label}: {out['runs'][label]['wall_s']:.0f} s; median sigma moved > 5 %: "
+            f"{out['runs'][label]['sigma_moved_5pct']}")
+    return out
+
+
+def words(rec):
+    """Markdown: per run, sigma's 5-95 % range over all layers at the start and at the end, how
+    far rho moved (the median weight and the 95th percentile, over layers), the narrow prior
+    component's share of the means at the end (scale mixture), the training NLL and KL per
+    example and the validation error at the end; every number from ``rec``."""
+    lines = [f"Reruns of {rec['settings']['epochs']} epochs on seed {rec['settings']['seed']}, "
+             "validation only (`results/01_mnist_classification/posterior_diagnostics.json`, "
+             f"{rec['machine']['cpu']}, code {rec['code']}):", ""]
+    for label, run in rec["runs"].items():
+        first, last = run["trace"][0]["layers"], run["trace"][-1]["layers"]
+        lo0, hi0 = min(v["sigma_q"][0] for v in first.values()), max(v["sigma_q"][2] for v in first.values())
+        lo1, hi1 = min(v["sigma_q"][0] for v in last.values()), max(v["sigma_q"][2] for v in last.values())
+        med = [v["rho_drift_q"][0] for v in last.values()]
+        top = max(v["rho_drift_q"][1] for v in last.values())
+        alike = top <= 1.1 * min(med)
+        share = [v["narrow_share"] for v in last.values() if v["narrow_share"] is not None]
+        end = run["trace"][-1]
+        text = (f"- **{label}**: σ's 5–95 % range {lo0:.4f}–{hi0:.4f} at the start, "
+                f"{lo1:.4f}–{hi1:.4f} after {run['epochs']} epochs; ρ moved by "
+                f"{min(med):.3f}–{max(med):.3f} at the median weight of a layer and at most "
+                f"{top:.3f} at the 95th percentile"
+                + (" — every weight by about the same amount, whatever the data say" if alike
+                   else ""))
+        if share:
+            text += (f"; the prior's narrow component claims {100 * min(share):.1f}–"
+                     f"{100 * max(share):.1f} % of the means (by layer)")
+        lines.append(text + f"; training NLL {end['nll']:.4f} and KL {end['kl']:.1f} nats per "
+                     f"example; validation error {100 * run['val_error'][-1]:.2f} %.")
+    return "\n".join(lines)
