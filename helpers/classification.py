@@ -54,11 +54,20 @@ class RunConfig:
     dropout: float = 0.5
     weight_decay: float = 0.0      # L2 through Adam (a MAP estimate); 0 for the paper's methods
     reduction: str = "mean"        # the minibatch cost: 'mean' over its examples, or the paper's 'sum'
+    rho_lr_scale: float = 1.0      # BBB: rho's learning rate is lr times this (the paper: one lr)
+    lr_milestones: tuple = None    # epochs after which the learning rate is multiplied by lr_gamma
+    lr_gamma: float = 0.1
     seed: int = 0
     data: str = "MNIST"
     tags: dict = field(default_factory=dict)
 
     def __post_init__(self):
+        if self.lr_milestones is not None:  # a list when read back from JSON
+            self.lr_milestones = tuple(int(m) for m in self.lr_milestones) or None
+        if self.lr_milestones and self.lr_decay != 1.0:
+            raise ValueError("give lr_decay (every epoch) or lr_milestones (steps), not both")
+        if self.rho_lr_scale != 1.0 and not self.bayesian:
+            raise ValueError("rho_lr_scale is for the BBB methods")
         if self.method not in METHODS:
             raise ValueError(f"unknown method {self.method!r}; choose one of {METHODS}")
         if int(self.H) < 1 or int(self.epochs) < 0:
@@ -95,6 +104,11 @@ class RunConfig:
                  f"{self.optimizer}{self.lr:g}", f"s{self.seed}"]
         if self.lr_decay != 1.0:
             parts.append(f"decay{self.lr_decay:g}")
+        if self.lr_milestones:
+            parts.append("steps" + "-".join(str(m) for m in self.lr_milestones)
+                         + f"g{self.lr_gamma:g}")
+        if self.rho_lr_scale != 1.0:
+            parts.append(f"rholr{self.rho_lr_scale:g}")
         if self.optimizer == "sgd" and self.momentum:
             parts.append(f"mom{self.momentum:g}")
         if self.batch_size != 128:
@@ -195,7 +209,9 @@ def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=N
                   checkpoint_every=checkpoint_every,
                   lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
                   desc=desc or cfg.method, weight_decay=cfg.weight_decay,
-                  reduction=cfg.reduction, eval_sets=("val", "test") if test else ("val",))
+                  reduction=cfg.reduction, eval_sets=("val", "test") if test else ("val",),
+                  rho_lr_scale=cfg.rho_lr_scale, lr_milestones=cfg.lr_milestones,
+                  lr_gamma=cfg.lr_gamma)
     metrics = {"epochs": len(history), "train_wall_s": history[-1]["wall_s"] if history else 0.0,
                "val_error": history[-1]["val_error"] if history else None}
     gen_state = torch.get_rng_state()

@@ -65,7 +65,9 @@ def diagnose(label, source, data, settings):
                   n_samples=cfg.samples, kl_weighting=cfg.kl_weighting, optimizer=cfg.optimizer,
                   momentum=cfg.momentum, seed=cfg.seed,
                   lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
-                  reduction=cfg.reduction, eval_sets=("val",), on_epoch=trace, desc=label)
+                  reduction=cfg.reduction, eval_sets=("val",), on_epoch=trace, desc=label,
+                  rho_lr_scale=cfg.rho_lr_scale, lr_milestones=cfg.lr_milestones,
+                  lr_gamma=cfg.lr_gamma)
     return {"source": f"results/{NB}/{source}", "config": {**cfg.__dict__, "prior": str(cfg.prior())},
             "epochs": cfg.epochs, "wall_s": round(time.perf_counter() - t0, 1),
             "trace": trace.rows, "val_error": [r["val_error"] for r in history],

@@ -16,13 +16,16 @@ OPTIMIZERS = ("adam", "sgd")
 
 
 def make_optimizer(params, name="adam", lr=1e-3, momentum=0.0, weight_decay=0.0):
-    """Return a torch optimizer by name ('adam' uses the fused kernel where torch has one)."""
+    """Return a torch optimizer by name ('adam' uses the fused kernel where torch has one);
+    ``params``: tensors, or parameter groups (dicts, as torch's optimisers take them)."""
     lr = float(lr)
     if not (lr > 0 and math.isfinite(lr)):
         raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
     params = list(params)
     if name == "adam":
-        dev = params[0].device.type if params else "cpu"
+        first = params[0]["params"][0] if params and isinstance(params[0], dict) else (
+            params[0] if params else None)
+        dev = first.device.type if first is not None else "cpu"
         fused = dev in ("cpu", "cuda")
         return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay, fused=fused)
     if name == "sgd":
@@ -141,7 +144,8 @@ def evaluate_error(model, x, y, batch_size=5000):
 def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting="uniform",
         optimizer="adam", momentum=0.0, seed=0, checkpoint=None, checkpoint_every=10,
         eval_sets=("val", "test"), nll=categorical_nll, desc="train", lr_decay=None,
-        on_epoch=None, weight_decay=0.0, reduction="mean"):
+        on_epoch=None, weight_decay=0.0, reduction="mean", rho_lr_scale=1.0, lr_milestones=None,
+        lr_gamma=0.1):
     """Train ``model`` on ``data`` (an ``ImageData``-like object with x_train, y_train, ...).
 
     Returns the per-epoch history: a list of dicts with epoch, loss, nll, kl (per example),
@@ -157,6 +161,9 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
     adds an L2 penalty through the optimiser (a MAP estimate under a Gaussian prior).
     ``reduction``: 'mean' divides each minibatch's cost by its size; 'sum' keeps the paper's summed
     cost F_i (eq. 8), the scale the paper's learning rates refer to (``helpers.elbo.elbo``).
+    ``rho_lr_scale``: the Bayesian layers' rho learn at ``lr * rho_lr_scale`` (``parameter_groups``).
+    ``lr_milestones``: epochs after which the learning rate is multiplied by ``lr_gamma`` (a step
+    schedule; exclusive with ``lr_decay``).
     """
     epochs = _int_setting("epochs", epochs, 0)
     batch_size = _int_setting("batch_size", batch_size, 1)
@@ -199,14 +206,23 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
             check_labels(data.split(name)[1], n_classes, f"y_{name}")
     M = math.ceil(N / batch_size)
     weights = kl_weights(M, kl_weighting).tolist()
-    opt = make_optimizer(model.parameters(), optimizer, lr, momentum=momentum,
-                         weight_decay=weight_decay)
-    sched = (torch.optim.lr_scheduler.ExponentialLR(opt, lr_decay)
-             if lr_decay is not None else None)
+    rho_lr_scale = _float_setting("rho_lr_scale", rho_lr_scale)
+    if not rho_lr_scale > 0:
+        raise ValueError(f"rho_lr_scale must be > 0, got {rho_lr_scale!r}")
+    if lr_milestones:
+        lr_milestones = tuple(_int_setting("lr_milestones", m, 1) for m in lr_milestones)
+        lr_gamma = _float_setting("lr_gamma", lr_gamma)
+        if not 0 < lr_gamma <= 1:
+            raise ValueError(f"lr_gamma must be in (0, 1], got {lr_gamma!r}")
+    opt = make_optimizer(parameter_groups(model, lr, rho_lr_scale), optimizer, lr,
+                         momentum=momentum, weight_decay=weight_decay)
+    sched = make_schedule(opt, lr_decay, lr_milestones, lr_gamma)
     run_id = {"lr": lr, "lr_decay": lr_decay,
               "batch_size": batch_size, "n_samples": n_samples, "kl_weighting": kl_weighting,
               "optimizer": optimizer, "momentum": momentum, "seed": seed,
-              "weight_decay": weight_decay, "reduction": reduction,
+              "weight_decay": weight_decay, "reduction": reduction, "rho_lr_scale": rho_lr_scale,
+              "lr_milestones": list(lr_milestones) if lr_milestones else None,
+              "lr_gamma": lr_gamma if lr_milestones else 0.1,
               "data": data_fingerprint(data), "model": model_fingerprint(model)}
     history, start_epoch = [], 0
     if checkpoint is not None:
@@ -284,7 +300,35 @@ def fit(model, data, epochs, lr=1e-3, batch_size=128, n_samples=1, kl_weighting=
     return history
 
 
-RUN_DEFAULTS = {"weight_decay": 0.0, "reduction": "mean"}  # fingerprint fields added later: their value before
+RUN_DEFAULTS = {"weight_decay": 0.0, "reduction": "mean", "rho_lr_scale": 1.0,
+                "lr_milestones": None, "lr_gamma": 0.1}  # fingerprint fields added later: their value before
+
+
+def parameter_groups(model, lr, rho_lr_scale=1.0):
+    """Return ``model``'s parameters for the optimiser: one group, or (``rho_lr_scale`` != 1) the
+    Bayesian layers' rho parameters (names ending in ``rho``) in a group of their own with the
+    learning rate ``lr * rho_lr_scale`` (the paper gives mu and rho one learning rate, eqs. 5-6;
+    nothing says they must share it)."""
+    if rho_lr_scale == 1.0:
+        return list(model.parameters())
+    rho = [p for n, p in model.named_parameters() if n.endswith("rho")]
+    rest = [p for n, p in model.named_parameters() if not n.endswith("rho")]
+    if not rho:
+        raise ValueError("rho_lr_scale is for Bayesian networks: this model has no rho parameters")
+    return [{"params": rest, "lr": lr}, {"params": rho, "lr": lr * rho_lr_scale}]
+
+
+def make_schedule(opt, lr_decay=None, lr_milestones=None, lr_gamma=0.1):
+    """Return the learning-rate schedule stepped after every epoch, or None (constant): an
+    exponential decay by ``lr_decay`` per epoch, or a step decay by ``lr_gamma`` at each epoch
+    of ``lr_milestones`` (after that many epochs), never both."""
+    if lr_decay is not None and lr_milestones:
+        raise ValueError("give lr_decay (every epoch) or lr_milestones (steps), not both")
+    if lr_decay is not None:
+        return torch.optim.lr_scheduler.ExponentialLR(opt, lr_decay)
+    if lr_milestones:
+        return torch.optim.lr_scheduler.MultiStepLR(opt, list(lr_milestones), gamma=lr_gamma)
+    return None
 
 
 def check_same_run(path, saved, current):

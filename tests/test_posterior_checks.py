@@ -91,3 +91,53 @@ def test_the_trace_figure_draws_every_layer_of_every_run():
     fig = plot_traces(runs)
     assert len(fig.axes[0].lines) == 4 and len(fig.axes[1].lines) == 2
     assert len(fig.legends[0].get_texts()) == 4  # two runs, two layers
+
+
+def test_rho_learning_rate_of_its_own_moves_sigma_under_plain_sgd():
+    """fit(rho_lr_scale=...): rho in a parameter group of its own; plain SGD at the same lr for
+    mu then moves sigma (issue 49's first search dimension). Scale 1 keeps one group (and the
+    numbers of every earlier run)."""
+    from helpers.train import parameter_groups
+    data = toy_data()
+    moved = {}
+    for scale in (1.0, 300.0):
+        torch.manual_seed(0)
+        model = BayesMLP(20, (16,), 3, rho_init=-5.0)
+        groups = parameter_groups(model, 1e-3, scale)
+        assert (len(groups) == 2) == (scale != 1.0)
+        trace = PosteriorTrace(model)
+        fit(model, data, epochs=3, batch_size=32, eval_sets=("val",), on_epoch=trace,
+            optimizer="sgd", lr=1e-3, reduction="sum", rho_lr_scale=scale)
+        moved[scale] = trace.moved(rel=0.05)
+    assert not any(moved[1.0].values()) and all(moved[300.0].values())
+    with pytest.raises(ValueError, match="no rho"):
+        parameter_groups(torch.nn.Linear(2, 2), 1e-3, 2.0)
+
+
+def test_step_schedule_multiplies_the_rate_after_its_milestones():
+    from helpers.train import make_schedule
+    p = torch.nn.Parameter(torch.zeros(1))
+    opt = torch.optim.SGD([{"params": [p], "lr": 1.0}], lr=1.0)
+    sched = make_schedule(opt, lr_milestones=(2, 4), lr_gamma=0.1)
+    lrs = []
+    for _ in range(5):
+        opt.step()
+        sched.step()
+        lrs.append(opt.param_groups[0]["lr"])
+    assert lrs == pytest.approx([1.0, 0.1, 0.1, 0.01, 0.01])
+    assert make_schedule(opt) is None
+    with pytest.raises(ValueError, match="not both"):
+        make_schedule(opt, lr_decay=0.9, lr_milestones=(2,))
+
+
+def test_run_config_names_the_new_settings_only_when_set():
+    from helpers.classification import RunConfig
+    base = RunConfig(method="bbb_mixture", optimizer="sgd", reduction="sum", rho_init=-5.0)
+    assert "rholr" not in base.name and "steps" not in base.name
+    cfg = RunConfig.from_dict({**base.__dict__, "rho_lr_scale": 30.0, "lr_milestones": [300]})
+    assert cfg.lr_milestones == (300,) and cfg.name.endswith("") and "rholr30" in cfg.name
+    assert "steps300g0p1" in cfg.name
+    with pytest.raises(ValueError, match="not both"):
+        RunConfig(lr_decay=0.9, lr_milestones=(3,))
+    with pytest.raises(ValueError, match="BBB"):
+        RunConfig(method="sgd", rho_lr_scale=2.0)
