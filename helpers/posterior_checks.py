@@ -107,20 +107,22 @@ def plot_traces(runs, axes=None):
     colors = sns.color_palette("colorblind", len(runs))
     styles = ("-", "--", ":", "-.")
     n_layers = 0
-    for (label, run), color in zip(runs.items(), colors):
+    for i, ((label, run), color) in enumerate(zip(runs.items(), colors)):
         rows = run["trace"]
         epochs = [r["epoch"] for r in rows]
+        lw = 3.4 if i == 0 else 1.6  # the first run drawn wide underneath: curves that coincide stay visible
         for k, layer in enumerate(rows[0]["layers"]):
             q = [r["layers"][layer]["sigma_q"] for r in rows]
-            axes[0].plot(epochs, [v[1] for v in q], styles[k % 4], color=color, lw=1.6)
+            axes[0].plot(epochs, [v[1] for v in q], styles[k % 4], color=color, lw=lw, zorder=2 + i)
             axes[0].fill_between(epochs, [v[0] for v in q], [v[2] for v in q], color=color,
                                  alpha=0.10, linewidth=0)
             n_layers = max(n_layers, k + 1)
         fit_rows = [r for r in rows if r["nll"] is not None]
         axes[1].plot([r["kl"] for r in fit_rows], [r["nll"] for r in fit_rows], "o-", ms=2,
                      color=color, label=label)
-        axes[1].annotate("epoch 1", (fit_rows[0]["kl"], fit_rows[0]["nll"]), fontsize=7,
-                         color=color, xytext=(3, 3), textcoords="offset points")
+        for r, where in ((fit_rows[0], "epoch 1"), (fit_rows[-1], f"epoch {fit_rows[-1]['epoch']}")):
+            axes[1].annotate(where, (r["kl"], r["nll"]), fontsize=7, color=color, xytext=(3, 3),
+                             textcoords="offset points")
     axes[0].set(yscale="log", xlabel="epoch", ylabel="σ = softplus(ρ): median, 5–95 % band",
                 title="Do the posterior's widths move?")
     axes[1].set(xscale="log", yscale="log", xlabel="KL per training example (nats)",
@@ -129,7 +131,9 @@ def plot_traces(runs, axes=None):
     axes[1].xaxis.set_minor_formatter(ScalarFormatter())
     handles = [Line2D([], [], color=c, lw=2) for c in colors[:len(runs)]]
     handles += [Line2D([], [], color="0.3", ls=styles[k % 4]) for k in range(n_layers)]
-    names = list(runs) + [f"layer {k + 1}" for k in range(n_layers)]
+    names = list(runs) + [f"layer {k + 1}" + (" (input)" if k == 0 else " (output)"
+                                               if k == n_layers - 1 else "")
+                          for k in range(n_layers)]
     fig.legend(handles, names, loc="lower center", ncol=3, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.14, 1, 1))
     return fig

@@ -101,6 +101,7 @@ def words(rec):
     far rho moved (the median weight and the 95th percentile, over layers), the narrow prior
     component's share of the means at the end (scale mixture), the training NLL and KL per
     example and the validation error at the end; every number from ``rec``."""
+    verdicts = []
     lines = [f"Reruns of {rec['settings']['epochs']} epochs on seed {rec['settings']['seed']}, "
              "validation only (`results/01_mnist_classification/posterior_diagnostics.json`, "
              f"{rec['machine']['cpu']}, code {rec['code']}):", ""]
@@ -124,4 +125,15 @@ def words(rec):
                      f"{100 * max(share):.1f} % of the means (by layer)")
         lines.append(text + f"; training NLL {end['nll']:.4f} and KL {end['kl']:.1f} nats per "
                      f"example; validation error {100 * run['val_error'][-1]:.2f} %.")
-    return "\n".join(lines)
+        verdicts.append((label, alike, hi1 / hi0))
+    still = [f"*{label}*" for label, alike, _ in verdicts if alike]
+    spread = [f"*{label}* (its largest σ grew {ratio:.0f}-fold)" for label, alike, ratio in verdicts
+              if not alike]
+    answer = "**What it shows.** "
+    if still:
+        answer += (f"In the run{'s' if len(still) > 1 else ''} {' and '.join(still)} the widths did not learn from the data: every ρ moved "
+                   "by about the same amount, so σ is still what the initialisation set. ")
+    if spread:
+        answer += (f"In the run{'s' if len(spread) > 1 else ''} {' and '.join(spread)} the widths spread apart, weight by weight: the "
+                   "posterior learned where the data allow uncertainty.")
+    return "\n".join(lines + ["", answer.strip()])

@@ -364,16 +364,20 @@ R.show_markdown(P.edge_words(pp));
 
 # %% [markdown]
 # **Is the posterior learning?** A BBB network can fit its means $\mu$ while the widths of its
-# posterior, $\sigma=\mathrm{softplus}(\rho)$, stay where they started. With plain SGD the step on
-# $\rho$ is the learning rate times $\partial\mathcal F/\partial\sigma\cdot\mathrm{sigmoid}(\rho)$,
-# and $\mathrm{sigmoid}(\rho)$ is tiny at this section's $\rho_0=-5$; Adam divides each step by
-# the gradient's own running scale, so its steps on $\rho$ are as large as those on $\mu$. To
-# see which happens, this section's two BBB configurations and plan v1's random-start scale
-# mixture (Adam, section 8) are trained again for 50 epochs on seed 0, on the training set with
-# validation only, recording after every epoch the median and the 5th and 95th percentiles of
-# $\sigma$ in each layer and how far $\rho$ has moved. The left panel shows $\sigma$; the right panel the training
-# NLL against the KL per example, epoch by epoch (a posterior that learns trades one for the
-# other). These reruns are diagnostics: no verdict rests on them.
+# posterior, $\sigma=\mathrm{softplus}(\rho)=\log(1+e^{\rho})$, stay where they started. With plain
+# SGD the step on $\rho$ is the learning rate times $\partial\mathcal F/\partial\sigma$ times
+# $\mathrm{sigmoid}(\rho)$ (the derivative of softplus), which is tiny at this section's $\rho_0$;
+# Adam divides each step by the gradient's own running scale, so its steps on $\rho$ are as large
+# as those on $\mu$. To see which happens, this section's two BBB configurations (2×400) are
+# trained again for 50 epochs on seed 0 and, for contrast, plan v1's random-start scale mixture
+# (section 8: Adam, and also a lower $\rho_0$, two weight samples per step, a decaying learning
+# rate and another prior, so it shows that $\sigma$ *can* move, not that Adam alone moves it).
+# Only validation error is computed. After every epoch we record the median and the 5th and 95th
+# percentiles of $\sigma$ in each layer and how far $\rho$ has moved; "the narrow component claims
+# a mean" means the mixture's narrow Gaussian is the likelier of the two at $w=\mu$. The right
+# panel shows the training NLL (the negative log-likelihood of the data, per example) against
+# the KL per example, epoch by epoch: a posterior that learns trades one for the other. These
+# reruns are diagnostics: no verdict rests on them.
 
 # %%
 diag = PD.load()
