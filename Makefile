@@ -117,6 +117,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/accuracy_fast_vs_reference.py $(if $(QUICK),--quick)
 	$(PY) benchmarks/profile_step.py $(if $(QUICK),--quick)
 	$(PY) benchmarks/bench_kernel_overhead.py $(if $(QUICK),--quick)
+	$(PY) benchmarks/epoch_times.py $(if $(QUICK),--quick)
 	$(if $(QUICK),,$(PY) tools/performance_table.py)
 
 clean:

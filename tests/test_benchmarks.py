@@ -175,3 +175,16 @@ def test_kernel_overhead_benchmark_quick_mode(tmp_path):
                                                              for o in ("adam", "sgd")}
     for c in rec["cut"]:
         assert c["cut_percent"] is None or math.isfinite(c["cut_percent"])
+
+
+def test_epoch_times_quick_mode(tmp_path, shared_data, monkeypatch):
+    """benchmarks/epoch_times.py: seconds per epoch of each method, from a warm-up-free mean."""
+    monkeypatch.setenv("BBB_DATA_DIR", str(shared_data))
+    out = tmp_path / "epoch_times.json"
+    _run("epoch_times.py", "--quick", "--out", str(out))
+    rec = json.loads(out.read_text())
+    bench = _load("epoch_times")
+    assert {(r["method"], r["H"]) for r in rec["rows"]} == {(m, h) for m in bench.METHODS
+                                                           for h in bench.QUICK["H"]}
+    assert all(r["s_per_epoch"] > 0 and r["epochs_timed"] == bench.QUICK["epochs"] - 1
+               for r in rec["rows"])
