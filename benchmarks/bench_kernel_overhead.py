@@ -69,17 +69,6 @@ def _rel(path):
         return str(path)
 
 
-def head_commit():
-    """This tree's commit (short hash), '+ changes' when its helpers/ differ from it; 'unknown'
-    outside a git checkout."""
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True)
-    if head.returncode != 0:
-        return "unknown"
-    dirty = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD", "--", "helpers"])
-    return head.stdout.strip() + (" + changes" if dirty.returncode else "")
-
-
 def _child(tree, Hs, steps, warmup, threads):
     """Time the four steps at width Hs with the ``helpers`` package of ``tree``; print JSON."""
     sys.path.insert(0, str(tree))
@@ -197,6 +186,7 @@ def main(argv=None):
                         "cut_percent": round(100 * (1 - c / b), 1) if b > 0 else None})
             print(f"H={h:5d} {opt:4s} overhead {b:.3f} -> {c:.3f}: cut "
                   f"{cut[-1]['cut_percent']} %", flush=True)
+    from helpers.campaign import code_label
     from helpers.utils import machine_info
     import torch
     torch.set_num_threads(args.threads)
@@ -212,7 +202,7 @@ def main(argv=None):
                                      "det_sgd": "nn.Linear MLP, torch.optim.SGD, no momentum",
                                      "bbb_sgd": "helpers_paper model and step, torch.optim.SGD"}},
               "versions": {"baseline": {"commit": args.baseline, "tree": _rel(base_tree)},
-                           "current": {"commit": head_commit(), "tree": _rel(ROOT)}},
+                           "current": {"commit": code_label(), "tree": _rel(ROOT)}},
               "wall_s": round(time.perf_counter() - t_start, 1),
               "rows": rows, "cut": cut, "notes": notes}
     return write(out, record)

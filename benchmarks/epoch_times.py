@@ -11,7 +11,6 @@ The first epoch is a warm-up; the figure is the mean of the others.
 Writes results/benchmarks/epoch_times.json (``--quick``: build/benchmarks/epoch_times_quick.json):
 {"machine", "settings", "code", "rows": [{"method", "H", "s_per_epoch", "epochs_timed"}]}.
 """
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -34,7 +33,8 @@ def main(argv=None):
     import torch
 
     import helpers as H
-    from helpers.classification import RunConfig, build_model
+    from helpers.campaign import code_label
+    from helpers.classification import RunConfig, build_model, fit_settings
     from helpers.utils import machine_info
     torch.set_num_threads(args.threads)
     before, t_start = load_avg(), time.perf_counter()
@@ -48,24 +48,20 @@ def main(argv=None):
                             prior_sigma=0.36787944117144233, seed=100)
             torch.manual_seed(cfg.seed)
             model = build_model(cfg)
-            hist = H.fit(model, data, epochs=cfg.epochs, lr=cfg.lr, optimizer="sgd",
-                         reduction="sum", seed=cfg.seed,
-                         kl_weighting="uniform" if cfg.bayesian else "none",
-                         eval_sets=("val", "test"), desc=f"{method} {h}")
+            hist = H.fit(model, data, **fit_settings(cfg), eval_sets=("val", "test"),
+                         desc=f"{method} {h}")
             walls = [hist[0]["wall_s"]] + [b["wall_s"] - a["wall_s"] for a, b in zip(hist, hist[1:])]
             timed = walls[1:]
             rows.append({"method": method, "H": h, "s_per_epoch": round(sum(timed) / len(timed), 3),
                          "epochs_timed": len(timed), "warmup_s": round(walls[0], 3)})
             print(f"H={h:5d} {method:13s} {rows[-1]['s_per_epoch']:8.2f} s per epoch", flush=True)
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True).stdout.strip() or "unknown"
     record = {"machine": {**machine_info(), "load_avg_before": before, "load_avg_after": load_avg(),
                           "load_note": load_note(before, args.threads)},
               "settings": {"quick": args.quick, "H": args.H, "epochs": args.epochs,
                            "n_train": args.n_train, "threads": args.threads, "batch": 128,
                            "optimizer": "sgd, lr 1e-3, summed cost", "eval": "val and test error "
                            "after every epoch (posterior-mean weights)"},
-              "code": head, "wall_s": round(time.perf_counter() - t_start, 1), "rows": rows}
+              "code": code_label(), "wall_s": round(time.perf_counter() - t_start, 1), "rows": rows}
     return write(out, record)
 
 

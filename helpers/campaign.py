@@ -127,6 +127,15 @@ def code_version():
     return dict(_LOADED)
 
 
+def code_label():
+    """Return ``code_version()`` as a short label: 'abc1234', 'abc1234 + changes' when helpers/
+    or tools/ differed from that commit, 'unknown' outside a git checkout."""
+    v = code_version()
+    if not v["commit"]:
+        return "unknown"
+    return v["commit"][:7] + (" + changes" if v["dirty"] else "")
+
+
 def _read_code_version():
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, text=True,

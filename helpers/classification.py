@@ -165,6 +165,17 @@ def build_model(cfg, in_features=784, out_features=10):
     return mlp(in_features, hidden, out_features, dropout=cfg.dropout if cfg.method == "dropout" else 0.0)
 
 
+def fit_settings(cfg):
+    """Return the keyword arguments of ``helpers.fit`` that train the run of ``cfg``."""
+    return dict(epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size, n_samples=cfg.samples,
+                kl_weighting=cfg.kl_weighting if cfg.bayesian else "none",
+                optimizer=cfg.optimizer, momentum=cfg.momentum, seed=cfg.seed,
+                lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
+                weight_decay=cfg.weight_decay, reduction=cfg.reduction,
+                rho_lr_scale=cfg.rho_lr_scale, lr_milestones=cfg.lr_milestones,
+                lr_gamma=cfg.lr_gamma)
+
+
 def checkpoint_path(cfg, notebook="01_mnist_classification"):
     """Return where the run of ``cfg`` keeps its checkpoint."""
     return checkpoints_dir() / notebook / f"{cfg.name}.pt"
@@ -203,15 +214,9 @@ def run(cfg, data, notebook="01_mnist_classification", eval_samples=10, device=N
         model.load_state_dict(init_model.state_dict())
         torch.manual_seed(cfg.seed)
     ck = checkpoint_path(cfg, notebook)
-    history = fit(model, data, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,
-                  n_samples=cfg.samples, kl_weighting=cfg.kl_weighting if cfg.bayesian else "none",
-                  optimizer=cfg.optimizer, momentum=cfg.momentum, seed=cfg.seed, checkpoint=ck,
-                  checkpoint_every=checkpoint_every,
-                  lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
-                  desc=desc or cfg.method, weight_decay=cfg.weight_decay,
-                  reduction=cfg.reduction, eval_sets=("val", "test") if test else ("val",),
-                  rho_lr_scale=cfg.rho_lr_scale, lr_milestones=cfg.lr_milestones,
-                  lr_gamma=cfg.lr_gamma)
+    history = fit(model, data, **fit_settings(cfg), checkpoint=ck,
+                  checkpoint_every=checkpoint_every, desc=desc or cfg.method,
+                  eval_sets=("val", "test") if test else ("val",))
     metrics = {"epochs": len(history), "train_wall_s": history[-1]["wall_s"] if history else 0.0,
                "val_error": history[-1]["val_error"] if history else None}
     gen_state = torch.get_rng_state()

@@ -8,10 +8,10 @@ runs it; the notebook reads ``results/01_mnist_classification/posterior_diagnost
 """
 import datetime
 import json
-import subprocess
 import time
 from pathlib import Path
 
+from .campaign import code_label
 from .utils import atomic_write_bytes, machine_info, results_dir
 
 NB = "01_mnist_classification"
@@ -40,17 +40,11 @@ def load():
     return json.loads(p.read_text()) if p.exists() else None
 
 
-def _commit():
-    out = subprocess.run(["git", "-C", str(PROJECT), "rev-parse", "--short", "HEAD"],
-                         capture_output=True, text=True)
-    return out.stdout.strip() or "unknown"
-
-
 def diagnose(label, source, data, settings):
     """Train the configuration of the committed record ``source`` with a trace; return its entry."""
     import torch
 
-    from .classification import RunConfig, build_model
+    from .classification import RunConfig, build_model, fit_settings
     from .posterior_checks import PosteriorTrace
     from .train import fit
     record = json.loads((PROJECT / "results" / NB / source).read_text())
@@ -61,13 +55,8 @@ def diagnose(label, source, data, settings):
     model = build_model(cfg, data.x_train.shape[1])
     trace = PosteriorTrace(model)
     t0 = time.perf_counter()
-    history = fit(model, data, epochs=cfg.epochs, lr=cfg.lr, batch_size=cfg.batch_size,
-                  n_samples=cfg.samples, kl_weighting=cfg.kl_weighting, optimizer=cfg.optimizer,
-                  momentum=cfg.momentum, seed=cfg.seed,
-                  lr_decay=None if cfg.lr_decay == 1.0 else cfg.lr_decay,
-                  reduction=cfg.reduction, eval_sets=("val",), on_epoch=trace, desc=label,
-                  rho_lr_scale=cfg.rho_lr_scale, lr_milestones=cfg.lr_milestones,
-                  lr_gamma=cfg.lr_gamma)
+    history = fit(model, data, **fit_settings(cfg), eval_sets=("val",), on_epoch=trace,
+                  desc=label)
     return {"source": f"results/{NB}/{source}", "config": {**cfg.__dict__, "prior": str(cfg.prior())},
             "epochs": cfg.epochs, "wall_s": round(time.perf_counter() - t0, 1),
             "trace": trace.rows, "val_error": [r["val_error"] for r in history],
@@ -85,7 +74,7 @@ def run_all(profile="default", log=print):
             log(f"{label}: done already")
             continue
         out["runs"][label] = diagnose(label, source, data, settings)
-        out.update(profile=profile, settings=settings, code=_commit(), machine=machine_info(),
+        out.update(profile=profile, settings=settings, code=code_label(), machine=machine_info(),
                    created=datetime.datetime.now(datetime.timezone.utc).isoformat(
                        timespec="seconds"),
                    note="validation only (no test number computed); seed 0; sigma quantiles of "
