@@ -346,3 +346,32 @@ def check_same_run(path, saved, current):
     if diff:
         raise CheckpointError(f"{path} belongs to another run ({'; '.join(diff)}): use another "
                               "checkpoint path for this run, or delete the file to train afresh")
+
+
+def branch_checkpoint(src, dest, lr_milestones, lr_gamma=0.1):
+    """Copy the checkpoint of a run trained at a constant learning rate (``src``) to ``dest`` as
+    the checkpoint of the same run under a step schedule (``lr_milestones``, ``lr_gamma``): the
+    two runs are the same up to the first milestone, so ``fit`` resumed from ``dest`` with that
+    schedule gives the numbers of a run that had the schedule from its first epoch. Every
+    milestone must lie after the checkpoint's epoch. Returns ``dest``."""
+    state = load_checkpoint(src)
+    epoch = int(state["epoch"])
+    run = dict(state.get("run") or {})
+    if run.get("lr_milestones") or run.get("lr_decay") is not None or "scheduler" in state:
+        raise ValueError(f"{src} was trained with a learning-rate schedule: only a constant-rate "
+                         "run can be branched")
+    milestones = tuple(int(m) for m in lr_milestones)
+    if not milestones or min(milestones) <= epoch:
+        raise ValueError(f"{src} holds {epoch} epochs: every milestone must come later, got "
+                         f"{list(milestones)}")
+    groups = state["optimizer"]["param_groups"]
+    dummy = torch.optim.SGD([{"params": [torch.zeros(1, requires_grad=True)], "lr": g["lr"]}
+                             for g in groups])
+    sched = make_schedule(dummy, None, milestones, lr_gamma)
+    for _ in range(epoch):  # the schedule's count of epochs so far (no milestone is passed)
+        dummy.step()
+        sched.step()
+    state["scheduler"] = sched.state_dict()
+    run.update(lr_milestones=list(milestones), lr_gamma=float(lr_gamma))
+    state["run"] = run
+    return save_checkpoint(dest, **state)
