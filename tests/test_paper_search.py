@@ -24,14 +24,20 @@ def test_every_method_gets_twelve_distinct_trials_each_value_equally_often():
         for key, values in space.items():
             assert Counter(p[key] for p in points) == Counter({v: 12 // len(values)
                                                                for v in values}), (method, key)
-    # the scale mixture's design covers every pair of two 2-level factors equally, and every
-    # pair of a 3-level and a 2-level factor exactly (an orthogonal array where 12 allows one)
+    # the BBB designs try every pair of values of every two factors at least once (e.g. pi 3/4
+    # with sigma1 = 1, the pilot's prior), and most pairs equally often
     mix = P.design("bbb_mixture")
+    for method in ("bbb_mixture", "bbb_gaussian"):
+        space, points = P.SPACES[method], P.design(method)
+        for a, b in combinations(space, 2):
+            counts = Counter((p[a], p[b]) for p in points)
+            assert len(counts) == len(space[a]) * len(space[b]), (method, a, b)
     space = P.SPACES["bbb_mixture"]
-    for a, b in combinations(space, 2):
-        if len(space[a]) * len(space[b]) == 6 or len(space[a]) == len(space[b]) == 2:
-            counts = Counter((p[a], p[b]) for p in mix)
-            assert set(counts.values()) == {12 // (len(space[a]) * len(space[b]))}, (a, b)
+    exact = [(a, b) for a, b in combinations(space, 2)
+             if len(space[a]) == len(space[b]) == 2 or {a, b} == {"lr", "pi"}]
+    for a, b in exact:
+        counts = Counter((p[a], p[b]) for p in mix)
+        assert set(counts.values()) == {12 // (len(space[a]) * len(space[b]))}, (a, b)
     assert P.design("bbb_mixture") == mix  # deterministic
     assert P.design("bbb_mixture", 4) == mix[:4]
 
@@ -80,6 +86,45 @@ def test_a_branched_checkpoint_resumes_as_the_scheduled_run_from_the_start(tmp_p
     with pytest.raises(ValueError, match="constant-rate"):
         branch_checkpoint(tmp_path / "whole.pt", tmp_path / "again.pt", (9,))
     assert load_checkpoint(tmp_path / "branch.pt")["run"]["lr_milestones"] == [4]
+
+
+def test_sigma_moved_reads_the_median_against_the_start():
+    from helpers import paper_search_report as R
+    s0 = math.log1p(math.exp(-4.0))
+    rec = {"config": {"rho_init": -4.0},
+           "posterior": {"0": {"sigma_q": [0.0, 1.2 * s0, 2.0]}, "2": {"sigma_q": [0, s0, 1]}}}
+    moved = R.sigma_moved(rec)
+    assert moved["0"] == pytest.approx(0.2) and moved["2"] == pytest.approx(0.0)
+    assert R.sigma_moved({"config": {"rho_init": -4.0}}) is None
+    # a drift that moves every sigma alike is not a trained posterior; a spread is
+    drift = {"config": {"rho_init": -5.0}, "posterior": {"0": {"sigma_q": [0.012, 0.0121, 0.0123]}}}
+    assert R.sigma_moved(drift)["0"] > 0.7 and R.sigma_spread(drift)["0"] < R.TRAINED_SPREAD
+    learned = {"config": {"rho_init": -5.0}, "posterior": {"0": {"sigma_q": [0.003, 0.01, 0.09]}}}
+    assert R.sigma_spread(learned)["0"] >= R.TRAINED_SPREAD
+
+
+def test_stratified_halving_keeps_the_best_of_each_value_of_the_late_factor():
+    trials = [{"point": {"r": r, "i": i}, "schedule": None, "score": sc}
+              for i, (r, sc) in enumerate([(1, 0.010), (1, 0.011), (1, 0.012), (30, 0.020),
+                                           (30, 0.019), (1, 0.013)])]
+    plain = P.select(trials, 2)
+    assert [t["score"] for t in plain] == [0.010, 0.011]
+    strat = P.select(trials, 2, "r")
+    assert [t["score"] for t in strat] == [0.010, 0.019]
+    four = P.select(trials, 4, "r")
+    assert [t["score"] for t in four] == [0.010, 0.011, 0.012, 0.019]
+    assert P.STRATIFY["bbb_mixture"] == "rho_lr_scale" and "sgd" not in P.STRATIFY
+
+
+def test_effects_pair_by_seed_and_say_whether_the_paper_is_excluded():
+    from helpers import paper_search_report as R
+    rows = [{"key": "sgd", "H": 400, "seeds": [0, 1, 2], "test_error": [0.018, 0.0185, 0.019]},
+            {"key": "bbb_mixture", "H": 400, "seeds": [2, 1, 0],
+             "test_error": [0.0178, 0.0181, 0.0179]}]
+    e = R.effects(rows)[400]["BBB (scale mixture) < SGD"]
+    assert e["n"] == 3 and e["mean_diff"] == pytest.approx(-0.0017 / 3, abs=1e-9)
+    assert e["paper_diff"] == pytest.approx(0.0136 - 0.0183)
+    assert e["excludes_paper"] is True
 
 
 def test_halving_keeps_the_best_by_mean_validation_error_and_scores_divergence_worst():
@@ -156,6 +201,21 @@ def test_the_smoke_campaign_runs_every_stage(shared_data, monkeypatch):
                                         "rung2").read_text())
         assert r["history"][:s["rungs"][1]] == prev["history"]
     assert P.drive(data, s, log=lambda m: None, poll_s=0.01) == 0
+    # the report reads the campaign back: every row complete, effects beside the paper's
+    from helpers import paper_search_report as R
+    rec = R.write_summary(s)
+    assert rec["complete"] and (P.root() / "summary.json").exists()
+    assert {r["key"] for r in rec["rows"]} == set(P.SPACES)
+    for r in rec["rows"]:
+        assert r["seeds"] == list(s["seeds"][50]) and len(r["test_error"]) == 1
+        assert ("posterior_trained" in r) == r["key"].startswith("bbb")
+    assert all(len(rungs["rungs"]) == 3 for rungs in rec["search"].values())
+    assert set(rec["main_effects"]["bbb_mixture"]) == set(P.SPACES["bbb_mixture"])
+    for a in rec["ablations"]:
+        assert a["seeds"] == list(s["ablation_seeds"]) and a["mean_diff"] is not None
+    fig = R.figure2(s, H=50)
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert sum(lab.startswith("ours") for lab in labels) == 4
 
 
 def test_the_committed_plan_is_what_the_code_runs():
