@@ -305,7 +305,7 @@ def standing_text(summary):
     return lead + "; ".join(out) + "."
 
 
-def hardware_text(recs=None, check_dir=None):
+def hardware_text(recs=None, check_dir=None, code=True):
     """Where the final runs ran, read from their records: the CPU, and any Laplace fit made on a
     GPU (around MAP's CPU-trained network of its seed), with the check that rescored CPU runs on
     that GPU (``results/06_alternatives/v3/device_check``: the same network, the scores' largest
@@ -358,10 +358,11 @@ def hardware_text(recs=None, check_dir=None):
                  f"{diff['nll']:.1g}, AUROC (entropy) {diff['auroc_entropy']:.1g}, AUROC (MI) "
                  f"{diff['auroc_mi']:.1g} (the MI draws its predictive samples from the "
                  "device's own random stream)")
-        codes = {(g["code"]["commit"] or "?")[:7] + (" with uncommitted changes"
+        codes = {} if not code else {(g["code"]["commit"] or "?")[:7] + (" with uncommitted changes"
                                                      if g["code"]["dirty"] else "")
                  for g, _ in pairs}
-        text += "; the check's records name code " + ", ".join(sorted(codes)) + "."
+        text += ("; the check's records name code " + ", ".join(sorted(codes)) + "."
+                 if codes else ".")
     return text
 
 
@@ -514,10 +515,9 @@ def laplace_note(summary):
                    "most its own error rate, so only under-confidence gives such an ECE: "
                    f"{'their' if pl else 'its'} mean confidence lies at least "
                    + _join([f"{gap[m]:.3f}" for m in under]) + " below the accuracy.")
-        out.append(f"- {'Their' if pl else 'Its'} NLL claims (claims table below) therefore "
-                   "include this "
+        out.append(f"- {'Their' if pl else 'Its'} NLL above MAP's therefore comes with this "
                    "under-confidence (the linearised predictive with the marginal-likelihood "
-                   "prior), not only errors.")
+                   "prior), not only with errors.")
     if rest:
         out.append(f"- For {_join([LABELS[m] for m in rest])} the ECE is at most twice the error "
                    "rate, so it does not tell on which side of the diagonal the predictive "
@@ -683,10 +683,13 @@ def version1_text(summary, v1=None, searches=None, recs=None):
     return "\n".join(out)
 
 
-def robustness_text(summary):
+def robustness_text(summary, skip=()):
     """Whether any verdict rests on one draw of the predictive's samples: the claims retested
-    with every sampling method scored with each extra predictive seed (``mc_robustness``)."""
-    rob = summary.get("mc_robustness") or {}
+    with every sampling method scored with each extra predictive seed (``mc_robustness``);
+    claims against a rival in ``skip`` (failed fits: no verdict) are left out."""
+    rob = {f: {c: e for c, e in claims.items() if _rival(c) not in skip}
+           for f, claims in (summary.get("mc_robustness") or {}).items()}
+    rob = {f: c for f, c in rob.items() if c}
     if not rob:
         return ""
     n = len(next(iter(next(iter(rob.values())).values()))["verdicts"])
@@ -725,40 +728,75 @@ def _mc_cell(ps, k, claim):
         f" (Holm p {min(mc['p_holm']):.2g}–{max(mc['p_holm']):.2g})"
 
 
-def prior_check_rows(ps):
+def _check_failed(ps, summary):
+    """{setting: (fit − MAP paired t-result over the seeds, mean NLL above MAP's)} of the
+    prior-precision check, on the full test sets (MAP's per-seed NLL from the plan's summary)."""
+    from . import laplace_prior_check as P
+    from .stats import paired_t
+    mp = summary["table"]["map"]["full"]["nll"]
+    pm = dict(zip(mp["seeds"], mp["per_seed"]))
+    out = {}
+    for k in P.SETTINGS:
+        x = ps["settings"][k]
+        per = x.get("per_seed", {}).get("nll")
+        d = None
+        if per is not None:
+            pairs = [(v, pm[s]) for s, v in zip(ps["seeds"], per) if s in pm]
+            d = paired_t([a for a, _ in pairs], [b for _, b in pairs]) if len(pairs) > 1 else None
+        out[k] = (d, x["mean"]["nll"] > mp["mean"])
+    return out
+
+
+def prior_check_rows(ps, summary):
     """(header, rows) of the last-layer Laplace prior-precision check: per setting its prior
     precision (median over seeds; the top of the grid search's range marked), mean test NLL,
-    ECE, AUROC, and plan v3's two claims on this row, tested in the plan's families with the
-    row in place of the plan's, and again under each of BBB's extra predictive seeds."""
+    the paired difference fit − MAP with its 95 % interval, ECE, AUROC, BBB − it on both scores
+    (95 % intervals, the plan's tests applied) and the outcome: a failed fit (NLL above MAP's)
+    gets no verdict."""
     from . import laplace_prior_check as P
     header = ["prior precision set by", "prior precision (median over seeds)", "test NLL",
-              "ECE", "AUROC (entropy)", "BBB < it on NLL, the plan's test applied (Holm p)",
-              "… under BBB's 3 extra sampling seeds",
-              "it < BBB on AUROC, the plan's test applied (Holm p)",
-              "… under BBB's 3 extra sampling seeds"]
+              "fit − MAP, NLL [95 % interval]", "ECE", "AUROC (entropy)",
+              "BBB − it, NLL [95 % interval]", "BBB − it, AUROC [95 % interval]", "outcome"]
     top = 10.0 ** P.GRID["log_prior_prec_max"]
+    bad = _check_failed(ps, summary)
     rows = []
     for k in P.SETTINGS:
         x = ps["settings"][k]
         t = x["tests"]
-        cell = lambda c: (f"{t[c]['verdict']} ({t[c]['p_holm']:.2g})"  # noqa: E731
-                          if t[c].get("p_holm") is not None else t[c]["verdict"])
         med = statistics.median_low(x["prior_precision"])
+        d, failed = bad[k]
+        cells = []
+        for c, sign, dig in ((P.CLAIMS[0], 1.0, 4), (P.CLAIMS[1], -1.0, 3)):
+            tt = t[c].get("t_test") or {}
+            if tt.get("ci"):
+                lo, hi = sorted(sign * v for v in tt["ci"])
+                cells.append(f"{_fmt(sign * tt['mean_diff'], dig)} [{_fmt(lo, dig)}, "
+                             f"{_fmt(hi, dig)}]")
+            else:
+                cells.append("—")
+        if failed:
+            outcome = FAILED_FIT
+        else:
+            outcome = "; ".join(f"{what}: {WORDS.get(t[c]['verdict'], t[c]['verdict'])}"
+                                for c, what in zip(P.CLAIMS, ("NLL", "AUROC")))
         rows.append([P.LABELS[k], f"{med:.3g}" + (" (top of the range)"
                                                   if k == "gridsearch_val" and med >= top * (1 - 1e-6)
                                                   else ""),
-                     f"{x['mean']['nll']:.4f}", f"{x['mean']['ece']:.4f}",
-                     f"{x['mean']['auroc_entropy']:.4f}", cell(P.CLAIMS[0]),
-                     _mc_cell(ps, k, P.CLAIMS[0]), cell(P.CLAIMS[1]), _mc_cell(ps, k, P.CLAIMS[1])])
+                     f"{x['mean']['nll']:.4f}",
+                     f"{_fmt(d['mean_diff'], 5)} [{_fmt(d['ci'][0], 5)}, {_fmt(d['ci'][1], 5)}]"
+                     if d and d.get("ci") else "—",
+                     f"{x['mean']['ece']:.4f}", f"{x['mean']['auroc_entropy']:.4f}", *cells,
+                     outcome])
     return header, rows
 
 
 def prior_check_text(ps, summary):
     """What the prior-precision check shows, as short bullets: how the prior precision trades
     the row's AUROC against its NLL, where the largest precision leaves it (at MAP), how often
-    the validation grid search hit the top of its range, under which settings each of the two
-    claims holds when the plan's test is applied (outcomes of a check, not verdicts), what BBB's
-    extra sampling seeds change, and whether the plan's own row is reproduced."""
+    the validation grid search hit the top of its range, which settings leave the fit worse than
+    MAP on NLL (failed fits, no outcome drawn), the outcomes of the plan's test applied to the
+    others and what BBB's extra sampling seeds change there, and whether the plan's own row is
+    reproduced."""
     from . import laplace_prior_check as P
     if not ps or not ps["seeds"]:
         return "No record yet: run `python tools/laplace_prior_check.py run`."
@@ -783,28 +821,26 @@ def prior_check_text(ps, summary):
     if at_top:
         out.append(f"- The validation grid search chose the top of its range ({top:.0e}) on "
                    f"{at_top} of {n} seeds: the validation NLL keeps falling toward MAP's.")
-    by = {"marglik": "the marginal likelihood (the plan's setting)",
-          "gridsearch_val": "the validation grid search", "map_weight_decay": "N × weight decay"}
-    for c, what in zip(P.CLAIMS, ("NLL", "AUROC")):
-        holds = [by.get(k, P.LABELS[k]) for k in P.SETTINGS
-                 if st[k]["tests"][c]["verdict"] == "holds"]
-        rev = [by.get(k, P.LABELS[k]) for k in P.SETTINGS
-               if st[k]["tests"][c]["verdict"] == "reversed"]
-        text = f"- \"BBB better on {what}\", the plan's test applied: "
-        text += (f"holds only with the precision set by {_join(holds)}"
-                 if 0 < len(holds) < len(P.SETTINGS) else
-                 "holds under every setting" if holds else "holds under no setting")
-        if rev:
-            text += f"; reversed with {_join(rev)}"
-        out.append(text + (f"; not resolved at {n} seeds otherwise." if len(holds) + len(rev)
-                           < len(P.SETTINGS) else "."))
-    shaky = [f"{P.LABELS[k]}, {'NLL' if c == P.CLAIMS[0] else 'AUROC'}"
-             for k in P.SETTINGS for c in P.CLAIMS
-             if (st[k].get("mc") or {}).get(c) and any(
-                 v != st[k]["tests"][c]["verdict"] for v in st[k]["mc"][c]["verdicts"])]
-    out.append("- BBB's three extra sampling seeds " + (
-        "change the outcome for: " + "; ".join(shaky) + " (read those as not resolved)."
-        if shaky else "change none of these outcomes."))
+    bad = _check_failed(ps, summary)
+    failed = [k for k in P.SETTINGS if bad[k][1]]
+    ok = [k for k in P.SETTINGS if not bad[k][1]]
+    if failed:
+        out.append("- " + ("Under every setting tried" if not ok else
+                           "With the precision set by " + _join([P.LABELS[k] for k in failed]))
+                   + " the fit's NLL stays above MAP's: "
+                   + ("failed fits, so no comparison with BBB is drawn from them."
+                      if len(failed) > 1 else "a failed fit, so no comparison with BBB is "
+                      "drawn from it."))
+    for k in ok:
+        words = [f"{what} {WORDS.get(st[k]['tests'][c]['verdict'], st[k]['tests'][c]['verdict'])}"
+                 for c, what in zip(P.CLAIMS, ("NLL:", "AUROC:"))]
+        shaky = [what for c, what in zip(P.CLAIMS, ("NLL", "AUROC"))
+                 if (st[k].get("mc") or {}).get(c) and any(
+                     v != st[k]["tests"][c]["verdict"] for v in st[k]["mc"][c]["verdicts"])]
+        out.append(f"- With the precision set by {P.LABELS[k]}, the plan's test applied gives "
+                   + "; ".join(words) + (f" (BBB's extra sampling seeds change the {_join(shaky)}"
+                                         " outcome: read it as not resolved)" if shaky else "")
+                   + ".")
     same = ps.get("marglik_reproduces_plan") or {}
     if same.get("nll") is not None:
         exact = same["nll"] == 0 and same.get("auroc_entropy") == 0
@@ -1088,3 +1124,364 @@ def hardware_line(recs=None):
         text += (f"; {len(gpu)} {what} on a GPU ({', '.join(gnames)}), around MAP's "
                  "CPU-trained networks")
     return text + ". Details: the notebook's last cell."
+
+
+# ---- notebook 06's story: the answer, the effects, failed fits, the figures ----------------
+
+WORDS = {"holds": "BBB better", "reversed": "BBB worse"}
+FAILED_FIT = "failed fit: no verdict"
+SHORT = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "the deep ensemble",
+         "bbb": "BBB", "ivon": "IVON", "laplace_ll_kron": "last-layer Laplace",
+         "laplace_diag": "all-layer diagonal Laplace", "laplace_kron": "all-layer KFAC Laplace"}
+SCORE_OF = {"test NLL": ("nll", "test NLL", 4), "OOD AUROC (entropy)": ("auroc_entropy",
+                                                                       "OOD AUROC", 3)}
+
+
+def _fmt(v, d):
+    """A signed number with a true minus sign."""
+    return f"{v:+.{d}f}".replace("-", "−")
+
+
+def failed_fits(summary):
+    """{Laplace row: {on, nll, map_nll, diff}} for every Laplace row whose mean NLL, on the images
+    its claims are scored on (the full test sets or the plan's subset), is above that of the MAP
+    networks it wraps: such a fit adds uncertainty that makes it worse than its own base network,
+    so its prior precision is misconfigured and no comparison with it is a verdict. ``diff``: the
+    paired difference fit − MAP over the seeds both have (helpers.stats.paired_t)."""
+    from .stats import paired_t
+    if not summary:
+        return {}
+    on_of = {}
+    for claims in summary.get("families", {}).values():
+        for claim, res in claims.items():
+            on_of.setdefault(_rival(claim), res.get("on") or "full")
+    t = summary["table"]
+    out = {}
+    for m in F.LAPLACE:
+        on = on_of.get(m, "subset" if m in F.ALL_LAYER else "full")
+        try:
+            a, b = t[m][on]["nll"], t["map"][on]["nll"]
+        except KeyError:
+            continue
+        if a["mean"] <= b["mean"]:
+            continue
+        pa, pb = dict(zip(a["seeds"], a["per_seed"])), dict(zip(b["seeds"], b["per_seed"]))
+        seeds = sorted(set(pa) & set(pb))
+        diff = paired_t([pa[s] for s in seeds], [pb[s] for s in seeds]) if len(seeds) > 1 else None
+        out[m] = {"on": on, "nll": a["mean"], "map_nll": b["mean"], "diff": diff,
+                  "up": sum(pa[s] > pb[s] for s in seeds), "n": len(seeds)}
+    return out
+
+
+def effects(summary):
+    """Every claim of the plan as an effect, BBB − rival (negative favours BBB on NLL, positive
+    on AUROC), with its 95 % t-interval, the plan's Holm p and the outcome word: "BBB better" /
+    "BBB worse" (Holm p < alpha), "not resolved at n seeds", or ``FAILED_FIT`` for a rival that
+    is a failed fit (``failed_fits``). A list of dicts in the plan's order."""
+    failed = failed_fits(summary)
+    out = []
+    for family, claims in summary["families"].items():
+        key, score, d = SCORE_OF.get(family, (None, family, 4))
+        for claim, res in claims.items():
+            rival = _rival(claim)
+            tt = res.get("t_test") or {}
+            sign = 1.0 if claim.startswith("bbb < ") else -1.0  # a − b is BBB − rival or not
+            mean = None if tt.get("mean_diff") is None else sign * tt["mean_diff"]
+            ci = (sorted(sign * v for v in tt["ci"]) if tt.get("ci") else None)
+            word = (FAILED_FIT if rival in failed else WORDS.get(res["verdict"], res["verdict"]))
+            out.append({"family": family, "score": score, "key": key, "digits": d,
+                        "rival": rival, "on": res.get("on") or "full", "mean": mean, "ci": ci,
+                        "p_holm": res.get("p_holm"), "sign_p": (res.get("sign_test") or {}).get("p"),
+                        "verdict": res["verdict"], "word": word,
+                        "lower_better": key != "auroc_entropy"})
+    return out
+
+
+def _effect(e, with_ci=True):
+    d = e["digits"]
+    if e["mean"] is None:
+        return "—"
+    text = _fmt(e["mean"], d)
+    if with_ci and e["ci"]:
+        text += f" [{_fmt(e['ci'][0], d)}, {_fmt(e['ci'][1], d)}]"
+    return text
+
+
+def _excludes(e):
+    """What a 95 % interval of BBB − rival excludes, in words: the largest advantage to either
+    side it leaves open."""
+    d = e["digits"]
+    lo, hi = e["ci"]
+    good, bad = (-lo, hi) if e["lower_better"] else (hi, -lo)
+    return (f"it excludes BBB being better by more than {good:.{d}f} or worse by more than "
+            f"{bad:.{d}f}")
+
+
+def effect_rows(summary):
+    """(header, rows) of the comparisons table: per claim the score, the rival, the images,
+    BBB − rival with its 95 % interval, Holm's p, the sign test's p and the outcome word."""
+    header = ["score", "rival", "scored on", "BBB − rival (mean)", "95 % interval",
+              "p (Holm)", "sign test p", "outcome"]
+    rows = []
+    for e in effects(summary):
+        rows.append([e["score"] + (" (lower is better)" if e["lower_better"] else
+                                   " (higher is better)"),
+                     LABELS[e["rival"]], "2,000 + 2,000-image subset" if e["on"] == "subset"
+                     else "full test sets", _effect(e, False),
+                     f"[{_fmt(e['ci'][0], e['digits'])}, {_fmt(e['ci'][1], e['digits'])}]"
+                     if e["ci"] else "—",
+                     f"{e['p_holm']:.2g}" if e["p_holm"] is not None else "—",
+                     f"{e['sign_p']:.2g}" if e["sign_p"] is not None else "—",
+                     e["word"] + (" (interim)" if summary.get("interim") else "")])
+    return header, rows
+
+
+def _group(es):
+    """'MC dropout (+0.0052 [+0.0027, +0.0078]) and the deep ensemble (…)'."""
+    return _join([f"{SHORT[e['rival']]} ({_effect(e)})" for e in es])
+
+
+def headline_text(summary):
+    """The notebook's answer in two sentences, from the plan's verdicts and their intervals:
+    whom BBB is worse and better than (BBB − rival, 95 % interval), whom ten seeds do not
+    separate it from, and which rivals are failed fits (no verdict)."""
+    if summary is None:
+        return "No final run yet: `python tools/alternatives_search.py final`, then `analyse`."
+    es = effects(summary)
+    n = len(summary["seeds"])
+    by_fam = {}
+    for e in es:
+        by_fam.setdefault(e["score"], []).append(e)
+    worse = [f"{_group(v)} on {s}" for s, fam in by_fam.items()
+             if (v := [e for e in fam if e["word"] == WORDS["reversed"]])]
+    better = [f"{_group(v)}, on {s}" for s, fam in by_fam.items()
+              if (v := [e for e in fam if e["word"] == WORDS["holds"]])]
+    open_ = [f"{_join([SHORT[e['rival']] for e in v])} on {s}" for s, fam in by_fam.items()
+             if (v := [e for e in fam if e["word"].startswith("not resolved")])]
+    failed = failed_fits(summary)
+    lead = ("**The answer** (interim: not every run exists). " if summary["interim"] else
+            "**The answer.** ")
+    one = (f"With the same search budget for every method it trains and {n} paired seeds, BBB "
+           + (f"is worse than {', and than '.join(worse)}" if worse else
+              "is worse than no rival")
+           + (f"; it is better only than {', and than '.join(better)}" if better else
+              "; it is better than none")
+           + " (BBB − rival with its 95 % interval; NLL: lower is better, AUROC: higher is "
+           "better).")
+    two = []
+    if open_:
+        two.append(f"With {n} seeds the intervals do not separate it from "
+                   f"{'; nor from '.join(open_)}")
+    if failed:
+        two.append(f"the {len(failed)} Laplace fits score a worse NLL than the MAP network "
+                   "they wrap, so they are failed fits and get no verdict")
+    return lead + one + (" " + "; and ".join(two) + "." if two else "")
+
+
+def effects_text(summary):
+    """Below the comparisons table: what each unresolved interval excludes, and that the paper
+    states no difference on these scores to set beside them."""
+    es = [e for e in effects(summary) if e["word"].startswith("not resolved") and e["ci"]]
+    out = ["**What the intervals say.** The paper reports neither score for any of these "
+           "methods, so no published difference sits beside them."]
+    if es:
+        out += ["", "Not resolved, with what each 95 % interval of BBB − rival excludes:", ""]
+        out += [f"- {SHORT[e['rival']]}, {e['score']}: {_effect(e)}; {_excludes(e)}."
+                for e in es]
+    return "\n".join(out)
+
+
+def failed_fit_text(summary):
+    """The Laplace rows that are failed fits: their NLL against that of the MAP networks they
+    wrap (fit − MAP, 95 % interval, seeds on which the fit is worse) on the images their claims
+    use, and what the rule means."""
+    failed = failed_fits(summary)
+    if not failed:
+        return ""
+    out = ["**Failed fits.** A Laplace approximation only adds uncertainty around MAP's network; "
+           "a fit that scores a worse NLL than that network is misconfigured (its prior "
+           "precision sets how much uncertainty it adds), not a finding about the method. These rows are reported "
+           "without verdict words (the plan's test of them stays in its records):", ""]
+    for m, x in failed.items():
+        d = x["diff"]
+        ci = (f" [{_fmt(d['ci'][0], 4)}, {_fmt(d['ci'][1], 4)}]" if d and d.get("ci") else "")
+        out.append(f"- {LABELS[m]} ({'subset' if x['on'] == 'subset' else 'full test sets'}): "
+                   f"NLL {x['nll']:.4f} against MAP's {x['map_nll']:.4f}; fit − MAP "
+                   f"{_fmt(d['mean_diff'], 4) if d else '—'}{ci}, worse on {x['up']} of "
+                   f"{x['n']} seeds.")
+    return "\n".join(out)
+
+
+def fair_fit_text(ps, summary):
+    """What the last-layer prior-precision check leaves open, and what a fair fit needs: where
+    the validation grid search's choices sit in its range, and whether any setting gives a NLL
+    at or below MAP's."""
+    from . import laplace_prior_check as P
+    if not ps or not ps.get("seeds") or summary is None:
+        return ""
+    st = ps["settings"]
+    mp = summary["table"]["map"]["full"]["nll"]["mean"]
+    n = len(ps["seeds"])
+    top = 10.0 ** P.GRID["log_prior_prec_max"]
+    at_top = sum(v >= top * (1 - 1e-6) for v in st["gridsearch_val"]["prior_precision"])
+    not_worse = [P.LABELS[k] for k in P.SETTINGS if st[k]["mean"]["nll"] <= mp]
+    text = ("**What a fair fit needs.** "
+            + (f"No prior precision tried gives a mean test NLL below MAP's ({mp:.4f}); "
+               if not not_worse else
+               f"Only {_join(not_worse)} gives a mean test NLL at or below MAP's ({mp:.4f}); ")
+            + f"the validation grid search chose the top of its range ({top:.0e}) on {at_top} of "
+            f"{n} seeds, where the fit is MAP's network with almost no added uncertainty, so its "
+            "best value was not found inside the grid. A fair fit chooses the prior precision "
+            "as the library advises: the marginal likelihood with one precision per layer, and "
+            "a validation-NLL grid with the linearised (GLM) predictive, widened until its best "
+            "value is interior. That refit has not been run; until it is, this notebook draws "
+            "no verdict against Laplace.")
+    return text
+
+
+COLOURS = {"map": "#000000", "mc_dropout": "#E69F00", "ensemble": "#56B4E9",
+           "bbb": "#0072B2", "ivon": "#009E73", "laplace_ll_kron": "#CC79A7",
+           "laplace_diag": "#D55E00", "laplace_kron": "#999999"}  # Okabe–Ito
+
+
+def _scores_panel(ax, summary, on, key, failed, log=False):
+    """One panel: every seed's value (dots) and the mean with its 95 % interval (bar) per
+    method scored on ``on``; failed fits hollow; MAP's mean as a dotted line."""
+    from .stats import mean_ci
+    t = summary["table"]
+    methods = [m for m in F.METHODS if key in t.get(m, {}).get(on, {})]
+    for i, m in enumerate(methods):
+        e = t[m][on][key]
+        c = COLOURS[m]
+        hollow = m in failed
+        x = [i + 0.12 * ((j % 5) - 2) / 2 for j in range(len(e["per_seed"]))]
+        ax.scatter(x, e["per_seed"], s=12, facecolor="none" if hollow else c, edgecolor=c,
+                   linewidth=0.8, alpha=0.8, zorder=3)
+        ci = mean_ci(e["per_seed"])["ci"]
+        ax.errorbar(i + 0.3, e["mean"], yerr=None if ci is None else
+                    [[e["mean"] - ci[0]], [ci[1] - e["mean"]]], fmt="D", ms=5, color=c,
+                    mfc="white" if hollow else c, capsize=3, zorder=4)
+    if "map" in methods:
+        ax.axhline(t["map"][on][key]["mean"], color="black", ls=":", lw=0.8, zorder=1)
+    ax.set_xticks(range(len(methods)), [TICKS[m] + ("\n(failed fit)" if m in failed else "")
+                                        for m in methods], fontsize=7, rotation=0)
+    ax.set_xlim(-0.6, len(methods) - 0.3)
+    if log:
+        from matplotlib.ticker import FormatStrFormatter
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FormatStrFormatter("%.3g"))
+        ax.yaxis.set_minor_formatter(FormatStrFormatter("%.3g"))
+        ax.tick_params(axis="y", which="minor", labelsize=7)
+    return methods
+
+
+TICKS = {"map": "MAP", "mc_dropout": "MC\ndropout", "ensemble": "deep\nensemble",
+         "bbb": "BBB", "ivon": "IVON", "laplace_ll_kron": "Laplace\nlast layer",
+         "laplace_diag": "Laplace\nall, diag.", "laplace_kron": "Laplace\nall, KFAC"}
+
+
+def summary_figure(summary):
+    """The final runs' scores: test NLL, OOD AUROC (entropy) and ECE, each seed a dot and each
+    method's mean with its 95 % t-interval, on the full test sets (top) and on the plan's
+    2,000 + 2,000-image subset, the only images the all-layer Laplace fits are scored on
+    (bottom). Real values (NLL and ECE on a log axis, labelled so); failed fits hollow; MAP's
+    mean dotted."""
+    import matplotlib.pyplot as plt
+    failed = failed_fits(summary)
+    keys = (("nll", "test NLL (log scale; lower is better)", True),
+            ("auroc_entropy", "OOD AUROC, entropy (higher is better)", False),
+            ("ece", "ECE (log scale; lower is better)", True))
+    fig, axes = plt.subplots(2, 3, figsize=(15, 8.4), constrained_layout=True,
+                             gridspec_kw={"width_ratios": [1, 1, 1]})
+    n = len(summary["seeds"])
+    for r, (on, name) in enumerate((("full", "full test sets (10,000 MNIST + 10,000 "
+                                               "Fashion-MNIST)"),
+                                      ("subset", "the plan's subset (2,000 + 2,000 images)"))):
+        for c, (key, label, log) in enumerate(keys):
+            ax = axes[r, c]
+            _scores_panel(ax, summary, on, key, failed, log=log)
+            ax.set_title(f"{label}\n{name}", fontsize=9)
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], ls="", marker="o", ms=4, color="0.3", label=f"one seed ({n} per method)"),
+               Line2D([], [], ls="", marker="D", ms=5, color="0.3",
+                      label="mean and its 95 % interval"),
+               Line2D([], [], ls="", marker="o", ms=4, mfc="none", color="0.3",
+                      label="failed fit (NLL above its MAP network's)"),
+               Line2D([], [], ls=":", color="black", label="MAP's mean")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=8, frameon=False)
+    return fig
+
+
+def effects_figure(summary):
+    """BBB − rival with its 95 % interval for every rival that is not a failed fit, on test
+    NLL (left: below zero favours BBB) and OOD AUROC (right: above zero favours BBB); the
+    outcome word beside each row."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+    es = [e for e in effects(summary) if e["word"] != FAILED_FIT and e["ci"]]
+    fams = list(dict.fromkeys(e["score"] for e in es))
+    fig, axes = plt.subplots(1, len(fams), figsize=(6.5 * len(fams), 3.2),
+                             constrained_layout=True, squeeze=False)
+    colour = {WORDS["holds"]: "#0072B2", WORDS["reversed"]: "#D55E00"}
+    for ax, fam in zip(axes[0], fams):
+        rows = [e for e in es if e["score"] == fam]
+        for i, e in enumerate(rows):
+            lo, hi = e["ci"]
+            c = colour.get(e["word"], "0.45")
+            ax.plot([lo, hi], [i, i], color=c, lw=2.2)
+            ax.plot(e["mean"], i, "o", color=c, ms=6)
+            ax.annotate(e["word"], (hi, i), xytext=(6, 0), textcoords="offset points",
+                        va="center", fontsize=8, color=c)
+        ax.axvline(0, color="black", lw=0.8)
+        ax.set_yticks(range(len(rows)), [f"BBB vs {LABELS[e['rival']]}" for e in rows],
+                      fontsize=8)
+        ax.invert_yaxis()
+        lo = min(e["ci"][0] for e in rows)
+        hi = max(e["ci"][1] for e in rows)
+        ax.set_xlim(min(lo, 0) - 0.08 * (hi - lo), max(hi, 0) + 0.5 * (hi - lo))
+        ax.xaxis.set_major_locator(MaxNLocator(6))
+        ax.tick_params(axis="x", labelsize=8)
+        side = "below 0 favours BBB" if rows[0]["lower_better"] else "above 0 favours BBB"
+        ax.set_xlabel(f"{fam}: BBB − rival ({side})", fontsize=9)
+        ax.set_title(f"{fam}, {len(summary['seeds'])} paired seeds: mean and 95 % interval",
+                     fontsize=9)
+    return fig
+
+
+def story_takeaways(summary, ps=None):
+    """Notebook 06's takeaways as bullets: the answer in brief (the rivals BBB is worse and
+    better than, from the effects), what it costs against the rival that beats it, the Laplace
+    rows (failed fits, what the check found), and the scope."""
+    if summary is None:
+        return ""
+    es = effects(summary)
+    short = {"test NLL": "NLL", "OOD AUROC": "AUROC"}
+    pick = lambda w: _join([f"{SHORT[e['rival']]} on {short.get(e['score'], e['score'])}"  # noqa
+                            for e in es if e["word"] == w])
+    worse, better = pick(WORDS["reversed"]), pick(WORDS["holds"])
+    out = ["- **BBB is not the method to pick here**" if worse else "- **No rival beats BBB**",
+           ]
+    out[0] += ((f": it is worse than {worse}" if worse else "")
+               + (f", better than {better} only" if better else "") + " (section 3).")
+    cost = summary.get("cost", {})
+    if "bbb" in cost and "mc_dropout" in cost:
+        b, d = cost["bbb"], cost["mc_dropout"]
+        out.append(f"- **Cost.** BBB trains {b['train_ratio_to_map']:.1f}× as long as MAP and MC "
+                   f"dropout {d['train_ratio_to_map']:.1f}×; both predict by sampling "
+                   f"({b['predict_s_10k']:.1f} s and {d['predict_s_10k']:.1f} s per 10,000 images "
+                   f"on one CPU thread, MAP {cost['map']['predict_s_10k']:.1f} s). BBB also "
+                   "stores two numbers per weight.")
+    failed = failed_fits(summary)
+    if failed:
+        text = (f"- **Laplace is not yet compared.** All {len(failed)} Laplace fits score a "
+                "worse NLL than the MAP network they wrap (failed fits, section 4)")
+        if ps and ps.get("seeds"):
+            bad = _check_failed(ps, summary)
+            if all(v[1] for v in bad.values()):
+                text += ("; none of the three prior precisions tried on the last-layer fit "
+                         "brings its NLL below MAP's")
+        out.append(text + ". Whether a fairly tuned Laplace fit beats BBB is open.")
+    out.append("- **Scope.** One architecture, one split, a 60-epoch budget at a constant "
+               "learning rate, ten seeds: the intervals of section 3 bound the differences "
+               "under these conditions only.")
+    return "\n".join(out)

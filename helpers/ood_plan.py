@@ -306,3 +306,349 @@ def edges_text(choices=None):
             + ("\n\nThe plan fixed its grids in advance and does not widen them for edges, so "
                "the verdicts above are about these grids. A wider grid or longer training could "
                "move a choice at an edge, and with it a verdict." if edge else ""))
+
+
+# ---- notebook 05's chapter: the final comparison in plain words, its tables and figures ----
+#
+# Every comparison is read as BBB minus its rival: on AUROC a positive difference favours BBB,
+# on ECE a negative one. The verdict words say the direction in plain terms ("BBB better",
+# "BBB worse") where the plan's test decides one, "not resolved at n seeds" where it decides
+# neither; each comes with its difference and 95 % interval.
+
+# Okabe–Ito (colour-blind safe), one colour per method in every figure of notebook 05
+COLORS = {"map": "#999999", "mc_dropout": "#E69F00", "ensemble": "#0072B2", "bbb": "#CC79A7"}
+LABELS = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "deep ensemble (5)",
+          "bbb": "BBB"}
+METRIC_NAMES = {"auroc_entropy": "AUROC", "ece": "ECE"}
+DIRECTION = {"holds": "BBB better", "reversed": "BBB worse"}
+
+
+def _direction(verdict):
+    """The plain reading of a plan verdict (every claim is written in BBB's favour)."""
+    return DIRECTION.get(verdict, verdict)
+
+
+def effects(v2):
+    """Return one dict per claim, AUROC claims first: rival, metric, both means, the paired
+    difference BBB − rival (``diff``) with its 95 % t-interval (``ci``, unadjusted), Holm's p,
+    the family's size, the seeds, the plain verdict (``word``) and whether a higher value is
+    better (``high``)."""
+    out = []
+    for claims in v2["families"].values():
+        for claim, res in claims.items():
+            rival, metric, high = _claim(claim)
+            tt = res.get("t_test") or {}
+            sign = 1.0 if claim.startswith("bbb < ") else -1.0  # a − b → BBB − rival
+            ci = tt.get("ci")
+            out.append({"claim": claim, "rival": rival, "metric": metric, "high": high,
+                        "bbb": _mean(v2, "bbb", metric), "other": _mean(v2, rival, metric),
+                        "diff": None if tt.get("mean_diff") is None else sign * tt["mean_diff"],
+                        "ci": None if ci is None else sorted(sign * c for c in ci),
+                        "p_holm": res.get("p_holm"), "family_size": res.get("family_size"),
+                        "seeds": res.get("seeds") or v2["seeds"], "verdict": res["verdict"],
+                        "word": _direction(res["verdict"])})
+    return sorted(out, key=lambda e: not e["high"])
+
+
+def _digits(e):
+    return 3 if e["high"] else 4
+
+
+def _signed(x, d):
+    return f"{x:+.{d}f}".replace("-", "−")
+
+
+def effect_words(e, level=True):
+    """'+0.038, 95 % interval [+0.014, +0.062]' (without ``level``: '+0.038 [+0.014, +0.062]'):
+    the difference BBB − rival and its interval."""
+    d = _digits(e)
+    return (f"{_signed(e['diff'], d)}" + (", 95 % interval " if level else " ")
+            + f"[{_signed(e['ci'][0], d)}, {_signed(e['ci'][1], d)}]")
+
+
+def _join(items):
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def answer_text(v2):
+    """The chapter's answer in two sentences (AUROC, then ECE), each comparison with its
+    difference BBB − rival and 95 % interval."""
+    if v2 is None:
+        return "*No final runs yet: the answer is not computed.*"
+    n = len(v2["seeds"])
+    es = effects(v2)
+    parts = {}
+    for high, better, worse in ((True, "separates the unfamiliar images better than",
+                                 "worse than"),
+                                (False, "is better calibrated than", "worse calibrated than")):
+        group = [e for e in es if e["high"] == high]
+        name = "AUROC" if high else "ECE"
+        good = [e for e in group if e["word"] == "BBB better"]
+        bad = [e for e in group if e["word"] == "BBB worse"]
+        open_ = [e for e in group if e not in good and e not in bad]
+        bits = []
+        if good:
+            bits.append(f"{better} " + _join(f"{NOUNS[e['rival']]} ({name} {effect_words(e, False)})"
+                                              for e in good))
+        if bad:
+            bits.append((f"{worse} " if good else f"{better.replace('better', 'worse')} ")
+                        + _join(f"{NOUNS[e['rival']]} ({name} {effect_words(e, False)})"
+                                for e in bad))
+        text = "BBB " + (" and " if len(bits) == 2 else "").join(bits) if bits else "BBB"
+        if open_:
+            text += ("; against " if bits else " against ") + _join(
+                f"{NOUNS[e['rival']]} ({effect_words(e, False)})" for e in open_) \
+                + f" the difference is not resolved at {n} seeds"
+        parts[high] = text
+    interim = (" *(Interim: not every run is in; these are not the final verdicts.)*"
+               if v2["interim"] else "")
+    return (f"**The answer** ({n} paired seeds; each difference is BBB minus its rival, with "
+            f"its 95 % interval). Trained on MNIST and shown Fashion-MNIST, {parts[True]}. On "
+            f"the MNIST test set, {parts[False]}." + interim)
+
+
+def scores_rows(v2, metrics=("test_error", "nll", "ece", "auroc_entropy", "auroc_mi")):
+    """(header, rows) of the four methods' scores: mean ± sd over the seeds (error in %)."""
+    names = {"test_error": "test error (%)", "nll": "NLL", "brier": "Brier", "ece": "ECE",
+             "auroc_entropy": "AUROC (entropy)", "auroc_mi": "AUROC (MI)"}
+    rows = []
+    for m in ROWS:
+        cells = []
+        for k in metrics:
+            e = v2["table"].get(m, {}).get("full", {}).get(k)
+            if e is None or e.get("mean") is None:
+                cells.append("—")
+                continue
+            s = 100.0 if k == "test_error" else 1.0
+            d = 2 if k == "test_error" else 3 if k.startswith("auroc") else 4
+            cells.append(f"{s * e['mean']:.{d}f} ± {s * e['sd']:.{d}f}")
+        rows.append([LABELS[m], *cells])
+    return ["method", *(names[k] for k in metrics)], rows
+
+
+GRID_WORDS = {"lr": "learning rate", "weight_decay": "weight decay", "dropout": "dropout rate",
+              "rho_init": "ρ0"}
+
+
+def choices_rows(choices=None):
+    """(header, rows): per method, what its search varied (grid values), what validation NLL
+    chose (with its epochs) and which of the choices sit at an edge of the grid."""
+    if choices is None:
+        choices = {m: A.chosen(m) for m in ("map", "mc_dropout", "bbb")}
+    rows = []
+    for m in ("map", "mc_dropout", "bbb"):
+        grid = A.SEARCHES[m]["grid"]
+        searched = "; ".join(f"{GRID_WORDS.get(k, k)} " + ", ".join(f"{v:g}" for v in vals)
+                             for k, vals in grid.items())
+        c = choices.get(m)
+        if c is None:
+            rows.append([LABELS[m], searched, "no choice yet", "—", "—"])
+            continue
+        chosen = ", ".join(f"{GRID_WORDS.get(k, k)} {c['config'][k]:g}" for k in grid)
+        edge = [GRID_WORDS.get(k, k) for k, vals in grid.items()
+                if c["config"][k] in (min(vals), max(vals))]
+        if c["epochs"] == A.MAX_EPOCHS:
+            edge.append("epochs (the most allowed)")
+        rows.append([LABELS[m], searched, chosen, str(c["epochs"]), ", ".join(edge) or "none"])
+    rows.append([LABELS["ensemble"], "—", "five MAP networks of MAP's choice, other seeds",
+                 "—", "as MAP"])
+    return ["method", "searched (Adam)", "chosen on validation NLL", "epochs",
+            "at an edge of its grid"], rows
+
+
+def effects_rows(v2):
+    """(header, rows) of the six comparisons: both means, BBB − rival with its 95 % interval,
+    Holm's p (and the family it is corrected over) and the plain verdict."""
+    rows = []
+    for e in effects(v2):
+        d = _digits(e)
+        name = METRIC_NAMES.get(e["metric"], e["metric"])
+        rows.append([f"{name}: BBB vs {LABELS[e['rival']]}",
+                     f"{e['bbb']:.{d}f}", f"{e['other']:.{d}f}",
+                     f"{_signed(e['diff'], d)} [{_signed(e['ci'][0], d)}, "
+                     f"{_signed(e['ci'][1], d)}]",
+                     ("higher" if e["high"] else "lower"),
+                     f"{_p(e['p_holm'])} (of {e['family_size']})", e["word"]])
+    return ["comparison", "BBB", "rival", "BBB − rival [95 % interval]", "better is",
+            "p (Holm, family size)", "verdict"], rows
+
+
+def _excludes(e):
+    """What the 95 % interval of e's difference rules out, in plain words."""
+    d = _digits(e)
+    lo, hi = e["ci"]
+    gain, loss = (hi, -lo) if e["high"] else (-lo, hi)  # largest BBB gain, largest BBB deficit
+    if e["word"] == "BBB better":
+        return f"the interval excludes zero and puts BBB's gain between {-loss:.{d}f} and {gain:.{d}f}"
+    if e["word"] == "BBB worse":
+        return (f"the interval excludes zero and puts BBB's deficit between {-gain:.{d}f} and "
+                f"{loss:.{d}f}")
+    return (f"the interval contains zero, and excludes a gain of BBB above {gain:.{d}f} and a "
+            f"deficit above {loss:.{d}f}")
+
+
+def effects_text(v2):
+    """What the comparisons show, one bullet per rival and score: the plain verdict, the
+    difference with its interval, and what the interval rules out."""
+    n = len(v2["seeds"])
+    lines = []
+    for e in effects(v2):
+        name = METRIC_NAMES.get(e["metric"], e["metric"])
+        lines.append(f"**{name}, BBB against {NOUNS[e['rival']]}: {e['word']}** — "
+                     f"{effect_words(e)} ({'higher' if e['high'] else 'lower'} is better; "
+                     f"Holm p {_p(e['p_holm'])}); {_excludes(e)}.")
+    return (f"**What the comparisons show** ({n} paired seeds; the difference is BBB minus its "
+            "rival, its interval the paired t-interval of that one comparison; the verdict "
+            "uses Holm's adjusted p):\n\n" + "\n".join(f"- {x}" for x in lines))
+
+
+def robustness_words(v2):
+    """Whether any verdict rests on one draw of the predictive samples, in plain words (the
+    same reading as ``robustness_text``)."""
+    rob = v2.get("mc_robustness") or {}
+    if not rob:
+        return ""
+    n = len(next(iter(next(iter(rob.values())).values()))["verdicts"])
+    changed, close, total = [], [], 0
+    for family, claims in rob.items():
+        for claim, e in claims.items():
+            total += 1
+            main = v2["families"][family][claim]
+            rival, metric, high = _claim(claim)
+            label = f"against {NOUNS[rival]} on {'AUROC' if high else 'ECE'}"
+            if any(v != main["verdict"] for v in e["verdicts"]):
+                changed.append(f"{label} ({_direction(main['verdict'])}; rescored: "
+                               + ", ".join(_direction(v) for v in e["verdicts"]) + ")")
+            elif any(p is not None and 0.01 <= p < 0.1 for p in [main.get("p_holm"),
+                                                                 *e["p_holm"]]):
+                close.append(f"{label} (Holm p {main['p_holm']:.3f}; rescored "
+                             f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f})")
+    text = ("**Do the verdicts rest on one draw of the predictive samples?** Rescored with each "
+            f"of {n} other sampling seeds, "
+            + (f"{total - len(changed)} of the {total} verdicts stay the same; changed: "
+               + "; ".join(changed) + "." if changed else
+               f"all {total} verdicts stay the same."))
+    if close:
+        text += (f" {_WORDS.get(len(close), str(len(close)))} "
+                 f"{'lies' if len(close) == 1 else 'lie'} close to the threshold: "
+                 + "; ".join(close) + ".")
+    return text
+
+
+def edges_words(choices=None):
+    """The choices at an edge of their grid (``choices_rows``' last column) and what that means
+    for the verdicts; empty when none is at an edge."""
+    header, rows = choices_rows(choices)
+    at = [f"{m} ({e.replace(' (the most allowed)', ', the most allowed')})" for m, *_, e in rows
+          if e not in ("none", "—", "as MAP")]
+    if not at:
+        return ""
+    return ("**Choices at an edge of their grid:** " + "; ".join(at) + ". BBB's ρ0 sits at the "
+            "end with the least initial posterior uncertainty; the deep ensemble's members are "
+            "MAP networks. The grids were fixed before any test number and are not widened, so "
+            "each verdict is about these grids: a wider grid or longer training could move a "
+            "choice at an edge, and with it a verdict.")
+
+
+def _per_seed_diffs(v2, e):
+    a = v2["table"]["bbb"]["full"][e["metric"]]
+    b = v2["table"][e["rival"]]["full"][e["metric"]]
+    va, vb = dict(zip(a["seeds"], a["per_seed"])), dict(zip(b["seeds"], b["per_seed"]))
+    return [va[s] - vb[s] for s in e["seeds"] if s in va and s in vb]
+
+
+def scores_figure(v2, metrics=("auroc_entropy", "ece")):
+    """Per method, each seed's score (dots) and the mean (bar), one panel per score."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    fig, axes = plt.subplots(1, len(metrics), figsize=(10, 3.2), constrained_layout=True)
+    rng = np.random.default_rng(0)
+    for ax, k in zip(np.atleast_1d(axes), metrics):
+        for i, m in enumerate(ROWS):
+            e = v2["table"][m]["full"][k]
+            y = i + rng.uniform(-0.12, 0.12, len(e["per_seed"]))
+            ax.scatter(e["per_seed"], y, s=22, color=COLORS[m], edgecolor="black", lw=0.4,
+                       zorder=3)
+            ax.plot([e["mean"]] * 2, [i - 0.3, i + 0.3], color="black", lw=2, zorder=4)
+        ax.set_yticks(range(len(ROWS)), [LABELS[m] for m in ROWS])
+        ax.set_ylim(len(ROWS) - 0.5, -0.5)
+        better = "higher" if k.startswith("auroc") else "lower"
+        ax.set_xlabel(f"{METRIC_NAMES.get(k, k)} ({better} is better)")
+    np.atleast_1d(axes)[0].set_title("Shown Fashion-MNIST: AUROC of the predictive entropy",
+                                     fontsize=10)
+    np.atleast_1d(axes)[-1].set_title("MNIST test set: ECE", fontsize=10)
+    fig.suptitle(f"Each dot one seed ({len(v2['seeds'])} seeds), bar: the mean", fontsize=10)
+    return fig
+
+
+def differences_figure(v2):
+    """BBB minus each rival: each seed's difference (dots) and the mean with its 95 % interval
+    (the bar the verdict reads), one panel per score; the side where BBB is better marked."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.ticker import MaxNLocator
+    es = effects(v2)
+    metrics = list(dict.fromkeys(e["metric"] for e in es))
+    fig, axes = plt.subplots(1, len(metrics), figsize=(11, 3.4), constrained_layout=True)
+    rng = np.random.default_rng(0)
+    for ax, k in zip(np.atleast_1d(axes), metrics):
+        group = [e for e in es if e["metric"] == k]
+        for i, e in enumerate(group):
+            diffs = _per_seed_diffs(v2, e)
+            ax.scatter(diffs, i + rng.uniform(-0.12, 0.12, len(diffs)), s=16,
+                       color=COLORS[e["rival"]], alpha=0.8, edgecolor="none", zorder=3)
+            lo, hi = e["ci"]
+            ax.errorbar(e["diff"], i - 0.3, xerr=[[e["diff"] - lo], [hi - e["diff"]]], fmt="o",
+                        color="black", capsize=3, ms=5, zorder=4)
+        ax.axvline(0, color="black", lw=0.8, ls=":")
+        ax.set_yticks(range(len(group)),
+                      [f"vs {LABELS[e['rival']]}\n{e['word']}" for e in group], fontsize=9)
+        ax.set_ylim(len(group) - 0.4, -0.7)
+        name = METRIC_NAMES.get(k, k)
+        high = group[0]["high"]
+        ax.set_xlabel(f"BBB − rival, {name} ({'right' if high else 'left'}: BBB better)")
+        lo_x, hi_x = ax.get_xlim()
+        span = 1.08 * max(abs(lo_x), abs(hi_x))
+        ax.set_xlim(-span, span)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5, symmetric=True))
+        ax.annotate("BBB better →" if high else "← BBB better",
+                    xy=(0.98 if high else 0.02, 0.02), xycoords="axes fraction",
+                    ha="right" if high else "left", va="bottom", fontsize=8, color="0.3")
+        ax.set_title(name, fontsize=10)
+    fig.suptitle(f"BBB minus each rival: each dot one seed ({len(v2['seeds'])} paired seeds); "
+                 "black: the mean and its 95 % interval", fontsize=10)
+    return fig
+
+
+def _ece_scale(v2):
+    """How large the ECEs are (the four means' range, in percentage points of confidence)."""
+    means = [_mean(v2, m, "ece") for m in ROWS if _mean(v2, m, "ece") is not None]
+    return (f"The four mean ECEs lie between {min(means):.4f} and {max(means):.4f}: on the "
+            "MNIST test set every method's confidence is off its accuracy by at most "
+            f"{100 * max(means):.2f} percentage points, averaged over the images, so these are small "
+            "differences between well-calibrated networks.")
+
+
+def takeaways_text(v2):
+    """The chapter's takeaways on the comparison (Markdown bullets), each with its effect."""
+    es = {(e["metric"], e["rival"]): e for e in effects(v2)}
+    n = len(v2["seeds"])
+    out = []
+    best = max(ROWS, key=lambda m: _mean(v2, m, "auroc_entropy") or -1)
+    out.append(f"- With the same search for every method and {n} paired seeds, the method that "
+               f"separates Fashion-MNIST best is {NOUNS[best]} (mean AUROC "
+               f"{_mean(v2, best, 'auroc_entropy'):.3f}); BBB ("
+               f"{_mean(v2, 'bbb', 'auroc_entropy'):.3f}) is "
+               + "; ".join(f"{e['word'].replace('BBB ', '')} than {NOUNS[r]} "
+                           f"({effect_words(e)})" if e["word"] in DIRECTION.values()
+                           else f"not resolved against {NOUNS[r]} ({effect_words(e)})"
+                           for r in RIVALS if (e := es.get(("auroc_entropy", r)))) + ".")
+    out.append("- BBB's calibration on MNIST (ECE "
+               f"{_mean(v2, 'bbb', 'ece'):.4f}): "
+               + "; ".join(f"{e['word'].replace('BBB ', '')} than {NOUNS[r]} "
+                           f"({effect_words(e)})" if e["word"] in DIRECTION.values()
+                           else f"not resolved against {NOUNS[r]} ({effect_words(e)})"
+                           for r in RIVALS if (e := es.get(("ece", r)))) + ". "
+               + _ece_scale(v2))
+    return "\n".join(out)

@@ -437,72 +437,128 @@ def summary(s):
     return rows
 
 
-def figure2(s, widths=None):
+# colour-blind-safe (Okabe & Ito 2008), shared with helpers.table1's figures
+OKABE_ITO = {"sgd": "#009E73", "dropout": "#E69F00", "bbb_gaussian": "#CC79A7",
+             "bbb_mixture": "#0072B2"}
+
+
+def run_records(s, H, records=None):
+    """{method: [finished final run records]} at width ``H``: ``records(method, H)`` when given
+    (another campaign's runs), else this campaign's (``final_records``)."""
+    get = records or (lambda m, w: final_records(s, m, w)[0])
+    return {m: get(m, H) for m in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")}
+
+
+def figure2(s, widths=None, records=None):
     """The paper's Figure 2 under its own protocol: test error (posterior-mean weights for BBB)
     against epoch, the mean over seeds with the range of seeds as a band, log error axis; one
-    panel per width."""
+    panel per width, every epoch inside the axes; the paper's Table 1 value of each method
+    dashed in its colour, each with its own legend entry. ``records``: see ``run_records``."""
     import matplotlib.pyplot as plt
-
-    from .plotting import percent_axis
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
     widths = list(widths or s["widths"])
-    fig, axes = plt.subplots(1, len(widths), figsize=(6.5 * len(widths), 4.2), squeeze=False)
-    # one error range for every panel, so that equal heights mean equal errors
-    glo, ghi = 1.0, 0.0
-    for H in widths:
-        for method in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture"):
-            recs, _ = final_records(s, method, H)
-            for r in recs:
-                tail = [h["test_error"] for h in r["history"][10:]]
-                if tail:
-                    glo, ghi = min(glo, min(tail)), max(ghi, max(tail))
-        glo = min([glo] + [PAPER_TABLE1[m].get(H, 1.0) for m in PAPER_TABLE1])
+    runs = {H: run_records(s, H, records) for H in widths}
+    fig, axes = plt.subplots(1, len(widths), figsize=(6.2 * len(widths), 4.6), squeeze=False,
+                             sharey=True)
+    vals = [h["test_error"] for H in widths for recs in runs[H].values() for r in recs
+            for h in r["history"]]
+    vals += [PAPER_TABLE1[m][H] for H in widths for m in PAPER_TABLE1 if H in PAPER_TABLE1[m]]
+    lo, hi = (min(vals), max(vals)) if vals else (0.01, 0.03)
     for ax, H in zip(axes[0], widths):
-        lo, hi = glo, ghi
-        missing = []
-        for method in ("bbb_mixture", "bbb_gaussian", "dropout", "sgd"):  # SGD drawn on top
-            recs, _ = final_records(s, method, H)
-            paper = PAPER_TABLE1[method].get(H)
-            if not recs:
-                missing.append(LABELS[method])
-                continue
-            if paper is not None:  # the paper's Table 1 value, dashed, in the method's colour
-                ax.axhline(paper, color=COLORS[method], ls="--", lw=0.9, alpha=0.8)
-            n = min(len(r["history"]) for r in recs)
-            x = list(range(1, n + 1))
-            ys = [[r["history"][i]["test_error"] for r in recs] for i in range(n)]
-            mean = [sum(v) / len(v) for v in ys]
-            label = f"{LABELS[method]} ({len(recs)} seed{'s' if len(recs) > 1 else ''})"
-            ax.plot(x, mean, c=COLORS[method], lw=1.0 if method == "sgd" else 0.8, label=label,
-                    zorder=3 if method == "sgd" else 2)
-            if len(recs) > 1:
-                ax.fill_between(x, [min(v) for v in ys], [max(v) for v in ys],
-                                color=COLORS[method], alpha=0.3, lw=0)
+        for method in ("bbb_mixture", "bbb_gaussian", "dropout", "sgd"):
+            recs, paper = runs[H][method], PAPER_TABLE1[method].get(H)
+            c = OKABE_ITO[method]
+            if recs:
+                n = min(len(r["history"]) for r in recs)
+                x = list(range(1, n + 1))
+                ys = [[r["history"][i]["test_error"] for r in recs] for i in range(n)]
+                ax.plot(x, [sum(v) / len(v) for v in ys], c=c, lw=0.8,
+                        label=f"{LABELS[method]} ({len(recs)} seed{'s' if len(recs) > 1 else ''})")
+                if len(recs) > 1:
+                    ax.fill_between(x, [min(v) for v in ys], [max(v) for v in ys], color=c,
+                                    alpha=0.25, lw=0)
+            if paper is not None:
+                ax.axhline(paper, color=c, ls="--", lw=1.3,
+                           label=f"the paper, {SHORT[method]}: {100 * paper:.2f}%")
         ax.set_yscale("log")
-        if hi > lo:
-            ax.set_ylim(lo * 0.9, hi * 1.1)
-            percent_axis(ax, "y", decimals=1)
-            # readable ticks on a narrow log range: every 0.1 pp below 2%, then coarser
-            ticks = [t / 1000 for t in (*range(5, 20), *range(20, 50, 5), *range(50, 200, 25))]
-            inside = [t for t in ticks if lo * 0.9 <= t <= hi * 1.1]
-            step = max(1, len(inside) // 8)
-            ax.set_yticks(inside[::step])
-        else:  # no run of this width has finished: say so instead of drawing an empty axis
-            ax.set_ylim(0.01, 0.03)
-            percent_axis(ax, "y", decimals=1)
-            ax.text(0.5, 0.5, "no 600-epoch run finished yet", transform=ax.transAxes,
-                    ha="center", va="center", color="0.4")
+        ax.set_ylim(lo / 1.05, hi * 1.05)
+        ticks = [t / 1000 for t in (10, 12, 14, 16, 18, 20, 25, 30, 40, 50, 70, 100, 150, 200,
+                                     300, 500)]
+        ax.yaxis.set_major_locator(FixedLocator([t for t in ticks if lo / 1.05 <= t <= hi * 1.05]))
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:g}%"))
         ax.set_xlim(0, s["final_epochs"])
         ax.set_xlabel("epoch")
-        ax.set_ylabel("test error (log scale)")
-        ax.set_title(f"784-{H}-{H}-10, the paper's protocol (plain SGD, random start)")
-        if missing and len(missing) < 4:
-            ax.text(0.02, 0.02, "not run yet: " + "; ".join(missing), transform=ax.transAxes,
-                    fontsize=8, color="0.35", va="bottom")
-        if ax.get_legend_handles_labels()[0]:
-            ax.plot([], [], "k--", lw=0.9, label="dashed: the paper's Table 1")
-            ax.legend(fontsize=8, loc="upper right")
+        ax.set_title(f"784-{H}-{H}-10: mean over seeds, band: their range")
+        if not any(runs[H].values()):
+            ax.text(0.5, 0.5, "no 600-epoch run finished yet", transform=ax.transAxes,
+                    ha="center", va="center", color="0.4")
+    axes[0][0].set_ylabel("test error (log scale)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    for ax in axes[0][1:]:  # the seed counts may differ between widths: one legend per panel
+        ax.legend(fontsize=7, loc="upper right", ncol=2)
+    axes[0][0].legend(handles, labels, fontsize=7, loc="upper right", ncol=2)
     fig.tight_layout()
     return fig
+
+
+def predictor_rows(s, widths=None, records=None):
+    """(header, rows): for each BBB run of the campaign, the validation and test error of the
+    posterior-mean weights and of the average over sampled networks, and which one validation
+    chose. ``records``: see ``run_records``."""
+    header = ["method", "width", "seed", "validation: mean / average", "chosen",
+              "test: mean / average"]
+    out = []
+    for H in widths or s["widths"]:
+        runs = run_records(s, H, records)
+        for m in ("bbb_gaussian", "bbb_mixture"):
+            for r in runs[m]:
+                x = r["metrics"]
+                out.append([LABELS[m], f"2×{H}", str(r["config"]["seed"]),
+                            f"{100 * x['val_error_mean_weights']:.2f} / "
+                            f"{100 * x['val_error_ensemble']:.2f}%",
+                            "mean weights" if x["predictor"] == "mean_weights" else "average",
+                            f"{100 * x['test_error_mean_weights']:.2f} / "
+                            f"{100 * x['test_error_ensemble']:.2f}%"])
+    return header, out
+
+
+def predictor_words(s, widths=None, records=None):
+    """One sentence from the same records: how often validation chose the posterior mean, and
+    on how many runs the average of samples had the lower test error."""
+    runs = [r for H in widths or s["widths"] for m, recs in run_records(s, H, records).items()
+            if m.startswith("bbb") for r in recs]
+    if not runs:
+        return ""
+    mean = sum(r["metrics"]["predictor"] == "mean_weights" for r in runs)
+    avg_better = sum(r["metrics"]["test_error_ensemble"] < r["metrics"]["test_error_mean_weights"]
+                     for r in runs)
+    return (f"Validation chose the posterior mean for {mean} of {len(runs)} BBB runs; on the test "
+            f"set the average of {runs[0]['metrics'].get('eval_samples', 'several')} sampled "
+            f"networks had the lower error in {avg_better} of {len(runs)}.")
+
+
+def curve_words(rec):
+    """One sentence from summary ``rec``: per method and width, the mean over seeds of the test
+    error over the last 100 epochs minus the 100 before, against the epoch-to-epoch sd."""
+    parts, flat = [], True
+    for r in rec["rows"]:
+        ends = [(a - b, sd) for a, b, sd in zip(r["test_error_last_100"],
+                                               r["test_error_previous_100"],
+                                               r.get("test_error_sd_last_100") or [])
+                if a is not None and sd is not None]
+        if not ends:
+            continue
+        d = sum(e[0] for e in ends) / len(ends)
+        sd = sum(e[1] for e in ends) / len(ends)
+        flat = flat and abs(d) < sd
+        parts.append(f"{SHORT[r['key']]} at 2×{r['H']} {100 * d:+.3f} pp (sd {100 * sd:.3f})"
+                     .replace("-", "−"))
+    if not parts:
+        return ""
+    return ("**Are 600 epochs enough?** The mean test error over epochs 501–600 minus that over "
+            "401–500, against the epoch-to-epoch standard deviation over the last 100 epochs: "
+            + "; ".join(parts) + (". Every curve is flat within its noise." if flat else "."))
 
 
 # --- the verdicts the plan declares (helpers.stats; plan.json "analysis") ---------------------

@@ -401,41 +401,6 @@ def figure4_words(entry):
     return "**What it shows.** " + _figure4_facts(entry)
 
 
-def figure4(entry, ax_pair=None):
-    """The paper's Figure 4 from a stored analysis: density and CDF of the SNR (dB), with the
-    cut-offs that remove 50, 75, 95 and 98 % of the weights."""
-    import matplotlib.pyplot as plt
-    lo, hi, n = DB_EDGES
-    width = (hi - lo) / n
-    counts = torch.tensor(entry["snr_hist"], dtype=torch.float64)
-    edges = torch.linspace(lo, hi, n + 1)
-    total = entry["n_weights"]
-    cdf = counts.cumsum(0) / total
-    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
-    axes[0].stairs((counts / (total * width)).numpy(), edges.numpy(), fill=True, alpha=0.6)
-    axes[0].set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density")
-    axes[1].plot(edges[1:].numpy(), cdf.numpy())
-    axes[1].set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="cumulative fraction of weights")
-    cuts = []
-    for f, c in entry["cuts_db"].items():
-        for ax in axes:
-            ax.axvline(c, color="C3", ls=":", lw=1)
-        axes[1].plot([c], [int(f) / 100], "o", color="C3", ms=4)
-        cuts.append(f"{f}% removed: below {c:.1f} dB")
-    axes[0].text(0.02, 0.97, "red dotted lines, left to right:\n" + "\n".join(cuts),
-                 transform=axes[0].transAxes, va="top", fontsize=8, color="C3")
-    # the x range where the weights are (0.05 % to 99.95 % of them), not the histogram's bounds
-    inside = (cdf > 5e-4) & (cdf < 1 - 5e-4)
-    first, last = int(inside.nonzero()[0]), int(inside.nonzero()[-1])
-    for ax in axes:
-        ax.set_xlim(float(edges[first]) - 2, float(edges[last + 1]) + 2)
-    outside = f"; {entry['snr_outside']:,} outside [{lo:g}, {hi:g}] dB not drawn" \
-        if entry.get("snr_outside") else ""
-    fig.suptitle(f"784-{entry['H']}-{entry['H']}-10, seed {entry['seed']}, "
-                 f"{entry['n_weights']:,} weights{outside}")
-    return fig
-
-
 def _by_width(rec, H):
     return [m for m in rec["metrics"]["models"] if m["H"] == H]
 
@@ -477,18 +442,31 @@ def mcnemar_rows(rec, fractions=("95", "98", "99")):
     return ["network", "removed", "only SNR wrong", "only |μ| wrong", "p"], rows
 
 
-def gap_line(rec, fraction=95, kind="snr"):
-    """One line: the test error added by removing ``fraction`` % by ``kind`` at the main width,
-    mean ± sd over seeds in percentage points, with the per-seed values and the paper's gap."""
-    import statistics
+def gap_stats(rec, fraction=95, kind="snr"):
+    """(per-seed test error added in pp, ``mean_ci`` of them, the paper's gap in pp) for
+    removing ``fraction`` % by ``kind`` at the main width."""
+    from .stats import mean_ci
     H = rec["metrics"]["models"][0]["H"]
     gaps = [100 * (m["error_at"][kind][str(fraction)] - m["error_at"][kind]["0"])
             for m in _by_width(rec, H)]
-    sd = f" ± {statistics.stdev(gaps):.2f}" if len(gaps) > 1 else ""
-    paper = 100 * (PAPER_TABLE2[fraction] - PAPER_TABLE2[0])
+    return gaps, mean_ci(gaps), 100 * (PAPER_TABLE2[fraction] - PAPER_TABLE2[0])
+
+
+def gap_line(rec, fraction=95, kind="snr"):
+    """One line: the test error added by removing ``fraction`` % by ``kind`` at the main width,
+    mean ± sd over seeds in percentage points with its 95 % interval, the per-seed values and the
+    paper's gap, and whether the interval holds it."""
+    H = rec["metrics"]["models"][0]["H"]
+    gaps, s, paper = gap_stats(rec, fraction, kind)
+    sd = f" ± {s['sd']:.2f}" if s["sd"] is not None else ""
+    ci = s["ci"]
+    inside = ("" if ci is None else
+              f" ({'inside' if ci[0] <= paper <= ci[1] else 'outside'} the interval)")
     return (f"2×{H}, {fraction}% removed by {kind.upper() if kind == 'snr' else kind}: "
-            f"{statistics.fmean(gaps):+.2f}{sd} pp (per seed: "
-            f"{', '.join(f'{g:+.2f}' for g in gaps)}); paper: {paper:+.2f} pp")
+            f"{s['mean']:+.2f}{sd} pp"
+            + (f", 95 % interval [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "")
+            + f" (per seed: {', '.join(f'{g:+.2f}' for g in gaps)}); paper: {paper:+.2f} pp"
+            + inside)
 
 
 def modes_count(models, fraction="75", smooth_db=1.0):
@@ -978,7 +956,7 @@ def weighting_text(base, alt):
     return "\n".join(lines)
 
 
-def paper_takeaway(rec, fraction=95):
+def paper_takeaway(rec, fraction=95, dip=None):
     """One Markdown bullet for notebook 04's takeaways, its numbers from ``rec`` (snr.json): the
     main width's unpruned test error and the error added by removing ``fraction`` % by SNR
     (mean over seeds) against the paper's Table 2, the storage the sparse network needs, and
@@ -1002,10 +980,404 @@ def paper_takeaway(rec, fraction=95):
                  "of the dense bytes")
     paper_gap = PAPER_TABLE2[fraction] - PAPER_TABLE2[0]
     start = "higher" if base > PAPER_TABLE2[0] else "lower" if base < PAPER_TABLE2[0] else "level"
-    figure4 = (" " + figure4_takeaway(ms)) if all("snr_hist" in m and "cuts_db" in m
-                                                  for m in ms) else ""
+    if dip is not None:  # Figure 4 read at the dip (snr_dip.json's metrics)
+        figure4 = " " + dip_takeaway(dip)
+    else:
+        figure4 = (" " + figure4_takeaway(ms)) if all("snr_hist" in m and "cuts_db" in m
+                                                      for m in ms) else ""
+    gaps, s, _ = gap_stats(rec, fraction)
+    ci = f" [95 % interval {s['ci'][0]:+.2f}, {s['ci'][1]:+.2f}]" if s["ci"] else ""
     return (f"- **Against the paper's Table 2.** Our 2×{H} networks (mean of {_seeds(len(ms))}) "
             f"start {start} "
             f"({100 * base:.2f} % unpruned, paper {100 * PAPER_TABLE2[0]:.2f} %) and change by "
-            f"{100 * gap:+.2f} pp when {fraction} % of the weights go by SNR (paper "
+            f"{100 * gap:+.2f} pp when {fraction} % of the weights go by SNR{ci} (paper "
             f"{100 * paper_gap:+.2f} pp){store}.{figure4}")
+
+
+# ---- Figure 4 read at the density's dip: where the two modes part, and what pruning there costs
+
+DIP_GRID_DB = 0.05  # the dB step on which the smoothed density is evaluated
+DIP_SENSITIVITY = 2.0  # the dip is found again with the bandwidth times this, as a check
+OKABE_ITO = {"blue": "#0072B2", "orange": "#E69F00", "vermillion": "#D55E00",
+             "sky": "#56B4E9", "green": "#009E73", "purple": "#CC79A7", "grey": "#999999"}
+
+
+def _centres():
+    import numpy as np
+    lo, hi, n = DB_EDGES
+    return lo + (hi - lo) / n * (np.arange(n) + 0.5)
+
+
+def bandwidth_db(hist):
+    """The kernel's bandwidth (dB) for a stored SNR histogram: Silverman's rule of thumb,
+    0.9 · min(sd, IQR / 1.34) · n^(-1/5), from the binned values (bin centres), and never below
+    the histogram's bin width, since the values are stored binned."""
+    import numpy as np
+    lo, hi, n_bins = DB_EDGES
+    h = np.asarray(hist, dtype=float)
+    c = _centres()
+    n = h.sum()
+    mean = (h * c).sum() / n
+    sd = float(np.sqrt((h * (c - mean) ** 2).sum() / n))
+    cdf = np.cumsum(h) / n
+    iqr = float(c[np.searchsorted(cdf, 0.75)] - c[np.searchsorted(cdf, 0.25)])
+    return max((hi - lo) / n_bins, 0.9 * min(sd, iqr / 1.34) * n ** -0.2)
+
+
+def kde_db(hist, bandwidth, grid=None):
+    """(grid, density per dB): a Gaussian kernel density estimate of the binned SNR values
+    (each bin's count at its centre) with ``bandwidth`` dB, normalised over the counted weights."""
+    import numpy as np
+    lo, hi, _ = DB_EDGES
+    grid = np.arange(lo, hi + 1e-9, DIP_GRID_DB) if grid is None else np.asarray(grid)
+    h = np.asarray(hist, dtype=float)
+    z = (grid[:, None] - _centres()[None, :]) / bandwidth
+    dens = np.exp(-0.5 * z ** 2) @ h / (h.sum() * bandwidth * np.sqrt(2 * np.pi))
+    return grid, dens
+
+
+def _share_below(entry, db):
+    """The share of ``entry``'s weights with an SNR below ``db`` dB, counted on its histogram
+    (the bin that straddles ``db`` split in proportion; weights outside the histogram's range
+    are left out: ``snr_outside`` bounds what they could add)."""
+    lo, hi, n = DB_EDGES
+    width = (hi - lo) / n
+    pos = (db - lo) / width
+    k = int(pos)
+    h = entry["snr_hist"]
+    return (sum(h[:k]) + (pos - k) * (h[k] if k < n else 0)) / entry["n_weights"]
+
+
+MODE_Z = 4.0  # a second mode counts when it rises above the dip by this many sampling sds
+
+
+def find_dip(entry, scale=1.0):
+    """The dip of ``entry``'s SNR density, with the density smoothed by ``kde_db`` at
+    ``bandwidth_db`` times ``scale``: the main mode (its highest point), the second mode (of the
+    other local maxima, the one that rises most above the lowest point between it and the main
+    mode, in units of the estimate's sampling sd, sqrt(f / (n h 2√π)) at each point) and that
+    lowest point, the dip; the dip's density over the second mode's, and the share of the
+    weights below the dip. None when no other maximum rises MODE_Z sds above its dip (one mode:
+    bumps of sampling noise in the tails do not count)."""
+    import numpy as np
+    bw = bandwidth_db(entry["snr_hist"]) * scale
+    grid, dens = kde_db(entry["snr_hist"], bw)
+    n = float(np.sum(entry["snr_hist"]))
+    var = dens / (n * bw * 2 * np.sqrt(np.pi))
+    main = int(np.argmax(dens))
+    best = None
+    for p in range(1, len(dens) - 1):
+        if p == main or not (dens[p] > dens[p - 1] and dens[p] >= dens[p + 1]):
+            continue
+        a, b = sorted((p, main))
+        j = a + int(np.argmin(dens[a:b + 1]))
+        z = (dens[p] - dens[j]) / np.sqrt(var[p] + var[j])
+        if best is None or z > best[0]:
+            best = (z, p, j)
+    if best is None or best[0] < MODE_Z:
+        return None
+    _, second, j = best
+    def db(i):
+        return round(float(grid[i]), 2)
+    return {"bandwidth_db": round(float(bw), 4), "main_mode_db": db(main),
+            "second_mode_db": db(second), "dip_db": db(j),
+            "dip_over_second_mode": round(float(dens[j] / dens[second]), 4),
+            "share_below": round(float(_share_below(entry, db(j))), 6)}
+
+
+def dip_cost(entry, share, kind="snr"):
+    """What removing the weights below the dip costs, from the measured fractions only: the
+    test error added (pp, against the unpruned network) at the largest fraction removed at or
+    below ``share`` and at the smallest above it, and, only where both are measured and the one
+    above is not 100 % (no weight left), the linear interpolation between them at ``share``."""
+    err = entry["error_at"][kind]
+    fs = sorted(int(f) for f in err)
+    below = max((f for f in fs if f <= 100 * share), default=None)
+    above = min((f for f in fs if 100 * share < f < 100), default=None)
+
+    def at(f):
+        return None if f is None else {"removed_pct": f, "error_after": err[str(f)],
+                                       "cost_pp": round(100 * (err[str(f)] - err["0"]), 4)}
+    lo, hi = at(below), at(above)
+    interp = None
+    if lo is not None and hi is not None:
+        t = (100 * share - below) / (above - below)
+        interp = round(lo["cost_pp"] + t * (hi["cost_pp"] - lo["cost_pp"]), 4)
+    return {"below": lo, "above": hi, "interpolated_cost_pp": interp}
+
+
+def dip_analysis(rec):
+    """Figure 4 read at the dip, for every network of ``rec`` (snr.json's ``models``): its modes,
+    dip and share below (``find_dip``), the same at DIP_SENSITIVITY times the bandwidth, and the
+    cost of pruning there (``dip_cost``); and per width the mean with its 95 % t-interval over
+    the seeds of the dip, the share below it and the costs."""
+    from .stats import mean_ci
+    nets = []
+    for m in rec["metrics"]["models"]:
+        d = find_dip(m)
+        wide = find_dip(m, DIP_SENSITIVITY)
+        nets.append({"H": m["H"], "seed": m["seed"], "name": m["name"], "dip": d,
+                     "dip_wider_kernel": wide,
+                     "cost": dip_cost(m, d["share_below"]) if d else None,
+                     "snr_outside": m.get("snr_outside", 0), "n_weights": m["n_weights"]})
+    widths = {}
+    for H in dict.fromkeys(n["H"] for n in nets):
+        ns = [n for n in nets if n["H"] == H and n["dip"]]
+        out = {"networks": len([n for n in nets if n["H"] == H]), "bimodal": len(ns)}
+        if ns:
+            for key in ("main_mode_db", "second_mode_db", "dip_db", "share_below"):
+                out[key] = mean_ci([n["dip"][key] for n in ns])
+            for side in ("below", "above"):  # "above": a measured fraction below 100 %
+                cs = [n["cost"][side] for n in ns]
+                if all(cs) and len({c["removed_pct"] for c in cs}) == 1:
+                    out[f"cost_{side}"] = {"removed_pct": cs[0]["removed_pct"],
+                                           **mean_ci([c["cost_pp"] for c in cs])}
+            ip = [n["cost"]["interpolated_cost_pp"] for n in ns]
+            if all(v is not None for v in ip):
+                out["cost_interpolated"] = mean_ci(ip)
+        widths[str(H)] = out
+    return {"networks": nets, "widths": widths}
+
+
+def build_dip(rec):
+    """Write results/04_pruning/snr_dip.json (``dip_analysis`` of ``rec``, snr.json; a few
+    seconds, from its histograms: no network is loaded) and return it; save_results leaves the
+    file as it is when the numbers are the same."""
+    import json
+    import time
+
+    from .utils import results_dir, save_results
+    t0 = time.perf_counter()
+    metrics = dip_analysis(rec)
+    save_results("04_pruning", "snr_dip",
+                 config={"source": "results/04_pruning/snr.json", "db_edges": list(DB_EDGES),
+                         "kernel": "Gaussian", "bandwidth_rule": "Silverman's rule of thumb "
+                         "0.9·min(sd, IQR/1.34)·n^(-1/5) on the binned values, at least one bin "
+                         "width", "grid_db": DIP_GRID_DB,
+                         "second_mode_rule": f"the peak rising most above its dip towards the "
+                         f"main mode, by at least {MODE_Z:g} sampling sds of the estimate", "sensitivity_scale": DIP_SENSITIVITY,
+                         "cost_rule": "measured fractions around the share below the dip; "
+                         "linear interpolation only between two measured fractions below 100 %",
+                         "models": [m["name"] for m in rec["metrics"]["models"]]},
+                 metrics=metrics, profile=rec.get("profile"), seed=0,
+                 wall_s=time.perf_counter() - t0,
+                 extra={"note": "read from the SNR histograms (0.25 dB bins) and the test errors "
+                                "at the measured fractions of snr.json; the test set chose "
+                                "nothing"})
+    return json.loads((results_dir() / "04_pruning" / "snr_dip.json").read_text())
+
+
+def _db(x, digits=1):
+    """A signed dB value, "+0.0" (not "-0.0") where it rounds to zero."""
+    return f"{round(x, digits) + 0.0:+.{digits}f}"
+
+
+def _ci_words(s, fmt="{:+.2f}", unit=""):
+    """"+0.05 pp [−0.02, +0.13]" from a ``mean_ci`` dict (no interval with one value)."""
+    ci = s.get("ci")
+    body = fmt.format(s["mean"]) + unit
+    return body + (f" [{fmt.format(ci[0])}, {fmt.format(ci[1])}]" if ci else "")
+
+
+def _pct_ci(s):
+    return _ci_words({**s, "mean": 100 * s["mean"],
+                      "ci": s["ci"] and [100 * v for v in s["ci"]]}, "{:.2f}", " %")
+
+
+def dip_rows(dip):
+    """Return (header, rows): per network of ``dip`` (snr_dip.json's metrics) the modes and the
+    dip of its smoothed SNR density (dB), the dip's height against the second mode's, the share
+    of weights below the dip, and the test error that the measured fractions around it add."""
+    rows = []
+    for n in dip["networks"]:
+        d, c = n["dip"], n["cost"]
+        if d is None:
+            rows.append([f"2×{n['H']} seed {n['seed']}", "one mode"] + ["—"] * 6)
+            continue
+        lo, hi = c["below"], c["above"]
+        rows.append([f"2×{n['H']} seed {n['seed']}", _db(d["main_mode_db"], 2),
+                     _db(d["second_mode_db"], 2), _db(d["dip_db"], 2),
+                     f"{d['dip_over_second_mode']:.2f}", f"{100 * d['share_below']:.2f} %",
+                     f"{lo['cost_pp']:+.2f} pp ({lo['removed_pct']} %)" if lo else "—",
+                     f"{hi['cost_pp']:+.2f} pp ({hi['removed_pct']} %)" if hi else
+                     "— (only 100 %)"])
+    return (["network", "main mode (dB)", "second mode (dB)", "dip (dB)",
+             "dip / second mode", "weights below the dip", "error added, measured just below",
+             "error added, measured just above"], rows)
+
+
+def _sensitivity(dip):
+    """The largest change of the dip (dB) and of the share below it (pp) over the networks when
+    the bandwidth is DIP_SENSITIVITY times larger, or None when a wider kernel loses a mode."""
+    pairs = [(n["dip"], n["dip_wider_kernel"]) for n in dip["networks"] if n["dip"]]
+    if any(w is None for _, w in pairs):
+        return None
+    return (max(abs(w["dip_db"] - d["dip_db"]) for d, w in pairs),
+            max(100 * abs(w["share_below"] - d["share_below"]) for d, w in pairs))
+
+
+def dip_text(dip, cuts=None):
+    """Notebook 04's reading of Figure 4 at the dip (Markdown bullets), every number from ``dip``
+    (snr_dip.json's metrics): on how many networks the smoothed density has two modes, where
+    they and the dip lie per width (mean [95 % t-interval] over the seeds), the share of weights
+    below the dip, the measured cost of pruning around it (interpolated only where said), the
+    bandwidth rule and how far a wider kernel moves the dip; ``cuts``: (fraction, dB) of a
+    cut-off of the shown network to place against the modes."""
+    ws = dip["widths"]
+    n_all = sum(w["networks"] for w in ws.values())
+    n_bi = sum(w["bimodal"] for w in ws.values())
+    lines = ["**What it shows** (per width: mean over the seeds [95 % interval]).", ""]
+    lines.append(f"- The smoothed SNR density has two modes on {n_bi} of the {n_all} networks.")
+    for H, w in ws.items():
+        if not w["bimodal"]:
+            continue
+        seeds = f"{w['bimodal']} seed{'s' if w['bimodal'] != 1 else ''}"
+        lines.append(f"- 2×{H} ({seeds}): main mode at {_ci_words(w['main_mode_db'])} dB, "
+                     f"second mode at {_ci_words(w['second_mode_db'])} dB, dip between them at "
+                     f"{_ci_words(w['dip_db'])} dB. Below the dip lie "
+                     f"{_pct_ci(w['share_below'])} of the weights.")
+        cost = []
+        lo, hi = w.get("cost_below"), w.get("cost_above")
+        if lo:
+            cost.append(f"removing {lo['removed_pct']} % (the measured fraction just below the "
+                        f"dip's share) adds {_ci_words(lo, unit=' pp')} of test error")
+        if hi:
+            cost.append(f"removing {hi['removed_pct']} % (just above it) adds "
+                        f"{_ci_words(hi, unit=' pp')}")
+        else:
+            cost.append("no fraction between the dip's share and 100 % was measured")
+        ip = w.get("cost_interpolated")
+        tail = (f"; a straight line between the two, read at the dip's share, gives "
+                f"{_ci_words(ip, unit=' pp')} (interpolated, not measured)" if ip else "")
+        lines.append(f"  - Pruning up to the dip by SNR: " + "; ".join(cost) + tail + ".")
+    if cuts:
+        f, c = cuts
+        lines.append(f"- The cut-off that removes {f} % of the weights of the network drawn lies "
+                     f"at {c:.1f} dB: inside the main mode, not at the dip.")
+    bws = [n["dip"]["bandwidth_db"] for n in dip["networks"] if n["dip"]]
+    sens = _sensitivity(dip)
+    rule = ("- How the dip is found: a Gaussian kernel density estimate on the stored 0.25 dB "
+            "histogram, bandwidth by Silverman's rule of thumb ("
+            f"{min(bws):.2f}–{max(bws):.2f} dB here); the main mode is its highest point, the "
+            "second mode the other peak that rises most above the lowest point between the two "
+            f"(counted only when by more than {MODE_Z:g} times the estimate's sampling sd), "
+            "and that lowest point is the dip.")
+    if sens:
+        rule += (f" With {DIP_SENSITIVITY:g} times the bandwidth the dip moves by at most "
+                 f"{sens[0]:.2f} dB and the share below it by at most {sens[1]:.2f} pp.")
+    else:
+        rule += f" With {DIP_SENSITIVITY:g} times the bandwidth a network loses its second mode."
+    lines.append(rule)
+    return "\n".join(lines)
+
+
+def dip_takeaway(dip):
+    """One sentence for the answer and the takeaways: the dip's place and share per width and
+    the measured cost just below it, from ``dip`` (snr_dip.json's metrics)."""
+    ws = dip["widths"]
+    n_all = sum(w["networks"] for w in ws.values())
+    n_bi = sum(w["bimodal"] for w in ws.values())
+    parts = []
+    for H, w in ws.items():
+        if w["bimodal"] and w.get("cost_below"):
+            lo = w["cost_below"]
+            parts.append(f"at 2×{H} the dip lies at {_db(w['dip_db']['mean'])} dB with "
+                         f"{100 * w['share_below']['mean']:.1f} % of the weights below it, and "
+                         f"removing {lo['removed_pct']} % adds {_ci_words(lo, unit=' pp')} of "
+                         "test error")
+    return (f"Figure 4's density has two modes on {n_bi} of {n_all} networks: "
+            + "; ".join(parts) + ".")
+
+
+def figure4(entry, dip=None, models=(), cuts=("75", "95")):
+    """The paper's Figure 4 from a stored analysis, read at the dip: the SNR density (dB) of
+    ``entry`` on a linear axis as in the paper and on a log axis with its smoothed density, modes
+    and dip (``dip``: snr_dip.json's metrics); the CDF with the share below the dip; and the
+    smoothed densities of ``models`` (snr.json's analyses) with their dips from ``dip``."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    lo, hi, n = DB_EDGES
+    width = (hi - lo) / n
+    counts = np.asarray(entry["snr_hist"], dtype=float)
+    edges = np.linspace(lo, hi, n + 1)
+    total = entry["n_weights"]
+    dens = counts / (total * width)
+    cdf = np.cumsum(counts) / total
+    filled = np.nonzero(counts)[0]  # every weight inside the histogram's range is drawn
+    xlim = (edges[filled[0]], edges[filled[-1] + 1] + 1)
+    ours = next((x for x in (dip or {}).get("networks", [])
+                 if x["name"] == entry.get("name")), None)
+    d = ours and ours["dip"]
+    c = OKABE_ITO
+    fig, axes = plt.subplots(2, 2, figsize=(12, 7.2), constrained_layout=True)
+    (a_lin, a_log), (a_cdf, a_all) = axes
+    for ax in (a_lin, a_log):
+        ax.stairs(dens, edges, fill=True, alpha=0.45, color=c["sky"], label="histogram")
+        ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density (per dB)", xlim=xlim)
+    a_lin.set_title("density, linear axis (as the paper draws it)")
+    a_log.set_yscale("log")
+    floor = 0.5 / (total * width)  # below one weight in a bin: the log axes hide no weight
+    a_log.set_ylim(floor, 2 * dens.max())
+    a_log.set_title("the same density, log axis: the second mode and the dip")
+    if d:
+        g, k = kde_db(entry["snr_hist"], d["bandwidth_db"])
+        a_log.plot(g, k, color=c["blue"], lw=1.2, label=f"smoothed (bandwidth {d['bandwidth_db']:.2f} dB)")
+        for key, lab, col in (("main_mode_db", "main mode", c["grey"]),
+                              ("second_mode_db", "second mode", c["grey"])):
+            a_log.axvline(d[key], color=col, ls="--", lw=1)
+            a_log.annotate(f"{lab}\n{_db(d[key])} dB", (d[key], 3 * floor), fontsize=8,
+                           ha="center", color="0.3")
+        for ax in (a_lin, a_log, a_cdf):
+            ax.axvline(d["dip_db"], color=c["vermillion"], lw=1.5,
+                       label=f"dip {_db(d['dip_db'])} dB: {100 * d['share_below']:.1f} % of "
+                             "weights below")
+        a_cdf.plot([d["dip_db"]], [d["share_below"]], "o", color=c["vermillion"], ms=5)
+    for f, ls in zip([f for f in cuts if f in entry["cuts_db"]], (":", "-.", "--")):
+        v = entry["cuts_db"][f]
+        for ax in (a_lin, a_cdf):
+            ax.axvline(v, color=c["orange"], ls=ls, lw=1.2,
+                       label=f"{f} % removed: below {v:.1f} dB" if ax is a_lin else None)
+    a_lin.legend(fontsize=8, loc="upper left")
+    a_log.legend(fontsize=8, loc="upper left")
+    a_cdf.plot(edges[1:], cdf, color=c["blue"])
+    a_cdf.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="cumulative fraction of weights",
+              xlim=xlim, title="cumulative distribution")
+    a_cdf.legend(fontsize=8, loc="upper left")
+    if dip and models:
+        styles = {}
+        by_name = {x["name"]: x for x in dip["networks"]}
+        for m in models:
+            x = by_name.get(m["name"])
+            if x is None or x["dip"] is None:
+                continue
+            first = m["H"] not in styles
+            col = styles.setdefault(m["H"], (c["blue"], c["orange"], c["green"])[len(styles) % 3])
+            g, k = kde_db(m["snr_hist"], x["dip"]["bandwidth_db"])
+            a_all.plot(g, k, color=col, lw=1, alpha=0.8, label=f"2×{m['H']}" if first else None)
+            a_all.axvline(x["dip"]["dip_db"], color=col, ls="--", lw=0.8)
+        a_all.set_yscale("log")
+        a_all.set_ylim(floor, 2 * dens.max())
+        a_all.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="smoothed density (per dB)",
+                  xlim=xlim, title="every network (one line per seed; dashed: its dip)")
+        a_all.legend(fontsize=8, loc="upper left")
+    outside = (f"; {entry['snr_outside']:,} weights outside [{lo:g}, {hi:g}] dB not drawn"
+               if entry.get("snr_outside") else "")
+    fig.suptitle(f"784-{entry['H']}-{entry['H']}-10, seed {entry['seed']}, "
+                 f"{entry['n_weights']:,} weights{outside}")
+    return fig
+
+
+def dip_row_words(dip, H):
+    """Figure 4's cell for the README's status row (a few words, from snr_dip.json's metrics):
+    on how many networks the density has two modes, and at width ``H`` the dip, the share of
+    weights below it and the measured cost just below that share, with its 95 % interval."""
+    ws = dip["widths"]
+    n_all = sum(w["networks"] for w in ws.values())
+    n_bi = sum(w["bimodal"] for w in ws.values())
+    w = ws.get(str(H))
+    text = f"two modes on {n_bi} of {n_all} nets"
+    if w and w["bimodal"] and w.get("cost_below"):
+        lo = w["cost_below"]
+        text += (f"; dip {_db(w['dip_db']['mean'])} dB, {100 * w['share_below']['mean']:.1f} % "
+                 f"of weights below; {lo['removed_pct']} % removed: {_ci_words(lo, unit=' pp')}")
+    return text

@@ -422,8 +422,26 @@ def table_rows(summary, arms=None, fractions=(0, 50, 75, 95, 98, 99)):
 
 def _claim_label(claim):
     lhs, rhs, f = _parse(claim)
-    seen = " [numbers seen before the plan]" if claim in SEEN_BEFORE_PLAN else ""
+    seen = " [exploratory]" if claim in SEEN_BEFORE_PLAN else ""
     return f"{ARM_LABELS[lhs]} < {ARM_LABELS[rhs]}, {f}% removed{seen}"
+
+
+def effect_words(r):
+    """A claim's effect: the paired mean difference a − b over the seeds and its 95 % interval
+    (unadjusted), in percentage points: "−18.83 pp [−30.52, −7.13]"; "" without a test."""
+    tt = r.get("t_test")
+    if not tt:
+        return ""
+    ci = tt.get("ci")
+    return (f"{100 * tt['mean_diff']:+.2f} pp"
+            + (f" [{100 * ci[0]:+.2f}, {100 * ci[1]:+.2f}]" if ci else ""))
+
+
+def _verdict_effect(summary, r):
+    """"holds, −56.28 pp [−74.27, −38.28]": the verdict word with its effect beside it."""
+    w = _word(summary, r)
+    e = effect_words(r)
+    return f"{w}, a − b = {e}" if e and not w.startswith(("pending", "not measured")) else w
 
 
 def _word(summary, r):
@@ -522,12 +540,11 @@ def standing_text(summary):
     """Where the plan version stands (Markdown), from ``summary``: pending while networks are
     missing (no verdict word), else per family which claims hold, are reversed or are not
     resolved, at which fractions."""
-    v = summary.get("version", VERSION)
     if summary["interim"]:
-        return (f"**Plan v{v} is not complete**: {len(summary['missing'])} of its networks "
-                "are still to train, so no verdict is shown (the plan declares no interim "
-                "look); the values so far are in the tables.")
-    lines = [f"**Plan v{v}, complete** (paired t-test over seeds, Holm within each family, "
+        return (f"**These tests are not complete**: {len(summary['missing'])} of their networks "
+                "are still to train, so no verdict is shown (no interim look was "
+                "declared); the values so far are in the tables.")
+    lines = [f"**The tests, complete** (paired t-test over seeds, Holm within each family, "
              f"α = {summary['alpha']}).", ""]
     for family, claims in summary["families"].items():
         if family == "KL weighting":
@@ -566,9 +583,11 @@ def reading_text(summary):
         return _mean_pct(t, arm, f)
 
     def verdicts(rival):
-        return _by_verdict([(f, fam[f"bbb_snr < {rival} at {f}%"]["verdict"]) for f in TESTED])
+        return "; ".join(f"{f} % removed: {_verdict_effect(summary, fam[f'bbb_snr < {rival} at {f}%'])}"
+                         for f in TESTED)
     f0, f1 = TESTED
-    lines = [f"**What it shows** (plan v2, 2×{H_MAIN}, means over {n} seeds).", "",
+    lines = [f"**What it shows** (2×{H_MAIN}, means over {n} seeds; a − b with its 95 % "
+             "interval, unadjusted).", "",
              f"- With {f0} % of the weights removed, magnitude pruning leaves Table 1's SGD "
              f"networks at {m('sgd_magnitude', f0)} test error and the dropout networks at "
              f"{m('dropout_magnitude', f0)}, against {m('bbb_snr', f0)} for BBB pruned by SNR; "
@@ -579,8 +598,14 @@ def reading_text(summary):
              f"  - against dropout by |w|: {verdicts('dropout_magnitude')}."]
     words = [fam[f"bbb_snr < bbb_magnitude at {f}%"]["verdict"] for f in TESTED]
     if all(w.startswith("not resolved") for w in words):
+        cis = [(f, (fam[f"bbb_snr < bbb_magnitude at {f}%"].get("t_test") or {}).get("ci"))
+               for f in TESTED]
+        excl = [f"{-100 * ci[0]:.2f} pp ({f} % removed)" for f, ci in cis if ci and ci[0] < 0]
         width = (f" The test resolves no advantage of the posterior's width over the means' "
-                 f"magnitude at {n} seeds; that is not evidence that there is none.")
+                 f"magnitude at {n} seeds"
+                 + (f"; the intervals exclude an advantage of the SNR larger than "
+                    + " and ".join(excl) + "." if excl else
+                    "; that is not evidence that there is none."))
     elif "holds" in words and "reversed" not in words:
         width = " Ranking by the posterior's width gives the lower error where the claim holds."
     elif "reversed" in words and "holds" not in words:
@@ -600,7 +625,7 @@ def reading_text(summary):
     rnd = {a: t[a]["50"] for a in ("bbb_random", "sgd_random", "dropout_random")}
     if all(rnd.values()) and statistics.fmean(rnd["bbb_random"].values()) > max(
             statistics.fmean(v.values()) for k, v in rnd.items() if k != "bbb_random"):
-        lines.append(f"- Removed at random (no plan tests this), BBB's networks lose more. With "
+        lines.append(f"- Removed at random (not tested), BBB's networks lose more. With "
                      f"half the weights gone, their test error is {m('bbb_random', 50)}, against "
                      f"{m('sgd_random', 50)} (SGD) and {m('dropout_random', 50)} (dropout): "
                      f"{_random_seeds_words(rnd)}.")
@@ -691,7 +716,7 @@ def start_reading_text(summary):
     t = summary["table"]
     fam = summary["families"]["against BBB's starting network"]
     n = len(SEEDS)
-    lines = [f"**What it shows** (plan v3, 2×{H_MAIN}, means over {n} seeds).", ""]
+    lines = [f"**What it shows** (2×{H_MAIN}, means over {n} seeds).", ""]
     by = {}
     for f in TESTED:
         r = fam[f"bbb_snr < start_magnitude at {f}%"]
@@ -701,7 +726,8 @@ def start_reading_text(summary):
         lines.append(f"- {f} % removed: the starting networks pruned by |w| at "
                      f"{_mean_pct(t, 'start_magnitude', f)} test error (per seed "
                      f"{100 * min(st):.2f}–{100 * max(st):.2f} %), BBB by SNR at "
-                     f"{_mean_pct(t, 'bbb_snr', f)}: {r['verdict']}{p}.")
+                     f"{_mean_pct(t, 'bbb_snr', f)}: {r['verdict']}{p}; a − b = "
+                     f"{effect_words(r)}.")
     order = sorted(by, key=lambda w: (w != "holds", w))
     said = [("resolved" if w == "holds" else "not resolved" if w.startswith("not resolved")
              else w) + f" at {' and '.join(map(str, by[w]))} %" for w in order]
@@ -722,19 +748,20 @@ def kl_reading_text(summary):
         return standing_text(summary)
     t = summary["table"]
     fam = summary["families"]["KL weighting"]
-    lines = [f"**What it shows** (plan v2, 2×{H_KL}, means over {len(SEEDS)} seeds).", ""]
+    lines = [f"**What it shows** (2×{H_KL}, means over {len(SEEDS)} seeds).", ""]
     for f in TESTED:
         r = fam[f"uniform_snr < blundell_snr at {f}%"]
         p = f", Holm p = {r['p_holm']:.3g}" if r.get("p_holm") is not None else ""
         lines.append(f"- {f} % removed by SNR: eq. 8's networks at "
                      f"{_mean_pct(t, 'uniform_snr', f)} test error, eq. 9's at "
-                     f"{_mean_pct(t, 'blundell_snr', f)}: {r['verdict']}{p}.")
+                     f"{_mean_pct(t, 'blundell_snr', f)}: {r['verdict']}{p}; a − b = "
+                     f"{effect_words(r)}.")
     import statistics
     u0, b0 = (statistics.fmean(t[a]["0"].values()) for a in ("uniform_snr", "blundell_snr"))
     start = "higher" if b0 > u0 else "lower" if b0 < u0 else "level"
     lines.append(f"- Unpruned, eq. 9's networks start {start} ({_mean_pct(t, 'blundell_snr', 0)}"
-                 f" against {_mean_pct(t, 'uniform_snr', 0)}); the plan tests the error after "
-                 "pruning, not the error pruning adds.")
+                 f" against {_mean_pct(t, 'uniform_snr', 0)}); the test is on the error after "
+                 "pruning, not on the error pruning adds.")
     lines.append("- The test compares the two weightings as trained here, one recipe each; it "
                  "does not say why they differ.")
     return "\n".join(lines)
@@ -761,22 +788,26 @@ def takeaways(summary, v3=None):
     rivals_of = ("sgd_magnitude", "dropout_magnitude")
     lines = [f"- **Is it special to BBB?** Test error after pruning without retraining (mean of "
              f"{n} seeds), BBB by SNR against networks pruned by the magnitude of their weights "
-             "|w|, with the plans' verdict on \"BBB by SNR is lower\":"]
+             "|w|, with the verdict on \"BBB by SNR is lower\" and the difference a − b "
+             "(pp, 95 % interval):"]
     verdicts = []
     for f in TESTED:
         rivals = []
         for r in rivals_of:
             w = word(summary, "error after pruning", f"bbb_snr < {r} at {f}%")
             verdicts.append(w)
-            rivals.append(f"{ARM_LABELS[r]} {mean(r, f)} ({w})" if mean(r, f) != "not measured"
+            we = _verdict_effect(summary, summary["families"]["error after pruning"]
+                                 [f"bbb_snr < {r} at {f}%"])
+            rivals.append(f"{ARM_LABELS[r]} {mean(r, f)} ({we})" if mean(r, f) != "not measured"
                           else f"{ARM_LABELS[r]} (not measured yet)")
         if v3 is not None:
             w3 = word(v3, "against BBB's starting network", f"bbb_snr < start_magnitude at {f}%")
             verdicts.append(w3)
             m3 = mean("start_magnitude", f)
+            we3 = _verdict_effect(v3, v3["families"]["against BBB's starting network"]
+                                  [f"bbb_snr < start_magnitude at {f}%"])
             rivals.append(f"{ARM_LABELS['start_magnitude']} "
-                          + (f"{m3} ({w3}, plan v3)" if m3 != "not measured"
-                             else "(plan v3: not measured yet)"))
+                          + (f"{m3} ({we3})" if m3 != "not measured" else "(not measured yet)"))
         lines.append(f"  - {f} % removed: BBB by SNR {mean('bbb_snr', f)}; "
                      + "; ".join(rivals) + ".")
     decided = [v for v in verdicts if v in ("holds", "reversed")
@@ -805,18 +836,19 @@ def _kl_takeaway(summary, t):
     """The takeaway on the KL weighting (a Markdown bullet with sub-bullets): plan v2's verdicts,
     where the two weightings' networks start unpruned, and what the test cannot say."""
     import statistics
-    kl = _by_verdict([(f, _word(summary, summary["families"]["KL weighting"]
-                                [f"uniform_snr < blundell_snr at {f}%"])) for f in TESTED])
+    kl = "; ".join(f"{f} % removed: " + _verdict_effect(
+        summary, summary["families"]["KL weighting"][f"uniform_snr < blundell_snr at {f}%"])
+        for f in TESTED)
     lines = [f"- **The KL weighting** (section 5, 2×{H_KL}, {len(SEEDS)} seeds). Do eq. 8's "
-             f"1/M weights leave a lower error after SNR pruning than eq. 9's? Plan v2: {kl}."]
+             f"1/M weights leave a lower error after SNR pruning than eq. 9's? {kl}."]
     start = {a: list(t[a]["0"].values()) for a in ("uniform_snr", "blundell_snr")}
     if all(start.values()):
         u0, b0 = (statistics.fmean(v) for v in start.values())
         where = "higher" if b0 > u0 else "lower" if b0 < u0 else "level"
         lines.append(f"  - Unpruned, eq. 9's networks already start {where} "
                      f"({_mean_pct(t, 'blundell_snr', 0)} against "
-                     f"{_mean_pct(t, 'uniform_snr', 0)}); the plan tests the error after "
-                     "pruning, not the error pruning adds.")
+                     f"{_mean_pct(t, 'uniform_snr', 0)}); the test is on the error after "
+                     "pruning, not on the error pruning adds.")
     lines.append("  - Each weighting was trained with one recipe, so the test does not say why "
                  "they differ.")
     return "\n".join(lines)
@@ -848,11 +880,12 @@ def snr_vs_magnitude_takeaway(rec, summary=None, fractions=("95", "98", "99")):
              "the posterior's width. Does it beat ranking by the means' magnitude |μ|?"]
     if summary is not None:
         fam = summary["families"]["error after pruning"]
-        said = _by_verdict([(f, _word(summary, fam[f"bbb_snr < bbb_magnitude at {f}%"]))
-                            for f in TESTED])
+        said = "; ".join(f"{f} % removed: "
+                         + _verdict_effect(summary, fam[f"bbb_snr < bbb_magnitude at {f}%"])
+                         for f in TESTED)
         seen = any(f"bbb_snr < bbb_magnitude at {f}%" in SEEN_BEFORE_PLAN for f in TESTED)
-        lines.append(f"  - At 2×{H_MAIN}, plan v2's paired t-test over {len(SEEDS)} seeds (Holm"
-                     + ("; numbers seen before the plan" if seen else "") + f"): {said}.")
+        lines.append(f"  - At 2×{H_MAIN}, the paired t-test over {len(SEEDS)} seeds (Holm"
+                     + ("; exploratory" if seen else "") + f"), SNR − |μ|: {said}.")
     counts = []
     for H in widths:
         n_tests, by = pruning.mcnemar_counts(rec, H, fractions)
@@ -880,6 +913,47 @@ def snr_vs_magnitude_takeaway(rec, summary=None, fractions=("95", "98", "99")):
         lines.append(f"  - The largest difference is at 2×{H} with {f} % removed: "
                      f"{100 * a:.2f} % by SNR against {100 * b:.2f} % by |μ| (mean of "
                      f"{k} seed{'s' if k != 1 else ''})"
-                     + ("." if tested else "; no plan tests it, so this is a description, "
-                        "not a verdict."))
+                     + ("." if tested else "; no test was declared for it, so this is a "
+                        "description, not a verdict."))
     return "\n".join(lines)
+
+
+def answer_text(rec, dip, summary=None, fraction=95):
+    """Notebook 04's answer on its first screen (Markdown, two sentences), every number from the
+    results: the test error that removing ``fraction`` % by SNR adds at 2×1200 with its 95 %
+    interval against the paper's, the dip of Figure 4's density with the share of weights below
+    it and the measured cost there (``dip``: snr_dip.json's metrics), and, from ``summary``, SNR
+    against |μ| on the same networks, with what its interval excludes."""
+    from . import pruning
+    H = rec["metrics"]["models"][0]["H"]
+    ms = pruning._by_width(rec, H)
+    gaps, s, paper = pruning.gap_stats(rec, fraction)
+    unpruned = sum(m["error_at"]["snr"]["0"] for m in ms) / len(ms)
+    after = sum(m["error_at"]["snr"][str(fraction)] for m in ms) / len(ms)
+    flat = pruning.course_state(unpruned, after) == "flat"
+    ci = s["ci"]
+    where = ("" if ci is None else
+             f", {'inside' if ci[0] <= paper <= ci[1] else 'outside'} the interval")
+    first = (f"**The answer.** {'Yes' if flat else 'Only in part'}: removing {fraction} % of the "
+             f"weights of our 2×{H} BBB networks by SNR changes their test error by "
+             f"{s['mean']:+.2f} pp"
+             + (f" (95 % interval {ci[0]:+.2f} to {ci[1]:+.2f})" if ci else "")
+             + f" against the paper's {paper:+.2f} pp{where}")
+    w = dip["widths"].get(str(H)) if dip else None
+    if w and w["bimodal"] and w.get("cost_below"):
+        lo = w["cost_below"]
+        first += (f"; and the SNR density has the paper's two modes, with "
+                  f"{100 * w['share_below']['mean']:.1f} % of the weights below the dip between "
+                  f"them ({pruning._db(w['dip_db']['mean'])} dB), where removing "
+                  f"{lo['removed_pct']} % adds {pruning._ci_words(lo, unit=' pp')}")
+    text = first + "."
+    if summary is not None and not summary["interim"]:
+        fam = summary["families"]["error after pruning"]
+        r = fam[f"bbb_snr < bbb_magnitude at {fraction}%"]
+        ci = (r.get("t_test") or {}).get("ci")
+        excl = (f"; the interval excludes an advantage of the SNR larger than "
+                f"{-100 * ci[0]:.2f} pp" if ci and ci[0] < 0 else "")
+        text += (f" Whether the SNR ranks weights better than their mean's magnitude |μ| on the "
+                 f"same networks is {r['verdict']} (SNR − |μ| at {fraction} % removed: "
+                 f"{effect_words(r)}{excl}).")
+    return text

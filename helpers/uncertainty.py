@@ -1022,6 +1022,36 @@ def last_layer_figure(draws, lim=6.0):
     return fig
 
 
+# Okabe–Ito, colour-blind safe: one colour per prior in the last-layer figure
+PRIOR_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#000000", "#56B4E9", "#D55E00")
+
+
+def last_layer_figure_full(draws, bins_per_unit=10):
+    """Densities (log scale) of the last-layer weight draws of ``last_layer_draws``, one panel
+    per data set, over the whole range of the draws (nothing cut), in a colour-blind-safe
+    palette with the legend above the panels."""
+    import math
+
+    import matplotlib.pyplot as plt
+    datas = list(dict.fromkeys(d for d, _ in draws))
+    priors = list(dict.fromkeys(p for _, p in draws))
+    fig, axes = plt.subplots(1, len(datas), figsize=(12, 4.2), constrained_layout=True,
+                             squeeze=False)
+    for ax, ds in zip(axes[0], datas):
+        lim = math.ceil(max(float(w.abs().max()) for (d, _), w in draws.items() if d == ds))
+        for (d, prior), w in draws.items():
+            if d == ds:
+                ax.hist(w.numpy(), bins=2 * lim * bins_per_unit, range=(-lim, lim),
+                        density=True, histtype="step", lw=1.3, label=prior,
+                        color=PRIOR_COLORS[priors.index(prior) % len(PRIOR_COLORS)])
+        ax.set(yscale="log", xlabel="last-layer weight (the whole range of the draws)",
+               ylabel="density (log scale)", title=ds)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), fontsize=9,
+               frameon=False)
+    return fig
+
+
 def weights_text(draws, acc=None, n_test=None, near=0.25, far=4.0, similar=1.5, chance=0.5):
     """Section 7: the reading of the last-layer weight densities from the draws themselves, one
     Markdown bullet per data set: the standard deviations of the draws (a "similar spread" when

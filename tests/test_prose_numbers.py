@@ -50,7 +50,7 @@ ALLOWED = {
                    "0 %": _SETTING},
     "05_uncertainty": {"0.5": _READ, "10,000": _SETTING, "1,000": _SETTING,
                        "0.955": _SETTING},
-    "06_alternatives": {"0.2": _SETTING, "0.5": _SETTING, "10,000": _SETTING,
+    "06_alternatives": {"0.5": _SETTING, "10,000": _SETTING,
                         "0.98": "a published value (Kristiadi et al. 2021)",
                         "0.99": "a published value (Kristiadi et al. 2021)",
                         "2,000": "plan v3's subset size (a setting)",

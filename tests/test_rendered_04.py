@@ -305,8 +305,10 @@ def test_paper_takeaway_names_the_timed_network_and_counts_figure4():
 
 def _claims(verdicts, lhs=(0.014, 0.015, 0.016), rhs=(0.2, 0.21, 0.22), p=0.01):
     """{claim: result} with the given verdict per claim and the same per-seed values."""
+    d = sum(a - b for a, b in zip(lhs, rhs)) / len(lhs)
     return {c: {"verdict": v, "seeds": [0, 1, 2], "lhs": list(lhs), "rhs": list(rhs),
-                "p_holm": p} for c, v in verdicts.items()}
+                "p_holm": p, "t_test": {"mean_diff": d, "ci": [d - 0.01, d + 0.01]}}
+            for c, v in verdicts.items()}
 
 
 NR = "not resolved at 3 seeds"
@@ -381,22 +383,25 @@ def test_reading_text_claims_no_more_than_the_verdicts():
     text = PP.reading_text(_v2(_after()))
     assert "magnitude pruning leaves Table 1's SGD networks at 30.00 % test error and the " \
            "dropout networks at 40.00 %, against 1.50 % for BBB pruned by SNR" in text
-    assert "  - against SGD by |w|: not resolved at 3 seeds (95% removed), holds (98% " \
-           "removed)." in text
-    assert "  - against dropout by |w|: holds (95% and 98% removed)." in text
+    # each verdict with its effect beside it: a − b and its 95 % interval
+    assert "  - against SGD by |w|: 95 % removed: not resolved at 3 seeds, a − b = -19.50 pp [-20.50, -18.50]; " \
+           "98 % removed: holds, a − b = -19.50 pp [-20.50, -18.50]." in text
+    assert "  - against dropout by |w|: 95 % removed: holds, a − b = -19.50 pp [-20.50, -18.50]; 98 % " \
+           "removed: holds" in text
     assert "The test resolves no advantage of the posterior's width over the means' magnitude " \
-           "at 3 seeds; that is not evidence that there is none." in text
+           "at 3 seeds; the intervals exclude an advantage of the SNR larger than 20.50 pp " \
+           "(95 % removed) and 20.50 pp (98 % removed)." in text
+    assert "plan" not in text
     assert "what keeps the accuracy" not in text and "lets the rest go" not in text
-    assert "plan v3" not in text  # said once, in the typed cell that introduces plan v3
     assert "*error added by pruning*, gives the same verdict on every claim." in text
-    assert "- Removed at random (no plan tests this), BBB's networks lose more. With half the " \
+    assert "- Removed at random (not tested), BBB's networks lose more. With half the " \
            "weights gone, their test error is 20.00 %, against 3.00 % (SGD) and 2.00 % " \
            "(dropout): means of 3 seeds each; BBB's is the highest on 3 of the 3 seeds." in text
     text = PP.reading_text(_v2(_after(mag=("holds", NR)),
                                added=_after(mag=(NR, NR), sgd=(NR, NR))))
     assert "Ranking by the posterior's width gives the lower error where the claim holds." \
            in text and "no advantage" not in text
-    assert "differs on BBB, SNR |μ|/σ < BBB, |μ|, 95% removed [numbers seen before the plan], " \
+    assert "differs on BBB, SNR |μ|/σ < BBB, |μ|, 95% removed [exploratory], " \
            "BBB, SNR |μ|/σ < SGD, |w|, 98% removed." in text
     quiet = _v2(_after(), table={**_v2(_after())["table"],
                                  **_table(bbb_random={50: 0.01})})
@@ -427,7 +432,9 @@ def test_standing_text_is_one_bullet_per_family():
 def test_start_reading_text_says_what_the_v3_verdicts_show():
     text = PP.start_reading_text(_v3(NR, "holds"))
     assert "- 95 % removed: the starting networks pruned by |w| at 15.00 % test error (per seed " \
-           "14.00–16.00 %), BBB by SNR at 1.50 %: not resolved at 3 seeds, Holm p = 0.02." in text
+           "14.00–16.00 %), BBB by SNR at 1.50 %: not resolved at 3 seeds, Holm p = 0.02; " \
+           "a − b = -19.50 pp [-20.50, -18.50]." in text
+    assert "plan" not in text
     assert "is resolved at 98 % and not resolved at 95 % removed (3 seeds)." in text
     assert "this test does not separate them" in text
     text = PP.start_reading_text(_v3("holds", "holds"))
@@ -454,7 +461,8 @@ def test_starting_network_text_tells_one_network_from_equal_counts():
 def test_kl_reading_text_reads_the_verdicts_and_where_the_networks_start():
     text = PP.kl_reading_text(_v2(_after()))
     assert "- 95 % removed by SNR: eq. 8's networks at 1.60 % test error, eq. 9's at 5.00 %: " \
-           "holds, Holm p = 0.01." in text
+           "holds, Holm p = 0.01; a − b = -19.50 pp [-20.50, -18.50]." in text
+    assert "plan" not in text
     assert "Unpruned, eq. 9's networks start higher (1.80 % against 1.60 %)" in text
     text = PP.kl_reading_text(_v2(_after(), kl=(NR, "reversed")))
     assert "eq. 9's at 5.00 %: not resolved at 3 seeds" in text and ": reversed," in text
@@ -463,18 +471,21 @@ def test_kl_reading_text_reads_the_verdicts_and_where_the_networks_start():
 
 def test_takeaways_say_each_comparison_once():
     text = PP.takeaways(_v2(_after()), _v3(NR, "holds"))
-    assert "  - 95 % removed: BBB by SNR 1.50 %; SGD, |w| 30.00 % (not resolved at 3 seeds); " \
-           "dropout, |w| 40.00 % (holds); BBB's starting SGD network, |w| 15.00 % (not " \
-           "resolved at 3 seeds, plan v3)." in text
+    assert "  - 95 % removed: BBB by SNR 1.50 %; SGD, |w| 30.00 % (not resolved at 3 seeds, " \
+           "a − b = -19.50 pp [-20.50, -18.50]); dropout, |w| 40.00 % (holds, a − b = -19.50 pp [-20.50, -18.50]); " \
+           "BBB's starting SGD network, |w| 15.00 % (not resolved at 3 seeds, a − b = -19.50 pp [-20.50, -18.50])." \
+        in text
+    assert "plan" not in text.lower()
     assert "BBB, |μ|" not in text  # the SNR-or-|μ| takeaway reads it
     assert "  - 4 of these 6 claims hold; the others: not resolved at 3 seeds." in text
     assert "- **The KL weighting** (section 5, 2×400, 3 seeds). Do eq. 8's 1/M weights leave a " \
-           "lower error after SNR pruning than eq. 9's? Plan v2: holds (95% and 98% " \
-           "removed)." in text
+           "lower error after SNR pruning than eq. 9's? 95 % removed: holds, a − b = -19.50 pp [-20.50, -18.50]; " \
+           "98 % removed: holds, a − b = -19.50 pp [-20.50, -18.50]." in text
     assert "no verdict is shown" not in text
     interim = PP.takeaways(_v2(_after(), interim=True))
     assert "SGD, |w| 30.00 % (pending (1 networks to train))" in interim
-    assert "claims hold" not in interim and "plan v3" not in interim
+    assert "claims hold" not in interim and "starting SGD network" not in interim
+    assert "a − b =" not in interim  # no effect beside a pending verdict
 
 
 def test_takeaways_carry_what_the_comparisons_cannot_separate():
@@ -497,19 +508,22 @@ def test_takeaways_carry_what_the_comparisons_cannot_separate():
 def test_takeaways_on_the_kl_weighting_say_where_the_networks_start_and_one_recipe_each():
     text = PP.takeaways(_v2(_after()))
     assert "  - Unpruned, eq. 9's networks already start higher (1.80 % against 1.60 %); the " \
-           "plan tests the error after pruning, not the error pruning adds." in text
+           "test is on the error after pruning, not on the error pruning adds." in text
     assert "  - Each weighting was trained with one recipe, so the test does not say why they " \
            "differ." in text
     low = _v2(_after(), kl=(NR, "reversed"), table=_table(
         bbb_snr=0.015, sgd_magnitude=0.3, dropout_magnitude=0.4, uniform_snr=0.016,
         blundell_snr={0: 0.012, 95: 0.05, 98: 0.3}))
     text = PP.takeaways(low)
-    assert "Plan v2: not resolved at 3 seeds (95% removed), reversed (98% removed)." in text
+    assert "95 % removed: not resolved at 3 seeds, a − b = -19.50 pp [-20.50, -18.50]; 98 % removed: reversed, " \
+           "a − b = -19.50 pp [-20.50, -18.50]." in text
     assert "eq. 9's networks already start lower (1.20 % against 1.60 %)" in text
 
 
 def _summary(v95, v98, interim=False):
-    fam = {f"bbb_snr < bbb_magnitude at {f}%": {"verdict": v} for f, v in ((95, v95), (98, v98))}
+    tt = {"mean_diff": 0.0002, "ci": [-0.0009, 0.0014]}
+    fam = {f"bbb_snr < bbb_magnitude at {f}%": {"verdict": v, "t_test": tt}
+           for f, v in ((95, v95), (98, v98))}
     return {"interim": interim, "missing": ["x"] if interim else [],
             "families": {"error after pruning": fam}}
 
@@ -523,23 +537,27 @@ def test_snr_vs_magnitude_takeaway_gives_both_directions_and_the_largest_differe
     text = PP.snr_vs_magnitude_takeaway(rec, _summary(NR, NR))
     assert text.startswith("- **SNR or |μ|?** Ranking by SNR uses what BBB learns beyond a point "
                            "estimate")
-    assert "  - At 2×1200, plan v2's paired t-test over 3 seeds (Holm; numbers seen before the " \
-           "plan): not resolved at 3 seeds (95% and 98% removed)." in text
+    assert "  - At 2×1200, the paired t-test over 3 seeds (Holm; exploratory), SNR − |μ|: 95 % " \
+           "removed: not resolved at 3 seeds, a − b = +0.02 pp [-0.09, +0.14]; 98 % removed: " \
+           "not resolved at 3 seeds, a − b = +0.02 pp [-0.09, +0.14]." in text
+    assert "plan" not in text
     assert "give p < 0.05 on 1 of 9 at 2×1200 (seed 2 at 99 %, fewer errors by |μ|) and on 6 " \
            "of 9 at 2×400 (each network at 98 and 99 %, fewer errors by SNR)." in text
     assert "  - The largest difference is at 2×400 with 99 % removed: 7.70 % by SNR against " \
-           "51.10 % by |μ| (mean of 3 seeds); no plan tests it, so this is a description, " \
-           "not a verdict." in text
+           "51.10 % by |μ| (mean of 3 seeds); no test was declared for it, so this is a " \
+           "description, not a verdict." in text
     quiet = _rec([_model(1200, 0, CLIMB, FLAT), _model(400, 0, tests=NONE)])
     text = PP.snr_vs_magnitude_takeaway(quiet, _summary("holds", "reversed"))
-    assert "holds (95% removed), reversed (98% removed)" in text
+    assert "95 % removed: holds, a − b = +0.02 pp [-0.09, +0.14]; 98 % removed: reversed, " \
+           "a − b = +0.02 pp" in text
     assert "on 0 of 3 at 2×1200 and on 0 of 3 at 2×400." in text
-    assert "largest difference is at 2×1200 with 99 % removed" in text and "no plan tests it" \
-        in text
+    assert "largest difference is at 2×1200 with 99 % removed" in text and "no test was " \
+        "declared for it" in text
     interim = PP.snr_vs_magnitude_takeaway(quiet, _summary("holds", "holds", interim=True))
-    assert "pending (1 networks to train) (95% and 98% removed)" in interim
+    assert "95 % removed: pending (1 networks to train); 98 % removed: pending" in interim
+    assert "a − b" not in interim
     no_plan = PP.snr_vs_magnitude_takeaway(quiet)  # without plan v2: McNemar only
-    assert "plan v2" not in no_plan and "on 0 of 3 at 2×1200" in no_plan
+    assert "t-test" not in no_plan and "on 0 of 3 at 2×1200" in no_plan
     same = PP.snr_vs_magnitude_takeaway(_rec([_model(1200, 0), _model(400, 0)]))
     assert "largest difference" not in same and "the mean errors agree to 0.01 pp" in same
 
@@ -590,7 +608,7 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
     assert take.startswith("- **SNR or |μ|?** ")
     if summary is not None and not summary["interim"]:
         v = summary["families"]["error after pruning"]["bbb_snr < bbb_magnitude at 95%"]
-        assert f"{v['verdict']} (95%" in take
+        assert f"95 % removed: {v['verdict']}, a − b = {PP.effect_words(v)}" in take
         assert "no advantage of the posterior's width" in PP.reading_text(summary) or \
             v["verdict"] != "not resolved at 3 seeds"
     v3 = PP.load_summary(3)

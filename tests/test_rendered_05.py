@@ -715,3 +715,162 @@ def test_prior_readings_run_on_the_committed_results(committed):
     text = U.weights_text(draws, acc, rec["config"]["n_test"])
     assert f"{float(draws[('circles', 'flat')].std()):.2f}" in text
     assert "steps)" in U.prior_takeaway(acc, rec["config"]["n_test"], rec["config"]["steps"])
+
+
+# ---- the chapter: the final comparison (helpers.ood_plan), read as BBB minus its rival ----
+
+def _final(auroc, ece, n=10):
+    """A planted final summary: per-seed AUROC and ECE of each row, the claims tested as the plan
+    tests them (helpers.stats.ordering_family, AUROC claims "rival < bbb", ECE "bbb < rival")."""
+    from helpers import ood_plan as O
+    from helpers import stats
+    table = {m: {"full": {k: {"seeds": list(range(n)), "per_seed": list(v[m]),
+                              "mean": statistics.fmean(v[m]), "sd": statistics.stdev(v[m])}
+                          for k, v in (("auroc_entropy", auroc), ("ece", ece))}}
+             for m in O.ROWS}
+    fam_a = stats.ordering_family({f"{r} < bbb on auroc_entropy": (auroc[r], auroc["bbb"])
+                                   for r in O.RIVALS})
+    fam_e = stats.ordering_family({f"bbb < {r} on ece": (ece["bbb"], ece[r]) for r in O.RIVALS})
+    return {"seeds": list(range(n)), "interim": False, "table": table, "mc_robustness": {},
+            "families": {"OOD AUROC (entropy)": fam_a, "test ECE": fam_e}}
+
+
+def _wiggle(base, scale, k=3, n=10):
+    """n values around ``base`` within ±``scale``, in an order set by ``k``."""
+    return [base + scale * ((i * k) % 11 - 5) / 5 for i in range(n)]
+
+
+def _planted(bbb_ece=0.004):
+    auroc = {"bbb": _wiggle(0.92, 0.01), "map": _wiggle(0.88, 0.01, 4),
+             "mc_dropout": _wiggle(0.96, 0.01, 5), "ensemble": _wiggle(0.92, 0.02, 7)}
+    ece = {"bbb": _wiggle(bbb_ece, 0.0005), "map": _wiggle(0.0041, 0.0006, 2),
+           "mc_dropout": _wiggle(0.006, 0.0005, 6), "ensemble": _wiggle(0.008, 0.0005, 8)}
+    return _final(auroc, ece)
+
+
+def test_effects_read_bbb_minus_its_rival_whatever_the_claim_is_written_as():
+    from helpers import ood_plan as O
+    v2 = _planted()
+    es = {(e["metric"], e["rival"]): e for e in O.effects(v2)}
+    assert [e["metric"] for e in O.effects(v2)][:3] == ["auroc_entropy"] * 3
+    for e in es.values():  # BBB − rival, and its interval around it
+        d = statistics.fmean(O._per_seed_diffs(v2, e))
+        assert e["diff"] == pytest.approx(d)
+        assert e["ci"][0] < e["diff"] < e["ci"][1]
+    assert es[("auroc_entropy", "map")]["diff"] > 0
+    assert es[("auroc_entropy", "map")]["word"] == "BBB better"
+    assert es[("auroc_entropy", "mc_dropout")]["diff"] < 0
+    assert es[("auroc_entropy", "mc_dropout")]["word"] == "BBB worse"
+    assert es[("auroc_entropy", "ensemble")]["word"] == "not resolved at 10 seeds"
+    assert es[("ece", "ensemble")]["diff"] < 0 and es[("ece", "ensemble")]["word"] == "BBB better"
+
+
+def test_answer_says_the_direction_with_each_interval():
+    from helpers import ood_plan as O
+    v2 = _planted()
+    es = {(e["metric"], e["rival"]): e for e in O.effects(v2)}
+    text = O.answer_text(v2)
+    assert text.count(". ") <= 3 and "**The answer** (10 paired seeds" in text
+    assert (f"better than MAP (AUROC {O.effect_words(es[('auroc_entropy', 'map')], False)})"
+            in text)
+    assert "worse than MC dropout (AUROC −" in text
+    assert (f"against the deep ensemble ({O.effect_words(es[('auroc_entropy', 'ensemble')], False)})"
+            " the difference is not resolved at 10 seeds") in text
+    assert "is better calibrated than" in text
+    # BBB worst calibrated of the four: the sentence turns
+    worse = O.answer_text(_planted(bbb_ece=0.02))
+    assert "is worse calibrated than MAP" in worse and "better calibrated" not in worse
+    for t in (text, worse, O.effects_text(v2), O.takeaways_text(v2)):
+        assert "reversed" not in t and "holds" not in t and "version" not in t
+
+
+def test_effects_text_says_what_each_interval_excludes():
+    from helpers import ood_plan as O
+    v2 = _planted()
+    text = O.effects_text(v2)
+    assert text.count("\n- ") == 6
+    e = next(e for e in O.effects(v2) if e["rival"] == "ensemble" and e["high"])
+    assert (f"the interval contains zero, and excludes a gain of BBB above {e['ci'][1]:.3f} and a "
+            f"deficit above {-e['ci'][0]:.3f}") in text
+    e = next(e for e in O.effects(v2) if e["rival"] == "mc_dropout" and e["high"])
+    assert f"puts BBB's deficit between {-e['ci'][1]:.3f} and {-e['ci'][0]:.3f}" in text
+
+
+def test_differences_figure_draws_the_tested_intervals():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from helpers import ood_plan as O
+    v2 = _planted()
+    fig = O.differences_figure(v2)
+    try:
+        axes = fig.axes
+        assert len(axes) == 2
+        for ax, metric in zip(axes, ("auroc_entropy", "ece")):
+            es = [e for e in O.effects(v2) if e["metric"] == metric]
+            lo, hi = ax.get_xlim()
+            for e in es:  # nothing drawn outside the axes
+                d = O._per_seed_diffs(v2, e)
+                assert lo < min(d + e["ci"]) and max(d + e["ci"]) < hi
+            labels = [t.get_text() for t in ax.get_yticklabels()]
+            assert [lab.split("\n")[1] for lab in labels] == [e["word"] for e in es]
+    finally:
+        plt.close(fig)
+
+
+def test_last_layer_figure_hides_no_draw():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    draws = {("circles", "flat"): torch.tensor([-11.3, 0.0, 0.2, 7.9]),
+             ("circles", "Normal"): torch.tensor([-1.0, 0.5]),
+             ("moons", "flat"): torch.tensor([-2.0, 2.5])}
+    fig = U.last_layer_figure_full(draws)
+    try:
+        (lo, hi), (lo2, hi2) = (ax.get_xlim() for ax in fig.axes[:2])
+        assert lo <= -11.3 and hi >= 7.9 and lo2 <= -2.0 and hi2 >= 2.5
+        assert len({p.get_edgecolor() for p in fig.axes[0].patches}) == 2
+    finally:
+        plt.close(fig)
+
+
+def test_choices_rows_mark_the_edges_of_each_grid():
+    from helpers import ood_plan as O
+    from helpers import alternatives_plan as A
+    grid = A.SEARCHES["bbb"]["grid"]
+    pick = {"config": {k: v[1] for k, v in grid.items()}, "epochs": A.MAX_EPOCHS - 5}
+    edge = {"config": {k: min(v) for k, v in grid.items()}, "epochs": A.MAX_EPOCHS}
+    rows = O.choices_rows({"map": pick | {"config": {k: v[1] for k, v in
+                                                       A.SEARCHES["map"]["grid"].items()}},
+                           "mc_dropout": None, "bbb": edge})[1]
+    assert rows[0][-1] == "none" and rows[1][2] == "no choice yet"
+    assert rows[2][-1] == "learning rate, ρ0, epochs (the most allowed)"
+    assert "learning rate" in O.edges_words({"map": None, "mc_dropout": None, "bbb": edge})
+
+
+def test_the_committed_chapter_opens_with_its_answer_and_tells_no_history(committed):
+    """The first code cell renders the answer from the final summary; no prose or rendered
+    output speaks of plan versions, commits, referees or issues; every figure of the notebook
+    is one it saves (nothing drawn from an older run is left in figures/)."""
+    import re
+    from helpers import ood_plan as O
+    from tests.test_figures import savefig_patterns
+    v2 = O.load_summary()
+    if v2 is None:
+        pytest.skip("no final summary committed")
+    nb = json.loads((ROOT / "notebooks" / "05_uncertainty.ipynb").read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    first = "".join("".join(o.get("data", {}).get("text/markdown", ""))
+                    for o in code[0].get("outputs", []))
+    assert first == O.answer_text(v2) and "**The answer**" in first
+    for e in O.effects(v2):
+        assert O.effect_words(e, False) in first
+    texts = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    texts += ["".join(o.get("data", {}).get("text/markdown", "")) + "".join(o.get("text", ""))
+              for c in code for o in c.get("outputs", [])]
+    words = re.compile(r"version [12]|plan v\d|\bcommit|referee|issue \d|reversed", re.I)
+    hits = [w.group(0) for t in texts for w in [words.search(t)] if w]
+    assert not hits, f"history in notebook 05: {hits}"
+    pats = savefig_patterns(ROOT / "notebooks" / "05_uncertainty.py")
+    figs = sorted(p.name for p in (ROOT / "figures").glob("05_uncertainty-*"))
+    assert figs and all(any(re.fullmatch(p, f) for p in pats) for f in figs), figs

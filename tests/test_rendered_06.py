@@ -326,7 +326,7 @@ def test_laplace_note_follows_the_numbers():
     assert "- Error: 1.80 % and 1.70 % (MAP 1.70 %); ECE: 0.116 and 0.070 (MAP 0.008)." in text
     assert "Both fits' ECE is more than twice their error rate" in text
     assert "their mean confidence lies at least 0.080 and 0.036 below the accuracy" in text
-    assert "Their NLL claims" in text
+    assert "Their NLL above MAP's therefore comes with this under-confidence" in text
     assert "highest AUROC" not in text  # BBB's subset AUROC (0.95) is the highest: no note
     # ECEs within twice the error rate: no direction claimed
     text = R.laplace_note(_v3({}, _subset(0.05, 0.06, 0.017, 0.07)))
@@ -642,34 +642,162 @@ def _ps(verdicts, precisions=(5.79, 1e4, 50.0), mc_change=False, repro=0.0):
             "marglik_reproduces_plan": {"nll": repro, "auroc_entropy": 0.0}}
 
 
+def _ps_per_seed(ps, nll):
+    """Give every setting of a planted prior check per-seed NLLs ({setting: value})."""
+    for k, v in nll.items():
+        ps["settings"][k]["per_seed"] = {"nll": [v] * 4}
+        ps["settings"][k]["mean"]["nll"] = v
+    ps["seeds"] = list(range(4))
+    return ps
+
+
 def test_prior_check_reading_is_short_bullets():
     v3 = _v3({"map": {"nll": [0.0608] * 4, "auroc_entropy": [0.884] * 4}}, {})
     ps = _ps({"marglik": ("holds", NR), "gridsearch_val": (NR, "holds"),
               "map_weight_decay": (NR, NR)})
     text = R.prior_check_text(ps, v3)
     lines = text.splitlines()
-    assert all(len(x) < 260 for x in lines) and sum(x.startswith("- ") for x in lines) == 7
+    assert all(len(x) < 260 for x in lines) and sum(x.startswith("- ") for x in lines) == 6
     assert "(5.79 → 50 → 1e+04) the row's NLL improves (0.0734 → 0.0613 → 0.0608) while its " \
            "AUROC falls (0.917 → 0.893 → 0.886)" in text
     assert "MAP's own network: AUROC 0.884, NLL 0.0608." in text
     assert "on 10 of 10 seeds" in text
-    assert "\"BBB better on NLL\", the plan's test applied: holds only with the precision set " \
-           "by the marginal likelihood (the plan's setting); not resolved at 10 seeds " \
-           "otherwise." in text
-    assert "AUROC\", the plan's test applied: holds only with the precision set by the " \
-           "validation grid search" in text
-    assert "change none of these outcomes" in text and "reproduces the plan's own records " \
-           "exactly." in text
-    assert "verdict" not in text  # the check's outcomes are not the plan's verdicts
-    # another planted outcome: one reversal, a shaky outcome, no grid-search top, a difference
+    # 0.0734 and 0.0613 lie above MAP's 0.0608, the grid's 0.0608 is planted equal: one left
+    assert "With the precision set by marginal likelihood (the plan's) and N × MAP's weight " \
+           "decay the fit's NLL stays above MAP's: failed fits" in text
+    assert "With the precision set by grid search on validation NLL, the plan's test applied " \
+           "gives NLL: not resolved at 10 seeds; AUROC: BBB better." in text
+    assert "reproduces the plan's own records exactly." in text
+    assert "holds" not in text and "verdict" not in text  # no verdict words on failed fits
+    # every setting above MAP: no outcome at all; a shaky outcome is named where one is drawn
+    ps = _ps_per_seed(_ps({k: ("holds", "holds") for k in ("marglik", "gridsearch_val",
+                                                           "map_weight_decay")}),
+                      {"marglik": 0.07, "gridsearch_val": 0.061, "map_weight_decay": 0.062})
+    text = R.prior_check_text(ps, v3)
+    assert "Under every setting tried the fit's NLL stays above MAP's: failed fits" in text
+    assert "BBB better" not in text
     ps = _ps({"marglik": ("holds", NR), "gridsearch_val": ("reversed", NR),
               "map_weight_decay": ("holds", "holds")}, precisions=(5.79, 100.0, 50.0),
              mc_change=True, repro=1e-6)
+    ps["settings"]["map_weight_decay"]["mean"]["nll"] = 0.0600
     text = R.prior_check_text(ps, v3)
-    assert "holds only with the precision set by the marginal likelihood (the plan's setting) " \
-           "and N × weight decay; reversed with the validation grid search." in text
     assert "top of its range" not in text and "(largest difference: NLL 1e-06" in text
-    assert "change the outcome for: marginal likelihood (the plan's), NLL" in text
+    assert "N × MAP's weight decay, the plan's test applied gives NLL: BBB better; AUROC: BBB " \
+           "better (BBB's extra sampling seeds change the NLL and AUROC outcome" in text
+
+
+def test_prior_check_rows_give_failed_fits_no_verdict():
+    v3 = _v3({"map": {"nll": [0.0608] * 4}}, {})
+    ps = _ps_per_seed(_ps({k: ("holds", "holds") for k in ("marglik", "gridsearch_val",
+                                                           "map_weight_decay")}),
+                      {"marglik": 0.07, "gridsearch_val": 0.0600, "map_weight_decay": 0.062})
+    for k in ps["settings"]:
+        for c in ps["settings"][k]["tests"]:
+            ps["settings"][k]["tests"][c]["t_test"] = {"mean_diff": -0.01, "ci": [-0.02, -0.005]}
+    header, rows = R.prior_check_rows(ps, v3)
+    out = {r[0]: r for r in rows}
+    assert out["marginal likelihood (the plan's)"][-1] == R.FAILED_FIT
+    assert out["grid search on validation NLL"][-1] == "NLL: BBB better; AUROC: BBB better"
+    # BBB − it: the NLL claim's a − b as it is, the AUROC claim's sign turned
+    assert out["N × MAP's weight decay"][6] == "−0.0100 [−0.0200, −0.0050]"
+    assert out["N × MAP's weight decay"][7] == "+0.010 [+0.005, +0.020]"
+    assert out["grid search on validation NLL"][3] == "—"  # equal per seed: no interval
+
+
+def _story(nll_fit=0.0734, ll_on="full"):
+    """A version-3 summary for the story: MAP, MC dropout, IVON and last-layer Laplace."""
+    full = {"map": {"nll": [0.0608, 0.0610, 0.0606, 0.0608]},
+            "mc_dropout": {"nll": [0.053] * 4}, "ivon": {"nll": [0.057] * 4},
+            "laplace_ll_kron": {"nll": [nll_fit, nll_fit + 0.001, nll_fit - 0.001, nll_fit]}}
+    s = _v3(full, {})
+    tt = lambda m, lo, hi: {"mean_diff": m, "ci": [lo, hi]}  # noqa: E731
+    s["families"] = {
+        "test NLL": {
+            "bbb < map on nll": {"verdict": NR, "p_holm": 0.24, "on": "full",
+                                 "t_test": tt(-0.0021, -0.0059, 0.0016)},
+            "bbb < mc_dropout on nll": {"verdict": "reversed", "p_holm": 0.004, "on": "full",
+                                        "t_test": tt(0.0052, 0.0027, 0.0078)},
+            "bbb < laplace_ll_kron on nll": {"verdict": "holds", "p_holm": 3e-5, "on": ll_on,
+                                             "t_test": tt(-0.0147, -0.0182, -0.0111)}},
+        "OOD AUROC (entropy)": {
+            "map < bbb on auroc_entropy": {"verdict": "holds", "p_holm": 0.031, "on": "full",
+                                           "t_test": tt(-0.0376, -0.0615, -0.0136)},
+            "ivon < bbb on auroc_entropy": {"verdict": NR, "p_holm": 0.65, "on": "full",
+                                            "t_test": tt(-0.0064, -0.0203, 0.0078)}}}
+    s["cost"] = {"map": {"train_ratio_to_map": 1.0, "predict_s_10k": 0.14},
+                 "bbb": {"train_ratio_to_map": 1.9, "predict_s_10k": 4.1},
+                 "mc_dropout": {"train_ratio_to_map": 1.1, "predict_s_10k": 4.6}}
+    return s
+
+
+def test_a_laplace_row_worse_than_its_map_network_is_a_failed_fit():
+    s = _story()
+    failed = R.failed_fits(s)
+    assert set(failed) == {"laplace_ll_kron"} and failed["laplace_ll_kron"]["up"] == 4
+    assert failed["laplace_ll_kron"]["diff"]["mean_diff"] == pytest.approx(0.0734 - 0.0608)
+    assert R.failed_fits(_story(nll_fit=0.0600)) == {}  # better than MAP: a rival
+    words = {(e["score"], e["rival"]): e["word"] for e in R.effects(s)}
+    assert words[("test NLL", "laplace_ll_kron")] == R.FAILED_FIT  # the plan said "holds"
+    assert words[("test NLL", "mc_dropout")] == "BBB worse"
+    assert words[("OOD AUROC", "map")] == "BBB better"
+    assert words[("OOD AUROC", "ivon")] == NR
+    words = {(e["score"], e["rival"]): e["word"] for e in R.effects(_story(nll_fit=0.06))}
+    assert words[("test NLL", "laplace_ll_kron")] == "BBB better"
+    text = R.failed_fit_text(s)
+    assert "Laplace (last layer) (full test sets): NLL 0.0734 against MAP's 0.0608" in text
+    assert "worse on 4 of 4 seeds" in text
+    assert R.failed_fit_text(_story(nll_fit=0.06)) == ""
+
+
+def test_effects_are_bbb_minus_rival_with_intervals():
+    s = _story()
+    es = {(e["score"], e["rival"]): e for e in R.effects(s)}
+    auroc = es[("OOD AUROC", "map")]  # the claim "map < bbb": a − b is MAP − BBB
+    assert auroc["mean"] == pytest.approx(0.0376) and auroc["ci"] == pytest.approx([0.0136, 0.0615])
+    header, rows = R.effect_rows(s)
+    row = [r for r in rows if r[1] == "MAP" and r[0].startswith("OOD")][0]
+    assert row[3:5] == ["+0.038", "[+0.014, +0.061]"] and row[-1] == "BBB better"
+    text = R.effects_text(s)
+    assert "- MAP, test NLL: −0.0021 [−0.0059, +0.0016]; it excludes BBB being better by more " \
+           "than 0.0059 or worse by more than 0.0016." in text
+    assert "- IVON, OOD AUROC: +0.006 [−0.008, +0.020]; it excludes BBB being better by more " \
+           "than 0.020 or worse by more than 0.008." in text
+    assert "MC dropout" not in text  # resolved: its interval excludes zero
+
+
+def test_the_headline_answers_in_two_sentences():
+    text = R.headline_text(_story())
+    assert text.startswith("**The answer.** With the same search budget")
+    assert "BBB is worse than MC dropout (+0.0052 [+0.0027, +0.0078]) on test NLL" in text
+    assert "it is better only than MAP (+0.038 [+0.014, +0.061]), on OOD AUROC" in text
+    assert "With 4 seeds the intervals do not separate it from MAP on test NLL; nor from IVON " \
+           "on OOD AUROC" in text
+    assert "the 1 Laplace fits score a worse NLL" in text and "holds" not in text
+    assert text.count(". ") <= 2
+    text = R.headline_text(_story(nll_fit=0.06))
+    assert "failed fit" not in text and "better only than Laplace (last layer)" not in text
+    assert "better only than last-layer Laplace (−0.0147" in text
+    assert "No final run yet" in R.headline_text(None)
+
+
+def test_story_takeaways_and_figures(monkeypatch):
+    import matplotlib
+    matplotlib.use("Agg")
+    s = _story()
+    text = R.story_takeaways(s)
+    assert "worse than MC dropout on NLL, better than MAP on AUROC only" in text
+    assert "BBB trains 1.9× as long as MAP and MC dropout 1.1×" in text
+    assert "Laplace is not yet compared" in text and "Scope." in text
+    assert "Laplace is not yet compared" not in R.story_takeaways(_story(nll_fit=0.06))
+    for m in ("map", "mc_dropout", "ivon", "laplace_ll_kron"):
+        for k in ("auroc_entropy", "ece"):
+            s["table"][m]["full"][k] = s["table"][m]["full"]["nll"]
+    fig = R.summary_figure(s)
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert "Laplace\nlast layer\n(failed fit)" in labels
+    fig = R.effects_figure(s)
+    rows = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
+    assert "BBB vs Laplace (last layer)" not in rows and "BBB vs MC dropout" in rows
 
 
 def test_takeaways_point_to_the_answer_and_do_not_repeat_it(monkeypatch):
@@ -756,6 +884,23 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
         assert f"{ps['settings']['marglik']['mean']['nll']:.4f}" in text
     text = R.takeaways_text(v3, v1, ps)
     assert "Answer (version 3)" not in text and "holds only" not in text
+    # the story: every Laplace row above its MAP network's NLL is a failed fit, with no verdict
+    failed = R.failed_fits(v3)
+    for m, x in failed.items():
+        assert x["nll"] > x["map_nll"]
+        assert all(e["word"] == R.FAILED_FIT for e in R.effects(v3) if e["rival"] == m)
+    text = R.headline_text(v3)
+    assert text.startswith("**The answer.**") and "holds" not in text
+    for e in R.effects(v3):
+        if e["word"] in R.WORDS.values():
+            assert R._effect(e) in text  # every verdict with its interval
+    text = R.story_takeaways(v3, ps)
+    assert f"{v3['cost']['bbb']['train_ratio_to_map']:.1f}× as long as MAP" in text
+    if ps is not None:
+        header, rows = R.prior_check_rows(ps, v3)
+        for r, k in zip(rows, ps["settings"]):
+            above = ps["settings"][k]["mean"]["nll"] > t["map"]["full"]["nll"]["mean"]
+            assert (r[-1] == R.FAILED_FIT) == above
     # version 1's readings: the seed spread defined where first used, every outside method named
     text = A.summary_text(v1)
     assert "issue 34" not in text and A.SPREAD_RULE in text

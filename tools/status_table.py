@@ -1,7 +1,12 @@
-"""Write the README's at-a-glance table from the committed results files.
+"""Write the README's findings and at-a-glance table, and docs/reading.md's full table, from the
+committed results files.
 
-    python tools/status_table.py            # rewrites the table between the markers in README.md
-    python tools/status_table.py --check    # exit 1 when README.md differs from the results
+    python tools/status_table.py            # rewrites the blocks between the markers
+    python tools/status_table.py --check    # exit 1 when a block differs from the results
+
+The README holds five plain sentences ("What we found") and a short table (experiment, paper,
+ours, a verdict of a few words); docs/reading.md holds the full table with every verdict and
+the protocol of each row.
 
 Every number in the table comes from a results file; Table 1's verdicts are helpers.stats' words
 (two-sided tests, written into table1.json by helpers.table1), summarised by ``verdict_*``.
@@ -15,6 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- status:start -->", "<!-- status:end -->"
+FOUND_START, FOUND_END = "<!-- found:start -->", "<!-- found:end -->"
+SHORT_VERDICT = 110  # characters: a longer verdict keeps its first clause in the README
 
 
 AGENTS = {"greedy": "greedy", "eps1": "1% greedy", "eps5": "5% greedy"}
@@ -306,14 +313,16 @@ def rows():
         d95 = statistics.fmean(ds)
         sd = f" ± {statistics.stdev(ds):.2f}" if len(ds) > 1 else ""
         paper_net = "" if H == 1200 else " (paper: 2×1200)"
-        from helpers.pruning import modes_count  # Figure 4: the 75 % cut-off between two peaks
-        between, nets, fig4 = modes_count([m for m in prune["metrics"]["models"] if m["H"] == H])
+        dip = _load("04_pruning/snr_dip.json")  # Figure 4 read at the density's dip
+        from helpers.pruning import dip_row_words
+        fig4 = dip_row_words(dip["metrics"], H) if dip else "dip not computed"
+        two = dip and all(w["bimodal"] == w["networks"] for w in dip["metrics"]["widths"].values())
         out.append([f"Table 2: 95% of weights removed by SNR; Figure 4, 2×{H}{paper_net}",
-                    "+0.05 pp; 75% cut between SNR peaks",
-                    f"{d95:+.2f}{sd} pp ({len(ds)} seed{'s' if len(ds) > 1 else ''}); "
-                    f"between peaks on {between} of {nets} nets",
+                    "+0.05 pp; an SNR density with two modes",
+                    f"{d95:+.2f}{sd} pp ({len(ds)} seed{'s' if len(ds) > 1 else ''}); {fig4}",
                     _stats().vs_published(ds, 0.05, unit=" pp")["verdict"]
-                    + pruning_references_verdict() + f"; Figure 4: {FIG4_WORDS[fig4]}",
+                    + pruning_references_verdict()
+                    + f"; Figure 4: {'two modes, as the paper' if two else 'not two modes everywhere'}",
                     "Table 1's nets", "[04](notebooks/04_pruning.ipynb)"])
     reg = _load("02_regression_uncertainty/bbb_gaussian.json")
     mle = _load("02_regression_uncertainty/mle.json")
@@ -373,12 +382,17 @@ def _plan_words(summary, names):
     plan, the rivals BBB is better and worse than (helpers.stats' verdicts; the rest not
     resolved); the three Laplace fits, when all on one side, as one."""
     short = {"test NLL": "NLL", "OOD AUROC (entropy)": "AUROC", "test ECE": "ECE"}
+    sys.path.insert(0, str(ROOT))
+    from helpers.alternatives_report import failed_fits
+    failed = set(failed_fits(summary))  # worse than their own MAP network: no verdict
     parts = []
     for family, claims in summary["families"].items():
         by = {"holds": [], "reversed": []}
         for claim, c in claims.items():
             lhs, rest = claim.split(" < ")
-            by.get(c["verdict"], []).append(rest.split(" on ")[0] if lhs == "bbb" else lhs)
+            rival = rest.split(" on ")[0] if lhs == "bbb" else lhs
+            if rival not in failed:
+                by.get(c["verdict"], []).append(rival)
         words = []
         for w, keys in (("better", by["holds"]), ("worse", by["reversed"])):
             if set(LAPLACE_ALL) <= set(keys):
@@ -386,7 +400,9 @@ def _plan_words(summary, names):
             if keys:
                 words.append(f"{w} than {', '.join(names.get(k, k) for k in keys)}")
         parts.append(f"{short.get(family, family)}: " + ("; ".join(words) or "none resolved"))
-    return "BBB " + "; ".join(parts) + " (Holm)"
+    tail = f"; {len(failed)} Laplace fit{'s' if len(failed) > 1 else ''} failed (worse than MAP)" \
+        if failed else ""
+    return "BBB " + "; ".join(parts) + " (Holm)" + tail
 
 
 def _best(summary, metric, better):
@@ -481,31 +497,36 @@ def _progress(head, rel, methods, before):
 
 
 def figure3_row(nb01):
-    """Figure 3, the weights, as notebook 01 section 5 draws them (the first seed at the widest
-    width of Table 1's pre-plan runs; BBB: one weight sample): each method's share of weights
-    beyond the histogram's range (±0.3, the plot's edge: the tails), and which BBB prior's tails
-    are wider than both SGD's and dropout's, as the paper's figure shows BBB's weights spread
-    widest; beside it the scale mixture's core (its share within ±0.01, notebook 01's table).
-    Descriptive: one network per method, no test."""
-    table = _load("01_mnist_classification/table1.json")
-    if not table:
-        return []
+    """Figure 3, the weights, as notebook 01 draws them: seed 0 of the widest paper-protocol
+    networks (BBB: one weight sample). Each method's share of weights beyond ±0.1 (the tails;
+    beyond the plot's edge, ±0.3, lies almost nothing in these runs), which BBB prior's tails are
+    wider than both SGD's and dropout's (the paper's figure: BBB's weights spread widest), and
+    the scale mixture's core (its share within ±0.01). Descriptive: one network per method."""
     sys.path.insert(0, str(ROOT))
-    from helpers.table1 import weight_share_values
-    H = max(r["H"] for r in table["metrics"]["rows"] if r["runs"])
-    shares, hi, seeds = weight_share_values(table, H)
-    if (not all(k in shares for k in SHORT_LONG) or len(set(seeds.values())) != 1
-            or None in seeds.values()):
+    from helpers import paper_protocol as P
+    s = P.settings("default")
+    H = max(s["widths"])
+    runs = {m: (rs or [None])[0] for m, rs in P.run_records(s, H).items()}
+    if not all(runs.values()) or len({r["config"]["seed"] for r in runs.values()}) != 1:
         return []
-    rival = max(shares[k][2] for k in ("sgd", "dropout"))
+    near, far = {}, {}
+    for k, r in runs.items():  # the histogram's bins (and what lies beyond its range)
+        h = r["metrics"]["weight_histogram"]
+        width = (h["hi"] - h["lo"]) / h["bins"]
+        centres = [h["lo"] + (i + 0.5) * width for i in range(h["bins"])]
+        near[k] = 100 * sum(c for x, c in zip(centres, h["counts"]) if abs(x) < 0.01) / h["total"]
+        far[k] = 100 * (sum(c for x, c in zip(centres, h["counts"]) if abs(x) > 0.1)
+                        + h["outside"]) / h["total"]
+    rival = max(far[k] for k in ("sgd", "dropout"))
     named = {"bbb_gaussian": "Gaussian", "bbb_mixture": "mixture"}
-    wide = [k for k in named if shares[k][2] > rival]
-    verdict = "tails wider than SGD and dropout: " + (", ".join(named[k] for k in wide)
-                                                      or "neither prior")
-    verdict += f" (mixture: {100 * shares['bbb_mixture'][0]:.1f}% within ±0.01)"
-    return [[f"Figure 3: weights, 2×{H}, seed {seeds['sgd']}", "BBB widest",
-             f"beyond ±{hi:g}: " + " / ".join(f"{100 * shares[k][2]:.2f}" for k in SHORT_LONG)
-             + "%", verdict, "1 net each, no test", f"[01]({nb01})"]]
+    wide = [k for k in named if far[k] > rival]
+    verdict = ("tails wider than SGD and dropout: " + (", ".join(named[k] for k in wide)
+                                                       or "neither prior")
+               + f" (mixture: {near['bbb_mixture']:.1f}% within ±0.01)")
+    seed = runs["sgd"]["config"]["seed"]
+    return [[f"Figure 3: weights, 2×{H}, seed {seed}", "BBB widest",
+             "beyond ±0.1: " + " / ".join(f"{far[k]:.2f}" for k in SHORT_LONG) + "%", verdict,
+             "the paper's protocol; 1 net each, no test", f"[01]({nb01})"]]
 
 
 def paper_protocol_rows(nb01):
@@ -552,28 +573,156 @@ def paper_protocol_rows(nb01):
     return out
 
 
-# Figure 4's words (helpers.pruning.modes_count) say where the 75 % cut-off lies, not whether
-# the density has two peaks
-FIG4_WORDS = {"reproduced": "as the paper", "not reproduced": "not as the paper",
-              "reproduced on some networks only": "as the paper on some nets"}
 FIGURE2_WIDTH = 1200  # the paper's Figure 2: 2x1200 networks over 600 epochs
 
 NB_LINK = re.compile(r"\[(\d\d)\]\(notebooks/\d\d_\w+\.ipynb\)")
 
 
-def link_definitions():
+def link_definitions(prefix=""):
     """One reference-link definition per committed notebook (``[nb01]: notebooks/01_...``): the
-    status rows and the README's notebook table link ``[01][nb01]``, each path written once."""
-    return [f"[nb{p.name[:2]}]: notebooks/{p.name}"
+    status rows and the README's notebook table link ``[01][nb01]``, each path written once;
+    ``prefix``: the way from the page to the project's root (docs/: '../')."""
+    return [f"[nb{p.name[:2]}]: {prefix}notebooks/{p.name}"
             for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))]
 
 
-def table():
+def table(full_rows=None):
     header = ["experiment", "paper", "ours (mean ± sd)", "verdict", "protocol / departures",
               "notebook"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += [NB_LINK.sub(r"[\1][nb\1]", "| " + " | ".join(r) + " |") for r in rows()]
+    lines += [NB_LINK.sub(r"[\1][nb\1]", "| " + " | ".join(r) + " |")
+              for r in (full_rows if full_rows is not None else rows())]
+    return "\n".join(lines + [""] + link_definitions(prefix="../"))
+
+
+def short_verdict(verdict):
+    """The README's verdict: the whole verdict when short, else its first clause."""
+    return verdict if len(verdict) <= SHORT_VERDICT else verdict.split("; ")[0]
+
+
+README_LABELS = ((", plan v1", ", Adam and warm start"),)  # docs/reading.md explains the plans
+
+
+def glance_table(full_rows=None):
+    """The README's table: experiment (with its notebook), paper, ours, a short verdict."""
+    header = ["experiment", "paper", "ours (mean ± sd, n)", "verdict"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    full_rows = full_rows if full_rows is not None else rows()
+    # the reproduction (the paper's protocol) first, then the modern recipe, then the rest
+    order = sorted(range(len(full_rows)), key=lambda i: (
+        0 if "the paper's protocol" in full_rows[i][0] else
+        1 if full_rows[i][0].startswith("Table 1 at") else 2, i))
+    for r in (full_rows[i] for i in order):
+        link = NB_LINK.sub(r"[\1][nb\1]", r[5])
+        label = r[0].split(": SGD / ")[0]  # the README's intro names Table 1's column order
+        for old, new in README_LABELS:
+            label = label.replace(old, new)
+        lines.append("| " + " | ".join([f"{label} {link}", r[1], r[2], short_verdict(r[3])])
+                     + " |")
     return "\n".join(lines + [""] + link_definitions())
+
+
+def _pp(x, d=2):
+    return f"{100 * x:+.{d}f}".replace("-", "−")
+
+
+def _interval(ci):
+    return f"[{_pp(ci[0])}, {_pp(ci[1])}] pp"
+
+
+def found_paper_protocol():
+    """Sentence 1: Table 1 trained as the paper says, and why it is not yet an answer."""
+    s = _load("01_mnist_classification/paper_protocol/summary.json")
+    diag = _load("01_mnist_classification/posterior_diagnostics.json")
+    if not s or "bbb_mixture_h400" not in s["analysis"]["cells"]:
+        return None
+    c = s["analysis"]["cells"]["bbb_mixture_h400"]
+    text = (f"Trained as the paper describes (plain SGD on the summed cost, 600 epochs, ρ₀ = −5), "
+            f"the scale-mixture network misclassifies {100 * c['mean']:.2f}% of MNIST's test "
+            f"images at 2×400 ({c['n']} seeds; paper {100 * c['published']:.2f}%)")
+    run = (diag or {}).get("runs", {}).get("paper protocol, plain SGD, scale mixture")
+    if run:
+        first, last = run["trace"][0]["layers"]["0"], run["trace"][-1]["layers"]["0"]
+        moved = abs(last["sigma_q"][1] / first["sigma_q"][1] - 1)
+        text += (f", but its weight widths never trained (the median σ of the first layer moved "
+                 f"{100 * moved:.0f}% in {run['trace'][-1]['epoch']} epochs), so this does not "
+                 "yet test the paper's claim; a search of what the paper leaves open (ρ₀, ρ's "
+                 "learning rate, the schedule, the prior) is running.")
+    return text + ("" if run else ".")
+
+
+def found_modern_recipe():
+    """Sentence 2: plan v1's Adam recipe with a warm start, against SGD and its control."""
+    s = _load("01_mnist_classification/plan_v1/summary.json")
+    if not s or (s["analysis"].get("400") or {}).get("status") != "done":
+        return None
+    a = s["analysis"]["400"]
+    c = a["cells"]["bbb_mixture"]
+    sgd = a["orderings"]["bbb_mixture < sgd"]["t_test"]
+    ctl = (a.get("controls") or {}).get("bbb_mixture < sgd_continued")
+    from helpers.classification import PAPER_TABLE1
+    paper_d = PAPER_TABLE1["bbb_mixture"][400] - PAPER_TABLE1["sgd"][400]
+    excl = "is excluded" if not sgd["ci"][0] <= paper_d <= sgd["ci"][1] else "is inside it"
+    text = (f"With Adam and a warm start from a trained SGD network the same 2×400 network "
+            f"reaches {100 * c['mean']:.2f} ± {100 * c['sd']:.2f}% ({c['n']} seeds), "
+            f"{abs(100 * sgd['mean_diff']):.2f} pp "
+            f"{'below' if sgd['mean_diff'] < 0 else 'above'} plain SGD (95% interval of BBB − SGD "
+            f"{_interval(sgd['ci'])}): the paper's gap of {_pp(paper_d)} pp {excl}")
+    if ctl:
+        t = ctl["t_test"]
+        text += (f"; against SGD trained for as many epochs the difference is "
+                 f"{_pp(t['mean_diff'])} pp ({_interval(t['ci'])})")
+    return text + "."
+
+
+def found_pruning():
+    prune = _load("04_pruning/snr.json")
+    if not (prune and "models" in prune["metrics"]):
+        return None
+    import statistics
+    models = prune["metrics"]["models"]
+    H = models[0]["H"]
+    ds = [100 * (m["error_at"]["snr"]["95"] - m["error_at"]["snr"]["0"]) for m in models
+          if m["H"] == H]
+    sd = f" ± {statistics.stdev(ds):.2f}" if len(ds) > 1 else ""
+    return (f"Removing the 95% of a 2×{H} BBB network's weights with the lowest signal-to-noise "
+            f"ratio changes its test error by {statistics.fmean(ds):+.2f}{sd} pp ({len(ds)} "
+            "networks; paper +0.05 pp): the paper's Table 2 holds.").replace("+-", "−")
+
+
+def found_bandit():
+    rec = _load("03_contextual_bandit/reported_paper.json")
+    if not rec or not rec["metrics"].get("complete"):
+        return None
+    bbb = rec["metrics"]["summary"]["bbb"]
+    tests = _bandit().bbb_orderings(rec)
+    holds = [AGENTS[a] for a in AGENTS if tests[a]["verdict"] == "holds"]
+    other = [f"{AGENTS[a]} {tests[a]['verdict']}" for a in AGENTS if tests[a]["verdict"] != "holds"]
+    n = len(bbb["final_per_seed"])
+    return (f"On the mushroom bandit BBB's regret after 50,000 steps is {bbb['mean']:,.0f} ± "
+            f"{bbb['sd']:,.0f} ({n} seeds; paper about 5,700)"
+            + (f": lower than {' and '.join(holds)}" if holds else "")
+            + (f"; against {'; '.join(other)}" if other else "") + ".")
+
+
+def found_beyond():
+    v2 = _load("05_uncertainty/v2/summary.json")
+    if not v2 or v2["interim"]:
+        return None
+    a = v2["table"]["bbb"]["full"]["auroc_entropy"]
+    m, b = _best(v2, "auroc_entropy", max)
+    base = v2["table"].get("map", {}).get("full", {}).get("auroc_entropy")
+    return (f"Beyond the paper, BBB tells unfamiliar images (Fashion-MNIST) from MNIST with an "
+            f"AUROC of {a['mean']:.3f} ± {a['sd']:.3f} ({len(a['seeds'])} seeds)"
+            + (f", above a plain network's {base['mean']:.3f}" if base else "")
+            + f" but below {NAMES[m]}'s {b['mean']:.3f} ± {b['sd']:.3f}.")
+
+
+def found():
+    """The README's "What we found": one plain sentence per experiment, from results/."""
+    parts = [f() for f in (found_paper_protocol, found_modern_recipe, found_pruning,
+                           found_bandit, found_beyond)]
+    return "\n".join(f"{i}. {p}" for i, p in enumerate([p for p in parts if p], 1))
 
 
 def main(argv=None):
@@ -582,8 +731,14 @@ def main(argv=None):
     args = ap.parse_args(argv)
     os.environ["BBB_RESULTS_DIR"] = str(ROOT / "results")  # the committed results, read only
     sys.path.insert(0, str(ROOT / "tools"))
+    sys.path.insert(0, str(ROOT))
     from marked_block import rewrite
-    rewrite(ROOT / "README.md", START, END, table(), "README.md's status table",
+    full = rows()
+    rewrite(ROOT / "README.md", FOUND_START, FOUND_END, found(), "README.md's findings",
+            "python tools/status_table.py", check=args.check)
+    rewrite(ROOT / "README.md", START, END, glance_table(full), "README.md's status table",
+            "python tools/status_table.py", check=args.check)
+    rewrite(ROOT / "docs" / "reading.md", START, END, table(full), "docs/reading.md's full table",
             "python tools/status_table.py", check=args.check)
 
 if __name__ == "__main__":
