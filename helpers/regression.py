@@ -1193,3 +1193,85 @@ def takeaways_text(summary, curves, x_grid, seed, verdicts_rec=None, method="bbb
                f"variance {100 * share['in']:.0f} % on average) and {outside} away from the data "
                f"({100 * share['out']:.0f} %).")
     return "\n".join(out)
+
+
+# ---- notebook 02's answer, on its first screen -----------------------------------------------
+
+def _effects(verdicts_rec, verdict):
+    """{(BBB variant, family): {score: ["MC dropout (by 1.914, 95 % interval 0.996 to 2.832)",
+    ...]}} of the claims with ``verdict``, each as the size of BBB's difference from the rival
+    and its interval (a positive size: BBB lower for 'holds', higher for 'reversed')."""
+    out = {}
+    for family, claims in verdicts_rec["metrics"].items():
+        for name, r in claims.items():
+            if r["verdict"] != verdict:
+                continue
+            a, b, what = _claim_parts(name)
+            tt, sign = r["t_test"], -1 if verdict == "holds" else 1
+            ci = ("" if tt["ci"] is None else ", 95 % interval "
+                  + " to ".join(f"{v:.3f}" for v in sorted(sign * x for x in tt["ci"])))
+            out.setdefault((a, family), {}).setdefault(what, []).append(
+                f"{NAMES[b]} (by {sign * tt['mean_diff']:.3f}{ci})")
+    return out
+
+
+def answer_text(summary, verdicts_rec=None):
+    """Return notebook 02's answer (Markdown, two bullets), from the stored summary and
+    verdicts: the BBB variant whose band widens most away from the data, its mean std ratio with
+    the per-seed range, and the coverage of its central 90 % interval there, beside the standard
+    network and the other methods; then the declared tests' count, each claim that holds or is
+    reversed given as a difference with its 95 % interval. The wording follows the numbers."""
+    ratio = {m: s["std_ratio"] for m, s in summary.items()}
+    cov = {m: s["coverage90_out"] for m, s in summary.items()}
+    best = max((b for b in BBB if b in summary), key=lambda b: ratio[b]["mean"])
+    per, c = ratio[best]["per_seed"], cov[best]
+    n, wide = len(per), sum(v > 1 + TIE for v in per)
+    lead = "Yes" if wide == n else f"On {wide} of {n} seeds" if wide else "No"
+    first = (f"- **{lead}, for {NAMES[best]}.** Away from the data ({_x_range('out')}) its "
+             f"predictive standard deviation is {_ratio(ratio[best]['mean'])} times that in the "
+             f"training range (the *std ratio*, mean over {_n_seeds(n)}; {_ratio(min(per))} to "
+             f"{_ratio(max(per))} per seed), and its central 90 % interval holds "
+             f"{c['mean']:.3f} of fresh draws from the generator there (target 0.90; "
+             f"{min(c['per_seed']):.3f} to {max(c['per_seed']):.3f} per seed)")
+    if "mle" in summary:
+        first += (f". A standard network's band keeps "
+                  + ("one width" if abs(ratio["mle"]["mean"] - 1) <= TIE else "almost one width")
+                  + f" (std ratio {_ratio(ratio['mle']['mean'])}) and holds "
+                  f"{cov['mle']['mean']:.3f}")
+    others = [m for m in summary if m not in (best, "mle")]
+    if others:
+        less = all(ratio[m]["mean"] < ratio[best]["mean"] for m in others)
+        first += (f". {_cap(_list_words(NAMES[m] for m in others))} have std ratios "
+                  + ", ".join(_ratio(ratio[m]["mean"]) for m in others)
+                  + (", all lower," if less else "") + " and hold "
+                  + ", ".join(f"{cov[m]['mean']:.3f}" for m in others))
+    out = [first + "."]
+    if verdicts_rec:
+        t = tally(verdicts_rec)
+        total = sum(f["claims"] for f in t.values())
+        k = {v: sum(len(f[v]) for f in t.values()) for v in ("holds", "reversed")}
+        line = (f"- **The declared tests** (section 6; BBB lower than a rival on the negative "
+                f"log-likelihood, NLL, or on coverage error, how far the 50 % and 90 % intervals "
+                f"miss their targets): of {total} claims, {k['holds']} hold, {k['reversed']} {'is' if k['reversed'] == 1 else 'are'} reversed and "
+                f"{total - sum(k.values())} are not resolved at "
+                f"{_n_seeds(len(verdicts_rec['seed']))}.")
+        for verdict, way in (("holds", "a lower"), ("reversed", "a higher")):
+            for (a, family), by in _effects(verdicts_rec, verdict).items():
+                line += (f" {_cap(family)}, {NAMES[a]} has " + ", and ".join(
+                    f"{way} {what} than {_list_words(ph)}" for what, ph in by.items()) + ".")
+        out.append(line)
+    return "\n".join(out)
+
+
+def answer(profile_name="default", noise_std=0.02):
+    """Return notebook 02's answer (``answer_text``) from the stored runs of ``profile_name``,
+    or a line naming the command that trains them when results/ does not hold them. It only
+    reads (never trains), so the notebook can show it before its parameters cell."""
+    from .profiles import get_profile
+    rec = load_fits(get_profile(NB, profile_name), noise_std)
+    if rec is None:
+        return (f"*The answer is rendered here from the trained models of profile "
+                f"`{profile_name}`, which this run's results folder does not hold (a run in "
+                "another profile writes its own; the committed notebook shows the answer). "
+                f"`make notebooks ONLY=02 PROFILE={profile_name} TRAIN=1` trains them.*")
+    return answer_text(rec["summary"], load_verdicts())

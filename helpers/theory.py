@@ -2,6 +2,9 @@
 import torch
 from torch.nn import functional as F
 
+# Okabe & Ito's colour-blind-safe palette: blue, orange, bluish green, vermillion, reddish purple
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7")
+
 
 def gradient_histograms(per_draw, exact, shown):
     """Histograms of single-draw gradients ({name: tensor}), their mean over all draws and the
@@ -41,10 +44,10 @@ def prior_figure(priors, ymax=8.0):
     import matplotlib.pyplot as plt
     wg = torch.linspace(-1, 1, 4001)
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), constrained_layout=True)
-    for label, p in priors.items():
+    for (label, p), color in zip(priors.items(), OKABE_ITO):
         lp = p.log_prob(wg)
-        axes[0].plot(wg, lp.exp(), label=label)
-        axes[1].plot(wg, lp, label=label)
+        axes[0].plot(wg, lp.exp(), color=color, label=label)
+        axes[1].plot(wg, lp, color=color, label=label)
     axes[0].set(ylim=(0, ymax), xlabel="w", ylabel="density",
                 title="density, linear scale (the mixture's spike is clipped)")
     axes[1].set(ylim=(-12, ymax), xlabel="w", ylabel="log density", title="log density")

@@ -14,7 +14,17 @@
 # **The question.** How can a network learn a *distribution* over every weight instead of a
 # single value, and what exactly does "Bayes by Backprop" compute?
 # ([Blundell, Cornebise, Kavukcuoglu & Wierstra, ICML 2015](https://arxiv.org/abs/1505.05424),
-# §2–3.) Each idea below comes with a figure or a numerical check, and with the function of the
+# §2–3.)
+#
+# **The answer in brief.** Bayes by Backprop gives every weight a Gaussian
+# $\mathcal N(\mu, \sigma^2)$ and fits all the $\mu$ and $\sigma$ by gradient descent on the
+# *variational free energy*: the Kullback–Leibler (KL) divergence from the prior minus the
+# expected log-likelihood of the data. It estimates both terms with sampled weights
+# $\mathbf w = \mu + \sigma\,\epsilon$, which makes the estimate differentiable and its gradient
+# unbiased. Each step is checked numerically below, and the last section rebuilds the whole
+# algorithm in 25 lines of plain PyTorch that give the fast layer's loss and gradients.
+#
+# Each idea below comes with a figure or a numerical check, and with the function of the
 # `helpers` package that the later notebooks use:
 #
 # | idea | paper | `helpers` |
@@ -104,9 +114,11 @@ def normalise(logp):
 def plot_bayes_rule(ax, n):
     """Prior, likelihood of the first n observations and posterior on the grid."""
     lp, ll = prior.log_prob(grid), log_lik(grid, x_obs[:n], y_obs[:n])
-    ax.plot(grid, normalise(lp), label="prior $P(w)$")
-    ax.plot(grid, normalise(ll), label="likelihood $P(\\mathcal{D}|w)$ (normalised)")
-    ax.plot(grid, normalise(lp + ll), lw=2.5, label="posterior $P(w|\\mathcal{D})$")
+    blue, orange, green = theory.OKABE_ITO[:3]
+    ax.plot(grid, normalise(lp), color=blue, ls="--", label="prior $P(w)$")
+    ax.plot(grid, normalise(lp + ll), color=green, lw=3, label="posterior $P(w|\\mathcal{D})$")
+    ax.plot(grid, normalise(ll), color=orange, ls="-.", lw=1.5,
+            label="likelihood $P(\\mathcal{D}|w)$ (normalised)")
     ax.axvline(w_true, color="k", ls=":", lw=1, label="true $w$")
     ax.set(title=f"{n} observations", xlabel="weight $w$")
 
@@ -114,11 +126,11 @@ def plot_bayes_rule(ax, n):
 # The prior, the likelihood of the first 2 and of all 5 observations, and the posterior:
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.2), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True, constrained_layout=True)
 for ax, n in zip(axes, (2, 5)):
     plot_bayes_rule(ax, n)
 axes[0].set_ylabel("density")
-axes[0].legend(fontsize=8)
+fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=4, fontsize=9)
 H.savefig(fig, NB, "bayes-rule")
 plt.show()
 
@@ -256,8 +268,7 @@ print(f"rho0 = -6 -> sigma = {F.softplus(torch.tensor(-6.0)).item():.5f}")
 # $\log P = \operatorname{logsumexp}(\log\pi + \log\mathcal N_1,\ \log(1-\pi) + \log\mathcal N_2)$, which
 # stays finite and exact far into the tails. Laplace and Cauchy priors are there for notebook 05.
 # The figure uses $\sigma_2 = e^{-6}$, a value from the paper's MNIST grid
-# ($-\log\sigma_2 \in \{6, 7, 8\}$), the one section 8 of this notebook trains with and that
-# notebook 01's Adam searches (its sections 2 and 8) keep fixed; the numerical check below uses
+# ($-\log\sigma_2 \in \{6, 7, 8\}$) and the one section 8 of this notebook trains with; the numerical check below uses
 # $\sigma_2 = e^{-8}$, the smallest value of the paper's grid and the hardest case numerically.
 
 # %%

@@ -144,24 +144,33 @@ def test_progress_says_why_a_complete_plan_is_still_interim(monkeypatch):
 def test_figure3_row_names_only_the_priors_whose_tails_are_wider_than_both_rivals(monkeypatch):
     sys.path.insert(0, str(ROOT / "tools"))
     import status_table as ST
-    from helpers import table1 as T
-    monkeypatch.setattr(ST, "_load", lambda path: {"metrics": {"rows": [{"H": 1200, "runs": [1]}]}})
-    # (within +-0.01, beyond +-0.1, beyond the plot's edge +-0.3)
-    shares = {"sgd": (0.30, 0.01, 0.0), "dropout": (0.20, 0.06, 0.0001),
-              "bbb_gaussian": (0.02, 0.80, 0.5), "bbb_mixture": (0.97, 0.05, 0.00005)}
-    seeds = dict.fromkeys(shares, 0)
-    monkeypatch.setattr(T, "weight_share_values", lambda *a, **k: (shares, 0.3, seeds))
+    from helpers import paper_protocol as P
+
+    def rec(near, far, seed=0, total=10_000):
+        """A run record whose weight histogram (240 bins on +-0.3) puts ``near`` of its weights
+        at 0.005, ``far`` at 0.2 and the rest at 0.05."""
+        counts = [0] * 240
+        width = 0.6 / 240
+        at = lambda x: int((x + 0.3) / width)
+        counts[at(0.005)] = round(near * total)
+        counts[at(0.2)] = round(far * total)
+        counts[at(0.05)] = total - counts[at(0.005)] - counts[at(0.2)]
+        return {"config": {"seed": seed, "H": 1200}, "metrics": {"weight_histogram": {
+            "lo": -0.3, "hi": 0.3, "bins": 240, "counts": counts, "total": total, "outside": 0}}}
+
+    runs = {"sgd": [rec(0.30, 0.01)], "dropout": [rec(0.20, 0.06)],
+            "bbb_gaussian": [rec(0.02, 0.80)], "bbb_mixture": [rec(0.97, 0.02)]}
+    monkeypatch.setattr(P, "run_records", lambda s, H, records=None: runs)
     row = ST.figure3_row("nb")[0]
     assert row[0] == "Figure 3: weights, 2×1200, seed 0"
-    assert row[2] == "beyond ±0.3: 0.00 / 0.01 / 50.00 / 0.01%"
+    assert row[2] == "beyond ±0.1: 1.00 / 6.00 / 80.00 / 2.00%"
     assert row[3] == "tails wider than SGD and dropout: Gaussian (mixture: 97.0% within ±0.01)"
-    shares["bbb_mixture"] = (0.97, 0.05, 0.0012)  # a long tail: named too
+    runs["bbb_mixture"] = [rec(0.90, 0.07)]  # a longer tail than both: named too
     assert ST.figure3_row("nb")[0][3].startswith("tails wider than SGD and dropout: Gaussian, "
                                                  "mixture (")
-    shares["bbb_gaussian"] = shares["bbb_mixture"] = (0.9, 0.06, 0.0001)  # ties: not wider
+    runs["bbb_gaussian"] = runs["bbb_mixture"] = [rec(0.9, 0.06)]  # ties: not wider
     assert ST.figure3_row("nb")[0][3].startswith("tails wider than SGD and dropout: neither prior")
-    seeds["dropout"] = 1  # networks of different seeds: no row rather than a mixed one
+    runs["dropout"] = [rec(0.20, 0.06, seed=1)]  # networks of different seeds: no row
     assert ST.figure3_row("nb") == []
-    seeds["dropout"] = 0
-    shares.pop("sgd")  # a method without records: no row rather than a partial one
+    runs["dropout"] = []  # a method without records: no row rather than a partial one
     assert ST.figure3_row("nb") == []

@@ -363,6 +363,44 @@ def test_takeaways_text_follows_the_numbers():
         0.02, 0.005)}, x, 0)
 
 
+# ---- answer_text (the first screen) ----
+
+def test_answer_text_follows_the_numbers():
+    ps = _per_seed({"bbb_gaussian": [12, 9, 10], "bbb_mixture": [1.5, 1.7, 1.6],
+                    "mc_dropout": [3, 2, 2.5], "deep_ensemble": [6, 4, 5], "mle": [1.0, 1.0, 1.0]})
+    for m, cov in (("bbb_gaussian", (0.95, 0.74, 1.0)), ("mle", (0.1, 0.2, 0.0))):
+        for row, c in zip(ps[m], cov):
+            row["coverage90_out"] = c
+    v = _verdicts({"bbb_gaussian < mc_dropout on nll_out": ("holds", (-2.8, -1.0)),
+                   "bbb_gaussian < mle on cover_err_in": ("reversed", (0.028, 0.048))},
+                  n=3, diffs={"bbb_gaussian < mc_dropout on nll_out": -1.9,
+                              "bbb_gaussian < mle on cover_err_in": 0.038})
+    text = R.answer_text(_summary(ps), v)
+    assert text.startswith("- **Yes, for BBB (Gaussian prior).** Away from the data ($x\\in[0.7, "
+                           "1.2]$) its predictive standard deviation is 10.33 times that in the "
+                           "training range (the *std ratio*, mean over 3 seeds; 9.00 to 12.00 "
+                           "per seed), and its central 90 % interval holds 0.897 of fresh draws")
+    assert "(target 0.90; 0.740 to 1.000 per seed)" in text
+    assert "A standard network's band keeps one width (std ratio 1.00) and holds 0.100." in text
+    assert "BBB (scale-mixture prior), MC dropout and the deep ensemble have std ratios 1.60, " \
+           "2.50, 5.00, all lower, and hold 0.900, 0.900, 0.900." in text
+    assert "of 24 claims, 1 hold, 1 is reversed and 22 are not resolved at 3 seeds." in text
+    assert "Away from the data, BBB (Gaussian prior) has a lower NLL than MC dropout (by 1.900, " \
+           "95 % interval 1.000 to 2.800)." in text
+    assert "Near the data, BBB (Gaussian prior) has a higher coverage error than the standard " \
+           "network (by 0.038, 95 % interval 0.028 to 0.048)." in text
+    # the band of the widest BBB does not open on one seed, and no claim holds
+    ps["bbb_gaussian"][1]["std_ratio"] = 0.8
+    text = R.answer_text(_summary(ps), _verdicts({}, n=3))
+    assert text.startswith("- **On 2 of 3 seeds, for BBB (Gaussian prior).**")
+    assert "0 hold, 0 are reversed and 24 are not resolved" in text and "has a lower" not in text
+    ps = {m: [dict(r, std_ratio=0.9) for r in rows] for m, rows in ps.items() if m != "mle"}
+    text = R.answer_text(_summary(ps))
+    assert text.startswith("- **No, for BBB") and "standard network" not in text
+    assert "all lower" not in text and "widen" not in text
+    assert "declared tests" not in text
+
+
 # ---- the committed results ----
 
 def test_readings_run_on_the_committed_results(monkeypatch):
@@ -394,4 +432,15 @@ def test_readings_run_on_the_committed_results(monkeypatch):
     assert lead and int(lead.group(1)) == sum(int(k) for k in favour if k != "none")
     text = R.takeaways_text(summary, curves, x, seed, verdicts)
     assert f"{len(cfg.seeds)} seeds" in text and "What the declared tests found" in text
+    text = R.answer()
+    assert f"{summary['bbb_gaussian']['std_ratio']['mean']:.2f} times" in text
+    t = R.tally(verdicts)
+    assert f"of {sum(f['claims'] for f in t.values())} claims, " \
+           f"{sum(len(f['holds']) for f in t.values())} hold" in text
     assert all(f"{summary[m]['coverage90_out']['mean']:.3f}" in text for m in summary)
+
+
+def test_answer_names_the_command_when_the_runs_are_missing(monkeypatch, tmp_path):
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
+    text = R.answer()
+    assert "does not hold" in text and "`make notebooks ONLY=02 PROFILE=default TRAIN=1`" in text
