@@ -44,17 +44,15 @@ def edges(method, choice):
 
 def search_rows():
     """Return (header, rows) of the four searches: grid, trials done, choice, its validation
-    NLL (the plan's 5-epoch mean), the edges it sits at and the CPU time the trials took."""
+    NLL (the plan's 5-epoch mean) and the edges it sits at."""
     header = ["method", "learning rates", "regulariser", "trials (eligible)",
-              "choice (lr, regulariser, epochs)", "validation NLL", "at a grid edge",
-              "process hours (1 thread each, 2 per machine)"]
+              "choice (lr, regulariser, epochs)", "validation NLL", "at a grid edge"]
     rows = []
     for m, spec in A.SEARCHES.items():
         reg = REGULARISER[m]
         recs = [json.loads(A.trial_path(m, c).read_text()) for c in A.configs(m)
                 if A.trial_path(m, c).exists()]
         c = A.chosen(m)
-        cpu_h = sum(r["process_wall_s"] for r in recs) / 3600
         rows.append([
             LABELS[m], ", ".join(f"{v:g}" for v in spec["grid"]["lr"]),
             f"{reg}: " + ", ".join(f"{v:g}" for v in spec["grid"][reg]),
@@ -62,7 +60,7 @@ def search_rows():
             f"({sum(A.eligible(r['row']) for r in recs)})",
             f"{c['config']['lr']:g}, {c['config'][reg]:g}, {c['epochs']}" if c else "(under way)",
             f"{c['val']:.4f}" if c else "—",
-            (", ".join(edges(m, c)) or "none") if c else "—", f"{cpu_h:.1f}"])
+            (", ".join(edges(m, c)) or "none") if c else "—"])
     return header, rows
 
 
@@ -124,6 +122,31 @@ def table_rows(summary, on="full", methods=None, cost=True):
                         "—" if pred is None else f"{pred:,.{1 if pred < 100 else 0}f}"]
                        if cost else []),
                      ", ".join(bad) or "none", edge])
+    return header, rows
+
+
+BRIEF_SCORES = ("test_error", "nll", "brier", "ece", "auroc_entropy")
+
+
+def brief_rows(summary, on="full", methods=None, cost=True):
+    """(header, rows) of notebook 06's score tables: per method the mean ± sd over its seeds
+    (seed count in brackets) of test error (%), NLL, Brier, ECE and OOD AUROC (entropy) on
+    ``on`` ('full' or the plan's 'subset'), and with ``cost`` one plain cost column: training
+    time relative to MAP's network of the same seeds."""
+    header = ["method", *(METRIC_LABELS[k] + (" (%)" if k == "test_error" else "")
+                          for k in BRIEF_SCORES)] + (["training time (× MAP's)"] if cost else [])
+    rows = []
+    for m in methods or F.METHODS:
+        part = summary["table"].get(m, {}).get(on)
+        if part is None:
+            if on == "subset" or m not in F.ALL_LAYER:
+                rows.append([LABELS[m], "no run yet", *["—"] * (len(header) - 2)])
+            continue
+        ratio = summary.get("cost", {}).get(m, {}).get("train_ratio_to_map")
+        rows.append([LABELS[m], *(_cell(part.get(k), 2 if k == "test_error" else 4,
+                                        100.0 if k == "test_error" else 1.0)
+                                  for k in BRIEF_SCORES)]
+                    + (["—" if ratio is None else f"{ratio:.1f}×"] if cost else []))
     return header, rows
 
 
@@ -729,8 +752,9 @@ def _mc_cell(ps, k, claim):
 
 
 def _check_failed(ps, summary):
-    """{setting: (fit − MAP paired t-result over the seeds, mean NLL above MAP's)} of the
-    prior-precision check, on the full test sets (MAP's per-seed NLL from the plan's summary)."""
+    """{setting: (fit − MAP paired t-result over the seeds, ``nll_status``: 'failed', 'equal'
+    or 'below')} of the prior-precision check, on the full test sets (MAP's per-seed NLL from
+    the plan's summary)."""
     from . import laplace_prior_check as P
     from .stats import paired_t
     mp = summary["table"]["map"]["full"]["nll"]
@@ -743,7 +767,7 @@ def _check_failed(ps, summary):
         if per is not None:
             pairs = [(v, pm[s]) for s, v in zip(ps["seeds"], per) if s in pm]
             d = paired_t([a for a, _ in pairs], [b for _, b in pairs]) if len(pairs) > 1 else None
-        out[k] = (d, x["mean"]["nll"] > mp["mean"])
+        out[k] = (d, nll_status(d, x["mean"]["nll"], mp["mean"]))
     return out
 
 
@@ -751,8 +775,8 @@ def prior_check_rows(ps, summary):
     """(header, rows) of the last-layer Laplace prior-precision check: per setting its prior
     precision (median over seeds; the top of the grid search's range marked), mean test NLL,
     the paired difference fit − MAP with its 95 % interval, ECE, AUROC, BBB − it on both scores
-    (95 % intervals, the plan's tests applied) and the outcome: a failed fit (NLL above MAP's)
-    gets no verdict."""
+    (95 % intervals, the plan's tests applied) and the outcome: a failed fit (``FIT_RULE``)
+    gets no verdict; a fit equal to MAP on NLL is marked so."""
     from . import laplace_prior_check as P
     header = ["prior precision set by", "prior precision (median over seeds)", "test NLL",
               "fit − MAP, NLL [95 % interval]", "ECE", "AUROC (entropy)",
@@ -764,7 +788,7 @@ def prior_check_rows(ps, summary):
         x = ps["settings"][k]
         t = x["tests"]
         med = statistics.median_low(x["prior_precision"])
-        d, failed = bad[k]
+        d, status = bad[k]
         cells = []
         for c, sign, dig in ((P.CLAIMS[0], 1.0, 4), (P.CLAIMS[1], -1.0, 3)):
             tt = t[c].get("t_test") or {}
@@ -774,11 +798,12 @@ def prior_check_rows(ps, summary):
                              f"{_fmt(hi, dig)}]")
             else:
                 cells.append("—")
-        if failed:
+        if status == "failed":
             outcome = FAILED_FIT
         else:
-            outcome = "; ".join(f"{what}: {WORDS.get(t[c]['verdict'], t[c]['verdict'])}"
-                                for c, what in zip(P.CLAIMS, ("NLL", "AUROC")))
+            outcome = ("equal to MAP on NLL; " if status == "equal" else "") + "; ".join(
+                f"{what}: {WORDS.get(t[c]['verdict'], t[c]['verdict'])}"
+                for c, what in zip(P.CLAIMS, ("NLL", "AUROC")))
         rows.append([P.LABELS[k], f"{med:.3g}" + (" (top of the range)"
                                                   if k == "gridsearch_val" and med >= top * (1 - 1e-6)
                                                   else ""),
@@ -822,12 +847,12 @@ def prior_check_text(ps, summary):
         out.append(f"- The validation grid search chose the top of its range ({top:.0e}) on "
                    f"{at_top} of {n} seeds: the validation NLL keeps falling toward MAP's.")
     bad = _check_failed(ps, summary)
-    failed = [k for k in P.SETTINGS if bad[k][1]]
-    ok = [k for k in P.SETTINGS if not bad[k][1]]
+    failed = [k for k in P.SETTINGS if bad[k][1] == "failed"]
+    ok = [k for k in P.SETTINGS if bad[k][1] != "failed"]
     if failed:
         out.append("- " + ("Under every setting tried" if not ok else
                            "With the precision set by " + _join([P.LABELS[k] for k in failed]))
-                   + " the fit's NLL stays above MAP's: "
+                   + " the interval of fit − MAP lies above zero: "
                    + ("failed fits, so no comparison with BBB is drawn from them."
                       if len(failed) > 1 else "a failed fit, so no comparison with BBB is "
                       "drawn from it."))
@@ -837,7 +862,10 @@ def prior_check_text(ps, summary):
         shaky = [what for c, what in zip(P.CLAIMS, ("NLL", "AUROC"))
                  if (st[k].get("mc") or {}).get(c) and any(
                      v != st[k]["tests"][c]["verdict"] for v in st[k]["mc"][c]["verdicts"])]
-        out.append(f"- With the precision set by {P.LABELS[k]}, the plan's test applied gives "
+        out.append(f"- With the precision set by {P.LABELS[k]}, "
+                   + ("the fit is *equal to MAP* on NLL (the interval of fit − MAP contains "
+                      "zero: in effect MAP's network), and " if bad[k][1] == "equal" else "")
+                   + "the plan's test applied gives "
                    + "; ".join(words) + (f" (BBB's extra sampling seeds change the {_join(shaky)}"
                                          " outcome: read it as not resolved)" if shaky else "")
                    + ".")
@@ -1142,12 +1170,30 @@ def _fmt(v, d):
     return f"{v:+.{d}f}".replace("-", "−")
 
 
+def nll_status(diff, mean_fit, mean_map):
+    """Where a Laplace fit's NLL stands against its MAP network's (``FIT_RULE``): 'failed' when
+    the 95 % interval of the paired difference fit − MAP (``diff``, helpers.stats.paired_t)
+    lies above zero, 'below' when it lies below zero, 'equal' when it contains zero; without
+    an interval (fewer than two seeds, or the same difference on every seed) the means decide."""
+    ci = (diff or {}).get("ci")
+    if ci:
+        return "failed" if ci[0] > 0 else "below" if ci[1] < 0 else "equal"
+    return "failed" if mean_fit > mean_map else "below" if mean_fit < mean_map else "equal"
+
+
+FIT_RULE = ("a Laplace fit is a *failed fit* when the 95 % interval of its paired NLL "
+            "difference fit − MAP (against the MAP networks it wraps, on the same images) lies "
+            "above zero; *equal to MAP* when that interval contains zero")
+
+
 def failed_fits(summary):
-    """{Laplace row: {on, nll, map_nll, diff}} for every Laplace row whose mean NLL, on the images
-    its claims are scored on (the full test sets or the plan's subset), is above that of the MAP
-    networks it wraps: such a fit adds uncertainty that makes it worse than its own base network,
-    so its prior precision is misconfigured and no comparison with it is a verdict. ``diff``: the
-    paired difference fit − MAP over the seeds both have (helpers.stats.paired_t)."""
+    """{Laplace row: {on, nll, map_nll, diff, up, n}} for every Laplace row that is a failed fit
+    (``FIT_RULE``): on the images its claims are scored on (the full test sets or the plan's
+    subset), the 95 % interval of the paired difference fit − MAP lies above zero (without an
+    interval, its mean NLL is above MAP's). Such a fit adds uncertainty that makes it worse than
+    its own base network, so its prior precision is misconfigured and no comparison with it is
+    a verdict. ``diff``: that paired difference over the seeds both have (helpers.stats.paired_t);
+    ``up``: the seeds on which the fit is worse, of ``n``."""
     from .stats import paired_t
     if not summary:
         return {}
@@ -1163,11 +1209,11 @@ def failed_fits(summary):
             a, b = t[m][on]["nll"], t["map"][on]["nll"]
         except KeyError:
             continue
-        if a["mean"] <= b["mean"]:
-            continue
         pa, pb = dict(zip(a["seeds"], a["per_seed"])), dict(zip(b["seeds"], b["per_seed"]))
         seeds = sorted(set(pa) & set(pb))
         diff = paired_t([pa[s] for s in seeds], [pb[s] for s in seeds]) if len(seeds) > 1 else None
+        if nll_status(diff, a["mean"], b["mean"]) != "failed":
+            continue
         out[m] = {"on": on, "nll": a["mean"], "map_nll": b["mean"], "diff": diff,
                   "up": sum(pa[s] > pb[s] for s in seeds), "n": len(seeds)}
     return out
@@ -1242,40 +1288,38 @@ def _group(es):
 
 
 def headline_text(summary):
-    """The notebook's answer in two sentences, from the plan's verdicts and their intervals:
-    whom BBB is worse and better than (BBB − rival, 95 % interval), whom ten seeds do not
-    separate it from, and which rivals are failed fits (no verdict)."""
+    """The notebook's answer: one short sentence per score, each with its sign convention
+    (BBB − rival; lower or higher is better), whom BBB is worse and better than (with the 95 %
+    interval) and whom the seeds do not separate it from; then the Laplace rows that are failed
+    fits (no verdict)."""
     if summary is None:
         return "No final run yet: `python tools/alternatives_search.py final`, then `analyse`."
     es = effects(summary)
     n = len(summary["seeds"])
-    by_fam = {}
-    for e in es:
-        by_fam.setdefault(e["score"], []).append(e)
-    worse = [f"{_group(v)} on {s}" for s, fam in by_fam.items()
-             if (v := [e for e in fam if e["word"] == WORDS["reversed"]])]
-    better = [f"{_group(v)}, on {s}" for s, fam in by_fam.items()
-              if (v := [e for e in fam if e["word"] == WORDS["holds"]])]
-    open_ = [f"{_join([SHORT[e['rival']] for e in v])} on {s}" for s, fam in by_fam.items()
-             if (v := [e for e in fam if e["word"].startswith("not resolved")])]
-    failed = failed_fits(summary)
     lead = ("**The answer** (interim: not every run exists). " if summary["interim"] else
             "**The answer.** ")
-    one = (f"With the same search budget for every method it trains and {n} paired seeds, BBB "
-           + (f"is worse than {', and than '.join(worse)}" if worse else
-              "is worse than no rival")
-           + (f"; it is better only than {', and than '.join(better)}" if better else
-              "; it is better than none")
-           + " (BBB − rival with its 95 % interval; NLL: lower is better, AUROC: higher is "
-           "better).")
-    two = []
-    if open_:
-        two.append(f"With {n} seeds the intervals do not separate it from "
-                   f"{'; nor from '.join(open_)}")
+    lead += (f"With the same search budget for every method it trains and {n} paired seeds "
+             "(each number: BBB − rival, with its 95 % interval).")
+    sentences = []
+    for score in dict.fromkeys(e["score"] for e in es):
+        fam = [e for e in es if e["score"] == score]
+        worse = [e for e in fam if e["word"] == WORDS["reversed"]]
+        better = [e for e in fam if e["word"] == WORDS["holds"]]
+        open_ = [e for e in fam if e["word"].startswith("not resolved")]
+        bits = ([f"worse than {_group(worse)}"] if worse else []) + \
+            ([f"better than {_group(better)}"] if better else [])
+        if open_:
+            bits.append(f"not separated from {_join([SHORT[e['rival']] for e in open_])}")
+        side = "lower" if fam[0]["lower_better"] else "higher"
+        sentences.append(f"on {score} ({side} is better), BBB is " + (_join(bits) if bits else
+                                                                      "compared with no rival")
+                         + ".")
+    text = lead + " " + " ".join(x[0].upper() + x[1:] for x in sentences)
+    failed = failed_fits(summary)
     if failed:
-        two.append(f"the {len(failed)} Laplace fits score a worse NLL than the MAP network "
-                   "they wrap, so they are failed fits and get no verdict")
-    return lead + one + (" " + "; and ".join(two) + "." if two else "")
+        text += (f" The {len(failed)} Laplace fits are worse on NLL than the MAP network they "
+                 "wrap: failed fits, with no verdict.")
+    return text
 
 
 def effects_text(summary):
@@ -1299,9 +1343,9 @@ def failed_fit_text(summary):
     if not failed:
         return ""
     out = ["**Failed fits.** A Laplace approximation only adds uncertainty around MAP's network; "
-           "a fit that scores a worse NLL than that network is misconfigured (its prior "
-           "precision sets how much uncertainty it adds), not a finding about the method. These rows are reported "
-           "without verdict words (the plan's test of them stays in its records):", ""]
+           "a fit that is worse than that network is misconfigured (its prior precision sets "
+           "how much uncertainty it adds), not a finding about the method. The rule: "
+           + FIT_RULE + ". These rows are reported without verdict words:", ""]
     for m, x in failed.items():
         d = x["diff"]
         ci = (f" [{_fmt(d['ci'][0], 4)}, {_fmt(d['ci'][1], 4)}]" if d and d.get("ci") else "")
@@ -1324,11 +1368,12 @@ def fair_fit_text(ps, summary):
     n = len(ps["seeds"])
     top = 10.0 ** P.GRID["log_prior_prec_max"]
     at_top = sum(v >= top * (1 - 1e-6) for v in st["gridsearch_val"]["prior_precision"])
-    not_worse = [P.LABELS[k] for k in P.SETTINGS if st[k]["mean"]["nll"] <= mp]
+    status = {k: v[1] for k, v in _check_failed(ps, summary).items()}
+    below = [P.LABELS[k] for k in P.SETTINGS if status[k] == "below"]
     text = ("**What a fair fit needs.** "
-            + (f"No prior precision tried gives a mean test NLL below MAP's ({mp:.4f}); "
-               if not not_worse else
-               f"Only {_join(not_worse)} gives a mean test NLL at or below MAP's ({mp:.4f}); ")
+            + (f"No prior precision tried gives a test NLL below MAP's ({mp:.4f}) beyond its "
+               "interval; " if not below else
+               f"Only {_join(below)} gives a test NLL below MAP's ({mp:.4f}); ")
             + f"the validation grid search chose the top of its range ({top:.0e}) on {at_top} of "
             f"{n} seeds, where the fit is MAP's network with almost no added uncertainty, so its "
             "best value was not found inside the grid. A fair fit chooses the prior precision "
@@ -1341,7 +1386,9 @@ def fair_fit_text(ps, summary):
 
 COLOURS = {"map": "#000000", "mc_dropout": "#E69F00", "ensemble": "#56B4E9",
            "bbb": "#0072B2", "ivon": "#009E73", "laplace_ll_kron": "#CC79A7",
-           "laplace_diag": "#D55E00", "laplace_kron": "#999999"}  # Okabe–Ito
+           "laplace_diag": "#882255", "laplace_kron": "#999999"}
+# Okabe–Ito, but the all-layer diagonal Laplace in Tol's wine (Okabe–Ito's vermillion is too
+# close to MC dropout's orange)
 
 
 def _scores_panel(ax, summary, on, key, failed, log=False):
@@ -1367,12 +1414,33 @@ def _scores_panel(ax, summary, on, key, failed, log=False):
                                         for m in methods], fontsize=7, rotation=0)
     ax.set_xlim(-0.6, len(methods) - 0.3)
     if log:
-        from matplotlib.ticker import FormatStrFormatter
-        ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(FormatStrFormatter("%.3g"))
-        ax.yaxis.set_minor_formatter(FormatStrFormatter("%.3g"))
-        ax.tick_params(axis="y", which="minor", labelsize=7)
+        _log_ticks(ax)
     return methods
+
+
+def _log_ticks(ax):
+    """Label a log y-axis at 1, 2 and 5 of each decade inside its range, adding 1.5, 3, 7 and
+    then 1.2, 4, 6, 8 where a stretch of the axis (its ends included) would otherwise go
+    without a number, so that every point can be read off a nearby label."""
+    import math
+    from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter, NullLocator
+    ax.set_yscale("log")
+    lo, hi = ax.get_ylim()
+    decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+    levels = ((1, 2, 5), (1.5, 3, 7), (1.2, 4, 6, 8))
+    ticks = []
+    for n, level in enumerate(levels):
+        gaps = [math.log10(b / a) for a, b in zip([lo, *ticks], [*ticks, hi])]
+        if n and len(ticks) >= 3 and max(gaps) <= 0.25:
+            break
+        for t in sorted(m * 10.0 ** e for e in decades for m in level):
+            if lo <= t <= hi and all(abs(math.log10(t / u)) >= 0.06 for u in ticks):
+                ticks = sorted(ticks + [t])
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%.3g"))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_ylim(lo, hi)
 
 
 TICKS = {"map": "MAP", "mc_dropout": "MC\ndropout", "ensemble": "deep\nensemble",
@@ -1394,19 +1462,21 @@ def summary_figure(summary):
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.4), constrained_layout=True,
                              gridspec_kw={"width_ratios": [1, 1, 1]})
     n = len(summary["seeds"])
-    for r, (on, name) in enumerate((("full", "full test sets (10,000 MNIST + 10,000 "
-                                               "Fashion-MNIST)"),
-                                      ("subset", "the plan's subset (2,000 + 2,000 images)"))):
+    names = {("full", False): "MNIST test set (10,000 images)",
+             ("full", True): "10,000 MNIST against 10,000 Fashion-MNIST test images",
+             ("subset", False): "the subset: 2,000 MNIST test images",
+             ("subset", True): "the subset: 2,000 MNIST against 2,000 Fashion-MNIST images"}
+    for r, on in enumerate(("full", "subset")):
         for c, (key, label, log) in enumerate(keys):
             ax = axes[r, c]
             _scores_panel(ax, summary, on, key, failed, log=log)
-            ax.set_title(f"{label}\n{name}", fontsize=9)
+            ax.set_title(f"{label}\n{names[(on, key.startswith('auroc'))]}", fontsize=9)
     from matplotlib.lines import Line2D
     handles = [Line2D([], [], ls="", marker="o", ms=4, color="0.3", label=f"one seed ({n} per method)"),
                Line2D([], [], ls="", marker="D", ms=5, color="0.3",
                       label="mean and its 95 % interval"),
                Line2D([], [], ls="", marker="o", ms=4, mfc="none", color="0.3",
-                      label="failed fit (NLL above its MAP network's)"),
+                      label="failed fit (NLL worse than its MAP network's; section 4)"),
                Line2D([], [], ls=":", color="black", label="MAP's mean")]
     fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=8, frameon=False)
     return fig
@@ -1449,39 +1519,40 @@ def effects_figure(summary):
 
 
 def story_takeaways(summary, ps=None):
-    """Notebook 06's takeaways as bullets: the answer in brief (the rivals BBB is worse and
-    better than, from the effects), what it costs against the rival that beats it, the Laplace
-    rows (failed fits, what the check found), and the scope."""
+    """Notebook 06's takeaways as short bullets: what the comparison shows beyond the answer
+    (what the rivals that beat BBB cost to train, against BBB's cost) and its caveats (the
+    Laplace rows, the grid edges, the scope)."""
     if summary is None:
         return ""
     es = effects(summary)
-    short = {"test NLL": "NLL", "OOD AUROC": "AUROC"}
-    pick = lambda w: _join([f"{SHORT[e['rival']]} on {short.get(e['score'], e['score'])}"  # noqa
-                            for e in es if e["word"] == w])
-    worse, better = pick(WORDS["reversed"]), pick(WORDS["holds"])
-    out = ["- **BBB is not the method to pick here**" if worse else "- **No rival beats BBB**",
-           ]
-    out[0] += ((f": it is worse than {worse}" if worse else "")
-               + (f", better than {better} only" if better else "") + " (section 3).")
     cost = summary.get("cost", {})
-    if "bbb" in cost and "mc_dropout" in cost:
-        b, d = cost["bbb"], cost["mc_dropout"]
-        out.append(f"- **Cost.** BBB trains {b['train_ratio_to_map']:.1f}× as long as MAP and MC "
-                   f"dropout {d['train_ratio_to_map']:.1f}×; both predict by sampling "
-                   f"({b['predict_s_10k']:.1f} s and {d['predict_s_10k']:.1f} s per 10,000 images "
-                   f"on one CPU thread, MAP {cost['map']['predict_s_10k']:.1f} s). BBB also "
-                   "stores two numbers per weight.")
+    ratio = lambda m: cost.get(m, {}).get("train_ratio_to_map")  # noqa: E731
+    beat = list(dict.fromkeys(e["rival"] for e in es if e["word"] == WORDS["reversed"]))
+    out = []
+    if beat and ratio("bbb") is not None and all(ratio(m) is not None for m in beat):
+        cheap = [m for m in beat if ratio(m) <= ratio("bbb")]
+        dear = [m for m in beat if m not in cheap]
+        words = lambda ms: _join([f"{SHORT[m]} at {ratio(m):.1f}×" for m in ms])  # noqa: E731
+        out.append("- **What it shows.** "
+                   + (f"Beating BBB does not take more training: {words(cheap)} MAP's training "
+                      f"time, against BBB's {ratio('bbb'):.1f}×"
+                      + (f"; {words(dear)}" if dear else "") if cheap else
+                      f"Every rival that beats BBB trains longer: {words(dear)} MAP's training "
+                      f"time, against BBB's {ratio('bbb'):.1f}×") + ".")
+    caveats = []
     failed = failed_fits(summary)
     if failed:
-        text = (f"- **Laplace is not yet compared.** All {len(failed)} Laplace fits score a "
-                "worse NLL than the MAP network they wrap (failed fits, section 4)")
-        if ps and ps.get("seeds"):
-            bad = _check_failed(ps, summary)
-            if all(v[1] for v in bad.values()):
-                text += ("; none of the three prior precisions tried on the last-layer fit "
-                         "brings its NLL below MAP's")
-        out.append(text + ". Whether a fairly tuned Laplace fit beats BBB is open.")
-    out.append("- **Scope.** One architecture, one split, a 60-epoch budget at a constant "
-               "learning rate, ten seeds: the intervals of section 3 bound the differences "
-               "under these conditions only.")
+        caveats.append("Laplace is not yet compared: its fits are failed fits, and no prior "
+                       "precision tried brings the last-layer fit below MAP's NLL (section 4)"
+                       if ps and ps.get("seeds") and all(
+                           v[1] != "below" for v in _check_failed(ps, summary).values()) else
+                       "Laplace is not yet compared: its fits are failed fits (section 4)")
+    at_edge = [LABELS[m] for m in A.SEARCHES if (c := A.chosen(m)) and
+               any(x != "epochs" for x in edges(m, c))]
+    if at_edge:
+        caveats.append(f"{_join(at_edge)} chose settings at the edge of their grids (Table 1)")
+    caveats.append(f"one architecture, one split, at most {A.MAX_EPOCHS} epochs at a constant "
+                   f"learning rate, {len(summary['seeds'])} seeds")
+    out.append("- **Caveats.** " + "; ".join(c[0].upper() + c[1:] if k == 0 else c
+                                              for k, c in enumerate(caveats)) + ".")
     return "\n".join(out)

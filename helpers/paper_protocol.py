@@ -450,54 +450,65 @@ def run_records(s, H, records=None):
 
 
 def figure2(s, widths=None, records=None):
-    """The paper's Figure 2 under its own protocol: test error (posterior-mean weights for BBB)
-    against epoch, the mean over seeds with the range of seeds as a band, log error axis; one
-    panel per width, every epoch inside the axes; the paper's Table 1 value of each method
-    dashed in its colour, each with its own legend entry. ``records``: see ``run_records``."""
+    """The paper's Figure 2 under its own protocol, as small multiples (a row per width, a
+    column per method), so that no series hides another: in each panel the method's test error
+    (posterior-mean weights for BBB) against epoch, the mean over seeds with the range of seeds
+    as a band, the other methods' means in light grey behind it, and the paper's Table 1 value
+    as a black dashed line with its own legend entry; log error axis shared by every panel,
+    every epoch and every paper value inside it. ``records``: see ``run_records``."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
     widths = list(widths or s["widths"])
+    order = ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")
     runs = {H: run_records(s, H, records) for H in widths}
-    fig, axes = plt.subplots(1, len(widths), figsize=(6.2 * len(widths), 4.6), squeeze=False,
-                             sharey=True)
+    fig, axes = plt.subplots(len(widths), len(order), figsize=(3.6 * len(order),
+                             2.9 * len(widths) + 0.4), squeeze=False, sharey=True, sharex=True)
     vals = [h["test_error"] for H in widths for recs in runs[H].values() for r in recs
             for h in r["history"]]
     vals += [PAPER_TABLE1[m][H] for H in widths for m in PAPER_TABLE1 if H in PAPER_TABLE1[m]]
     lo, hi = (min(vals), max(vals)) if vals else (0.01, 0.03)
-    for ax, H in zip(axes[0], widths):
-        for method in ("bbb_mixture", "bbb_gaussian", "dropout", "sgd"):
+
+    def curve(recs):
+        n = min(len(r["history"]) for r in recs)
+        ys = [[r["history"][i]["test_error"] for r in recs] for i in range(n)]
+        return list(range(1, n + 1)), ys
+    for row, H in zip(axes, widths):
+        for ax, method in zip(row, order):
+            for other in order:  # the other methods, grey, behind
+                if other != method and runs[H][other]:
+                    x, ys = curve(runs[H][other])
+                    ax.plot(x, [sum(v) / len(v) for v in ys], c="0.8", lw=0.5, zorder=1)
             recs, paper = runs[H][method], PAPER_TABLE1[method].get(H)
             c = OKABE_ITO[method]
             if recs:
-                n = min(len(r["history"]) for r in recs)
-                x = list(range(1, n + 1))
-                ys = [[r["history"][i]["test_error"] for r in recs] for i in range(n)]
-                ax.plot(x, [sum(v) / len(v) for v in ys], c=c, lw=0.8,
-                        label=f"{LABELS[method]} ({len(recs)} seed{'s' if len(recs) > 1 else ''})")
+                x, ys = curve(recs)
+                ax.plot(x, [sum(v) / len(v) for v in ys], c=c, lw=0.8, zorder=3,
+                        label=f"ours ({len(recs)} seed{'s' if len(recs) > 1 else ''})")
                 if len(recs) > 1:
                     ax.fill_between(x, [min(v) for v in ys], [max(v) for v in ys], color=c,
-                                    alpha=0.25, lw=0)
+                                    alpha=0.3, lw=0, zorder=2)
+            else:
+                ax.text(0.5, 0.5, "no 600-epoch run yet", transform=ax.transAxes,
+                        ha="center", va="center", color="0.4")
             if paper is not None:
-                ax.axhline(paper, color=c, ls="--", lw=1.3,
+                ax.axhline(paper, color="k", ls="--", lw=1.2, zorder=4,
                            label=f"the paper, {SHORT[method]}: {100 * paper:.2f}%")
-        ax.set_yscale("log")
-        ax.set_ylim(lo / 1.05, hi * 1.05)
-        ticks = [t / 1000 for t in (10, 12, 14, 16, 18, 20, 25, 30, 40, 50, 70, 100, 150, 200,
-                                     300, 500)]
-        ax.yaxis.set_major_locator(FixedLocator([t for t in ticks if lo / 1.05 <= t <= hi * 1.05]))
-        ax.yaxis.set_minor_locator(NullLocator())
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:g}%"))
-        ax.set_xlim(0, s["final_epochs"])
+            ax.set_title(f"{LABELS[method]}, 784-{H}-{H}-10", fontsize=9)
+            ax.legend(fontsize=7, loc="upper right")
+        row[0].set_ylabel("test error (log scale)")
+    ax = axes[0][0]
+    ax.set_yscale("log")
+    ax.set_ylim(lo / 1.05, hi * 1.05)
+    ticks = [t / 1000 for t in (10, 12, 14, 16, 18, 20, 25, 30, 40, 50, 70, 100, 150, 200,
+                                 300, 500)]
+    ax.yaxis.set_major_locator(FixedLocator([t for t in ticks if lo / 1.05 <= t <= hi * 1.05]))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:g}%"))
+    ax.set_xlim(0, s["final_epochs"])
+    for ax in axes[-1]:
         ax.set_xlabel("epoch")
-        ax.set_title(f"784-{H}-{H}-10: mean over seeds, band: their range")
-        if not any(runs[H].values()):
-            ax.text(0.5, 0.5, "no 600-epoch run finished yet", transform=ax.transAxes,
-                    ha="center", va="center", color="0.4")
-    axes[0][0].set_ylabel("test error (log scale)")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    for ax in axes[0][1:]:  # the seed counts may differ between widths: one legend per panel
-        ax.legend(fontsize=7, loc="upper right", ncol=2)
-    axes[0][0].legend(handles, labels, fontsize=7, loc="upper right", ncol=2)
+    fig.suptitle("Test error during training: mean over seeds, band: their range; grey: the "
+                 "other methods' means", fontsize=10)
     fig.tight_layout()
     return fig
 

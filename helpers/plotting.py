@@ -8,9 +8,10 @@ PAPER_STYLE = {"figure.dpi": 100, "savefig.dpi": 150, "axes.grid": True, "grid.a
 
 
 def use_style():
-    """Apply the project's matplotlib style (seaborn ticks + a light grid)."""
+    """Apply the project's matplotlib style (seaborn ticks + a light grid; seaborn's colour-blind
+    palette as the default colour cycle)."""
     import seaborn as sns
-    sns.set_theme(style="ticks", context="notebook")
+    sns.set_theme(style="ticks", context="notebook", palette="colorblind")
     matplotlib.rcParams.update(PAPER_STYLE)
 
 

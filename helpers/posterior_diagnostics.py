@@ -128,7 +128,7 @@ def words(rec):
                      f"example; validation error {100 * run['val_error'][-1]:.2f} %.")
         verdicts.append((label, alike, hi1 / hi0))
     still = [f"*{label}*" for label, alike, _ in verdicts if alike]
-    spread = [f"*{label}* (its largest σ grew {ratio:.0f}-fold)" for label, alike, ratio in verdicts
+    spread = [f"*{label}* (σ's 95th percentile grew {ratio:.0f}-fold)" for label, alike, ratio in verdicts
               if not alike]
     answer = "**What it shows.** "
     if still:
@@ -140,10 +140,9 @@ def words(rec):
     return "\n".join(lines + ["", answer.strip()])
 
 
-def takeaway(rec):
-    """One sentence from ``rec`` for the takeaways: in the runs whose ρ all moved alike, σ's
-    range at the start and at the end (the widths did not learn), against the largest σ growth
-    among the other runs. '' when every run's widths spread."""
+def _growth(rec):
+    """([(label, start, end)] of the runs whose ρ all moved alike, the same of the others): σ's
+    95th percentile (the largest over layers) at the start and after the last epoch."""
     still, grew = [], []
     for label, run in rec["runs"].items():
         first, last = run["trace"][0]["layers"], run["trace"][-1]["layers"]
@@ -152,15 +151,138 @@ def takeaway(rec):
         hi0 = max(v["sigma_q"][2] for v in first.values())
         hi1 = max(v["sigma_q"][2] for v in last.values())
         (still if top <= 1.1 * min(med) else grew).append((label, hi0, hi1))
+    return still, grew
+
+
+def _went(still):
+    pairs = [f"{a:.4f} to {b:.4f}" for _, a, b in still]
+    if len(set(pairs)) == 1 and len(pairs) > 1:
+        return f"{pairs[0]} (with either prior)"
+    return "; ".join(f"{p} ({DISPLAY.get(k, k)})" for p, (k, _, _) in zip(pairs, still))
+
+
+def answer_words(rec):
+    """The notebook's answer's first sentence from ``rec``: trained as the paper says, σ did not
+    learn (its 95th percentile at the start and the end), against its growth under the Adam
+    recipe. '' when no run's ρ all moved alike, or without ``rec``."""
+    if not rec:
+        return ""
+    still, grew = _growth(rec)
+    if not still:
+        return ""
+    text = ("Trained as the paper says (plain SGD, ρ₀ = −5 at the start), BBB's posterior widths "
+            f"σ did not learn: in {rec['settings']['epochs']}-epoch reruns every ρ moved by about "
+            f"the same amount and σ's 95th percentile went only from {_went(still)}")
+    if grew:
+        k, a, b = max(grew, key=lambda g: g[2] / g[1])
+        text += f", while under the Adam recipe from a random start it grew {b / a:.0f}-fold"
+    return text + "."
+
+
+def narrow_share(rec):
+    """The largest share of the means, over layers and runs, that the prior's narrow component
+    claims at the end of the runs whose ρ all moved alike; None without one."""
+    if not rec:
+        return None
+    still = {k for k, _, _ in _growth(rec)[0]}
+    shares = [v["narrow_share"] for k, run in rec["runs"].items() if k in still
+              for v in run["trace"][-1]["layers"].values() if v["narrow_share"] is not None]
+    return max(shares) if shares else None
+
+
+def takeaway(rec):
+    """One sentence from ``rec`` for the takeaways: in the runs whose ρ all moved alike, σ's
+    95th percentile at the start and at the end (the widths did not learn), against the largest
+    growth of the same statistic among the other runs. '' when every run's widths spread."""
+    still, grew = _growth(rec)
     if not still:
         return ""
     text = ("**Trained as the paper says, the posterior's widths did not learn**: over "
             f"{rec['settings']['epochs']} epochs every ρ moved alike and σ's 95th percentile "
-            "went from " + "; ".join(f"{a:.4f} to {b:.4f} ({DISPLAY.get(k, k)})"
-                                     for k, a, b in still) + ".")
+            "went from " + _went(still) + ".")
     if grew:
         k, a, b = max(grew, key=lambda g: g[2] / g[1])
         text += (f" Under the Adam recipe it grew {b / a:.0f}-fold ({DISPLAY.get(k, k)}). So the "
                  "paper-protocol rows measure BBB with widths fixed at their start, not yet "
                  "the method the paper describes.")
     return text
+
+
+# colour-blind-safe (Okabe & Ito 2008); the two plain-SGD runs in their prior's Table 1 colour
+COLORS = {"paper protocol, plain SGD, scale mixture": "#0072B2",
+          "paper protocol, plain SGD, Gaussian": "#CC79A7",
+          "plan v1, Adam, scale mixture (random start)": "#E69F00"}
+_STYLE = {"paper protocol, plain SGD, scale mixture": dict(lw=4.0, ls="-", z=2),
+          "paper protocol, plain SGD, Gaussian": dict(lw=1.4, ls=(0, (4, 2)), z=4),
+          "plan v1, Adam, scale mixture (random start)": dict(lw=1.6, ls="-", z=3)}
+
+
+def figure(rec):
+    """Section 3's figure from ``rec`` (the stored labels): one panel per layer with σ's median
+    against the epoch and its 5–95 % band (each run's band in its colour, edged by thin lines of
+    the same colour, so bands that overlap stay apart); runs whose medians coincide are drawn
+    one wide underneath, one dashed on top, and named at the right edge. Last panel: training
+    NLL against KL per example, epoch by epoch. Return the figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import ScalarFormatter
+    runs = rec["runs"]
+    layers = list(next(iter(runs.values()))["trace"][0]["layers"])
+    fig, axes = plt.subplots(1, len(layers) + 1, figsize=(4.0 * (len(layers) + 1), 4.4))
+    lo = min(r["layers"][k]["sigma_q"][0] for run in runs.values() for r in run["trace"]
+             for k in layers)
+    hi = max(r["layers"][k]["sigma_q"][2] for run in runs.values() for r in run["trace"]
+             for k in layers)
+    last = max(r["epoch"] for run in runs.values() for r in run["trace"])
+    for j, (ax, layer) in enumerate(zip(axes, layers)):
+        for label, run in runs.items():
+            c, st = COLORS.get(label, "0.3"), _STYLE.get(label, dict(lw=1.5, ls="-", z=3))
+            ep = [r["epoch"] for r in run["trace"]]
+            q = [r["layers"][layer]["sigma_q"] for r in run["trace"]]
+            ax.fill_between(ep, [v[0] for v in q], [v[2] for v in q], color=c, alpha=0.15,
+                            lw=0, zorder=1)
+            for i in (0, 2):
+                ax.plot(ep, [v[i] for v in q], color=c, lw=0.7, ls=":", zorder=st["z"])
+            ax.plot(ep, [v[1] for v in q], color=c, lw=st["lw"], ls=st["ls"], zorder=st["z"])
+        meds = []  # [(median at the end, [labels])]: medians within 5 % of each other coincide
+        for label, run in runs.items():
+            m = run["trace"][-1]["layers"][layer]["sigma_q"][1]
+            near = [g for g in meds if abs(g[0] / m - 1) < 0.05]
+            near[0][1].append(label) if near else meds.append((m, [label]))
+        for m, same in meds:
+            if len(same) > 1:  # say so beside them
+                ax.annotate(" and ".join(DISPLAY.get(k, k).split(", ")[-1] for k in same)
+                            + ":\nthe lines coincide", (0.98 * last, float(m)),
+                            xytext=(0, 6), textcoords="offset points", ha="right", va="bottom",
+                            fontsize=7, color="0.2")
+        ax.set(yscale="log", ylim=(lo / 1.3, hi * 1.3), xlabel="epoch",
+               title=f"layer {j + 1}" + (" (input)" if j == 0 else " (output)"
+                                         if j == len(layers) - 1 else ""))
+        ax.set_xlim(0, last)
+    axes[0].set_ylabel("σ = softplus(ρ): median, 5–95 % band")
+    for ax in axes[1:len(layers)]:
+        ax.sharey(axes[0])
+    ax = axes[-1]
+    for label, run in runs.items():
+        c = COLORS.get(label, "0.3")
+        rows = [r for r in run["trace"] if r["nll"] is not None]
+        ax.plot([r["kl"] for r in rows], [r["nll"] for r in rows], "o-", ms=2, color=c)
+        for r, where in ((rows[0], "epoch 1"), (rows[-1], f"epoch {rows[-1]['epoch']}")):
+            right = r["kl"] >= max(x["kl"] for x in rows)  # the rightmost: label to the right
+            left = r["kl"] <= min(x["kl"] for x in rows)  # the leftmost: label above
+            ax.annotate(where, (r["kl"], r["nll"]), fontsize=7, color=c,
+                        xytext=(4, 0) if right else (0, 5) if left else (-4, 0),
+                        ha="left" if right or left else "right",
+                        va="bottom" if left and not right else "center",
+                        textcoords="offset points")
+    ax.set(xscale="log", yscale="log", xlabel="KL per training example (nats)",
+           ylabel="training NLL per example (nats)", title="fit against complexity")
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(ScalarFormatter())
+    handles = [Line2D([], [], color=COLORS.get(k, "0.3"), lw=_STYLE.get(k, {}).get("lw", 1.5),
+                      ls=_STYLE.get(k, {}).get("ls", "-")) for k in runs]
+    handles.append(Line2D([], [], color="0.3", lw=0.7, ls=":"))
+    names = [DISPLAY.get(k, k) for k in runs] + ["5th and 95th percentiles (band edges)"]
+    fig.legend(handles, names, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
+    return fig

@@ -803,11 +803,11 @@ def weighting_figure(base, alt, H):
     lo, hi, n = DB_EDGES
     edges = [lo + i * (hi - lo) / n for i in range(n + 1)]
     fig, ax = plt.subplots(figsize=(7.5, 3.8), constrained_layout=True)
-    for m, c in ((base, "C0"), (alt, "C3")):
+    for m, c, ls in ((base, OKABE_ITO["blue"], "-"), (alt, OKABE_ITO["orange"], "--")):
         dens = [k / (m["n_weights"] * (hi - lo) / n) for k in m["snr_hist"]]
-        ax.stairs(dens, edges, fill=True, alpha=0.45, color=c,
+        ax.stairs(dens, edges, fill=False, color=c, ls=ls, lw=1.6,
                   label=WEIGHTING_LABELS[m["kl_weighting"]])
-        ax.axvline(m["cuts_db"]["95"], color=c, ls=":", lw=1.2,
+        ax.axvline(m["cuts_db"]["95"], color=c, ls=":", lw=1.4,
                    label=f"95 % removed below {m['cuts_db']['95']:.1f} dB")
     ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density", title=f"2×{H}, seed 0")
     ax.legend(fontsize=8)
@@ -891,8 +891,8 @@ def storage_rows(rec):
 def storage_text(rec):
     """Return notebook 04's reading of the storage table (Markdown bullets), its numbers from
     ``rec`` (snr.json's ``storage_and_timing`` rows): the sparse size at 95 % removed against
-    the dense one; how far the dense times, the same computation in every row, spread (the
-    timing noise) and the band it sets; and the sparse product's pace at 95, 98 and 0 % in the
+    the dense one; the band of "about as fast", set by how far the dense times (the same
+    computation in every row) spread; and the sparse product's pace at 95, 98 and 0 % in the
     table's words."""
     timing = rec["metrics"]["storage_and_timing"]
     rows = {r["removed"]: r for r in timing["rows"]}
@@ -903,19 +903,13 @@ def storage_text(rec):
     r95 = rows[95]
     dense = [r["dense_s"] for r in timing["rows"]]
     spread, band = timing_noise(timing["rows"]), noise_band(timing["rows"])
-    cores = (rec.get("machine_timing") or {}).get("cpu_count")
-    where = f" on a {cores}-core CPU" if cores else ""
     if spread > SAME_PACE:
-        noise = (f"- The dense network is the same computation in every row, yet its time "
-                 f"ranged from {1e3 * min(dense):.1f} to {1e3 * max(dense):.1f} ms: a "
-                 f"{spread:.2f}× spread from timing noise alone (each time one median of "
-                 f"repeated runs{where}). So a sparse time within {band:.2f}× of the nearest "
-                 "dense time reads *about as fast*: not distinguishable from the timing noise.")
+        noise = (f"- *About as fast*: within {band:.2f}× of the nearest dense time; the dense "
+                 f"network, the same computation in every row, itself shows a {spread:.2f}× "
+                 "spread (timing noise).")
     else:
-        noise = (f"- The dense network is the same computation in every row, and its times "
-                 f"agree within {spread:.2f}×. A sparse time within {band:.2f}× of the nearest "
-                 f"dense time reads *about as fast* (each time is one median of repeated "
-                 f"runs{where}: rough, not exact).")
+        noise = (f"- *About as fast*: within {band:.2f}× of the nearest dense time (the dense "
+                 f"network, the same computation in every row, agrees within {spread:.2f}×).")
     p95, p98, p0 = (_pace(rows[f]["sparse_s"], dense, band) for f in (95, 98, 0))
     pruned = (f"{p95} the dense one at 95 and 98 % removed" if p95 == p98 else
               f"{p95} the dense one at 95 %, {p98} it at 98 %")
@@ -1317,7 +1311,7 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     a_lin.set_title("density, linear axis (as the paper draws it)")
     a_log.set_yscale("log")
     floor = 0.5 / (total * width)  # below one weight in a bin: the log axes hide no weight
-    a_log.set_ylim(floor, 2 * dens.max())
+    a_log.set_ylim(floor, 300 * dens.max())  # headroom: the legend sits above the peak
     a_log.set_title("the same density, log axis: the second mode and the dip")
     if d:
         g, k = kde_db(entry["snr_hist"], d["bandwidth_db"])
@@ -1360,8 +1354,10 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
         a_all.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="smoothed density (per dB)",
                   xlim=xlim, title="every network (one line per seed; dashed: its dip)")
         a_all.legend(fontsize=8, loc="upper left")
-    outside = (f"; {entry['snr_outside']:,} weights outside [{lo:g}, {hi:g}] dB not drawn"
-               if entry.get("snr_outside") else "")
+    top = edges[filled[-1] + 1]  # the x-axes end just past the highest filled bin
+    outside = (f"\ndrawn: every weight with an SNR from {lo:g} to {top:.0f} dB; not drawn: "
+               f"{entry['snr_outside']:,} below {lo:g} or above {hi:g} dB (outside the stored "
+               "histogram)" if entry.get("snr_outside") else "")
     fig.suptitle(f"784-{entry['H']}-{entry['H']}-10, seed {entry['seed']}, "
                  f"{entry['n_weights']:,} weights{outside}")
     return fig

@@ -526,6 +526,26 @@ def retrain_rows(summary):
              "CPU"], rows)
 
 
+def retrain_check_line(*summaries):
+    """One line (Markdown): how many networks trained here for sections 3 and 5 (warm starts
+    included) reproduce the test error of their run record in notebook 01 to 0.01 pp, of those
+    that have one; the table with training times is in docs/lab_log.md."""
+    pairs = []
+    for s in summaries:
+        for r in (s or {}).get("retrained", []):
+            if r["table1"] is not None:
+                pairs.append((r["here"]["test_error"], r["table1"]["test_error"]))
+            src = r.get("source")
+            if src and src.get("table1_test_error") is not None:
+                pairs.append((src["test_error"], src["table1_test_error"]))
+    if not pairs:
+        return ""
+    same = sum(f"{100 * a:.2f}" == f"{100 * b:.2f}" for a, b in pairs)
+    return (f"*Check:* {same} of the {len(pairs)} networks trained here that have a run record in "
+            "notebook 01 reproduce its test error to 0.01 pp (the table, with training times: "
+            "[docs/lab_log.md](../docs/lab_log.md), notebook 04).")
+
+
 def _by_verdict(pairs, against=""):
     """"holds (95% and 98% removed)" from [(fraction, word)]: fractions with the same word
     together, in the order the words first come (``against``: "holds against <it> (...)")."""
@@ -568,54 +588,35 @@ def _mean_pct(t, arm, f):
 
 
 def reading_text(summary):
-    """Notebook 04's reading of plan v2's reference tables (Markdown bullets), its numbers and
-    words from ``summary``: the error of each arm at the tested fractions, the verdicts against
-    the references and against |mu| on the same network, whether the secondary family agrees,
-    and (described, not tested) random removal at 50 %."""
+    """Notebook 04's reading of plan v2's reference tables (Markdown bullets), its words from
+    ``summary``: the verdicts against the references grouped by word (the numbers are in the
+    tables above it), any claim whose unadjusted interval excludes 0 yet is not resolved after
+    Holm, a pointer to SNR against |mu| (the answer reads it), whether the secondary family
+    agrees, and (described, not tested) random removal at 50 %."""
     import statistics
     if summary["interim"]:
         return standing_text(summary)
     t = summary["table"]
     fam = summary["families"]["error after pruning"]
     n = len(SEEDS)
-
-    def m(arm, f):
-        return _mean_pct(t, arm, f)
-
-    def verdicts(rival):
-        return "; ".join(f"{f} % removed: {_verdict_effect(summary, fam[f'bbb_snr < {rival} at {f}%'])}"
-                         for f in TESTED)
-    f0, f1 = TESTED
-    lines = [f"**What it shows** (2×{H_MAIN}, means over {n} seeds; a − b with its 95 % "
-             "interval, unadjusted).", "",
-             f"- With {f0} % of the weights removed, magnitude pruning leaves Table 1's SGD "
-             f"networks at {m('sgd_magnitude', f0)} test error and the dropout networks at "
-             f"{m('dropout_magnitude', f0)}, against {m('bbb_snr', f0)} for BBB pruned by SNR; "
-             f"with {f1} % removed, {m('sgd_magnitude', f1)} and {m('dropout_magnitude', f1)} "
-             f"against {m('bbb_snr', f1)}.",
-             "- The verdicts on \"BBB by SNR has the lower error\":",
-             f"  - against SGD by |w|: {verdicts('sgd_magnitude')}.",
-             f"  - against dropout by |w|: {verdicts('dropout_magnitude')}."]
-    words = [fam[f"bbb_snr < bbb_magnitude at {f}%"]["verdict"] for f in TESTED]
-    if all(w.startswith("not resolved") for w in words):
-        cis = [(f, (fam[f"bbb_snr < bbb_magnitude at {f}%"].get("t_test") or {}).get("ci"))
-               for f in TESTED]
-        excl = [f"{-100 * ci[0]:.2f} pp ({f} % removed)" for f, ci in cis if ci and ci[0] < 0]
-        width = (f" The test resolves no advantage of the posterior's width over the means' "
-                 f"magnitude at {n} seeds"
-                 + (f"; the intervals exclude an advantage of the SNR larger than "
-                    + " and ".join(excl) + "." if excl else
-                    "; that is not evidence that there is none."))
-    elif "holds" in words and "reversed" not in words:
-        width = " Ranking by the posterior's width gives the lower error where the claim holds."
-    elif "reversed" in words and "holds" not in words:
-        width = " Ranking by the means' magnitude gives the lower error where it is reversed."
-    else:
-        width = ""
-    vals = " and ".join(f"{m('bbb_snr', f)} against {m('bbb_magnitude', f)} at {f} %"
-                        for f in TESTED)
-    lines.append(f"- On the same BBB networks, SNR against |μ|: {vals}; "
-                 f"{verdicts('bbb_magnitude')}.{width}")
+    said = []
+    for rival in ("sgd_magnitude", "dropout_magnitude"):
+        said.append(_by_verdict([(f, fam[f"bbb_snr < {rival} at {f}%"]["verdict"])
+                                 for f in TESTED], ARM_LABELS[rival]))
+    lines = [f"**What it shows** (2×{H_MAIN}, {n} seeds; the means are in the error table, BBB's "
+             "in Table 2).", "",
+             "- \"BBB by SNR has the lower error\": " + "; ".join(said) + "."]
+    odd = [c for c in fam if c.split(" < ")[1].split(" at ")[0] != "bbb_magnitude"
+           and fam[c]["verdict"].startswith("not resolved")
+           and (fam[c].get("t_test") or {}).get("ci")
+           and (fam[c]["t_test"]["ci"][1] < 0 or fam[c]["t_test"]["ci"][0] > 0)]
+    if odd:
+        lines.append("- " + " and ".join(_claim_label(c) for c in odd)
+                     + (": its" if len(odd) == 1 else ": their")
+                     + " unadjusted interval excludes 0, but Holm's correction over the family's "
+                     f"{len(fam)} claims leaves {'it' if len(odd) == 1 else 'them'} not resolved.")
+    lines.append("- SNR against |μ| on the same BBB networks: the table's [exploratory] rows, "
+                 "read in the answer at the top.")
     added = summary["families"].get("error added by pruning")
     if added:
         differ = [c for c in fam if c in added and added[c]["verdict"] != fam[c]["verdict"]]
@@ -625,10 +626,9 @@ def reading_text(summary):
     rnd = {a: t[a]["50"] for a in ("bbb_random", "sgd_random", "dropout_random")}
     if all(rnd.values()) and statistics.fmean(rnd["bbb_random"].values()) > max(
             statistics.fmean(v.values()) for k, v in rnd.items() if k != "bbb_random"):
-        lines.append(f"- Removed at random (not tested), BBB's networks lose more. With "
-                     f"half the weights gone, their test error is {m('bbb_random', 50)}, against "
-                     f"{m('sgd_random', 50)} (SGD) and {m('dropout_random', 50)} (dropout): "
-                     f"{_random_seeds_words(rnd)}.")
+        lines.append("- Removed at random (not tested), BBB's networks lose more: with half "
+                     "the weights gone their mean error is above SGD's and dropout's (the "
+                     f"random columns; {_random_seeds_words(rnd)}).")
     return "\n".join(lines)
 
 
@@ -707,33 +707,32 @@ def starting_network_text(starts, sgd=None):
 
 
 def start_reading_text(summary):
-    """Notebook 04's reading of plan v3 (Markdown bullets), its numbers and words from
-    ``summary``: at each tested fraction the starting networks pruned by |w| (mean and seed
-    range) against BBB by SNR with the verdict, what the verdicts together say, and what the
-    comparison cannot separate."""
+    """Notebook 04's reading of plan v3 (Markdown bullets), its words from ``summary`` (the
+    values are the tables'): where the claim is resolved, why an interval that includes 0 does
+    (the seed range of the starting networks pruned by |w|), and what the comparison cannot
+    separate."""
     if summary["interim"]:
         return standing_text(summary)
     t = summary["table"]
     fam = summary["families"]["against BBB's starting network"]
     n = len(SEEDS)
-    lines = [f"**What it shows** (2×{H_MAIN}, means over {n} seeds).", ""]
-    by = {}
+    lines = [f"**What it shows** (2×{H_MAIN}, {n} seeds; the values are in the tables).", ""]
+    by, wide = {}, []
     for f in TESTED:
         r = fam[f"bbb_snr < start_magnitude at {f}%"]
-        st = list(t["start_magnitude"][str(f)].values())
         by.setdefault(r["verdict"], []).append(f)
-        p = f", Holm p = {r['p_holm']:.3g}" if r.get("p_holm") is not None else ""
-        lines.append(f"- {f} % removed: the starting networks pruned by |w| at "
-                     f"{_mean_pct(t, 'start_magnitude', f)} test error (per seed "
-                     f"{100 * min(st):.2f}–{100 * max(st):.2f} %), BBB by SNR at "
-                     f"{_mean_pct(t, 'bbb_snr', f)}: {r['verdict']}{p}; a − b = "
-                     f"{effect_words(r)}.")
+        ci = (r.get("t_test") or {}).get("ci")
+        st = list(t["start_magnitude"][str(f)].values())
+        if r["verdict"].startswith("not resolved") and ci and ci[0] <= 0 <= ci[1] and st:
+            wide.append(f"at {f} % removed its interval includes 0: pruned by |w|, the "
+                        f"starting networks range from {100 * min(st):.2f} to "
+                        f"{100 * max(st):.2f} % across the seeds")
     order = sorted(by, key=lambda w: (w != "holds", w))
     said = [("resolved" if w == "holds" else "not resolved" if w.startswith("not resolved")
              else w) + f" at {' and '.join(map(str, by[w]))} %" for w in order]
-    lines.append("- So the claim that BBB pruned by SNR keeps a lower error than the network it "
+    lines.append("- The claim that BBB pruned by SNR keeps a lower error than the network it "
                  "started from, pruned by |w|, is " + " and ".join(said) + f" removed ({n} "
-                 "seeds).")
+                 "seeds)" + ("; " + "; ".join(wide) if wide else "") + ".")
     lines.append("- The comparison changes two things at once, the training (BBB's epochs "
                  "under the prior) and the ranking (SNR against |w|); this test does not "
                  "separate them.")
@@ -741,21 +740,17 @@ def start_reading_text(summary):
 
 
 def kl_reading_text(summary):
-    """Notebook 04's reading of plan v2's KL-weighting family (Markdown bullets), its numbers and
-    words from ``summary``: eq. 8's and eq. 9's networks after SNR pruning at the tested
-    fractions with the verdicts, and where they start unpruned."""
+    """Notebook 04's reading of plan v2's KL-weighting family (Markdown bullets), from
+    ``summary``: the verdicts in words (the values are the tables'), where the two weightings'
+    networks start unpruned, and what one recipe each cannot say."""
     if summary["interim"]:
         return standing_text(summary)
     t = summary["table"]
     fam = summary["families"]["KL weighting"]
-    lines = [f"**What it shows** (2×{H_KL}, means over {len(SEEDS)} seeds).", ""]
-    for f in TESTED:
-        r = fam[f"uniform_snr < blundell_snr at {f}%"]
-        p = f", Holm p = {r['p_holm']:.3g}" if r.get("p_holm") is not None else ""
-        lines.append(f"- {f} % removed by SNR: eq. 8's networks at "
-                     f"{_mean_pct(t, 'uniform_snr', f)} test error, eq. 9's at "
-                     f"{_mean_pct(t, 'blundell_snr', f)}: {r['verdict']}{p}; a − b = "
-                     f"{effect_words(r)}.")
+    said = _by_verdict([(_parse(c)[2], r["verdict"]) for c, r in fam.items()])
+    lines = [f"**What it shows** (2×{H_KL}, {len(SEEDS)} seeds; the values are in the tables).",
+             "", f"- Eq. 8's 1/M weights leave a lower error after SNR pruning than eq. 9's: "
+             f"{said}."]
     import statistics
     u0, b0 = (statistics.fmean(t[a]["0"].values()) for a in ("uniform_snr", "blundell_snr"))
     start = "higher" if b0 > u0 else "lower" if b0 < u0 else "level"
@@ -767,154 +762,72 @@ def kl_reading_text(summary):
     return "\n".join(lines)
 
 
-def takeaways(summary, v3=None):
-    """Notebook 04's takeaways on plans v2 and v3 (Markdown bullets), rendered from their
-    summaries: at each tested fraction the mean test error of BBB by SNR and of each network
-    pruned by |w|, with the verdict against BBB by SNR (pending while a plan is incomplete), how
-    many of these claims hold, and the KL-weighting verdict."""
-    import statistics
-    t = summary["table"]
-    if v3 is not None:
-        t = {**t, **v3["table"]}
-    n = len(SEEDS)
-
-    def mean(arm, f):
-        v = list(t[arm][str(f)].values())
-        k = "" if len(v) == len(SEEDS) else f" ({len(v)} seed{'s' if len(v) != 1 else ''})"
-        return f"{100 * statistics.fmean(v):.2f} %{k}" if v else "not measured"
-
-    def word(s, family, claim):
-        return _word(s, s["families"][family][claim])
-    rivals_of = ("sgd_magnitude", "dropout_magnitude")
-    lines = [f"- **Is it special to BBB?** Test error after pruning without retraining (mean of "
-             f"{n} seeds), BBB by SNR against networks pruned by the magnitude of their weights "
-             "|w|, with the verdict on \"BBB by SNR is lower\" and the difference a − b "
-             "(pp, 95 % interval):"]
-    verdicts = []
-    for f in TESTED:
-        rivals = []
-        for r in rivals_of:
-            w = word(summary, "error after pruning", f"bbb_snr < {r} at {f}%")
-            verdicts.append(w)
-            we = _verdict_effect(summary, summary["families"]["error after pruning"]
-                                 [f"bbb_snr < {r} at {f}%"])
-            rivals.append(f"{ARM_LABELS[r]} {mean(r, f)} ({we})" if mean(r, f) != "not measured"
-                          else f"{ARM_LABELS[r]} (not measured yet)")
-        if v3 is not None:
-            w3 = word(v3, "against BBB's starting network", f"bbb_snr < start_magnitude at {f}%")
-            verdicts.append(w3)
-            m3 = mean("start_magnitude", f)
-            we3 = _verdict_effect(v3, v3["families"]["against BBB's starting network"]
-                                  [f"bbb_snr < start_magnitude at {f}%"])
-            rivals.append(f"{ARM_LABELS['start_magnitude']} "
-                          + (f"{m3} ({we3})" if m3 != "not measured" else "(not measured yet)"))
-        lines.append(f"  - {f} % removed: BBB by SNR {mean('bbb_snr', f)}; "
-                     + "; ".join(rivals) + ".")
-    decided = [v for v in verdicts if v in ("holds", "reversed")
-               or v.startswith("not resolved")]
-    if len(decided) == len(verdicts):
-        k = sum(v == "holds" for v in verdicts)
-        rest = sorted({v for v in verdicts if v != "holds"})
-        lines.append(f"  - {k} of these {len(verdicts)} claims hold"
-                     + (f"; the others: {', '.join(rest)}." if rest else "."))
-    lines += ["  - Each comparison changes two things at once: the training (only BBB's networks "
-              "are trained under the prior, which pulls weights towards zero) and the ranking "
-              "(SNR against |w|). These tests do not separate them.",
-              f"  - No weight-decayed reference (a pull towards zero without a posterior) was "
-              f"trained: Table 1 has none at 2×{H_MAIN}, and it would need a search of its own "
-              "([docs/choices.md](../docs/choices.md), entry 15)."]
-    if "holds" in verdicts:
-        lines.append("  - So where a claim holds, BBB's networks pruned by SNR keep a lower "
-                     "error than the other network pruned by |w|; that does not show that the "
-                     "SNR ranking, rather than BBB's training, is the reason. The ranking alone, "
-                     "on the same networks, is the *SNR or |μ|?* comparison above.")
-    lines.append(_kl_takeaway(summary, t))
-    return "\n".join(lines)
+FAR_PP = 5  # the takeaways' "far more": every mean difference beyond this many pp
 
 
-def _kl_takeaway(summary, t):
-    """The takeaway on the KL weighting (a Markdown bullet with sub-bullets): plan v2's verdicts,
-    where the two weightings' networks start unpruned, and what the test cannot say."""
-    import statistics
-    kl = "; ".join(f"{f} % removed: " + _verdict_effect(
-        summary, summary["families"]["KL weighting"][f"uniform_snr < blundell_snr at {f}%"])
-        for f in TESTED)
-    lines = [f"- **The KL weighting** (section 5, 2×{H_KL}, {len(SEEDS)} seeds). Do eq. 8's "
-             f"1/M weights leave a lower error after SNR pruning than eq. 9's? {kl}."]
-    start = {a: list(t[a]["0"].values()) for a in ("uniform_snr", "blundell_snr")}
-    if all(start.values()):
-        u0, b0 = (statistics.fmean(v) for v in start.values())
-        where = "higher" if b0 > u0 else "lower" if b0 < u0 else "level"
-        lines.append(f"  - Unpruned, eq. 9's networks already start {where} "
-                     f"({_mean_pct(t, 'blundell_snr', 0)} against "
-                     f"{_mean_pct(t, 'uniform_snr', 0)}); the test is on the error after "
-                     "pruning, not on the error pruning adds.")
-    lines.append("  - Each weighting was trained with one recipe, so the test does not say why "
-                 "they differ.")
-    return "\n".join(lines)
-
-
-def _significant_words(items, ranking, n_networks):
-    """"each network at 98 and 99 %, fewer errors by SNR" or "seed 2 at 99 %, fewer errors by
-    |μ|" from [(seed, fraction)] with p below alpha."""
+def _narrow_words(rec, H):
+    """"; at 2x400 McNemar's per-network tests favour SNR at 98 and 99 % removed (section 2)":
+    where the other width's significant McNemar tests all point one way, else ""."""
+    from . import pruning
+    other = [h for h in dict.fromkeys(m["H"] for m in rec["metrics"]["models"]) if h != H]
+    if not other:
+        return ""
+    _, by = pruning.mcnemar_counts(rec, other[0])
+    if len(by) != 1:
+        return ""
+    (ranking, items), = by.items()
     fs = sorted({f for _, f in items}, key=int)
-    if len(items) == len(fs) * n_networks and n_networks > 1:
-        where = "each network at " + (fs[0] if len(fs) == 1 else
-                                      ", ".join(fs[:-1]) + " and " + fs[-1]) + " %"
-    else:
-        where = "; ".join(f"seed {s} at {f} %" for s, f in items)
-    return f"{where}, fewer errors by {ranking}"
+    return (f"; at 2×{other[0]}, McNemar's per-network tests favour {ranking} at "
+            f"{' and '.join(fs)} % removed (section 2)")
 
 
-def snr_vs_magnitude_takeaway(rec, summary=None, fractions=("95", "98", "99")):
-    """Notebook 04's takeaway on ranking by SNR against ranking by |mu| (a Markdown bullet with
-    sub-bullets), its words from plan v2's verdicts at 2x1200 (paired t-test over seeds, Holm;
-    pending while incomplete) and from ``rec`` (snr.json): McNemar's uncorrected per-network
-    tests at ``fractions`` at every width, counted with the way each significant one points,
-    and the largest mean difference, marked as a description where no plan tests it."""
+def takeaways_text(rec, dip=None, summary=None, v3=None):
+    """Notebook 04's takeaways (about four Markdown bullets, each pointing to its section rather
+    than repeating its numbers), rendered from ``rec`` (snr.json), ``dip`` (snr_dip.json's
+    metrics) and the references' summaries (plan v2, plan v3; skipped while interim)."""
     import statistics
 
     from . import pruning
-    widths = list(dict.fromkeys(m["H"] for m in rec["metrics"]["models"]))
-    lines = ["- **SNR or |μ|?** Ranking by SNR uses what BBB learns beyond a point estimate, "
-             "the posterior's width. Does it beat ranking by the means' magnitude |μ|?"]
-    if summary is not None:
+    H = rec["metrics"]["models"][0]["H"]
+    ms = pruning._by_width(rec, H)
+    upto = pruning.flat_up_to(pruning._mean_curve(ms, "snr"))
+    flat = (f"the error stays flat up to {upto} % removed by SNR" if upto else
+            "the error rises already at the first fraction removed by SNR")
+    w = (dip or {}).get("widths", {}).get(str(H))
+    where = (f"; the density has the paper's two modes, with "
+             f"{100 * w['share_below']['mean']:.1f} % of the weights below the dip"
+             if w and w["bimodal"] else "")
+    lines = [f"- **Table 2 and Figure 4** (sections 1–2): at 2×{H} {flat}{where}."]
+    done = summary is not None and not summary["interim"]
+    if done:
         fam = summary["families"]["error after pruning"]
-        said = "; ".join(f"{f} % removed: "
-                         + _verdict_effect(summary, fam[f"bbb_snr < bbb_magnitude at {f}%"])
-                         for f in TESTED)
-        seen = any(f"bbb_snr < bbb_magnitude at {f}%" in SEEN_BEFORE_PLAN for f in TESTED)
-        lines.append(f"  - At 2×{H_MAIN}, the paired t-test over {len(SEEDS)} seeds (Holm"
-                     + ("; exploratory" if seen else "") + f"), SNR − |μ|: {said}.")
-    counts = []
-    for H in widths:
-        n_tests, by = pruning.mcnemar_counts(rec, H, fractions)
-        n_networks = len(pruning._by_width(rec, H))
-        k = sum(len(v) for v in by.values())
-        detail = "; ".join(_significant_words(v, d, n_networks) for d, v in by.items())
-        counts.append(f"on {k} of {n_tests} at 2×{H}" + (f" ({detail})" if detail else ""))
-    lines.append(f"  - McNemar's per-network tests (uncorrected, {fractions[0]} to "
-                 f"{fractions[-1]} % removed) give p < {pruning.MCNEMAR_ALPHA:g} "
-                 + " and ".join(counts) + ".")
-    best = None
-    for H in widths:
-        ms = pruning._by_width(rec, H)
-        for f in fractions:
-            a = statistics.fmean(m["error_at"]["snr"][f] for m in ms)
-            b = statistics.fmean(m["error_at"]["magnitude"][f] for m in ms)
-            if best is None or abs(a - b) > abs(best[2] - best[3]):
-                best = (H, f, a, b, len(ms))
-    if best is not None and f"{100 * best[2]:.2f}" == f"{100 * best[3]:.2f}":
-        lines.append(f"  - By SNR and by |μ| the mean errors agree to 0.01 pp at every width and "
-                     f"at {fractions[0]} to {fractions[-1]} % removed.")
-    elif best is not None:
-        H, f, a, b, k = best
-        tested = summary is not None and H == H_MAIN and int(f) in TESTED
-        lines.append(f"  - The largest difference is at 2×{H} with {f} % removed: "
-                     f"{100 * a:.2f} % by SNR against {100 * b:.2f} % by |μ| (mean of "
-                     f"{k} seed{'s' if k != 1 else ''})"
-                     + ("." if tested else "; no test was declared for it, so this is a "
-                        "description, not a verdict."))
+        words = [fam[f"bbb_snr < bbb_magnitude at {f}%"]["verdict"] for f in TESTED]
+        same = all(x.startswith("not resolved") for x in words)
+        lines.append(f"- **SNR or |μ|?** At 2×{H_MAIN}, "
+                     + ("|μ| ranks as well as SNR (not resolved at either tested fraction, "
+                        "section 3): the posterior's width adds nothing measurable"
+                        if same else "SNR against |μ|: " + _by_verdict(
+                            list(zip(TESTED, words))))
+                     + _narrow_words(rec, H) + ".")
+        verdicts = [fam[f"bbb_snr < {r} at {f}%"]["verdict"] for f in TESTED
+                    for r in ("sgd_magnitude", "dropout_magnitude")]
+        if v3 is not None and not v3["interim"]:
+            verdicts += [r["verdict"] for r in
+                         v3["families"]["against BBB's starting network"].values()]
+        diffs = [(r.get("t_test") or {}).get("mean_diff") for r in
+                 [fam[f"bbb_snr < {r} at {f}%"] for f in TESTED
+                  for r in ("sgd_magnitude", "dropout_magnitude")]]
+        k = sum(v == "holds" for v in verdicts)
+        far = f"far more, by {FAR_PP:g} pp or more on average" if all(
+            d is not None and 100 * d < -FAR_PP for d in diffs) else "more"
+        lines.append(f"- **Special to BBB?** SGD and dropout networks pruned by |w| lose {far} "
+                     f"({k} of {len(verdicts)} claims hold, counting BBB's starting networks; "
+                     "section 3), but there the training and the ranking change together.")
+        kl = summary["families"].get("KL weighting")
+        if kl:
+            said = _by_verdict([(_parse(c)[2], r["verdict"]) for c, r in kl.items()])
+            lines.append(f"- **KL weighting** (section 5): eq. 8's 1/M weights leave a lower "
+                         f"error after SNR pruning than eq. 9's: {said}; one recipe each.")
     return "\n".join(lines)
 
 
@@ -951,9 +864,64 @@ def answer_text(rec, dip, summary=None, fraction=95):
         fam = summary["families"]["error after pruning"]
         r = fam[f"bbb_snr < bbb_magnitude at {fraction}%"]
         ci = (r.get("t_test") or {}).get("ci")
-        excl = (f"; the interval excludes an advantage of the SNR larger than "
-                f"{-100 * ci[0]:.2f} pp" if ci and ci[0] < 0 else "")
-        text += (f" Whether the SNR ranks weights better than their mean's magnitude |μ| on the "
-                 f"same networks is {r['verdict']} (SNR − |μ| at {fraction} % removed: "
-                 f"{effect_words(r)}{excl}).")
-    return text
+        effect = f"SNR − |μ| at {fraction} % removed: {effect_words(r)}, {r['verdict']}"
+        if r["verdict"] == "holds":
+            text += f" Ranking by SNR beats ranking by the means' magnitude |μ| ({effect})."
+        elif r["verdict"] == "reversed":
+            text += (f" Ranking by the means' magnitude |μ| beats ranking by SNR ({effect}), so "
+                     "the posterior's width does not help here.")
+        else:
+            excl = (f"; the interval excludes an SNR advantage above {-100 * ci[0]:.2f} pp"
+                    if ci and ci[0] < 0 else "")
+            text += (f" But ranking by the means' magnitude |μ| does as well as SNR on the same "
+                     f"networks ({effect}{excl}), so the posterior's width adds nothing "
+                     "measurable here.")
+    return text + caveat_text(rec)
+
+
+def _paper_protocol_widths():
+    """(how far the median σ of the first layer moved, as a fraction, and in how many epochs) in
+    notebook 01's run trained as the paper describes (posterior_diagnostics.json), or None."""
+    from .utils import results_dir
+    path = results_dir() / "01_mnist_classification" / "posterior_diagnostics.json"
+    if not path.exists():
+        return None
+    run = json.loads(path.read_text()).get("runs", {}).get(
+        "paper protocol, plain SGD, scale mixture")
+    if not run or len(run.get("trace", [])) < 2:
+        return None
+    first, last = run["trace"][0]["layers"]["0"], run["trace"][-1]["layers"]["0"]
+    return abs(last["sigma_q"][1] / first["sigma_q"][1] - 1), run["trace"][-1]["epoch"]
+
+
+def _recipe(rec):
+    """(optimizer, warm-start epochs or None) of the first pruned network's run record."""
+    from .utils import results_dir
+    m = rec["metrics"]["models"][0]
+    path = results_dir() / "01_mnist_classification" / "runs" / f"{m.get('name')}.json"
+    if not path.exists():
+        return None
+    c = json.loads(path.read_text())["config"]
+    return c.get("optimizer"), (c.get("init_epochs") if c.get("init_from") else None)
+
+
+def caveat_text(rec, recipe=None, widths=None):
+    """The answer's caveat (a Markdown sentence with a leading space, or ""): which of notebook
+    01's networks are pruned (their optimizer and warm start, from the run record of the first)
+    and, from ``posterior_diagnostics.json``, that the runs trained as the paper describes are
+    not among them because their widths did not move."""
+    recipe = recipe if recipe is not None else _recipe(rec)
+    widths = widths if widths is not None else _paper_protocol_widths()
+    if not recipe:
+        return ""
+    opt, warm = recipe
+    opt = {"adam": "Adam", "sgd": "plain SGD"}.get(opt, opt)
+    how = (f"trained with {opt} from a {warm}-epoch SGD network (a *warm start*)" if warm else
+           f"trained with {opt}")
+    text = f" **Caveat:** the pruned networks are Table 1's BBB networks of notebook 01, {how}"
+    if widths:
+        moved, epochs = widths
+        text += (", not the runs trained as the paper describes, whose widths σ never learned "
+                 f"(the median σ of the first layer moved {100 * moved:.0f} % in {epochs} "
+                 "epochs)")
+    return text + "."

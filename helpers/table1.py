@@ -819,7 +819,7 @@ def choices_effects(text=None):
 
 OKABE_ITO = {"sgd": "#009E73", "dropout": "#E69F00", "bbb_gaussian": "#CC79A7",
              "bbb_mixture": "#0072B2"}  # colour-blind-safe (Okabe & Ito 2008)
-RECIPES = {"paper": "plain SGD, the paper's protocol", "adam": "Adam recipe"}
+RECIPES = {"paper": "the paper's protocol (BBB's widths fixed at their start)", "adam": "Adam recipe"}
 STORY_CLAIMS = (  # (a, b, words, family): the effect is a - b in test error
     ("bbb_mixture", "bbb_gaussian", "mixture − Gaussian", "orderings"),
     ("bbb_mixture", "sgd", "mixture − SGD", "orderings"),
@@ -889,9 +889,9 @@ def effects(rec):
     return out
 
 
-def _pp(x, sign=True):
-    """``x`` (a fraction) in percentage points, two decimals, a true minus sign."""
-    return (f"{100 * x:+.2f}" if sign else f"{100 * x:.2f}").replace("-", "−")
+def _pp(x, sign=True, d=2):
+    """``x`` (a fraction) in percentage points, ``d`` decimals, a true minus sign."""
+    return (f"{100 * x:+.{d}f}" if sign else f"{100 * x:.{d}f}").replace("-", "−")
 
 
 def _p(p):
@@ -899,7 +899,12 @@ def _p(p):
 
 
 def _ci_pp(ci):
-    return f"[{_pp(ci[0])}, {_pp(ci[1])}]"
+    """The interval in pp, two decimals, more (up to four) where an end that is not 0 would
+    show as ±0.00: an interval shown as excluding 0 must not read [+0.00, ...]."""
+    d = 2
+    while d < 4 and any(x != 0 and round(100 * x, d) == 0 for x in ci):
+        d += 1
+    return f"[{_pp(ci[0], d=d)}, {_pp(ci[1], d=d)}]"
 
 
 def excluded(e):
@@ -922,12 +927,21 @@ def excludes(e):
     return " and ".join(out) if out else "neither" if paper is not None else "nothing"
 
 
+def comparable_words(e):
+    """The comparability claim's verdict for effect ``e`` (mixture − dropout) in words."""
+    m = f"±{100 * STORY_MARGIN:g} pp"
+    return (f"comparable (the interval lies inside {m})" if e["verdict"] == "comparable"
+            else f"not shown comparable (the interval leaves {m})")
+
+
 def _effect_cell(e):
     if e is None:
         return "—", "—"
     if not e["ci"]:
         return f"{_pp(e['diff'])} (one seed: no interval)", "—"
-    p = "" if e["p_holm"] is None else f", Holm p {_p(e['p_holm'])}"
+    p = ("" if e["p_holm"] is None else f", Holm p {_p(e['p_holm'])}")
+    if e["family"] == "comparable":
+        p = f": {comparable_words(e)}"
     return f"{_pp(e['diff'])} {_ci_pp(e['ci'])}{p}", excludes(e)
 
 
@@ -957,8 +971,11 @@ def effects_rows(paper_rec, adam_rec):
     """(header, rows): each comparison a − b in pp with its 95% interval and Holm p, beside the
     paper's difference, for both recipes, and what each interval excludes."""
     ep, ea = effects(paper_rec), effects(adam_rec)
-    header = ["width", "a − b (pp)", "paper", RECIPES["paper"], "its interval excludes",
-              RECIPES["adam"], "its interval excludes"]
+    header = ["width", "a − b (pp)", "paper",
+              f"{RECIPES['paper']}: a − b, 95% interval (unadjusted), Holm p",
+              "its interval excludes",
+              f"{RECIPES['adam']}: a − b, 95% interval (unadjusted), Holm p",
+              "its interval excludes"]
     rows = []
     for W in sorted({k[0] for k in list(ep) + list(ea)}):
         for a, b, words, _ in STORY_CLAIMS:
@@ -977,51 +994,75 @@ def _width_with_both(ep, ea, a="bbb_mixture", b="sgd"):
     return min(both) if both else None
 
 
-def answer(paper_rec, adam_rec):
-    """The notebook's answer in two or three sentences, every number from the summaries: at the
-    smallest width both recipes ran with two seeds or more, the scale mixture minus SGD under
-    each recipe against the paper's difference, and the warm-started Adam recipe against SGD
-    trained on for the same epochs. '' when no width has both."""
+def answer(paper_rec, adam_rec, widths=""):
+    """The notebook's answer, every number from the summaries. ``widths``: the posterior
+    diagnostics' sentence (helpers.posterior_diagnostics.answer_words), '' when the widths
+    learned under the paper's protocol; given, it leads, and the paper's-protocol numbers are
+    presented as BBB with its widths fixed at their start. Then, at the smallest width both
+    recipes ran with two seeds or more, the scale mixture minus SGD under each recipe against
+    the paper's difference, and the warm-started Adam recipe against SGD trained on for the
+    same epochs. '' when no width has both."""
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
     if W is None:
         return ""
     e1, e2 = ep[(W, "bbb_mixture", "sgd")], ea[(W, "bbb_mixture", "sgd")]
     ex = [excluded(e)[1] for e in (e1, e2)]
-    verdict = ("Not by the margin the paper reports" if all(ex) else
-               "In part" if any(ex) else "Within our intervals, yes")
     both = ("both intervals exclude it" if all(ex) else "only the first interval excludes it"
             if ex[0] else "only the second interval excludes it" if ex[1] else
             "both intervals include it")
-    text = (f"**The answer.** {verdict}. At 2×{W}, the scale-mixture BBB's test error minus plain "
-            f"SGD's is {_pp(e1['diff'])} pp (95% interval {_ci_pp(e1['ci'])}, {e1['n']} seeds) "
-            f"when every method is trained as the paper says, and {_pp(e2['diff'])} pp "
-            f"({_ci_pp(e2['ci'])}, {e2['n']} seeds) with a modern Adam recipe; the paper reports "
-            f"{_pp(e1['paper'])} pp, and {both}.")
+    verdict = ("Neither recipe gives BBB the paper's margin over SGD" if all(ex) else
+               "One recipe's seeds rule out the paper's margin, the other's do not" if any(ex)
+               else "Within our intervals, both recipes agree with the paper's margin")
+    fixed = "with its widths fixed at their start" if widths else "trained as the paper says"
+    text = "**The answer.** "
+    if widths:
+        text += (f"{widths} So the paper's protocol, as run here, tests BBB with its widths "
+                 "fixed at their start, not yet the method the paper describes. ")
+    text += (f"At 2×{W}, the scale-mixture BBB's test error minus plain SGD's is "
+             f"{_pp(e1['diff'])} pp (percentage points) {fixed} (95% interval "
+             f"{_ci_pp(e1['ci'])}: the t-interval of the mean difference over {e1['n']} seeds), "
+             f"and {_pp(e2['diff'])} pp ({_ci_pp(e2['ci'])}, {e2['n']} seeds) with a modern Adam "
+             f"recipe; the paper reports {_pp(e1['paper'])} pp, and {both}. {verdict}.")
     c = ea.get((W, "bbb_mixture", "sgd_continued"))
     if c and c["ci"]:
         zero = excluded(c)[0]
         text += (" The Adam recipe starts BBB from a trained SGD network, and that network trained "
-                 "on for the same epochs without the Bayesian part does "
+                 "on for the same epochs without the Bayesian part (*SGD trained on*) does "
                  + ("as well (BBB minus it: " if not zero else "differently (BBB minus it: ")
                  + f"{_pp(c['diff'])} pp, {_ci_pp(c['ci'])}).")
     return text
 
 
+def _word(e):
+    """The verdict word of a resolved effect: an ordering *holds* or is *reversed*; a control
+    has no paper ordering, so BBB is *lower* or *higher* than it."""
+    if e["family"] == "controls":
+        return "lower" if e["diff"] < 0 else "higher"
+    return e["verdict"]
+
+
 def resolved_words(paper_rec, adam_rec):
     """Markdown: which comparisons the Holm-corrected tests resolve (Holm p < alpha), per recipe,
-    and, for the rest, that their intervals are the result."""
-    out = []
+    which mixture − dropout rows are comparable, and, for the rest, that their intervals are
+    the result."""
+    out, comp = [], []
     for name, rec in (("paper", paper_rec), ("adam", adam_rec)):
-        got = [f"{words} at 2×{W} (*{e['verdict']}*, Holm p {_p(e['p_holm'])})"
-               for (W, a, b), e in effects(rec).items() for x, y, words, _ in STORY_CLAIMS
+        eff = effects(rec)
+        got = [f"{words} at 2×{W} (*{_word(e)}*, Holm p {_p(e['p_holm'])})"
+               for (W, a, b), e in eff.items() for x, y, words, _ in STORY_CLAIMS
                if (x, y) == (a, b) and e["p_holm"] is not None and e["p_holm"] < ALPHA]
         out.append(f"{RECIPES[name][:1].upper() + RECIPES[name][1:]}: "
                    + ("; ".join(got) if got else "none") + ".")
-    return ("**Resolved after Holm's correction** (Holm p below α = 0.05; a negative difference "
-            "means the paper's order *holds*, a positive one that it is *reversed*). "
-            + " ".join(out) + " Every other comparison is *not resolved* at its seeds, and its "
-            "interval is the result: it says which differences the seeds rule out.")
+        comp += [e for e in eff.values() if e["family"] == "comparable" and e["ci"]]
+    yes = sum(e["verdict"] == "comparable" for e in comp)
+    return ("**Resolved after Holm's correction** (Holm p below α = 0.05; for the paper's "
+            "orderings a negative difference means its order *holds*, a positive one that it is "
+            "*reversed*; a control has no paper ordering, so BBB is *lower* or *higher* than it). "
+            + " ".join(out) + " Every other ordering and control is *not resolved* at its seeds, "
+            "and its interval is the result: it says which differences the seeds rule out. "
+            f"Mixture − dropout is *comparable* in {yes} of the {len(comp)} rows with an "
+            f"interval (the interval must lie inside ±{100 * STORY_MARGIN:g} pp).")
 
 
 def _group(items):
@@ -1034,8 +1075,8 @@ def takeaways(paper_rec, adam_rec, diagnostics_words=""):
     """Markdown bullets that follow from the tables, every number from the summaries: the
     paper's central gap (scale mixture − SGD) per recipe and width with its interval; the other
     paper differences the intervals exclude; the warm start's control; SGD against the paper's
-    SGD; then ``diagnostics_words`` (the posterior diagnostics' reading), if given."""
-    out = []
+    SGD; ``diagnostics_words`` (the posterior diagnostics' reading), if given, first."""
+    out = ["- " + diagnostics_words] if diagnostics_words else []
     for name, rec in (("paper", paper_rec), ("adam", adam_rec)):
         eff = effects(rec)
         main = [f"{_pp(e['diff'])} pp {_ci_pp(e['ci'])} at 2×{W} ({e['n']} seeds; the paper "
@@ -1075,8 +1116,6 @@ def takeaways(paper_rec, adam_rec, diagnostics_words=""):
                    + "the Adam recipe's SGD minus the paper's SGD: " + ", ".join(sgd) + f"; the 95% interval of our mean lies "
                    f"below the paper's value at {below} of {len(sgd)} widths)"
                    + (", which leaves BBB less to improve on." if below else "."))
-    if diagnostics_words:
-        out.append("- " + diagnostics_words)
     return "\n".join(out)
 
 
@@ -1112,30 +1151,69 @@ def figure3_runs(runs):
     return fig
 
 
-def weight_share_rows(runs, near=0.01, far=0.1):
+def _dip(h):
+    """(density at 0, (mode below 0, its density), (mode above 0, its density)) of histogram
+    ``h`` (a run record's weight histogram)."""
+    width = (h["hi"] - h["lo"]) / h["bins"]
+    centres = [h["lo"] + (i + 0.5) * width for i in range(h["bins"])]
+    dens = [c / (h["total"] * width) for c in h["counts"]]
+    zero = min(range(len(centres)), key=lambda i: abs(centres[i]))
+    left = max(range(zero), key=lambda i: dens[i])
+    right = max(range(zero + 1, len(centres)), key=lambda i: dens[i])
+    return dens[zero], (centres[left], dens[left]), (centres[right], dens[right])
+
+
+def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
     """(header, rows, words): Figure 3 in numbers from run records ``runs`` ({method: record}):
     the share of each network's weights (BBB: one sample) within ±``near`` of zero, beyond
-    ±``far``, and beyond the histogram's range (not drawn); ``words`` names the largest share
+    ±``far``, and beyond the histogram's range (not drawn). ``words``: which BBB sample has
+    wider tails beyond ±``far`` than both SGD and dropout; whether the scale mixture's sample
+    dips at 0 between two modes, with ``narrow`` (the largest share of the means the prior's
+    narrow component claims in section 3's reruns, or None) beside it; the largest share
     beyond the range."""
     header = ["method", f"|w| < {near:g}", f"|w| > {far:g}", "beyond the plotted range"]
-    rows, out = [], {}
+    rows, out, tail, hists = [], {}, {}, {}
     for key in METHODS:
         r = runs.get(key)
         if not r:
             continue
-        h = r["metrics"]["weight_histogram"]
+        h = hists[key] = r["metrics"]["weight_histogram"]
         width = (h["hi"] - h["lo"]) / h["bins"]
         centres = [h["lo"] + (i + 0.5) * width for i in range(h["bins"])]
         inside = sum(c for x, c in zip(centres, h["counts"]) if abs(x) < near) / h["total"]
-        beyond = (sum(c for x, c in zip(centres, h["counts"]) if abs(x) > far)
-                  + h["outside"]) / h["total"]
+        tail[key] = (sum(c for x, c in zip(centres, h["counts"]) if abs(x) > far)
+                     + h["outside"]) / h["total"]
         out[key] = h["outside"] / h["total"]
-        rows.append([METHOD_LABELS[key], f"{100 * inside:.1f}%", f"{100 * beyond:.1f}%",
+        rows.append([METHOD_LABELS[key], f"{100 * inside:.1f}%", f"{100 * tail[key]:.2f}%",
                      f"{100 * out[key]:.2g}% (beyond ±{h['hi']:g})"])
-    words = "" if not out else (
-        f"At most {100 * max(out.values()):.2g}% of a network's weights lie beyond the plotted "
-        f"range ({METHOD_LABELS[max(out, key=out.get)]}): the figure hides no visible mass.")
-    return header, rows, words
+    if not out:
+        return header, rows, ""
+    parts = []
+    base = [tail[k] for k in ("sgd", "dropout") if k in tail]
+    bbb = [k for k in ("bbb_gaussian", "bbb_mixture") if k in tail]
+    if base and bbb:
+        shares = ", ".join(f"{100 * tail[k]:.2f}% ({METHOD_LABELS[k]})" for k in tail)
+        wider = [METHOD_LABELS[k] for k in bbb if tail[k] > max(base)]
+        parts.append(f"Beyond ±{far:g}: {shares}. " + (
+            f"Only {' and '.join(wider)} has wider tails than SGD and dropout, as in the "
+            "paper's Figure 3." if len(wider) == 1 else
+            "Both BBB samples have wider tails than SGD and dropout, as in the paper's Figure 3."
+            if wider else "Neither BBB sample has wider tails than SGD or dropout: the "
+            "spread the paper's Figure 3 shows is not here."))
+    if "bbb_mixture" in hists:
+        at0, (xl, dl), (xr, dr) = _dip(hists["bbb_mixture"])
+        if at0 < 0.5 * min(dl, dr):
+            parts.append(
+                f"The scale mixture's sample dips at 0 (density {at0:.1f}, against "
+                f"{dl:.1f} and {dr:.1f} at its modes near {xl:+.2f} and {xr:+.2f})".replace("-", "−")
+                + (": this is what the sample shows; section 3's 2×400 rerun agrees that its "
+                   "means stay off zero, where the prior's narrow component would claim them "
+                   f"(it claims at most {100 * narrow:.1f}% of the means)." if narrow is not None
+                   else ": this is what the sample shows."))
+    parts.append(f"At most {100 * max(out.values()):.2g}% of a network's weights lie beyond the "
+                 f"plotted range ({METHOD_LABELS[max(out, key=out.get)]}): the figure hides no "
+                 "visible mass.")
+    return header, rows, " ".join(parts)
 
 
 def effects_figure(paper_rec, adam_rec):
@@ -1170,7 +1248,7 @@ def effects_figure(paper_rec, adam_rec):
         ax.fill_betweenx([3 - 0.4, 3 + 0.4], -100 * STORY_MARGIN, 100 * STORY_MARGIN,
                          color="0.85", lw=0)
         ax.set_title(f"2×{W}")
-        ax.set_xlabel("a − b, test error (pp)")
+        ax.set_xlabel("a − b, test error (pp)\nbar: 95% interval (unadjusted)")
         ax.set_yticks(range(len(names)))
         ax.set_yticklabels(names, fontsize=8)
         ax.invert_yaxis() if ax is axes[0][0] else None

@@ -1346,3 +1346,39 @@ def examples_takeaway(row):
             f"{n_in} {DATA_LABELS[row['data']]} images (section 5). That disagreement is what "
             f"the mutual information scores; these {n_in + n_out} images illustrate it, they do "
             "not measure it.")
+
+
+def conv_line(conv, v2):
+    """Section 5 in one line: the conv net's test error and ECE beside the BBB MLP's of
+    section 3 (mean ± sd over its seeds), both on the MNIST test set."""
+    m = conv["metrics"]
+    text = (f"**The conv net** (one network, {m['epochs']} epoch{'s' if m['epochs'] != 1 else ''}, "
+            f"{conv['config']['eval_samples']} weight samples): test error "
+            f"{100 * m['test_error']:.2f} %, ECE {m['ece']:.4f}")
+    full = ((v2 or {}).get("table", {}).get("bbb", {}) or {}).get("full", {})
+    err, ece = full.get("test_error"), full.get("ece")
+    if err and ece:
+        text += (f"; the BBB MLP of section 3 (mean ± sd over {len(err['per_seed'])} seeds): "
+                 f"{100 * err['mean']:.2f} ± {100 * err['sd']:.2f} %, ECE {ece['mean']:.4f} ± "
+                 f"{ece['sd']:.4f}. One seed against ten, and different training: a contrast, "
+                 "not a test")
+    return text + "."
+
+
+def outline_points(fig, size=6, alpha=0.9):
+    """Give every scatter of ``fig`` (and its legend markers) a thin white edge, so that points
+    stay visible on a background of their own colour."""
+    from matplotlib.collections import PathCollection
+    for ax in fig.axes:
+        for c in ax.collections:
+            if isinstance(c, PathCollection):
+                c.set_edgecolor("white")
+                c.set_linewidth(0.3)
+                c.set_sizes([size])
+                c.set_alpha(alpha)
+    for leg in fig.legends:
+        for h in leg.legend_handles:
+            if hasattr(h, "set_markeredgecolor"):
+                h.set_markeredgecolor("white")
+                h.set_markeredgewidth(0.5)
+    return fig

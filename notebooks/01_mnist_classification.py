@@ -20,7 +20,7 @@
 # learns. We ask whether the differences of Table 1 come out again, as differences with their
 # 95% intervals, under the paper's own protocol and under a modern recipe.
 #
-# **Runtime** (profile `default`, 2-core CPU): under a minute from the committed results
+# **Runtime** (profile `default`): under a minute from the committed results
 # (`results/runtimes.json` records the last run); the training runs behind them take days of
 # CPU and run outside the notebook (`make table1`).
 
@@ -31,7 +31,7 @@ TRAIN_MISSING = True   # smoke: train the tiny campaigns here; default: read com
 # %%
 import matplotlib.pyplot as plt
 import helpers as H
-from helpers import paper_protocol as P, posterior_checks as PC, posterior_diagnostics as PD
+from helpers import paper_protocol as P, posterior_diagnostics as PD
 from helpers import report as R, table1 as T, table1_plan as TP
 NB, prof = "01_mnist_classification", "smoke" if PROFILE == "smoke" else "default"
 H.use_style()
@@ -42,7 +42,7 @@ if TRAIN_MISSING and PROFILE == "smoke":  # seconds; in `default` the campaigns 
 paper_run, adam = P.write_summary(pp), TP.write_summary(tp)
 
 # %%
-R.show_markdown(T.answer(paper_run, adam));
+R.show_markdown(T.answer(paper_run, adam, PD.answer_words(PD.load())));
 
 # %% [markdown]
 # ## 1. The four methods, the two recipes, and the terms
@@ -81,21 +81,22 @@ R.show_markdown(T.answer(paper_run, adam));
 # family: the smallest of $k$ $p$-values is multiplied by $k$, the next by $k-1$, and so on. An
 # ordering *holds* (or is *reversed*) when its Holm-corrected $p$ is below $\alpha=0.05$ and the
 # difference has the paper's sign (or the other); otherwise it is *not resolved* at that many
-# seeds, and its interval says which differences the seeds rule out. BBB and dropout are called
-# *comparable* only if the interval of their difference lies inside ±0.1 pp. A **control** is a
+# seeds, and its interval says which differences the seeds rule out. The intervals shown are
+# *unadjusted*; the verdict uses Holm's correction over the family, so an interval that excludes 0
+# can still read *not resolved*. BBB and dropout are called *comparable* only if the interval of
+# their difference lies inside ±0.1 pp. A **control** is a
 # run that isolates one cause: for the warm start, the SGD network trained on for as many epochs
-# as BBB adds (*SGD trained on*), and BBB from a random start.
+# as BBB adds (*SGD trained on*), and BBB from a random start. A control has no paper ordering:
+# when its Holm $p$ is below $\alpha$, BBB is *lower* (or *higher*) than it.
 
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.** The paper's protocol
-# > fixes $\rho_0$ and one learning rate for $\mu$ and $\rho$, which the paper leaves open; its
-# > search of those is below (section 3). The Adam recipe is not the paper's: its search space
-# > (the warm start among its arms) and the rule that picks BBB's predictor (section 6) were
-# > settled after test errors had been seen, as were, in an earlier table, the 2×1200 searches,
-# > their epochs and the seeds at 2×800 and 2×1200:
-# > [docs/choices.md](../docs/choices.md), entries 1–5, with the verdicts on both sides. Entry 18
-# > says what informed the new search of the paper's protocol.
-# > [docs/lab_log.md](../docs/lab_log.md#notebook-01) keeps the earlier tables of this notebook.
+# > as run here fixes $\rho_0$ and one learning rate for $\mu$ and $\rho$, which the paper
+# > leaves open (section 3 shows what that does to the widths). The Adam recipe is not the
+# > paper's: its search space (the warm start among its arms) and the rule that picks BBB's
+# > predictor (section 6) were settled after test errors had been seen:
+# > [docs/choices.md](../docs/choices.md), entries 1–5 and 18, with the verdicts on both sides;
+# > [docs/lab_log.md](../docs/lab_log.md#notebook-01) tells how this notebook got here.
 
 # %% [markdown]
 # ## 2. Table 1
@@ -109,7 +110,7 @@ H.show_table(*T.table1_rows(paper_run, adam));
 
 # %% [markdown]
 # **The paper's differences, tested.** Each row is a difference $a-b$ in pp, seed-paired, with
-# its 95% interval and Holm-corrected $p$ (the orderings form one family per width, the two
+# its unadjusted 95% interval and Holm-corrected $p$ (the orderings form one family per width, the two
 # controls another; "mixture − dropout" is the comparability claim), beside the paper's Table 1
 # difference and what the interval excludes: 0 (the seeds order the two methods) and/or the
 # paper's difference (the seeds rule out a gap as large as the paper's).
@@ -132,8 +133,8 @@ R.show_markdown(T.resolved_words(paper_run, adam));
 # happens, the two BBB configurations of the paper's protocol (2×400) were trained again for 50
 # epochs on seed 0, validation only, and, for contrast, the Adam recipe's scale mixture from a
 # random start (which also differs in $\rho_0$, weight samples per step, schedule and prior: it
-# shows that $\sigma$ *can* move, not that Adam alone moves it). Left: the median and the 5th to
-# 95th percentile band of $\sigma$ per layer. Right: the training NLL (negative
+# shows that $\sigma$ *can* move, not that Adam alone moves it). One panel per layer: the median
+# of $\sigma$ and its 5th to 95th percentile band. Last panel: the training NLL (negative
 # log-likelihood per example) against the KL per example, epoch by epoch; a posterior that
 # learns trades one for the other. "The narrow component claims a mean": the mixture's narrow
 # Gaussian is the likelier one at $w=\mu$.
@@ -143,25 +144,22 @@ diag = PD.load()
 if diag is None and TRAIN_MISSING and PROFILE == "smoke":
     diag = PD.run_all("smoke", log=lambda m: None)
 if not H.pending(diag, "the posterior diagnostics (about 15 min)", PD.COMMAND):
-    fig = PC.plot_traces(PD.display(diag)["runs"])
+    fig = PD.figure(diag)
     H.savefig(fig, NB, "posterior-learning")
     plt.show()
     R.show_markdown(PD.words(PD.display(diag)))
 
 # %% [markdown]
-# So under the paper's protocol as run here, BBB trains its means with weight noise of a width
-# it never learns. A search of what the paper leaves open — $\rho_0$, a learning rate of its own
-# for $\rho$, the schedule, and the prior — is running under the same rules (validation only,
-# equal budgets, plain SGD on the summed cost, 600 epochs); its runs will replace the
-# paper-protocol column of Table 1 and the runs of Figures 2–3 when they finish.
+# The widths-fixed numbers of Table 1 and Figures 2–3 will be replaced by runs that search
+# $\rho_0$, a learning rate of its own for $\rho$, the schedule and the prior on validation.
 
 # %% [markdown]
 # ## 4. Figure 2: test error during training
 #
 # The paper's Figure 2 plots the test error of its 2×1200 networks over 600 epochs. Ours, from
 # the paper-protocol runs of Table 1: the mean over seeds, the range of seeds as a band, and the
-# paper's Table 1 value of each method dashed in its colour. The test curve is drawn, never
-# used for a choice.
+# paper's Table 1 value of each method as a black dashed line; one panel per method and width,
+# the other methods' means in grey behind. The test curve is drawn, never used for a choice.
 
 # %%
 fig = P.figure2(pp)
@@ -176,13 +174,13 @@ R.show_markdown(P.curve_words(paper_run));
 # posterior, at 2×1200: BBB's spread wider. Ours: seed 0 of the widest paper-protocol networks
 # (BBB: one sample $w\sim q$), on a log density axis over the range the run records histogram
 # (±0.3);
-# the legend gives each network's share of weights beyond it.
+# the legend gives each network's share of weights beyond it, the table the tails in numbers.
 
 # %%
 runs = {m: (rs or [None])[0] for m, rs in P.run_records(pp, max(pp["widths"])).items()}
 H.savefig(T.figure3_runs(runs), NB, "figure3")
 plt.show()
-head, rows, words = T.weight_share_rows(runs)
+head, rows, words = T.weight_share_rows(runs, narrow=PD.narrow_share(diag))
 H.show_table(head, rows)
 R.show_markdown(words);
 

@@ -51,19 +51,27 @@ if rec:
 # pruned by weight magnitude do as well (section 3); what pruning saves (section 4); and
 # whether the KL weighting changes how prunable a network is (section 5).
 #
+# **Terms.** *Warm start*: a BBB run whose posterior means start from a trained SGD network.
+# A claim "a < b" is tested by a two-sided paired $t$-test over the seeds (seed $s$ against
+# seed $s$); *Holm's correction* raises the $p$-values to allow for the number of claims in a
+# *family* tested together. A claim *holds* when its Holm-adjusted $p$ is below 0.05 and a is
+# below b, is *reversed* when that $p$ is below 0.05 and a is above b, and is otherwise *not
+# resolved* at that many seeds. Each difference a − b comes with its *95 % interval
+# (unadjusted)*, the plain $t$ interval of that one claim; the verdict uses Holm's correction
+# over the family, so an interval that excludes 0 can still read "not resolved".
+# *Exploratory* marks a claim whose numbers were seen before the test was declared.
+#
 # > **Departures from the paper and choices made after seeing numbers.**
-# > - The networks are Table 1's BBB networks (notebook 01): short BBB runs that start from a
-# >   trained SGD network, not 600 epochs from scratch, with the KL weighted as the paper's eq. 8.
-# > - The comparisons of section 3 and section 5 over seeds, and their tests, were declared after
-# >   BBB's own pruning numbers had been seen; the starting-network comparison after the first
-# >   SGD references too. Tests on numbers seen before they were declared are marked
-# >   *exploratory* ([docs/choices.md](../docs/choices.md), entries 14–15).
-# > - Figure 4 is read at the dip of the density, a reading chosen after seeing the densities
-# >   (an earlier reading of the 75 % cut-off is in [docs/lab_log.md](../docs/lab_log.md)).
+# > - The networks are Table 1's BBB networks (notebook 01): Adam warm starts, not 600 epochs
+# >   of plain SGD from scratch; the KL weighted as the paper's eq. 8.
+# > - The tests of sections 3 and 5 were declared after BBB's own pruning numbers had been seen
+# >   ([docs/choices.md](../docs/choices.md)).
+# > - Figure 4 is read at the density's dip, a reading chosen after seeing the densities
+# >   ([docs/lab_log.md](../docs/lab_log.md)).
 #
 # **Rebuilding the results.** When Table 1's networks change, `snr.json` is rebuilt from notebook 01's checkpoints (minutes), or
 # `make notebooks ONLY=04 TRAIN=1` trains them again; the references are trained by
-# `python tools/pruning_refs.py run` (section 3 lists each one's time).
+# `python tools/pruning_refs.py run` (their training times: [docs/lab_log.md](../docs/lab_log.md)).
 
 # %%
 retrain = f"make notebooks ONLY=04 PROFILE={PROFILE} TRAIN=1"
@@ -147,31 +155,23 @@ if rec:
 # SNR pruning is only impressive if it beats the obvious alternatives. Table 1's SGD and
 # dropout networks of the same width, trained again here from their run records, are pruned
 # at the same fractions, without retraining, by weight magnitude $|w|$, the simplest rule a
-# practitioner would use. The claims: at 95 % and 98 % removed, BBB by SNR has the lower test
-# error (*error after pruning*). Each claim is decided by a two-sided paired $t$-test over
-# Table 1's three seeds (seed $s$ against seed $s$), with Holm's correction (it raises the
-# $p$-values to allow for the number of claims tested together). A secondary family, *error
-# added by pruning* (the error minus the same network's unpruned error), is read in one line.
-# *Exploratory* marks a claim whose numbers were seen before it was declared.
+# practitioner would use. The claims (one family, tested as in Terms over Table 1's three
+# seeds): at 95 % and 98 % removed, BBB by SNR has the lower test error than each of these,
+# and than BBB pruned by $|\mu|$ (*error after pruning*). A secondary family, *error added by
+# pruning* (the error minus the same network's unpruned error), is read in one line.
 #
-# **The error table**: test error after pruning, 2×1200, mean ± sd over the seeds: BBB by SNR
-# and by $|\mu|$, the references by $|w|$, every network at random.
+# **The error table**: test error after pruning, 2×1200, mean ± sd over the seeds, of the
+# references by $|w|$ and at random (BBB's columns are Table 2's). Then what a verdict needs
+# at three seeds, **the test table** (each claim with its per-seed values, a − b with its 95 %
+# interval (unadjusted), Holm's $p$ and the verdict) and the reading.
 
 # %%
-ARMS_1200 = ["bbb_snr", "bbb_magnitude", "sgd_magnitude", "dropout_magnitude", "bbb_random",
-             "sgd_random", "dropout_random"]
+ARMS_1200 = ["sgd_magnitude", "dropout_magnitude", "sgd_random", "dropout_random"]
 FAMILIES_1200 = ("error after pruning", "error added by pruning")
 if not H.pending(refs, "the pruning references (results/04_pruning/v2/summary.json)",
                  "python tools/pruning_refs.py run && python tools/pruning_refs.py analyse"):
     H.show_table(*pruning_plan.table_rows(refs, ARMS_1200));
-    show_markdown(pruning_plan.needs_text(refs, FAMILIES_1200));
-
-# %% [markdown]
-# **The test table**: each claim "a < b" with its per-seed values, the mean difference a − b
-# with its 95 % interval, Holm's $p$ and the verdict; then the reading.
-
-# %%
-if refs:
+    show_markdown(pruning_plan.needs_text(refs, FAMILIES_1200, explain=False));
     H.show_table(*pruning_plan.test_rows(refs, FAMILIES_1200[:1]));
     show_markdown(pruning_plan.reading_text(refs));
 
@@ -181,33 +181,23 @@ if refs:
 # become BBB's initial means) and are then pulled towards zero by the prior's narrow component
 # (the scale mixture's spike at zero). So the comparison above tests the regulariser as much as
 # the ranking. The next claims set BBB by SNR against the very network each BBB run starts
-# from, pruned by $|w|$: what that network is, **the error table** (BBB by SNR against its
-# starting networks by $|w|$, both also at random), **the test table** and the reading.
+# from, pruned by $|w|$: what that network is, **the error table** (the starting networks by
+# $|w|$ and at random; BBB's columns are Table 2's), what a verdict needs, **the test table**
+# and the reading.
 
 # %%
 if not H.pending(refs3, "BBB's starting networks (results/04_pruning/v3/summary.json)",
                  "python tools/pruning_refs.py run && python tools/pruning_refs.py analyse"):
     show_markdown(pruning_plan.starting_network_text(*pruning_plan.starting_networks(refs3, refs)))
     if refs3["retrained"]:
-        H.show_table(*pruning_plan.table_rows(refs3));
+        H.show_table(*pruning_plan.table_rows(refs3, ["start_magnitude", "start_random"]));
 
 # %%
 if refs3 and refs3["retrained"]:
-    H.show_table(*pruning_plan.test_rows(refs3));
     show_markdown(pruning_plan.needs_text(refs3, explain=False));
+    H.show_table(*pruning_plan.test_rows(refs3));
     show_markdown(pruning_plan.start_reading_text(refs3));
-
-# %% [markdown]
-# **Check of the retrained networks.** Each network trained here for sections 3 and 5, against
-# the test error its run record in notebook 01 holds (the same config trained on this kind of
-# machine should give the same error; a difference means the network pruned here is not
-# exactly that run, and says by how much), with its training time.
-
-# %%
-if refs:
-    H.show_table(*pruning_plan.retrain_rows(refs));
-if refs3 and refs3["retrained"]:
-    H.show_table(*pruning_plan.retrain_rows(refs3));
+    show_markdown(pruning_plan.retrain_check_line(refs, refs3));
 
 # %% [markdown]
 # ## 4. What pruning buys
@@ -216,8 +206,7 @@ if refs3 and refs3["retrained"]:
 # compressed-sparse-row (CSR) format, which keeps each non-zero value with an int32 column index,
 # against dense ones. **The table** gives, for the dense and the sparse network, the size that
 # `torch.save` writes in MiB ($2^{20}$ bytes) and the wall time to predict the test set (median
-# of 5 repeats); then the sparse network against the dense one, in words. Its pace words allow
-# for the spread of the dense times: the reading below gives the rule.
+# of 5 repeats); then the sparse network against the dense one, in words.
 
 # %%
 if rec:
@@ -250,14 +239,14 @@ if not H.pending(alt, "the network with the other KL weighting", retrain):
 # a test over the three seeds asks whether eq. 8's weights give the lower test error after SNR
 # pruning at 95 % and 98 % removed (seed 0's numbers were seen before the test was declared;
 # seeds 1 and 2 are the replication). Below: **the error table** (test error after SNR pruning
-# under each weighting, mean ± sd over the seeds), **the test table** of the two claims
-# (verdicts as in section 3), and the reading.
+# with eq. 9's weights, mean ± sd over the seeds; eq. 8's are Table 2's 2×400 SNR column),
+# what a verdict needs, **the test table** of the two claims, and the reading.
 
 # %%
 if refs:
-    H.show_table(*pruning_plan.table_rows(refs, ["uniform_snr", "blundell_snr"]));
-    H.show_table(*pruning_plan.test_rows(refs, ("KL weighting",)));
+    H.show_table(*pruning_plan.table_rows(refs, ["blundell_snr"]));
     show_markdown(pruning_plan.needs_text(refs, ("KL weighting",), explain=False));
+    H.show_table(*pruning_plan.test_rows(refs, ("KL weighting",)));
     show_markdown(pruning_plan.kl_reading_text(refs));
 
 # %% [markdown]
@@ -265,9 +254,7 @@ if refs:
 
 # %%
 if rec:
-    show_markdown("\n".join([pruning.paper_takeaway(rec, dip=dip["metrics"]),
-                             pruning_plan.snr_vs_magnitude_takeaway(rec, refs)]
-                            + ([pruning_plan.takeaways(refs, refs3)] if refs else [])));
+    show_markdown(pruning_plan.takeaways_text(rec, dip["metrics"], refs, refs3));
 
 # %% [markdown]
 # ## Exercises

@@ -20,7 +20,8 @@
 # dropout only.
 #
 # **Runtime**: seconds; the notebook reads the final runs from `results/06_alternatives/v3/`
-# (`tools/alternatives_search.py`; their CPU time is in Tables 1 and 2).
+# (`tools/alternatives_search.py`). [Notebook 05](05_uncertainty.ipynb) reads the same runs of
+# MAP, MC dropout, the deep ensemble and BBB for unfamiliar images and calibration.
 
 # %% tags=["parameters"]
 PROFILE = "default"  # the final runs are read from results/, in every profile
@@ -49,19 +50,20 @@ show_markdown(R.headline_text(v3));
 # chance). *ECE*: the expected calibration error, the mean gap between confidence and accuracy
 # over 15 confidence bins. *Paired seeds*: on seed $s$ every method sees the same data order, and
 # each comparison is the mean of the ten per-seed differences. *Holm*: a correction of the
-# p-values for testing seven rivals at once. *Failed fit*: a Laplace row whose NLL is worse than
-# that of the MAP network it wraps (defined in section 4).
+# p-values for testing seven rivals at once. *Intervals and verdicts*: each 95% interval is
+# that one comparison's own (unadjusted); the verdicts use Holm's correction over the family.
+# *Failed fit*: a Laplace row whose 95% interval of NLL fit − MAP (against the MAP network it
+# wraps) lies above zero; *equal to MAP* when that interval contains zero (section 4).
 #
 # <div style="border:1px solid #888; padding:6px 10px">
 #
 # **Departures from the paper and choices made after seeing numbers.** The paper compares BBB
 # with SGD and dropout only, on test error; every comparison here is beyond the paper. MAP's
-# search includes weight decay, added after notebook 05's test numbers were known
-# ([choices, entry 9](../docs/choices.md)); the grids were widened after a first round's
-# validation numbers (entry 11); how the final runs start (entry 13); the last all-layer Laplace
-# fits ran on a GPU, and the prior-precision check of section 4 was made after the plan's test
-# numbers (entry 16). Earlier versions of this comparison:
-# [lab log, notebook 06](../docs/lab_log.md#notebook-06).
+# search includes weight decay, added after an earlier comparison's test numbers were known;
+# the grids were widened after a first round's validation numbers; the prior-precision check
+# of section 4 was made after the test numbers below were known. Why and when:
+# [docs/choices.md](../docs/choices.md#notebooks-05-and-06-beyond-the-paper); earlier
+# comparisons, where the runs ran and what they cost: [docs/lab_log.md](../docs/lab_log.md#notebook-06).
 #
 # </div>
 
@@ -87,10 +89,10 @@ show_markdown(R.headline_text(v3));
 # - *Final runs and tests.* Every method trains on seeds 0–9 and is scored once on the test
 #   sets. Each claim compares BBB with one rival on one score, seed by seed: a two-sided paired
 #   t-test, Holm-corrected over the seven rivals, at level 0.05; the 95% interval is the
-#   t-interval of the mean paired difference. A plan fixed all of this before any test number
-#   ([`plan_v3.json`](../results/06_alternatives/plan_v3.json)).
+#   t-interval of the mean paired difference. All of this was fixed in writing before any test
+#   number was seen ([the analysis plan](../results/06_alternatives/plan_v3.json)).
 # - *Not tested.* The ECE, cost and test error are shown, not tested. The all-layer Laplace fits
-#   are too slow to score 20,000 images on a CPU: they, and every method beside them, are also
+#   are too slow to score all 20,000 test images: they, and every method beside them, are also
 #   scored on a fixed subset of 2,000 MNIST + 2,000 Fashion-MNIST test images (section 4).
 #
 # **The weakest assumption.** Every method trains at a constant learning rate for at most 60
@@ -107,23 +109,24 @@ if v3 is not None:
 # ## 2. The scores
 #
 # Mean ± standard deviation over the seeds (their number in brackets; per-seed values in
-# `results/06_alternatives/v3/summary.json`) on the full test sets. Brier: the mean squared
-# error of the predicted probabilities. Cost: training minutes on one CPU thread (MAP's network
-# included for the ensemble and Laplace), the ratio to MAP's run of the same seed, and seconds to
-# predict 10,000 images.
+# `results/06_alternatives/v3/summary.json`): test error, NLL, Brier (the mean squared error of
+# the predicted probabilities) and ECE on the MNIST test set (10,000 images); AUROC on MNIST
+# against Fashion-MNIST's test images. Cost: training time relative to MAP's network of the same seed (MAP's network
+# included for the ensemble and Laplace). The AUROC and ECE of MAP, MC dropout, the deep
+# ensemble and BBB are read in detail in [notebook 05](05_uncertainty.ipynb) (same runs).
 
 # %%
 if v3 is not None:
-    show_markdown(R.status_text(v3))
+    if v3["interim"]:
+        show_markdown(R.status_text(v3))
     show_markdown("**Table 2. Full test sets** (MNIST and Fashion-MNIST).")
-    H.show_table(*R.table_rows(v3, on="full"))
-    show_markdown(R.ivon_cost_text(v3))
-    show_markdown(R.hardware_line())
+    H.show_table(*R.brief_rows(v3, on="full"))
 
 # %% [markdown]
 # The figure draws every seed (dots) and each method's mean with its 95% interval (diamond), on
 # the full test sets (top) and on the subset (bottom), the only images the all-layer Laplace
-# fits are scored on. Hollow markers: failed fits. Dotted line: MAP's mean.
+# fits are scored on; NLL and ECE on MNIST images, AUROC on MNIST against Fashion-MNIST.
+# Hollow markers: failed fits. Dotted line: MAP's mean.
 
 # %%
 if v3 is not None:
@@ -137,7 +140,8 @@ if v3 is not None:
 # Each row is one claim of the plan. *BBB better* / *BBB worse*: Holm p below 0.05, the interval
 # excludes zero on that side; *not resolved at 10 seeds*: the interval includes zero (what it
 # still excludes is listed below the table); *failed fit*: no verdict (section 4). The sign test
-# is shown beside the t-test as a check and decides nothing.
+# is shown beside the t-test as a check and decides nothing. The AUROC rows against MAP, MC
+# dropout and the deep ensemble are notebook 05's Table 3 (same runs, same tests).
 
 # %%
 if v3 is not None:
@@ -163,7 +167,7 @@ if v3 is not None:
 if v3 is not None:
     show_markdown(R.failed_fit_text(v3))
     show_markdown("**Table 4. The plan's subset** (2,000 + 2,000 test images).")
-    H.show_table(*R.table_rows(v3, on="subset", cost=False))
+    H.show_table(*R.brief_rows(v3, on="subset", cost=False))
     show_markdown(R.subset_ece_text(v3))
     show_markdown(R.laplace_note(v3));
 
@@ -205,9 +209,5 @@ if v3 is not None:
 # ## Provenance
 #
 # Runs: `python tools/alternatives_search.py search`, `final`, `analyse`; the prior check:
-# `python tools/laplace_prior_check.py run`, `analyse`. Where the final runs ran:
-
-# %%
-if v3 is not None:
-    show_markdown("<details><summary>Hardware of the final runs</summary>\n\n"
-                  + R.hardware_text(code=False) + "\n\n</details>");
+# `python tools/laplace_prior_check.py run`, `analyse`. Where they ran and what they cost:
+# [docs/lab_log.md](../docs/lab_log.md#notebook-06).

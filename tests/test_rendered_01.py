@@ -263,13 +263,47 @@ def test_excludes_names_what_the_interval_rules_out():
 
 def test_the_answer_follows_the_planted_effects():
     small = T.answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
-    assert small.startswith("**The answer.** Not by the margin the paper reports. At 2×400")
-    assert "the paper reports −0.47 pp, and both intervals exclude it" in small
-    assert "does as well (BBB minus it: " in small
+    assert small.startswith("**The answer.** At 2×400, the scale-mixture BBB's test error minus")
+    assert "pp (percentage points) trained as the paper says (95% interval" in small
+    assert "the paper reports −0.47 pp, and both intervals exclude it. Neither recipe" in small
+    assert "(*SGD trained on*) does as well (BBB minus it: " in small
     big = T.answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
-    assert big.startswith("**The answer.** In part.")
+    assert "One recipe's seeds rule out the paper's margin, the other's do not." in big
     assert "only the second interval excludes it" in big and "does differently" in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
+    # the widths' finding leads, and the paper's protocol reads as widths fixed at their start
+    led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), "Sigma did not learn.")
+    assert led.startswith("**The answer.** Sigma did not learn. So the paper's protocol, as run "
+                          "here, tests BBB with its widths fixed at their start")
+    assert "pp (percentage points) with its widths fixed at their start (95% interval" in led
+    assert "widths fixed" not in small
+
+
+def test_intervals_show_enough_decimals_to_read_what_they_exclude():
+    assert T._ci_pp([0.0000437, 0.00272]) == "[+0.004, +0.272]"
+    assert T._ci_pp([-0.0011, -0.0001]) == "[−0.11, −0.01]"
+    assert T._ci_pp([0.0, 0.0012]) == "[+0.00, +0.12]"  # an end that is 0 stays two decimals
+    assert T._ci_pp([-0.0000004, 0.001]) == "[−0.0000, +0.1000]"  # at most four
+
+
+def test_controls_read_lower_or_higher_and_comparability_per_row():
+    rec = _planted(-0.0006, n=5)
+    rec["rows"].append(_srow("bbb_random_start", 400,
+                             [m + 0.004 + 0.00002 * i for i, m in
+                              enumerate(rec["rows"][1]["test_error"])]))
+    words = T.resolved_words(_summary([]), rec)
+    assert "mixture − mixture from a random start (control) at 2×400 (*lower*, Holm p" in words
+    assert "(*holds*, Holm p" in words  # the orderings keep their words
+    assert "Mixture − dropout is *comparable* in 0 of the 1 rows with an interval" in words
+    rows = T.effects_rows(_summary([]), rec)[1]
+    md = next(r for r in rows if r[1] == "mixture − dropout")
+    assert md[5].endswith(": not shown comparable (the interval leaves ±0.1 pp)")
+    same = _planted(-0.0006, n=5)
+    same["rows"][2]["test_error"] = [x + 0.00001 * (i % 3) for i, x in
+                                     enumerate(same["rows"][1]["test_error"])]
+    md = next(r for r in T.effects_rows(_summary([]), same)[1] if r[1] == "mixture − dropout")
+    assert md[5].endswith(": comparable (the interval lies inside ±0.1 pp)")
+    assert "95% interval (unadjusted)" in T.effects_rows(_summary([]), same)[0][5]
 
 
 def test_table_and_effect_rows_follow_the_summaries():
@@ -290,13 +324,14 @@ def test_table_and_effect_rows_follow_the_summaries():
 def test_resolved_words_and_takeaways_follow_the_tests():
     clear, unclear = _planted(-0.004, n=5), _planted(-0.0001, n=3)
     words = T.resolved_words(clear, unclear)
-    assert "Plain SGD, the paper's protocol: mixture − Gaussian" in words
+    assert "The paper's protocol (BBB's widths fixed at their start): mixture − Gaussian" in words
     assert "; mixture − SGD at 2×400 (*holds*, Holm p < 0.001)" in words
     assert "Adam recipe: none." in words
     text = T.takeaways(clear, _planted(-0.0006, n=5, continued=0.0), "a diagnostics line")
-    assert "**Scale mixture − SGD, plain SGD, the paper's protocol:**" in text
+    assert ("**Scale mixture − SGD, the paper's protocol (BBB's widths fixed at their "
+            "start):**") in text
     assert "The interval holds 0 at 1 of 1 widths" in text
-    assert text.endswith("- a diagnostics line")
+    assert text.startswith("- a diagnostics line\n")  # the widths' finding first
     assert "**Our plain SGD beats the paper's**" in text  # planted SGD: 1.80 % < 1.83 %
     assert "lies below the paper's value at 1 of 1 widths), which leaves BBB" in text
     same = _planted(-0.0006, n=5)
@@ -313,7 +348,21 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
                 "config": {"seed": 0, "H": 400}}
     head, rows, words = T.weight_share_rows({"sgd": rec(2), "bbb_gaussian": rec(0)})
     assert rows[0][3] == "2% (beyond ±0.3)" and rows[1][3] == "0% (beyond ±0.3)"
-    assert words.startswith("At most 2% of a network's weights lie beyond") and "SGD" in words
+    assert "At most 2% of a network's weights lie beyond the plotted range (SGD" in words
+    assert words.startswith("Beyond ±0.1: 4.00% (SGD, no regularisation), 2.00% (BBB, "
+                            "Gaussian prior). Neither BBB sample has wider tails")
+    assert "dips at 0" not in words  # no scale mixture here
+    wide = T.weight_share_rows({"sgd": rec(0), "bbb_gaussian": rec(9)})[2]
+    assert "Only BBB, Gaussian prior has wider tails than SGD and dropout" in wide
+    dip = {"metrics": {"weight_histogram": {"lo": -0.3, "hi": 0.3, "bins": 5,
+                                            "counts": [1, 40, 2, 40, 1], "total": 84,
+                                            "outside": 0}}, "config": {"seed": 0, "H": 400}}
+    words = T.weight_share_rows({"bbb_mixture": dip}, narrow=0.001)[2]
+    assert "The scale mixture's sample dips at 0 (density 0.2, against 4.0 and 4.0 at its modes " \
+           "near −0.12 and +0.12)" in words and "at most 0.1% of the means" in words
+    flat = {"metrics": {"weight_histogram": {**dip["metrics"]["weight_histogram"],
+                                             "counts": [1, 30, 40, 30, 1], "total": 102}}}
+    assert "dips" not in T.weight_share_rows({"bbb_mixture": flat})[2]
     fig = T.figure3_runs({"sgd": rec(2), "bbb_gaussian": rec(0)})
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert labels[0].endswith("(beyond ±0.3: 2%)") and fig.axes[0].get_xlim() == (-0.3, 0.3)
@@ -337,15 +386,17 @@ def test_curve_and_predictor_words_follow_the_records():
                      "the average of 10 sampled networks had the lower error in 1 of 2.")
 
 
-def test_figure2_gives_each_paper_line_its_own_legend_entry_and_clips_nothing():
+def test_figure2_gives_each_method_its_panel_and_paper_line_and_clips_nothing():
     hist = [{"test_error": 0.09}] + [{"test_error": 0.018}] * 9
     recs = {m: [{"history": hist}] for m in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")}
     fig = P.figure2({"widths": [400], "final_epochs": 10}, records=lambda m, H: recs[m])
-    ax = fig.axes[0]
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert sum(x.startswith("the paper, ") for x in labels) == 4
-    assert "the paper, the scale mixture: 1.36%" in labels
-    lo, hi = ax.get_ylim()
+    assert len(fig.axes) == 4  # small multiples: one panel per method, nothing drawn over it
+    for ax, m in zip(fig.axes, ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")):
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert ax.get_title().startswith(P.LABELS[m])
+        assert labels == ["ours (1 seed)",
+                          f"the paper, {P.SHORT[m]}: {100 * P.PAPER_TABLE1[m][400]:.2f}%"]
+    lo, hi = fig.axes[0].get_ylim()
     assert lo <= 0.0136 and hi >= 0.09  # the first epoch and every paper line inside
 
 
@@ -367,3 +418,29 @@ def test_posterior_takeaway_follows_the_traces():
     rec["runs"].pop("paper protocol, plain SGD, Gaussian")
     assert PD.takeaway(rec) == ""
     assert "plan v1" not in PD.words(PD.display({**rec, "settings": {"epochs": 50, "seed": 0}}))
+
+
+def test_posterior_answer_words_use_the_takeaways_statistic():
+    from helpers import posterior_diagnostics as PD
+
+    def run(drift_med, drift_top, s0, s1, narrow=None):
+        layer = lambda s, d, t: {"sigma_q": [s, s, s], "rho_drift_q": [d, t],  # noqa: E731
+                                   "narrow_share": narrow}
+        return {"trace": [{"epoch": 0, "layers": {"0": layer(s0, 0, 0)}, "nll": None, "kl": 1.0},
+                          {"epoch": 1, "layers": {"0": layer(s1, drift_med, drift_top)},
+                           "nll": 0.1, "kl": 1.0}], "epochs": 1, "val_error": [0.02]}
+    rec = {"settings": {"epochs": 50, "seed": 0}, "runs": {
+        "paper protocol, plain SGD, scale mixture": run(0.05, 0.051, 0.0067, 0.0071, 0.002),
+        "paper protocol, plain SGD, Gaussian": run(0.05, 0.051, 0.0067, 0.0071),
+        "plan v1, Adam, scale mixture (random start)": run(0.5, 3.0, 0.0025, 0.1, 0.9)}}
+    text = PD.answer_words(rec)
+    assert "σ's 95th percentile went only from 0.0067 to 0.0071 (with either prior), while " \
+           "under the Adam recipe from a random start it grew 40-fold." in text
+    assert "σ's 95th percentile grew 40-fold" in PD.words(PD.display(rec))
+    assert "largest σ" not in PD.words(PD.display(rec))
+    assert PD.narrow_share(rec) == 0.002  # the runs whose widths did not learn only
+    fig = PD.figure(rec)
+    assert len(fig.axes) == 2 and fig.axes[0].get_title() == "layer 1 (input)"
+    assert any("the lines coincide" in t.get_text() for t in fig.axes[0].texts)
+    rec["runs"] = {k: v for k, v in rec["runs"].items() if "Adam" in k}
+    assert PD.answer_words(rec) == "" and PD.narrow_share(rec) is None and PD.answer_words(None) == ""

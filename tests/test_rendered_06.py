@@ -664,9 +664,11 @@ def test_prior_check_reading_is_short_bullets():
     assert "on 10 of 10 seeds" in text
     # 0.0734 and 0.0613 lie above MAP's 0.0608, the grid's 0.0608 is planted equal: one left
     assert "With the precision set by marginal likelihood (the plan's) and N × MAP's weight " \
-           "decay the fit's NLL stays above MAP's: failed fits" in text
-    assert "With the precision set by grid search on validation NLL, the plan's test applied " \
-           "gives NLL: not resolved at 10 seeds; AUROC: BBB better." in text
+           "decay the interval of fit − MAP lies above zero: failed fits" in text
+    assert "With the precision set by grid search on validation NLL, the fit is *equal to MAP* " \
+           "on NLL" in text
+    assert "and the plan's test applied gives NLL: not resolved at 10 seeds; AUROC: BBB " \
+           "better." in text
     assert "reproduces the plan's own records exactly." in text
     assert "holds" not in text and "verdict" not in text  # no verdict words on failed fits
     # every setting above MAP: no outcome at all; a shaky outcome is named where one is drawn
@@ -674,7 +676,8 @@ def test_prior_check_reading_is_short_bullets():
                                                            "map_weight_decay")}),
                       {"marglik": 0.07, "gridsearch_val": 0.061, "map_weight_decay": 0.062})
     text = R.prior_check_text(ps, v3)
-    assert "Under every setting tried the fit's NLL stays above MAP's: failed fits" in text
+    assert "Under every setting tried the interval of fit − MAP lies above zero: failed fits" \
+        in text
     assert "BBB better" not in text
     ps = _ps({"marglik": ("holds", NR), "gridsearch_val": ("reversed", NR),
               "map_weight_decay": ("holds", "holds")}, precisions=(5.79, 100.0, 50.0),
@@ -736,6 +739,13 @@ def test_a_laplace_row_worse_than_its_map_network_is_a_failed_fit():
     assert set(failed) == {"laplace_ll_kron"} and failed["laplace_ll_kron"]["up"] == 4
     assert failed["laplace_ll_kron"]["diff"]["mean_diff"] == pytest.approx(0.0734 - 0.0608)
     assert R.failed_fits(_story(nll_fit=0.0600)) == {}  # better than MAP: a rival
+    # mean above MAP's but the interval of fit − MAP contains zero: equal to MAP, not failed
+    s_eq = _story(nll_fit=0.0609)
+    assert s_eq["table"]["laplace_ll_kron"]["full"]["nll"]["mean"] > \
+        s_eq["table"]["map"]["full"]["nll"]["mean"]
+    assert R.failed_fits(s_eq) == {}
+    assert R.nll_status({"ci": [-0.00004, 0.0001]}, 0.06083, 0.0608) == "equal"
+    assert R.nll_status({"ci": [0.0001, 0.0003]}, 0.0610, 0.0608) == "failed"
     words = {(e["score"], e["rival"]): e["word"] for e in R.effects(s)}
     assert words[("test NLL", "laplace_ll_kron")] == R.FAILED_FIT  # the plan said "holds"
     assert words[("test NLL", "mc_dropout")] == "BBB worse"
@@ -768,15 +778,17 @@ def test_effects_are_bbb_minus_rival_with_intervals():
 def test_the_headline_answers_in_two_sentences():
     text = R.headline_text(_story())
     assert text.startswith("**The answer.** With the same search budget")
-    assert "BBB is worse than MC dropout (+0.0052 [+0.0027, +0.0078]) on test NLL" in text
-    assert "it is better only than MAP (+0.038 [+0.014, +0.061]), on OOD AUROC" in text
-    assert "With 4 seeds the intervals do not separate it from MAP on test NLL; nor from IVON " \
-           "on OOD AUROC" in text
-    assert "the 1 Laplace fits score a worse NLL" in text and "holds" not in text
-    assert text.count(". ") <= 2
+    assert "(each number: BBB − rival, with its 95 % interval)." in text
+    # one sentence per score, each with its own sign convention
+    assert "On test NLL (lower is better), BBB is worse than MC dropout (+0.0052 [+0.0027, " \
+           "+0.0078]) and not separated from MAP." in text
+    assert "On OOD AUROC (higher is better), BBB is better than MAP (+0.038 [+0.014, +0.061]) " \
+           "and not separated from IVON." in text
+    assert "The 1 Laplace fits are worse on NLL than the MAP network they wrap" in text
+    assert "holds" not in text and text.count(". ") <= 4
     text = R.headline_text(_story(nll_fit=0.06))
-    assert "failed fit" not in text and "better only than Laplace (last layer)" not in text
-    assert "better only than last-layer Laplace (−0.0147" in text
+    assert "failed fit" not in text and "Laplace (last layer)" not in text
+    assert "better than last-layer Laplace (−0.0147" in text
     assert "No final run yet" in R.headline_text(None)
 
 
@@ -785,9 +797,10 @@ def test_story_takeaways_and_figures(monkeypatch):
     matplotlib.use("Agg")
     s = _story()
     text = R.story_takeaways(s)
-    assert "worse than MC dropout on NLL, better than MAP on AUROC only" in text
-    assert "BBB trains 1.9× as long as MAP and MC dropout 1.1×" in text
-    assert "Laplace is not yet compared" in text and "Scope." in text
+    assert "Beating BBB does not take more training: MC dropout at 1.1× MAP's training time, " \
+           "against BBB's 1.9×." in text
+    assert "Laplace is not yet compared" in text and "Caveats." in text
+    assert "better than MAP" not in text  # the answer is not repeated
     assert "Laplace is not yet compared" not in R.story_takeaways(_story(nll_fit=0.06))
     for m in ("map", "mc_dropout", "ivon", "laplace_ll_kron"):
         for k in ("auroc_entropy", "ece"):
@@ -895,12 +908,18 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
         if e["word"] in R.WORDS.values():
             assert R._effect(e) in text  # every verdict with its interval
     text = R.story_takeaways(v3, ps)
-    assert f"{v3['cost']['bbb']['train_ratio_to_map']:.1f}× as long as MAP" in text
+    assert f"against BBB's {v3['cost']['bbb']['train_ratio_to_map']:.1f}×" in text
     if ps is not None:
         header, rows = R.prior_check_rows(ps, v3)
-        for r, k in zip(rows, ps["settings"]):
-            above = ps["settings"][k]["mean"]["nll"] > t["map"]["full"]["nll"]["mean"]
-            assert (r[-1] == R.FAILED_FIT) == above
+        for r, k in zip(rows, ps["settings"]):  # failed: the interval of fit − MAP above 0
+            lo = float(r[3].split("[")[1].split(",")[0].replace("−", "-"))
+            assert (r[-1] == R.FAILED_FIT) == (lo > 0)
+            assert r[-1].startswith("equal to MAP") == (lo <= 0 <= float(
+                r[3].split(", ")[1].rstrip("]").replace("−", "-")))
+        # the plan's three Laplace rows stay failed fits: their intervals lie well above zero
+        assert set(failed) == {m for m in F.LAPLACE if m in t}
+        for m, x in failed.items():
+            assert x["diff"]["ci"][0] > 0
     # version 1's readings: the seed spread defined where first used, every outside method named
     text = A.summary_text(v1)
     assert "issue 34" not in text and A.SPREAD_RULE in text
