@@ -709,8 +709,10 @@ def version1_text(summary, v1=None, searches=None, recs=None):
 def robustness_text(summary, skip=()):
     """Whether any verdict rests on one draw of the predictive's samples: the claims retested
     with every sampling method scored with each extra predictive seed (``mc_robustness``);
-    claims against a rival in ``skip`` (failed fits: no verdict) are left out."""
-    rob = {f: {c: e for c, e in claims.items() if _rival(c) not in skip}
+    claims against a rival in ``skip`` (failed fits: no verdict) and those notebook 05 reads
+    (``IN_NOTEBOOK_05``, its own check) are left out."""
+    rob = {f: {c: e for c, e in claims.items() if _rival(c) not in skip
+               and (f, _rival(c)) not in IN_NOTEBOOK_05}
            for f, claims in (summary.get("mc_robustness") or {}).items()}
     rob = {f: c for f, c in rob.items() if c}
     if not rob:
@@ -1243,6 +1245,17 @@ def effects(summary):
     return out
 
 
+# the claims notebook 05 reads in detail (the same runs, the same tests): its AUROC comparisons
+# of BBB with MAP, MC dropout and the deep ensemble; notebook 06 keeps the others
+IN_NOTEBOOK_05 = {("OOD AUROC (entropy)", r) for r in ("map", "mc_dropout", "ensemble")}
+NOTEBOOK_05 = "[notebook 05](05_uncertainty.ipynb)"
+
+
+def own_effects(summary):
+    """``effects`` without the claims notebook 05 reads (``IN_NOTEBOOK_05``)."""
+    return [e for e in effects(summary) if (e["family"], e["rival"]) not in IN_NOTEBOOK_05]
+
+
 def _effect(e, with_ci=True):
     d = e["digits"]
     if e["mean"] is None:
@@ -1264,20 +1277,22 @@ def _excludes(e):
 
 
 def effect_rows(summary):
-    """(header, rows) of the comparisons table: per claim the score, the rival, the images,
-    BBB − rival with its 95 % interval, Holm's p, the sign test's p and the outcome word."""
+    """(header, rows) of the comparisons table: per claim of this notebook's own (not
+    ``IN_NOTEBOOK_05``) the score, the rival, the images, BBB − rival with its 95 % interval,
+    Holm's p, the sign test's p and the outcome word; a failed fit's row has no p-values."""
     header = ["score", "rival", "scored on", "BBB − rival (mean)", "95 % interval",
               "p (Holm)", "sign test p", "outcome"]
     rows = []
-    for e in effects(summary):
+    for e in own_effects(summary):
+        fit = e["word"] == FAILED_FIT
         rows.append([e["score"] + (" (lower is better)" if e["lower_better"] else
                                    " (higher is better)"),
                      LABELS[e["rival"]], "2,000 + 2,000-image subset" if e["on"] == "subset"
                      else "full test sets", _effect(e, False),
                      f"[{_fmt(e['ci'][0], e['digits'])}, {_fmt(e['ci'][1], e['digits'])}]"
                      if e["ci"] else "—",
-                     f"{e['p_holm']:.2g}" if e["p_holm"] is not None else "—",
-                     f"{e['sign_p']:.2g}" if e["sign_p"] is not None else "—",
+                     f"{e['p_holm']:.2g}" if e["p_holm"] is not None and not fit else "—",
+                     f"{e['sign_p']:.2g}" if e["sign_p"] is not None and not fit else "—",
                      e["word"] + (" (interim)" if summary.get("interim") else "")])
     return header, rows
 
@@ -1309,15 +1324,18 @@ def headline_text(summary):
         bits = ([f"worse than {_group(worse)}"] if worse else []) + \
             ([f"better than {_group(better)}"] if better else [])
         if open_:
-            bits.append(f"not separated from {_join([SHORT[e['rival']] for e in open_])}")
+            bits.append(f"not resolved at {n} seeds against {_group(open_)}")
         side = "lower" if fam[0]["lower_better"] else "higher"
-        sentences.append(f"on {score} ({side} is better), BBB is " + (_join(bits) if bits else
-                                                                      "compared with no rival")
-                         + ".")
+        in05 = [SHORT[e["rival"]] for e in fam if (e["family"], e["rival"]) in IN_NOTEBOOK_05]
+        where = (f"; {_join(in05)}: tested in {NOTEBOOK_05}" if in05 else "")
+        sentences.append(f"on {score} ({side} is better{where}), BBB is "
+                         + (_join(bits) if bits else "compared with no rival") + ".")
     text = lead + " " + " ".join(x[0].upper() + x[1:] for x in sentences)
     failed = failed_fits(summary)
     if failed:
-        text += (f" The {len(failed)} Laplace fits are worse on NLL than the MAP network they "
+        text += (" The Laplace fit is worse on NLL than the MAP network it wraps: a failed fit, "
+                 "with no verdict." if len(failed) == 1 else
+                 f" The {len(failed)} Laplace fits are worse on NLL than the MAP network they "
                  "wrap: failed fits, with no verdict.")
     return text
 
@@ -1325,7 +1343,7 @@ def headline_text(summary):
 def effects_text(summary):
     """Below the comparisons table: what each unresolved interval excludes, and that the paper
     states no difference on these scores to set beside them."""
-    es = [e for e in effects(summary) if e["word"].startswith("not resolved") and e["ci"]]
+    es = [e for e in own_effects(summary) if e["word"].startswith("not resolved") and e["ci"]]
     out = ["**What the intervals say.** The paper reports neither score for any of these "
            "methods, so no published difference sits beside them."]
     if es:
@@ -1488,7 +1506,7 @@ def effects_figure(summary):
     outcome word beside each row."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
-    es = [e for e in effects(summary) if e["word"] != FAILED_FIT and e["ci"]]
+    es = [e for e in own_effects(summary) if e["word"] != FAILED_FIT and e["ci"]]
     fams = list(dict.fromkeys(e["score"] for e in es))
     fig, axes = plt.subplots(1, len(fams), figsize=(6.5 * len(fams), 3.2),
                              constrained_layout=True, squeeze=False)
@@ -1518,9 +1536,35 @@ def effects_figure(summary):
     return fig
 
 
+def verdict_words(summary):
+    """The verdict in words, without numbers (the answer gives them): per tested score the
+    rivals that beat BBB and those BBB beats, and the Laplace rows without a verdict; whether BBB
+    is worth it here: "No" when some rival beats it on every score, "Yes" when none beats it on
+    any, else on which scores only."""
+    es = [e for e in effects(summary) if e["word"] != FAILED_FIT]
+    scores = list(dict.fromkeys(e["score"] for e in es))
+    parts, unbeaten = [], []
+    for score in scores:
+        fam = [e for e in es if e["score"] == score]
+        worse = [SHORT[e["rival"]] for e in fam if e["word"] == WORDS["reversed"]]
+        better = [SHORT[e["rival"]] for e in fam if e["word"] == WORDS["holds"]]
+        unbeaten += [] if worse else [score]
+        bit = (f"{_join(worse)} beat{'s' if len(worse) == 1 else ''} BBB" if worse else
+               "no rival beats BBB")
+        bit += f", BBB beats {_join(better)}" if better else ""
+        parts.append(f"on {score}, {bit}")
+    lead = ("Is BBB worth it here? " + ("No" if not unbeaten else "Yes" if unbeaten == scores
+                                         else f"On {_join(unbeaten)} only"))
+    failed = failed_fits(summary)
+    tail = ("" if not failed else "; the Laplace fit gets no verdict (a failed fit, section 4)"
+            if len(failed) == 1 else
+            f"; the {len(failed)} Laplace fits get no verdict (failed fits, section 4)")
+    return f"{lead}, at this budget: " + "; ".join(parts) + tail + "."
+
+
 def story_takeaways(summary, ps=None):
-    """Notebook 06's takeaways as short bullets: what the comparison shows beyond the answer
-    (what the rivals that beat BBB cost to train, against BBB's cost) and its caveats (the
+    """Notebook 06's takeaways as short bullets: the verdict first (``verdict_words``), then the
+    cost (what the rivals that beat BBB cost to train, against BBB's cost) and the caveats (the
     Laplace rows, the grid edges, the scope)."""
     if summary is None:
         return ""
@@ -1528,12 +1572,12 @@ def story_takeaways(summary, ps=None):
     cost = summary.get("cost", {})
     ratio = lambda m: cost.get(m, {}).get("train_ratio_to_map")  # noqa: E731
     beat = list(dict.fromkeys(e["rival"] for e in es if e["word"] == WORDS["reversed"]))
-    out = []
+    out = ["- **Verdict.** " + verdict_words(summary)]
     if beat and ratio("bbb") is not None and all(ratio(m) is not None for m in beat):
         cheap = [m for m in beat if ratio(m) <= ratio("bbb")]
         dear = [m for m in beat if m not in cheap]
         words = lambda ms: _join([f"{SHORT[m]} at {ratio(m):.1f}×" for m in ms])  # noqa: E731
-        out.append("- **What it shows.** "
+        out.append("- **Cost.** "
                    + (f"Beating BBB does not take more training: {words(cheap)} MAP's training "
                       f"time, against BBB's {ratio('bbb'):.1f}×"
                       + (f"; {words(dear)}" if dear else "") if cheap else
@@ -1550,7 +1594,7 @@ def story_takeaways(summary, ps=None):
     at_edge = [LABELS[m] for m in A.SEARCHES if (c := A.chosen(m)) and
                any(x != "epochs" for x in edges(m, c))]
     if at_edge:
-        caveats.append(f"{_join(at_edge)} chose settings at the edge of their grids (Table 1)")
+        caveats.append(f"{_join(at_edge)} chose settings at the edge of their grids (Table 6.1)")
     caveats.append(f"one architecture, one split, at most {A.MAX_EPOCHS} epochs at a constant "
                    f"learning rate, {len(summary['seeds'])} seeds")
     out.append("- **Caveats.** " + "; ".join(c[0].upper() + c[1:] if k == 0 else c

@@ -566,8 +566,8 @@ def summarise_reported(per_seed):
 
 # ---- notebook 03's tables and figures, drawn from the results files ----
 
-AGENT_LABELS = {"bbb": "BBB (Thompson)", "greedy": "greedy", "eps1": "1% greedy",
-                "eps5": "5% greedy"}
+AGENT_LABELS = {"bbb": "BBB (Thompson)", "greedy": "greedy", "eps1": "ε-greedy (1 %)",
+                "eps5": "ε-greedy (5 %)"}
 # Okabe & Ito's colour-blind-safe palette: blue, bluish green, orange, vermillion
 AGENT_COLORS = {"bbb": "#0072B2", "greedy": "#009E73", "eps1": "#E69F00", "eps5": "#D55E00"}
 BUFFER_COLORS = {"paper": "#0072B2", "keep_all": "#D55E00"}  # the exploration figure's buffers
@@ -612,8 +612,8 @@ def headline_rows(reported):
 
 def figure6(reported):
     """The paper's Figure 6 from the reported runs: cumulative regret against steps, one panel
-    per buffer; thick lines are the mean over seeds, thin lines each seed, crosses the paper's
-    values."""
+    per buffer; thick lines are the median over seeds (one failed run cannot move it, as it
+    moves a mean), thin lines each seed, crosses the paper's values."""
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, len(reported), figsize=(6.2 * len(reported), 4.2), sharey=True,
                              squeeze=False, constrained_layout=True)
@@ -623,7 +623,8 @@ def figure6(reported):
         for a, name in enumerate(rows[0]["names"]):
             curves = torch.tensor([r["cum_regret"][a] for r in rows])
             steps = [every * (k + 1) for k in range(curves.shape[1])]
-            ax.plot(steps, curves.mean(0), c=AGENT_COLORS[name], lw=2, label=AGENT_LABELS[name])
+            ax.plot(steps, curves.double().quantile(0.5, dim=0), c=AGENT_COLORS[name], lw=2,
+                    label=AGENT_LABELS[name])
             for curve in curves:
                 ax.plot(steps, curve, c=AGENT_COLORS[name], lw=0.7, alpha=0.45)
             for step, value in PAPER_FIGURE6[name].items():
@@ -636,16 +637,20 @@ def figure6(reported):
         ax.set_title(f"{BUFFER_LABELS[buffer]}\n{KL_LABELS[_recipe_of(rec, buffer)]}; "
                      f"reported seeds {which}", fontsize=10)
     axes[0, 0].set_ylabel("cumulative regret")
-    axes[0, 0].plot([], [], "k", lw=0.7, alpha=0.45, label="one seed (thick: the mean)")
+    axes[0, 0].plot([], [], "k", lw=0.7, alpha=0.45, label="one seed (thick: the median)")
     axes[0, 0].plot([], [], "kx", label="the paper's Figure 6")
     axes[0, 0].legend(fontsize=8)
     return fig
 
 
-def exploration_rows(reported, last=1000):
+def exploration_rows(reported, last=1000, window=50):
     """Return (header, rows): per buffer and agent, the share of the poisonous mushrooms shown
-    that the agent ate over the last ``last`` steps (mean of the recorded windows), per seed."""
-    header = ["buffer", "agent", f"poisonous eaten, last {last:,} steps: per seed", "mean"]
+    that the agent ate over the last ``last`` steps (mean of the recorded windows), per seed. The
+    header names the exploration figure's longer moving average (``window`` records), so that a
+    share the figure shows near its end is not read as this one."""
+    every = next(iter(reported.values()))["config"]["record_every"]
+    header = ["buffer", "agent", f"poisonous eaten, last {last:,} steps (the figure: "
+              f"{window * every:,}-step average): per seed", "mean"]
     rows = []
     for buffer, rec in reported.items():
         for name, shares in poison_shares(rec, last).items():
@@ -1139,17 +1144,18 @@ def figure6_text(reported, last=1000):
                    f"with {change} is {how}. This is a count, not a verdict: no test compares the "
                    "recipes.")
     sides, above = [], []
-    for agent, label in (("eps1", "1 %"), ("eps5", "5 %")):
+    for agent in ("eps1", "eps5"):
         for buffer, rec in reported.items():
             s = rec["metrics"]["summary"][agent]
             sides.append(s["mean"] < paper[agent])
             seeds = [sd for sd, v in zip(rec["seeds"], s["final_per_seed"]) if v > paper[agent]]
             if seeds:
-                above.append(f"{label} greedy on {_seeds_text(seeds)} with {SHORT_BUFFER[buffer]}")
+                above.append(f"{AGENT_LABELS[agent]} on {_seeds_text(seeds)} with "
+                             f"{SHORT_BUFFER[buffer]}")
     word = "below" if all(sides) else "above" if not any(sides) else "on both sides of"
     where = _where(list(reported), reported)
-    out.append(f"- *The ε-greedy agents.* The mean final regrets of the 1 % and 5 % greedy agents "
-               f"are {word} the paper's values {where}."
+    out.append(f"- *The ε-greedy agents.* The mean final regrets of {AGENT_LABELS['eps1']} and "
+               f"{AGENT_LABELS['eps5']} are {word} the paper's values {where}."
                + (f" Above them: {'; '.join(above)}." if above else ""))
     return "\n".join(out)
 
@@ -1528,42 +1534,87 @@ def _sigma_caveat(reported, near=0.05):
             "the share of poisonous mushrooms it eats, not in this average.")
 
 
+def _agent_name(a):
+    """An agent's name inside a sentence: 'plain greedy' for the greedy agent (so that it is not
+    read as the ε-greedy ones), else its label."""
+    return "plain greedy" if a == "greedy" else AGENT_LABELS[a]
+
+
+def _lead_sentence(buffer, rec, failed):
+    """One plain sentence on ``buffer``'s final regrets, seed by seed: which agent ends below BBB
+    on most seeds (with both medians) and, when one failed run of that agent alone puts its mean
+    above BBB's, that run; else on how many seeds BBB ends the lowest of the agents."""
+    s = rec["metrics"]["summary"]
+    bbb = s["bbb"]["final_per_seed"]
+    n = len(bbb)
+    where = f"With {SHORT_BUFFER[buffer]}" + ("" if buffer == "paper"
+                                              else " (a departure from the paper)")
+    beats = {a: sum(x < y for x, y in zip(v["final_per_seed"], bbb))
+             for a, v in s.items() if a != "bbb"}
+    a = max(beats, key=beats.get)
+    if 2 * beats[a] > n:
+        text = (f"{where}, {_agent_name(a)} ends with lower regret than BBB {_on_seeds(beats[a], n)}"
+                f" (median {s[a]['median']:,.0f} against BBB's {s['bbb']['median']:,.0f})")
+        flip = [f for f in failed if f["buffer"] == buffer and f["agent"] == a and f["flips_bbb"]]
+        if flip:
+            f = flip[0]
+            why = (", the regret of passing on every edible mushroom" if f["no_poison"] else "")
+            text += (f"; BBB's lower mean ({s['bbb']['mean']:,.0f} against {s[a]['mean']:,.0f}) "
+                     f"comes from one failed run of {_agent_name(a)} (seed {f['seed']}: "
+                     f"{f['value']:,.0f}{why})")
+        return text + "."
+    lowest = sum(min(s, key=lambda b: s[b]["final_per_seed"][k]) == "bbb" for k in range(n))
+    return (f"{where}, BBB ends with the lowest regret of the {len(s)} agents "
+            f"{_on_seeds(lowest, n)} (median {s['bbb']['median']:,.0f}).")
+
+
 def answer_text(reported):
-    """Return notebook 03's answer (Markdown bullets) from the reported records: per buffer,
-    BBB's mean final regret against the paper's value, on how many seeds BBB is the lowest agent,
-    and each of the paper's orderings with its verdict, BBB's mean difference, its 95 % interval
-    and the paper's difference; then the caveats of these results (the test chosen after the
-    runs, only BBB tuned, the posterior sigma at its prior's). The wording follows the numbers."""
+    """Return notebook 03's answer (Markdown) from the reported records: first, per buffer, one
+    plain sentence on the seeds (``_lead_sentence``: which agent ends below BBB on most seeds,
+    the medians, a failed run that alone sets a mean) and the orderings that hold under every
+    buffer; then the numbers: BBB's (and that agent's) final regret per seed against the paper's
+    value, and each ordering's verdict with BBB's mean difference, its 95 % interval and the
+    paper's difference; last, the caveats (the test chosen after the runs, only BBB tuned). The
+    wording follows the numbers."""
     verdicts = {b: bbb_orderings(rec) for b, rec in reported.items()}
-    words = [r["verdict"] for v in verdicts.values() for r in v.values()]
-    lead = ("Yes" if all(w == "holds" for w in words) else
-            "Partly" if any(w == "holds" for w in words) else "Not shown")
+    failed = _failed_runs(reported)
     ref = PAPER_FIGURE6["bbb"][50_000]
     steps = next(iter(reported.values()))["config"]["steps"]
-    out = [f"**{lead}.** Does BBB's cumulative regret end below each other agent's, as in the "
-           f"paper? After {steps:,} steps (in brackets: BBB's final regret minus the other "
-           "agent's, mean over the seeds, its 95 % interval and the paper's difference):\n"]
+    lead = [_lead_sentence(b, rec, failed) for b, rec in reported.items()]
+    agents = list(next(iter(verdicts.values())))
+    for word in ("holds", "reversed"):
+        alike = [a for a in agents if all(v.get(a, {}).get("verdict") == word
+                                          for v in verdicts.values())]
+        if alike:
+            labels = [AGENT_LABELS[a] for a in alike]
+            names = (labels[0] if len(labels) == 1
+                     else ", ".join(labels[:-1]) + " and " + labels[-1])
+            side = "below" if word == "holds" else "above"
+            lead.append(f"BBB's regret ends {side} that of {names} "
+                        f"{_where(list(reported), reported)} (the paired test of section 3: "
+                        f"{word}).")
+    out = ["**" + lead[0] + "** " + " ".join(lead[1:]) + "\n",
+           f"*The numbers*: cumulative regret after {steps:,} steps, per seed "
+           f"({_seeds_text(next(iter(reported.values()))['seeds'])}); the paper's BBB: about "
+           f"{ref:,}. In brackets: BBB's final regret minus the other agent's, mean over the "
+           "seeds, its 95 % interval and the paper's difference.\n"]
     for buffer, rec in reported.items():
         s = rec["metrics"]["summary"]
-        f = s["bbb"]["final_per_seed"]
-        n = len(f)
-        lowest = sum(min(s, key=lambda a: s[a]["final_per_seed"][k]) == "bbb" for k in range(n))
+        bbb = s["bbb"]["final_per_seed"]
+        shown = ["bbb"] + [a for a in s if a != "bbb" and 2 * sum(
+            x < y for x, y in zip(s[a]["final_per_seed"], bbb)) > len(bbb)]
+        seeds = "; ".join(f"{_agent_name(a) if a != 'bbb' else 'BBB'} " + ", ".join(
+            f"{v:,.0f}" for v in s[a]["final_per_seed"]) for a in shown)
         claims = "; ".join(f"below {AGENT_LABELS[a]}: {r['verdict']}"
                            + (f" ({_difference_words(r, a, '', short=True)})"
                               if _difference_words(r, a) else "")
                            for a, r in verdicts[buffer].items())
-        out.append(f"- *{_cap(SHORT_BUFFER[buffer])}* ({KL_LABELS[_recipe_of(rec, buffer)]}). "
-                   f"BBB's mean final regret is {s['bbb']['mean']:,.0f} (the paper: about "
-                   f"{ref:,}; below it {_on_seeds(sum(x < ref for x in f), n)}); BBB is the lowest "
-                   f"of the {len(s)} agents {_on_seeds(lowest, n)}. BBB {claims}.")
+        out.append(f"- *{_cap(SHORT_BUFFER[buffer])}* ({KL_LABELS[_recipe_of(rec, buffer)]}): "
+                   f"{seeds}. BBB {claims}.")
     tuned = sorted({sd for rec in reported.values() for sd in rec.get("tuning_seeds") or []})
-    caveats = ["the paired t-test with Holm's correction (section 3) was chosen after these runs "
-               "had been seen",
-               "only BBB was tuned (on tuning " + (_seeds_text(tuned) if tuned else "seeds")
-               + "), the greedy agents not at all"]
-    sigma = _sigma_caveat(reported)
-    out.append("- *Caveats.* " + _cap("; ".join(caveats)) + "."
-               + (f" {sigma}" if sigma else ""))
+    out.append("- *Caveats.* The paired t-test with Holm's correction (section 3) was chosen "
+               "after these runs had been seen; only BBB was tuned (on tuning "
+               + (_seeds_text(tuned) if tuned else "seeds") + "), the greedy agents not at all.")
     return "\n".join(out)
 
 

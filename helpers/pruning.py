@@ -784,13 +784,16 @@ def curves_figure(rec):
                 if len(models) > 1:
                     ax.fill_between(xs, vals.min(0).values.tolist(), vals.max(0).values.tolist(),
                                     color=c, alpha=0.15, lw=0)
+        paper = sorted((f, e) for f, e in PAPER_TABLE2.items() if f <= upto)
+        ax.plot([f for f, _ in paper], [e for _, e in paper], "x", c="k", ms=7, mew=1.5, zorder=5,
+                label="paper, Table 2 (2×1200, SNR)")
         ax.set(xlabel="weights removed (%)", ylabel="test error (line: mean; band: seed range)")
         ax.legend(fontsize=7, loc="upper left")
     axes[0].set_yscale("log")
     percent_axis(axes[0], "y", decimals=1)
     axes[0].set_title("all rankings")
     close = [m["error_at"][k][str(f)] for m in rec["metrics"]["models"] for k in ("snr", "magnitude")
-             for f in xs]
+             for f in xs] + [e for f, e in PAPER_TABLE2.items() if f <= 98]
     axes[1].set_ylim(0.95 * min(close), 1.05 * max(close))
     percent_axis(axes[1], "y", decimals=2)
     axes[1].set_title("close-up: SNR against |μ| up to 98 % removed")
@@ -873,19 +876,20 @@ def _size(x):
 
 def storage_rows(rec):
     """Return (header, rows) of the storage and timing table (snr.json's ``storage_and_timing``):
-    MiB and milliseconds of the dense and the sparse network, and the sparse one against the
-    dense one in the words the reading uses (``_pace``: against every dense time, allowing for
-    their spread)."""
+    MiB of the dense and the sparse network, the sparse network's time to predict the test set
+    over the dense one's in the same row, and the sparse one against the dense one in the words
+    the reading uses (``_pace``: against every dense time, allowing for their spread)."""
     timing = rec["metrics"]["storage_and_timing"]["rows"]
     dense, band = [r["dense_s"] for r in timing], noise_band(timing)
     rows = []
     for r in timing:
         rows.append([f"{r['removed']}%", f"{r['dense_bytes'] / 2 ** 20:.2f}",
                      f"{r['sparse_bytes'] / 2 ** 20:.2f}",
-                     _size(r["dense_bytes"] / r["sparse_bytes"]), f"{1e3 * r['dense_s']:.1f}",
-                     f"{1e3 * r['sparse_s']:.1f}", _pace(r["sparse_s"], dense, band, than=False)])
-    return (["removed", "dense MiB", "sparse MiB", "sparse storage", "dense ms", "sparse ms",
-             "sparse product"], rows)
+                     _size(r["dense_bytes"] / r["sparse_bytes"]),
+                     f"{r['sparse_s'] / r['dense_s']:.2f}", _pace(r["sparse_s"], dense, band,
+                                                                  than=False)])
+    return (["removed", "dense MiB", "sparse MiB", "sparse storage",
+             "time: sparse / dense (same row)", "sparse product"], rows)
 
 
 def storage_text(rec):
@@ -1226,9 +1230,9 @@ def dip_text(dip, cuts=None):
         if not w["bimodal"]:
             continue
         seeds = f"{w['bimodal']} seed{'s' if w['bimodal'] != 1 else ''}"
-        lines.append(f"- 2×{H} ({seeds}): main mode at {_ci_words(w['main_mode_db'])} dB, "
-                     f"second mode at {_ci_words(w['second_mode_db'])} dB, dip between them at "
-                     f"{_ci_words(w['dip_db'])} dB. Below the dip lie "
+        lines.append(f"- 2×{H} ({seeds}): main mode at {_ci_words(w['main_mode_db'], unit=' dB')}, "
+                     f"second mode at {_ci_words(w['second_mode_db'], unit=' dB')}, dip between "
+                     f"them at {_ci_words(w['dip_db'], unit=' dB')}. Below the dip lie "
                      f"{_pct_ci(w['share_below'])} of the weights.")
         cost = []
         lo, hi = w.get("cost_below"), w.get("cost_above")
@@ -1275,7 +1279,7 @@ def dip_takeaway(dip):
     for H, w in ws.items():
         if w["bimodal"] and w.get("cost_below"):
             lo = w["cost_below"]
-            parts.append(f"at 2×{H} the dip lies at {_db(w['dip_db']['mean'])} dB with "
+            parts.append(f"at 2×{H} the dip lies at {_ci_words(w['dip_db'], unit=' dB')} with "
                          f"{100 * w['share_below']['mean']:.1f} % of the weights below it, and "
                          f"removing {lo['removed_pct']} % adds {_ci_words(lo, unit=' pp')} of "
                          "test error")
@@ -1309,6 +1313,7 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
         ax.stairs(dens, edges, fill=True, alpha=0.45, color=c["sky"], label="histogram")
         ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density (per dB)", xlim=xlim)
     a_lin.set_title("density, linear axis (as the paper draws it)")
+    a_lin.set_ylim(0, 1.6 * dens.max())  # headroom: the legend sits above the peak
     a_log.set_yscale("log")
     floor = 0.5 / (total * width)  # below one weight in a bin: the log axes hide no weight
     a_log.set_ylim(floor, 300 * dens.max())  # headroom: the legend sits above the peak
@@ -1323,8 +1328,8 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
                            ha="center", color="0.3")
         for ax in (a_lin, a_log, a_cdf):
             ax.axvline(d["dip_db"], color=c["vermillion"], lw=1.5,
-                       label=f"dip {_db(d['dip_db'])} dB: {100 * d['share_below']:.1f} % of "
-                             "weights below")
+                       label=f"dip {_db(d['dip_db'], 2)} dB (this seed): "
+                             f"{100 * d['share_below']:.1f} % of weights below")
         a_cdf.plot([d["dip_db"]], [d["share_below"]], "o", color=c["vermillion"], ms=5)
     for f, ls in zip([f for f in cuts if f in entry["cuts_db"]], (":", "-.", "--")):
         v = entry["cuts_db"][f]
@@ -1355,9 +1360,10 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
                   xlim=xlim, title="every network (one line per seed; dashed: its dip)")
         a_all.legend(fontsize=8, loc="upper left")
     top = edges[filled[-1] + 1]  # the x-axes end just past the highest filled bin
-    outside = (f"\ndrawn: every weight with an SNR from {lo:g} to {top:.0f} dB; not drawn: "
-               f"{entry['snr_outside']:,} below {lo:g} or above {hi:g} dB (outside the stored "
-               "histogram)" if entry.get("snr_outside") else "")
+    gap = (f" (no weight lies between {top:.0f} and {hi:g} dB)" if top < hi else "")
+    outside = (f"\ndrawn: every weight with an SNR from {lo:g} to {top:.0f} dB{gap};\nnot drawn: "
+               f"{entry['snr_outside']:,} weights below {lo:g} or above {hi:g} dB, the stored "
+               "histogram's range" if entry.get("snr_outside") else "")
     fig.suptitle(f"784-{entry['H']}-{entry['H']}-10, seed {entry['seed']}, "
                  f"{entry['n_weights']:,} weights{outside}")
     return fig
@@ -1374,6 +1380,6 @@ def dip_row_words(dip, H):
     text = f"two modes on {n_bi} of {n_all} nets"
     if w and w["bimodal"] and w.get("cost_below"):
         lo = w["cost_below"]
-        text += (f"; dip {_db(w['dip_db']['mean'])} dB, {100 * w['share_below']['mean']:.1f} % "
+        text += (f"; dip {_db(w['dip_db']['mean'], 2)} dB, {100 * w['share_below']['mean']:.1f} % "
                  f"of weights below; {lo['removed_pct']} % removed: {_ci_words(lo, unit=' pp')}")
     return text

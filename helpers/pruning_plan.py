@@ -857,7 +857,7 @@ def answer_text(rec, dip, summary=None, fraction=95):
         lo = w["cost_below"]
         first += (f"; and the SNR density has the paper's two modes, with "
                   f"{100 * w['share_below']['mean']:.1f} % of the weights below the dip between "
-                  f"them ({pruning._db(w['dip_db']['mean'])} dB), where removing "
+                  f"them ({pruning._ci_words(w['dip_db'], unit=' dB')}), where removing "
                   f"{lo['removed_pct']} % adds {pruning._ci_words(lo, unit=' pp')}")
     text = first + "."
     if summary is not None and not summary["interim"]:
@@ -873,10 +873,32 @@ def answer_text(rec, dip, summary=None, fraction=95):
         else:
             excl = (f"; the interval excludes an SNR advantage above {-100 * ci[0]:.2f} pp"
                     if ci and ci[0] < 0 else "")
-            text += (f" But ranking by the means' magnitude |μ| does as well as SNR on the same "
-                     f"networks ({effect}{excl}), so the posterior's width adds nothing "
-                     "measurable here.")
+            text += (f" But at 2×{H} ranking by the means' magnitude |μ| does as well as SNR on "
+                     f"the same networks ({effect}{excl}), so there the posterior's width adds "
+                     "nothing measurable" + (other_width_clause(rec) or "") + ".")
     return text + caveat_text(rec)
+
+
+def other_width_clause(rec, alpha=None):
+    """The answer's clause on the narrower networks (``"; at 2×400 it does: ..."``, or None):
+    the fractions at which McNemar's per-network test favours SNR over |μ| on every network of
+    that width, with the mean test errors of both rankings at the largest of them."""
+    from . import pruning
+    alpha = pruning.MCNEMAR_ALPHA if alpha is None else alpha
+    widths = list(dict.fromkeys(m["H"] for m in rec["metrics"]["models"]))
+    for H in widths[1:]:
+        ms = pruning._by_width(rec, H)
+        fs = [f for f in ("95", "98", "99") if ms and all(f in m["mcnemar_snr_vs_magnitude"]
+                                                          for m in ms)
+              and pruning._mcnemar_tests(ms, f, alpha)[0] == ("all", "SNR")]
+        if not fs:
+            continue
+        err = {k: sum(m["error_at"][k][fs[-1]] for m in ms) / len(ms) for k in ("snr", "magnitude")}
+        return (f"; at 2×{H} it does: at {pruning._fractions_words(fs)} removed SNR leaves fewer "
+                f"errors than |μ| on each of the {len(ms)} networks (McNemar's test, section 2), "
+                f"at {fs[-1]} % {100 * err['snr']:.2f} % against {100 * err['magnitude']:.2f} % "
+                "test error (means over the seeds)")
+    return None
 
 
 def _paper_protocol_widths():
@@ -905,13 +927,25 @@ def _recipe(rec):
     return c.get("optimizer"), (c.get("init_epochs") if c.get("init_from") else None)
 
 
+def _widths_phrase():
+    """The project's one statistic of how little the widths σ moved in the runs trained as the
+    paper describes (``helpers.posterior_diagnostics.widths_phrase``, where it exists), or None."""
+    from . import posterior_diagnostics as pd
+    phrase = getattr(pd, "widths_phrase", None)
+    diag = pd.load() if phrase else None
+    return phrase(diag) if diag else None
+
+
 def caveat_text(rec, recipe=None, widths=None):
     """The answer's caveat (a Markdown sentence with a leading space, or ""): which of notebook
     01's networks are pruned (their optimizer and warm start, from the run record of the first)
-    and, from ``posterior_diagnostics.json``, that the runs trained as the paper describes are
-    not among them because their widths did not move."""
+    and that the runs trained as the paper describes are not among them because their widths did
+    not move. ``widths``: a phrase saying so, or (how far the first layer's median σ moved,
+    epochs), or False; None: the project's phrase (``_widths_phrase``) where it exists, else the
+    pair from ``posterior_diagnostics.json``."""
     recipe = recipe if recipe is not None else _recipe(rec)
-    widths = widths if widths is not None else _paper_protocol_widths()
+    if widths is None:
+        widths = _widths_phrase() or _paper_protocol_widths()
     if not recipe:
         return ""
     opt, warm = recipe
@@ -920,8 +954,8 @@ def caveat_text(rec, recipe=None, widths=None):
            f"trained with {opt}")
     text = f" **Caveat:** the pruned networks are Table 1's BBB networks of notebook 01, {how}"
     if widths:
-        moved, epochs = widths
+        phrase = widths if isinstance(widths, str) else (
+            f"the median σ of the first layer moved {100 * widths[0]:.0f} % in {widths[1]} epochs")
         text += (", not the runs trained as the paper describes, whose widths σ never learned "
-                 f"(the median σ of the first layer moved {100 * moved:.0f} % in {epochs} "
-                 "epochs)")
+                 f"({phrase})")
     return text + "."

@@ -456,16 +456,30 @@ def plot_data(ax, n, noise_std, seed, x_grid, title):
     ax.set(title=title, xlabel="x", ylabel="y")
 
 
-def plot_methods(curves, x_grid, x_train, y_train, true_mean=None):
-    """Band plots of every method (``curves``: method -> ``grid_curve``) on shared axes (2 x 3
-    panels, the legend in the 6th)."""
+def band_ylim(curves, y_train, margin=0.05):
+    """A y range holding every method's 5-95 % band and the training data (``curves``: method ->
+    ``grid_curve``), widened by ``margin`` of its span on each side: one range for Figure 5 and
+    the methods figure, so that their panels can be compared."""
+    lo = min([min(c["quantiles"]["0.05"]) for c in curves.values()] + [float(min(y_train))])
+    hi = max([max(c["quantiles"]["0.95"]) for c in curves.values()] + [float(max(y_train))])
+    pad = margin * (hi - lo)
+    return lo - pad, hi + pad
+
+
+def plot_methods(curves, x_grid, x_train, y_train, true_mean=None, methods=None, ylim=None):
+    """Band plots of ``methods`` (default: every method of ``curves``, method -> ``grid_curve``)
+    on shared axes, ``ylim`` if given: 2 x 3 panels for more than three methods, else one row;
+    the legend in a last panel."""
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(2, 3, figsize=(14, 7), sharex=True, sharey=True,
-                             constrained_layout=True)
-    methods = list(curves)
+    methods = list(curves) if methods is None else list(methods)
+    rows, cols = (2, 3) if len(methods) > 3 else (1, len(methods) + 1)
+    widths = None if rows == 2 else [1] * len(methods) + [0.7]  # the legend's panel narrower
+    fig, axes = plt.subplots(rows, cols, figsize=(14, 7) if rows == 2 else (12.5, 3.9),
+                             sharex=True, sharey=True, squeeze=False, constrained_layout=True,
+                             gridspec_kw=None if widths is None else {"width_ratios": widths})
     for ax, method in zip(axes.flat, methods):
         band_plot(ax, curves[method], x_grid, x_train, y_train, LABELS[method],
-                  true_mean=true_mean)
+                  true_mean=true_mean, ylim=ylim)
     for ax in axes.flat[len(methods):]:
         ax.legend(*axes.flat[0].get_legend_handles_labels(), loc="center", fontsize=11)
         ax.set_axis_off()
@@ -1019,6 +1033,12 @@ def _seed_split(per_seed, level):
     return len(per_seed) - wide - narrow, wide, narrow
 
 
+def _cov_span(per_seed):
+    """'0.74–1.00', or one value when every seed's coverage prints the same."""
+    lo, hi = f"{min(per_seed):.2f}", f"{max(per_seed):.2f}"
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
 def _seeds_within(per_seed, level, say_within=True):
     """How many seeds' coverages lie within ``COVERAGE_NEAR`` of ``level``: 'none of its 5 seeds
     is within 0.05 (4 too wide, 1 too narrow)', 'only 1 of its 5 seeds is ...', 'all 5 of its
@@ -1092,16 +1112,19 @@ def _coverage_away_words(summary, level=0.9, widened=()):
             parts = []
             for m in ms:
                 per = summary[m][key]["per_seed"]
-                part = (f"{mean[m]:.3f} for {NAMES[m]}, "
+                part = (f"mean {mean[m]:.3f} for {NAMES[m]}, "
                         + ("and " if _seed_split(per, level)[0] == len(per) else "but ")
-                        + _seeds_within(per, level, say_within=False))
+                        + f"its seeds cover {_cov_span(per)}: "
+                        + _seeds_within(per, level))
                 for o in INTERVALS:
                     if o != level:
                         e = summary[m][f"coverage{round(100 * o)}_out"]
+                        per_o = e["per_seed"]
                         whose = "Its" if len(ms) == 1 else f"{_cap(NAMES[m])}'s"
-                        part += (f". {whose} central {round(100 * o)} % interval covers "
-                                 f"{e['mean']:.3f} on average (target {o:.2f}); "
-                                 + _seeds_within(e["per_seed"], o))
+                        part += (f". {whose} central {round(100 * o)} % interval: mean "
+                                 f"{e['mean']:.3f} (target {o:.2f}), its seeds "
+                                 f"{_cov_span(per_o)}: "
+                                 + _seeds_within(per_o, o))
                 parts.append(part)
             line = f"  - {words}: " + "; ".join(parts)
         else:

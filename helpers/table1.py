@@ -934,12 +934,23 @@ def comparable_words(e):
             else f"not shown comparable (the interval leaves {m})")
 
 
+DAGGER = "†"
+
+
+def unadjusted_only(e):
+    """True when the unadjusted 95% interval of ordering or control ``e`` excludes 0 while
+    Holm's correction leaves it *not resolved* (Holm p at or above alpha)."""
+    return bool(e and e["ci"] and e["p_holm"] is not None and e["p_holm"] >= ALPHA
+                and excluded(e)[0])
+
+
 def _effect_cell(e):
     if e is None:
         return "—", "—"
     if not e["ci"]:
         return f"{_pp(e['diff'])} (one seed: no interval)", "—"
-    p = ("" if e["p_holm"] is None else f", Holm p {_p(e['p_holm'])}")
+    p = ("" if e["p_holm"] is None else f", Holm p {_p(e['p_holm'])}"
+         + (f" {DAGGER}" if unadjusted_only(e) else ""))
     if e["family"] == "comparable":
         p = f": {comparable_words(e)}"
     return f"{_pp(e['diff'])} {_ci_pp(e['ci'])}{p}", excludes(e)
@@ -988,50 +999,83 @@ def effects_rows(paper_rec, adam_rec):
     return header, rows
 
 
+def effects_footnote(paper_rec, adam_rec):
+    """The footnote under ``effects_rows``: what its mark means, with how many cells carry it;
+    '' when none does."""
+    n = sum(unadjusted_only(e) for rec in (paper_rec, adam_rec) for e in effects(rec).values())
+    if not n:
+        return ""
+    return (f"{DAGGER} In {n} cell{'s' if n > 1 else ''} the unadjusted interval excludes 0 "
+            "while Holm's correction leaves the comparison *not resolved*: the interval "
+            "covers one comparison on its own, the verdict the whole family (see **Terms**, "
+            "section 1).")
+
+
 def _width_with_both(ep, ea, a="bbb_mixture", b="sgd"):
     both = [W for (W, x, y), e in ep.items() if (x, y) == (a, b) and e["ci"]
             and (ea.get((W, a, b)) or {}).get("ci")]
     return min(both) if both else None
 
 
+def _excl_words(e):
+    """'excluding the paper's −0.47 pp but not 0' and the like: what the interval of ``e``
+    excludes among 0 and the paper's difference."""
+    zero, paper = excluded(e)
+    pw = f"the paper's {_pp(e['paper'])} pp"
+    if zero and paper:
+        return f"excluding 0 and {pw}"
+    if paper:
+        return f"excluding {pw} but not 0"
+    if zero:
+        return f"excluding 0 but not {pw}"
+    return f"including both 0 and {pw}"
+
+
+def _holm_words(e):
+    """The Holm verdict of ordering ``e`` in words, with its corrected p."""
+    word = e["verdict"] if e["p_holm"] is not None and e["p_holm"] < ALPHA else "not resolved"
+    return f"*{word}* after Holm's correction (Holm p {_p(e['p_holm'])})"
+
+
 def answer(paper_rec, adam_rec, widths=""):
-    """The notebook's answer, every number from the summaries. ``widths``: the posterior
-    diagnostics' sentence (helpers.posterior_diagnostics.answer_words), '' when the widths
-    learned under the paper's protocol; given, it leads, and the paper's-protocol numbers are
-    presented as BBB with its widths fixed at their start. Then, at the smallest width both
-    recipes ran with two seeds or more, the scale mixture minus SGD under each recipe against
-    the paper's difference, and the warm-started Adam recipe against SGD trained on for the
-    same epochs. '' when no width has both."""
+    """The notebook's answer, every number from the summaries: a lead sentence, then three
+    bullets at the smallest width both recipes ran with two seeds or more: the paper's protocol
+    (``widths``: the posterior diagnostics' clause, helpers.posterior_diagnostics.answer_words,
+    '' when the widths learned), the scale mixture minus SGD with its interval; the Adam recipe,
+    the same with Holm's verdict; the control (BBB minus SGD trained on for the same epochs).
+    Each interval beside the paper's difference and what it excludes. '' when no width has
+    both."""
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
     if W is None:
         return ""
     e1, e2 = ep[(W, "bbb_mixture", "sgd")], ea[(W, "bbb_mixture", "sgd")]
     ex = [excluded(e)[1] for e in (e1, e2)]
-    both = ("both intervals exclude it" if all(ex) else "only the first interval excludes it"
-            if ex[0] else "only the second interval excludes it" if ex[1] else
-            "both intervals include it")
     verdict = ("Neither recipe gives BBB the paper's margin over SGD" if all(ex) else
-               "One recipe's seeds rule out the paper's margin, the other's do not" if any(ex)
-               else "Within our intervals, both recipes agree with the paper's margin")
-    fixed = "with its widths fixed at their start" if widths else "trained as the paper says"
-    text = "**The answer.** "
-    if widths:
-        text += (f"{widths} So the paper's protocol, as run here, tests BBB with its widths "
-                 "fixed at their start, not yet the method the paper describes. ")
-    text += (f"At 2×{W}, the scale-mixture BBB's test error minus plain SGD's is "
-             f"{_pp(e1['diff'])} pp (percentage points) {fixed} (95% interval "
-             f"{_ci_pp(e1['ci'])}: the t-interval of the mean difference over {e1['n']} seeds), "
-             f"and {_pp(e2['diff'])} pp ({_ci_pp(e2['ci'])}, {e2['n']} seeds) with a modern Adam "
-             f"recipe; the paper reports {_pp(e1['paper'])} pp, and {both}. {verdict}.")
+               "One recipe's seeds rule out the paper's margin over SGD, the other's do not"
+               if any(ex) else "Within our intervals, both recipes agree with the paper's margin")
+    lines = [f"**The answer.** {verdict}. The paper's claim at 2×{W}: the scale-mixture BBB's "
+             f"test error minus plain SGD's is {_pp(e1['paper'])} pp (percentage points). "
+             "Ours, with the 95% t-interval of the seed-paired mean difference:", ""]
+    fixed = (f": {widths}. " if widths else ". ")
+    lines.append(f"- **The paper's protocol** (plain SGD, ρ₀ = −5){fixed}Mixture − SGD "
+                 f"{_pp(e1['diff'])} pp {_ci_pp(e1['ci'])} ({e1['n']} seeds), {_excl_words(e1)}."
+                 + (" These rows test BBB with its widths fixed at their start." if widths
+                    else ""))
+    lines.append(f"- **The Adam recipe** (BBB's means start from a trained SGD network): "
+                 f"mixture − SGD {_pp(e2['diff'])} pp {_ci_pp(e2['ci'])} ({e2['n']} seeds), "
+                 f"{_excl_words(e2)}; {_holm_words(e2)}, the correction for the paper's three "
+                 "orderings tested at each width.")
     c = ea.get((W, "bbb_mixture", "sgd_continued"))
     if c and c["ci"]:
         zero = excluded(c)[0]
-        text += (" The Adam recipe starts BBB from a trained SGD network, and that network trained "
-                 "on for the same epochs without the Bayesian part (*SGD trained on*) does "
-                 + ("as well (BBB minus it: " if not zero else "differently (BBB minus it: ")
-                 + f"{_pp(c['diff'])} pp, {_ci_pp(c['ci'])}).")
-    return text
+        lines.append(f"- **The control**: the same SGD network trained on for as many epochs "
+                     f"without the Bayesian part (*SGD trained on*); BBB minus it "
+                     f"{_pp(c['diff'])} pp {_ci_pp(c['ci'])}, "
+                     + ("which excludes 0: BBB differs from the extra epochs alone." if zero
+                        else "which includes 0: BBB does no better than the extra epochs "
+                        "give SGD."))
+    return "\n".join(lines)
 
 
 def _word(e):
@@ -1119,36 +1163,48 @@ def takeaways(paper_rec, adam_rec, diagnostics_words=""):
     return "\n".join(out)
 
 
-def figure3_runs(runs):
+def figure3_runs(runs, panels=None):
     """The paper's Figure 3 from run records ``runs`` ({method: record}, one network each; BBB:
     one sample w ~ q): the density of the weights on a log axis over the records' whole
-    histogram range, each method's share of weights beyond that range in its legend entry."""
+    histogram range, each method's share of weights beyond that range in its legend entry.
+    ``panels``: [(title, runs)] instead, one panel each side by side on shared axes."""
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
-    lo = hi = None
-    for key in METHODS:
-        r = runs.get(key)
-        if not r:
-            continue
-        h = r["metrics"]["weight_histogram"]
-        width = (h["hi"] - h["lo"]) / h["bins"]
-        centres = [h["lo"] + (i + 0.5) * width for i in range(h["bins"])]
-        dens = [c / (h["total"] * width) for c in h["counts"]]
-        lo, hi = h["lo"], h["hi"]
-        ax.step(centres, dens, where="mid", c=OKABE_ITO[key], lw=1.1,
-                label=f"{METHOD_LABELS[key]} (beyond ±{h['hi']:g}: "
-                      f"{100 * h['outside'] / h['total']:.2g}%)")
-    if lo is not None:
-        ax.set_xlim(lo, hi)
-    ax.set_yscale("log")
-    ax.set_xlabel("weight value")
-    ax.set_ylabel("density (log scale)")
-    seeds = sorted({r["config"]["seed"] for r in runs.values() if r})
-    Hs = "/".join(str(H) for H in sorted({r["config"]["H"] for r in runs.values() if r}))
-    ax.set_title(f"weights of the 784-{Hs}-{Hs}-10 networks, seed "
-                 f"{', '.join(map(str, seeds))} (BBB: one sample w ~ q)")
-    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, -0.42), ncol=2)
+    panels = panels or [(None, runs)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(7.0 * len(panels), 4.6), squeeze=False,
+                             sharey=True)
+    for ax, (title, rs) in zip(axes[0], panels):
+        lo = hi = None
+        for key in METHODS:
+            r = rs.get(key)
+            if not r:
+                continue
+            h = r["metrics"]["weight_histogram"]
+            width = (h["hi"] - h["lo"]) / h["bins"]
+            centres = [h["lo"] + (i + 0.5) * width for i in range(h["bins"])]
+            dens = [c / (h["total"] * width) for c in h["counts"]]
+            lo, hi = h["lo"], h["hi"]
+            ax.step(centres, dens, where="mid", c=OKABE_ITO[key], lw=1.1,
+                    label=f"{METHOD_LABELS[key]} (beyond ±{h['hi']:g}: "
+                          f"{_share(h['outside'] / h['total'])}%)")
+        if lo is not None:
+            ax.set_xlim(lo, hi)
+        ax.set_yscale("log")
+        ax.set_xlabel("weight value")
+        seeds = sorted({r["config"]["seed"] for r in rs.values() if r})
+        Hs = "/".join(str(H) for H in sorted({r["config"]["H"] for r in rs.values() if r}))
+        head = f"{title}\n" if title else ""
+        ax.set_title(f"{head}784-{Hs}-{Hs}-10, seed {', '.join(map(str, seeds))} "
+                     "(BBB: one sample w ~ q)", fontsize=10)
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    axes[0][0].set_ylabel("density (log scale)")
+    fig.tight_layout()
     return fig
+
+
+def _share(x):
+    """A share (a fraction) in percent, two significant digits, '< 0.001' below 0.001 % (but
+    0 stays 0)."""
+    return "< 0.001" if 0 < 100 * x < 0.001 else f"{100 * x:.2g}"
 
 
 def _dip(h):
@@ -1185,7 +1241,7 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
                      + h["outside"]) / h["total"]
         out[key] = h["outside"] / h["total"]
         rows.append([METHOD_LABELS[key], f"{100 * inside:.1f}%", f"{100 * tail[key]:.2f}%",
-                     f"{100 * out[key]:.2g}% (beyond ±{h['hi']:g})"])
+                     f"{_share(out[key])}% (beyond ±{h['hi']:g})"])
     if not out:
         return header, rows, ""
     parts = []
@@ -1210,10 +1266,26 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
                    "means stay off zero, where the prior's narrow component would claim them "
                    f"(it claims at most {100 * narrow:.1f}% of the means)." if narrow is not None
                    else ": this is what the sample shows."))
-    parts.append(f"At most {100 * max(out.values()):.2g}% of a network's weights lie beyond the "
-                 f"plotted range ({METHOD_LABELS[max(out, key=out.get)]}): the figure hides no "
-                 "visible mass.")
+    top = max(out, key=out.get)
+    parts.append(f"At most {100 * out[top]:.2g}% of a network's weights lie beyond the "
+                 f"plotted range ({METHOD_LABELS[top]})" + (
+                     ": the figure hides no visible mass." if out[top] < 0.001 else
+                     f": the run records histogram only ±{hists[top]['hi']:g}, so that mass is "
+                     "counted in the legend and the table, not drawn."))
     return header, rows, " ".join(parts)
+
+
+def weight_share_panels(panels, narrow=None):
+    """``weight_share_rows`` for each of ``panels`` ([(recipe, runs)]) in one table with a
+    recipe column, and its words per recipe; ``narrow`` goes with the first panel only."""
+    header, rows, words = None, [], []
+    for i, (name, runs) in enumerate(panels):
+        head, rs, w = weight_share_rows(runs, narrow=narrow if i == 0 else None)
+        header = ["recipe"] + head
+        rows += [[name] + r for r in rs]
+        if w:
+            words.append(f"**{name[:1].upper() + name[1:]}.** {w}")
+    return header, rows, "\n\n".join(words)
 
 
 def effects_figure(paper_rec, adam_rec):
@@ -1265,3 +1337,107 @@ def effects_figure(paper_rec, adam_rec):
                bbox_to_anchor=(0.5, -0.02))
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
+
+
+# ---- the Adam recipe spelled out; the predictor rule and Figure 3 under both recipes ----
+
+def _rate(lr, decay):
+    return f"{lr:g}" + (f" ×{decay:g} per epoch" if decay not in (None, 1, 1.0) else ", constant")
+
+
+def recipe_rows(adam_rec):
+    """(header, rows): the Adam recipe per width and method, read from the plan's summary
+    ``adam_rec`` (each row's ``recipe``): optimiser and learning rate with its decay, the epochs
+    the method trains, BBB's weight samples per step and ρ₀, the method's own setting (dropout
+    rate, prior), and the warm start's source network and its epochs (or a random start)."""
+    header = ["width", "method", "optimiser, learning rate", "epochs", "BBB: samples per step, ρ₀",
+              "dropout rate or prior", "start"]
+    by = story_rows(adam_rec)
+    rows = []
+    for (key, W), r in sorted(by.items(), key=lambda kv: (kv[0][1], METHODS.index(kv[0][0])
+                                                           if kv[0][0] in METHODS else 99)):
+        c = r.get("recipe")
+        if key not in METHODS or not c:
+            continue
+        bbb = key.startswith("bbb")
+        setting = ("—" if key == "sgd" else f"dropout rate {c['dropout']:g}" if key == "dropout"
+                   else f"N(0, {c['prior_sigma']:g}²)" if key == "bbb_gaussian" else
+                   f"π = {c['pi']:g}, −log σ₁ = {c['neg_log_sigma1']:g}, "
+                   f"−log σ₂ = {c['neg_log_sigma2']:g}")
+        if c.get("init_from"):
+            start = (f"warm: an {c['init_from'].upper()} network trained {c['init_epochs']} epochs "
+                     f"(Adam {_rate(c['init_lr'], c['init_lr_decay'])})")
+        else:
+            start = "random" + (f", μ ~ U(±{c['mu_init']:g})" if bbb and c.get("mu_init") else "")
+        rows.append([f"2×{W}", METHOD_LABELS[key],
+                     f"{c['optimizer'].capitalize()} {_rate(c['lr'], c['lr_decay'])}",
+                     str(c["epochs"]),
+                     f"{c['samples']}, ρ₀ = {c['rho_init']:g}".replace("-", "−") if bbb else "—",
+                     setting, start])
+    return header, rows
+
+
+def adam_records(adam_rec, root=None):
+    """``records(method, H)`` for helpers.paper_protocol's readers: the run records of the
+    Adam recipe's rows (summary ``adam_rec``; paths relative to ``root``, the plan's results
+    folder by default), in seed order."""
+    from pathlib import Path
+    if root is None:
+        from .table1_plan import root as plan_root
+        root = plan_root()
+    by = {(r["key"], r["H"]): r for r in (adam_rec or {}).get("rows", [])}
+
+    def get(method, H):
+        r = by.get((method, H))
+        paths = [Path(root) / p for p in (r or {}).get("runs", [])]
+        return [json.loads(p.read_text()) for p in paths if p.exists()]
+    return get
+
+
+PREDICTOR_HEADER = ["recipe", "method", "width", "seeds", "validation chose the posterior mean",
+                    "test error: posterior mean / average of samples (mean over seeds)",
+                    "the average lower on test"]
+
+
+def predictor_summary(groups):
+    """(header, rows, words) of the predictor rule under each recipe. ``groups``: [(recipe
+    name, widths, records(method, H))]. Per recipe, BBB method and width: the seeds, on how many
+    validation chose the posterior-mean weights, the mean test error of each predictor, on how
+    many the average of sampled networks had the lower test error; ``words``: one sentence per
+    recipe with the totals."""
+    rows, words = [], []
+    for name, widths, get in groups:
+        runs = []
+        for m in ("bbb_gaussian", "bbb_mixture"):
+            for H in widths:
+                recs = [r for r in get(m, H) if "test_error_ensemble" in r.get("metrics", {})]
+                if not recs:
+                    continue
+                x = [r["metrics"] for r in recs]
+                runs += x
+                mean = sum(v["predictor"] == "mean_weights" for v in x)
+                better = sum(v["test_error_ensemble"] < v["test_error_mean_weights"] for v in x)
+                tm = statistics.fmean(v["test_error_mean_weights"] for v in x)
+                ta = statistics.fmean(v["test_error_ensemble"] for v in x)
+                rows.append([name, METHOD_LABELS[m], f"2×{H}", str(len(x)), f"{mean} of {len(x)}",
+                             f"{100 * tm:.2f} / {100 * ta:.2f}%", f"{better} of {len(x)}"])
+        if runs:
+            mean = sum(v["predictor"] == "mean_weights" for v in runs)
+            better = sum(v["test_error_ensemble"] < v["test_error_mean_weights"] for v in runs)
+            k = runs[0].get("eval_samples", "several")
+            words.append(f"{name[:1].upper() + name[1:]}: validation chose the posterior mean "
+                         f"for {mean} of {len(runs)} BBB runs; on the test set the average of "
+                         f"{k} sampled networks had the lower error in {better} of {len(runs)}.")
+    return PREDICTOR_HEADER, rows, " ".join(words)
+
+
+def figure3_panels(paper_runs, adam_rec, root=None):
+    """[(recipe, {method: record})] for Figure 3: ``paper_runs`` (the paper protocol's widest
+    networks, one seed) and the first seed of the Adam recipe's widest rows (summary
+    ``adam_rec``; ``root``: see ``adam_records``); a recipe without any record is left out."""
+    get = adam_records(adam_rec, root)
+    H = max((adam_rec or {}).get("widths") or [0])
+    adam_runs = {m: (get(m, H) or [None])[0] for m in METHODS}
+    return [(name, runs) for name, runs in ((RECIPES["paper"], paper_runs),
+                                            (RECIPES["adam"], adam_runs))
+            if any(runs.values())]

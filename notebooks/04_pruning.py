@@ -81,7 +81,6 @@ if not H.pending(rec, "the pruning analysis of Table 1's networks (results/04_pr
     H.pending(rec["metrics"].get("complete", True), f"some networks (the 2×{cfg.H} one or the "
               "other KL weighting's)", retrain)
     print(pruning.pruned_words(rec))
-    print(pruning.retrain_words(rec))
 
 # %% [markdown]
 # ## 1. Figure 4: the signal-to-noise ratio, read at the dip
@@ -177,8 +176,8 @@ if not H.pending(refs, "the pruning references (results/04_pruning/v2/summary.js
 
 # %% [markdown]
 # Table 1's SGD and dropout networks were trained without any pull towards zero. BBB's 2×1200
-# networks start from a 60-epoch SGD network of the same seed (a *warm start*: its weights
-# become BBB's initial means) and are then pulled towards zero by the prior's narrow component
+# networks start from an SGD network of the same seed (a *warm start*: its weights become
+# BBB's initial means; its settings are given below) and are then pulled towards zero by the prior's narrow component
 # (the scale mixture's spike at zero). So the comparison above tests the regulariser as much as
 # the ranking. The next claims set BBB by SNR against the very network each BBB run starts
 # from, pruned by $|w|$: what that network is, **the error table** (the starting networks by
@@ -205,8 +204,9 @@ if refs3 and refs3["retrained"]:
 # The pruned posterior means of the 2×1200 seed-0 network stored as sparse matrices in the
 # compressed-sparse-row (CSR) format, which keeps each non-zero value with an int32 column index,
 # against dense ones. **The table** gives, for the dense and the sparse network, the size that
-# `torch.save` writes in MiB ($2^{20}$ bytes) and the wall time to predict the test set (median
-# of 5 repeats); then the sparse network against the dense one, in words.
+# `torch.save` writes in MiB ($2^{20}$ bytes), the time the sparse network takes to predict the
+# test set over the dense one's (each the median of 5 repeats), and the sparse product against
+# the dense one in words, allowing for how much the dense times themselves vary.
 
 # %%
 if rec:

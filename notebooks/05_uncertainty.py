@@ -17,10 +17,11 @@
 # ask; [N. Rajkumar's blog post](https://www.nitarshan.com/bayes-by-backprop/) shows BBB
 # images from another data set. Here BBB, one network, MC dropout and a deep ensemble are
 # trained on MNIST, each with the same search, on ten paired seeds, and shown Fashion-MNIST.
+# Sections 1–3 answer this question. Sections 4 (the choice of prior, on 2-D data) and 5 (a
+# Bayesian conv net) are asides on **one seed** each: illustrations, not tests.
 #
-# **Runtime** (profile `default`, 2-core CPU): under a minute. The tables and comparison figures
-# read the stored runs (`results/05_uncertainty/v2/summary.json`, from the runs of
-# [notebook 06](06_alternatives.ipynb) under `results/06_alternatives/v3/`); only the 2-D prior
+# **Runtime** (profile `default`): under a minute. The tables and comparison figures read the
+# stored results (the same runs as [notebook 06](06_alternatives.ipynb)); only the 2-D prior
 # maps of section 4 are recomputed, from the stored networks. Nothing is trained.
 
 # %%
@@ -98,7 +99,7 @@ H.use_style()
 #   (the last 10,000), never by a test score. Every method gets 16 trials of a 784-400-400-10
 #   network, each trained 60 epochs from random weights with Adam at a constant learning rate;
 #   the training length is chosen too, by the validation NLL averaged over the five epochs
-#   ending there. Table 1 lists the grids.
+#   ending there. The search table below lists the grids.
 # - **The runs.** The chosen settings are trained on seeds 0–9, with the same data order for
 #   every method at a given seed, so the seeds are **paired**. The deep ensemble of seed $s$ is
 #   MAP's network of that seed and four more MAP networks.
@@ -116,21 +117,21 @@ H.use_style()
 #   differences the data still allow.
 
 # %%
-show_markdown("**Table 1.** What each search varied and chose (validation NLL only).")
+show_markdown("**Table 5.1.** What each search varied and chose (validation NLL only).")
 H.show_table(*O.choices_rows())
 show_markdown(O.edges_words());
 
 # %% [markdown]
 # ## 3. Trained on MNIST, shown Fashion-MNIST
 #
-# Table 2 and the first figure give each method's scores; Table 3 and the second figure the six
-# comparisons behind the answer. [Notebook 06](06_alternatives.ipynb) uses the same runs (and
-# adds IVON and the Laplace approximation); it reads them for test NLL and cost, and leaves the
-# AUROC and ECE detail to this section.
+# The scores table and the first figure give each method's scores; the comparisons table and the
+# second figure the six comparisons behind the answer. [Notebook 06](06_alternatives.ipynb) uses
+# the same runs (and adds IVON and the Laplace approximation); it reads them for test NLL and
+# cost, and leaves the AUROC and ECE detail to this section.
 
 # %%
 if not H.pending(v2, "the final runs", "python tools/alternatives_search.py analyse"):
-    show_markdown("**Table 2.** Mean ± sd over the ten seeds (MNIST test set; AUROC: MNIST "
+    show_markdown("**Table 5.2.** Mean ± sd over the ten seeds (MNIST test set; AUROC: MNIST "
                   "test images against Fashion-MNIST's test images).")
     H.show_table(*O.scores_rows(v2))
     show_markdown(O.recipe_text(v2))
@@ -140,7 +141,7 @@ if not H.pending(v2, "the final runs", "python tools/alternatives_search.py anal
 
 # %%
 if v2:
-    show_markdown("**Table 3.** BBB against each rival (BBB − rival, mean over the paired "
+    show_markdown("**Table 5.3.** BBB against each rival (BBB − rival, mean over the paired "
                   "seeds).")
     H.show_table(*O.effects_rows(v2))
     fig = O.differences_figure(v2)
@@ -173,8 +174,8 @@ toy = build_toy(PROFILE, cfg.toy_n, cfg.toy_steps, seed=SEED, train=TRAIN_MISSIN
 if not H.pending(toy, "the networks of the 2-D priors", retrain):
     toy_models, toy_acc, toy_data = toy
     rec = H.load_results(NB, "priors_2d")
-    print(f"fitted {rec['created'][:10]} in {rec['wall_s'] / 60:.1f} min; read back from "
-          f"results/{NB}/priors_2d.json (every network's parameters)")
+    print(f"Read back from the stored results (results/{NB}/priors_2d.json holds every "
+          "network's parameters); nothing is trained.")
 
 # %% [markdown]
 # Test accuracy of the predictive distribution (100 weight samples) on 1,000 fresh points, and
@@ -187,7 +188,7 @@ def scales(ds, prior):
 
 
 if toy:
-    show_markdown("**Table 4.** Test accuracy per prior and data set (one network each).")
+    show_markdown("**Table 5.4.** Test accuracy per prior and data set (one network each).")
     H.show_table(["prior", "moons", "circles", "learned scale per layer (moons | circles)"],
                  [[p, f"{toy_acc[('moons', p)]:.3f}", f"{toy_acc[('circles', p)]:.3f}",
                    " | ".join(filter(None, (scales("moons", p), scales("circles", p))))]
@@ -250,7 +251,7 @@ if toy:
 # 1. BBB's chosen $\rho_0$ sits at the end of its grid with the least initial posterior
 #    uncertainty. Add $\rho_0=-8$ to BBB's grid in `helpers/alternatives_plan.py` and run its
 #    search (`python tools/alternatives_search.py search --methods bbb`): does the choice move?
-# 2. Table 2 also scores the mutual information. For which methods does it separate
+# 2. The scores table of section 3 also scores the mutual information. For which methods does it separate
 #    Fashion-MNIST better than the entropy, and why is it missing for MAP?
 # 3. In section 4, train the Laplace-prior network for ten times more steps: how does its
 #    accuracy on the circles change?

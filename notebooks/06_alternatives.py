@@ -19,9 +19,10 @@
 # AUROC)? [Blundell et al. (2015)](https://arxiv.org/abs/1505.05424) compare BBB with SGD and
 # dropout only.
 #
-# **Runtime**: seconds; the notebook reads the final runs from `results/06_alternatives/v3/`
-# (`tools/alternatives_search.py`). [Notebook 05](05_uncertainty.ipynb) reads the same runs of
-# MAP, MC dropout, the deep ensemble and BBB for unfamiliar images and calibration.
+# **Runtime**: seconds; the notebook reads the final runs from the stored results
+# (`tools/alternatives_search.py` trains them). [Notebook 05](05_uncertainty.ipynb) reads the
+# same runs of MAP, MC dropout, the deep ensemble and BBB for unfamiliar images and calibration,
+# and tests BBB's AUROC against those three; this notebook tests the rest.
 
 # %% tags=["parameters"]
 PROFILE = "default"  # the final runs are read from results/, in every profile
@@ -35,12 +36,12 @@ from helpers.report import show_markdown
 
 NB = "06_alternatives"
 H.use_style()
-v3 = R.load_summary()  # results/06_alternatives/v3/summary.json (tools/alternatives_search.py)
-ps = R.load_prior_check()  # results/06_alternatives/v3/laplace_prior/summary.json
-failed = set(R.failed_fits(v3))
+final = R.load_summary()  # the final runs' analysis (tools/alternatives_search.py analyse)
+ps = R.load_prior_check()  # the Laplace prior-precision check (tools/laplace_prior_check.py)
+failed = set(R.failed_fits(final))
 
 # %%
-show_markdown(R.headline_text(v3));
+show_markdown(R.headline_text(final));
 
 # %% [markdown]
 # **Terms.** *NLL*: the mean negative log-likelihood of the true labels under the predicted
@@ -96,31 +97,31 @@ show_markdown(R.headline_text(v3));
 #   scored on a fixed subset of 2,000 MNIST + 2,000 Fashion-MNIST test images (section 4).
 #
 # **The weakest assumption.** Every method trains at a constant learning rate for at most 60
-# epochs; a choice at the 60-epoch edge, or at the edge of its grid (Table 1 names them), might
-# gain from longer training or a wider grid. The answer holds for this budget only.
+# epochs; a choice at the 60-epoch edge, or at the edge of its grid (the search table names
+# them), might gain from longer training or a wider grid. The answer holds for this budget only.
 
 # %%
-if v3 is not None:
-    show_markdown("**Table 1. The searches** (validation data only).")
+if final is not None:
+    show_markdown("**Table 6.1. The searches** (validation data only).")
     H.show_table(*R.search_rows())
     show_markdown(R.search_text());
 
 # %% [markdown]
 # ## 2. The scores
 #
-# Mean ± standard deviation over the seeds (their number in brackets; per-seed values in
-# `results/06_alternatives/v3/summary.json`): test error, NLL, Brier (the mean squared error of
+# Mean ± standard deviation over the seeds (their number in brackets; the per-seed values are
+# in the stored results): test error, NLL, Brier (the mean squared error of
 # the predicted probabilities) and ECE on the MNIST test set (10,000 images); AUROC on MNIST
 # against Fashion-MNIST's test images. Cost: training time relative to MAP's network of the same seed (MAP's network
 # included for the ensemble and Laplace). The AUROC and ECE of MAP, MC dropout, the deep
 # ensemble and BBB are read in detail in [notebook 05](05_uncertainty.ipynb) (same runs).
 
 # %%
-if v3 is not None:
-    if v3["interim"]:
-        show_markdown(R.status_text(v3))
-    show_markdown("**Table 2. Full test sets** (MNIST and Fashion-MNIST).")
-    H.show_table(*R.brief_rows(v3, on="full"))
+if final is not None:
+    if final["interim"]:
+        show_markdown(R.status_text(final))
+    show_markdown("**Table 6.2. Full test sets** (MNIST and Fashion-MNIST).")
+    H.show_table(*R.brief_rows(final, on="full"))
 
 # %% [markdown]
 # The figure draws every seed (dots) and each method's mean with its 95% interval (diamond), on
@@ -129,8 +130,8 @@ if v3 is not None:
 # Hollow markers: failed fits. Dotted line: MAP's mean.
 
 # %%
-if v3 is not None:
-    fig = R.summary_figure(v3)
+if final is not None:
+    fig = R.summary_figure(final)
     H.savefig(fig, NB, "summary")
     plt.show()
 
@@ -140,23 +141,25 @@ if v3 is not None:
 # Each row is one claim of the plan. *BBB better* / *BBB worse*: Holm p below 0.05, the interval
 # excludes zero on that side; *not resolved at 10 seeds*: the interval includes zero (what it
 # still excludes is listed below the table); *failed fit*: no verdict (section 4). The sign test
-# is shown beside the t-test as a check and decides nothing. The AUROC rows against MAP, MC
-# dropout and the deep ensemble are notebook 05's Table 3 (same runs, same tests).
+# is shown beside the t-test as a check and decides nothing; a failed fit's row shows no
+# $p$-values. BBB's AUROC against MAP, MC dropout and the deep ensemble is tested in
+# [notebook 05](05_uncertainty.ipynb)'s comparisons table (same runs, same tests) and not
+# repeated here.
 
 # %%
-if v3 is not None:
-    show_markdown("**Table 3. BBB against each rival**, paired by seed.")
-    H.show_table(*R.effect_rows(v3))
-    show_markdown(R.effects_text(v3))
-    show_markdown(R.robustness_text(v3, skip=failed));
+if final is not None:
+    show_markdown("**Table 6.3. BBB against each rival**, paired by seed.")
+    H.show_table(*R.effect_rows(final))
+    show_markdown(R.effects_text(final))
+    show_markdown(R.robustness_text(final, skip=failed));
 
 # %% [markdown]
-# The figure draws the rows of Table 3 whose rival is not a failed fit: each dot is the mean
+# The figure draws the rows of the table above whose rival is not a failed fit: each dot is the mean
 # paired difference, each bar its 95% interval.
 
 # %%
-if v3 is not None:
-    fig = R.effects_figure(v3)
+if final is not None:
+    fig = R.effects_figure(final)
     H.savefig(fig, NB, "effects")
     plt.show()
 
@@ -164,12 +167,12 @@ if v3 is not None:
 # ## 4. Laplace: failed fits, and what a fair fit needs
 
 # %%
-if v3 is not None:
-    show_markdown(R.failed_fit_text(v3))
-    show_markdown("**Table 4. The plan's subset** (2,000 + 2,000 test images).")
-    H.show_table(*R.brief_rows(v3, on="subset", cost=False))
-    show_markdown(R.subset_ece_text(v3))
-    show_markdown(R.laplace_note(v3));
+if final is not None:
+    show_markdown(R.failed_fit_text(final))
+    show_markdown("**Table 6.4. The plan's subset** (2,000 + 2,000 test images).")
+    H.show_table(*R.brief_rows(final, on="subset", cost=False))
+    show_markdown(R.subset_ece_text(final))
+    show_markdown(R.laplace_note(final));
 
 # %% [markdown]
 # **A check on the last-layer fit's prior precision.** The same fits, around the same MAP
@@ -179,11 +182,11 @@ if v3 is not None:
 # `helpers.laplace_prior_check`). The check came after the plan's test numbers.
 
 # %%
-if ps is not None and v3 is not None:
-    show_markdown("**Table 5. Last-layer Laplace under three prior precisions.**")
-    H.show_table(*R.prior_check_rows(ps, v3))
-    show_markdown(R.prior_check_text(ps, v3))
-    show_markdown(R.fair_fit_text(ps, v3))
+if ps is not None and final is not None:
+    show_markdown("**Table 6.5. Last-layer Laplace under three prior precisions.**")
+    H.show_table(*R.prior_check_rows(ps, final))
+    show_markdown(R.prior_check_text(ps, final))
+    show_markdown(R.fair_fit_text(ps, final))
 
 # %% [markdown]
 # **Published numbers, for context only.** Kristiadi, Hein and Hennig give an MNIST →
@@ -195,8 +198,8 @@ if ps is not None and v3 is not None:
 # ## Takeaways
 
 # %%
-if v3 is not None:
-    show_markdown(R.story_takeaways(v3, ps))
+if final is not None:
+    show_markdown(R.story_takeaways(final, ps))
 
 # %% [markdown]
 # ## Exercises

@@ -283,7 +283,7 @@ def test_notebook_03s_readings_are_rendered_from_the_records():
     assert "mean 6,000 against about 5,700" in text and "below* BBB on seed 0" in text
     assert "because of seed 2, whose regret, 90,000" not in text  # seed 1 is greedy's loss too
     assert "more than half on 2 of 3 seeds" in text and "lowest agent on 3 of 3" in text
-    assert "1 % greedy on seed 0 with the paper's buffer" in text
+    assert "ε-greedy (1 %) on seed 0 with the paper's buffer" in text
     tuning = {"tuning_seeds": [100, 101], "config": {"steps": 20000},
               "metrics": {"trials": [{"recipe": "paper", "regret_final_mean": 7000.0},
                                      {"recipe": "paper", "regret_final_mean": 6500.0}]}}

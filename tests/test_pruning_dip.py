@@ -99,7 +99,11 @@ def test_dip_text_gives_intervals_and_marks_interpolation():
     text = P.dip_text(a, ("75", -5.0))
     assert "two modes on 3 of the 3 networks" in text
     lo, hi = w["dip_db"]["ci"]
-    assert f"dip between them at {w['dip_db']['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}] dB" in text
+    assert f"dip between them at {w['dip_db']['mean']:+.2f} dB [{lo:+.2f}, {hi:+.2f}]" in text
+    # the answer, the takeaway and the README cell give the dip with the same two decimals
+    assert f"the dip lies at {w['dip_db']['mean']:+.2f} dB [{lo:+.2f}, {hi:+.2f}]" in \
+        P.dip_takeaway(a)
+    assert f"dip {w['dip_db']['mean'] + 0.0:+.2f} dB, " in P.dip_row_words(a, 1200)
     share = w["share_below"]
     if share["mean"] * 100 < 98:  # between 95 and 98 % removed: the line is interpolated
         assert "(interpolated, not measured)" in text
@@ -121,8 +125,14 @@ def test_figure4_marks_the_dip():
     fig = P.figure4(models[0], a, models)
     labels = [t for ax in fig.axes for t in ax.get_legend_handles_labels()[1]]
     d = a["networks"][0]["dip"]
-    assert any(t.startswith(f"dip {P._db(d['dip_db'])} dB: ") for t in labels)
+    assert any(t.startswith(f"dip {P._db(d['dip_db'], 2)} dB (this seed): ") for t in labels)
     assert len(fig.axes) == 4
+    plt.close(fig)
+    # weights outside the stored histogram: the title says where the axis ends and why
+    fig = P.figure4({**models[0], "snr_outside": 7}, a, models)
+    title = fig._suptitle.get_text()
+    assert "not drawn: 7 weights below -40 or above 30 dB" in title
+    assert "no weight lies between" in title and " and 30 dB)" in title
     plt.close(fig)
 
 

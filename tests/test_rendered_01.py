@@ -263,20 +263,27 @@ def test_excludes_names_what_the_interval_rules_out():
 
 def test_the_answer_follows_the_planted_effects():
     small = T.answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
-    assert small.startswith("**The answer.** At 2×400, the scale-mixture BBB's test error minus")
-    assert "pp (percentage points) trained as the paper says (95% interval" in small
-    assert "the paper reports −0.47 pp, and both intervals exclude it. Neither recipe" in small
-    assert "(*SGD trained on*) does as well (BBB minus it: " in small
+    assert small.startswith("**The answer.** Neither recipe gives BBB the paper's margin over "
+                            "SGD. The paper's claim at 2×400: the scale-mixture BBB's test error "
+                            "minus plain SGD's is −0.47 pp (percentage points).")
+    bullets = [line for line in small.split("\n") if line.startswith("- ")]
+    assert [b.split("**")[1] for b in bullets] == ["The paper's protocol", "The Adam recipe",
+                                                   "The control"]
+    assert "(3 seeds), excluding 0 and the paper's −0.47 pp." in bullets[0]
+    assert "(5 seeds), excluding 0 and the paper's −0.47 pp; *holds* after Holm's" in bullets[1]
+    assert "which includes 0: BBB does no better than the extra epochs give SGD." in bullets[2]
     big = T.answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
-    assert "One recipe's seeds rule out the paper's margin, the other's do not." in big
-    assert "only the second interval excludes it" in big and "does differently" in big
+    assert big.startswith("**The answer.** One recipe's seeds rule out the paper's margin over "
+                          "SGD, the other's do not.")
+    assert "excluding 0 but not the paper's −0.47 pp." in big
+    assert "which excludes 0: BBB differs from the extra epochs alone." in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
-    # the widths' finding leads, and the paper's protocol reads as widths fixed at their start
-    led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), "Sigma did not learn.")
-    assert led.startswith("**The answer.** Sigma did not learn. So the paper's protocol, as run "
-                          "here, tests BBB with its widths fixed at their start")
-    assert "pp (percentage points) with its widths fixed at their start (95% interval" in led
-    assert "widths fixed" not in small
+    # the widths' finding in the paper's protocol bullet, which then says what its rows test
+    led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), "sigma did not learn")
+    assert "- **The paper's protocol** (plain SGD, ρ₀ = −5): sigma did not learn. Mixture − SGD" \
+        in led and "These rows test BBB with its widths fixed at their start." in led
+    assert "widths fixed" not in small and "The control" not in led
+    assert not any(w in led for w in ("will ", "not yet"))
 
 
 def test_intervals_show_enough_decimals_to_read_what_they_exclude():
@@ -412,10 +419,14 @@ def test_posterior_takeaway_follows_the_traces():
     rec = {"settings": {"epochs": 50}, "runs": {
         "paper protocol, plain SGD, Gaussian": run(0.05, 0.051, 0.0067, 0.0071),
         "plan v1, Adam, scale mixture (random start)": run(0.5, 3.0, 0.0025, 0.1)}}
+    assert PD.takeaway(rec) == ""  # no paper-protocol scale-mixture run: no shared statistic
+    rec["runs"]["paper protocol, plain SGD, scale mixture"] = run(0.05, 0.051, 0.0067, 0.0072)
     text = PD.takeaway(rec)
-    assert "went from 0.0067 to 0.0071 (plain SGD, ρ₀ = −5, Gaussian prior)" in text
-    assert "grew 40-fold (Adam recipe" in text and "plan v1" not in text
-    rec["runs"].pop("paper protocol, plain SGD, Gaussian")
+    assert "σ's 95th percentile went only from 0.0067 to 0.0072 in 50 epochs, every ρ" in text
+    assert "under the Adam recipe from a random start it grew 40-fold" in text and "plan v1" not in text
+    assert text.endswith("The paper-protocol rows test BBB with its widths fixed at their start.")
+    for k in [k for k in rec["runs"] if "paper" in k]:
+        rec["runs"].pop(k)
     assert PD.takeaway(rec) == ""
     assert "plan v1" not in PD.words(PD.display({**rec, "settings": {"epochs": 50, "seed": 0}}))
 
@@ -434,8 +445,15 @@ def test_posterior_answer_words_use_the_takeaways_statistic():
         "paper protocol, plain SGD, Gaussian": run(0.05, 0.051, 0.0067, 0.0071),
         "plan v1, Adam, scale mixture (random start)": run(0.5, 3.0, 0.0025, 0.1, 0.9)}}
     text = PD.answer_words(rec)
-    assert "σ's 95th percentile went only from 0.0067 to 0.0071 (with either prior), while " \
-           "under the Adam recipe from a random start it grew 40-fold." in text
+    assert text == ("the widths σ did not learn (σ's 95th percentile went only from 0.0067 to "
+                    "0.0071 in 1 epoch; under the Adam recipe from a random start it grew "
+                    "40-fold)")
+    assert PD.widths_phrase(rec) == "σ's 95th percentile went only from 0.0067 to 0.0071 in 1 epoch"
+    assert PD.widths_phrase(PD.display(rec)) == PD.widths_phrase(rec)  # displayed labels too
+    assert PD.widths_phrase(None) == "" and not PD.widths_phrase(rec).endswith(".")
+    grown = {**rec, "runs": {**rec["runs"], "paper protocol, plain SGD, scale mixture":
+                             run(0.5, 3.0, 0.0067, 0.05)}}
+    assert PD.widths_phrase(grown) == "σ's 95th percentile went from 0.0067 to 0.0500 in 1 epoch"
     assert "σ's 95th percentile grew 40-fold" in PD.words(PD.display(rec))
     assert "largest σ" not in PD.words(PD.display(rec))
     assert PD.narrow_share(rec) == 0.002  # the runs whose widths did not learn only
@@ -444,3 +462,86 @@ def test_posterior_answer_words_use_the_takeaways_statistic():
     assert any("the lines coincide" in t.get_text() for t in fig.axes[0].texts)
     rec["runs"] = {k: v for k, v in rec["runs"].items() if "Adam" in k}
     assert PD.answer_words(rec) == "" and PD.narrow_share(rec) is None and PD.answer_words(None) == ""
+
+
+def test_effects_mark_intervals_that_exclude_0_while_holm_does_not_resolve():
+    rec = _planted(-0.0006, n=5)
+    mix = next(r for r in rec["rows"] if r["key"] == "bbb_mixture")
+    mix["test_error"] = [x + 0.0004 * (i % 2) for i, x in enumerate(mix["test_error"])]
+    eff = T.effects(rec)[(400, "bbb_mixture", "sgd")]
+    assert eff["ci"][1] < 0  # the unadjusted interval excludes 0 ...
+    eff = {**eff, "p_holm": 0.06}  # ... and Holm leaves it not resolved
+    assert T.unadjusted_only(eff) and T._effect_cell(eff)[0].endswith("Holm p 0.06 †")
+    assert not T.unadjusted_only({**eff, "p_holm": 0.01})  # resolved: no mark
+    assert not T.unadjusted_only({**eff, "ci": [-0.001, 0.0002]})  # 0 inside: no mark
+    clear = _planted(-0.004, n=5)
+    assert "†" not in str(T.effects_rows(clear, _summary([]))[1])
+    assert T.effects_footnote(clear, _summary([])) == ""
+
+
+def test_effects_footnote_counts_the_marked_cells_on_the_committed_results():
+    paths = [RESULTS / sub / "summary.json" for sub in ("paper_protocol", "plan_v1")]
+    if not all(p.exists() for p in paths):
+        pytest.skip("no committed summaries")
+    p, a = (json.loads(x.read_text()) for x in paths)
+    marks = sum(c.count("†") for r in T.effects_rows(p, a)[1] for c in r)
+    note = T.effects_footnote(p, a)
+    assert marks and note.startswith(f"† In {marks} cells the unadjusted interval excludes 0")
+
+
+def test_recipe_rows_read_each_rows_recipe():
+    base = dict(optimizer="adam", lr=0.001, lr_decay=0.955, epochs=20, samples=2, rho_init=-6.0,
+                mu_init=None, dropout=0.5, prior_sigma=1.0, pi=0.25, neg_log_sigma1=0.0,
+                neg_log_sigma2=6.0, init_from=None, init_epochs=60, init_lr=None,
+                init_lr_decay=None)
+    rows = [{**_srow("sgd", 400, [0.015]), "recipe": {**base, "lr": 0.0003, "lr_decay": 1.0}},
+            {**_srow("bbb_mixture", 400, [0.014]), "recipe": {
+                **base, "init_from": "sgd", "init_epochs": 30, "init_lr": 0.001,
+                "init_lr_decay": 0.955}},
+            {**_srow("bbb_gaussian", 400, [0.016]), "recipe": {**base, "samples": 1,
+                                                                "mu_init": 0.1}}]
+    head, out = T.recipe_rows(_summary(rows))
+    assert [r[1] for r in out] == ["SGD, no regularisation", "BBB, Gaussian prior",
+                                   "BBB, scale mixture prior"]
+    assert out[0][2:] == ["Adam 0.0003, constant", "20", "—", "—", "random"]
+    assert out[1][4:] == ["1, ρ₀ = −6", "N(0, 1²)", "random, μ ~ U(±0.1)"]
+    assert out[2][2] == "Adam 0.001 ×0.955 per epoch" and out[2][4] == "2, ρ₀ = −6"
+    assert out[2][5] == "π = 0.25, −log σ₁ = 0, −log σ₂ = 6"
+    assert out[2][6] == "warm: an SGD network trained 30 epochs (Adam 0.001 ×0.955 per epoch)"
+
+
+def test_predictor_summary_counts_per_recipe():
+    def run(pred, ens, mean):
+        return {"metrics": {"predictor": pred, "test_error_ensemble": ens,
+                            "test_error_mean_weights": mean, "eval_samples": 10}}
+    a = {"bbb_mixture": [run("mean_weights", 0.019, 0.018), run("ensemble", 0.017, 0.018)]}
+    b = {"bbb_gaussian": [run("mean_weights", 0.020, 0.016)]}
+    head, rows, words = T.predictor_summary([("one", [400], lambda m, H: a.get(m, [])),
+                                             ("two", [800], lambda m, H: b.get(m, []))])
+    assert rows[0] == ["one", "BBB, scale mixture prior", "2×400", "2", "1 of 2",
+                       "1.80 / 1.80%", "1 of 2"]
+    assert rows[1][:5] == ["two", "BBB, Gaussian prior", "2×800", "1", "1 of 1"]
+    assert words == ("One: validation chose the posterior mean for 1 of 2 BBB runs; on the test "
+                     "set the average of 10 sampled networks had the lower error in 1 of 2. Two: "
+                     "validation chose the posterior mean for 1 of 1 BBB runs; on the test set "
+                     "the average of 10 sampled networks had the lower error in 0 of 1.")
+
+
+def test_figure3_panels_hold_both_recipes_on_the_committed_results():
+    plan = RESULTS / "plan_v1" / "summary.json"
+    if not plan.exists():
+        pytest.skip("no committed plan v1 summary")
+    adam = json.loads(plan.read_text())
+    panels = T.figure3_panels({"sgd": None}, adam, root=RESULTS / "plan_v1")  # one panel:
+    # no paper-protocol record
+    assert [name for name, _ in panels] == [T.RECIPES["adam"]]
+    runs = panels[0][1]
+    assert all(runs[m]["config"]["seed"] == 0 and runs[m]["config"]["H"] == max(adam["widths"])
+               for m in T.METHODS)
+    fig = T.figure3_runs(None, panels * 2)
+    assert len(fig.axes) == 2 and all(ax.get_legend() for ax in fig.axes)
+    head, rows, words = T.weight_share_panels(panels)
+    assert head[0] == "recipe" and len(rows) == 4 and words.startswith("**Adam recipe.**")
+    big = max(r["metrics"]["weight_histogram"]["outside"] / r["metrics"]["weight_histogram"]["total"]
+              for r in runs.values())
+    assert ("not drawn" in words) == (big >= 0.001)

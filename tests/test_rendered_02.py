@@ -305,10 +305,10 @@ def test_takeaways_text_follows_the_numbers():
     assert ("- A wider band is not always a right one. Away from the data the central 90 % "
             "interval (target 0.90) covers on average:\n  - below the target by more than 0.05: "
             "0.300 for BBB (scale-mixture prior), 0.400 for MC dropout, 0.500 for the deep "
-            "ensemble and 0.100 for the standard network.\n  - within 0.05 of the target: 0.900 "
-            "for BBB (Gaussian prior), but none of its 2 seeds is (1 too wide, 1 too narrow). "
-            "Its central 50 % interval covers 0.500 on average (target 0.50); both its seeds are "
-            "within 0.05.") in text
+            "ensemble and 0.100 for the standard network.\n  - within 0.05 of the target: mean "
+            "0.900 for BBB (Gaussian prior), but its seeds cover 0.80–1.00: none of its 2 seeds "
+            "is within 0.05 (1 too wide, 1 too narrow). Its central 50 % interval: mean 0.500 "
+            "(target 0.50), its seeds 0.50: both its seeds are within 0.05.") in text
     assert ("- **What the declared tests found** (section 6, 5 seeds, 24 claims):\n  - away from "
             "the data, BBB (Gaussian prior) is better than MC dropout on NLL;\n  - near the data, "
             "the standard network is better than BBB (Gaussian prior) on coverage error;\n  - "
@@ -324,9 +324,10 @@ def test_takeaways_text_follows_the_numbers():
     ps2["bbb_gaussian"][0]["coverage90_out"], ps2["bbb_gaussian"][1]["coverage90_out"] = .92, .88
     ps2["bbb_gaussian"][0]["coverage50_out"], ps2["bbb_gaussian"][1]["coverage50_out"] = .3, .52
     text2 = R.takeaways_text(_summary(ps2), {"bbb_gaussian": _curve(0.001, 0.5)}, x, 0)
-    assert ("  - within 0.05 of the target: 0.900 for BBB (Gaussian prior), and both its seeds "
-            "are. Its central 50 % interval covers 0.410 on average (target 0.50); only 1 of its "
-            "2 seeds is within 0.05 (1 too narrow).") in text2
+    assert ("  - within 0.05 of the target: mean 0.900 for BBB (Gaussian prior), and its seeds "
+            "cover 0.88–0.92: both its seeds are within 0.05. Its central 50 % interval: mean "
+            "0.410 (target 0.50), its seeds 0.30–0.52: only 1 of its 2 seeds is within 0.05 (1 "
+            "too narrow).") in text2
     assert ("the learned noise $\\sigma$ (aleatoric) dominates inside the training range "
             "(epistemic share of the total variance 9 % on average) and the spread over weights "
             "(epistemic) takes over away from the data (98 %)") in text

@@ -247,6 +247,10 @@ def test_pace_words_allow_for_the_spread_of_the_dense_times():
     header, rows = P.storage_rows(noisy)
     assert [r[header.index("sparse product")] for r in rows] == \
         ["15–20× slower", "about as fast", "about as fast"]
+    # the times as ratios within a row (sparse / dense), no absolute times of this machine
+    assert [r[header.index("time: sparse / dense (same row)")] for r in rows] == \
+        ["20.00", "0.96", "0.71"]
+    assert not any("ms" in h.split() or "s" in h.split() for h in header)
     # beyond the spread it is faster, by the ratios to the nearest and the farthest dense time
     fast = {"metrics": {"storage_and_timing": {"rows": _timing(1.25, 0.5, 20.0,
                                                                 (1.0, 1.3, 1.2))}}}
@@ -541,10 +545,10 @@ def test_answer_carries_the_width_and_the_networks_caveat():
     rec["config"] = {"paper_table2": {"95": 0.0129, "0": 0.0124}}
     summary = _summary(NR, NR)
     text = PP.answer_text(rec, _dip(), summary)
-    assert "But ranking by the means' magnitude |μ| does as well as SNR on the same networks " \
-           "(SNR − |μ| at 95 % removed: +0.02 pp [-0.09, +0.14], not resolved at 3 seeds; the " \
-           "interval excludes an SNR advantage above 0.09 pp), so the posterior's width adds " \
-           "nothing measurable here." in text
+    assert "But at 2×1200 ranking by the means' magnitude |μ| does as well as SNR on the same " \
+           "networks (SNR − |μ| at 95 % removed: +0.02 pp [-0.09, +0.14], not resolved at 3 " \
+           "seeds; the interval excludes an SNR advantage above 0.09 pp), so there the " \
+           "posterior's width adds nothing measurable." in text
     assert "Ranking by SNR beats" in PP.answer_text(rec, _dip(), _summary("holds", NR))
     assert "does not help here" in PP.answer_text(rec, _dip(), _summary("reversed", NR))
     cav = PP.caveat_text(rec, ("adam", 60), (0.05, 50))
@@ -553,6 +557,10 @@ def test_answer_carries_the_width_and_the_networks_caveat():
                    "trained as the paper describes, whose widths σ never learned (the median σ "
                    "of the first layer moved 5 % in 50 epochs).")
     assert PP.caveat_text(rec, ("sgd", None), False).endswith("trained with plain SGD.")
+    assert PP.caveat_text(rec, ("adam", 60), "σ's 95th percentile went only from 0.0067 to "
+                          "0.0071 in 50 epochs").endswith(
+        "whose widths σ never learned (σ's 95th percentile went only from 0.0067 to 0.0071 in "
+        "50 epochs).")
     assert PP.caveat_text(rec, False, (0.05, 50)) == ""  # no run record: no claim
 
 
@@ -629,3 +637,20 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
         starts, sgd = PP.starting_networks(v3, summary)
         assert len(starts) == len(PP.SEEDS) and "BBB's starting network" in \
             PP.starting_network_text(starts, sgd)
+
+
+def test_answer_names_the_narrower_width_where_snr_beats_magnitude():
+    # 2×400: McNemar favours SNR at 98 and 99 % on both networks; 2×1200: told apart nowhere
+    rec = _rec([_model(1200, s, tests=NONE) for s in (0, 1)]
+               + [_model(400, s, snr=[0.014, 0.014, 0.014, 0.015, 0.018, 0.08, 0.9],
+                         mag=[0.014, 0.014, 0.014, 0.015, 0.023, 0.50, 0.9], tests=SNR)
+                  for s in (0, 1)])
+    assert PP.other_width_clause(rec) == (
+        "; at 2×400 it does: at 98 and 99 % removed SNR leaves fewer errors than |μ| on each of "
+        "the 2 networks (McNemar's test, section 2), at 99 % 8.00 % against 50.00 % test error "
+        "(means over the seeds)")
+    # one 2×400 network favours |μ|: no such clause
+    mixed = _rec([_model(1200, 0, tests=NONE), _model(400, 0, tests=MAG),
+                  _model(400, 1, tests=SNR)])
+    assert PP.other_width_clause(mixed) is None
+    assert PP.other_width_clause(_rec([_model(1200, 0, tests=SNR)])) is None  # one width only

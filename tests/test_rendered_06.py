@@ -765,8 +765,14 @@ def test_effects_are_bbb_minus_rival_with_intervals():
     auroc = es[("OOD AUROC", "map")]  # the claim "map < bbb": a − b is MAP − BBB
     assert auroc["mean"] == pytest.approx(0.0376) and auroc["ci"] == pytest.approx([0.0136, 0.0615])
     header, rows = R.effect_rows(s)
-    row = [r for r in rows if r[1] == "MAP" and r[0].startswith("OOD")][0]
-    assert row[3:5] == ["+0.038", "[+0.014, +0.061]"] and row[-1] == "BBB better"
+    # BBB's AUROC against MAP is notebook 05's claim: its table, not repeated here
+    assert not [r for r in rows if r[1] == "MAP" and r[0].startswith("OOD")]
+    row = [r for r in rows if r[1] == "MAP" and r[0].startswith("test NLL")][0]
+    assert row[3:6] == ["−0.0021", "[−0.0059, +0.0016]", "0.24"]
+    row = [r for r in rows if r[1] == "IVON" and r[0].startswith("OOD")][0]
+    assert row[3:5] == ["+0.006", "[−0.008, +0.020]"] and row[5] == "0.65"
+    fit = [r for r in rows if r[-1] == R.FAILED_FIT]  # a failed fit shows no p-values
+    assert fit and all(r[5] == r[6] == "—" for r in fit)
     text = R.effects_text(s)
     assert "- MAP, test NLL: −0.0021 [−0.0059, +0.0016]; it excludes BBB being better by more " \
            "than 0.0059 or worse by more than 0.0016." in text
@@ -781,10 +787,14 @@ def test_the_headline_answers_in_two_sentences():
     assert "(each number: BBB − rival, with its 95 % interval)." in text
     # one sentence per score, each with its own sign convention
     assert "On test NLL (lower is better), BBB is worse than MC dropout (+0.0052 [+0.0027, " \
-           "+0.0078]) and not separated from MAP." in text
-    assert "On OOD AUROC (higher is better), BBB is better than MAP (+0.038 [+0.014, +0.061]) " \
-           "and not separated from IVON." in text
-    assert "The 1 Laplace fits are worse on NLL than the MAP network they wrap" in text
+           "+0.0078]) and not resolved at 4 seeds against MAP (−0.0021 [−0.0059, +0.0016])." \
+        in text
+    # one verdict word: "not resolved", with its interval, as in the tables
+    assert "On OOD AUROC (higher is better; MAP: tested in [notebook 05](05_uncertainty.ipynb))" \
+           ", BBB is better than MAP (+0.038 [+0.014, +0.061]) and not resolved at 4 seeds " \
+           "against IVON (+0.006 [−0.008, +0.020])." in text
+    assert "separated" not in text
+    assert "The Laplace fit is worse on NLL than the MAP network it wraps: a failed fit" in text
     assert "holds" not in text and text.count(". ") <= 4
     text = R.headline_text(_story(nll_fit=0.06))
     assert "failed fit" not in text and "Laplace (last layer)" not in text
@@ -797,6 +807,11 @@ def test_story_takeaways_and_figures(monkeypatch):
     matplotlib.use("Agg")
     s = _story()
     text = R.story_takeaways(s)
+    # the verdict first, in words (the answer has the numbers), then the cost
+    assert text.startswith("- **Verdict.** Is BBB worth it here? On OOD AUROC only, at this "
+                           "budget: on test NLL, MC dropout beats BBB; on OOD AUROC, no rival "
+                           "beats BBB, BBB beats MAP; the Laplace fit gets no verdict")
+    assert text.index("**Verdict.**") < text.index("**Cost.**") < text.index("**Caveats.**")
     assert "Beating BBB does not take more training: MC dropout at 1.1× MAP's training time, " \
            "against BBB's 1.9×." in text
     assert "Laplace is not yet compared" in text and "Caveats." in text
@@ -908,6 +923,10 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
         if e["word"] in R.WORDS.values():
             assert R._effect(e) in text  # every verdict with its interval
     text = R.story_takeaways(v3, ps)
+    assert text.startswith("- **Verdict.** Is BBB worth it here? ")
+    for e in R.effects(v3):  # every rival that beats BBB is named in the verdict
+        if e["word"] == R.WORDS["reversed"]:
+            assert R.SHORT[e["rival"]] in text.splitlines()[0]
     assert f"against BBB's {v3['cost']['bbb']['train_ratio_to_map']:.1f}×" in text
     if ps is not None:
         header, rows = R.prior_check_rows(ps, v3)
