@@ -133,7 +133,7 @@ def words(rec):
     answer = "**What it shows.** "
     if still:
         answer += (f"In the run{'s' if len(still) > 1 else ''} {' and '.join(still)} the widths did not learn from the data: every ρ moved "
-                   "by about the same amount, so σ is still what the initialisation set"
+                   "by about the same amount, so σ stays near what the initialisation set"
                    + (f" (in the scale-mixture run, {widths_phrase(rec)})" if widths_phrase(rec)
                       else "") + ". ")
     if spread:
@@ -194,7 +194,9 @@ def answer_words(rec):
     start. '' when no run's ρ all moved alike, or without ``rec``."""
     if not rec or not _growth(rec)[0] or not widths_phrase(rec):
         return ""
-    text = f"the widths σ did not learn ({widths_phrase(rec)}"
+    seed = (rec.get("settings") or {}).get("seed")
+    text = (f"in a rerun{'' if seed is None else f' on seed {seed}'} the widths σ barely moved "
+            f"({widths_phrase(rec)}, the percentile taken over a layer's weights, largest layer")
     g = _grew(rec)
     if g:
         text += f"; under the Adam recipe from a random start it grew {g[1]:.0f}-fold"
@@ -218,12 +220,13 @@ def takeaway(rec):
     Adam recipe. '' when every run's widths spread, or without the paper-protocol run."""
     if not rec or not _growth(rec)[0] or not widths_phrase(rec):
         return ""
-    text = ("**Trained as the paper says, the posterior's widths did not learn**: "
+    text = ("**Trained as the paper says, the posterior's widths barely moved** in a rerun: "
             f"{widths_phrase(rec)}, every ρ moving alike")
     g = _grew(rec)
     if g:
         text += f"; under the Adam recipe from a random start it grew {g[1]:.0f}-fold"
-    return text + ". The paper-protocol rows test BBB with its widths fixed at their start."
+    return text + (". The paper-protocol rows test BBB whose widths, as far as this rerun "
+                   "shows, barely moved.")
 
 
 # colour-blind-safe (Okabe & Ito 2008); the two plain-SGD runs in their prior's Table 1 colour
@@ -286,8 +289,13 @@ def figure(rec):
         rows = [r for r in run["trace"] if r["nll"] is not None]
         ax.plot([r["kl"] for r in rows], [r["nll"] for r in rows], "o-", ms=2, color=c)
         for r, where in ((rows[0], "epoch 1"), (rows[-1], f"epoch {rows[-1]['epoch']}")):
-            right = r["kl"] >= max(x["kl"] for x in rows)  # the rightmost: label to the right
-            left = r["kl"] <= min(x["kl"] for x in rows)  # the leftmost: label above
+            # the first epoch's label to the right of a run's rightmost point; the last epoch's
+            # to the left of the point (the nearly vertical plain-SGD paths sit side by side),
+            # above it only where it is the panel's leftmost point
+            right = r is rows[0] and r["kl"] >= max(x["kl"] for x in rows)
+            left = r["kl"] <= min(x["kl"] for x in rows) and (
+                r is rows[0] or r["kl"] <= min(x["kl"] for v in runs.values()
+                                               for x in v["trace"] if x["nll"] is not None))
             ax.annotate(where, (r["kl"], r["nll"]), fontsize=7, color=c,
                         xytext=(4, 0) if right else (0, 5) if left else (-4, 0),
                         ha="left" if right or left else "right",

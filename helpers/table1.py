@@ -819,7 +819,9 @@ def choices_effects(text=None):
 
 OKABE_ITO = {"sgd": "#009E73", "dropout": "#E69F00", "bbb_gaussian": "#CC79A7",
              "bbb_mixture": "#0072B2"}  # colour-blind-safe (Okabe & Ito 2008)
-RECIPES = {"paper": "the paper's protocol (BBB's widths fixed at their start)", "adam": "Adam recipe"}
+from .posterior_diagnostics import SETTINGS as _DIAG  # the rerun that measured the widths
+RECIPES = {"paper": "the paper's protocol (BBB's widths barely moved in a "
+                    f"{_DIAG['default']['epochs']}-epoch rerun)", "adam": "Adam recipe"}
 STORY_CLAIMS = (  # (a, b, words, family): the effect is a - b in test error
     ("bbb_mixture", "bbb_gaussian", "mixture − Gaussian", "orderings"),
     ("bbb_mixture", "sgd", "mixture − SGD", "orderings"),
@@ -1033,8 +1035,12 @@ def _excl_words(e):
 
 def _holm_words(e):
     """The Holm verdict of ordering ``e`` in words, with its corrected p."""
-    word = e["verdict"] if e["p_holm"] is not None and e["p_holm"] < ALPHA else "not resolved"
-    return f"*{word}* after Holm's correction (Holm p {_p(e['p_holm'])})"
+    fam = "for the paper's three orderings at a width"
+    if e["p_holm"] is not None and e["p_holm"] < ALPHA:
+        return f"it *{e['verdict']}* after Holm's correction {fam} (Holm p {_p(e['p_holm'])})"
+    alone = "significant alone, " if excluded(e)[0] else ""
+    return (f"{alone}*not resolved* after Holm's correction {fam} "
+            f"(Holm p {_p(e['p_holm'])})")
 
 
 def answer(paper_rec, adam_rec, widths=""):
@@ -1042,9 +1048,10 @@ def answer(paper_rec, adam_rec, widths=""):
     bullets at the smallest width both recipes ran with two seeds or more: the paper's protocol
     (``widths``: the posterior diagnostics' clause, helpers.posterior_diagnostics.answer_words,
     '' when the widths learned), the scale mixture minus SGD with its interval; the Adam recipe,
-    the same with Holm's verdict; the control (BBB minus SGD trained on for the same epochs).
-    Each interval beside the paper's difference and what it excludes. '' when no width has
-    both."""
+    the same with Holm's verdict; the control (BBB minus SGD trained on for the same epochs)
+    at every width it ran, with how many of its intervals hold 0. Each interval beside the
+    paper's difference and what it excludes; each term defined where it first appears. ''
+    when no width has both."""
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
     if W is None:
@@ -1058,23 +1065,35 @@ def answer(paper_rec, adam_rec, widths=""):
              f"test error minus plain SGD's is {_pp(e1['paper'])} pp (percentage points). "
              "Ours, with the 95% t-interval of the seed-paired mean difference:", ""]
     fixed = (f": {widths}. " if widths else ". ")
-    lines.append(f"- **The paper's protocol** (plain SGD, ρ₀ = −5){fixed}Mixture − SGD "
+    n_ep = max([r.get("epochs") or 0 for r in (paper_rec or {}).get("rows", [])] or [0])
+    lines.append("- **The paper's protocol** (plain SGD; each weight's posterior width is "
+                 "σ = softplus(ρ), and ρ₀ = −5 is ρ's value at the start)"
+                 f"{fixed}Mixture − SGD "
                  f"{_pp(e1['diff'])} pp {_ci_pp(e1['ci'])} ({e1['n']} seeds), {_excl_words(e1)}."
-                 + (" These rows test BBB with its widths fixed at their start." if widths
-                    else ""))
-    lines.append(f"- **The Adam recipe** (BBB's means start from a trained SGD network): "
-                 f"mixture − SGD {_pp(e2['diff'])} pp {_ci_pp(e2['ci'])} ({e2['n']} seeds), "
-                 f"{_excl_words(e2)}; {_holm_words(e2)}, the correction for the paper's three "
-                 "orderings tested at each width.")
-    c = ea.get((W, "bbb_mixture", "sgd_continued"))
-    if c and c["ci"]:
-        zero = excluded(c)[0]
-        lines.append(f"- **The control**: the same SGD network trained on for as many epochs "
-                     f"without the Bayesian part (*SGD trained on*); BBB minus it "
-                     f"{_pp(c['diff'])} pp {_ci_pp(c['ci'])}, "
-                     + ("which excludes 0: BBB differs from the extra epochs alone." if zero
-                        else "which includes 0: BBB does no better than the extra epochs "
-                        "give SGD."))
+                 + (f" The {n_ep}-epoch runs reported here did not record σ, so that rerun "
+                    "is the evidence for them." if widths and n_ep else ""))
+    lines.append(f"- **The Adam recipe** (with a *warm start*: BBB's means start at a trained "
+                 f"SGD network): mixture − SGD {_pp(e2['diff'])} pp {_ci_pp(e2['ci'])} "
+                 f"({e2['n']} seeds), {_excl_words(e2)}; {_holm_words(e2)}.")
+    ctl = [(V, e) for (V, a, b), e in sorted(ea.items()) if b == "sgd_continued" and e["ci"]]
+    if ctl:
+        from .report import and_list
+        held = [V for V, e in ctl if not excluded(e)[0]]
+        out = [V for V, e in ctl if excluded(e)[0]]
+        text = ("- **The control**: the warm start's SGD network trained on for as many epochs "
+                "without the Bayesian part (*SGD trained on*); BBB minus it "
+                + "; ".join(f"{_pp(e['diff'])} pp {_ci_pp(e['ci'])} at 2×{V}" for V, e in ctl)
+                + f". The interval holds 0 at {len(held)} of {len(ctl)} widths")
+        if held:
+            text += (f" ({and_list([f'2×{V}' for V in held])}): there BBB does no better than "
+                     "the extra epochs give SGD")
+        if out:
+            alone = [V for V, e in ctl if excluded(e)[0] and not (
+                e["p_holm"] is not None and e["p_holm"] < ALPHA)]
+            text += (f"; at {and_list([f'2×{V}' for V in out])} it excludes 0"
+                     + (" (significant alone, not after Holm's correction for the two controls)"
+                        if alone == out else ""))
+        lines.append(text + ".")
     return "\n".join(lines)
 
 
@@ -1228,7 +1247,7 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
     narrow component claims in section 3's reruns, or None) beside it; the largest share
     beyond the range."""
     header = ["method", f"|w| < {near:g}", f"|w| > {far:g}", "beyond the plotted range"]
-    rows, out, tail, hists = [], {}, {}, {}
+    rows, out, tail, hists, near_share = [], {}, {}, {}, {}
     for key in METHODS:
         r = runs.get(key)
         if not r:
@@ -1240,6 +1259,7 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
         tail[key] = (sum(c for x, c in zip(centres, h["counts"]) if abs(x) > far)
                      + h["outside"]) / h["total"]
         out[key] = h["outside"] / h["total"]
+        near_share[key] = inside
         rows.append([METHOD_LABELS[key], f"{100 * inside:.1f}%", f"{100 * tail[key]:.2f}%",
                      f"{_share(out[key])}% (beyond ±{h['hi']:g})"])
     if not out:
@@ -1256,6 +1276,13 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
             "Both BBB samples have wider tails than SGD and dropout, as in the paper's Figure 3."
             if wider else "Neither BBB sample has wider tails than SGD or dropout: the "
             "spread the paper's Figure 3 shows is not here."))
+        if wider and METHOD_LABELS["bbb_mixture"] not in wider and "bbb_mixture" in bbb:
+            base_near = [near_share[k] for k in ("sgd", "dropout") if k in near_share]
+            parts.append(
+                f"The scale mixture's sample does **not** show the paper's wider spread: "
+                f"{100 * near_share['bbb_mixture']:.1f}% of its weights lie within ±{near:g}"
+                + (", more than SGD's or dropout's." if near_share["bbb_mixture"] > max(base_near)
+                   else "."))
     if "bbb_mixture" in hists:
         at0, (xl, dl), (xr, dr) = _dip(hists["bbb_mixture"])
         if at0 < 0.5 * min(dl, dr):
@@ -1267,11 +1294,14 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
                    f"(it claims at most {100 * narrow:.1f}% of the means)." if narrow is not None
                    else ": this is what the sample shows."))
     top = max(out, key=out.get)
-    parts.append(f"At most {100 * out[top]:.2g}% of a network's weights lie beyond the "
-                 f"plotted range ({METHOD_LABELS[top]})" + (
-                     ": the figure hides no visible mass." if out[top] < 0.001 else
-                     f": the run records histogram only ±{hists[top]['hi']:g}, so that mass is "
-                     "counted in the legend and the table, not drawn."))
+    if out[top] < 0.001:
+        parts.append(f"At most {100 * out[top]:.2g}% of a network's weights lie beyond the "
+                     f"plotted range ({METHOD_LABELS[top]}): the figure hides no visible mass.")
+    else:
+        parts.append(f"{100 * out[top]:.2g}% of the {METHOD_LABELS[top]} sample lies beyond "
+                     f"±{hists[top]['hi']:g}, outside the plotted range: the run records its "
+                     "histogram only that far, so this mass is counted (legend and table), not "
+                     "drawn.")
     return header, rows, " ".join(parts)
 
 
@@ -1429,6 +1459,29 @@ def predictor_summary(groups):
                          f"for {mean} of {len(runs)} BBB runs; on the test set the average of "
                          f"{k} sampled networks had the lower error in {better} of {len(runs)}.")
     return PREDICTOR_HEADER, rows, " ".join(words)
+
+
+def table1_footnote(groups):
+    """Markdown under Table 1: for each recipe, BBB method and width (``groups`` as for
+    ``predictor_summary``) where validation picked the average of sampled networks on some
+    seeds, the test error with the posterior-mean weights on every seed (mean ± sd, seeds)
+    beside Table 1's entry under the rule. '' when validation chose the posterior mean
+    everywhere."""
+    out = []
+    for name, widths, get in groups:
+        for m in ("bbb_gaussian", "bbb_mixture"):
+            for H in widths:
+                x = [r["metrics"] for r in get(m, H) if "test_error_ensemble" in r.get("metrics", {})]
+                avg = sum(v["predictor"] != "mean_weights" for v in x)
+                if not avg:
+                    continue
+                pm = stats.mean_ci([v["test_error_mean_weights"] for v in x])
+                sd = "" if pm["sd"] is None else f" ± {100 * pm['sd']:.2f}"
+                out.append(f"{name[:1].upper() + name[1:]}, {METHOD_LABELS[m]} at 2×{H}: the "
+                           f"rule picked the average of sampled networks on {avg} of {len(x)} "
+                           f"seeds; with the posterior mean on every seed its test error is "
+                           f"{100 * pm['mean']:.2f}{sd}% ({pm['n']}).")
+    return ("**Note on the predictor.** " + " ".join(out)) if out else ""
 
 
 def figure3_panels(paper_runs, adam_rec, root=None):

@@ -25,9 +25,14 @@
 # [lab log](../docs/lab_log.md#notebook-03)).
 
 # %% [markdown]
-# **The answer**, rendered from the reported runs (section 3 shows them in full and defines the
-# test: a paired t-test over the seeds with Holm's correction for three comparisons; *holds*:
-# BBB lower, and the test says so; *not resolved*: the test cannot tell):
+# *Terms.* **Regret**: as defined above; the agents are compared on their cumulative regret
+# after the last step. **N**: what BBB's KL term is divided by ("KL / 4,096": $N$ = 4,096;
+# "KL / max(4,096, n)": $N$ grows with $n$, the tuples stored; section 1). **Holm**: Holm's
+# correction raises the p-values of BBB's three paired t-tests per buffer (one per other agent)
+# to allow for testing three claims at once; *holds*: BBB lower, and the corrected test says so;
+# *not resolved*: the test cannot tell (section 3 gives every verdict with its interval).
+#
+# **The answer**, rendered from the reported runs:
 
 # %%
 from helpers import bandit as B
@@ -45,8 +50,10 @@ show_markdown(B.answer());  # the default profile's runs, results/03_contextual_
 # paper's buffer had been seen (entry 6). Only BBB was tuned; the greedy agents were not. The
 # test of the paper's orderings (section 3) was chosen after the runs. Each Thompson-sampling
 # decision averages the predictions of two posterior draws (textbook Thompson sampling: one):
-# our choice, not yet checked against the paper's text (section 1). How the notebook got
-# here: [lab log](../docs/lab_log.md#notebook-03).
+# our choice; the paper's text on this was not checked here. Figure 6 (section 3) draws the
+# median over 4 seeds; the paper's curves summarise its own runs, whose number and averaging
+# were not taken from its text here, so the statistic and the run count may both differ. How
+# the notebook got here: [lab log](../docs/lab_log.md#notebook-03).
 #
 # </div>
 #
@@ -99,8 +106,8 @@ print(f"{features.shape[0]:,} mushrooms, {features.shape[1]} one-hot features, "
 #   draw weights from $q$, then take the action that network predicts to pay more. Where the
 #   posterior is wide, draws disagree, so the agent sometimes tries the action it thinks worse;
 #   as the posterior narrows, the draws agree and exploration fades. Textbook Thompson sampling
-#   uses one draw per decision; here each decision averages the predictions of two draws. That is
-#   our choice, not yet checked against the paper's text on it (the box above).
+#   uses one draw per decision; here each decision averages the predictions of two draws (the
+#   box above).
 # - **greedy** (plain greedy), **ε-greedy (1 %)**, **ε-greedy (5 %)**: one network each, acting
 #   greedily on its prediction except with probability ε (0, 1 %, 5 %), when it acts at random.
 
@@ -157,8 +164,9 @@ if reported:
 # %% [markdown]
 # **Figure 6**, one panel per buffer: cumulative regret against steps, on a logarithmic y axis.
 # Thick lines: median over seeds (one failed run moves a mean, not the median: the answer
-# above); thin lines: each seed; crosses: the paper's Figure 6 read off at
-# 10,000 and 50,000 steps.
+# above); thin lines: each seed; crosses: the paper's curves read off at 10,000 and 50,000
+# steps (possibly another statistic over another number of runs: the box at the top). $n$: the tuples
+# stored.
 
 # %%
 if reported:

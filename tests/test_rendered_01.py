@@ -270,19 +270,27 @@ def test_the_answer_follows_the_planted_effects():
     assert [b.split("**")[1] for b in bullets] == ["The paper's protocol", "The Adam recipe",
                                                    "The control"]
     assert "(3 seeds), excluding 0 and the paper's −0.47 pp." in bullets[0]
-    assert "(5 seeds), excluding 0 and the paper's −0.47 pp; *holds* after Holm's" in bullets[1]
-    assert "which includes 0: BBB does no better than the extra epochs give SGD." in bullets[2]
+    assert "(5 seeds), excluding 0 and the paper's −0.47 pp; it *holds* after Holm's correction " \
+        "for the paper's three orderings at a width" in bullets[1]
+    assert "*warm start*: BBB's means start at a trained SGD network" in bullets[1]
+    assert "σ = softplus(ρ), and ρ₀ = −5 is ρ's value at the start" in bullets[0]
+    assert "at 2×400. The interval holds 0 at 1 of 1 widths (2×400): there BBB does no better " \
+        "than the extra epochs give SGD." in bullets[2]
     big = T.answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
     assert big.startswith("**The answer.** One recipe's seeds rule out the paper's margin over "
                           "SGD, the other's do not.")
     assert "excluding 0 but not the paper's −0.47 pp." in big
-    assert "which excludes 0: BBB differs from the extra epochs alone." in big
+    assert "The interval holds 0 at 0 of 1 widths; at 2×400 it excludes 0" in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
     # the widths' finding in the paper's protocol bullet, which then says what its rows test
     led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), "sigma did not learn")
-    assert "- **The paper's protocol** (plain SGD, ρ₀ = −5): sigma did not learn. Mixture − SGD" \
-        in led and "These rows test BBB with its widths fixed at their start." in led
-    assert "widths fixed" not in small and "The control" not in led
+    assert "start): sigma did not learn. Mixture − SGD" in led
+    paper = _planted(-0.0006)
+    for r in paper["rows"]:
+        r["epochs"] = 600
+    assert "The 600-epoch runs reported here did not record σ" in T.answer(
+        paper, _planted(-0.0005, n=5), "sigma did not learn")
+    assert "did not record σ" not in small and "The control" not in led
     assert not any(w in led for w in ("will ", "not yet"))
 
 
@@ -331,12 +339,13 @@ def test_table_and_effect_rows_follow_the_summaries():
 def test_resolved_words_and_takeaways_follow_the_tests():
     clear, unclear = _planted(-0.004, n=5), _planted(-0.0001, n=3)
     words = T.resolved_words(clear, unclear)
-    assert "The paper's protocol (BBB's widths fixed at their start): mixture − Gaussian" in words
+    assert "The paper's protocol (BBB's widths barely moved in a 50-epoch rerun): mixture − " \
+        "Gaussian" in words
     assert "; mixture − SGD at 2×400 (*holds*, Holm p < 0.001)" in words
     assert "Adam recipe: none." in words
     text = T.takeaways(clear, _planted(-0.0006, n=5, continued=0.0), "a diagnostics line")
-    assert ("**Scale mixture − SGD, the paper's protocol (BBB's widths fixed at their "
-            "start):**") in text
+    assert ("**Scale mixture − SGD, the paper's protocol (BBB's widths barely moved in a "
+            "50-epoch rerun):**") in text
     assert "The interval holds 0 at 1 of 1 widths" in text
     assert text.startswith("- a diagnostics line\n")  # the widths' finding first
     assert "**Our plain SGD beats the paper's**" in text  # planted SGD: 1.80 % < 1.83 %
@@ -355,12 +364,16 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
                 "config": {"seed": 0, "H": 400}}
     head, rows, words = T.weight_share_rows({"sgd": rec(2), "bbb_gaussian": rec(0)})
     assert rows[0][3] == "2% (beyond ±0.3)" and rows[1][3] == "0% (beyond ±0.3)"
-    assert "At most 2% of a network's weights lie beyond the plotted range (SGD" in words
+    assert "2% of the SGD, no regularisation sample lies beyond ±0.3, outside the plotted " \
+        "range" in words and "counted (legend and table), not drawn." in words
     assert words.startswith("Beyond ±0.1: 4.00% (SGD, no regularisation), 2.00% (BBB, "
                             "Gaussian prior). Neither BBB sample has wider tails")
     assert "dips at 0" not in words  # no scale mixture here
     wide = T.weight_share_rows({"sgd": rec(0), "bbb_gaussian": rec(9)})[2]
     assert "Only BBB, Gaussian prior has wider tails than SGD and dropout" in wide
+    both = T.weight_share_rows({"sgd": rec(0), "bbb_gaussian": rec(9), "bbb_mixture": rec(0)})[2]
+    assert "The scale mixture's sample does **not** show the paper's wider spread: 0.0% of " \
+        "its weights lie within ±0.01" in both and "does **not**" not in wide
     dip = {"metrics": {"weight_histogram": {"lo": -0.3, "hi": 0.3, "bins": 5,
                                             "counts": [1, 40, 2, 40, 1], "total": 84,
                                             "outside": 0}}, "config": {"seed": 0, "H": 400}}
@@ -424,7 +437,9 @@ def test_posterior_takeaway_follows_the_traces():
     text = PD.takeaway(rec)
     assert "σ's 95th percentile went only from 0.0067 to 0.0072 in 50 epochs, every ρ" in text
     assert "under the Adam recipe from a random start it grew 40-fold" in text and "plan v1" not in text
-    assert text.endswith("The paper-protocol rows test BBB with its widths fixed at their start.")
+    assert text.startswith("**Trained as the paper says, the posterior's widths barely moved**")
+    assert text.endswith("The paper-protocol rows test BBB whose widths, as far as this rerun "
+                         "shows, barely moved.")
     for k in [k for k in rec["runs"] if "paper" in k]:
         rec["runs"].pop(k)
     assert PD.takeaway(rec) == ""
@@ -445,8 +460,9 @@ def test_posterior_answer_words_use_the_takeaways_statistic():
         "paper protocol, plain SGD, Gaussian": run(0.05, 0.051, 0.0067, 0.0071),
         "plan v1, Adam, scale mixture (random start)": run(0.5, 3.0, 0.0025, 0.1, 0.9)}}
     text = PD.answer_words(rec)
-    assert text == ("the widths σ did not learn (σ's 95th percentile went only from 0.0067 to "
-                    "0.0071 in 1 epoch; under the Adam recipe from a random start it grew "
+    assert text == ("in a rerun on seed 0 the widths σ barely moved (σ's 95th percentile went "
+                    "only from 0.0067 to 0.0071 in 1 epoch, the percentile taken over a layer's "
+                    "weights, largest layer; under the Adam recipe from a random start it grew "
                     "40-fold)")
     assert PD.widths_phrase(rec) == "σ's 95th percentile went only from 0.0067 to 0.0071 in 1 epoch"
     assert PD.widths_phrase(PD.display(rec)) == PD.widths_phrase(rec)  # displayed labels too
