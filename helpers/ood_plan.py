@@ -223,10 +223,12 @@ def v2_text(v2):
             + "\n\nEach pair of numbers is BBB's mean, then the rival's.")
 
 
-def robustness_text(v2):
-    """Whether any of version 2's verdicts rests on one draw of the predictive samples (its
-    ``mc_robustness``: the claims retested with each extra predictive seed), in plain words,
-    naming the verdicts whose Holm p lies between 0.01 and 0.1."""
+def _robustness(v2, label, word, question, near):
+    """The shared reading of ``robustness_text`` and ``robustness_words``: which of version 2's
+    verdicts change when rescored with each extra predictive seed (``mc_robustness``), and which
+    lie near the threshold (Holm p in [0.01, 0.1)). ``label``: the claim's prefix; ``word``: how
+    a verdict is written; ``question`` / ``near``: the sentence's head and its near-threshold
+    phrase (one verdict, several)."""
     rob = v2.get("mc_robustness") or {}
     if not rob:
         return ""
@@ -237,24 +239,31 @@ def robustness_text(v2):
             total += 1
             main = v2["families"][family][claim]
             rival, metric, high = _claim(claim)
-            label = f"BBB against {NOUNS[rival]} on {'AUROC' if high else 'ECE'}"
+            name = f"{label}{NOUNS[rival]} on {'AUROC' if high else 'ECE'}"
             if any(v != main["verdict"] for v in e["verdicts"]):
-                changed.append(f"{label} ({main['verdict']}; rescored: "
-                               + ", ".join(e["verdicts"]) + ")")
+                changed.append(f"{name} ({word(main['verdict'])}; rescored: "
+                               + ", ".join(word(v) for v in e["verdicts"]) + ")")
             elif any(p is not None and 0.01 <= p < 0.1 for p in [main.get("p_holm"),
                                                                  *e["p_holm"]]):
-                close.append(f"{label} (Holm p {main['p_holm']:.3f}; rescored "
+                close.append(f"{name} (Holm p {main['p_holm']:.3f}; rescored "
                              f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f})")
-    text = ("**Does a verdict rest on one draw of the predictive samples?** Rescored with each "
-            f"of {n} other sampling seeds, "
+    text = (f"**{question}** Rescored with each of {n} other sampling seeds, "
             + (f"{total - len(changed)} of the {total} verdicts stay the same; changed: "
                + "; ".join(changed) + "." if changed else
                f"all {total} verdicts stay the same."))
     if close:
-        count = _WORDS.get(len(close), str(len(close)))
-        text += (f" {count} {'verdict lies' if len(close) == 1 else 'verdicts lie'} near the "
-                 "threshold: " + "; ".join(close) + ".")
+        text += (f" {_WORDS.get(len(close), str(len(close)))} "
+                 f"{near[0] if len(close) == 1 else near[1]} " + "; ".join(close) + ".")
     return text
+
+
+def robustness_text(v2):
+    """Whether any of version 2's verdicts rests on one draw of the predictive samples (its
+    ``mc_robustness``: the claims retested with each extra predictive seed), in plain words,
+    naming the verdicts whose Holm p lies between 0.01 and 0.1."""
+    return _robustness(v2, "BBB against ", lambda v: v,
+                       "Does a verdict rest on one draw of the predictive samples?",
+                       ("verdict lies near the threshold:", "verdicts lie near the threshold:"))
 
 
 EDGE_WORDS = {"lr": "learning rate", "weight_decay": "weight decay", "dropout": "dropout rate",
@@ -546,35 +555,10 @@ def effects_text(v2):
 
 def robustness_words(v2):
     """Whether any verdict rests on one draw of the predictive samples, in plain words (the
-    same reading as ``robustness_text``)."""
-    rob = v2.get("mc_robustness") or {}
-    if not rob:
-        return ""
-    n = len(next(iter(next(iter(rob.values())).values()))["verdicts"])
-    changed, close, total = [], [], 0
-    for family, claims in rob.items():
-        for claim, e in claims.items():
-            total += 1
-            main = v2["families"][family][claim]
-            rival, metric, high = _claim(claim)
-            label = f"against {NOUNS[rival]} on {'AUROC' if high else 'ECE'}"
-            if any(v != main["verdict"] for v in e["verdicts"]):
-                changed.append(f"{label} ({_direction(main['verdict'])}; rescored: "
-                               + ", ".join(_direction(v) for v in e["verdicts"]) + ")")
-            elif any(p is not None and 0.01 <= p < 0.1 for p in [main.get("p_holm"),
-                                                                 *e["p_holm"]]):
-                close.append(f"{label} (Holm p {main['p_holm']:.3f}; rescored "
-                             f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f})")
-    text = ("**Do the verdicts rest on one draw of the predictive samples?** Rescored with each "
-            f"of {n} other sampling seeds, "
-            + (f"{total - len(changed)} of the {total} verdicts stay the same; changed: "
-               + "; ".join(changed) + "." if changed else
-               f"all {total} verdicts stay the same."))
-    if close:
-        text += (f" {_WORDS.get(len(close), str(len(close)))} "
-                 f"{'lies' if len(close) == 1 else 'lie'} close to the threshold: "
-                 + "; ".join(close) + ".")
-    return text
+    same reading as ``robustness_text``, verdicts written as directions)."""
+    return _robustness(v2, "against ", _direction,
+                       "Do the verdicts rest on one draw of the predictive samples?",
+                       ("lies close to the threshold:", "lie close to the threshold:"))
 
 
 def edges_words(choices=None):
