@@ -496,8 +496,17 @@ class BatchedRuns:
             for k, part in enumerate(self.sig[b].split(self.sizes)):
                 self.rec["sigma_layers"][r, i, k] = part.mean()
 
+    def _finite(self, r):
+        """True when row ``r``'s weights (and a Bayesian row's mu and rho) are all finite."""
+        parts = [self._row_flat(r)]
+        if self.rows[r].bayesian:
+            b = self.bayes.index(r)
+            parts += [self.mu[b], self.rho[b]]
+        return all(bool(torch.isfinite(t).all()) for t in parts)
+
     def results(self):
-        """Return one dict per row: its spec, the records (lists), CPU seconds and step."""
+        """Return one dict per row: its spec, the records (lists), CPU seconds, step and whether
+        its weights ended finite."""
         out = []
         for r, row in enumerate(self.rows):
             sl = self.rec["sigma_layers"][r]
@@ -509,6 +518,7 @@ class BatchedRuns:
                         "mean_sigma": mean_sigma.tolist() if row.bayesian else None,
                         "sigma_layers": sl.tolist() if row.bayesian else None,
                         "cpu_s": self.cpu_s[r], "native": self.native,
+                        "finite": self._finite(r),
                         "sparse_first_layer": self.sparse})
         return out
 
@@ -520,14 +530,16 @@ def row_checkpoint_name(row, cfg):
     return f"row_s{row.seed}_{hashlib.sha256(key.encode()).hexdigest()[:12]}.pt"
 
 
-def run_rows(rows, cfg, features, poisonous, checkpoint_dir=None, checkpoint_every=1000):
+def run_rows(rows, cfg, features, poisonous, checkpoint_dir=None, checkpoint_every=1000,
+             engine_class=None):
     """Run every row of ``rows`` (RowSpecs) for ``cfg.steps`` steps as one batch; return one
     result dict per row (``BatchedRuns.results``), in the order of ``rows``.
 
     With ``checkpoint_dir`` each row's state is saved to its own file there
     (``row_checkpoint_name``) every ``checkpoint_every`` steps and at the end, and a row resumes
     from its file. Rows found at different steps are brought to the same step first (the rows
-    behind run as a batch of their own), which changes no number."""
+    behind run as a batch of their own), which changes no number. ``engine_class``: a subclass of
+    BatchedRuns to run them with (one that records more, e.g.); BatchedRuns by default."""
     check_rows(rows, cfg)
     if len({row_checkpoint_name(r, cfg) for r in rows}) < len(rows):
         raise ValueError("two rows have the same setting and seed: they would be the same run")
@@ -549,14 +561,14 @@ def run_rows(rows, cfg, features, poisonous, checkpoint_dir=None, checkpoint_eve
     while len(set(t_of)) > 1:  # bring the rows behind up to the next step some row is at
         low, nxt = min(t_of), sorted(set(t_of))[1]
         group = [i for i, t in enumerate(t_of) if t == low]
-        sub = _batch(rows, group, cfg, features, poisonous, states)
+        sub = _batch(rows, group, cfg, features, poisonous, states, engine_class)
         sub.advance(nxt)
         for j, i in enumerate(group):
             states[i] = sub.row_state(j)
             if paths[i] is not None:
                 _save(paths[i], states[i], rows[i], cfg, data_id)
             t_of[i] = nxt
-    engine = _batch(rows, range(len(rows)), cfg, features, poisonous, states)
+    engine = _batch(rows, range(len(rows)), cfg, features, poisonous, states, engine_class)
 
     def on_step(t):
         if paths[0] is not None and (t % checkpoint_every == 0 or t == cfg.steps):
@@ -566,9 +578,9 @@ def run_rows(rows, cfg, features, poisonous, checkpoint_dir=None, checkpoint_eve
     return engine.results()
 
 
-def _batch(rows, which, cfg, features, poisonous, states):
+def _batch(rows, which, cfg, features, poisonous, states, engine_class=None):
     which = list(which)
-    engine = BatchedRuns([rows[i] for i in which], cfg, features, poisonous)
+    engine = (engine_class or BatchedRuns)([rows[i] for i in which], cfg, features, poisonous)
     for j, i in enumerate(which):
         if states[i] is not None:
             engine.load_row(j, states[i])

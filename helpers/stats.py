@@ -278,6 +278,48 @@ def wilcoxon_exact(a, b):
             "ties_in_ranks": len(set(ranks2)) < len(ranks2), "p": p, "note": note}
 
 
+def _walsh(a, b):
+    a, b = _pairs(a, b)
+    d = [x - y for x, y in zip(a, b)]
+    return d, sorted((d[i] + d[j]) / 2.0 for i in range(len(d)) for j in range(i, len(d)))
+
+
+def hodges_lehmann(a, b):
+    """The Hodges-Lehmann estimate of the paired shift a - b: the median of the n(n+1)/2 Walsh
+    averages (d_i + d_j) / 2, i <= j, of the differences d = a - b."""
+    _, w = _walsh(a, b)
+    m = len(w)
+    return w[m // 2] if m % 2 else 0.5 * (w[m // 2 - 1] + w[m // 2])
+
+
+def wilcoxon_interval(a, b, level=0.95):
+    """The exact confidence interval of the paired shift a - b from inverting the two-sided
+    Wilcoxon signed-rank test (no ties among |d| assumed for its coverage): with c the largest
+    count whose null probability P(W+ <= c) is at most (1 - level) / 2, the interval runs from
+    the (c + 1)-th smallest to the (c + 1)-th largest Walsh average. At n = 10 and 95 %: the 9th
+    and 47th of 55 (coverage 1 - 2 x 25 / 1024 = 95.1 %). Returns {estimate (Hodges-Lehmann),
+    low, high, coverage, n}; low and high are None when n is too small for the level."""
+    d, w = _walsh(a, b)
+    n = len(d)
+    counts = {0: 1}  # the null distribution of W+ over ranks 1..n
+    for r in range(1, n + 1):
+        nxt = dict(counts)
+        for s, c in counts.items():
+            nxt[s + r] = nxt.get(s + r, 0) + c
+        counts = nxt
+    total, tail, cum, c = 2 ** n, (1.0 - level) / 2.0, 0, -1
+    for s in range(max(counts) + 1):
+        if (cum + counts.get(s, 0)) / total > tail:
+            break
+        cum += counts.get(s, 0)
+        c = s
+    est = hodges_lehmann(a, b)
+    if c < 0:
+        return {"estimate": est, "low": None, "high": None, "coverage": None, "n": n}
+    return {"estimate": est, "low": w[c], "high": w[len(w) - 1 - c],
+            "coverage": 1.0 - 2.0 * cum / total, "n": n}
+
+
 def holm(pvalues):
     """Holm's step-down adjustment of a family of p-values; returns the adjusted list.
 

@@ -49,11 +49,11 @@ show_markdown(B.answer());  # the default profile's runs, results/03_contextual_
 # departure from the paper's buffer, was added after the regret of reported seed 0 with the
 # paper's buffer had been seen (entry 6). Only BBB was tuned; the greedy agents were not. The
 # test of the paper's orderings (section 3) was chosen after the runs. Each Thompson-sampling
-# decision averages the predictions of two posterior draws (textbook Thompson sampling: one):
-# our choice; the paper's text on this was not checked here. Figure 6 (section 3) draws the
-# median over 4 seeds; the paper's curves summarise its own runs, whose number and averaging
-# were not taken from its text here, so the statistic and the run count may both differ. How
-# the notebook got here: [lab log](../docs/lab_log.md#notebook-03).
+# decision averages the predictions of two posterior draws, as the paper's section 5.3 says
+# ("we sampled the weights twice and averaged two of these outputs"); textbook Thompson
+# sampling uses one. Figure 6 (section 3) draws the median over 4 seeds; the paper's curves are
+# means of five runs (its caption), so the statistic and the run count differ. How the notebook
+# got here: [lab log](../docs/lab_log.md#notebook-03).
 #
 # </div>
 #
@@ -106,8 +106,8 @@ print(f"{features.shape[0]:,} mushrooms, {features.shape[1]} one-hot features, "
 #   draw weights from $q$, then take the action that network predicts to pay more. Where the
 #   posterior is wide, draws disagree, so the agent sometimes tries the action it thinks worse;
 #   as the posterior narrows, the draws agree and exploration fades. Textbook Thompson sampling
-#   uses one draw per decision; here each decision averages the predictions of two draws (the
-#   box above).
+#   uses one draw per decision; here, as in the paper, each decision averages the predictions
+#   of two draws (the box above).
 # - **greedy** (plain greedy), **ε-greedy (1 %)**, **ε-greedy (5 %)**: one network each, acting
 #   greedily on its prediction except with probability ε (0, 1 %, 5 %), when it acts at random.
 

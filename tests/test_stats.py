@@ -216,3 +216,29 @@ def test_comparable_needs_the_whole_interval_inside_the_margin():
     assert S.comparable(a, b, margin=0.00005)["verdict"] == "not shown comparable at 5 seeds"
     wide = [0.0150, 0.0130, 0.0170, 0.0135, 0.0165]
     assert S.comparable(a, wide, margin=0.001)["verdict"] == "not shown comparable at 5 seeds"
+
+
+def test_hodges_lehmann_and_the_exact_wilcoxon_interval():
+    from helpers.stats import hodges_lehmann, wilcoxon_interval
+    d = [1.0, 2.0, 4.0]
+    # Walsh averages of (1, 2, 4): 1, 1.5, 2, 2.5, 3, 4 -> median 2.25
+    assert hodges_lehmann(d, [0.0] * 3) == 2.25
+    a = [3.1, -0.4, 2.2, 5.0, 1.7, 0.9, -1.3, 4.4, 2.8, 0.2]
+    b = [0.0] * 10
+    got = wilcoxon_interval(a, b)
+    walsh = sorted((a[i] + a[j]) / 2 for i in range(10) for j in range(i, 10))
+    assert len(walsh) == 55 and (got["low"], got["high"]) == (walsh[8], walsh[46])
+    assert abs(got["coverage"] - (1 - 2 * 25 / 1024)) < 1e-12
+    # a shift moves the estimate and the interval by the shift; the level widens it
+    moved = wilcoxon_interval([v + 10 for v in a], b)
+    assert abs(moved["low"] - got["low"] - 10) < 1e-9 and abs(moved["estimate"] -
+                                                               got["estimate"] - 10) < 1e-9
+    wide = wilcoxon_interval(a, b, level=0.99)
+    assert wide["low"] < got["low"] and wide["high"] > got["high"]
+    # the interval excludes 0 exactly when the exact test rejects at 5 % (no ties, no zeros)
+    from helpers.stats import wilcoxon_exact
+    for shift in (-2.0, -0.5, 0.0, 0.7, 1.5, 3.0):
+        x = [v + shift for v in a]
+        iv, p = wilcoxon_interval(x, b), wilcoxon_exact(x, b)["p"]
+        assert (iv["low"] > 0 or iv["high"] < 0) == (p < 0.05), shift
+    assert wilcoxon_interval([1.0, 2.0], [0.0, 0.0])["low"] is None
