@@ -449,20 +449,54 @@ def run_records(s, H, records=None):
     return {m: get(m, H) for m in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")}
 
 
-def figure2(s, widths=None, records=None):
-    """The paper's Figure 2 under its own protocol, as small multiples (a row per width, a
-    column per method), so that no series hides another: in each panel the method's test error
-    (posterior-mean weights for BBB) against epoch, the mean over seeds with the range of seeds
-    as a band, the other methods' means in light grey behind it, and the paper's Table 1 value
-    as a black dashed line with its own legend entry; log error axis shared by every panel,
-    every epoch and every paper value inside it. ``records``: see ``run_records``."""
+def _running_mean(y, k):
+    """The mean of each point's window of ``k`` (the window shrinks at the start)."""
+    out, s = [], 0.0
+    for i, v in enumerate(y):
+        s += v - (y[i - k] if i >= k else 0.0)
+        out.append(s / min(i + 1, k))
+    return out
+
+
+def _spread_labels(ys, gap):
+    """Label positions (same order as ``ys``, log-error values) nudged apart to at least
+    ``gap`` (a ratio) between neighbours, centred on the curves' ends."""
+    import math
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    pos = [math.log(ys[i]) for i in order]
+    for _ in range(50):
+        moved = False
+        for j in range(1, len(pos)):
+            d = pos[j] - pos[j - 1]
+            if d < math.log(gap):
+                shift = (math.log(gap) - d) / 2
+                pos[j - 1] -= shift
+                pos[j] += shift
+                moved = True
+        if not moved:
+            break
+    out = [0.0] * len(ys)
+    for j, i in enumerate(order):
+        out[i] = math.exp(pos[j])
+    return out
+
+
+def figure2(s, widths=None, records=None, smooth=25):
+    """The paper's Figure 2 under its own protocol, as small multiples (a row per width): a
+    panel per method with its test error (posterior-mean weights for BBB) against epoch, the
+    mean over seeds with the range of seeds as a band where there are several, and the paper's
+    Table 1 value as a black dashed line with its own legend entry; a last panel per row with
+    the four methods' means together, each a running mean over ``smooth`` epochs in its
+    colour-blind-safe colour (Okabe-Ito) and labelled at its end. Log error axis shared by
+    every panel, every epoch and every paper value inside it; the title says how many seeds
+    each row holds. ``records``: see ``run_records``."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
     widths = list(widths or s["widths"])
     order = ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")
     runs = {H: run_records(s, H, records) for H in widths}
-    fig, axes = plt.subplots(len(widths), len(order), figsize=(3.6 * len(order),
-                             2.9 * len(widths) + 0.4), squeeze=False, sharey=True, sharex=True)
+    fig, axes = plt.subplots(len(widths), len(order) + 1, figsize=(3.5 * (len(order) + 1),
+                             2.9 * len(widths) + 0.5), squeeze=False, sharey=True, sharex=True)
     vals = [h["test_error"] for H in widths for recs in runs[H].values() for r in recs
             for h in r["history"]]
     vals += [PAPER_TABLE1[m][H] for H in widths for m in PAPER_TABLE1 if H in PAPER_TABLE1[m]]
@@ -472,21 +506,24 @@ def figure2(s, widths=None, records=None):
         n = min(len(r["history"]) for r in recs)
         ys = [[r["history"][i]["test_error"] for r in recs] for i in range(n)]
         return list(range(1, n + 1)), ys
+    seeds = {}
     for row, H in zip(axes, widths):
+        ends = {}
         for ax, method in zip(row, order):
-            for other in order:  # the other methods, grey, behind
-                if other != method and runs[H][other]:
-                    x, ys = curve(runs[H][other])
-                    ax.plot(x, [sum(v) / len(v) for v in ys], c="0.8", lw=0.5, zorder=1)
             recs, paper = runs[H][method], PAPER_TABLE1[method].get(H)
             c = OKABE_ITO[method]
             if recs:
+                seeds.setdefault(H, set()).add(len(recs))
                 x, ys = curve(recs)
-                ax.plot(x, [sum(v) / len(v) for v in ys], c=c, lw=0.8, zorder=3,
+                mean = [sum(v) / len(v) for v in ys]
+                ax.plot(x, mean, c=c, lw=0.8, zorder=3,
                         label=f"ours ({len(recs)} seed{'s' if len(recs) > 1 else ''})")
                 if len(recs) > 1:
                     ax.fill_between(x, [min(v) for v in ys], [max(v) for v in ys], color=c,
                                     alpha=0.3, lw=0, zorder=2)
+                sm = _running_mean(mean, smooth)
+                row[-1].plot(x, sm, c=c, lw=1.4, zorder=3)
+                ends[method] = (x[-1], sm[-1])
             else:
                 ax.text(0.5, 0.5, "no 600-epoch run yet", transform=ax.transAxes,
                         ha="center", va="center", color="0.4")
@@ -495,6 +532,18 @@ def figure2(s, widths=None, records=None):
                            label=f"the paper, {SHORT[method]}: {100 * paper:.2f}%")
             ax.set_title(f"{LABELS[method]}, 784-{H}-{H}-10", fontsize=9)
             ax.legend(fontsize=7, loc="upper right")
+        ax = row[-1]
+        if ends:
+            keys = list(ends)
+            ys = _spread_labels([ends[k][1] for k in keys], 1.13)
+            for k, y in zip(keys, ys):
+                ax.annotate(SHORT[k].replace("the ", ""), (ends[k][0], ends[k][1]),
+                            xytext=(s["final_epochs"] * 1.03, y), textcoords="data",
+                            fontsize=8, color=OKABE_ITO[k], va="center", ha="left",
+                            annotation_clip=False,
+                            arrowprops=dict(arrowstyle="-", color=OKABE_ITO[k], lw=0.5))
+        ax.set_title(f"all four, 784-{H}-{H}-10\n(running mean over {smooth} epochs)",
+                     fontsize=9)
         row[0].set_ylabel("test error (log scale)")
     ax = axes[0][0]
     ax.set_yscale("log")
@@ -507,9 +556,17 @@ def figure2(s, widths=None, records=None):
     ax.set_xlim(0, s["final_epochs"])
     for ax in axes[-1]:
         ax.set_xlabel("epoch")
-    fig.suptitle("Test error during training: mean over seeds, band: their range; grey: the "
-                 "other methods' means", fontsize=10)
-    fig.tight_layout()
+
+    def said(H):
+        n = sorted(seeds.get(H, ()))
+        if not n:
+            return f"2×{H}: no run"
+        k = "/".join(map(str, n))
+        return (f"2×{H}: {k} seed{'s' if n[-1] > 1 else ''} per method"
+                + (" (line: mean, band: range)" if n[-1] > 1 else " (no band)"))
+    fig.suptitle("Test error during training, the paper's protocol. "
+                 + "; ".join(said(H) for H in widths), fontsize=10)
+    fig.tight_layout(rect=(0, 0, 0.97, 1))
     return fig
 
 
@@ -549,10 +606,14 @@ def predictor_words(s, widths=None, records=None):
             f"networks had the lower error in {avg_better} of {len(runs)}.")
 
 
-def curve_words(rec):
-    """One sentence from summary ``rec``: per method and width, the mean over seeds of the test
-    error over the last 100 epochs minus the 100 before, against the epoch-to-epoch sd."""
-    parts, flat = [], True
+def curve_rows(rec):
+    """(header, rows, words) from summary ``rec``: per method and width, the seeds, the mean
+    over seeds of the test error over the last 100 epochs minus the 100 before, and the
+    epoch-to-epoch sd over the last 100 epochs, and whether the change is inside that sd;
+    ``words``: whether every curve is flat within its noise. ('', [], '') without curves."""
+    header = ["method", "width", "seeds", "mean test error, last 100 epochs minus the 100 "
+              "before (pp)", "epoch-to-epoch sd, last 100 epochs (pp)", "flat within its noise"]
+    rows, flat = [], True
     for r in rec["rows"]:
         ends = [(a - b, sd) for a, b, sd in zip(r["test_error_last_100"],
                                                r["test_error_previous_100"],
@@ -563,13 +624,15 @@ def curve_words(rec):
         d = sum(e[0] for e in ends) / len(ends)
         sd = sum(e[1] for e in ends) / len(ends)
         flat = flat and abs(d) < sd
-        parts.append(f"{SHORT[r['key']]} at 2×{r['H']} {100 * d:+.3f} pp (sd {100 * sd:.3f})"
-                     .replace("-", "−"))
-    if not parts:
-        return ""
-    return ("**Are 600 epochs enough?** The mean test error over epochs 501–600 minus that over "
-            "401–500, against the epoch-to-epoch standard deviation over the last 100 epochs: "
-            + "; ".join(parts) + (". Every curve is flat within its noise." if flat else "."))
+        rows.append([LABELS[r["key"]], f"2×{r['H']}", str(len(ends)),
+                     f"{100 * d:+.3f}".replace("-", "−"), f"{100 * sd:.3f}",
+                     "yes" if abs(d) < sd else "no"])
+    if not rows:
+        return header, [], ""
+    return header, rows, ("**Are 600 epochs enough?** " + (
+        "Every curve is flat within its noise: over the last 100 epochs the mean moved less "
+        "than the test error's epoch-to-epoch sd." if flat else
+        "Not every curve is flat within its noise (the rows marked no)."))
 
 
 # --- the verdicts the plan declares (helpers.stats; plan.json "analysis") ---------------------

@@ -951,7 +951,7 @@ def _effect_cell(e):
     if not e["ci"]:
         return f"{_pp(e['diff'])} (one seed: no interval)", "—"
     p = ("" if e["p_holm"] is None else f", Holm p {_p(e['p_holm'])}"
-         + (f" {DAGGER}" if unadjusted_only(e) else ""))
+         + (f" {DAGGER}" if unadjusted_only(e) else "") + f": {_verdict_word(e)}")
     if e["family"] == "comparable":
         p = f": {comparable_words(e)}"
     return f"{_pp(e['diff'])} {_ci_pp(e['ci'])}{p}", excludes(e)
@@ -1008,8 +1008,28 @@ def effects_footnote(paper_rec, adam_rec):
         return ""
     return (f"{DAGGER} In {n} cell{'s' if n > 1 else ''} the unadjusted interval excludes 0 "
             "while Holm's correction leaves the comparison *not resolved*: the interval "
-            "covers one comparison on its own, the verdict the whole family (see **Terms**, "
-            "section 1).")
+            "covers one comparison on its own, the verdict the whole family (see "
+            "**Terms**, above the answer).")
+
+
+def comparable_margin_words(n_test=10_000):
+    """Why the comparability margin is what it is, from the paper's own Table 1: the paper's
+    scale mixture − dropout difference at each width, and at which it falls outside the
+    margin (so the paper's own numbers would not pass the test everywhere). ``n_test``: the
+    test images, to say the margin in images."""
+    from .report import and_list
+    diffs = {W: paper_difference("bbb_mixture", "dropout", W) for W in PAPER_TABLE1["dropout"]}
+    diffs = {W: d for W, d in sorted(diffs.items()) if d is not None}
+    out = [W for W, d in diffs.items() if abs(d) > STORY_MARGIN]
+    text = (f"**The ±{100 * STORY_MARGIN:g} pp margin of *comparable*** ({STORY_MARGIN * n_test:.0f} "
+            f"of the {n_test:,} test images) was declared in the analysis plan before the runs; "
+            "it is our choice, not the paper's. The paper's own mixture − dropout differences are "
+            + "; ".join(f"{_pp(d)} pp at 2×{W}" for W, d in diffs.items()) + ".")
+    if out:
+        text += (f" At {and_list([f'2×{W}' for W in out])} the paper's own difference falls "
+                 "outside the margin: by this test the paper's numbers would not show the two "
+                 "comparable there either.")
+    return text
 
 
 def _width_with_both(ep, ea, a="bbb_mixture", b="sgd"):
@@ -1018,44 +1038,57 @@ def _width_with_both(ep, ea, a="bbb_mixture", b="sgd"):
     return min(both) if both else None
 
 
-def _excl_words(e):
-    """'excluding the paper's −0.47 pp but not 0' and the like: what the interval of ``e``
-    excludes among 0 and the paper's difference."""
-    zero, paper = excluded(e)
-    pw = f"the paper's {_pp(e['paper'])} pp"
-    if zero and paper:
-        return f"excluding 0 and {pw}"
-    if paper:
-        return f"excluding {pw} but not 0"
-    if zero:
-        return f"excluding 0 but not {pw}"
-    return f"including both 0 and {pw}"
+def _verdict_word(e):
+    """The verdict of effect ``e`` (an ordering or a control) as one italic word or two:
+    *holds*, *reversed* or *not resolved* for an ordering; *lower*, *higher* or *not resolved*
+    for a control (it has no paper ordering)."""
+    if e["p_holm"] is None or e["p_holm"] >= ALPHA:
+        return "*not resolved*"
+    return f"*{_word(e)}*"
 
 
-HOLM_CLAUSE = ("a correction for testing several differences at once: the smallest of k "
-               "p-values is multiplied by k, the next by k − 1, and so on")
+def _holm_effect(e, paper=True):
+    """'−0.07 pp [−0.17, +0.02], Holm p 0.079: *not resolved*' and, with ``paper``, what the
+    interval says of the paper's difference. No claim that an unadjusted interval excludes 0
+    (the verdict is Holm's)."""
+    text = (f"{_pp(e['diff'])} pp {_ci_pp(e['ci'])}, Holm p {_p(e['p_holm'])}: "
+            f"{_verdict_word(e)}")
+    if paper and e["paper"] is not None:
+        out = excluded(e)[1]
+        text += (f"; the interval {'excludes' if out else 'holds'} the paper's "
+                 f"{_pp(e['paper'])} pp")
+    return text
 
 
-def _holm_words(e):
-    """The Holm verdict of ordering ``e`` in words, with its corrected p; the notebook's first
-    use, so Holm's correction and *not resolved* are defined here."""
-    fam = f"for the paper's three orderings at a width ({HOLM_CLAUSE})"
-    if e["p_holm"] is not None and e["p_holm"] < ALPHA:
-        return f"it *{e['verdict']}* after Holm's correction {fam} (Holm p {_p(e['p_holm'])})"
-    return (f"{'yet ' if excluded(e)[0] else ''}after Holm's correction {fam} its p is "
-            f"{_p(e['p_holm'])}, not below {ALPHA:g}, so this ordering is *not resolved*: these "
-            "seeds do not settle it")
+def vs_paper(rec, key, W):
+    """Our mean test error of method ``key`` at width ``W`` (summary ``rec``) minus the paper's
+    Table 1 value: {n, mean, diff, ci (of the difference; None below two seeds), paper}; None
+    without the row or the paper's value."""
+    r, paper = story_rows(rec).get((key, W)), PAPER_TABLE1.get(key, {}).get(W)
+    if not r or paper is None:
+        return None
+    m = stats.mean_ci(r["test_error"])
+    return {"n": m["n"], "mean": m["mean"], "diff": m["mean"] - paper, "paper": paper,
+            "ci": None if not m["ci"] else [m["ci"][0] - paper, m["ci"][1] - paper]}
+
+
+def _vs_paper_words(v):
+    return (f"{_pp(v['diff'])} pp {_ci_pp(v['ci'])}" if v["ci"] else
+            f"{_pp(v['diff'])} pp (one seed: no interval)")
 
 
 def answer(paper_rec, adam_rec, widths=""):
     """The notebook's answer, every number from the summaries: a lead sentence, then three
-    bullets at the smallest width both recipes ran with two seeds or more: the paper's protocol
-    (``widths``: the posterior diagnostics' clause, helpers.posterior_diagnostics.answer_words,
-    '' when the widths learned), the scale mixture minus SGD with its interval; the Adam recipe,
-    the same with Holm's verdict; the control (BBB minus SGD trained on for the same epochs)
-    at every width it ran, with how many of its intervals hold 0. Each interval beside the
-    paper's difference and what it excludes; each term defined where it first appears. ''
-    when no width has both."""
+    parts at the smallest width both recipes ran with two seeds or more. (a) The paper's
+    protocol: ``widths`` (the posterior diagnostics' clause, '' when the widths learned), the
+    scale mixture against the paper's value, mixture − Gaussian and mixture − SGD with Holm's
+    verdicts. (b) The Adam recipe: mixture − SGD with Holm's verdict and the widths whose
+    intervals exclude the paper's difference; the warm start's control (BBB minus SGD trained
+    on) at every width with its Holm verdict. (c) Plain SGD against the paper's SGD: the Adam
+    recipe's at every width, the paper protocol's at the answer's width, each with the
+    interval of our mean minus the paper's value. Terms are defined in the cell above it.
+    '' when no width has both."""
+    from .report import and_list
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
     if W is None:
@@ -1065,38 +1098,63 @@ def answer(paper_rec, adam_rec, widths=""):
     verdict = ("Neither recipe gives BBB the paper's margin over SGD" if all(ex) else
                "One recipe's seeds rule out the paper's margin over SGD, the other's do not"
                if any(ex) else "Within our intervals, both recipes agree with the paper's margin")
-    lines = [f"**The answer.** {verdict}. The paper's claim at 2×{W}: the scale-mixture BBB's "
-             f"test error minus plain SGD's is {_pp(e1['paper'])} pp (percentage points). "
-             "Ours, with the 95% t-interval of the seed-paired mean difference:", ""]
-    fixed = (f": {widths}. " if widths else ". ")
+    lines = [f"**The answer.** {verdict}. The paper's claim at 2×{W}: scale-mixture BBB's test "
+             f"error minus plain SGD's is {_pp(e1['paper'])} pp. Ours, in three parts (each a "
+             "difference in test error with its 95% interval):", ""]
     n_ep = max([r.get("epochs") or 0 for r in (paper_rec or {}).get("rows", [])] or [0])
-    lines.append("- **The paper's protocol** (plain SGD on the summed cost, as §3.2 writes it)"
-                 f"{fixed}Mixture − SGD "
-                 f"{_pp(e1['diff'])} pp {_ci_pp(e1['ci'])} ({e1['n']} seeds), {_excl_words(e1)}."
-                 + (f" The {n_ep}-epoch runs reported here did not record σ, so that rerun "
-                    "is the evidence for them." if widths and n_ep else ""))
-    lines.append(f"- **The Adam recipe** (with a *warm start*: BBB's means start at a trained "
-                 f"SGD network): mixture − SGD {_pp(e2['diff'])} pp {_ci_pp(e2['ci'])} "
-                 f"({e2['n']} seeds), {_excl_words(e2)}; {_holm_words(e2)}.")
+    part = ("- **(a) The paper's protocol** (plain SGD on the summed cost, as §3.2 writes it"
+            + (f", {n_ep} epochs" if n_ep else "") + ")" + (f": {widths}. " if widths else ". "))
+    mix = vs_paper(paper_rec, "bbb_mixture", W)
+    if mix:
+        worse = bool(mix["ci"]) and mix["ci"][0] > 0
+        part += (f"The scale mixture's test error, {100 * mix['mean']:.2f}% ({mix['n']} seeds), "
+                 f"is {'worse than' if worse else 'beside'} the paper's "
+                 f"{100 * mix['paper']:.2f}%: {_vs_paper_words(mix)}. ")
+    g = ep.get((W, "bbb_mixture", "bbb_gaussian"))
+    if g and g["ci"]:
+        part += f"Mixture − Gaussian prior {_holm_effect(g)}. "
+    part += f"Mixture − SGD {_holm_effect(e1)}."
+    lines.append(part)
+    far = [V for (V, a, b), e in sorted(ea.items()) if (a, b) == ("bbb_mixture", "sgd")
+           and e["ci"] and excluded(e)[1]]
+    warm = [r for r in (adam_rec or {}).get("rows", []) if r["key"] == "bbb_mixture"]
+    warm = bool(warm) and all((r.get("recipe") or {}).get("init_from") for r in warm)
+    part = ("- **(b) The Adam recipe** (section 1" + ("; its scale mixture starts warm" if warm
+                                                        else "") + "): "
+            f"mixture − SGD {_holm_effect(e2, paper=False)} at 2×{W} ({e2['n']} seeds)")
+    if far:
+        part += (f"; the interval excludes the paper's difference at "
+                 f"{and_list([f'2×{V}' for V in far])}")
+    part += "."
     ctl = [(V, e) for (V, a, b), e in sorted(ea.items()) if b == "sgd_continued" and e["ci"]]
     if ctl:
-        from .report import and_list
-        held = [V for V, e in ctl if not excluded(e)[0]]
-        out = [V for V, e in ctl if excluded(e)[0]]
-        text = ("- **The control**: the warm start's SGD network trained on for as many epochs "
-                "without the Bayesian part (*SGD trained on*); BBB minus it "
-                + "; ".join(f"{_pp(e['diff'])} pp {_ci_pp(e['ci'])} at 2×{V}" for V, e in ctl)
-                + f". The interval holds 0 at {len(held)} of {len(ctl)} widths")
-        if held:
-            text += (f" ({and_list([f'2×{V}' for V in held])}): there BBB does no better than "
-                     "the extra epochs give SGD")
-        if out:
-            alone = [V for V, e in ctl if excluded(e)[0] and not (
-                e["p_holm"] is not None and e["p_holm"] < ALPHA)]
-            text += (f"; at {and_list([f'2×{V}' for V in out])} it excludes 0"
-                     + (" (unadjusted; not after Holm's correction for the two controls)"
-                        if alone == out else ""))
-        lines.append(text + ".")
+        won = [V for V, e in ctl if e["p_holm"] is not None and e["p_holm"] < ALPHA
+               and e["diff"] < 0]
+        part += (" Against its control, SGD trained on for as many epochs, BBB minus it is "
+                 + "; ".join(f"{_pp(e['diff'])} pp {_ci_pp(e['ci'])} at 2×{V} (Holm p "
+                             f"{_p(e['p_holm'])})" for V, e in ctl)
+                 + (": at no width is BBB resolved lower than SGD given the same extra "
+                    "epochs." if not won else
+                    f": BBB is *lower* at {and_list([f'2×{V}' for V in won])}."))
+    lines.append(part)
+    sgd = [(V, vs_paper(adam_rec, "sgd", V)) for V in sorted({w for _, w in story_rows(adam_rec)})]
+    sgd = [(V, v) for V, v in sgd if v and v["ci"]]
+    if sgd:
+        below = [V for V, v in sgd if v["ci"][1] < 0]
+        margin = {V: paper_difference("bbb_mixture", "sgd", V) for V, _ in sgd}
+        most = all(margin[V] is not None and v["diff"] < 0.5 * margin[V] for V, v in sgd)
+        part = ("- **(c) " + ("The paper's SGD baseline was weak" if len(below) == len(sgd)
+                              else "Our SGD against the paper's") + ".** The Adam recipe's plain "
+                "SGD minus the paper's SGD: " + "; ".join(
+                    f"{_vs_paper_words(v)} at 2×{V}" for V, v in sgd) + ".")
+        if most:
+            part += (" At every width that is more than half of the paper's margin of the "
+                     "scale mixture over SGD: a modern SGD baseline leaves BBB little to gain.")
+        own = vs_paper(paper_rec, "sgd", W)
+        if own:
+            part += (f" Trained as the paper says, our SGD is {_vs_paper_words(own)} from the "
+                     f"paper's at 2×{W}.")
+        lines.append(part)
     return "\n".join(lines)
 
 
@@ -1108,80 +1166,51 @@ def _word(e):
     return e["verdict"]
 
 
-def resolved_words(paper_rec, adam_rec):
-    """Markdown: which comparisons the Holm-corrected tests resolve (Holm p < alpha), per recipe,
-    which mixture − dropout rows are comparable, and, for the rest, that their intervals are
-    the result."""
-    out, comp = [], []
-    for name, rec in (("paper", paper_rec), ("adam", adam_rec)):
-        eff = effects(rec)
-        got = [f"{words} at 2×{W} (*{_word(e)}*, Holm p {_p(e['p_holm'])})"
-               for (W, a, b), e in eff.items() for x, y, words, _ in STORY_CLAIMS
-               if (x, y) == (a, b) and e["p_holm"] is not None and e["p_holm"] < ALPHA]
-        out.append(f"{RECIPES[name][:1].upper() + RECIPES[name][1:]}: "
-                   + ("; ".join(got) if got else "none") + ".")
-        comp += [e for e in eff.values() if e["family"] == "comparable" and e["ci"]]
-    yes = sum(e["verdict"] == "comparable" for e in comp)
-    return ("**Resolved after Holm's correction** (Holm p below α = 0.05; for the paper's "
-            "orderings a negative difference means its order *holds*, a positive one that it is "
-            "*reversed*; a control has no paper ordering, so BBB is *lower* or *higher* than it). "
-            + " ".join(out) + " Every other ordering and control is *not resolved* at its seeds, "
-            "and its interval is the result: it says which differences the seeds rule out. "
-            f"Mixture − dropout is *comparable* in {yes} of the {len(comp)} rows with an "
-            f"interval (the interval must lie inside ±{100 * STORY_MARGIN:g} pp).")
-
-
-def _group(items):
-    """{'comparison': [widths]} -> 'comparison at 2×400 and 2×800; ...'."""
-    from .report import and_list
-    return "; ".join(f"{k} at {and_list([f'2×{W}' for W in v])}" for k, v in items.items())
-
-
-def takeaways(paper_rec, adam_rec, diagnostics_words=""):
-    """Markdown bullets that follow from the tables, every number from the summaries: the
-    paper's central gap (scale mixture − SGD) per recipe and width with its interval; the other
-    paper differences the intervals exclude; the warm start's control; SGD against the paper's
-    SGD; ``diagnostics_words`` (the posterior diagnostics' reading), if given, first."""
-    out = ["- " + diagnostics_words] if diagnostics_words else []
-    for name, rec in (("paper", paper_rec), ("adam", adam_rec)):
-        eff = effects(rec)
-        main = [f"{_pp(e['diff'])} pp {_ci_pp(e['ci'])} at 2×{W} ({e['n']} seeds; the paper "
-                f"{_pp(e['paper'])})" for (W, a, b), e in eff.items()
-                if (a, b) == ("bbb_mixture", "sgd") and e["ci"] and e["paper"] is not None]
-        if not main:
-            continue
-        out_ = {}
-        for (W, a, b), e in eff.items():
-            if (a, b) != ("bbb_mixture", "sgd") and excluded(e)[1]:
-                words = next(w for x, y, w, _ in STORY_CLAIMS if (x, y) == (a, b))
-                out_.setdefault(words, []).append(W)
-        out.append(f"- **Scale mixture − SGD, {RECIPES[name]}:** " + "; ".join(main) + "."
-                   + ("" if not out_ else " The paper's difference also lies outside the "
-                      f"interval for {_group(out_)}."))
-    ea = effects(adam_rec)
-    ctl = [f"{_pp(e['diff'])} pp {_ci_pp(e['ci'])} at 2×{W}" for (W, a, b), e in ea.items()
-           if b == "sgd_continued" and e["ci"]]
-    if ctl:
-        held = sum(not excluded(e)[0] for (W, a, b), e in ea.items()
-                   if b == "sgd_continued" and e["ci"])
-        out.append("- **Warm-started BBB minus SGD trained on for the same epochs** (Adam "
-                   "recipe): " + "; ".join(ctl) + f". The interval holds 0 at {held} of "
-                   f"{len(ctl)} widths: there, what BBB gains over SGD is no more than what the "
-                   "extra epochs give SGD.")
-    by = story_rows(adam_rec)
-    sgd, below = [], 0
-    for (k, W), r in sorted(by.items(), key=lambda kv: kv[0][1]):
-        if k != "sgd" or PAPER_TABLE1["sgd"].get(W) is None:
-            continue
-        m = stats.mean_ci(r["test_error"])
-        sgd.append(f"{_pp(m['mean'] - PAPER_TABLE1['sgd'][W])} pp at 2×{W}")
-        below += bool(m["ci"]) and m["ci"][1] < PAPER_TABLE1["sgd"][W]
-    if sgd:
-        out.append(("- **Our plain SGD beats the paper's** (" if below == len(sgd) else
-                    "- **Our plain SGD against the paper's** (")
-                   + "the Adam recipe's SGD minus the paper's SGD: " + ", ".join(sgd) + f"; the 95% interval of our mean lies "
-                   f"below the paper's value at {below} of {len(sgd)} widths)"
-                   + (", which leaves BBB less to improve on." if below else "."))
+def takeaways(paper_rec, adam_rec, widths_fixed=False):
+    """Markdown bullets: the answer's three parts in words, without its numbers (each result is
+    given once, in the answer and section 2), with pointers to where each is shown. Each bullet
+    follows the summaries: (a) whether the paper protocol's scale mixture is worse than the
+    paper's value and than the Gaussian prior (``widths_fixed``: the diagnostics found that its
+    widths did not learn); (b) whether any width resolves the Adam recipe's BBB below SGD
+    or below its control; (c) whether the Adam recipe's SGD lies below the paper's at every
+    width."""
+    ep, ea = effects(paper_rec), effects(adam_rec)
+    W = _width_with_both(ep, ea)
+    out = []
+    if W is not None:
+        mix = vs_paper(paper_rec, "bbb_mixture", W)
+        worse = bool(mix and mix["ci"]) and mix["ci"][0] > 0
+        g = ep.get((W, "bbb_mixture", "bbb_gaussian"))
+        rev = bool(g and g["p_holm"] is not None and g["p_holm"] < ALPHA and g["diff"] > 0)
+        what = [w for w, x in (("than the paper reports", worse),
+                               ("than the Gaussian prior, reversing the paper's ordering", rev))
+                if x]
+        if widths_fixed or what:
+            out.append("- **The paper's protocol, as run here"
+                       + (", does not test a learned posterior**: its widths did not learn "
+                          "(section 3)" if widths_fixed else "**")
+                       + (("; its" if widths_fixed else ": its") + " scale mixture is worse "
+                          + " and ".join(what) if what else "")
+                       + " (answer, part a; section 2).")
+    res = [e for (V, a, b), e in ea.items() if b in ("sgd", "sgd_continued") and a == "bbb_mixture"
+           and e["p_holm"] is not None and e["p_holm"] < ALPHA and e["diff"] < 0]
+    if ea:
+        out.append("- **With a modern recipe, " + ("BBB is resolved below neither SGD nor SGD "
+                   "given the same extra epochs, at any width**"
+                   if not res else "BBB is resolved below SGD or its control at some width**")
+                   + " (answer, part b; section 2's table and figure give every width).")
+    sgd = [(V, vs_paper(adam_rec, "sgd", V)) for V in sorted({w for _, w in story_rows(adam_rec)})]
+    sgd = [(V, v) for V, v in sgd if v and v["ci"]]
+    if sgd and all(v["ci"][1] < 0 for _, v in sgd):
+        most = all((paper_difference("bbb_mixture", "sgd", V) or 0) < 0
+                   and v["diff"] < 0.5 * paper_difference("bbb_mixture", "sgd", V) for V, v in sgd)
+        out.append("- **The paper's margin was measured against a weak SGD baseline**: a modern "
+                   "SGD is better than the paper's at every width"
+                   + (", by more than half of the paper's margin of BBB over SGD" if most else "")
+                   + " (answer, part c).")
+    out.append("- Figure 2 (section 4) shows the paper-protocol runs' training curves, Figure 3 "
+               "(section 5) the weights under both recipes; section 6 compares BBB's two ways "
+               "of predicting.")
     return "\n".join(out)
 
 
@@ -1192,8 +1221,10 @@ def figure3_runs(runs, panels=None):
     ``panels``: [(title, runs)] instead, one panel each side by side on shared axes."""
     import matplotlib.pyplot as plt
     panels = panels or [(None, runs)]
-    fig, axes = plt.subplots(1, len(panels), figsize=(7.0 * len(panels), 4.6), squeeze=False,
-                             sharey=True)
+    fig, axes = plt.subplots(1, len(panels) + 1, figsize=(7.0 * len(panels) + 4.2, 4.6),
+                             squeeze=False, gridspec_kw={"width_ratios": [1] * len(panels) + [0.5]})
+    for ax in axes[0][1:len(panels)]:
+        ax.sharey(axes[0][0])
     for ax, (title, rs) in zip(axes[0], panels):
         lo = hi = None
         for key in METHODS:
@@ -1219,8 +1250,37 @@ def figure3_runs(runs, panels=None):
                      "(BBB: one sample w ~ q)", fontsize=10)
         ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     axes[0][0].set_ylabel("density (log scale)")
+    _beyond_panel(axes[0][-1], panels)
     fig.tight_layout()
     return fig
+
+
+def _beyond_panel(ax, panels):
+    """Figure 3's last panel: each network's share of weights beyond its histogram's range (the
+    mass the density panels cannot draw), a bar per recipe and method on a linear axis in
+    percent, its value written beside it."""
+    labels, vals, cols, lim = [], [], [], None
+    for title, rs in panels:
+        for key in METHODS:
+            r = rs.get(key)
+            if not r:
+                continue
+            h = r["metrics"]["weight_histogram"]
+            lim = h["hi"]
+            labels.append(f"{METHOD_LABELS[key]}\n({title})" if title else METHOD_LABELS[key])
+            vals.append(100 * h["outside"] / h["total"])
+            cols.append(OKABE_ITO[key])
+    y = list(range(len(vals)))
+    ax.barh(y, vals, color=cols)
+    top = max(vals + [1.0])
+    for i, v in zip(y, vals):
+        ax.text(v + 0.02 * top, i, f"{_share(v / 100)}%", va="center", fontsize=7)
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.25 * top)
+    ax.set_xlabel("share of weights (%)")
+    ax.set_title(f"beyond ±{lim:g}: the mass\nthe density panels cannot draw", fontsize=10)
 
 
 def _share(x):
@@ -1308,10 +1368,15 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
         parts.append(f"At most {100 * out[top]:.2g}% of a network's weights lie beyond the "
                      f"plotted range ({METHOD_LABELS[top]}): the figure hides no visible mass.")
     else:
-        parts.append(f"{100 * out[top]:.2g}% of the {METHOD_LABELS[top]} sample lies beyond "
-                     f"±{hists[top]['hi']:g}, outside the plotted range: the run records its "
-                     "histogram only that far, so this mass is counted (legend and table), not "
-                     "drawn.")
+        text = (f"{100 * out[top]:.2g}% of the {METHOD_LABELS[top]} sample lies beyond "
+                f"±{hists[top]['hi']:g}, outside the density panel: the run records its "
+                "histogram only that far, so the right-hand panel draws this mass as a share.")
+        sp = (runs[top].get("config") or {}).get("prior_sigma")
+        if top == "bbb_gaussian" and sp:
+            text += (f" Why so wide: its prior N(0, {sp:g}²) is far wider than the weights SGD "
+                     "learns, and wherever the data pin a weight down little, the KL term pulls "
+                     "q(w) towards that prior, so a sample of such a weight spreads with it.")
+        parts.append(text)
     return header, rows, " ".join(parts)
 
 
@@ -1460,7 +1525,7 @@ def adam_records(adam_rec, root=None):
 
 PREDICTOR_HEADER = ["recipe", "method", "width", "seeds", "validation chose the posterior mean",
                     "test error: posterior mean / average of samples (mean over seeds)",
-                    "the average lower on test"]
+                    "posterior mean − average (pp), 95% interval", "the average lower on test"]
 
 
 def predictor_summary(groups):
@@ -1483,8 +1548,13 @@ def predictor_summary(groups):
                 better = sum(v["test_error_ensemble"] < v["test_error_mean_weights"] for v in x)
                 tm = statistics.fmean(v["test_error_mean_weights"] for v in x)
                 ta = statistics.fmean(v["test_error_ensemble"] for v in x)
+                d = stats.paired_t([v["test_error_mean_weights"] for v in x],
+                                   [v["test_error_ensemble"] for v in x])
                 rows.append([name, METHOD_LABELS[m], f"2×{H}", str(len(x)), f"{mean} of {len(x)}",
-                             f"{100 * tm:.2f} / {100 * ta:.2f}%", f"{better} of {len(x)}"])
+                             f"{100 * tm:.2f} / {100 * ta:.2f}%",
+                             f"{_pp(d['mean_diff'])} {_ci_pp(d['ci'])}" if d["ci"] else
+                             f"{_pp(d['mean_diff'])} (one seed: no interval)",
+                             f"{better} of {len(x)}"])
         if runs:
             mean = sum(v["predictor"] == "mean_weights" for v in runs)
             better = sum(v["test_error_ensemble"] < v["test_error_mean_weights"] for v in runs)
@@ -1515,7 +1585,26 @@ def table1_footnote(groups):
                            f"rule picked the average of sampled networks on {avg} of {len(x)} "
                            f"seeds; with the posterior mean on every seed its test error is "
                            f"{100 * pm['mean']:.2f}{sd}% ({pm['n']}).")
-    return ("**Note on the predictor.** " + " ".join(out)) if out else ""
+    return ("**Where the rule picked the average.** " + " ".join(out)) if out else ""
+
+
+def warm_start_sentence(adam_rec):
+    """Which BBB rows of the Adam recipe (summary ``adam_rec``, each row's ``recipe``) start
+    warm, by method and width, with the term defined; '' when none does."""
+    from .report import and_list
+    warm = {}
+    for r in sorted((adam_rec or {}).get("rows", []), key=lambda r: r["H"]):
+        if r["key"] in METHODS and (r.get("recipe") or {}).get("init_from"):
+            warm.setdefault(r["key"], []).append(paper_width(adam_rec, r["H"]))
+    if not warm:
+        return ""
+    every = {W for _, W in story_rows(adam_rec)}
+    parts = [f"{METHOD_LABELS[k].split(', ')[-1]} at "
+             + ("every width" if set(Ws) == every and len(Ws) > 1 else and_list([f"2×{W}" for W in Ws]))
+             for k, Ws in sorted(warm.items(), key=lambda kv: -len(kv[1]))]
+    return ("The search chose a **warm start** (BBB's means μ start from an SGD network trained "
+            f"first) for the {' and for the '.join(parts)}. The recipe each method and width "
+            "got, from the search on validation:")
 
 
 def figure3_panels(paper_runs, adam_rec, root=None):

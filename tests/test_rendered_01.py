@@ -264,36 +264,50 @@ def test_excludes_names_what_the_interval_rules_out():
 def test_the_answer_follows_the_planted_effects():
     small = T.answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
     assert small.startswith("**The answer.** Neither recipe gives BBB the paper's margin over "
-                            "SGD. The paper's claim at 2×400: the scale-mixture BBB's test error "
-                            "minus plain SGD's is −0.47 pp (percentage points).")
+                            "SGD. The paper's claim at 2×400: scale-mixture BBB's test error "
+                            "minus plain SGD's is −0.47 pp.")
     bullets = [line for line in small.split("\n") if line.startswith("- ")]
-    assert [b.split("**")[1] for b in bullets] == ["The paper's protocol", "The Adam recipe",
-                                                   "The control"]
-    assert "(3 seeds), excluding 0 and the paper's −0.47 pp." in bullets[0]
-    assert "(5 seeds), excluding 0 and the paper's −0.47 pp; it *holds* after Holm's correction " \
-        "for the paper's three orderings at a width" in bullets[1]
-    assert "(a correction for testing several differences at once: the smallest of k p-values " \
-        "is multiplied by k" in bullets[1]  # Holm defined where the answer first uses it
-    assert "*warm start*: BBB's means start at a trained SGD network" in bullets[1]
+    assert [b.split("**")[1] for b in bullets] == ["(a) The paper's protocol",
+                                                   "(b) The Adam recipe",
+                                                   "(c) The paper's SGD baseline was weak."]
     assert "plain SGD on the summed cost" in bullets[0]
-    assert "at 2×400. The interval holds 0 at 1 of 1 widths (2×400): there BBB does no better " \
-        "than the extra epochs give SGD." in bullets[2]
+    # (a): the mixture against the paper's value, then Holm's verdicts with their intervals
+    assert "The scale mixture's test error, 1.74% (3 seeds), is worse than the paper's 1.36%: " \
+        "+0.38 pp [" in bullets[0]
+    assert "Mixture − Gaussian prior −0.01 pp [" in bullets[0]
+    assert "Mixture − SGD −0.05 pp [−0.07, −0.04], Holm p 0.0082: *holds*; the interval " \
+        "excludes the paper's −0.47 pp." in bullets[0]
+    # (b): Holm's verdict, never "excluding 0"; the control at each width with its Holm p
+    assert "mixture − SGD −0.04 pp [−0.05, −0.03], Holm p 0.001: *holds* at 2×400 (5 seeds); " \
+        "the interval excludes the paper's difference at 2×400." in bullets[1]
+    assert "at 2×400 (Holm p 0.7): at no width is BBB resolved lower than SGD given the same " \
+        "extra epochs." in bullets[1]
+    assert "excluding 0" not in small
+    # (c): our SGD minus the paper's, with the interval of our mean
+    assert "The Adam recipe's plain SGD minus the paper's SGD: −0.03 pp [−0.05, −0.01] at " \
+        "2×400." in bullets[2] and "more than half" not in bullets[2]
+    assert "Trained as the paper says, our SGD is −0.03 pp [" in bullets[2]
     big = T.answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
     assert big.startswith("**The answer.** One recipe's seeds rule out the paper's margin over "
                           "SGD, the other's do not.")
-    assert "excluding 0 but not the paper's −0.47 pp." in big
-    assert "The interval holds 0 at 0 of 1 widths; at 2×400 it excludes 0" in big
+    assert "is beside the paper's 1.36%: −0.03 pp [" in big
+    assert "*holds*; the interval holds the paper's −0.47 pp." in big
+    assert "(Holm p < 0.001): BBB is *lower* at 2×400." in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
-    # the widths' finding in the paper's protocol bullet, which then says what its rows test
+    # the widths' finding in the paper's protocol bullet
     led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), "sigma did not learn")
-    assert "writes it): sigma did not learn. Mixture − SGD" in led
+    assert "writes it): sigma did not learn. The scale mixture's" in led
     paper = _planted(-0.0006)
     for r in paper["rows"]:
         r["epochs"] = 600
-    assert "The 600-epoch runs reported here did not record σ" in T.answer(
+    assert "as §3.2 writes it, 600 epochs): sigma" in T.answer(
         paper, _planted(-0.0005, n=5), "sigma did not learn")
-    assert "did not record σ" not in small and "The control" not in led
+    assert "Against its control" not in led
     assert not any(w in led for w in ("will ", "not yet"))
+    # the SGD bullet says "weak" only when every width's interval lies below the paper's SGD
+    same = _planted(-0.0006, n=5)
+    same["rows"][0]["test_error"] = [0.0183, 0.0185, 0.0181, 0.0184, 0.0182]
+    assert "**(c) Our SGD against the paper's.**" in T.answer(_planted(-0.0006), same)
 
 
 def test_intervals_show_enough_decimals_to_read_what_they_exclude():
@@ -308,11 +322,12 @@ def test_controls_read_lower_or_higher_and_comparability_per_row():
     rec["rows"].append(_srow("bbb_random_start", 400,
                              [m + 0.004 + 0.00002 * i for i, m in
                               enumerate(rec["rows"][1]["test_error"])]))
-    words = T.resolved_words(_summary([]), rec)
-    assert "mixture − mixture from a random start (control) at 2×400 (*lower*, Holm p" in words
-    assert "(*holds*, Holm p" in words  # the orderings keep their words
-    assert "Mixture − dropout is *comparable* in 0 of the 1 rows with an interval" in words
     rows = T.effects_rows(_summary([]), rec)[1]
+    ctl = next(r for r in rows if r[1] == "mixture − mixture from a random start (control)")
+    assert ctl[5].endswith(": *lower*")
+    assert next(r for r in rows if r[1] == "mixture − SGD")[5].endswith(": *holds*")
+    gauss = next(r for r in rows if r[1] == "mixture − Gaussian")
+    assert gauss[5].endswith(": *not resolved*") or gauss[5].endswith(": *holds*")
     md = next(r for r in rows if r[1] == "mixture − dropout")
     assert md[5].endswith(": not shown comparable (the interval leaves ±0.1 pp)")
     same = _planted(-0.0006, n=5)
@@ -321,6 +336,15 @@ def test_controls_read_lower_or_higher_and_comparability_per_row():
     md = next(r for r in T.effects_rows(_summary([]), same)[1] if r[1] == "mixture − dropout")
     assert md[5].endswith(": comparable (the interval lies inside ±0.1 pp)")
     assert "95% interval (unadjusted)" in T.effects_rows(_summary([]), same)[0][5]
+
+
+def test_comparable_margin_words_read_the_papers_differences():
+    words = T.comparable_margin_words()
+    assert words.startswith("**The ±0.1 pp margin of *comparable*** (10 of the 10,000 test "
+                            "images)")
+    assert "−0.15 pp at 2×400; +0.01 pp at 2×800; −0.04 pp at 2×1200." in words
+    assert "At 2×400 the paper's own difference falls outside the margin" in words
+    assert "test images" in T.comparable_margin_words(n_test=5000)
 
 
 def test_table_and_effect_rows_follow_the_summaries():
@@ -338,22 +362,25 @@ def test_table_and_effect_rows_follow_the_summaries():
     assert all("one seed: no interval" in r[3] for r in one)
 
 
-def test_resolved_words_and_takeaways_follow_the_tests():
-    clear, unclear = _planted(-0.004, n=5), _planted(-0.0001, n=3)
-    words = T.resolved_words(clear, unclear)
-    assert "The paper's protocol: mixture − Gaussian" in words
-    assert "; mixture − SGD at 2×400 (*holds*, Holm p < 0.001)" in words
-    assert "Adam recipe: none." in words
-    text = T.takeaways(clear, _planted(-0.0006, n=5, continued=0.0), "a diagnostics line")
-    assert "**Scale mixture − SGD, the paper's protocol:**" in text
-    assert "The interval holds 0 at 1 of 1 widths" in text
-    assert text.startswith("- a diagnostics line\n")  # the widths' finding first
-    assert "**Our plain SGD beats the paper's**" in text  # planted SGD: 1.80 % < 1.83 %
-    assert "lies below the paper's value at 1 of 1 widths), which leaves BBB" in text
+def test_takeaways_point_to_the_answer_without_its_numbers():
+    clear = _planted(-0.004, n=5)
+    text = T.takeaways(clear, _planted(-0.0006, n=5, continued=0.0), widths_fixed=True)
+    bullets = text.split("\n")
+    assert bullets[0].startswith("- **The paper's protocol, as run here, does not test a learned "
+                                 "posterior**: its widths did not learn (section 3); its scale "
+                                 "mixture is worse than the paper reports")
+    assert "(answer, part a; section 2)" in bullets[0]
+    assert "BBB is resolved below SGD or its control at some width" in bullets[1]
+    assert "**The paper's margin was measured against a weak SGD baseline**" in text
+    assert not any(x in text for x in ("pp", "%", "[", "Holm p"))  # no result repeated
+    unclear = _planted(-0.0001, n=5, continued=0.0)
+    text = T.takeaways(_planted(-0.0006), unclear, widths_fixed=False)
+    assert "does not test a learned posterior" not in text
+    assert "- **The paper's protocol, as run here**: its scale mixture is worse" in text
+    assert "BBB is resolved below neither SGD nor SGD given the same extra epochs" in text
     same = _planted(-0.0006, n=5)
     same["rows"][0]["test_error"] = [0.0183, 0.0185, 0.0181, 0.0184, 0.0182]
-    text = T.takeaways(_summary([]), same)
-    assert "**Our plain SGD against the paper's**" in text and "at 0 of 1 widths)." in text
+    assert "weak SGD baseline" not in T.takeaways(_summary([]), same)
 
 
 def test_weight_shares_say_what_lies_beyond_the_plotted_range():
@@ -364,8 +391,12 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
                 "config": {"seed": 0, "H": 400}}
     head, rows, words = T.weight_share_rows({"sgd": rec(2), "bbb_gaussian": rec(0)})
     assert rows[0][3] == "2% (beyond ±0.3)" and rows[1][3] == "0% (beyond ±0.3)"
-    assert "2% of the SGD, no regularisation sample lies beyond ±0.3, outside the plotted " \
-        "range" in words and "counted (legend and table), not drawn." in words
+    assert "2% of the SGD, no regularisation sample lies beyond ±0.3, outside the density " \
+        "panel" in words and "the right-hand panel draws this mass as a share." in words
+    assert "Why so wide" not in words  # only for the Gaussian prior, from its prior's sigma
+    g = {**rec(9), "config": {"seed": 0, "H": 400, "prior_sigma": 1.0}}
+    assert "Why so wide: its prior N(0, 1²) is far wider" in T.weight_share_rows(
+        {"sgd": rec(0), "bbb_gaussian": g})[2]
     assert words.startswith("Beyond ±0.1: 4.00% (SGD, no regularisation), 2.00% (BBB, "
                             "Gaussian prior). Neither BBB sample has wider tails")
     assert "dips at 0" not in words  # no scale mixture here
@@ -400,16 +431,22 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
     fig = T.figure3_runs({"sgd": rec(2), "bbb_gaussian": rec(0)})
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert labels[0].endswith("(beyond ±0.3: 2%)") and fig.axes[0].get_xlim() == (-0.3, 0.3)
+    bars = fig.axes[-1]  # the mass beyond the range, drawn as a share of each network
+    assert len(fig.axes) == 2 and [p.get_width() for p in bars.patches] == [2.0, 0.0]
+    assert bars.get_xlim()[1] >= 2.0
 
 
-def test_curve_and_predictor_words_follow_the_records():
+def test_curve_rows_and_predictor_words_follow_the_records():
     row = {"key": "sgd", "H": 400, "test_error_last_100": [0.0180], "test_error_previous_100":
            [0.0181], "test_error_sd_last_100": [0.0005]}
-    assert P.curve_words({"rows": [row]}).endswith("Every curve is flat within its noise.")
+    head, rows, words = P.curve_rows({"rows": [row]})
+    assert rows == [["SGD, no regularisation", "2×400", "1", "−0.010", "0.050", "yes"]]
+    assert words.endswith("Every curve is flat within its noise: over the last 100 epochs the "
+                          "mean moved less than the test error's epoch-to-epoch sd.")
     falling = {**row, "test_error_last_100": [0.0170]}
-    words = P.curve_words({"rows": [falling]})
-    assert "plain SGD at 2×400 −0.110 pp" in words and "flat" not in words
-    assert P.curve_words({"rows": [{**row, "test_error_last_100": [None]}]}) == ""
+    head, rows, words = P.curve_rows({"rows": [falling]})
+    assert rows[0][3] == "−0.110" and rows[0][5] == "no" and "Not every curve" in words
+    assert P.curve_rows({"rows": [{**row, "test_error_last_100": [None]}]})[1:] == ([], "")
 
     def run(pred, ens, mean):
         return {"metrics": {"predictor": pred, "test_error_ensemble": ens,
@@ -424,7 +461,12 @@ def test_figure2_gives_each_method_its_panel_and_paper_line_and_clips_nothing():
     hist = [{"test_error": 0.09}] + [{"test_error": 0.018}] * 9
     recs = {m: [{"history": hist}] for m in ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")}
     fig = P.figure2({"widths": [400], "final_epochs": 10}, records=lambda m, H: recs[m])
-    assert len(fig.axes) == 4  # small multiples: one panel per method, nothing drawn over it
+    assert len(fig.axes) == 5  # small multiples: one panel per method, then all four together
+    assert "1 seed per method (no band)" in fig._suptitle.get_text()  # no band promised
+    assert [t.get_text() for t in fig.axes[4].texts] == ["plain SGD", "dropout", "Gaussian prior",
+                                                         "scale mixture"]  # direct labels
+    ys = sorted(t.xyann[1] for t in fig.axes[4].texts)  # four equal curves: labels kept apart
+    assert all(b / a >= 1.12 for a, b in zip(ys, ys[1:]))
     for ax, m in zip(fig.axes, ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")):
         labels = [t.get_text() for t in ax.get_legend().get_texts()]
         assert ax.get_title().startswith(P.LABELS[m])
@@ -434,30 +476,26 @@ def test_figure2_gives_each_method_its_panel_and_paper_line_and_clips_nothing():
     assert lo <= 0.0136 and hi >= 0.09  # the first epoch and every paper line inside
 
 
-def test_posterior_takeaway_follows_the_traces():
+def test_posterior_extrapolation_reads_the_drift_and_says_it_is_one():
     from helpers import posterior_diagnostics as PD
 
-    def run(drift_med, drift_top, s0, s1):
-        layer = lambda s, d, t: {"sigma_q": [s, s, s], "rho_drift_q": [d, t],  # noqa: E731
-                                   "narrow_share": None}
-        return {"trace": [{"layers": {"0": layer(s0, 0, 0)}, "nll": 0.1, "kl": 1.0},
-                          {"layers": {"0": layer(s1, drift_med, drift_top)}, "nll": 0.1,
-                           "kl": 1.0}], "epochs": 50, "val_error": [0.02]}
-    rec = {"settings": {"epochs": 50}, "runs": {
-        "paper protocol, plain SGD, Gaussian": run(0.05, 0.051, 0.0067, 0.0071),
-        "plan v1, Adam, scale mixture (random start)": run(0.5, 3.0, 0.0025, 0.1)}}
-    assert PD.takeaway(rec) == ""  # no paper-protocol scale-mixture run: no shared statistic
-    rec["runs"]["paper protocol, plain SGD, scale mixture"] = run(0.05, 0.051, 0.0067, 0.0072)
-    text = PD.takeaway(rec)
-    assert "σ's 95th percentile went only from 0.0067 to 0.0072 in 50 epochs, every ρ" in text
-    assert "under the Adam recipe from a random start it grew 40-fold" in text and "plan v1" not in text
-    assert text.startswith("**Trained as the paper says, the posterior's widths barely moved**")
-    assert text.endswith("The paper-protocol rows test BBB whose widths, as far as this rerun "
-                         "shows, barely moved.")
-    for k in [k for k in rec["runs"] if "paper" in k]:
-        rec["runs"].pop(k)
-    assert PD.takeaway(rec) == ""
-    assert "plan v1" not in PD.words(PD.display({**rec, "settings": {"epochs": 50, "seed": 0}}))
+    def layer(s, d, t):
+        return {"sigma_q": [s, s, s], "rho_drift_q": [d, t], "narrow_share": None}
+
+    def run(drifts, s0=0.0067):  # rho's drift at its 95th percentile after each epoch
+        return {"trace": [{"epoch": i, "layers": {"0": layer(s0, 0.9 * d, d)}, "nll": 0.1,
+                           "kl": 1.0} for i, d in enumerate(drifts)], "epochs": len(drifts) - 1}
+    steady = {"runs": {"paper protocol, plain SGD, scale mixture": run([0, 0.05, 0.1])}}
+    text = PD.extrapolation(steady, 600)
+    assert text.startswith("**What the 600-epoch runs' widths would be: an extrapolation.**")
+    assert "moved 0.05000 per epoch (steadily: at the middle epoch it had moved half as far)" \
+        in text
+    import math
+    s600 = math.log1p(math.exp(math.log(math.expm1(0.0067)) + 0.05 * 600))
+    assert f"would reach about {s600:.4f}" in text and "not a measurement" in text
+    bent = {"runs": {"paper protocol, plain SGD, scale mixture": run([0, 0.08, 0.1])}}
+    assert "steadily" not in PD.extrapolation(bent, 600) and "600" in PD.extrapolation(bent, 600)
+    assert PD.extrapolation({"runs": {}}, 600) == "" and PD.extrapolation(None, 600) == ""
 
 
 def test_posterior_answer_words_use_the_takeaways_statistic():
@@ -474,7 +512,8 @@ def test_posterior_answer_words_use_the_takeaways_statistic():
         "paper protocol, plain SGD, Gaussian": run(0.05, 0.051, 0.0067, 0.0071),
         "plan v1, Adam, scale mixture (random start)": run(0.5, 3.0, 0.0025, 0.1, 0.9)}}
     text = PD.answer_words(rec)
-    assert text == "BBB's widths σ barely moved in a 50-epoch rerun (section 3)"
+    assert text == ("BBB's widths σ did not learn: in a 50-epoch rerun every ρ moved by about "
+                    "the same small amount, whatever the data (section 3)")
     assert PD.widths_phrase(rec) == "σ's 95th percentile went only from 0.0067 to 0.0071 in 1 epoch"
     assert PD.widths_phrase(PD.display(rec)) == PD.widths_phrase(rec)  # displayed labels too
     assert PD.widths_phrase(None) == "" and not PD.widths_phrase(rec).endswith(".")
@@ -498,7 +537,8 @@ def test_effects_mark_intervals_that_exclude_0_while_holm_does_not_resolve():
     eff = T.effects(rec)[(400, "bbb_mixture", "sgd")]
     assert eff["ci"][1] < 0  # the unadjusted interval excludes 0 ...
     eff = {**eff, "p_holm": 0.06}  # ... and Holm leaves it not resolved
-    assert T.unadjusted_only(eff) and T._effect_cell(eff)[0].endswith("Holm p 0.06 †")
+    assert T.unadjusted_only(eff)
+    assert T._effect_cell(eff)[0].endswith("Holm p 0.06 †: *not resolved*")
     assert not T.unadjusted_only({**eff, "p_holm": 0.01})  # resolved: no mark
     assert not T.unadjusted_only({**eff, "ci": [-0.001, 0.0002]})  # 0 inside: no mark
     clear = _planted(-0.004, n=5)
@@ -545,8 +585,10 @@ def test_predictor_summary_counts_per_recipe():
     b = {"bbb_gaussian": [run("mean_weights", 0.020, 0.016)]}
     head, rows, words = T.predictor_summary([("one", [400], lambda m, H: a.get(m, [])),
                                              ("two", [800], lambda m, H: b.get(m, []))])
-    assert rows[0] == ["one", "BBB, scale mixture prior", "2×400", "2", "1 of 2",
-                       "1.80 / 1.80%", "1 of 2"]
+    assert rows[0][:6] + rows[0][7:] == ["one", "BBB, scale mixture prior", "2×400", "2",
+                                         "1 of 2", "1.80 / 1.80%", "1 of 2"]
+    assert rows[0][6][1:] == "0.00 [−1.27, +1.27]"  # paired by run: −0.1 and +0.1 pp
+    assert rows[1][6] == "−0.40 (one seed: no interval)"  # posterior mean − average, paired
     assert rows[1][:5] == ["two", "BBB, Gaussian prior", "2×800", "1", "1 of 1"]
     assert words == ("One: validation chose the posterior mean for 1 of 2 BBB runs; on the test "
                      "set the average of 10 sampled networks had the lower error in 1 of 2. Two: "
@@ -566,9 +608,10 @@ def test_figure3_panels_hold_both_recipes_on_the_committed_results():
     assert all(runs[m]["config"]["seed"] == 0 and runs[m]["config"]["H"] == max(adam["widths"])
                for m in T.METHODS)
     fig = T.figure3_runs(None, panels * 2)
-    assert len(fig.axes) == 2 and all(ax.get_legend() for ax in fig.axes)
+    assert len(fig.axes) == 3 and all(ax.get_legend() for ax in fig.axes[:2])
+    assert len(fig.axes[2].patches) == 8  # the mass beyond the range: a bar per network
     head, rows, words = T.weight_share_panels(panels)
     assert head[0] == "recipe" and len(rows) == 4 and words.startswith("**Adam recipe.**")
     big = max(r["metrics"]["weight_histogram"]["outside"] / r["metrics"]["weight_histogram"]["total"]
               for r in runs.values())
-    assert ("not drawn" in words) == (big >= 0.001)
+    assert ("the right-hand panel draws this mass" in words) == (big >= 0.001)
