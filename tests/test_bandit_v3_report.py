@@ -484,8 +484,8 @@ def test_unchanged_since_declaration_asks_git(monkeypatch):
         monkeypatch.setattr(R.subprocess, "run", fake(rc))
         assert R.unchanged_since_declaration() is want
     cmd, cwd = calls[0]
-    assert cmd == ["git", "diff", "--quiet", R.ANALYSIS_COMMIT, "--",
-                   "helpers/bandit_v3_report.py", "helpers/stats.py"]
+    assert cmd == ["git", "diff", "--quiet", "-I", "^ANALYSIS_COMMIT = ", R.ANALYSIS_COMMIT,
+                   "--", "helpers/bandit_v3_report.py", "helpers/stats.py"]
     assert cwd == PROJECT_ROOT
 
     def no_git(cmd, **kw):
