@@ -485,7 +485,8 @@ def figure2(s, widths=None, records=None, smooth=25):
     """The paper's Figure 2 under its own protocol, as small multiples (a row per width): a
     panel per method with its test error (posterior-mean weights for BBB) against epoch, the
     mean over seeds with the range of seeds as a band where there are several, and the paper's
-    Table 1 value as a black dashed line with its own legend entry; a last panel per row with
+    Table 1 value as a black dashed line with its own legend entry (legend text at 9 points);
+    a last panel per row with
     the four methods' means together, each a running mean over ``smooth`` epochs in its
     colour-blind-safe colour (Okabe-Ito) and labelled at its end. Log error axis shared by
     every panel, every epoch and every paper value inside it; the title says how many seeds
@@ -529,9 +530,9 @@ def figure2(s, widths=None, records=None, smooth=25):
                         ha="center", va="center", color="0.4")
             if paper is not None:
                 ax.axhline(paper, color="k", ls="--", lw=1.2, zorder=4,
-                           label=f"the paper, {SHORT[method]}: {100 * paper:.2f}%")
+                           label=f"the paper: {100 * paper:.2f}%")
             ax.set_title(f"{LABELS[method]}, 784-{H}-{H}-10", fontsize=9)
-            ax.legend(fontsize=7, loc="upper right")
+            ax.legend(fontsize=9, loc="upper right")
         ax = row[-1]
         if ends:
             keys = list(ends)
@@ -564,7 +565,8 @@ def figure2(s, widths=None, records=None, smooth=25):
         k = "/".join(map(str, n))
         return (f"2×{H}: {k} seed{'s' if n[-1] > 1 else ''} per method"
                 + (" (line: mean, band: range)" if n[-1] > 1 else " (no band)"))
-    fig.suptitle("Test error during training, the paper's protocol. "
+    fig.suptitle("Test error during training, the paper's protocol (BBB: posterior-mean weights "
+                 "μ). "
                  + "; ".join(said(H) for H in widths), fontsize=10)
     fig.tight_layout(rect=(0, 0, 0.97, 1))
     return fig
@@ -611,8 +613,8 @@ def curve_rows(rec):
     over seeds of the test error over the last 100 epochs minus the 100 before, and the
     epoch-to-epoch sd over the last 100 epochs, and whether the change is inside that sd;
     ``words``: whether every curve is flat within its noise. ('', [], '') without curves."""
-    header = ["method", "width", "seeds", "mean test error, last 100 epochs minus the 100 "
-              "before (pp)", "epoch-to-epoch sd, last 100 epochs (pp)", "flat within its noise"]
+    header = ["method", "width", "seeds", "test error, last 100 epochs minus the 100 before (pp)",
+              "epoch-to-epoch sd, last 100 (pp)", "flat within its noise"]
     rows, flat = [], True
     for r in rec["rows"]:
         ends = [(a - b, sd) for a, b, sd in zip(r["test_error_last_100"],
@@ -630,8 +632,8 @@ def curve_rows(rec):
     if not rows:
         return header, [], ""
     return header, rows, ("**Are 600 epochs enough?** " + (
-        "Every curve is flat within its noise: over the last 100 epochs the mean moved less "
-        "than the test error's epoch-to-epoch sd." if flat else
+        "Every curve is flat within its noise: its last 100 epochs moved less than its "
+        "epoch-to-epoch sd." if flat else
         "Not every curve is flat within its noise (the rows marked no)."))
 
 

@@ -99,13 +99,18 @@ def display(rec):
 
 
 def words(rec):
-    """Markdown: per run, sigma's 5-95 % range over all layers at the start and at the end, how
-    far rho moved (the median weight and the 95th percentile, over layers), the narrow prior
-    component's share of the means at the end (scale mixture), the training NLL and KL per
-    example and the validation error at the end; every number from ``rec``."""
+    """Markdown: a table with a row per run: sigma's 5-95 % range over all layers at the start
+    and at the end, how far rho moved (the median weight, by layer, and the 95th percentile,
+    the largest over layers), the narrow prior component's share of the means at the end
+    (scale mixture), the training NLL and KL per example and the validation error at the end;
+    then what it shows and the reading of the figure's last panel (``panel_words``). Every
+    number from ``rec``."""
     verdicts = []
-    lines = [f"Reruns of {rec['settings']['epochs']} epochs on seed {rec['settings']['seed']}, "
-             "validation only:", ""]
+    n = rec["settings"]["epochs"]
+    lines = [f"Reruns of {n} epochs on seed {rec['settings']['seed']}, validation only:", "",
+             f"| run | σ, 5–95 %: start → epoch {n} | ρ moved: median weight (by layer); 95th "
+             "percentile | narrow component's share of μ | training NLL; KL (nats/example) | "
+             "validation error |", "|---|---|---|---|---|---|"]
     for label, run in rec["runs"].items():
         first, last = run["trace"][0]["layers"], run["trace"][-1]["layers"]
         lo0, hi0 = min(v["sigma_q"][0] for v in first.values()), max(v["sigma_q"][2] for v in first.values())
@@ -115,29 +120,59 @@ def words(rec):
         alike = top <= 1.1 * min(med)
         share = [v["narrow_share"] for v in last.values() if v["narrow_share"] is not None]
         end = run["trace"][-1]
-        text = (f"- **{label}**: σ's 5–95 % range {lo0:.4f}–{hi0:.4f} at the start, "
-                f"{lo1:.4f}–{hi1:.4f} after {run['epochs']} epochs; ρ moved by "
-                f"{min(med):.3f}–{max(med):.3f} at the median weight of a layer and at most "
-                f"{top:.3f} at the 95th percentile"
-                + (" — every weight by about the same amount, whatever the data say" if alike
-                   else ""))
-        if share:
-            text += (f"; the prior's narrow component claims {100 * min(share):.1f}–"
-                     f"{100 * max(share):.1f} % of the means (by layer)")
-        lines.append(text + f"; training NLL {end['nll']:.4f} and KL {end['kl']:.1f} nats per "
-                     f"example; validation error {100 * run['val_error'][-1]:.2f} %.")
+        lines.append(f"| {label} | {lo0:.4f}–{hi0:.4f} → {lo1:.4f}–{hi1:.4f} | "
+                     f"{min(med):.3f}–{max(med):.3f}; {top:.3f} | "
+                     + (f"{100 * min(share):.1f}–{100 * max(share):.1f} %" if share else "—")
+                     + f" | {end['nll']:.4f}; {end['kl']:.1f} | {100 * run['val_error'][-1]:.2f} % |")
         verdicts.append((label, alike, hi1 / hi0))
-    still = [f"*{label}*" for label, alike, _ in verdicts if alike]
-    spread = [f"*{label}* (σ's 95th percentile grew {ratio:.0f}-fold)" for label, alike, ratio in verdicts
-              if not alike]
+    def runs(labels):  # "the plain SGD runs": the labels' first parts, each once
+        heads = list(dict.fromkeys(label.split(",")[0] for label in labels))
+        return f"the *{' and '.join(heads)}* run{'s' if len(labels) > 1 else ''}"
+    still = [label for label, alike, _ in verdicts if alike]
+    spread = [(label, ratio) for label, alike, ratio in verdicts if not alike]
     answer = "**What it shows.** "
     if still:
-        answer += (f"In the run{'s' if len(still) > 1 else ''} {' and '.join(still)} the widths did not learn from the data: every ρ moved "
-                   "by about the same amount, so σ stays near what the initialisation set. ")
+        answer += (f"In {runs(still)} σ did not learn from the data: every ρ moved by about the "
+                   "same amount, so σ stays near what the initialisation set. ")
     if spread:
-        answer += (f"In the run{'s' if len(spread) > 1 else ''} {' and '.join(spread)} the widths spread apart, weight by weight: the "
-                   "posterior learned where the data allow uncertainty.")
+        answer += (f"In {runs([k for k, _ in spread])} σ spread apart, weight by weight (its "
+                   f"95th percentile grew {max(r for _, r in spread):.0f}-fold): the posterior "
+                   "learned where the data allow uncertainty. ")
+    answer += panel_words(rec)
     return "\n".join(lines + ["", answer.strip()])
+
+
+def panel_words(rec):
+    """One sentence reading the figure's last panel (training NLL against KL per example):
+    for the runs whose ρ all moved alike, how little their KL changed from the first to the
+    last epoch while the NLL fell (vertical curves); for the others, whether the NLL rose after
+    its lowest epoch while the KL fell (the posterior trading fit for a smaller KL). '' when
+    neither applies."""
+    still, grew = _growth(rec)
+    parts = []
+    kl = []
+    for label, _, _ in still:
+        t = [r for r in rec["runs"][label]["trace"] if r.get("nll") is not None]
+        if len(t) >= 2 and t[-1]["nll"] < t[0]["nll"]:
+            kl.append(abs(t[-1]["kl"] / t[0]["kl"] - 1))
+    if kl:
+        heads = " and ".join(dict.fromkeys(k.split(",")[0] for k, _, _ in still))
+        parts.append(f"the *{heads}* curves are vertical: their KL changes by at most "
+                     f"{100 * max(kl):.0f} % while the NLL falls, so only μ fits the data")
+    for label, _, _ in grew:
+        t = [r for r in rec["runs"][label]["trace"] if r.get("nll") is not None]
+        if len(t) < 3:
+            continue
+        i = min(range(len(t)), key=lambda j: t[j]["nll"])
+        if i < len(t) - 1 and t[-1]["nll"] > 1.5 * t[i]["nll"] and t[-1]["kl"] < t[i]["kl"]:
+            parts.append(f"the *{label.split(',')[0]}* curve turns back: after epoch {t[i]['epoch']} its "
+                         f"training NLL rises ({t[i]['nll']:.3f} to {t[-1]['nll']:.3f}) while "
+                         f"its KL falls ({t[i]['kl']:.1f} to {t[-1]['kl']:.1f} nats), the "
+                         "posterior giving up fit to move towards the prior")
+    if not parts:
+        return ""
+    text = "In the last panel, " + "; ".join(parts) + "."
+    return text
 
 
 def _growth(rec):
@@ -177,13 +212,13 @@ def widths_phrase(diag):
 
 
 def answer_words(rec):
-    """The answer's widths clause from ``rec``, kept short (section 3 gives the numbers): under
-    the paper's protocol BBB's widths σ barely moved in the rerun. '' when no run's ρ all moved
+    """The answer's σ clause from ``rec``, kept short (section 3 gives the numbers): under
+    the paper's protocol BBB's σ barely moved in the rerun. '' when no run's ρ all moved
     alike (``widths_phrase`` finds no such run), or without ``rec``."""
     if not rec or not _growth(rec)[0] or not widths_phrase(rec):
         return ""
     epochs = (rec.get("settings") or {}).get("epochs")
-    return ("BBB's widths σ did not learn: in a"
+    return ("BBB's σ did not learn: in a"
             f"{'' if epochs is None else f' {epochs}-epoch'} rerun every ρ moved by about the "
             "same small amount, whatever the data (section 3)")
 
@@ -216,15 +251,12 @@ def extrapolation(rec, epochs):
     s0 = max(v["sigma_q"][2] for v in trace[0]["layers"].values())
     rate = top / n
     s_end = _softplus(_softplus_inv(s0) + rate * epochs)
-    return (f"**What the {epochs}-epoch runs' widths would be: an extrapolation.** The runs "
-            f"behind Table 1 and Figures 2–3 did not record σ. In the {n}-epoch rerun above, "
-            f"ρ at its 95th percentile moved {rate:.5f} per epoch"
-            + (" (steadily: at the middle epoch it had moved half as far)" if steady else "")
-            + f". If ρ kept that pace for {epochs} epochs, σ's 95th percentile would reach about "
-            f"{s_end:.4f}, {s_end / s0:.1f} times its start. That is an extrapolation from one "
-            f"seed, not a measurement; we read the {epochs}-epoch rows as BBB whose widths moved "
-            "alike, whatever the data, not as a posterior that learned which weights are "
-            "uncertain.")
+    return (f"**σ in the {epochs}-epoch runs: an extrapolation.** Those runs did not record "
+            f"σ. In the {n}-epoch rerun, ρ's 95th percentile moved {rate:.5f} per epoch"
+            + (" (steadily: half as far at the middle epoch)" if steady else "")
+            + f"; at that pace σ's 95th percentile would reach about {s_end:.4f} after {epochs} "
+            f"epochs, {s_end / s0:.1f} times its start (one seed, not a measurement). We read the "
+            f"{epochs}-epoch rows as BBB whose σ moved alike, whatever the data.")
 
 
 def narrow_share(rec):

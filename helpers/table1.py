@@ -409,6 +409,8 @@ def table_rows(rec):
     return header, rows
 
 
+BRIEF = {"sgd": "SGD", "dropout": "dropout", "bbb_gaussian": "BBB, Gaussian",
+         "bbb_mixture": "BBB, mixture"}  # method names in the tables after Table 1
 SHORT = {"sgd": "SGD", "dropout": "dropout", "bbb_gaussian": "Gaussian", "bbb_mixture": "mixture",
          "sgd_equal_compute": "SGD as long", "bbb_mixture_random_start": "random start"}
 
@@ -827,7 +829,7 @@ STORY_CLAIMS = (  # (a, b, words, family): the effect is a - b in test error
     ("dropout", "sgd", "dropout − SGD", "orderings"),
     ("bbb_mixture", "dropout", "mixture − dropout", "comparable"),
     ("bbb_mixture", "sgd_continued", "mixture − SGD trained on (control)", "controls"),
-    ("bbb_mixture", "bbb_random_start", "mixture − mixture from a random start (control)",
+    ("bbb_mixture", "bbb_random_start", "mixture − random-start mixture (control)",
      "controls"))
 STORY_MARGIN = COMPARABLE[2]
 
@@ -917,44 +919,31 @@ def excluded(e):
     return not lo <= 0.0 <= hi, None if e["paper"] is None else not lo <= e["paper"] <= hi
 
 
-def excludes(e):
-    """What the 95% interval of effect ``e`` excludes, in words: '0 and the paper's', 'the
-    paper's', '0', 'neither' (both inside) or 'nothing' (0 inside, no paper value); '' without
-    an interval."""
+def paper_outside(e):
+    """Whether the paper's difference lies outside the (unadjusted) 95% interval of effect
+    ``e``: 'yes', 'no', '—' (no paper value) or '' (no interval). Nothing is said of 0: whether
+    a difference is resolved is Holm's verdict, not the unadjusted interval's."""
     if not e or not e["ci"]:
         return ""
-    zero, paper = excluded(e)
-    out = [w for w, x in (("0", zero), ("the paper's", paper)) if x]
-    return " and ".join(out) if out else "neither" if paper is not None else "nothing"
+    out = excluded(e)[1]
+    return "—" if out is None else "yes" if out else "no"
 
 
 def comparable_words(e):
-    """The comparability claim's verdict for effect ``e`` (mixture − dropout) in words."""
-    m = f"±{100 * STORY_MARGIN:g} pp"
-    return (f"comparable (the interval lies inside {m})" if e["verdict"] == "comparable"
-            else f"not shown comparable (the interval leaves {m})")
-
-
-DAGGER = "†"
-
-
-def unadjusted_only(e):
-    """True when the unadjusted 95% interval of ordering or control ``e`` excludes 0 while
-    Holm's correction leaves it *not resolved* (Holm p at or above alpha)."""
-    return bool(e and e["ci"] and e["p_holm"] is not None and e["p_holm"] >= ALPHA
-                and excluded(e)[0])
+    """The comparability claim's verdict for effect ``e`` (mixture − dropout): *comparable*
+    (its interval lies inside the ±0.1 pp margin) or *not shown comparable*."""
+    return "*comparable*" if e["verdict"] == "comparable" else "*not shown comparable*"
 
 
 def _effect_cell(e):
+    """(a − b with its unadjusted 95% interval and its verdict (Holm's, or the comparability
+    claim's); whether the paper's difference lies outside that interval) for the effects
+    table."""
     if e is None:
         return "—", "—"
     if not e["ci"]:
         return f"{_pp(e['diff'])} (one seed: no interval)", "—"
-    p = ("" if e["p_holm"] is None else f", Holm p {_p(e['p_holm'])}"
-         + (f" {DAGGER}" if unadjusted_only(e) else "") + f": {_verdict_word(e)}")
-    if e["family"] == "comparable":
-        p = f": {comparable_words(e)}"
-    return f"{_pp(e['diff'])} {_ci_pp(e['ci'])}{p}", excludes(e)
+    return f"{_pp(e['diff'])} {_ci_pp(e['ci'])}: {_verdict_of(e)}", paper_outside(e)
 
 
 def table1_rows(paper_rec, adam_rec):
@@ -980,14 +969,14 @@ def table1_rows(paper_rec, adam_rec):
 
 
 def effects_rows(paper_rec, adam_rec):
-    """(header, rows): each comparison a − b in pp with its 95% interval and Holm p, beside the
-    paper's difference, for both recipes, and what each interval excludes."""
+    """(header, rows): each comparison a − b in pp with its unadjusted 95% interval, Holm p and
+    verdict, beside the paper's difference, for both recipes, and whether the paper's difference
+    lies outside each interval."""
     ep, ea = effects(paper_rec), effects(adam_rec)
     header = ["width", "a − b (pp)", "paper",
-              f"{RECIPES['paper']}: a − b, 95% interval (unadjusted), Holm p",
-              "its interval excludes",
-              f"{RECIPES['adam']}: a − b, 95% interval (unadjusted), Holm p",
-              "its interval excludes"]
+              f"{RECIPES['paper']}: a − b, unadjusted 95% interval: verdict",
+              "paper's difference outside the interval",
+              f"{RECIPES['adam']}: the same", "paper's difference outside the interval"]
     rows = []
     for W in sorted({k[0] for k in list(ep) + list(ea)}):
         for a, b, words, _ in STORY_CLAIMS:
@@ -1000,18 +989,6 @@ def effects_rows(paper_rec, adam_rec):
     return header, rows
 
 
-def effects_footnote(paper_rec, adam_rec):
-    """The footnote under ``effects_rows``: what its mark means, with how many cells carry it;
-    '' when none does."""
-    n = sum(unadjusted_only(e) for rec in (paper_rec, adam_rec) for e in effects(rec).values())
-    if not n:
-        return ""
-    return (f"{DAGGER} In {n} cell{'s' if n > 1 else ''} the unadjusted interval excludes 0 "
-            "while Holm's correction leaves the comparison *not resolved*: the interval "
-            "covers one comparison on its own, the verdict the whole family (see "
-            "**Terms**, above the answer).")
-
-
 def comparable_margin_words(n_test=10_000):
     """Why the comparability margin is what it is, from the paper's own Table 1: the paper's
     scale mixture − dropout difference at each width, and at which it falls outside the
@@ -1022,14 +999,11 @@ def comparable_margin_words(n_test=10_000):
     diffs = {W: d for W, d in sorted(diffs.items()) if d is not None}
     out = [W for W, d in diffs.items() if abs(d) > STORY_MARGIN]
     text = (f"**The ±{100 * STORY_MARGIN:g} pp margin of *comparable*** ({STORY_MARGIN * n_test:.0f} "
-            f"of the {n_test:,} test images) was declared in the analysis plan before the runs; "
-            "it is our choice, not the paper's. The paper's own mixture − dropout differences are "
-            + "; ".join(f"{_pp(d)} pp at 2×{W}" for W, d in diffs.items()) + ".")
+            f"of the {n_test:,} test images) is ours, declared before the runs")
     if out:
-        text += (f" At {and_list([f'2×{W}' for W in out])} the paper's own difference falls "
-                 "outside the margin: by this test the paper's numbers would not show the two "
-                 "comparable there either.")
-    return text
+        text += (f"; the paper's own mixture − dropout difference (the paper column) lies "
+                 f"outside it at {and_list([f'2×{W}' for W in out])}")
+    return text + "."
 
 
 def _width_with_both(ep, ea, a="bbb_mixture", b="sgd"):
@@ -1045,19 +1019,6 @@ def _verdict_word(e):
     if e["p_holm"] is None or e["p_holm"] >= ALPHA:
         return "*not resolved*"
     return f"*{_word(e)}*"
-
-
-def _holm_effect(e, paper=True):
-    """'−0.07 pp [−0.17, +0.02], Holm p 0.079: *not resolved*' and, with ``paper``, what the
-    interval says of the paper's difference. No claim that an unadjusted interval excludes 0
-    (the verdict is Holm's)."""
-    text = (f"{_pp(e['diff'])} pp {_ci_pp(e['ci'])}, Holm p {_p(e['p_holm'])}: "
-            f"{_verdict_word(e)}")
-    if paper and e["paper"] is not None:
-        out = excluded(e)[1]
-        text += (f"; the interval {'excludes' if out else 'holds'} the paper's "
-                 f"{_pp(e['paper'])} pp")
-    return text
 
 
 def vs_paper(rec, key, W):
@@ -1077,17 +1038,81 @@ def _vs_paper_words(v):
             f"{_pp(v['diff'])} pp (one seed: no interval)")
 
 
-def answer(paper_rec, adam_rec, widths=""):
-    """The notebook's answer, every number from the summaries: a lead sentence, then three
-    parts at the smallest width both recipes ran with two seeds or more. (a) The paper's
-    protocol: ``widths`` (the posterior diagnostics' clause, '' when the widths learned), the
-    scale mixture against the paper's value, mixture − Gaussian and mixture − SGD with Holm's
-    verdicts. (b) The Adam recipe: mixture − SGD with Holm's verdict and the widths whose
-    intervals exclude the paper's difference; the warm start's control (BBB minus SGD trained
-    on) at every width with its Holm verdict. (c) Plain SGD against the paper's SGD: the Adam
-    recipe's at every width, the paper protocol's at the answer's width, each with the
-    interval of our mean minus the paper's value. Terms are defined in the cell above it.
-    '' when no width has both."""
+def _md_table(header, rows):
+    """A Markdown table ('|' inside a cell escaped), as ``helpers.show_table`` renders it."""
+    def cell(x):
+        return str(x).replace("|", "\\|")
+    return "\n".join(["| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
+                     + ["| " + " | ".join(map(cell, r)) + " |" for r in rows])
+
+
+ANSWER_CLAIMS = (  # (a, b, words): the answer's rows, a − b in test error
+    ("bbb_mixture", "sgd", "mixture − SGD"),
+    ("bbb_mixture", "bbb_gaussian", "mixture − Gaussian prior"),
+    ("bbb_mixture", "dropout", "mixture − dropout"),
+    ("bbb_mixture", "sgd_continued", "mixture − SGD trained on (control)"),
+    ("bbb_mixture", "bbb_random_start", "mixture − random-start mixture (control)"))
+
+
+def _verdict_of(e):
+    """The verdict word of effect ``e``: Holm's for an ordering or a control, *comparable* or
+    *not shown comparable* for mixture − dropout; '' below two seeds."""
+    if not e or not e["ci"]:
+        return ""
+    return comparable_words(e) if e["family"] == "comparable" else _verdict_word(e)
+
+
+def _answer_effect(e):
+    if not e["ci"]:
+        return f"{_pp(e['diff'])} (one seed)"
+    return f"{_pp(e['diff'])} {_ci_pp(e['ci'])} ({e['n']}): {_verdict_of(e)}"
+
+
+def _answer_cell(eff, W, a, b):
+    """The answer's cell for claim a − b of one recipe (``eff``: its ``effects``): the effect
+    at width ``W`` and, after it, every other width whose verdict differs from ``W``'s (widths
+    with one seed have no verdict and are left out); 'not run' without the effect at ``W``."""
+    e = eff.get((W, a, b))
+    if e is None:
+        return "not run"
+    text = _answer_effect(e)
+    for (V, x, y), o in sorted(eff.items()):
+        if (x, y) == (a, b) and V != W and o["ci"] and _verdict_of(o) != _verdict_of(e):
+            text += f"; at 2×{V}: {_answer_effect(o)}"
+    return text
+
+
+def answer_rows(paper_rec, adam_rec, sigma_fixed=False):
+    """(header, rows) of the answer's table at the smallest width both recipes ran with two
+    seeds or more: per claim of ``ANSWER_CLAIMS`` the paper's difference and, for each recipe,
+    a − b in pp with its unadjusted 95% interval, seeds and verdict, and other widths where the
+    verdict differs (``_answer_cell``). ``sigma_fixed``: the diagnostics found that σ did not
+    learn under the paper's protocol; its column says so. (None, []) when no width has both."""
+    ep, ea = effects(paper_rec), effects(adam_rec)
+    W = _width_with_both(ep, ea)
+    if W is None:
+        return None, []
+    paper = ("(a) the paper's protocol" + (", σ kept near its start value (a run that lets σ "
+                                           "learn is in progress)" if sigma_fixed else ""))
+    header = [f"claim at 2×{W} (another width named where its verdict differs)",
+              "paper's difference (pp)", paper, "(b) Adam recipe"]
+    rows = []
+    for a, b, words in ANSWER_CLAIMS:
+        if (W, a, b) not in ep and (W, a, b) not in ea:
+            continue
+        d = paper_difference(a, b, W)
+        rows.append([words, "—" if d is None else _pp(d), _answer_cell(ep, W, a, b),
+                     _answer_cell(ea, W, a, b)])
+    return header, rows
+
+
+def answer(paper_rec, adam_rec, sigma_fixed=False):
+    """The notebook's answer, every number from the summaries: one bold sentence (whether
+    either recipe's interval of scale mixture − SGD holds the paper's difference), the table of
+    ``answer_rows`` (each cell: a − b in pp, unadjusted 95% interval, seeds: verdict), then at
+    most two sentences: what the Adam recipe's BBB rests on (the warm start's two controls,
+    where they are resolved) and whether any recipe's scale mixture reaches the paper's test
+    error. Terms are defined in the cell above it. '' when no width has both recipes."""
     from .report import and_list
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
@@ -1095,67 +1120,107 @@ def answer(paper_rec, adam_rec, widths=""):
         return ""
     e1, e2 = ep[(W, "bbb_mixture", "sgd")], ea[(W, "bbb_mixture", "sgd")]
     ex = [excluded(e)[1] for e in (e1, e2)]
-    verdict = ("Neither recipe gives BBB the paper's margin over SGD" if all(ex) else
-               "One recipe's seeds rule out the paper's margin over SGD, the other's do not"
-               if any(ex) else "Within our intervals, both recipes agree with the paper's margin")
-    lines = [f"**The answer.** {verdict}. The paper's claim at 2×{W}: scale-mixture BBB's test "
-             f"error minus plain SGD's is {_pp(e1['paper'])} pp. Ours, in three parts (each a "
-             "difference in test error with its 95% interval):", ""]
-    n_ep = max([r.get("epochs") or 0 for r in (paper_rec or {}).get("rows", [])] or [0])
-    part = ("- **(a) The paper's protocol** (plain SGD on the summed cost, as §3.2 writes it"
-            + (f", {n_ep} epochs" if n_ep else "") + ")" + (f": {widths}. " if widths else ". "))
-    mix = vs_paper(paper_rec, "bbb_mixture", W)
-    if mix:
-        worse = bool(mix["ci"]) and mix["ci"][0] > 0
-        part += (f"The scale mixture's test error, {100 * mix['mean']:.2f}% ({mix['n']} seeds), "
-                 f"is {'worse than' if worse else 'beside'} the paper's "
-                 f"{100 * mix['paper']:.2f}%: {_vs_paper_words(mix)}. ")
-    g = ep.get((W, "bbb_mixture", "bbb_gaussian"))
-    if g and g["ci"]:
-        part += f"Mixture − Gaussian prior {_holm_effect(g)}. "
-    part += f"Mixture − SGD {_holm_effect(e1)}."
-    lines.append(part)
-    far = [V for (V, a, b), e in sorted(ea.items()) if (a, b) == ("bbb_mixture", "sgd")
-           and e["ci"] and excluded(e)[1]]
+    lead = ("Neither recipe gives BBB the paper's margin over plain SGD" if all(ex) else
+            "One recipe's seeds rule out the paper's margin of BBB over plain SGD, the other's "
+            "do not" if any(ex) else
+            "Within our intervals, both recipes agree with the paper's margin of BBB over SGD")
+    head, rows = answer_rows(paper_rec, adam_rec, sigma_fixed)
+    lines = [f"**The answer. {lead}.** In pp, with the unadjusted 95% interval, the seeds and "
+             "the verdict (see **Terms**):", "", _md_table(head, rows), ""]
     warm = [r for r in (adam_rec or {}).get("rows", []) if r["key"] == "bbb_mixture"]
     warm = bool(warm) and all((r.get("recipe") or {}).get("init_from") for r in warm)
-    part = ("- **(b) The Adam recipe** (section 1" + ("; its scale mixture starts warm" if warm
-                                                        else "") + "): "
-            f"mixture − SGD {_holm_effect(e2, paper=False)} at 2×{W} ({e2['n']} seeds)")
-    if far:
-        part += (f"; the interval excludes the paper's difference at "
-                 f"{and_list([f'2×{V}' for V in far])}")
-    part += "."
-    ctl = [(V, e) for (V, a, b), e in sorted(ea.items()) if b == "sgd_continued" and e["ci"]]
-    if ctl:
-        won = [V for V, e in ctl if e["p_holm"] is not None and e["p_holm"] < ALPHA
-               and e["diff"] < 0]
-        part += (" Against its control, SGD trained on for as many epochs, BBB minus it is "
-                 + "; ".join(f"{_pp(e['diff'])} pp {_ci_pp(e['ci'])} at 2×{V} (Holm p "
-                             f"{_p(e['p_holm'])})" for V, e in ctl)
-                 + (": at no width is BBB resolved lower than SGD given the same extra "
-                    "epochs." if not won else
-                    f": BBB is *lower* at {and_list([f'2×{V}' for V in won])}."))
-    lines.append(part)
+
+    def lower(b):
+        return [V for (V, x, y), e in sorted(ea.items()) if (x, y) == ("bbb_mixture", b)
+                and e["p_holm"] is not None and e["p_holm"] < ALPHA and e["diff"] < 0]
+    tried = {V for (V, x, y) in ea if y == "sgd_continued"}
+    if warm and tried:
+        rs, ct = lower("bbb_random_start"), lower("sgd_continued")
+        ws = lambda Vs: and_list([f"2×{V}" for V in Vs])  # noqa: E731
+        what = "The Adam recipe's scale mixture starts warm from SGD"
+        if rs and not ct:
+            what += (", and its showing rests on that warm start: it is *lower* than a mixture "
+                     f"from a random start at {ws(rs)}, but at no width lower than SGD trained "
+                     "on for as many epochs.")
+        elif not ct:
+            what += ("; it is lower than neither control (a mixture from a random start, SGD "
+                     "trained on for as many epochs) at any width.")
+        else:
+            what += (f"; it is *lower* than SGD trained on for as many epochs at {ws(ct)} and "
+                     "than a mixture from a random start at "
+                     + (ws(rs) if rs else "no width") + ".")
+        lines.append(what)
+    mix = [(rec, V, vs_paper(rec, "bbb_mixture", V)) for rec in (paper_rec, adam_rec)
+           for V in sorted({w for _, w in story_rows(rec)})]
+    mix = [(V, v) for _, V, v in mix if v]
+    if mix:
+        papers = sorted({v["paper"] for _, v in mix})
+        above = [v for _, v in mix if v["ci"]]
+        reach = [V for V, v in mix if (v["ci"][0] if v["ci"] else v["diff"]) <= 0]
+        ours = [v["mean"] for _, v in mix]
+        lines.append(
+            ("No recipe's scale mixture reaches" if not reach else "Not every scale mixture "
+             "reaches") + f" the paper's {100 * papers[0]:.2f}–{100 * papers[-1]:.2f}%: ours "
+            f"are {100 * min(ours):.2f}–{100 * max(ours):.2f}% (Table 1)"
+            + (", and every interval of our mean lies above the paper's value at its width."
+               if above and not reach else f"; at {and_list([f'2×{V}' for V in reach])} one "
+               "reaches or holds it."))
+    return "\n".join(lines[:4]) + ("\n" + " ".join(lines[4:]) if lines[4:] else "")
+
+
+def seeds_words(paper_rec, adam_rec):
+    """Which widths each recipe ran and with how many seeds, from the summaries' rows (the
+    most seeds any method has at a width): the paper's protocol's missing widths named, the
+    Adam recipe's seeds per width; neither plan records a reason, which the sentence says.
+    '' without rows."""
+    from .report import and_list
+
+    def seeds(rec):
+        out = {}
+        for (_, W), r in story_rows(rec).items():
+            out[W] = max(out.get(W, 0), len(r["test_error"]))
+        return dict(sorted(out.items()))
+    p, a = seeds(paper_rec), seeds(adam_rec)
+    if not p or not a:
+        return ""
+
+    def per(d):
+        by = {}
+        for W, n in d.items():
+            by.setdefault(n, []).append(f"2×{W}")
+        return and_list([f"{n} seed{'s' if n > 1 else ''} at {and_list(Ws)}"
+                         for n, Ws in by.items()])  # in the order of the widths
+    missing = [W for W in a if W not in p]
+    return ("**Seeds and widths.** The paper's protocol ran " + per(p)
+            + (f", not {and_list([f'2×{W}' for W in missing])}" if missing else "")
+            + f"; the Adam recipe ran {per(a)}. Each recipe's plan fixed these before its runs "
+            "and records no reason.")
+
+
+def sgd_vs_paper_words(paper_rec, adam_rec):
+    """Our plain SGD against the paper's Table 1 SGD: the Adam recipe's mean minus the paper's
+    value at every width, with the interval of our mean, whether that is more than half the
+    paper's margin of the scale mixture over SGD at every width, and the paper protocol's SGD
+    at the widths where it has two seeds or more. '' without the Adam recipe's SGD."""
     sgd = [(V, vs_paper(adam_rec, "sgd", V)) for V in sorted({w for _, w in story_rows(adam_rec)})]
     sgd = [(V, v) for V, v in sgd if v and v["ci"]]
-    if sgd:
-        below = [V for V, v in sgd if v["ci"][1] < 0]
-        margin = {V: paper_difference("bbb_mixture", "sgd", V) for V, _ in sgd}
-        most = all(margin[V] is not None and v["diff"] < 0.5 * margin[V] for V, v in sgd)
-        part = ("- **(c) " + ("The paper's SGD baseline was weak" if len(below) == len(sgd)
-                              else "Our SGD against the paper's") + ".** The Adam recipe's plain "
-                "SGD minus the paper's SGD: " + "; ".join(
-                    f"{_vs_paper_words(v)} at 2×{V}" for V, v in sgd) + ".")
-        if most:
-            part += (" At every width that is more than half of the paper's margin of the "
-                     "scale mixture over SGD: a modern SGD baseline leaves BBB little to gain.")
-        own = vs_paper(paper_rec, "sgd", W)
-        if own:
-            part += (f" Trained as the paper says, our SGD is {_vs_paper_words(own)} from the "
-                     f"paper's at 2×{W}.")
-        lines.append(part)
-    return "\n".join(lines)
+    if not sgd:
+        return ""
+    below = [V for V, v in sgd if v["ci"][1] < 0]
+    margin = {V: paper_difference("bbb_mixture", "sgd", V) for V, _ in sgd}
+    most = all(margin[V] is not None and v["diff"] < 0.5 * margin[V] for V, v in sgd)
+    text = ("**" + ("The paper's SGD baseline was weak" if len(below) == len(sgd) else
+                    "Our SGD against the paper's") + ".** The Adam recipe's plain SGD minus the "
+            "paper's SGD: " + "; ".join(f"{_vs_paper_words(v)} at 2×{V}" for V, v in sgd) + ".")
+    if most:
+        text += (" At every width that is more than half of the paper's margin of the scale "
+                 "mixture over SGD: a modern SGD baseline leaves BBB little to gain.")
+    own = [(V, vs_paper(paper_rec, "sgd", V)) for V in sorted({w for _, w in story_rows(paper_rec)})]
+    own = [(V, v) for V, v in own if v and v["ci"]]
+    if own:
+        text += (" Trained as the paper says, our SGD is " + "; ".join(
+            f"{_vs_paper_words(v)} from the paper's at 2×{V}" for V, v in own) + ".")
+    return text
 
 
 def _word(e):
@@ -1166,14 +1231,13 @@ def _word(e):
     return e["verdict"]
 
 
-def takeaways(paper_rec, adam_rec, widths_fixed=False):
-    """Markdown bullets: the answer's three parts in words, without its numbers (each result is
-    given once, in the answer and section 2), with pointers to where each is shown. Each bullet
-    follows the summaries: (a) whether the paper protocol's scale mixture is worse than the
-    paper's value and than the Gaussian prior (``widths_fixed``: the diagnostics found that its
-    widths did not learn); (b) whether any width resolves the Adam recipe's BBB below SGD
-    or below its control; (c) whether the Adam recipe's SGD lies below the paper's at every
-    width."""
+def takeaways(paper_rec, adam_rec, sigma_fixed=False):
+    """Markdown bullets: the answer in words, without its numbers (each result is given once,
+    in the answer and section 2), with pointers to where each is shown. Each bullet follows the
+    summaries: (a) whether the paper protocol's scale mixture is worse than the paper's value
+    and than the Gaussian prior (``sigma_fixed``: the diagnostics found that σ did not learn);
+    (b) whether any width resolves the Adam recipe's BBB below SGD or below SGD trained on;
+    (c) whether the Adam recipe's SGD lies below the paper's at every width."""
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
     out = []
@@ -1185,32 +1249,24 @@ def takeaways(paper_rec, adam_rec, widths_fixed=False):
         what = [w for w, x in (("than the paper reports", worse),
                                ("than the Gaussian prior, reversing the paper's ordering", rev))
                 if x]
-        if widths_fixed or what:
+        if sigma_fixed or what:
             out.append("- **The paper's protocol, as run here"
-                       + (", does not test a learned posterior**: its widths did not learn "
-                          "(section 3)" if widths_fixed else "**")
-                       + (("; its" if widths_fixed else ": its") + " scale mixture is worse "
-                          + " and ".join(what) if what else "")
-                       + " (answer, part a; section 2).")
+                       + (", does not test a learned posterior**: σ stays near its start "
+                          "(section 3)" if sigma_fixed else "**")
+                       + (("; its" if sigma_fixed else ": its") + " scale mixture is worse "
+                          + " and ".join(what) if what else "") + " (answer, column a).")
     res = [e for (V, a, b), e in ea.items() if b in ("sgd", "sgd_continued") and a == "bbb_mixture"
            and e["p_holm"] is not None and e["p_holm"] < ALPHA and e["diff"] < 0]
     if ea:
         out.append("- **With a modern recipe, " + ("BBB is resolved below neither SGD nor SGD "
                    "given the same extra epochs, at any width**"
                    if not res else "BBB is resolved below SGD or its control at some width**")
-                   + " (answer, part b; section 2's table and figure give every width).")
+                   + " (answer, column b; section 2).")
     sgd = [(V, vs_paper(adam_rec, "sgd", V)) for V in sorted({w for _, w in story_rows(adam_rec)})]
     sgd = [(V, v) for V, v in sgd if v and v["ci"]]
     if sgd and all(v["ci"][1] < 0 for _, v in sgd):
-        most = all((paper_difference("bbb_mixture", "sgd", V) or 0) < 0
-                   and v["diff"] < 0.5 * paper_difference("bbb_mixture", "sgd", V) for V, v in sgd)
         out.append("- **The paper's margin was measured against a weak SGD baseline**: a modern "
-                   "SGD is better than the paper's at every width"
-                   + (", by more than half of the paper's margin of BBB over SGD" if most else "")
-                   + " (answer, part c).")
-    out.append("- Figure 2 (section 4) shows the paper-protocol runs' training curves, Figure 3 "
-               "(section 5) the weights under both recipes; section 6 compares BBB's two ways "
-               "of predicting.")
+                   "SGD is better than the paper's at every width (section 2).")
     return "\n".join(out)
 
 
@@ -1331,27 +1387,23 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
     base = [tail[k] for k in ("sgd", "dropout") if k in tail]
     bbb = [k for k in ("bbb_gaussian", "bbb_mixture") if k in tail]
     if base and bbb:
-        shares = ", ".join(f"{100 * tail[k]:.2f}% ({METHOD_LABELS[k]})" for k in tail)
         wider = [METHOD_LABELS[k] for k in bbb if tail[k] > max(base)]
-        parts.append(f"Beyond ±{far:g}: {shares}. " + (
-            f"Only {' and '.join(wider)} has wider tails than SGD and dropout, as in the "
+        b = f"(beyond ±{far:g})"
+        parts.append(
+            f"Only {' and '.join(wider)} has wider tails than SGD and dropout {b}, as in the "
             "paper's Figure 3." if len(wider) == 1 else
-            "Both BBB samples have wider tails than SGD and dropout, as in the paper's Figure 3."
-            if wider else "Neither BBB sample has wider tails than SGD or dropout: the "
-            "spread the paper's Figure 3 shows is not here."))
+            f"Both BBB samples have wider tails than SGD and dropout {b}, as in the paper's "
+            "Figure 3." if wider else f"Neither BBB sample has wider tails than SGD or dropout "
+            f"{b}: the spread the paper's Figure 3 shows is not here.")
         if wider and METHOD_LABELS["bbb_mixture"] not in wider and "bbb_mixture" in bbb:
             base_near = [near_share[k] for k in ("sgd", "dropout") if k in near_share]
             spike = near_share["bbb_mixture"] > max(base_near)
             text = (f"The scale mixture's sample is {'a spike at 0' if spike else 'not wider'} "
-                    f"({100 * near_share['bbb_mixture']:.1f}% of its weights within ±{near:g}"
-                    + (", more than SGD's or dropout's)" if spike else ")"))
+                    + (f"(more of it within ±{near:g} than SGD's or dropout's)" if spike else
+                       f"({100 * near_share['bbb_mixture']:.1f}% of its weights within ±{near:g})"))
             t = _heavier_beyond(hists, "bbb_mixture", [k for k in ("sgd", "dropout") if k in hists])
             if t is not None:
-                hi = hists["bbb_mixture"]["hi"]
-                text += (f" plus heavier far tails than SGD and dropout beyond about ±{t:.1g}: "
-                         f"{_share(out['bbb_mixture'])}% of it lies beyond ±{hi:g}, against "
-                         + " and ".join(f"{_share(out[k])}% ({METHOD_LABELS[k]})"
-                                        for k in ("sgd", "dropout") if k in out))
+                text += f" plus heavier far tails than SGD and dropout beyond about ±{t:.1g}"
             parts.append(text + ".")
     if "bbb_mixture" in hists:
         at0, (xl, dl), (xr, dr) = _dip(hists["bbb_mixture"])
@@ -1359,23 +1411,21 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
             parts.append(
                 f"The scale mixture's sample dips at 0 (density {at0:.1f}, against "
                 f"{dl:.1f} and {dr:.1f} at its modes near {xl:+.2f} and {xr:+.2f})".replace("-", "−")
-                + (": this is what the sample shows; section 3's 2×400 rerun agrees that its "
-                   "means stay off zero, where the prior's narrow component would claim them "
-                   f"(it claims at most {100 * narrow:.1f}% of the means)." if narrow is not None
-                   else ": this is what the sample shows."))
+                + (f"; section 3's rerun agrees: the prior's narrow component claims at most "
+                   f"{100 * narrow:.1f}% of the means." if narrow is not None else "."))
     top = max(out, key=out.get)
     if out[top] < 0.001:
-        parts.append(f"At most {100 * out[top]:.2g}% of a network's weights lie beyond the "
-                     f"plotted range ({METHOD_LABELS[top]}): the figure hides no visible mass.")
+        parts.append(f"The figure hides no visible mass: at most {100 * out[top]:.2g}% of a "
+                     "network's weights lie beyond the plotted range.")
     else:
         text = (f"{100 * out[top]:.2g}% of the {METHOD_LABELS[top]} sample lies beyond "
-                f"±{hists[top]['hi']:g}, outside the density panel: the run records its "
-                "histogram only that far, so the right-hand panel draws this mass as a share.")
+                f"±{hists[top]['hi']:g}, where the run records no histogram: the right-hand "
+                "panel draws this mass as a share.")
         sp = (runs[top].get("config") or {}).get("prior_sigma")
         if top == "bbb_gaussian" and sp:
             text += (f" Why so wide: its prior N(0, {sp:g}²) is far wider than the weights SGD "
-                     "learns, and wherever the data pin a weight down little, the KL term pulls "
-                     "q(w) towards that prior, so a sample of such a weight spreads with it.")
+                     "learns, and where the data pin a weight down little, the KL term pulls "
+                     "q(w) towards that prior.")
         parts.append(text)
     return header, rows, " ".join(parts)
 
@@ -1471,15 +1521,18 @@ def effects_figure(paper_rec, adam_rec):
 # ---- the Adam recipe spelled out; the predictor rule and Figure 3 under both recipes ----
 
 def _rate(lr, decay):
-    return f"{lr:g}" + (f" ×{decay:g} per epoch" if decay not in (None, 1, 1.0) else ", constant")
+    return f"{lr:g}" + (f" ×{decay:g}/epoch" if decay not in (None, 1, 1.0) else ", constant")
 
 
 def recipe_rows(adam_rec):
     """(header, rows): the Adam recipe per width and method, read from the plan's summary
-    ``adam_rec`` (each row's ``recipe``): optimiser and learning rate with its decay, the epochs
+    ``adam_rec`` (each row's ``recipe``): the learning rate with its decay (the optimiser named
+    only where it is not Adam), the epochs
     the method trains, BBB's weight samples per step and ρ₀, the method's own setting (dropout
-    rate, prior), and the warm start's source network and its epochs (or a random start)."""
-    header = ["width", "method", "optimiser, learning rate", "epochs", "BBB: samples per step, ρ₀",
+    rate, prior), and the warm start's source network and its epochs (or a random start). The
+    source of a warm start is the SGD row of the same width trained for its ``init_epochs``:
+    the cell names its optimiser and rate only when they differ from that row's."""
+    header = ["width", "method", "learning rate", "epochs", "BBB: samples per step, ρ₀",
               "dropout rate or prior", "start"]
     by = story_rows(adam_rec)
     rows = []
@@ -1489,17 +1542,20 @@ def recipe_rows(adam_rec):
         if key not in METHODS or not c:
             continue
         bbb = key.startswith("bbb")
-        setting = ("—" if key == "sgd" else f"dropout rate {c['dropout']:g}" if key == "dropout"
+        setting = ("—" if key == "sgd" else f"{c['dropout']:g}" if key == "dropout"
                    else f"N(0, {c['prior_sigma']:g}²)" if key == "bbb_gaussian" else
                    f"π = {c['pi']:g}, −log σ₁ = {c['neg_log_sigma1']:g}, "
                    f"−log σ₂ = {c['neg_log_sigma2']:g}")
         if c.get("init_from"):
-            start = (f"warm: an {c['init_from'].upper()} network trained {c['init_epochs']} epochs "
-                     f"(Adam {_rate(c['init_lr'], c['init_lr_decay'])})")
+            src = (by.get((c["init_from"], W)) or {}).get("recipe") or {}
+            same = (src.get("lr"), src.get("lr_decay")) == (c.get("init_lr"), c.get("init_lr_decay"))
+            start = (f"warm: {c['init_from'].upper()} trained {c['init_epochs']} epochs"
+                     + ("" if same else f" (Adam {_rate(c['init_lr'], c['init_lr_decay'])})"))
         else:
             start = "random" + (f", μ ~ U(±{c['mu_init']:g})" if bbb and c.get("mu_init") else "")
-        rows.append([f"2×{W}", METHOD_LABELS[key],
-                     f"{c['optimizer'].capitalize()} {_rate(c['lr'], c['lr_decay'])}",
+        rows.append([f"2×{W}", BRIEF[key],
+                     (f"{c['optimizer'].capitalize()} " if c["optimizer"] != "adam" else "")
+                     + _rate(c["lr"], c["lr_decay"]),
                      str(c["epochs"]),
                      f"{c['samples']}, ρ₀ = {c['rho_init']:g}".replace("-", "−") if bbb else "—",
                      setting, start])
@@ -1523,17 +1579,17 @@ def adam_records(adam_rec, root=None):
     return get
 
 
-PREDICTOR_HEADER = ["recipe", "method", "width", "seeds", "validation chose the posterior mean",
-                    "test error: posterior mean / average of samples (mean over seeds)",
-                    "posterior mean − average (pp), 95% interval", "the average lower on test"]
+PREDICTOR_HEADER = ["recipe", "method", "width", "seeds", "validation chose μ",
+                    "test error, μ − average (pp), 95% interval", "average lower on test"]
 
 
 def predictor_summary(groups):
     """(header, rows, words) of the predictor rule under each recipe. ``groups``: [(recipe
     name, widths, records(method, H))]. Per recipe, BBB method and width: the seeds, on how many
-    validation chose the posterior-mean weights, the mean test error of each predictor, on how
-    many the average of sampled networks had the lower test error; ``words``: one sentence per
-    recipe with the totals."""
+    validation chose the posterior-mean weights, the paired difference of the two predictors'
+    test errors (posterior mean − average) with its 95% interval, on how many the average of
+    sampled networks had the lower test error; ``words``: one sentence per recipe with the
+    totals."""
     rows, words = [], []
     for name, widths, get in groups:
         runs = []
@@ -1546,12 +1602,9 @@ def predictor_summary(groups):
                 runs += x
                 mean = sum(v["predictor"] == "mean_weights" for v in x)
                 better = sum(v["test_error_ensemble"] < v["test_error_mean_weights"] for v in x)
-                tm = statistics.fmean(v["test_error_mean_weights"] for v in x)
-                ta = statistics.fmean(v["test_error_ensemble"] for v in x)
                 d = stats.paired_t([v["test_error_mean_weights"] for v in x],
                                    [v["test_error_ensemble"] for v in x])
-                rows.append([name, METHOD_LABELS[m], f"2×{H}", str(len(x)), f"{mean} of {len(x)}",
-                             f"{100 * tm:.2f} / {100 * ta:.2f}%",
+                rows.append([name, BRIEF[m], f"2×{H}", str(len(x)), f"{mean} of {len(x)}",
                              f"{_pp(d['mean_diff'])} {_ci_pp(d['ci'])}" if d["ci"] else
                              f"{_pp(d['mean_diff'])} (one seed: no interval)",
                              f"{better} of {len(x)}"])
@@ -1602,9 +1655,9 @@ def warm_start_sentence(adam_rec):
     parts = [f"{METHOD_LABELS[k].split(', ')[-1]} at "
              + ("every width" if set(Ws) == every and len(Ws) > 1 else and_list([f"2×{W}" for W in Ws]))
              for k, Ws in sorted(warm.items(), key=lambda kv: -len(kv[1]))]
-    return ("The search chose a **warm start** (BBB's means μ start from an SGD network trained "
-            f"first) for the {' and for the '.join(parts)}. The recipe each method and width "
-            "got, from the search on validation:")
+    return (f"The search chose a warm start for the {' and for the '.join(parts)}; a warm start "
+            "trains the SGD recipe of its width first. Each method's recipe (Adam), chosen on "
+            "validation:")
 
 
 def figure3_panels(paper_runs, adam_rec, root=None):

@@ -16,14 +16,13 @@
 # Figures 2–3). Does a distribution over every weight, learned by Bayes by Backprop (BBB),
 # regularise a classifier? The paper's Table 1 says that on MNIST BBB with a scale-mixture prior
 # has a lower test error than plain SGD and than BBB with a Gaussian prior, and is as good as
-# dropout; Figure 2 shows the test error over 600 epochs, Figure 3 the weights each method
-# learns. We ask whether the differences of Table 1 come out again, as differences with their
-# 95% intervals, under the paper's own protocol and under a modern recipe.
+# dropout (Figure 2: test error over 600 epochs; Figure 3: the weights). Do Table 1's
+# differences come out again, with their 95% intervals, under the paper's own protocol and
+# under a modern recipe?
 #
 # **Runtime** (profile `default`): under a minute from the committed results; the training
-# runs behind them take days of CPU and run outside the notebook.¹
-#
-# ¹ *How to retrain and the last measured run times: the [README](../README.md).*
+# runs behind them take days of CPU outside the notebook ([README](../README.md): how to
+# retrain).
 
 # %% tags=["parameters"]
 PROFILE = "default"    # smoke | default | paper
@@ -43,24 +42,20 @@ if TRAIN_MISSING and PROFILE == "smoke":  # seconds; in `default` the campaigns 
 paper_run, adam = P.write_summary(pp), TP.write_summary(tp)
 
 # %% [markdown]
-# **Terms.** *pp*: percentage points of test error. Each comparison is a difference $a-b$ of two
-# methods' test errors, paired by seed (seed $s$ gives both the same initial draw and data
-# order), with the 95% $t$-interval of its mean. The paper's Table 1 implies three
-# **orderings** at each width: scale mixture < Gaussian prior, scale mixture < SGD, and
-# dropout < SGD. Testing three at once, we use **Holm's correction**: the smallest of the $k$
-# $p$-values is multiplied by $k$, the next by $k-1$, and so on. An ordering *holds* (or is
-# *reversed*) when its Holm $p$ is below $\alpha = 0.05$ and the difference has the paper's
-# sign (or the other); otherwise it is *not resolved* at these seeds, and its interval says
-# which differences the seeds rule out. A **warm start**: BBB's means $\mu$ start from an SGD
-# network trained first. A **control** isolates one cause and has no paper ordering: for the
-# warm start, *SGD trained on* (that SGD network trained for as many more epochs as BBB adds);
-# BBB is *lower* or *higher* than a control when its Holm $p$ is below $\alpha$. *Comparable*:
-# the interval of mixture − dropout lies inside ±0.1 pp (section 2 says why that margin). A
-# BBB weight is $w=\mu+\sigma\epsilon$: its mean $\mu$ and its **width**
-# $\sigma=\log(1+e^{\rho})$, learned through $\rho$.
+# **Terms**
+#
+# - *pp*: percentage points of test error. *Width*: a network's size (2×400: two hidden layers of 400).
+# - A BBB weight is $w=\mu+\sigma\epsilon$: its mean $\mu$ and standard deviation $\sigma=\log(1+e^{\rho})$, learned through $\rho$.
+# - **The paper's protocol**: plain SGD on the cost summed over each minibatch, 600 epochs from a random start (section 1).
+# - **The Adam recipe**: Adam with a decaying learning rate for tens of epochs, each method's settings searched on validation.
+# - **Warm start**: BBB's means $\mu$ start from an SGD network trained first.
+# - **Controls** for the warm start (no paper claim): *SGD trained on*, that SGD network trained as many more epochs as BBB adds; *mixture from a random start*, the BBB recipe without the warm start.
+# - A difference $a-b$ is paired by seed (same initial draw and data order), with the 95% $t$-interval of its mean, *unadjusted* for the other tests.
+# - **Holm's correction** over $k$ tests: the smallest $p$ is multiplied by $k$, the next by $k-1$, and so on; the paper's three orderings at a width (mixture < Gaussian prior, mixture < SGD, dropout < SGD) are one family, the two controls another.
+# - **Verdicts**: an ordering *holds* (or is *reversed*) when its Holm $p<0.05$ and the difference has the paper's sign (or the other); a control is *lower* or *higher*; else *not resolved*. *Comparable*: mixture − dropout's interval lies inside ±0.1 pp.
 
 # %%
-R.show_markdown(T.answer(paper_run, adam, PD.answer_words(PD.load())));
+R.show_markdown(T.answer(paper_run, adam, sigma_fixed=bool(PD.answer_words(PD.load()))));
 
 # %% [markdown]
 # ## 1. The four methods and the two recipes
@@ -78,17 +73,12 @@ R.show_markdown(T.answer(paper_run, adam, PD.answer_words(PD.load())));
 # BBB minimises the minibatch free energy of eq. (8),
 # $\mathcal F_i = \frac1M\big(\log q(\mathbf w\mid\theta) - \log P(\mathbf w)\big) - \log P(\mathcal D_i\mid\mathbf w)$,
 # with $\mathbf w = \mu + \sigma\odot\epsilon$, $\sigma=\mathrm{softplus}(\rho)=\log(1+e^{\rho})$
-# (notebook 00 derives it). Each method's settings are chosen on validation error; test images
-# are scored once, after the choice. Two recipes train all four methods:
-#
-# - **The paper's protocol** (§3.2, §5.1): plain SGD ($\mu \leftarrow \mu - \alpha\Delta_\mu$,
-#   $\rho \leftarrow \rho - \alpha\Delta_\rho$, no momentum or decay) on the cost *summed* over
-#   the minibatch, as eq. (8) writes it, for 600 epochs from a random start; learning rates
-#   $\{10^{-3}, 10^{-4}, 10^{-5}\}$ and the paper's prior grid, screened on validation with
-#   equal trials per method. What the paper does not say is fixed: one weight sample per step and
-#   $\rho_0=-5$ at the start.
-# - **A modern recipe, Adam**: Adam with a decaying learning rate, tens of epochs, each method's
-#   settings searched on validation with equal budgets.
+# (notebook 00 derives it). Settings are chosen on validation error, with equal trials per
+# method; test images are scored once, after the choice. **The paper's protocol** (§3.2, §5.1):
+# plain SGD ($\mu \leftarrow \mu - \alpha\Delta_\mu$, $\rho \leftarrow \rho - \alpha\Delta_\rho$,
+# no momentum or decay) on the cost *summed* over the minibatch, as eq. (8) writes it;
+# learning rates $\{10^{-3}, 10^{-4}, 10^{-5}\}$ and the paper's prior grid; what the paper
+# does not say is fixed: one weight sample per step, $\rho_0=-5$.
 
 # %%
 R.show_markdown(T.warm_start_sentence(adam))
@@ -97,41 +87,33 @@ H.show_table(*T.recipe_rows(adam));
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.** The paper's protocol
 # > as run here fixes $\rho_0$ and one learning rate for $\mu$ and $\rho$, which the paper
-# > leaves open (section 3 shows what that does to the widths), and it ran fewer seeds than the
-# > Adam recipe, none at 2×800 (Table 1 gives the seeds per row). The Adam recipe is not the
+# > leaves open (section 3 shows what that does to $\sigma$). The Adam recipe is not the
 # > paper's: its search space (the warm start among its arms) and the rule that picks BBB's
 # > predictor (section 6) were settled after test errors had been seen, and so was where
 # > Figure 3's tails are cut (section 5): [docs/choices.md](../docs/choices.md), entries 1–5
-# > and 17, with the verdicts on both sides. A second run of the paper's protocol, which also
-# > searches $\rho_0$ and $\rho$'s own learning rate so that $\sigma$ can learn, is running;
-# > its results will replace the paper's-protocol column of sections 2–5 (what informed its
-# > search: [entry 18](../docs/choices.md)).
+# > and 17, with the verdicts on both sides.
 # > [docs/lab_log.md](../docs/lab_log.md#notebook-01) tells how this notebook got here.
 
 # %% [markdown]
 # ## 2. Table 1
 #
-# Test error, mean ± sd over the reported seeds (their number in brackets), beside the paper's.
-# BBB predicts with its posterior-mean weights $\mu$ or with the average of 10 sampled
-# networks (the class probabilities of 10 networks $w\sim q$, averaged), whichever has the
-# lower validation error (section 6).
+# Test error, mean ± sd over the seeds (their number in brackets), beside the paper's. BBB
+# predicts with its posterior-mean weights $\mu$ or with the average of 10 sampled networks,
+# whichever has the lower validation error (section 6).
 
 # %%
 groups = [(T.RECIPES["paper"], pp["widths"], lambda m, W: P.run_records(pp, W)[m]),
           (T.RECIPES["adam"], adam["widths"], T.adam_records(adam))]
-H.show_table(*T.table1_rows(paper_run, adam));
+H.show_table(*T.table1_rows(paper_run, adam))
+R.show_markdown(T.seeds_words(paper_run, adam) + "\n\n" + T.sgd_vs_paper_words(paper_run, adam));
 
 # %% [markdown]
-# **The paper's differences, tested.** Each row is a difference $a-b$ in pp, seed-paired, with
-# its unadjusted 95% interval and Holm-corrected $p$ (the orderings form one family per width, the two
-# controls another; "mixture − dropout" is the comparability claim) and the verdict (see
-# **Terms**), beside the paper's Table 1 difference and what the interval excludes: 0 and/or
-# the paper's difference (the seeds rule out a gap as large as the paper's). The answer above
-# reads the rows it needs from this table.
+# **The paper's differences at every width** (the answer's rows come from here; the figure
+# draws the same intervals):
 
 # %%
 H.show_table(*T.effects_rows(paper_run, adam))
-R.show_markdown(T.effects_footnote(paper_run, adam) + "\n\n" + T.comparable_margin_words())
+R.show_markdown(T.comparable_margin_words())
 fig = T.effects_figure(paper_run, adam)
 H.savefig(fig, NB, "table1-effects")
 plt.show()
@@ -139,19 +121,21 @@ plt.show()
 # %% [markdown]
 # ## 3. Is the posterior learning?
 #
-# The paper-protocol numbers answer the paper's claim only if the posterior learns. A BBB
-# network can fit its means $\mu$ while its widths $\sigma$ stay where they started. Under plain SGD the step
-# on $\rho$ is the learning rate times $\partial\mathcal F/\partial\sigma$ times
+# The paper-protocol numbers answer the paper's claim only if the posterior learns: a BBB
+# network can fit its means $\mu$ while $\sigma$ stays where it started. Under plain SGD the
+# step on $\rho$ is the learning rate times $\partial\mathcal F/\partial\sigma$ times
 # $\mathrm{sigmoid}(\rho)$ (the derivative of softplus), tiny at $\rho_0=-5$; Adam scales each
-# step by the gradient's own running size, so $\rho$ moves as fast as $\mu$. To see which
-# happens, the two BBB configurations of the paper's protocol (2×400) were trained again for 50
-# epochs on seed 0, validation only, and, for contrast, the Adam recipe's scale mixture from a
-# random start (which also differs in $\rho_0$, weight samples per step, schedule and prior: it
-# shows that $\sigma$ *can* move, not that Adam alone moves it). One panel per layer: the median
-# of $\sigma$ and its 5th to 95th percentile band. Last panel: the training NLL (negative
-# log-likelihood per example) against the KL per example, epoch by epoch; a posterior that
-# learns trades one for the other. "The narrow component claims a mean": the mixture's narrow
-# Gaussian is the likelier one at $w=\mu$.
+# step by the gradient's own running size, so $\rho$ moves as fast as $\mu$. Under plain SGD
+# every $\rho$ should also move alike: the data's part of the gradient carries each step's
+# fresh sample noise $\epsilon$ and averages out, while the entropy term of $\log q$ gives
+# $-1/\sigma$ times $\mathrm{sigmoid}(\rho)$, the same for every weight that starts at the same
+# $\rho_0$. To check, the paper protocol's two BBB configurations (2×400) were trained again
+# for 50 epochs on seed 0, validation only, beside the Adam recipe's scale mixture from a random
+# start (it also differs in $\rho_0$, samples per step, schedule and prior: it shows that
+# $\sigma$ *can* move, not that Adam alone moves it). Panels: per layer, the median of
+# $\sigma$ and its 5th–95th percentile band; last, training NLL (negative log-likelihood)
+# against KL, per example, epoch by epoch. The narrow component's share of
+# $\mu$: the means at which the mixture's narrow Gaussian is the likelier one.
 
 # %%
 diag = PD.load()
@@ -168,11 +152,12 @@ if not H.pending(diag, "the posterior diagnostics (about 15 min)", PD.COMMAND):
 # ## 4. Figure 2: test error during training
 #
 # The paper's Figure 2 plots the test error of its 2×1200 networks over 600 epochs. Ours, from
-# the paper-protocol runs of Table 1, one panel per method and width: the mean over seeds with
-# their range as a band where a width has several seeds (2×1200 has one: no band), and the
-# paper's Table 1 value as a black dashed line. The last panel of each row draws the four
-# methods together, smoothed, each labelled at its end. The test curve is drawn, never used for
-# a choice. Below it, whether the curves still move at 600 epochs.
+# the paper-protocol runs of Table 1: per method and width the mean over seeds (the range as a
+# band where there are several) and the paper's Table 1 value, dashed; the last panel of each
+# row draws the four together, smoothed. The test curve is drawn, never used for a choice.
+# BBB's curve is the test error of its posterior-mean weights $\mu$, with no sampling at test
+# time, so its larger epoch-to-epoch noise comes, we think, from training: every BBB step (like
+# every dropout step) is taken on a randomly perturbed network, so $\mu$ itself jitters.
 
 # %%
 fig = P.figure2(pp)
@@ -185,15 +170,12 @@ R.show_markdown(words);
 # %% [markdown]
 # ## 5. Figure 3: the weights
 #
-# The paper's Figure 3 compares the weights SGD and dropout learn with samples from BBB's
-# posterior, at 2×1200: BBB's spread wider. Ours: seed 0 of the widest networks of each
-# recipe (BBB: one sample $w\sim q$), on a log density axis over the range the runs record their
-# histogram (±0.3). Left, the paper's protocol, whose widths did not learn (section 3): a BBB
-# sample is its means plus small noise of about the starting width, so it shows what the
-# priors did to $\mu$. Middle, the Adam recipe, under which section 3 saw $\sigma$ learn: its
-# BBB samples speak to the paper's claim. Right, each network's share of weights beyond ±0.3,
-# which the density panels cannot draw. The table gives the tails in numbers; where it cuts
-# them was chosen after these shares had been seen
+# The paper's Figure 3: at 2×1200, samples from BBB's posterior spread wider than the weights
+# SGD and dropout learn. Ours: seed 0 of each recipe's 2×1200 networks (BBB: one sample
+# $w\sim q$), log density over the range the runs record (±0.3). Left, the paper's protocol:
+# $\sigma$ did not learn (section 3), so a BBB sample shows what the priors did to $\mu$.
+# Middle, the Adam recipe, under which section 3 saw $\sigma$ learn. Right, each network's
+# share beyond ±0.3. The table's cuts were chosen after these shares had been seen
 # ([choices, entry 17](../docs/choices.md)).
 
 # %%
@@ -208,30 +190,29 @@ R.show_markdown(words);
 # %% [markdown]
 # ## 6. Posterior mean or samples?
 #
-# A BBB network can predict with its posterior-mean weights $\mu$ or with the average of 10
-# sampled networks (section 2; a Monte-Carlo estimate of the Bayesian predictive). The paper
-# does not say which of the two its Table 1 uses. Here validation chooses per run; both test
-# errors are recorded beside the choice, under both recipes, with their paired difference
-# (posterior mean − average, seed by seed) and its 95% interval.
+# BBB can predict with its posterior-mean weights $\mu$ or with the average of 10 sampled
+# networks (a Monte-Carlo estimate of the Bayesian predictive); the paper does not say which.
+# Validation chooses per run. The average rarely wins on test. An interpretation we have not
+# tested: each sampled network perturbs every weight and is worse than $\mu$ alone, and 10 of
+# them average away only part of that noise; where $\sigma$ stays near its start (the paper's
+# protocol) the samples are $\mu$ plus small noise, with no distinct models to average.
 
 # %%
-head, rows, words = T.predictor_summary(groups)
+head, rows, _ = T.predictor_summary(groups)
 H.show_table(head, rows)
-R.show_markdown(words + "\n\n" + T.table1_footnote(groups));
+R.show_markdown(T.table1_footnote(groups));
 
 # %% [markdown]
 # ## Takeaways
 
 # %%
-R.show_markdown(T.takeaways(paper_run, adam, widths_fixed=bool(PD.answer_words(diag))));
+R.show_markdown(T.takeaways(paper_run, adam, sigma_fixed=bool(PD.answer_words(diag))));
 
 # %% [markdown]
 # ## Exercises
 #
 # 1. From `results/01_mnist_classification/paper_protocol/summary.json`, recompute the
 #    2×400 interval of mixture − SGD with `helpers.stats.paired_t`. How many seeds would halve
-#    its width, if the seed-to-seed spread stayed the same?
-# 2. In the paper-protocol search records (`paper_protocol/search/`), which factor of the
-#    scale mixture's screen moves validation error most?
-# 3. Rerun section 3's diagnostic with `rho_lr_scale=30` in the run's configuration
+#    its length, if the seed-to-seed spread stayed the same?
+# 2. Rerun section 3's diagnostic with `rho_lr_scale=30` in the run's configuration
 #    (`helpers.train.fit`): does $\sigma$ move under plain SGD?

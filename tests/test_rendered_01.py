@@ -251,63 +251,112 @@ def test_effects_reproduce_the_committed_analyses():
                 assert e["p_holm"] == pytest.approx(res["p_holm"], abs=1e-12)
 
 
-def test_excludes_names_what_the_interval_rules_out():
+def test_paper_outside_says_whether_the_interval_rules_out_the_papers_difference():
     e = {"ci": [-0.0011, -0.0001], "paper": -0.0047}
-    assert T.excludes(e) == "0 and the paper's"
-    assert T.excludes({**e, "ci": [-0.0017, 0.0002]}) == "the paper's"
-    assert T.excludes({**e, "ci": [-0.0050, -0.0040]}) == "0"
-    assert T.excludes({**e, "ci": [-0.0050, 0.0010]}) == "neither"
-    assert T.excludes({"ci": [-0.001, 0.001], "paper": None}) == "nothing"
-    assert T.excludes({"ci": None, "paper": -0.0047}) == ""
+    assert T.paper_outside(e) == "yes"
+    assert T.paper_outside({**e, "ci": [-0.0017, 0.0002]}) == "yes"
+    assert T.paper_outside({**e, "ci": [-0.0050, -0.0040]}) == "no"
+    assert T.paper_outside({**e, "ci": [-0.0050, 0.0010]}) == "no"
+    assert T.paper_outside({"ci": [-0.001, 0.001], "paper": None}) == "—"
+    assert T.paper_outside({"ci": None, "paper": -0.0047}) == ""
+
+
+def _with_random_start(rec, shift):
+    """``rec`` plus a random-start mixture ``shift`` above the (warm) mixture, seed by seed."""
+    mix = next(r for r in rec["rows"] if r["key"] == "bbb_mixture")
+    rec["rows"].append(_srow("bbb_random_start", mix["H"],
+                             [m + shift + 0.00002 * i for i, m in enumerate(mix["test_error"])]))
+    for r in rec["rows"]:
+        if r["key"] == "bbb_mixture":
+            r["recipe"] = {"init_from": "sgd"}
+    return rec
 
 
 def test_the_answer_follows_the_planted_effects():
     small = T.answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
-    assert small.startswith("**The answer.** Neither recipe gives BBB the paper's margin over "
-                            "SGD. The paper's claim at 2×400: scale-mixture BBB's test error "
-                            "minus plain SGD's is −0.47 pp.")
-    bullets = [line for line in small.split("\n") if line.startswith("- ")]
-    assert [b.split("**")[1] for b in bullets] == ["(a) The paper's protocol",
-                                                   "(b) The Adam recipe",
-                                                   "(c) The paper's SGD baseline was weak."]
-    assert "plain SGD on the summed cost" in bullets[0]
-    # (a): the mixture against the paper's value, then Holm's verdicts with their intervals
-    assert "The scale mixture's test error, 1.74% (3 seeds), is worse than the paper's 1.36%: " \
-        "+0.38 pp [" in bullets[0]
-    assert "Mixture − Gaussian prior −0.01 pp [" in bullets[0]
-    assert "Mixture − SGD −0.05 pp [−0.07, −0.04], Holm p 0.0082: *holds*; the interval " \
-        "excludes the paper's −0.47 pp." in bullets[0]
-    # (b): Holm's verdict, never "excluding 0"; the control at each width with its Holm p
-    assert "mixture − SGD −0.04 pp [−0.05, −0.03], Holm p 0.001: *holds* at 2×400 (5 seeds); " \
-        "the interval excludes the paper's difference at 2×400." in bullets[1]
-    assert "at 2×400 (Holm p 0.7): at no width is BBB resolved lower than SGD given the same " \
-        "extra epochs." in bullets[1]
-    assert "excluding 0" not in small
-    # (c): our SGD minus the paper's, with the interval of our mean
-    assert "The Adam recipe's plain SGD minus the paper's SGD: −0.03 pp [−0.05, −0.01] at " \
-        "2×400." in bullets[2] and "more than half" not in bullets[2]
-    assert "Trained as the paper says, our SGD is −0.03 pp [" in bullets[2]
+    assert small.startswith("**The answer. Neither recipe gives BBB the paper's margin over "
+                            "plain SGD.** In pp, with the unadjusted 95% interval")
+    table = [line for line in small.split("\n") if line.startswith("| ")]
+    assert len(table) <= 6  # the header and at most five claims
+    head = [c.strip() for c in table[0].strip("|").split("|")]
+    assert head[0].startswith("claim at 2×400") and head[1] == "paper's difference (pp)"
+    assert head[2] == "(a) the paper's protocol" and head[3] == "(b) Adam recipe"
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")]
+            for r in table[1:]}
+    assert rows["mixture − SGD"][1] == "−0.47"
+    assert rows["mixture − SGD"][2] == "−0.05 [−0.07, −0.04] (3): *holds*"
+    assert rows["mixture − SGD"][3] == "−0.04 [−0.05, −0.03] (5): *holds*"
+    assert rows["mixture − dropout"][3].endswith(": *not shown comparable*")
+    assert rows["mixture − SGD trained on (control)"][2] == "not run"
+    assert rows["mixture − SGD trained on (control)"][3].endswith("(5): *not resolved*")
+    assert "excluding 0" not in small and "excludes 0" not in small and "Holm p" not in small
+    # at most two sentences after the table: here, whether any recipe reaches the paper's value
+    after = small.split("\n")[-1]
+    assert after.startswith("No recipe's scale mixture reaches the paper's 1.36–1.36%: ours are ")
+    assert after.count(". ") <= 1
     big = T.answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
-    assert big.startswith("**The answer.** One recipe's seeds rule out the paper's margin over "
-                          "SGD, the other's do not.")
-    assert "is beside the paper's 1.36%: −0.03 pp [" in big
-    assert "*holds*; the interval holds the paper's −0.47 pp." in big
-    assert "(Holm p < 0.001): BBB is *lower* at 2×400." in big
+    assert big.startswith("**The answer. One recipe's seeds rule out the paper's margin of BBB "
+                          "over plain SGD, the other's do not.**")
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
-    # the widths' finding in the paper's protocol bullet
-    led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), "sigma did not learn")
-    assert "writes it): sigma did not learn. The scale mixture's" in led
-    paper = _planted(-0.0006)
-    for r in paper["rows"]:
-        r["epochs"] = 600
-    assert "as §3.2 writes it, 600 epochs): sigma" in T.answer(
-        paper, _planted(-0.0005, n=5), "sigma did not learn")
-    assert "Against its control" not in led
-    assert not any(w in led for w in ("will ", "not yet"))
-    # the SGD bullet says "weak" only when every width's interval lies below the paper's SGD
+    # part (a) labelled where sigma did not learn; nothing else of the campaign
+    led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=True)
+    assert ("(a) the paper's protocol, σ kept near its start value (a run that lets σ learn is "
+            "in progress)") in led
+    assert not any(w in led for w in ("will ", "not yet", "width σ", "widths"))
+    # the warm start: lower than a random start, not than SGD trained on -> it rests on it
+    warm = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.004)
+    text = T.answer(_planted(-0.0006), warm)
+    assert ("The Adam recipe's scale mixture starts warm from SGD, and its showing rests on that "
+            "warm start: it is *lower* than a mixture from a random start at 2×400, but at no "
+            "width lower than SGD trained on for as many epochs.") in text
+    row = next(r for r in text.split("\n") if r.startswith("| mixture − random-start"))
+    assert row.rstrip(" |").endswith("(5): *lower*")
+    same = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.0)
+    assert "lower than neither control" in T.answer(_planted(-0.0006), same)
+
+
+def test_answer_cells_name_other_widths_only_where_the_verdict_differs():
+    rec = _planted(-0.0006, n=5)
+    sgd = next(r for r in rec["rows"] if r["key"] == "sgd")["test_error"]
+    for r in list(rec["rows"]):  # the same rows at 2×1200, the mixture there beside SGD
+        errs = r["test_error"] if r["key"] != "bbb_mixture" else [
+            x + 0.0003 * (-1) ** i for i, x in enumerate(sgd)]
+        rec["rows"].append({**r, "H": 1200, "test_error": errs})
+    eff = T.effects(rec)
+    cell = T._answer_cell(eff, 400, "bbb_mixture", "sgd")
+    assert cell.startswith("−0.05 [") and cell.split("; at 2×1200: ")[0].endswith("*holds*")
+    assert cell.endswith("(5): *not resolved*") and "; at 2×1200: +0.0" in cell
+    assert "2×1200" not in T._answer_cell(eff, 400, "dropout", "sgd")  # same verdict
+    assert T._answer_cell(eff, 800, "bbb_mixture", "sgd") == "not run"
+
+
+def test_sgd_vs_paper_and_seeds_words_follow_the_summaries():
+    words = T.sgd_vs_paper_words(_planted(-0.0006), _planted(-0.0005, n=5))
+    assert words.startswith("**The paper's SGD baseline was weak.** The Adam recipe's plain SGD "
+                            "minus the paper's SGD: −0.03 pp [−0.05, −0.01] at 2×400.")
+    assert "Trained as the paper says, our SGD is −0.03 pp [" in words
+    assert "more than half" not in words  # 0.03 pp of the paper's 0.47 pp margin
+    near = _planted(-0.0006, n=5)
+    near["rows"][0]["test_error"] = [0.0183, 0.0185, 0.0181, 0.0184, 0.0182]
+    assert T.sgd_vs_paper_words(_summary([]), near).startswith(
+        "**Our SGD against the paper's.** The Adam recipe's plain SGD minus the paper's SGD: "
+        "+0.00 pp [")
     same = _planted(-0.0006, n=5)
-    same["rows"][0]["test_error"] = [0.0183, 0.0185, 0.0181, 0.0184, 0.0182]
-    assert "**(c) Our SGD against the paper's.**" in T.answer(_planted(-0.0006), same)
+    for r in same["rows"]:
+        if r["key"] == "sgd":
+            r["test_error"] = [0.0143, 0.0145, 0.0141, 0.0144, 0.0142]
+    weak = T.sgd_vs_paper_words(_summary([]), same)
+    assert weak.startswith("**The paper's SGD baseline was weak.**")
+    assert "more than half of the paper's margin" in weak and "Trained as" not in weak
+    assert T.sgd_vs_paper_words(_planted(-0.0006), _summary([])) == ""
+    a = _planted(-0.0005, n=5)
+    a["rows"] += [{**r, "H": 800, "test_error": r["test_error"][:3],
+                   "seeds": r["seeds"][:3]} for r in list(a["rows"])]
+    seeds = T.seeds_words(_planted(-0.0006), a)
+    assert seeds == ("**Seeds and widths.** The paper's protocol ran 3 seeds at 2×400, not "
+                     "2×800; the Adam recipe ran 5 seeds at 2×400 and 3 seeds at 2×800. Each "
+                     "recipe's plan fixed these before its runs and records no reason.")
+    assert T.seeds_words(_summary([]), a) == ""
 
 
 def test_intervals_show_enough_decimals_to_read_what_they_exclude():
@@ -323,28 +372,30 @@ def test_controls_read_lower_or_higher_and_comparability_per_row():
                              [m + 0.004 + 0.00002 * i for i, m in
                               enumerate(rec["rows"][1]["test_error"])]))
     rows = T.effects_rows(_summary([]), rec)[1]
-    ctl = next(r for r in rows if r[1] == "mixture − mixture from a random start (control)")
+    ctl = next(r for r in rows if r[1] == "mixture − random-start mixture (control)")
     assert ctl[5].endswith(": *lower*")
     assert next(r for r in rows if r[1] == "mixture − SGD")[5].endswith(": *holds*")
     gauss = next(r for r in rows if r[1] == "mixture − Gaussian")
     assert gauss[5].endswith(": *not resolved*") or gauss[5].endswith(": *holds*")
     md = next(r for r in rows if r[1] == "mixture − dropout")
-    assert md[5].endswith(": not shown comparable (the interval leaves ±0.1 pp)")
+    assert md[5].endswith(": *not shown comparable*")
     same = _planted(-0.0006, n=5)
     same["rows"][2]["test_error"] = [x + 0.00001 * (i % 3) for i, x in
                                      enumerate(same["rows"][1]["test_error"])]
     md = next(r for r in T.effects_rows(_summary([]), same)[1] if r[1] == "mixture − dropout")
-    assert md[5].endswith(": comparable (the interval lies inside ±0.1 pp)")
-    assert "95% interval (unadjusted)" in T.effects_rows(_summary([]), same)[0][5]
+    assert md[5].endswith(": *comparable*")
+    head = T.effects_rows(_summary([]), same)[0]
+    assert "unadjusted 95% interval" in head[3] and head[4] == head[6] == (
+        "paper's difference outside the interval")
 
 
 def test_comparable_margin_words_read_the_papers_differences():
     words = T.comparable_margin_words()
     assert words.startswith("**The ±0.1 pp margin of *comparable*** (10 of the 10,000 test "
                             "images)")
-    assert "−0.15 pp at 2×400; +0.01 pp at 2×800; −0.04 pp at 2×1200." in words
-    assert "At 2×400 the paper's own difference falls outside the margin" in words
-    assert "test images" in T.comparable_margin_words(n_test=5000)
+    assert words.endswith("the paper's own mixture − dropout difference (the paper column) "
+                          "lies outside it at 2×400.")  # −0.15 pp; +0.01 and −0.04 lie inside
+    assert "(5 of the 5,000 test images)" in T.comparable_margin_words(n_test=5000)
 
 
 def test_table_and_effect_rows_follow_the_summaries():
@@ -355,26 +406,27 @@ def test_table_and_effect_rows_follow_the_summaries():
     assert T.table1_rows(_summary([]), smoke)[1][0][4].startswith("11.00 ± ")
     head, rows = T.effects_rows(_planted(-0.0006), _planted(-0.0006, n=5, continued=0.0))
     control = [r for r in rows if "trained on" in r[1]]
-    assert len(control) == 1 and control[0][3] == "—" and control[0][6] == "nothing"
+    assert len(control) == 1 and control[0][3] == "—" and control[0][6] == "—"
     mix_sgd = next(r for r in rows if r[1] == "mixture − SGD")
-    assert mix_sgd[2] == "−0.47" and "Holm p" in mix_sgd[3] and mix_sgd[4] == "0 and the paper's"
+    assert mix_sgd[2] == "−0.47" and mix_sgd[3].endswith(": *holds*") and mix_sgd[4] == "yes"
+    assert not any("excludes" in c or "0 and" in c for r in rows for c in r)
     one = T.effects_rows(_planted(-0.0006, n=1), _summary([]))[1]
     assert all("one seed: no interval" in r[3] for r in one)
 
 
 def test_takeaways_point_to_the_answer_without_its_numbers():
     clear = _planted(-0.004, n=5)
-    text = T.takeaways(clear, _planted(-0.0006, n=5, continued=0.0), widths_fixed=True)
+    text = T.takeaways(clear, _planted(-0.0006, n=5, continued=0.0), sigma_fixed=True)
     bullets = text.split("\n")
     assert bullets[0].startswith("- **The paper's protocol, as run here, does not test a learned "
-                                 "posterior**: its widths did not learn (section 3); its scale "
+                                 "posterior**: σ stays near its start (section 3); its scale "
                                  "mixture is worse than the paper reports")
-    assert "(answer, part a; section 2)" in bullets[0]
+    assert "(answer, column a)" in bullets[0]
     assert "BBB is resolved below SGD or its control at some width" in bullets[1]
     assert "**The paper's margin was measured against a weak SGD baseline**" in text
     assert not any(x in text for x in ("pp", "%", "[", "Holm p"))  # no result repeated
     unclear = _planted(-0.0001, n=5, continued=0.0)
-    text = T.takeaways(_planted(-0.0006), unclear, widths_fixed=False)
+    text = T.takeaways(_planted(-0.0006), unclear, sigma_fixed=False)
     assert "does not test a learned posterior" not in text
     assert "- **The paper's protocol, as run here**: its scale mixture is worse" in text
     assert "BBB is resolved below neither SGD nor SGD given the same extra epochs" in text
@@ -391,20 +443,28 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
                 "config": {"seed": 0, "H": 400}}
     head, rows, words = T.weight_share_rows({"sgd": rec(2), "bbb_gaussian": rec(0)})
     assert rows[0][3] == "2% (beyond ±0.3)" and rows[1][3] == "0% (beyond ±0.3)"
-    assert "2% of the SGD, no regularisation sample lies beyond ±0.3, outside the density " \
-        "panel" in words and "the right-hand panel draws this mass as a share." in words
+    assert "2% of the SGD, no regularisation sample lies beyond ±0.3, where the run records " \
+        "no histogram" in words and "the right-hand panel draws this mass as a share." in words
     assert "Why so wide" not in words  # only for the Gaussian prior, from its prior's sigma
     g = {**rec(9), "config": {"seed": 0, "H": 400, "prior_sigma": 1.0}}
     assert "Why so wide: its prior N(0, 1²) is far wider" in T.weight_share_rows(
         {"sgd": rec(0), "bbb_gaussian": g})[2]
-    assert words.startswith("Beyond ±0.1: 4.00% (SGD, no regularisation), 2.00% (BBB, "
-                            "Gaussian prior). Neither BBB sample has wider tails")
+    assert words.startswith("Neither BBB sample has wider tails than SGD or dropout (beyond "
+                            "±0.1)")
+    assert "4.00%" not in words and "2.00%" not in words  # the table's shares, not repeated
     assert "dips at 0" not in words  # no scale mixture here
     wide = T.weight_share_rows({"sgd": rec(0), "bbb_gaussian": rec(9)})[2]
     assert "Only BBB, Gaussian prior has wider tails than SGD and dropout" in wide
     both = T.weight_share_rows({"sgd": rec(0), "bbb_gaussian": rec(9), "bbb_mixture": rec(0)})[2]
     assert "The scale mixture's sample is not wider (0.0% of its weights within ±0.01)." \
         in both and "scale mixture's sample is" not in wide
+    spike = {"metrics": {"weight_histogram": {"lo": -0.3, "hi": 0.3, "bins": 4,
+                                              "counts": [0, 50, 50, 0], "total": 100,
+                                              "outside": 0}}, "config": {"seed": 0, "H": 400}}
+    near0 = T.weight_share_rows({"sgd": rec(0), "bbb_gaussian": rec(9), "bbb_mixture": spike},
+                                near=0.2)[2]
+    assert "The scale mixture's sample is a spike at 0 (more of it within ±0.2 than SGD's or " \
+        "dropout's)." in near0
     def h6(counts, outside):  # bins of 0.1 over ±0.3
         return {"metrics": {"weight_histogram": {"lo": -0.3, "hi": 0.3, "bins": 6,
                                                  "counts": counts, "outside": outside,
@@ -416,15 +476,15 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
     hists = {k: v["metrics"]["weight_histogram"] for k, v in tails.items()}
     assert T._heavier_beyond(hists, "bbb_mixture", ["sgd", "dropout"]) == pytest.approx(0.2)
     assert T._heavier_beyond(hists, "sgd", ["dropout"]) is None
-    assert "plus heavier far tails than SGD and dropout beyond about ±0.2: 0.99% of it lies " \
-        "beyond ±0.3, against 0% (SGD, no regularisation) and 0% (SGD, dropout)." \
+    assert "plus heavier far tails than SGD and dropout beyond about ±0.2." \
         in T.weight_share_rows(tails)[2]
     dip = {"metrics": {"weight_histogram": {"lo": -0.3, "hi": 0.3, "bins": 5,
                                             "counts": [1, 40, 2, 40, 1], "total": 84,
                                             "outside": 0}}, "config": {"seed": 0, "H": 400}}
     words = T.weight_share_rows({"bbb_mixture": dip}, narrow=0.001)[2]
     assert "The scale mixture's sample dips at 0 (density 0.2, against 4.0 and 4.0 at its modes " \
-           "near −0.12 and +0.12)" in words and "at most 0.1% of the means" in words
+           "near −0.12 and +0.12); section 3's rerun agrees: the prior's narrow component " \
+           "claims at most 0.1% of the means." in words
     flat = {"metrics": {"weight_histogram": {**dip["metrics"]["weight_histogram"],
                                              "counts": [1, 30, 40, 30, 1], "total": 102}}}
     assert "dips" not in T.weight_share_rows({"bbb_mixture": flat})[2]
@@ -441,8 +501,8 @@ def test_curve_rows_and_predictor_words_follow_the_records():
            [0.0181], "test_error_sd_last_100": [0.0005]}
     head, rows, words = P.curve_rows({"rows": [row]})
     assert rows == [["SGD, no regularisation", "2×400", "1", "−0.010", "0.050", "yes"]]
-    assert words.endswith("Every curve is flat within its noise: over the last 100 epochs the "
-                          "mean moved less than the test error's epoch-to-epoch sd.")
+    assert words.endswith("Every curve is flat within its noise: its last 100 epochs moved "
+                          "less than its epoch-to-epoch sd.")
     falling = {**row, "test_error_last_100": [0.0170]}
     head, rows, words = P.curve_rows({"rows": [falling]})
     assert rows[0][3] == "−0.110" and rows[0][5] == "no" and "Not every curve" in words
@@ -463,6 +523,7 @@ def test_figure2_gives_each_method_its_panel_and_paper_line_and_clips_nothing():
     fig = P.figure2({"widths": [400], "final_epochs": 10}, records=lambda m, H: recs[m])
     assert len(fig.axes) == 5  # small multiples: one panel per method, then all four together
     assert "1 seed per method (no band)" in fig._suptitle.get_text()  # no band promised
+    assert "BBB: posterior-mean weights μ" in fig._suptitle.get_text()  # the predictor drawn
     assert [t.get_text() for t in fig.axes[4].texts] == ["plain SGD", "dropout", "Gaussian prior",
                                                          "scale mixture"]  # direct labels
     ys = sorted(t.xyann[1] for t in fig.axes[4].texts)  # four equal curves: labels kept apart
@@ -471,7 +532,8 @@ def test_figure2_gives_each_method_its_panel_and_paper_line_and_clips_nothing():
         labels = [t.get_text() for t in ax.get_legend().get_texts()]
         assert ax.get_title().startswith(P.LABELS[m])
         assert labels == ["ours (1 seed)",
-                          f"the paper, {P.SHORT[m]}: {100 * P.PAPER_TABLE1[m][400]:.2f}%"]
+                          f"the paper: {100 * P.PAPER_TABLE1[m][400]:.2f}%"]
+        assert all(t.get_fontsize() >= 9 for t in ax.get_legend().get_texts())
     lo, hi = fig.axes[0].get_ylim()
     assert lo <= 0.0136 and hi >= 0.09  # the first epoch and every paper line inside
 
@@ -487,9 +549,9 @@ def test_posterior_extrapolation_reads_the_drift_and_says_it_is_one():
                            "kl": 1.0} for i, d in enumerate(drifts)], "epochs": len(drifts) - 1}
     steady = {"runs": {"paper protocol, plain SGD, scale mixture": run([0, 0.05, 0.1])}}
     text = PD.extrapolation(steady, 600)
-    assert text.startswith("**What the 600-epoch runs' widths would be: an extrapolation.**")
-    assert "moved 0.05000 per epoch (steadily: at the middle epoch it had moved half as far)" \
-        in text
+    assert text.startswith("**σ in the 600-epoch runs: an extrapolation.**")
+    assert "moved 0.05000 per epoch (steadily: half as far at the middle epoch)" in text
+    assert "width" not in text
     import math
     s600 = math.log1p(math.exp(math.log(math.expm1(0.0067)) + 0.05 * 600))
     assert f"would reach about {s600:.4f}" in text and "not a measurement" in text
@@ -512,7 +574,7 @@ def test_posterior_answer_words_use_the_takeaways_statistic():
         "paper protocol, plain SGD, Gaussian": run(0.05, 0.051, 0.0067, 0.0071),
         "plan v1, Adam, scale mixture (random start)": run(0.5, 3.0, 0.0025, 0.1, 0.9)}}
     text = PD.answer_words(rec)
-    assert text == ("BBB's widths σ did not learn: in a 50-epoch rerun every ρ moved by about "
+    assert text == ("BBB's σ did not learn: in a 50-epoch rerun every ρ moved by about "
                     "the same small amount, whatever the data (section 3)")
     assert PD.widths_phrase(rec) == "σ's 95th percentile went only from 0.0067 to 0.0071 in 1 epoch"
     assert PD.widths_phrase(PD.display(rec)) == PD.widths_phrase(rec)  # displayed labels too
@@ -520,8 +582,10 @@ def test_posterior_answer_words_use_the_takeaways_statistic():
     grown = {**rec, "runs": {**rec["runs"], "paper protocol, plain SGD, scale mixture":
                              run(0.5, 3.0, 0.0067, 0.05)}}
     assert PD.widths_phrase(grown) == "σ's 95th percentile went from 0.0067 to 0.0500 in 1 epoch"
-    assert "σ's 95th percentile grew 40-fold" in PD.words(PD.display(rec))
-    assert "largest σ" not in PD.words(PD.display(rec))
+    shows = PD.words(PD.display(rec))
+    assert "(its 95th percentile grew 40-fold)" in shows and "largest σ" not in shows
+    assert "In the *plain SGD* runs σ did not learn" in shows and "width" not in shows
+    assert shows.count("| plain SGD, ρ₀ = −5,") == 2  # a table row per run
     assert PD.narrow_share(rec) == 0.002  # the runs whose widths did not learn only
     fig = PD.figure(rec)
     assert len(fig.axes) == 2 and fig.axes[0].get_title() == "layer 1 (input)"
@@ -530,30 +594,32 @@ def test_posterior_answer_words_use_the_takeaways_statistic():
     assert PD.answer_words(rec) == "" and PD.narrow_share(rec) is None and PD.answer_words(None) == ""
 
 
-def test_effects_mark_intervals_that_exclude_0_while_holm_does_not_resolve():
+def test_effects_cells_give_holms_verdict_never_an_unadjusted_excludes_0():
+    """An unadjusted interval that excludes 0 while Holm leaves the comparison not resolved
+    reads as the interval and Holm's verdict: no mark, no 'excludes 0'."""
     rec = _planted(-0.0006, n=5)
     mix = next(r for r in rec["rows"] if r["key"] == "bbb_mixture")
     mix["test_error"] = [x + 0.0004 * (i % 2) for i, x in enumerate(mix["test_error"])]
     eff = T.effects(rec)[(400, "bbb_mixture", "sgd")]
     assert eff["ci"][1] < 0  # the unadjusted interval excludes 0 ...
     eff = {**eff, "p_holm": 0.06}  # ... and Holm leaves it not resolved
-    assert T.unadjusted_only(eff)
-    assert T._effect_cell(eff)[0].endswith("Holm p 0.06 †: *not resolved*")
-    assert not T.unadjusted_only({**eff, "p_holm": 0.01})  # resolved: no mark
-    assert not T.unadjusted_only({**eff, "ci": [-0.001, 0.0002]})  # 0 inside: no mark
-    clear = _planted(-0.004, n=5)
-    assert "†" not in str(T.effects_rows(clear, _summary([]))[1])
-    assert T.effects_footnote(clear, _summary([])) == ""
+    cell, outside = T._effect_cell(eff)
+    assert cell.endswith("]: *not resolved*") and outside == "yes"
+    assert T._effect_cell({**eff, "p_holm": 0.01, "verdict": "holds"})[0].endswith("]: *holds*")
 
 
-def test_effects_footnote_counts_the_marked_cells_on_the_committed_results():
+def test_effects_rows_on_the_committed_results_say_nothing_of_0():
     paths = [RESULTS / sub / "summary.json" for sub in ("paper_protocol", "plan_v1")]
     if not all(p.exists() for p in paths):
         pytest.skip("no committed summaries")
     p, a = (json.loads(x.read_text()) for x in paths)
-    marks = sum(c.count("†") for r in T.effects_rows(p, a)[1] for c in r)
-    note = T.effects_footnote(p, a)
-    assert marks and note.startswith(f"† In {marks} cells the unadjusted interval excludes 0")
+    head, rows = T.effects_rows(p, a)
+    cells = [c for r in rows for c in r]
+    assert not any(x in c for c in cells + head for x in ("†", "excludes 0", "0 and"))
+    assert {r[4] for r in rows} | {r[6] for r in rows} <= {"yes", "no", "—", ""}
+    verdicts = [c.rsplit(": ", 1)[-1] for c in cells if "]: " in c]
+    assert verdicts and set(verdicts) <= {"*holds*", "*reversed*", "*not resolved*", "*lower*",
+                                          "*higher*", "*comparable*", "*not shown comparable*"}
 
 
 def test_recipe_rows_read_each_rows_recipe():
@@ -568,13 +634,17 @@ def test_recipe_rows_read_each_rows_recipe():
             {**_srow("bbb_gaussian", 400, [0.016]), "recipe": {**base, "samples": 1,
                                                                 "mu_init": 0.1}}]
     head, out = T.recipe_rows(_summary(rows))
-    assert [r[1] for r in out] == ["SGD, no regularisation", "BBB, Gaussian prior",
-                                   "BBB, scale mixture prior"]
-    assert out[0][2:] == ["Adam 0.0003, constant", "20", "—", "—", "random"]
+    assert [r[1] for r in out] == ["SGD", "BBB, Gaussian", "BBB, mixture"]
+    assert out[0][2:] == ["0.0003, constant", "20", "—", "—", "random"]
     assert out[1][4:] == ["1, ρ₀ = −6", "N(0, 1²)", "random, μ ~ U(±0.1)"]
-    assert out[2][2] == "Adam 0.001 ×0.955 per epoch" and out[2][4] == "2, ρ₀ = −6"
+    assert out[2][2] == "0.001 ×0.955/epoch" and out[2][4] == "2, ρ₀ = −6"
     assert out[2][5] == "π = 0.25, −log σ₁ = 0, −log σ₂ = 6"
-    assert out[2][6] == "warm: an SGD network trained 30 epochs (Adam 0.001 ×0.955 per epoch)"
+    # its source differs from this width's SGD row: the source's rate is named
+    assert out[2][6] == "warm: SGD trained 30 epochs (Adam 0.001 ×0.955/epoch)"
+    rows[0]["recipe"] = {**base, "lr": 0.001, "lr_decay": 0.955}  # the same as its source
+    assert T.recipe_rows(_summary(rows))[1][2][6] == "warm: SGD trained 30 epochs"
+    rows[0]["recipe"]["optimizer"] = "sgd"
+    assert T.recipe_rows(_summary(rows))[1][0][2] == "Sgd 0.001 ×0.955/epoch"
 
 
 def test_predictor_summary_counts_per_recipe():
@@ -585,11 +655,12 @@ def test_predictor_summary_counts_per_recipe():
     b = {"bbb_gaussian": [run("mean_weights", 0.020, 0.016)]}
     head, rows, words = T.predictor_summary([("one", [400], lambda m, H: a.get(m, [])),
                                              ("two", [800], lambda m, H: b.get(m, []))])
-    assert rows[0][:6] + rows[0][7:] == ["one", "BBB, scale mixture prior", "2×400", "2",
-                                         "1 of 2", "1.80 / 1.80%", "1 of 2"]
-    assert rows[0][6][1:] == "0.00 [−1.27, +1.27]"  # paired by run: −0.1 and +0.1 pp
-    assert rows[1][6] == "−0.40 (one seed: no interval)"  # posterior mean − average, paired
-    assert rows[1][:5] == ["two", "BBB, Gaussian prior", "2×800", "1", "1 of 1"]
+    assert rows[0][:5] + rows[0][6:] == ["one", "BBB, mixture", "2×400", "2", "1 of 2",
+                                         "1 of 2"]
+    assert rows[0][5][1:] == "0.00 [−1.27, +1.27]"  # paired by run: −0.1 and +0.1 pp
+    assert rows[1][5] == "−0.40 (one seed: no interval)"  # posterior mean − average, paired
+    assert rows[1][:5] == ["two", "BBB, Gaussian", "2×800", "1", "1 of 1"]
+    assert len(head) == len(rows[0]) == 7
     assert words == ("One: validation chose the posterior mean for 1 of 2 BBB runs; on the test "
                      "set the average of 10 sampled networks had the lower error in 1 of 2. Two: "
                      "validation chose the posterior mean for 1 of 1 BBB runs; on the test set "
