@@ -409,7 +409,8 @@ def table_rows(rec):
     return header, rows
 
 
-BRIEF = {"sgd": "SGD", "dropout": "dropout", "bbb_gaussian": "BBB, Gaussian",
+TABLE_LABELS = {**METHOD_LABELS, "sgd": "plain network (SGD)", "dropout": "dropout"}  # notebook 01
+BRIEF = {"sgd": "plain network (SGD)", "dropout": "dropout", "bbb_gaussian": "BBB, Gaussian",
          "bbb_mixture": "BBB, mixture"}  # method names in the tables after Table 1
 SHORT = {"sgd": "SGD", "dropout": "dropout", "bbb_gaussian": "Gaussian", "bbb_mixture": "mixture",
          "sgd_equal_compute": "SGD as long", "bbb_mixture_random_start": "random start"}
@@ -931,19 +932,50 @@ def paper_outside(e):
 
 def comparable_words(e):
     """The comparability claim's verdict for effect ``e`` (mixture − dropout): *comparable*
-    (its interval lies inside the ±0.1 pp margin) or *not shown comparable*."""
-    return "*comparable*" if e["verdict"] == "comparable" else "*not shown comparable*"
+    (its interval lies inside the ±0.1 pp margin) or *not shown comparable*, the latter with
+    ``comparable_reading`` in brackets."""
+    if e["verdict"] == "comparable":
+        return "*comparable*"
+    reading = comparable_reading(e)
+    return "*not shown comparable*" + (f" ({reading})" if reading else "")
+
+
+def comparable_reading(e, margin=STORY_MARGIN):
+    """Where the 95% interval of mixture − dropout (effect ``e``) lies against the ±``margin``
+    of *comparable*, in descriptive words (no verdict of its own); '' without an interval or
+    when the interval lies inside the margin."""
+    if not e or not e["ci"]:
+        return ""
+    lo, hi = e["ci"]
+    m = f"{100 * margin:g}"
+    if -margin <= lo and hi <= margin:
+        return ""
+    if lo > margin:
+        return f"all above +{m} pp: worse than dropout by more than the margin"
+    if hi < -margin:
+        return f"all below −{m} pp: better than dropout by more than the margin"
+    if lo > 0:
+        return f"above 0, across +{m} pp: worse than dropout"
+    if hi < 0:
+        return f"below 0, across −{m} pp: better than dropout"
+    across = " and ".join(x for x, out in ((f"−{m}", lo < -margin), (f"+{m}", hi > margin)) if out)
+    return f"holds 0, crosses {across} pp: too wide to tell"
+
+
+def _holm(e):
+    """', Holm p 0.054' for an effect with a Holm-adjusted p (orderings and controls), else ''."""
+    return "" if e.get("p_holm") is None else f", Holm p {_p(e['p_holm'])}"
 
 
 def _effect_cell(e):
-    """(a − b with its unadjusted 95% interval and its verdict (Holm's, or the comparability
-    claim's); whether the paper's difference lies outside that interval) for the effects
-    table."""
+    """(a − b with its unadjusted 95% interval, its Holm-adjusted p and its verdict (Holm's,
+    or the comparability claim's with where its interval lies); whether the paper's difference
+    lies outside that interval) for the effects table."""
     if e is None:
         return "—", "—"
     if not e["ci"]:
-        return f"{_pp(e['diff'])} (one seed: no interval)", "—"
-    return f"{_pp(e['diff'])} {_ci_pp(e['ci'])}: {_verdict_of(e)}", paper_outside(e)
+        return f"{_pp(e['diff'])} (one seed)", "—"
+    return f"{_pp(e['diff'])} {_ci_pp(e['ci'])}{_holm(e)}: {_verdict_of(e)}", paper_outside(e)
 
 
 def table1_rows(paper_rec, adam_rec):
@@ -963,29 +995,35 @@ def table1_rows(paper_rec, adam_rec):
     for W in sorted({w for _, w in list(p) + list(a)}):
         for key in METHODS:
             paper = PAPER_TABLE1[key].get(W)
-            rows.append([f"2×{W}", METHOD_LABELS[key], "—" if paper is None else f"{100 * paper:.2f}%",
+            rows.append([f"2×{W}", TABLE_LABELS[key], "—" if paper is None else f"{100 * paper:.2f}%",
                          cell(p.get((key, W))), cell(a.get((key, W)))])
     return header, rows
 
 
-def effects_rows(paper_rec, adam_rec):
+def effects_rows(paper_rec, adam_rec, skip_answer=False):
     """(header, rows): each comparison a − b in pp with its unadjusted 95% interval, Holm p and
-    verdict, beside the paper's difference, for both recipes, and whether the paper's difference
-    lies outside each interval."""
+    verdict, beside the paper's difference, for both recipes (the Adam recipe first), and
+    whether the paper's difference lies outside each interval. ``skip_answer``: leave out the
+    claims the answer's table shows (``ANSWER_CLAIMS`` at its width), so each is shown once."""
     ep, ea = effects(paper_rec), effects(adam_rec)
+    W0 = _width_with_both(ep, ea) if skip_answer else None
+    shown = {(a, b) for a, b, _ in ANSWER_CLAIMS}
     header = ["width", "a − b (pp)", "paper",
-              f"{RECIPES['paper']}: a − b, unadjusted 95% interval: verdict",
+              f"{RECIPES['adam']}: a − b, unadjusted 95% interval, Holm p: verdict",
               "paper's difference outside the interval",
-              f"{RECIPES['adam']}: the same", "paper's difference outside the interval"]
-    rows = []
+              f"{RECIPES['paper']}: the same", "paper's difference outside the interval"]
+    rows, paper_ci = [], False
     for W in sorted({k[0] for k in list(ep) + list(ea)}):
         for a, b, words, _ in STORY_CLAIMS:
             e1, e2 = ep.get((W, a, b)), ea.get((W, a, b))
-            if e1 is None and e2 is None:
+            if (e1 is None and e2 is None) or (W == W0 and (a, b) in shown):
                 continue
+            paper_ci = paper_ci or bool(e1 and e1["ci"])
             paper = paper_difference(a, b, W)
             rows.append([f"2×{W}", words, "—" if paper is None else _pp(paper),
-                         *_effect_cell(e1), *_effect_cell(e2)])
+                         *_effect_cell(e2), *_effect_cell(e1)])
+    if skip_answer and not paper_ci:  # the paper's protocol has no interval here: no columns
+        header, rows = header[:5], [r[:5] for r in rows]
     return header, rows
 
 
@@ -1001,9 +1039,59 @@ def comparable_margin_words(n_test=10_000):
     text = (f"**The ±{100 * STORY_MARGIN:g} pp margin of *comparable*** ({STORY_MARGIN * n_test:.0f} "
             f"of the {n_test:,} test images) is ours, declared before the runs")
     if out:
-        text += (f"; the paper's own mixture − dropout difference (the paper column) lies "
-                 f"outside it at {and_list([f'2×{W}' for W in out])}")
+        text += (f"; the paper's own mixture − dropout difference lies outside it at "
+                 f"{and_list([f'2×{W}' for W in out])}")
     return text + "."
+
+
+def _half_widths(eff, W=None, claims=None):
+    """The half-widths (fractions) of the unadjusted 95% intervals in ``eff`` (``effects``),
+    at width ``W`` (any width when None) and of ``claims`` ([(a, b)]; all when None)."""
+    return [(e["ci"][1] - e["ci"][0]) / 2 for (V, a, b), e in eff.items() if e["ci"]
+            and (W is None or V == W) and (claims is None or (a, b) in claims)]
+
+
+def _pp_range(xs):
+    lo, hi = 100 * min(xs), 100 * max(xs)
+    return f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}"
+
+
+def comparable_terms(paper_rec, adam_rec, margin=STORY_MARGIN):
+    """The sentence after the Terms entry of *comparable* (equivalence of the scale mixture and
+    dropout within ±``margin``): it needs an interval narrower than the margin, and the
+    half-widths of mixture − dropout's intervals that the seeds give (both recipes, every width
+    with two seeds or more)."""
+    m = f"{100 * margin:g}"
+    hw = _half_widths(effects(paper_rec), claims=[("bbb_mixture", "dropout")]) + _half_widths(
+        effects(adam_rec), claims=[("bbb_mixture", "dropout")])
+    text = f"*Comparable* needs an interval narrower than ±{m} pp"
+    if hw:
+        text += f"; our seeds give half-widths of {_pp_range(hw)} pp"
+    return text + "."
+
+
+def resolvable_words(paper_rec, adam_rec):
+    """Per width, the smallest difference its seeds could resolve, for each recipe: the range
+    over the claims of the half-width of the unadjusted 95% interval of the mean paired
+    difference, t(0.975, n − 1) · sd / √n, n the seeds; a mean difference smaller than that
+    does not exclude 0 (Holm's adjustment asks for more). '' without intervals."""
+    ep, ea = effects(paper_rec), effects(adam_rec)
+    lines = []
+    for W in sorted({k[0] for k in list(ep) + list(ea)}):
+        parts = []
+        for name, eff in ((RECIPES["adam"], ea), (RECIPES["paper"], ep)):
+            hw = _half_widths(eff, W)
+            if hw:
+                n = max(e["n"] for (V, _, _), e in eff.items() if V == W and e["ci"])
+                parts.append(f"{name} {_pp_range(hw)} pp ({n} seeds)")
+        if parts:
+            lines.append(f"- 2×{W}: " + "; ".join(parts))
+    if not lines:
+        return ""
+    return ("**The smallest difference the seeds resolve** is a claim's interval half-width, "
+            "t₀.₉₇₅,ₙ₋₁ · sd(paired differences) / √n over n seeds (before Holm), over the "
+            "claims at each width:\n\n"
+            + "\n".join(lines))
 
 
 def _width_with_both(ep, ea, a="bbb_mixture", b="sgd"):
@@ -1049,6 +1137,7 @@ def _md_table(header, rows):
 ANSWER_CLAIMS = (  # (a, b, words): the answer's rows, a − b in test error
     ("bbb_mixture", "sgd", "mixture − SGD"),
     ("bbb_mixture", "bbb_gaussian", "mixture − Gaussian prior"),
+    ("dropout", "sgd", "dropout − SGD"),
     ("bbb_mixture", "dropout", "mixture − dropout"),
     ("bbb_mixture", "sgd_continued", "mixture − SGD trained on (control)"),
     ("bbb_mixture", "bbb_random_start", "mixture − random-start mixture (control)"))
@@ -1062,10 +1151,15 @@ def _verdict_of(e):
     return comparable_words(e) if e["family"] == "comparable" else _verdict_word(e)
 
 
+def _bare(e):
+    """The verdict of effect ``e`` without the comparability claim's reading."""
+    return _verdict_of(e).split(" (")[0]
+
+
 def _answer_effect(e):
     if not e["ci"]:
         return f"{_pp(e['diff'])} (one seed)"
-    return f"{_pp(e['diff'])} {_ci_pp(e['ci'])} ({e['n']}): {_verdict_of(e)}"
+    return f"{_pp(e['diff'])} {_ci_pp(e['ci'])} ({e['n']}){_holm(e)}: {_verdict_of(e)}"
 
 
 def _answer_cell(eff, W, a, b):
@@ -1077,56 +1171,79 @@ def _answer_cell(eff, W, a, b):
         return "not run"
     text = _answer_effect(e)
     for (V, x, y), o in sorted(eff.items()):
-        if (x, y) == (a, b) and V != W and o["ci"] and _verdict_of(o) != _verdict_of(e):
+        if (x, y) == (a, b) and V != W and o["ci"] and _bare(o) != _bare(e):
             text += f"; at 2×{V}: {_answer_effect(o)}"
     return text
 
 
+PAPER_COLUMN = "the paper's protocol"
+
+
 def answer_rows(paper_rec, adam_rec, sigma_fixed=False):
     """(header, rows) of the answer's table at the smallest width both recipes ran with two
-    seeds or more: per claim of ``ANSWER_CLAIMS`` the paper's difference and, for each recipe,
-    a − b in pp with its unadjusted 95% interval, seeds and verdict, and other widths where the
-    verdict differs (``_answer_cell``). ``sigma_fixed``: the diagnostics found that σ did not
-    learn under the paper's protocol; its column says so. (None, []) when no width has both."""
+    seeds or more: per claim of ``ANSWER_CLAIMS`` the paper's difference and, for each recipe
+    (the Adam recipe first), a − b in pp with its unadjusted 95% interval, seeds, Holm p and
+    verdict, and other widths where the verdict differs (``_answer_cell``). ``sigma_fixed``:
+    the diagnostics found that σ barely moved under the paper's protocol; its column says so.
+    (None, []) when no width has both."""
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
     if W is None:
         return None, []
-    paper = ("(a) the paper's protocol" + (", σ kept near its start value (a run that lets σ "
-                                           "learn is in progress)" if sigma_fixed else ""))
+    paper = PAPER_COLUMN + (" (σ barely moved, section 3)" if sigma_fixed else "")
     header = [f"claim at 2×{W} (another width named where its verdict differs)",
-              "paper's difference (pp)", paper, "(b) Adam recipe"]
+              "paper's difference (pp)", RECIPES["adam"], paper]
     rows = []
     for a, b, words in ANSWER_CLAIMS:
         if (W, a, b) not in ep and (W, a, b) not in ea:
             continue
         d = paper_difference(a, b, W)
-        rows.append([words, "—" if d is None else _pp(d), _answer_cell(ep, W, a, b),
-                     _answer_cell(ea, W, a, b)])
+        rows.append([words, "—" if d is None else _pp(d), _answer_cell(ea, W, a, b),
+                     _answer_cell(ep, W, a, b)])
     return header, rows
 
 
+def _lead(ea, W, sigma_fixed):
+    """The answer's bold sentence, led by the Adam recipe: whether its scale mixture is
+    resolved below plain SGD at any width, its difference at ``W`` and whether that interval
+    excludes the paper's; then, with ``sigma_fixed``, why the paper's protocol cannot carry
+    the headline."""
+    from .report import and_list
+    e = ea[(W, "bbb_mixture", "sgd")]
+    below = [V for (V, x, y), o in sorted(ea.items()) if (x, y) == ("bbb_mixture", "sgd")
+             and o["p_holm"] is not None and o["p_holm"] < ALPHA and o["diff"] < 0]
+    text = ("With the Adam recipe, BBB (scale mixture) is " +
+            (f"resolved below the plain network (SGD) at {and_list([f'2×{V}' for V in below])}"
+             if below else "not resolved below the plain network (SGD) at any width"))
+    if e["ci"]:
+        out = excluded(e)[1]
+        text += (f": at 2×{W} mixture − SGD is {_pp(e['diff'])} pp {_ci_pp(e['ci'])}"
+                 + ("" if out is None else f", an interval that {'excludes' if out else 'holds'}"
+                    f" the paper's {_pp(e['paper'])} pp"))
+    text += "."
+    if sigma_fixed:
+        text += (" The paper's own protocol tests μ plus noise that barely "
+                 "moved, not a learned posterior (section 3).")
+    return text
+
+
 def answer(paper_rec, adam_rec, sigma_fixed=False):
-    """The notebook's answer, every number from the summaries: one bold sentence (whether
-    either recipe's interval of scale mixture − SGD holds the paper's difference), the table of
-    ``answer_rows`` (each cell: a − b in pp, unadjusted 95% interval, seeds: verdict), then at
-    most two sentences: what the Adam recipe's BBB rests on (the warm start's two controls,
-    where they are resolved) and whether any recipe's scale mixture reaches the paper's test
-    error. Terms are defined in the cell above it. '' when no width has both recipes."""
+    """The notebook's answer, every number from the summaries: one bold lead (``_lead``: the
+    Adam recipe's scale mixture against SGD, and what the paper's protocol tests), the table of
+    ``answer_rows`` (each cell: a − b in pp, unadjusted 95% interval, seeds, Holm p: verdict),
+    then at most two sentences: what the Adam recipe's BBB rests on (the warm start's two
+    controls, where they are resolved) and whether any recipe's scale mixture reaches the
+    paper's test error. Terms are defined in the cells above it. '' when no width has both
+    recipes."""
     from .report import and_list
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
     if W is None:
         return ""
-    e1, e2 = ep[(W, "bbb_mixture", "sgd")], ea[(W, "bbb_mixture", "sgd")]
-    ex = [excluded(e)[1] for e in (e1, e2)]
-    lead = ("Neither recipe gives BBB the paper's margin over plain SGD" if all(ex) else
-            "One recipe's seeds rule out the paper's margin of BBB over plain SGD, the other's "
-            "do not" if any(ex) else
-            "Within our intervals, both recipes agree with the paper's margin of BBB over SGD")
     head, rows = answer_rows(paper_rec, adam_rec, sigma_fixed)
-    lines = [f"**The answer. {lead}.** In pp, with the unadjusted 95% interval, the seeds and "
-             "the verdict (see **Terms**):", "", _md_table(head, rows), ""]
+    lines = [f"**The answer. {_lead(ea, W, sigma_fixed)}** In pp: the difference, its "
+             "unadjusted 95% interval (seeds), Holm p: verdict (see **Terms**):", "",
+             _md_table(head, rows), ""]
     warm = [r for r in (adam_rec or {}).get("rows", []) if r["key"] == "bbb_mixture"]
     warm = bool(warm) and all((r.get("recipe") or {}).get("init_from") for r in warm)
 
@@ -1162,9 +1279,9 @@ def answer(paper_rec, adam_rec, sigma_fixed=False):
             ("No recipe's scale mixture reaches" if not reach else "Not every scale mixture "
              "reaches") + f" the paper's {100 * papers[0]:.2f}–{100 * papers[-1]:.2f}%: ours "
             f"are {100 * min(ours):.2f}–{100 * max(ours):.2f}% (Table 1)"
-            + (", and every interval of our mean lies above the paper's value at its width."
-               if above and not reach else f"; at {and_list([f'2×{V}' for V in reach])} one "
-               "reaches or holds it."))
+            + (", and at every width with two or more seeds the interval of our mean lies "
+               "above the paper's value." if above and not reach else
+               f"; at {and_list([f'2×{V}' for V in reach])} one reaches or holds it."))
     return "\n".join(lines[:4]) + ("\n" + " ".join(lines[4:]) if lines[4:] else "")
 
 
@@ -1233,9 +1350,9 @@ def _word(e):
 
 def takeaways(paper_rec, adam_rec, sigma_fixed=False):
     """Markdown bullets: the answer in words, without its numbers (each result is given once,
-    in the answer and section 2), with pointers to where each is shown. Each bullet follows the
-    summaries: (a) whether the paper protocol's scale mixture is worse than the paper's value
-    and than the Gaussian prior (``sigma_fixed``: the diagnostics found that σ did not learn);
+    in the answer and section 2), with pointers to where each is shown; the Adam recipe's
+    bullets first, as in the answer. Each bullet follows the summaries: (a) whether the paper
+    protocol's scale mixture is worse than the paper's value and than the Gaussian prior (``sigma_fixed``: the diagnostics found that σ did not learn);
     (b) whether any width resolves the Adam recipe's BBB below SGD or below SGD trained on;
     (c) whether the Adam recipe's SGD lies below the paper's at every width."""
     ep, ea = effects(paper_rec), effects(adam_rec)
@@ -1254,19 +1371,21 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False):
                        + (", does not test a learned posterior**: σ stays near its start "
                           "(section 3)" if sigma_fixed else "**")
                        + (("; its" if sigma_fixed else ": its") + " scale mixture is worse "
-                          + " and ".join(what) if what else "") + " (answer, column a).")
+                          + " and ".join(what) if what else "") + " (answer, its column).")
     res = [e for (V, a, b), e in ea.items() if b in ("sgd", "sgd_continued") and a == "bbb_mixture"
            and e["p_holm"] is not None and e["p_holm"] < ALPHA and e["diff"] < 0]
     if ea:
         out.append("- **With a modern recipe, " + ("BBB is resolved below neither SGD nor SGD "
                    "given the same extra epochs, at any width**"
                    if not res else "BBB is resolved below SGD or its control at some width**")
-                   + " (answer, column b; section 2).")
+                   + " (answer, Adam recipe column; section 2).")
     sgd = [(V, vs_paper(adam_rec, "sgd", V)) for V in sorted({w for _, w in story_rows(adam_rec)})]
     sgd = [(V, v) for V, v in sgd if v and v["ci"]]
     if sgd and all(v["ci"][1] < 0 for _, v in sgd):
         out.append("- **The paper's margin was measured against a weak SGD baseline**: a modern "
                    "SGD is better than the paper's at every width (section 2).")
+    if out and out[0].startswith("- **The paper's protocol"):
+        out.append(out.pop(0))  # the Adam recipe leads, as in the answer
     return "\n".join(out)
 
 
@@ -1293,7 +1412,7 @@ def figure3_runs(runs, panels=None):
             dens = [c / (h["total"] * width) for c in h["counts"]]
             lo, hi = h["lo"], h["hi"]
             ax.step(centres, dens, where="mid", c=OKABE_ITO[key], lw=1.1,
-                    label=f"{METHOD_LABELS[key]} (beyond ±{h['hi']:g}: "
+                    label=f"{TABLE_LABELS[key]} (beyond ±{h['hi']:g}: "
                           f"{_share(h['outside'] / h['total'])}%)")
         if lo is not None:
             ax.set_xlim(lo, hi)
@@ -1323,16 +1442,16 @@ def _beyond_panel(ax, panels):
                 continue
             h = r["metrics"]["weight_histogram"]
             lim = h["hi"]
-            labels.append(f"{METHOD_LABELS[key]}\n({title})" if title else METHOD_LABELS[key])
+            labels.append(f"{TABLE_LABELS[key]}\n({title})" if title else TABLE_LABELS[key])
             vals.append(100 * h["outside"] / h["total"])
             cols.append(OKABE_ITO[key])
     y = list(range(len(vals)))
     ax.barh(y, vals, color=cols)
     top = max(vals + [1.0])
     for i, v in zip(y, vals):
-        ax.text(v + 0.02 * top, i, f"{_share(v / 100)}%", va="center", fontsize=7)
+        ax.text(v + 0.02 * top, i, f"{_share(v / 100)}%", va="center", fontsize=9)
     ax.set_yticks(y)
-    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_yticklabels(labels, fontsize=9)
     ax.invert_yaxis()
     ax.set_xlim(0, 1.25 * top)
     ax.set_xlabel("share of weights (%)")
@@ -1365,7 +1484,9 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
     dips at 0 between two modes, with ``narrow`` (the largest share of the means the prior's
     narrow component claims in section 3's reruns, or None) beside it; the largest share
     beyond the range."""
-    header = ["method", f"|w| < {near:g}", f"|w| > {far:g}", "beyond the plotted range"]
+    lims = sorted({r["metrics"]["weight_histogram"]["hi"] for r in runs.values() if r})
+    header = ["method", f"|w| < {near:g}", f"|w| > {far:g}", "beyond the plotted range"
+              + (f" (±{lims[0]:g})" if len(lims) == 1 else "")]
     rows, out, tail, hists, near_share = [], {}, {}, {}, {}
     for key in METHODS:
         r = runs.get(key)
@@ -1379,15 +1500,15 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
                      + h["outside"]) / h["total"]
         out[key] = h["outside"] / h["total"]
         near_share[key] = inside
-        rows.append([METHOD_LABELS[key], f"{100 * inside:.1f}%", f"{100 * tail[key]:.2f}%",
-                     f"{_share(out[key])}% (beyond ±{h['hi']:g})"])
+        rows.append([TABLE_LABELS[key], f"{100 * inside:.1f}%", f"{100 * tail[key]:.2f}%",
+                     f"{_share(out[key])}%" + ("" if len(lims) == 1 else f" (beyond ±{h['hi']:g})")])
     if not out:
         return header, rows, ""
     parts = []
     base = [tail[k] for k in ("sgd", "dropout") if k in tail]
     bbb = [k for k in ("bbb_gaussian", "bbb_mixture") if k in tail]
     if base and bbb:
-        wider = [METHOD_LABELS[k] for k in bbb if tail[k] > max(base)]
+        wider = [TABLE_LABELS[k] for k in bbb if tail[k] > max(base)]
         b = f"(beyond ±{far:g})"
         parts.append(
             f"Only {' and '.join(wider)} has wider tails than SGD and dropout {b}, as in the "
@@ -1395,7 +1516,18 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
             f"Both BBB samples have wider tails than SGD and dropout {b}, as in the paper's "
             "Figure 3." if wider else f"Neither BBB sample has wider tails than SGD or dropout "
             f"{b}: the spread the paper's Figure 3 shows is not here.")
-        if wider and METHOD_LABELS["bbb_mixture"] not in wider and "bbb_mixture" in bbb:
+        riv = max((k for k in ("sgd", "dropout") if k in tail), key=tail.get)
+        mixed = (wider and "bbb_mixture" in bbb and tail["bbb_mixture"] < tail[riv]
+                 and out["bbb_mixture"] > out[riv])
+        if mixed:
+            lim = hists["bbb_mixture"]["hi"]
+            parts.append(
+                f"For the scale mixture the answer depends on the measure: fewer of its weights "
+                f"than {TABLE_LABELS[riv]}'s lie beyond ±{far:g} ({100 * tail['bbb_mixture']:.2f}% "
+                f"against {100 * tail[riv]:.2f}%), more beyond ±{lim:g} "
+                f"({_share(out['bbb_mixture'])}% against {_share(out[riv])}%); "
+                f"{100 * near_share['bbb_mixture']:.1f}% lie within ±{near:g}.")
+        elif wider and TABLE_LABELS["bbb_mixture"] not in wider and "bbb_mixture" in bbb:
             base_near = [near_share[k] for k in ("sgd", "dropout") if k in near_share]
             spike = near_share["bbb_mixture"] > max(base_near)
             text = (f"The scale mixture's sample is {'a spike at 0' if spike else 'not wider'} "
@@ -1418,14 +1550,14 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
         parts.append(f"The figure hides no visible mass: at most {100 * out[top]:.2g}% of a "
                      "network's weights lie beyond the plotted range.")
     else:
-        text = (f"{100 * out[top]:.2g}% of the {METHOD_LABELS[top]} sample lies beyond "
+        text = (f"{100 * out[top]:.2g}% of the {TABLE_LABELS[top]} sample lies beyond "
                 f"±{hists[top]['hi']:g}, where the run records no histogram: the right-hand "
                 "panel draws this mass as a share.")
         sp = (runs[top].get("config") or {}).get("prior_sigma")
         if top == "bbb_gaussian" and sp:
-            text += (f" Why so wide: its prior N(0, {sp:g}²) is far wider than the weights SGD "
-                     "learns, and where the data pin a weight down little, the KL term pulls "
-                     "q(w) towards that prior.")
+            text += (" Why so wide: where the data pin a weight down little, the KL term pulls "
+                     f"q(w) towards its prior N(0, {sp:g}²), far wider than the weights SGD "
+                     "learns.")
         parts.append(text)
     return header, rows, " ".join(parts)
 
@@ -1618,29 +1750,6 @@ def predictor_summary(groups):
     return PREDICTOR_HEADER, rows, " ".join(words)
 
 
-def table1_footnote(groups):
-    """Markdown under Table 1: for each recipe, BBB method and width (``groups`` as for
-    ``predictor_summary``) where validation picked the average of sampled networks on some
-    seeds, the test error with the posterior-mean weights on every seed (mean ± sd, seeds)
-    beside Table 1's entry under the rule. '' when validation chose the posterior mean
-    everywhere."""
-    out = []
-    for name, widths, get in groups:
-        for m in ("bbb_gaussian", "bbb_mixture"):
-            for H in widths:
-                x = [r["metrics"] for r in get(m, H) if "test_error_ensemble" in r.get("metrics", {})]
-                avg = sum(v["predictor"] != "mean_weights" for v in x)
-                if not avg:
-                    continue
-                pm = stats.mean_ci([v["test_error_mean_weights"] for v in x])
-                sd = "" if pm["sd"] is None else f" ± {100 * pm['sd']:.2f}"
-                out.append(f"{name[:1].upper() + name[1:]}, {METHOD_LABELS[m]} at 2×{H}: the "
-                           f"rule picked the average of sampled networks on {avg} of {len(x)} "
-                           f"seeds; with the posterior mean on every seed its test error is "
-                           f"{100 * pm['mean']:.2f}{sd}% ({pm['n']}).")
-    return ("**Where the rule picked the average.** " + " ".join(out)) if out else ""
-
-
 def warm_start_sentence(adam_rec):
     """Which BBB rows of the Adam recipe (summary ``adam_rec``, each row's ``recipe``) start
     warm, by method and width, with the term defined; '' when none does."""
@@ -1655,9 +1764,8 @@ def warm_start_sentence(adam_rec):
     parts = [f"{METHOD_LABELS[k].split(', ')[-1]} at "
              + ("every width" if set(Ws) == every and len(Ws) > 1 else and_list([f"2×{W}" for W in Ws]))
              for k, Ws in sorted(warm.items(), key=lambda kv: -len(kv[1]))]
-    return (f"The search chose a warm start for the {' and for the '.join(parts)}; a warm start "
-            "trains the SGD recipe of its width first. Each method's recipe (Adam), chosen on "
-            "validation:")
+    return (f"**The Adam recipe**, chosen on validation per width; a warm start (for the "
+            f"{' and the '.join(parts)}) trains the plain network's recipe first:")
 
 
 def figure3_panels(paper_runs, adam_rec, root=None):

@@ -274,35 +274,44 @@ def _with_random_start(rec, shift):
 
 def test_the_answer_follows_the_planted_effects():
     small = T.answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
-    assert small.startswith("**The answer. Neither recipe gives BBB the paper's margin over "
-                            "plain SGD.** In pp, with the unadjusted 95% interval")
+    assert small.startswith("**The answer. With the Adam recipe, BBB (scale mixture) is resolved "
+                            "below the plain network (SGD) at 2×400: at 2×400 mixture − SGD is "
+                            "−0.04 pp [−0.05, −0.03], an interval that excludes the paper's "
+                            "−0.47 pp.** In pp: the difference, its unadjusted 95% interval")
     table = [line for line in small.split("\n") if line.startswith("| ")]
-    assert len(table) <= 6  # the header and at most five claims
+    assert len(table) <= 7  # the header and at most six claims
     head = [c.strip() for c in table[0].strip("|").split("|")]
     assert head[0].startswith("claim at 2×400") and head[1] == "paper's difference (pp)"
-    assert head[2] == "(a) the paper's protocol" and head[3] == "(b) Adam recipe"
+    assert head[2] == "Adam recipe" and head[3] == "the paper's protocol"  # the Adam recipe leads
     rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")]
             for r in table[1:]}
     assert rows["mixture − SGD"][1] == "−0.47"
-    assert rows["mixture − SGD"][2] == "−0.05 [−0.07, −0.04] (3): *holds*"
-    assert rows["mixture − SGD"][3] == "−0.04 [−0.05, −0.03] (5): *holds*"
-    assert rows["mixture − dropout"][3].endswith(": *not shown comparable*")
-    assert rows["mixture − SGD trained on (control)"][2] == "not run"
-    assert rows["mixture − SGD trained on (control)"][3].endswith("(5): *not resolved*")
-    assert "excluding 0" not in small and "excludes 0" not in small and "Holm p" not in small
+    assert rows["mixture − SGD"][3].startswith("−0.05 [−0.07, −0.04] (3), Holm p ")
+    assert rows["mixture − SGD"][3].endswith(": *holds*")
+    assert rows["mixture − SGD"][2].startswith("−0.04 [−0.05, −0.03] (5), Holm p ")
+    assert "dropout − SGD" in rows
+    md = rows["mixture − dropout"][2]
+    assert ": *not shown comparable* (" in md and "Holm p" not in md  # no Holm p: not a family
+    assert rows["mixture − SGD trained on (control)"][3] == "not run"
+    assert rows["mixture − SGD trained on (control)"][2].endswith(": *not resolved*")
+    assert "(5), Holm p " in rows["mixture − SGD trained on (control)"][2]
+    assert "excluding 0" not in small and "excludes 0" not in small
     # at most two sentences after the table: here, whether any recipe reaches the paper's value
     after = small.split("\n")[-1]
     assert after.startswith("No recipe's scale mixture reaches the paper's 1.36–1.36%: ours are ")
+    assert after.endswith("and at every width with two or more seeds the interval of our mean "
+                          "lies above the paper's value.")
     assert after.count(". ") <= 1
+    unresolved = T.answer(_planted(-0.0006), _planted(-0.0001, n=5, continued=0.0))
+    assert "is not resolved below the plain network (SGD) at any width" in unresolved
     big = T.answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
-    assert big.startswith("**The answer. One recipe's seeds rule out the paper's margin of BBB "
-                          "over plain SGD, the other's do not.**")
+    assert "an interval that excludes the paper's −0.47 pp" in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
-    # part (a) labelled where sigma did not learn; nothing else of the campaign
+    # the paper's protocol labelled where sigma barely moved; nothing of the campaign
     led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=True)
-    assert ("(a) the paper's protocol, σ kept near its start value (a run that lets σ learn is "
-            "in progress)") in led
-    assert not any(w in led for w in ("will ", "not yet", "width σ", "widths"))
+    assert "| the paper's protocol (σ barely moved, section 3) |" in led
+    assert "tests μ plus noise that barely moved, not a learned posterior (section 3)" in led
+    assert not any(w in led for w in ("will ", "not yet", "in progress", "width σ", "widths"))
     # the warm start: lower than a random start, not than SGD trained on -> it rests on it
     warm = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.004)
     text = T.answer(_planted(-0.0006), warm)
@@ -310,9 +319,46 @@ def test_the_answer_follows_the_planted_effects():
             "warm start: it is *lower* than a mixture from a random start at 2×400, but at no "
             "width lower than SGD trained on for as many epochs.") in text
     row = next(r for r in text.split("\n") if r.startswith("| mixture − random-start"))
-    assert row.rstrip(" |").endswith("(5): *lower*")
+    assert row.split("|")[3].strip().endswith(": *lower*")
     same = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.0)
     assert "lower than neither control" in T.answer(_planted(-0.0006), same)
+
+
+def test_holm_p_and_the_comparable_reading_follow_the_effect():
+    e = {"diff": -0.0006, "ci": [-0.0011, -0.0001], "p_holm": 0.054, "verdict": "not resolved",
+         "family": "orderings", "n": 5, "paper": -0.0047}
+    assert T._answer_effect(e) == "−0.06 [−0.11, −0.01] (5), Holm p 0.054: *not resolved*"
+    assert T._effect_cell(e)[0] == "−0.06 [−0.11, −0.01], Holm p 0.054: *not resolved*"
+    c = {**e, "p_holm": None, "family": "comparable", "verdict": "not shown comparable"}
+    reading = lambda lo, hi: T.comparable_reading({**c, "ci": [lo, hi]})  # noqa: E731
+    assert reading(0.0025, 0.0040) == ("all above +0.1 pp: worse than dropout by more than the "
+                                       "margin")
+    assert reading(-0.0040, -0.0025).startswith("all below −0.1 pp: better than dropout")
+    assert reading(0.00004, 0.0027) == "above 0, across +0.1 pp: worse than dropout"
+    assert reading(-0.0005, 0.0013) == "holds 0, crosses +0.1 pp: too wide to tell"
+    assert reading(-0.0018, 0.0035) == "holds 0, crosses −0.1 and +0.1 pp: too wide to tell"
+    assert reading(-0.0005, 0.0005) == ""  # inside the margin: the verdict says it
+    assert T._answer_effect({**c, "ci": [0.0025, 0.0040]}).endswith(
+        "(5): *not shown comparable* (all above +0.1 pp: worse than dropout by more than the "
+        "margin)")
+
+
+def test_comparable_terms_and_resolvable_words_read_the_half_widths():
+    a, p = _planted(-0.0005, n=5), _planted(-0.0006)
+    hw = [(e["ci"][1] - e["ci"][0]) / 2 for e in list(T.effects(a).values())
+          + list(T.effects(p).values()) if e["family"] == "comparable" and e["ci"]]
+    terms = T.comparable_terms(p, a)
+    assert terms.startswith("*Comparable* needs an interval narrower than ±0.1 pp; our seeds "
+                            "give half-widths of ")
+    lo, hi = f"{100 * min(hw):.2f}", f"{100 * max(hw):.2f}"
+    assert terms.endswith(f" {lo if lo == hi else lo + '–' + hi} pp.")
+    words = T.resolvable_words(p, a)
+    assert "t₀.₉₇₅,ₙ₋₁ · sd(paired differences) / √n" in words
+    line = next(x for x in words.split("\n") if x.startswith("- 2×400: "))
+    half = [(e["ci"][1] - e["ci"][0]) / 2 for e in T.effects(a).values() if e["ci"]]
+    assert line.startswith(f"- 2×400: Adam recipe {100 * min(half):.2f}") and "(5 seeds)" in line
+    assert "the paper's protocol" in line and "(3 seeds)" in line
+    assert T.resolvable_words(_summary([]), _summary([])) == ""
 
 
 def test_answer_cells_name_other_widths_only_where_the_verdict_differs():
@@ -325,7 +371,7 @@ def test_answer_cells_name_other_widths_only_where_the_verdict_differs():
     eff = T.effects(rec)
     cell = T._answer_cell(eff, 400, "bbb_mixture", "sgd")
     assert cell.startswith("−0.05 [") and cell.split("; at 2×1200: ")[0].endswith("*holds*")
-    assert cell.endswith("(5): *not resolved*") and "; at 2×1200: +0.0" in cell
+    assert cell.endswith("(5), Holm p 1: *not resolved*") and "; at 2×1200: +0.0" in cell
     assert "2×1200" not in T._answer_cell(eff, 400, "dropout", "sgd")  # same verdict
     assert T._answer_cell(eff, 800, "bbb_mixture", "sgd") == "not run"
 
@@ -371,20 +417,21 @@ def test_controls_read_lower_or_higher_and_comparability_per_row():
     rec["rows"].append(_srow("bbb_random_start", 400,
                              [m + 0.004 + 0.00002 * i for i, m in
                               enumerate(rec["rows"][1]["test_error"])]))
-    rows = T.effects_rows(_summary([]), rec)[1]
+    rows = T.effects_rows(_summary([]), rec)[1]  # the Adam recipe's columns come first
     ctl = next(r for r in rows if r[1] == "mixture − random-start mixture (control)")
-    assert ctl[5].endswith(": *lower*")
-    assert next(r for r in rows if r[1] == "mixture − SGD")[5].endswith(": *holds*")
+    assert ctl[3].endswith(": *lower*") and ", Holm p " in ctl[3]
+    assert next(r for r in rows if r[1] == "mixture − SGD")[3].endswith(": *holds*")
     gauss = next(r for r in rows if r[1] == "mixture − Gaussian")
-    assert gauss[5].endswith(": *not resolved*") or gauss[5].endswith(": *holds*")
+    assert gauss[3].endswith(": *not resolved*") or gauss[3].endswith(": *holds*")
     md = next(r for r in rows if r[1] == "mixture − dropout")
-    assert md[5].endswith(": *not shown comparable*")
+    assert ": *not shown comparable* (" in md[3] and "Holm p" not in md[3]
     same = _planted(-0.0006, n=5)
     same["rows"][2]["test_error"] = [x + 0.00001 * (i % 3) for i, x in
                                      enumerate(same["rows"][1]["test_error"])]
     md = next(r for r in T.effects_rows(_summary([]), same)[1] if r[1] == "mixture − dropout")
-    assert md[5].endswith(": *comparable*")
+    assert md[3].endswith(": *comparable*")
     head = T.effects_rows(_summary([]), same)[0]
+    assert head[3].startswith("Adam recipe") and head[5].startswith("the paper's protocol")
     assert "unadjusted 95% interval" in head[3] and head[4] == head[6] == (
         "paper's difference outside the interval")
 
@@ -393,35 +440,38 @@ def test_comparable_margin_words_read_the_papers_differences():
     words = T.comparable_margin_words()
     assert words.startswith("**The ±0.1 pp margin of *comparable*** (10 of the 10,000 test "
                             "images)")
-    assert words.endswith("the paper's own mixture − dropout difference (the paper column) "
-                          "lies outside it at 2×400.")  # −0.15 pp; +0.01 and −0.04 lie inside
+    assert words.endswith("the paper's own mixture − dropout difference lies outside it at "
+                          "2×400.")  # −0.15 pp; +0.01 and −0.04 lie inside
     assert "(5 of the 5,000 test images)" in T.comparable_margin_words(n_test=5000)
 
 
 def test_table_and_effect_rows_follow_the_summaries():
     head, rows = T.table1_rows(_planted(-0.0006), _summary([], None))
-    assert len(head) == 5 and [r[1] for r in rows] == [T.METHOD_LABELS[k] for k in T.METHODS]
+    assert len(head) == 5 and [r[1] for r in rows] == [T.TABLE_LABELS[k] for k in T.METHODS]
+    assert rows[0][1] == "plain network (SGD)"  # the method, not the optimiser
     assert rows[0][2] == "1.83%" and rows[0][4] == "not run" and rows[0][3].endswith("(3)")
     smoke = _summary([_srow("sgd", 16, [0.1, 0.12])], plan_width={"16": 400})
     assert T.table1_rows(_summary([]), smoke)[1][0][4].startswith("11.00 ± ")
     head, rows = T.effects_rows(_planted(-0.0006), _planted(-0.0006, n=5, continued=0.0))
     control = [r for r in rows if "trained on" in r[1]]
-    assert len(control) == 1 and control[0][3] == "—" and control[0][6] == "—"
+    assert len(control) == 1 and control[0][5] == "—" and control[0][6] == "—"
     mix_sgd = next(r for r in rows if r[1] == "mixture − SGD")
     assert mix_sgd[2] == "−0.47" and mix_sgd[3].endswith(": *holds*") and mix_sgd[4] == "yes"
     assert not any("excludes" in c or "0 and" in c for r in rows for c in r)
     one = T.effects_rows(_planted(-0.0006, n=1), _summary([]))[1]
-    assert all("one seed: no interval" in r[3] for r in one)
+    assert all(r[5].endswith(" (one seed)") for r in one)  # the paper's protocol's column
 
 
 def test_takeaways_point_to_the_answer_without_its_numbers():
     clear = _planted(-0.004, n=5)
     text = T.takeaways(clear, _planted(-0.0006, n=5, continued=0.0), sigma_fixed=True)
     bullets = text.split("\n")
+    assert bullets[0].startswith("- **With a modern recipe")  # the Adam recipe leads
+    bullets = bullets[-1:] + bullets[:-1]  # the paper's protocol's bullet comes last
     assert bullets[0].startswith("- **The paper's protocol, as run here, does not test a learned "
                                  "posterior**: σ stays near its start (section 3); its scale "
                                  "mixture is worse than the paper reports")
-    assert "(answer, column a)" in bullets[0]
+    assert "(answer, its column)" in bullets[0]
     assert "BBB is resolved below SGD or its control at some width" in bullets[1]
     assert "**The paper's margin was measured against a weak SGD baseline**" in text
     assert not any(x in text for x in ("pp", "%", "[", "Holm p"))  # no result repeated
@@ -442,12 +492,12 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
                                                  "outside": outside}},
                 "config": {"seed": 0, "H": 400}}
     head, rows, words = T.weight_share_rows({"sgd": rec(2), "bbb_gaussian": rec(0)})
-    assert rows[0][3] == "2% (beyond ±0.3)" and rows[1][3] == "0% (beyond ±0.3)"
-    assert "2% of the SGD, no regularisation sample lies beyond ±0.3, where the run records " \
+    assert rows[0][3] == "2%" and rows[1][3] == "0%" and head[3].endswith("(±0.3)")
+    assert "2% of the plain network (SGD) sample lies beyond ±0.3, where the run records " \
         "no histogram" in words and "the right-hand panel draws this mass as a share." in words
     assert "Why so wide" not in words  # only for the Gaussian prior, from its prior's sigma
     g = {**rec(9), "config": {"seed": 0, "H": 400, "prior_sigma": 1.0}}
-    assert "Why so wide: its prior N(0, 1²) is far wider" in T.weight_share_rows(
+    assert "towards its prior N(0, 1²), far wider than the weights SGD learns" in T.weight_share_rows(
         {"sgd": rec(0), "bbb_gaussian": g})[2]
     assert words.startswith("Neither BBB sample has wider tails than SGD or dropout (beyond "
                             "±0.1)")
@@ -476,8 +526,13 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
     hists = {k: v["metrics"]["weight_histogram"] for k, v in tails.items()}
     assert T._heavier_beyond(hists, "bbb_mixture", ["sgd", "dropout"]) == pytest.approx(0.2)
     assert T._heavier_beyond(hists, "sgd", ["dropout"]) is None
-    assert "plus heavier far tails than SGD and dropout beyond about ±0.2." \
-        in T.weight_share_rows(tails)[2]
+    # fewer weights than dropout beyond ±0.1, more beyond the range: the measure decides
+    assert ("For the scale mixture the answer depends on the measure: fewer of its weights than "
+            "dropout's lie beyond ±0.1 (8.91% against 42.00%), more beyond ±0.3 (0.99% against "
+            "0%); 0.0% lie within ±0.01.") in T.weight_share_rows(tails)[2]
+    inside = {**tails, "bbb_mixture": h6([3, 1, 46, 46, 1, 3], 0)}
+    text = T.weight_share_rows(inside)[2]
+    assert "depends on the measure" not in text and "The scale mixture's sample is not wider" in text
     dip = {"metrics": {"weight_histogram": {"lo": -0.3, "hi": 0.3, "bins": 5,
                                             "counts": [1, 40, 2, 40, 1], "total": 84,
                                             "outside": 0}}, "config": {"seed": 0, "H": 400}}
@@ -500,12 +555,20 @@ def test_curve_rows_and_predictor_words_follow_the_records():
     row = {"key": "sgd", "H": 400, "test_error_last_100": [0.0180], "test_error_previous_100":
            [0.0181], "test_error_sd_last_100": [0.0005]}
     head, rows, words = P.curve_rows({"rows": [row]})
-    assert rows == [["SGD, no regularisation", "2×400", "1", "−0.010", "0.050", "yes"]]
-    assert words.endswith("Every curve is flat within its noise: its last 100 epochs moved "
-                          "less than its epoch-to-epoch sd.")
+    assert rows == [["plain network (SGD)", "2×400", "1", "−0.010", "0.050", "yes"]]
+    # the rule: |change| < 2 · sd · √(2 / (100 · n)), here 2 · 0.05 · √0.02 ≈ 0.014 pp
+    assert "2 · sd · √(2 / (100 · n)), twice the standard error" in words
+    assert words.endswith("Every curve passes.")
     falling = {**row, "test_error_last_100": [0.0170]}
     head, rows, words = P.curve_rows({"rows": [falling]})
-    assert rows[0][3] == "−0.110" and rows[0][5] == "no" and "Not every curve" in words
+    assert rows[0][3] == "−0.110" and rows[0][5] == "no"
+    assert words.endswith("The largest change among curves that fail it is 0.110 pp over 100 "
+                          "epochs, 11.0 of the 10,000 test images.")
+    # 0.02 pp is inside one epoch-to-epoch sd (the old rule) but beyond the standard error
+    drift = {**row, "test_error_last_100": [0.0179], "test_error_previous_100": [0.0181]}
+    assert P.curve_rows({"rows": [drift]})[1][0][5] == "no"
+    three = {**drift, **{k: v * 3 for k, v in drift.items() if k.startswith("test_error")}}
+    assert P.curve_rows({"rows": [three]})[1][0][2] == "3"  # n = 3 narrows the rule by √3
     assert P.curve_rows({"rows": [{**row, "test_error_last_100": [None]}]})[1:] == ([], "")
 
     def run(pred, ens, mean):
@@ -604,8 +667,9 @@ def test_effects_cells_give_holms_verdict_never_an_unadjusted_excludes_0():
     assert eff["ci"][1] < 0  # the unadjusted interval excludes 0 ...
     eff = {**eff, "p_holm": 0.06}  # ... and Holm leaves it not resolved
     cell, outside = T._effect_cell(eff)
-    assert cell.endswith("]: *not resolved*") and outside == "yes"
-    assert T._effect_cell({**eff, "p_holm": 0.01, "verdict": "holds"})[0].endswith("]: *holds*")
+    assert cell.endswith("], Holm p 0.06: *not resolved*") and outside == "yes"
+    assert T._effect_cell({**eff, "p_holm": 0.01, "verdict": "holds"})[0].endswith(
+        "], Holm p 0.01: *holds*")
 
 
 def test_effects_rows_on_the_committed_results_say_nothing_of_0():
@@ -617,7 +681,7 @@ def test_effects_rows_on_the_committed_results_say_nothing_of_0():
     cells = [c for r in rows for c in r]
     assert not any(x in c for c in cells + head for x in ("†", "excludes 0", "0 and"))
     assert {r[4] for r in rows} | {r[6] for r in rows} <= {"yes", "no", "—", ""}
-    verdicts = [c.rsplit(": ", 1)[-1] for c in cells if "]: " in c]
+    verdicts = [c.split(" (")[0].split(": ")[-1] for c in cells if "]: " in c or "Holm p" in c]
     assert verdicts and set(verdicts) <= {"*holds*", "*reversed*", "*not resolved*", "*lower*",
                                           "*higher*", "*comparable*", "*not shown comparable*"}
 
@@ -634,7 +698,7 @@ def test_recipe_rows_read_each_rows_recipe():
             {**_srow("bbb_gaussian", 400, [0.016]), "recipe": {**base, "samples": 1,
                                                                 "mu_init": 0.1}}]
     head, out = T.recipe_rows(_summary(rows))
-    assert [r[1] for r in out] == ["SGD", "BBB, Gaussian", "BBB, mixture"]
+    assert [r[1] for r in out] == ["plain network (SGD)", "BBB, Gaussian", "BBB, mixture"]
     assert out[0][2:] == ["0.0003, constant", "20", "—", "—", "random"]
     assert out[1][4:] == ["1, ρ₀ = −6", "N(0, 1²)", "random, μ ~ U(±0.1)"]
     assert out[2][2] == "0.001 ×0.955/epoch" and out[2][4] == "2, ρ₀ = −6"
