@@ -1,7 +1,8 @@
 """Two-sided tests and verdict words over small samples: plain functions on lists of floats.
 
 This module knows no experiment. It gives a mean with its t-interval, the paired t-test, the
-exact sign test, the exact Wilcoxon signed-rank test, Holm's correction over a family, and the
+exact sign test, the exact Wilcoxon signed-rank test, Holm's correction over a family (with the
+Bonferroni interval, simultaneous over a family of m, beside it), and the
 three verdict words the project uses:
 
 - ``vs_published``: "matches <name>" when the published value lies inside the interval of the
@@ -24,7 +25,8 @@ import math
 from fractions import Fraction
 
 __all__ = ["t_cdf", "t_sf", "t_ppf", "mean_ci", "paired_t", "sign_test", "wilcoxon_exact",
-           "holm", "vs_published", "ordering", "ordering_family", "comparable", "at_n"]
+           "holm", "bonferroni_interval", "vs_published", "ordering", "ordering_family",
+           "comparable", "at_n"]
 
 
 # ---- the t distribution ------------------------------------------------------------------
@@ -339,6 +341,22 @@ def holm(pvalues):
         running = max(running, min(1.0, (m - step) * p))
         adjusted[i] = None if ps[i] is None else running
     return adjusted
+
+
+def bonferroni_interval(a, b, m, level=0.95):
+    """Paired t-interval of the mean of a - b at level 1 - (1 - ``level``) / ``m``.
+
+    Over a family of ``m`` such intervals, all hold together with probability at least
+    ``level`` (Bonferroni), so the interval is simultaneous over the family and consistent with
+    Bonferroni's test at alpha = 1 - ``level``: it excludes 0 exactly when m * p < 1 - level.
+    Holm's step-down adjustment never exceeds Bonferroni's, so Holm rejects whenever this
+    interval excludes 0 (the converse need not hold). Returns (low, high), or None where
+    ``paired_t`` gives no interval (fewer than two pairs, or no spread).
+    """
+    if not (isinstance(m, int) and m >= 1):
+        raise ValueError(f"m must be a positive integer, not {m!r}")
+    ci = paired_t(a, b, level=1.0 - (1.0 - level) / m)["ci"]
+    return None if ci is None else (ci[0], ci[1])
 
 
 # ---- verdict words -----------------------------------------------------------------------

@@ -72,7 +72,7 @@ def test_the_diagnostics_driver_records_a_trace_per_source_run(shared_data, monk
         assert len(run["val_error"]) == 1 and "test_error" not in json.dumps(run)
     text = D.words(out)
     rows = [line for line in text.split("\n") if line.startswith("| ")][1:]  # below the header
-    assert len(rows) == len(D.SOURCES) and "narrow component" in text
+    assert len(rows) == len(D.SOURCES) and "share of μ in the narrow prior component" in text
     committed = json.loads((root / out["runs"][list(D.SOURCES)[0]]["source"]).read_text())
     assert out["runs"][list(D.SOURCES)[0]]["config"]["optimizer"] == committed["config"]["optimizer"]
 

@@ -252,13 +252,50 @@ def test_effects_reproduce_the_committed_analyses():
 
 
 def test_paper_outside_says_whether_the_interval_rules_out_the_papers_difference():
-    e = {"ci": [-0.0011, -0.0001], "paper": -0.0047}
+    e = {"ci_adj": [-0.0011, -0.0001], "paper": -0.0047}
     assert T.paper_outside(e) == "yes"
-    assert T.paper_outside({**e, "ci": [-0.0017, 0.0002]}) == "yes"
-    assert T.paper_outside({**e, "ci": [-0.0050, -0.0040]}) == "no"
-    assert T.paper_outside({**e, "ci": [-0.0050, 0.0010]}) == "no"
-    assert T.paper_outside({"ci": [-0.001, 0.001], "paper": None}) == "—"
-    assert T.paper_outside({"ci": None, "paper": -0.0047}) == ""
+    assert T.paper_outside({**e, "ci_adj": [-0.0017, 0.0002]}) == "yes"
+    assert T.paper_outside({**e, "ci_adj": [-0.0050, -0.0040]}) == "no"
+    assert T.paper_outside({**e, "ci_adj": [-0.0050, 0.0010]}) == "no"
+    assert T.paper_outside({"ci_adj": [-0.001, 0.001], "paper": None}) == "—"
+    assert T.paper_outside({"ci_adj": None, "paper": -0.0047}) == ""
+    # the adjusted interval decides, not the unadjusted one
+    assert T.paper_outside({"ci": [-0.0011, -0.0001], "ci_adj": [-0.0050, 0.0010],
+                            "paper": -0.0047}) == "no"
+
+
+def test_effects_carry_the_bonferroni_interval_of_the_declared_family():
+    from helpers import stats
+    rec = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.004)
+    eff = T.effects(rec)
+    by = T.story_rows(rec)
+    for (W, a, b), e in eff.items():
+        m = {"orderings": 3, "controls": 2, "comparable": 1}[e["family"]]
+        assert e["m"] == m
+        xa, xb = by[(a, W)]["test_error"], by[(b, W)]["test_error"]
+        if e["ci"] is None:  # no spread (the planted dropout − SGD): no interval either
+            assert e["ci_adj"] is None
+            continue
+        assert e["ci_adj"] == pytest.approx(stats.bonferroni_interval(xa, xb, m))
+        if m > 1:  # wider than the unadjusted interval
+            assert e["ci_adj"][0] < e["ci"][0] and e["ci_adj"][1] > e["ci"][1]
+        else:
+            assert e["ci_adj"] == pytest.approx(e["ci"])
+    # a summary that records its own family size is read, not the default
+    rec["analysis"] = {"400": {"orderings": {"x": {"family_size": 4}}}}
+    assert T.declared_m(rec, 400, "orderings") == 4 and T.declared_m(rec, 400, "controls") == 2
+    assert T.effects(rec)[(400, "bbb_mixture", "sgd")]["m"] == 4
+
+
+def test_declared_m_reads_the_committed_summaries():
+    for sub, fams in (("paper_protocol", {"orderings": 3}),
+                      ("plan_v1", {"orderings": 3, "controls": 2})):
+        path = RESULTS / sub / "summary.json"
+        if not path.exists():
+            pytest.skip(f"no committed {sub} summary")
+        rec = json.loads(path.read_text())
+        for fam, m in fams.items():
+            assert T.declared_m(rec, 400, fam) == m
 
 
 def _with_random_start(rec, shift):
@@ -275,26 +312,30 @@ def _with_random_start(rec, shift):
 def test_the_answer_follows_the_planted_effects():
     small = T.answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
     assert small.startswith("**The answer. With the Adam recipe, BBB (scale mixture) is resolved "
-                            "below the plain network (SGD) at 2×400: at 2×400 mixture − SGD is "
-                            "−0.04 pp [−0.05, −0.03], an interval that excludes the paper's "
-                            "−0.47 pp.** In pp: the difference, its unadjusted 95% interval")
+                            "below the plain network at 2×400: at 2×400 mixture − plain network "
+                            "is −0.04 pp [−0.05, −0.03], an interval that excludes the paper's "
+                            "−0.47 pp.** In pp; m: the size of the Holm family (**Terms**):")
     table = [line for line in small.split("\n") if line.startswith("| ")]
     assert len(table) <= 7  # the header and at most six claims
     head = [c.strip() for c in table[0].strip("|").split("|")]
     assert head[0].startswith("claim at 2×400") and head[1] == "paper's difference (pp)"
-    assert head[2] == "Adam recipe" and head[3] == "the paper's protocol"  # the Adam recipe leads
+    assert head[2] == "m"
+    assert head[3] == ("Adam recipe: a − b [95 % interval adjusted for the m comparisons "
+                       "(Bonferroni)] (seeds), Holm p: verdict")  # the Adam recipe leads
+    assert head[4] == "the paper's protocol: the same"
     rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")]
             for r in table[1:]}
-    assert rows["mixture − SGD"][1] == "−0.47"
-    assert rows["mixture − SGD"][3].startswith("−0.05 [−0.07, −0.04] (3), Holm p ")
-    assert rows["mixture − SGD"][3].endswith(": *holds*")
-    assert rows["mixture − SGD"][2].startswith("−0.04 [−0.05, −0.03] (5), Holm p ")
-    assert "dropout − SGD" in rows
-    md = rows["mixture − dropout"][2]
+    assert rows["mixture − plain network"][1] == "−0.47" and rows["mixture − plain network"][2] == "3"
+    assert rows["mixture − plain network"][4].startswith("−0.05 [−0.08, −0.03] (3), Holm p ")
+    assert rows["mixture − plain network"][4].endswith(": *holds*")
+    assert rows["mixture − plain network"][3].startswith("−0.04 [−0.05, −0.03] (5), Holm p ")
+    assert "dropout − plain network" in rows
+    md = rows["mixture − dropout"][3]
+    assert rows["mixture − dropout"][2] == "1"  # a test of its own
     assert ": *not shown comparable* (" in md and "Holm p" not in md  # no Holm p: not a family
-    assert rows["mixture − SGD trained on (control)"][3] == "not run"
-    assert rows["mixture − SGD trained on (control)"][2].endswith(": *not resolved*")
-    assert "(5), Holm p " in rows["mixture − SGD trained on (control)"][2]
+    ctl = rows["mixture − plain network trained on (control)"]
+    assert ctl[4] == "not run" and ctl[2] == "2"
+    assert ctl[3].endswith(": *not resolved*") and "(5), Holm p " in ctl[3]
     assert "excluding 0" not in small and "excludes 0" not in small
     # at most two sentences after the table: here, whether any recipe reaches the paper's value
     after = small.split("\n")[-1]
@@ -303,49 +344,57 @@ def test_the_answer_follows_the_planted_effects():
                           "lies above the paper's value.")
     assert after.count(". ") <= 1
     unresolved = T.answer(_planted(-0.0006), _planted(-0.0001, n=5, continued=0.0))
-    assert "is not resolved below the plain network (SGD) at any width" in unresolved
+    assert "is not resolved below the plain network at any width" in unresolved
     big = T.answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
     assert "an interval that excludes the paper's −0.47 pp" in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
-    # the paper's protocol labelled where sigma barely moved; nothing of the campaign
-    led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=True)
-    assert "| the paper's protocol (σ barely moved, section 3) |" in led
-    assert "tests μ plus noise that barely moved, not a learned posterior (section 3)" in led
+    # the paper's protocol labelled where sigma stayed near its start: numbers, no verdicts
+    led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
+    assert ("| the paper's protocol: BBB with σ fixed near its start (≈ 0.007), not a learned "
+            "posterior (section 3) |") in led
+    assert "its column shows μ with fixed noise, without verdicts (section 3)" in led
+    col = [r.strip("|").split("|")[4].strip() for r in led.split("\n") if r.startswith("| mix")]
+    assert col[0] == "−0.05 [−0.08, −0.03] (3)" and not any("*" in c or "Holm" in c for c in col)
+    assert "*holds*" in T.answer(_planted(-0.0006), _planted(-0.0005, n=5)).split("\n")[4]
     assert not any(w in led for w in ("will ", "not yet", "in progress", "width σ", "widths"))
     # the warm start: lower than a random start, not than SGD trained on -> it rests on it
     warm = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.004)
     text = T.answer(_planted(-0.0006), warm)
-    assert ("The Adam recipe's scale mixture starts warm from SGD, and its showing rests on that "
-            "warm start: it is *lower* than a mixture from a random start at 2×400, but at no "
-            "width lower than SGD trained on for as many epochs.") in text
+    assert ("The Adam recipe's scale mixture starts warm from a trained plain network: "
+            "warm-started, it is *lower* than the same mixture from a random start at 2×400, but "
+            "at no width resolved below the plain network trained on for as many epochs.") in text
+    assert "rests on" not in text
     row = next(r for r in text.split("\n") if r.startswith("| mixture − random-start"))
-    assert row.split("|")[3].strip().endswith(": *lower*")
+    assert row.split("|")[4].strip().endswith(": *lower*")
     same = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.0)
     assert "lower than neither control" in T.answer(_planted(-0.0006), same)
 
 
 def test_holm_p_and_the_comparable_reading_follow_the_effect():
-    e = {"diff": -0.0006, "ci": [-0.0011, -0.0001], "p_holm": 0.054, "verdict": "not resolved",
-         "family": "orderings", "n": 5, "paper": -0.0047}
-    assert T._answer_effect(e) == "−0.06 [−0.11, −0.01] (5), Holm p 0.054: *not resolved*"
-    assert T._effect_cell(e)[0] == "−0.06 [−0.11, −0.01], Holm p 0.054: *not resolved*"
-    c = {**e, "p_holm": None, "family": "comparable", "verdict": "not shown comparable"}
-    reading = lambda lo, hi: T.comparable_reading({**c, "ci": [lo, hi]})  # noqa: E731
-    assert reading(0.0025, 0.0040) == ("all above +0.1 pp: worse than dropout by more than the "
-                                       "margin")
-    assert reading(-0.0040, -0.0025).startswith("all below −0.1 pp: better than dropout")
-    assert reading(0.00004, 0.0027) == "above 0, across +0.1 pp: worse than dropout"
-    assert reading(-0.0005, 0.0013) == "holds 0, crosses +0.1 pp: too wide to tell"
-    assert reading(-0.0018, 0.0035) == "holds 0, crosses −0.1 and +0.1 pp: too wide to tell"
+    e = {"diff": -0.0006, "ci": [-0.0011, -0.0001], "ci_adj": [-0.0013, 0.0001], "p_holm": 0.054,
+         "verdict": "not resolved", "family": "orderings", "n": 5, "paper": -0.0047, "m": 3}
+    # the interval beside a verdict is the adjusted one
+    assert T._answer_effect(e) == "−0.06 [−0.13, +0.01] (5), Holm p 0.054: *not resolved*"
+    assert T._answer_effect(e, verdict=False) == "−0.06 [−0.13, +0.01] (5)"
+    assert T._effect_cell(e)[0] == "−0.06 [−0.13, +0.01], Holm p 0.054: *not resolved*"
+    c = {**e, "p_holm": None, "family": "comparable", "verdict": "not shown comparable", "m": 1}
+    reading = lambda lo, hi: T.comparable_reading({**c, "ci_adj": [lo, hi]})  # noqa: E731
+    assert reading(0.0025, 0.0040) == "entirely above +0.1 pp"
+    assert reading(-0.0040, -0.0025) == "entirely below −0.1 pp"
+    assert reading(0.00004, 0.0027) == "above 0, crosses +0.1 pp"
+    assert reading(-0.0027, -0.00004) == "below 0, crosses −0.1 pp"
+    assert reading(-0.0005, 0.0013) == "contains 0, crosses +0.1 pp"
+    assert reading(-0.0018, 0.0035) == "contains 0, crosses −0.1 and +0.1 pp"
     assert reading(-0.0005, 0.0005) == ""  # inside the margin: the verdict says it
-    assert T._answer_effect({**c, "ci": [0.0025, 0.0040]}).endswith(
-        "(5): *not shown comparable* (all above +0.1 pp: worse than dropout by more than the "
-        "margin)")
+    for lo, hi in ((0.0025, 0.004), (0.00004, 0.0027), (-0.0005, 0.0013)):  # no direction words
+        assert not any(w in reading(lo, hi) for w in ("worse", "better", "holds", "tell"))
+    assert T._answer_effect({**c, "ci_adj": [0.0025, 0.0040]}).endswith(
+        "(5): *not shown comparable* (entirely above +0.1 pp)")
 
 
 def test_comparable_terms_and_resolvable_words_read_the_half_widths():
     a, p = _planted(-0.0005, n=5), _planted(-0.0006)
-    hw = [(e["ci"][1] - e["ci"][0]) / 2 for e in list(T.effects(a).values())
+    hw = [(e["ci_adj"][1] - e["ci_adj"][0]) / 2 for e in list(T.effects(a).values())
           + list(T.effects(p).values()) if e["family"] == "comparable" and e["ci"]]
     terms = T.comparable_terms(p, a)
     assert terms.startswith("*Comparable* needs an interval narrower than ±0.1 pp; our seeds "
@@ -353,9 +402,9 @@ def test_comparable_terms_and_resolvable_words_read_the_half_widths():
     lo, hi = f"{100 * min(hw):.2f}", f"{100 * max(hw):.2f}"
     assert terms.endswith(f" {lo if lo == hi else lo + '–' + hi} pp.")
     words = T.resolvable_words(p, a)
-    assert "t₀.₉₇₅,ₙ₋₁ · sd(paired differences) / √n" in words
+    assert "t(1 − 0.025/m, n − 1) · sd(paired differences) / √n" in words
     line = next(x for x in words.split("\n") if x.startswith("- 2×400: "))
-    half = [(e["ci"][1] - e["ci"][0]) / 2 for e in T.effects(a).values() if e["ci"]]
+    half = [(e["ci_adj"][1] - e["ci_adj"][0]) / 2 for e in T.effects(a).values() if e["ci_adj"]]
     assert line.startswith(f"- 2×400: Adam recipe {100 * min(half):.2f}") and "(5 seeds)" in line
     assert "the paper's protocol" in line and "(3 seeds)" in line
     assert T.resolvable_words(_summary([]), _summary([])) == ""
@@ -378,30 +427,33 @@ def test_answer_cells_name_other_widths_only_where_the_verdict_differs():
 
 def test_sgd_vs_paper_and_seeds_words_follow_the_summaries():
     words = T.sgd_vs_paper_words(_planted(-0.0006), _planted(-0.0005, n=5))
-    assert words.startswith("**The paper's SGD baseline was weak.** The Adam recipe's plain SGD "
-                            "minus the paper's SGD: −0.03 pp [−0.05, −0.01] at 2×400.")
-    assert "Trained as the paper says, our SGD is −0.03 pp [" in words
+    assert words.startswith("**The paper's plain-network baseline was weak.** The Adam recipe's "
+                            "plain network minus the paper's (trained with plain SGD), with the "
+                            "95% interval of our mean: −0.03 pp [−0.05, −0.01] at 2×400.")
+    assert "Trained as the paper says, our plain network is −0.03 pp [" in words
     assert "more than half" not in words  # 0.03 pp of the paper's 0.47 pp margin
     near = _planted(-0.0006, n=5)
     near["rows"][0]["test_error"] = [0.0183, 0.0185, 0.0181, 0.0184, 0.0182]
     assert T.sgd_vs_paper_words(_summary([]), near).startswith(
-        "**Our SGD against the paper's.** The Adam recipe's plain SGD minus the paper's SGD: "
-        "+0.00 pp [")
+        "**Our plain network against the paper's.** The Adam recipe's plain network minus the "
+        "paper's (trained with plain SGD), with the 95% interval of our mean: +0.00 pp [")
     same = _planted(-0.0006, n=5)
     for r in same["rows"]:
         if r["key"] == "sgd":
             r["test_error"] = [0.0143, 0.0145, 0.0141, 0.0144, 0.0142]
     weak = T.sgd_vs_paper_words(_summary([]), same)
-    assert weak.startswith("**The paper's SGD baseline was weak.**")
-    assert "more than half of the paper's margin" in weak and "Trained as" not in weak
+    assert weak.startswith("**The paper's plain-network baseline was weak.**")
+    assert "more than half the paper's margin" in weak and "Trained as" not in weak
     assert T.sgd_vs_paper_words(_planted(-0.0006), _summary([])) == ""
     a = _planted(-0.0005, n=5)
     a["rows"] += [{**r, "H": 800, "test_error": r["test_error"][:3],
                    "seeds": r["seeds"][:3]} for r in list(a["rows"])]
     seeds = T.seeds_words(_planted(-0.0006), a)
-    assert seeds == ("**Seeds and widths.** The paper's protocol ran 3 seeds at 2×400, not "
-                     "2×800; the Adam recipe ran 5 seeds at 2×400 and 3 seeds at 2×800. Each "
-                     "recipe's plan fixed these before its runs and records no reason.")
+    assert seeds == ("**Seeds.** The plans gave 2×800 3 seeds (Adam recipe); the reason is not "
+                     "recorded.")
+    same = T.seeds_words(_planted(-0.0006), _planted(-0.0005, n=5))
+    assert same == ("**Seeds.** The paper's protocol ran 3 seeds at 2×400; the Adam recipe 5 "
+                    "seeds at 2×400.")
     assert T.seeds_words(_summary([]), a) == ""
 
 
@@ -419,21 +471,24 @@ def test_controls_read_lower_or_higher_and_comparability_per_row():
                               enumerate(rec["rows"][1]["test_error"])]))
     rows = T.effects_rows(_summary([]), rec)[1]  # the Adam recipe's columns come first
     ctl = next(r for r in rows if r[1] == "mixture − random-start mixture (control)")
-    assert ctl[3].endswith(": *lower*") and ", Holm p " in ctl[3]
-    assert next(r for r in rows if r[1] == "mixture − SGD")[3].endswith(": *holds*")
+    assert ctl[4].endswith(": *lower*") and ", Holm p " in ctl[4] and ctl[3] == "2"
+    assert next(r for r in rows if r[1] == "mixture − plain network")[4].endswith(": *holds*")
     gauss = next(r for r in rows if r[1] == "mixture − Gaussian")
-    assert gauss[3].endswith(": *not resolved*") or gauss[3].endswith(": *holds*")
+    assert gauss[4].endswith(": *not resolved*") or gauss[4].endswith(": *holds*")
+    assert gauss[3] == "3"
     md = next(r for r in rows if r[1] == "mixture − dropout")
-    assert ": *not shown comparable* (" in md[3] and "Holm p" not in md[3]
+    assert ": *not shown comparable* (" in md[4] and "Holm p" not in md[4] and md[3] == "1"
     same = _planted(-0.0006, n=5)
     same["rows"][2]["test_error"] = [x + 0.00001 * (i % 3) for i, x in
                                      enumerate(same["rows"][1]["test_error"])]
     md = next(r for r in T.effects_rows(_summary([]), same)[1] if r[1] == "mixture − dropout")
-    assert md[3].endswith(": *comparable*")
+    assert md[4].endswith(": *comparable*")
     head = T.effects_rows(_summary([]), same)[0]
-    assert head[3].startswith("Adam recipe") and head[5].startswith("the paper's protocol")
-    assert "unadjusted 95% interval" in head[3] and head[4] == head[6] == (
-        "paper's difference outside the interval")
+    assert head[3] == "m"
+    assert head[4].startswith("Adam recipe") and head[6].startswith("the paper's protocol")
+    assert ("95 % interval adjusted for the m comparisons (Bonferroni)" in head[4]
+            and "unadjusted" not in head[4])
+    assert head[5] == head[7] == "paper's difference outside the interval"
 
 
 def test_comparable_margin_words_read_the_papers_differences():
@@ -448,18 +503,19 @@ def test_comparable_margin_words_read_the_papers_differences():
 def test_table_and_effect_rows_follow_the_summaries():
     head, rows = T.table1_rows(_planted(-0.0006), _summary([], None))
     assert len(head) == 5 and [r[1] for r in rows] == [T.TABLE_LABELS[k] for k in T.METHODS]
-    assert rows[0][1] == "plain network (SGD)"  # the method, not the optimiser
+    assert rows[0][1] == "plain network"  # the method, not the optimiser
     assert rows[0][2] == "1.83%" and rows[0][4] == "not run" and rows[0][3].endswith("(3)")
     smoke = _summary([_srow("sgd", 16, [0.1, 0.12])], plan_width={"16": 400})
     assert T.table1_rows(_summary([]), smoke)[1][0][4].startswith("11.00 ± ")
     head, rows = T.effects_rows(_planted(-0.0006), _planted(-0.0006, n=5, continued=0.0))
     control = [r for r in rows if "trained on" in r[1]]
-    assert len(control) == 1 and control[0][5] == "—" and control[0][6] == "—"
-    mix_sgd = next(r for r in rows if r[1] == "mixture − SGD")
-    assert mix_sgd[2] == "−0.47" and mix_sgd[3].endswith(": *holds*") and mix_sgd[4] == "yes"
+    assert len(control) == 1 and control[0][6] == "—" and control[0][7] == "—"
+    mix_sgd = next(r for r in rows if r[1] == "mixture − plain network")
+    assert mix_sgd[2] == "−0.47" and mix_sgd[4].endswith(": *holds*") and mix_sgd[5] == "yes"
     assert not any("excludes" in c or "0 and" in c for r in rows for c in r)
+    assert not any("SGD" in r[1] for r in rows)  # the method is the plain network
     one = T.effects_rows(_planted(-0.0006, n=1), _summary([]))[1]
-    assert all(r[5].endswith(" (one seed)") for r in one)  # the paper's protocol's column
+    assert all(r[6].endswith(" (one seed)") for r in one)  # the paper's protocol's column
 
 
 def test_takeaways_point_to_the_answer_without_its_numbers():
@@ -468,21 +524,22 @@ def test_takeaways_point_to_the_answer_without_its_numbers():
     bullets = text.split("\n")
     assert bullets[0].startswith("- **With a modern recipe")  # the Adam recipe leads
     bullets = bullets[-1:] + bullets[:-1]  # the paper's protocol's bullet comes last
-    assert bullets[0].startswith("- **The paper's protocol, as run here, does not test a learned "
-                                 "posterior**: σ stays near its start (section 3); its scale "
-                                 "mixture is worse than the paper reports")
-    assert "(answer, its column)" in bullets[0]
-    assert "BBB is resolved below SGD or its control at some width" in bullets[1]
-    assert "**The paper's margin was measured against a weak SGD baseline**" in text
+    assert bullets[0] == ("- **The paper's protocol, as run here, does not test a learned "
+                          "posterior**: σ stays near its start (section 3), so its numbers "
+                          "describe μ with fixed noise and say nothing about BBB with a learned σ.")
+    assert "reversing" not in text and "worse" not in text  # no finding about BBB from it
+    assert "BBB is resolved below the plain network or its control at some width" in bullets[1]
+    assert "**The paper's margin was measured against a weak baseline**" in text
     assert not any(x in text for x in ("pp", "%", "[", "Holm p"))  # no result repeated
     unclear = _planted(-0.0001, n=5, continued=0.0)
     text = T.takeaways(_planted(-0.0006), unclear, sigma_fixed=False)
     assert "does not test a learned posterior" not in text
     assert "- **The paper's protocol, as run here**: its scale mixture is worse" in text
-    assert "BBB is resolved below neither SGD nor SGD given the same extra epochs" in text
+    assert ("BBB is resolved below neither the plain network nor the plain network trained on "
+            "for as many epochs") in text
     same = _planted(-0.0006, n=5)
     same["rows"][0]["test_error"] = [0.0183, 0.0185, 0.0181, 0.0184, 0.0182]
-    assert "weak SGD baseline" not in T.takeaways(_summary([]), same)
+    assert "weak baseline" not in T.takeaways(_summary([]), same)
 
 
 def test_weight_shares_say_what_lies_beyond_the_plotted_range():
@@ -493,18 +550,19 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
                 "config": {"seed": 0, "H": 400}}
     head, rows, words = T.weight_share_rows({"sgd": rec(2), "bbb_gaussian": rec(0)})
     assert rows[0][3] == "2%" and rows[1][3] == "0%" and head[3].endswith("(±0.3)")
-    assert "2% of the plain network (SGD) sample lies beyond ±0.3, where the run records " \
+    assert "2% of the plain network sample lies beyond ±0.3, where the run records " \
         "no histogram" in words and "the right-hand panel draws this mass as a share." in words
     assert "Why so wide" not in words  # only for the Gaussian prior, from its prior's sigma
     g = {**rec(9), "config": {"seed": 0, "H": 400, "prior_sigma": 1.0}}
-    assert "towards its prior N(0, 1²), far wider than the weights SGD learns" in T.weight_share_rows(
+    assert "towards the prior N(0, 1²), far wider than the plain network's weights" in \
+        T.weight_share_rows(
         {"sgd": rec(0), "bbb_gaussian": g})[2]
-    assert words.startswith("Neither BBB sample has wider tails than SGD or dropout (beyond "
-                            "±0.1)")
+    assert words.startswith("Neither BBB sample has wider tails than the plain network or dropout "
+                            "(beyond ±0.1)")
     assert "4.00%" not in words and "2.00%" not in words  # the table's shares, not repeated
     assert "dips at 0" not in words  # no scale mixture here
     wide = T.weight_share_rows({"sgd": rec(0), "bbb_gaussian": rec(9)})[2]
-    assert "Only BBB, Gaussian prior has wider tails than SGD and dropout" in wide
+    assert "Only BBB, Gaussian prior has wider tails than the plain network and dropout" in wide
     both = T.weight_share_rows({"sgd": rec(0), "bbb_gaussian": rec(9), "bbb_mixture": rec(0)})[2]
     assert "The scale mixture's sample is not wider (0.0% of its weights within ±0.01)." \
         in both and "scale mixture's sample is" not in wide
@@ -513,8 +571,8 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
                                               "outside": 0}}, "config": {"seed": 0, "H": 400}}
     near0 = T.weight_share_rows({"sgd": rec(0), "bbb_gaussian": rec(9), "bbb_mixture": spike},
                                 near=0.2)[2]
-    assert "The scale mixture's sample is a spike at 0 (more of it within ±0.2 than SGD's or " \
-        "dropout's)." in near0
+    assert "The scale mixture's sample is a spike at 0 (more of it within ±0.2 than the plain " \
+        "network's or dropout's)." in near0
     def h6(counts, outside):  # bins of 0.1 over ±0.3
         return {"metrics": {"weight_histogram": {"lo": -0.3, "hi": 0.3, "bins": 6,
                                                  "counts": counts, "outside": outside,
@@ -555,15 +613,18 @@ def test_curve_rows_and_predictor_words_follow_the_records():
     row = {"key": "sgd", "H": 400, "test_error_last_100": [0.0180], "test_error_previous_100":
            [0.0181], "test_error_sd_last_100": [0.0005]}
     head, rows, words = P.curve_rows({"rows": [row]})
-    assert rows == [["plain network (SGD)", "2×400", "1", "−0.010", "0.050", "yes"]]
-    # the rule: |change| < 2 · sd · √(2 / (100 · n)), here 2 · 0.05 · √0.02 ≈ 0.014 pp
-    assert "2 · sd · √(2 / (100 · n)), twice the standard error" in words
-    assert words.endswith("Every curve passes.")
+    assert rows == [["plain network", "2×400", "1", "−0.010", "0.050", "yes"]]
+    # the rule, said before the table: |change| < 2 · sd · √(2 / (100 · n)), here ≈ 0.014 pp
+    assert "2 · sd · √(2 / (100 · n)): twice the standard error" in P.curve_rule()
+    assert words == ("**Conclusion:** the largest remaining drift is 0.010 pp over the last 100 "
+                     "epochs (plain network, 2×400), 1.0 of the 10,000 test images; every curve "
+                     "is flat by the rule.")
     falling = {**row, "test_error_last_100": [0.0170]}
-    head, rows, words = P.curve_rows({"rows": [falling]})
+    head, rows, words = P.curve_rows({"rows": [falling, {**row, "key": "dropout"}]})
     assert rows[0][3] == "−0.110" and rows[0][5] == "no"
-    assert words.endswith("The largest change among curves that fail it is 0.110 pp over 100 "
-                          "epochs, 11.0 of the 10,000 test images.")
+    assert words == ("**Conclusion:** the largest remaining drift is 0.110 pp over the last 100 "
+                     "epochs (plain network, 2×400), 11.0 of the 10,000 test images; 1 of 2 "
+                     "curves are flat by the rule.")
     # 0.02 pp is inside one epoch-to-epoch sd (the old rule) but beyond the standard error
     drift = {**row, "test_error_last_100": [0.0179], "test_error_previous_100": [0.0181]}
     assert P.curve_rows({"rows": [drift]})[1][0][5] == "no"
@@ -587,13 +648,13 @@ def test_figure2_gives_each_method_its_panel_and_paper_line_and_clips_nothing():
     assert len(fig.axes) == 5  # small multiples: one panel per method, then all four together
     assert "1 seed per method (no band)" in fig._suptitle.get_text()  # no band promised
     assert "BBB: posterior-mean weights μ" in fig._suptitle.get_text()  # the predictor drawn
-    assert [t.get_text() for t in fig.axes[4].texts] == ["plain SGD", "dropout", "Gaussian prior",
-                                                         "scale mixture"]  # direct labels
+    assert [t.get_text() for t in fig.axes[4].texts] == ["plain network", "dropout",
+                                                         "Gaussian prior", "scale mixture"]
     ys = sorted(t.xyann[1] for t in fig.axes[4].texts)  # four equal curves: labels kept apart
-    assert all(b / a >= 1.12 for a, b in zip(ys, ys[1:]))
+    assert all(b / a >= 1.19 for a, b in zip(ys, ys[1:]))
     for ax, m in zip(fig.axes, ("sgd", "dropout", "bbb_gaussian", "bbb_mixture")):
         labels = [t.get_text() for t in ax.get_legend().get_texts()]
-        assert ax.get_title().startswith(P.LABELS[m])
+        assert ax.get_title().startswith(P.TABLE_LABELS[m])
         assert labels == ["ours (1 seed)",
                           f"the paper: {100 * P.PAPER_TABLE1[m][400]:.2f}%"]
         assert all(t.get_fontsize() >= 9 for t in ax.get_legend().get_texts())
@@ -613,11 +674,13 @@ def test_posterior_extrapolation_reads_the_drift_and_says_it_is_one():
     steady = {"runs": {"paper protocol, plain SGD, scale mixture": run([0, 0.05, 0.1])}}
     text = PD.extrapolation(steady, 600)
     assert text.startswith("**σ in the 600-epoch runs: an extrapolation.**")
-    assert "moved 0.05000 per epoch (steadily: half as far at the middle epoch)" in text
+    assert "ρ's by 0.05000 per epoch, steadily)" in text
+    assert "Even extrapolated to 600 epochs it reaches only about" in text
     assert "width" not in text
     import math
     s600 = math.log1p(math.exp(math.log(math.expm1(0.0067)) + 0.05 * 600))
-    assert f"would reach about {s600:.4f}" in text and "not a measurement" in text
+    assert f"it reaches only about {s600:.4f}" in text and "not a measurement" in text
+    assert "moved by 0 % (0.0067 to 0.0067" in text  # the rerun's own change, said first
     bent = {"runs": {"paper protocol, plain SGD, scale mixture": run([0, 0.08, 0.1])}}
     assert "steadily" not in PD.extrapolation(bent, 600) and "600" in PD.extrapolation(bent, 600)
     assert PD.extrapolation({"runs": {}}, 600) == "" and PD.extrapolation(None, 600) == ""
@@ -680,7 +743,8 @@ def test_effects_rows_on_the_committed_results_say_nothing_of_0():
     head, rows = T.effects_rows(p, a)
     cells = [c for r in rows for c in r]
     assert not any(x in c for c in cells + head for x in ("†", "excludes 0", "0 and"))
-    assert {r[4] for r in rows} | {r[6] for r in rows} <= {"yes", "no", "—", ""}
+    assert {r[5] for r in rows} | {r[7] for r in rows} <= {"yes", "no", "—", ""}
+    assert {r[3] for r in rows} <= {"1", "2", "3"}
     verdicts = [c.split(" (")[0].split(": ")[-1] for c in cells if "]: " in c or "Holm p" in c]
     assert verdicts and set(verdicts) <= {"*holds*", "*reversed*", "*not resolved*", "*lower*",
                                           "*higher*", "*comparable*", "*not shown comparable*"}
@@ -698,15 +762,15 @@ def test_recipe_rows_read_each_rows_recipe():
             {**_srow("bbb_gaussian", 400, [0.016]), "recipe": {**base, "samples": 1,
                                                                 "mu_init": 0.1}}]
     head, out = T.recipe_rows(_summary(rows))
-    assert [r[1] for r in out] == ["plain network (SGD)", "BBB, Gaussian", "BBB, mixture"]
+    assert [r[1] for r in out] == ["plain network", "BBB, Gaussian", "BBB, mixture"]
     assert out[0][2:] == ["0.0003, constant", "20", "—", "—", "random"]
     assert out[1][4:] == ["1, ρ₀ = −6", "N(0, 1²)", "random, μ ~ U(±0.1)"]
     assert out[2][2] == "0.001 ×0.955/epoch" and out[2][4] == "2, ρ₀ = −6"
     assert out[2][5] == "π = 0.25, −log σ₁ = 0, −log σ₂ = 6"
     # its source differs from this width's SGD row: the source's rate is named
-    assert out[2][6] == "warm: SGD trained 30 epochs (Adam 0.001 ×0.955/epoch)"
+    assert out[2][6] == "warm: plain network trained 30 epochs (Adam 0.001 ×0.955/epoch)"
     rows[0]["recipe"] = {**base, "lr": 0.001, "lr_decay": 0.955}  # the same as its source
-    assert T.recipe_rows(_summary(rows))[1][2][6] == "warm: SGD trained 30 epochs"
+    assert T.recipe_rows(_summary(rows))[1][2][6] == "warm: plain network trained 30 epochs"
     rows[0]["recipe"]["optimizer"] = "sgd"
     assert T.recipe_rows(_summary(rows))[1][0][2] == "Sgd 0.001 ×0.955/epoch"
 
@@ -725,6 +789,8 @@ def test_predictor_summary_counts_per_recipe():
     assert rows[1][5] == "−0.40 (one seed: no interval)"  # posterior mean − average, paired
     assert rows[1][:5] == ["two", "BBB, Gaussian", "2×800", "1", "1 of 1"]
     assert len(head) == len(rows[0]) == 7
+    head1, rows1, _ = T.predictor_summary([("one", [400], lambda m, H: a.get(m, []))])
+    assert head1 == head[1:] and rows1 == [r[1:] for r in rows[:1]]  # one recipe: no column
     assert words == ("One: validation chose the posterior mean for 1 of 2 BBB runs; on the test "
                      "set the average of 10 sampled networks had the lower error in 1 of 2. Two: "
                      "validation chose the posterior mean for 1 of 1 BBB runs; on the test set "
@@ -750,3 +816,75 @@ def test_figure3_panels_hold_both_recipes_on_the_committed_results():
     big = max(r["metrics"]["weight_histogram"]["outside"] / r["metrics"]["weight_histogram"]["total"]
               for r in runs.values())
     assert ("the right-hand panel draws this mass" in words) == (big >= 0.001)
+
+
+def test_fixed_sigma_rows_keep_the_paper_protocols_verdicts_labelled():
+    words, head, rows = T.fixed_sigma_rows(_planted(-0.0006), sigma=0.0067)
+    assert words.startswith("**The paper's protocol at 2×400: its declared tests, as of this "
+                            "fixed-σ protocol** (BBB with σ fixed near its start (≈ 0.007), not "
+                            "a learned posterior; section 3)")
+    assert head[0] == "a − b (pp)" and head[1] == "m"  # one width: said once, in the words
+    assert "adjusted for the m comparisons (Bonferroni)" in head[2]
+    mix = next(r for r in rows if r[0] == "mixture − plain network")
+    assert mix[1] == "3" and mix[2].endswith(": *holds*") and mix[3] == "yes"
+    two = _planted(-0.0006)
+    two["rows"] += [{**r, "H": 1200} for r in list(two["rows"])]
+    words, head, rows = T.fixed_sigma_rows(two)
+    assert head[0] == "width" and {r[0] for r in rows} == {"2×400", "2×1200"}
+    assert words.startswith("**The paper's protocol: its declared tests")
+    assert T.fixed_sigma_rows(_planted(-0.0006, n=1))[0] == ""  # one seed: no interval
+    assert T.fixed_sigma_label() == "BBB with σ fixed near its start, not a learned posterior"
+
+
+def test_choices_direction_follows_the_controls_and_the_predictor_records():
+    def run(pred, ens, mean):
+        return {"metrics": {"predictor": pred, "test_error_ensemble": ens,
+                            "test_error_mean_weights": mean}}
+    warm = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.004)
+    recs = [run("mean_weights", 0.019, 0.018), run("ensemble", 0.020, 0.018)]
+    groups = [("one", [400], lambda m, H: recs if m == "bbb_mixture" else [])]
+    text = T.choices_direction(warm, groups)
+    assert text.startswith("> **Which way these choices lean.**")
+    assert "the warm start favoured BBB (the warm-started mixture's mean error is below the " \
+           "random-start one at every width)" in text
+    assert "picked μ, as a fixed μ would, in 1 of 2 BBB runs; in the other run it picked the " \
+           "average, which cost BBB 0.20 pp of test error against μ" in text
+    assert text.endswith("So neither choice made BBB look worse than it would without it, "
+                         "except in that run: a finding that BBB is not better is conservative.")
+    cold = _with_random_start(_planted(-0.0005, n=5, continued=0.0), -0.004)
+    good = [run("mean_weights", 0.019, 0.018), run("ensemble", 0.017, 0.018)]
+    text = T.choices_direction(cold, [("one", [400], lambda m, H: good)])
+    assert "below the random-start one at no width" in text
+    assert "lowered BBB's test error against μ" in text and "except in" not in text
+    assert T.choices_direction(_summary([]), []) == ""
+
+
+def test_posterior_contrast_and_fixed_sigma_read_the_configs():
+    from helpers import posterior_diagnostics as PD
+
+    def run(s0, s1, cfg):
+        layer = lambda s, d: {"sigma_q": [s, s, s], "rho_drift_q": d,  # noqa: E731
+                              "narrow_share": None}
+        return {"trace": [{"epoch": 0, "layers": {"0": layer(s0, [0, 0])}, "nll": None,
+                           "kl": 1.0},
+                          {"epoch": 1, "layers": {"0": layer(s1, [0.05, 0.05] if s1 < 0.01
+                                                              else [0.5, 3.0])},
+                           "nll": 0.1, "kl": 1.0}], "epochs": 1, "val_error": [0.02],
+                "config": cfg}
+    sgd = dict(method="bbb_mixture", rho_init=-5.0, samples=1, lr_decay=1.0, pi=0.75,
+               neg_log_sigma1=2.0, neg_log_sigma2=8.0, prior_sigma=1.0, reduction="sum")
+    adam = {**sgd, "rho_init": -6.0, "samples": 2, "lr_decay": 0.955, "reduction": "mean"}
+    rec = {"settings": {"epochs": 1, "seed": 0}, "runs": {
+        PD.PAPER_RUN: run(0.0067, 0.0071, sgd),
+        "plan v1, Adam, scale mixture (random start)": run(0.0025, 0.09, adam)}}
+    text = PD.contrast_words(rec)
+    assert text.startswith("The Adam run differs from the plain-SGD runs (their values in "
+                           "brackets) in more than the optimiser: ρ₀ = −6 (−5); 2 weight samples per step (1); learning "
+                           "rate ×0.955 per epoch (constant); cost averaged over the minibatch "
+                           "(summed)")
+    assert "prior" not in text and "not a controlled comparison" in text
+    assert PD.fixed_sigma(rec) == pytest.approx(0.0067)
+    rec["runs"]["plan v1, Adam, scale mixture (random start)"]["config"] = sgd
+    assert PD.contrast_words(rec) == ""
+    moved = {**rec, "runs": {PD.PAPER_RUN: run(0.0067, 0.09, sgd)}}
+    assert PD.fixed_sigma(moved) is None and PD.contrast_words(None) == ""

@@ -242,3 +242,31 @@ def test_hodges_lehmann_and_the_exact_wilcoxon_interval():
         iv, p = wilcoxon_interval(x, b), wilcoxon_exact(x, b)["p"]
         assert (iv["low"] > 0 or iv["high"] < 0) == (p < 0.05), shift
     assert wilcoxon_interval([1.0, 2.0], [0.0, 0.0])["low"] is None
+
+
+def test_bonferroni_interval_is_the_t_interval_at_the_adjusted_level():
+    a = [0.0150, 0.0146, 0.0139, 0.0152, 0.0141]
+    b = [0.0155, 0.0158, 0.0147, 0.0160, 0.0149]
+    d = np.subtract(a, b)
+    for m in (1, 2, 3):
+        lo, hi = S.bonferroni_interval(a, b, m)
+        q = ss.t.ppf(1 - 0.05 / (2 * m), len(d) - 1)
+        half = q * d.std(ddof=1) / math.sqrt(len(d))
+        assert (lo, hi) == pytest.approx((d.mean() - half, d.mean() + half), rel=1e-9)
+    assert S.bonferroni_interval(a, b, 1) == pytest.approx(tuple(S.paired_t(a, b)["ci"]))
+    assert S.bonferroni_interval(a, b, 3)[0] < S.bonferroni_interval(a, b, 2)[0]
+    assert S.bonferroni_interval([1.0], [0.0], 3) is None
+    with pytest.raises(ValueError, match="m must be"):
+        S.bonferroni_interval(a, b, 0)
+
+
+def test_holm_rejects_whenever_the_bonferroni_interval_excludes_zero():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        fam = [(list(rng.normal(s, 1, 5)), [0.0] * 5) for s in rng.normal(0, 1.5, 3)]
+        adj = S.holm([S.paired_t(a, b)["p"] for a, b in fam])
+        for (a, b), p in zip(fam, adj):
+            lo, hi = S.bonferroni_interval(a, b, 3)
+            assert (lo > 0 or hi < 0) == (3 * S.paired_t(a, b)["p"] < 0.05)
+            if lo > 0 or hi < 0:
+                assert p < 0.05
