@@ -79,7 +79,7 @@ from . import bandit_campaign as BC
 from . import stats as S
 from .utils import PROJECT_ROOT
 
-ANALYSIS_COMMIT = "cd414c6"  # the declared analysis commit (module docstring)
+ANALYSIS_COMMIT = "fb9b023"  # the declared analysis commit (module docstring)
 ANALYSIS_FILES = ("helpers/bandit_v3_report.py", "helpers/stats.py")
 VERSION = BC.VERSION
 ALPHA = 0.05
