@@ -613,13 +613,19 @@ def predictor_words(s, widths=None, records=None):
             f"networks had the lower error in {avg_better} of {len(runs)}.")
 
 
-def curve_rows(rec, window=100):
+FAR_BELOW = 0.2  # "far below": the drift is at most this share of the yardstick
+
+
+def curve_rows(rec, window=100, against=None):
     """(header, rows, words) from summary ``rec``: per method and width, the seeds n, the mean
     over seeds of the test error over the last ``window`` epochs minus the ``window`` before,
     the epoch-to-epoch sd over the last ``window`` epochs (mean over seeds), and whether the
     change is flat within its noise (``curve_rule``); ``words``: the conclusion in one sentence,
     the largest change over all curves (the largest remaining drift) with its method and width,
-    and how many curves are flat. (header, [], '') without curves."""
+    and how many curves are flat; with ``against`` (the half-width of the narrowest adjusted
+    95% interval among the comparisons, a fraction), the drift against it, and "600 epochs are
+    enough for these comparisons" only where the drift is at most ``FAR_BELOW`` of it.
+    (header, [], '') without curves."""
     header = ["method", "width", "seeds", "change (pp)", f"epoch-to-epoch sd, last {window} (pp)",
               "flat"]
     rows, moved, flats = [], [], 0
@@ -644,8 +650,14 @@ def curve_rows(rec, window=100):
     return header, rows, (
         f"**Conclusion:** the largest remaining drift is {100 * big:.3f} pp over the last "
         f"{window} epochs ({where}), {big * 10_000:.1f} of the 10,000 test images; "
-        + ("every curve is flat by the rule." if flats == len(rows) else
-           f"{flats} of {len(rows)} curves are flat by the rule."))
+        + ("every curve is flat by the rule" if flats == len(rows) else
+           f"{flats} of {len(rows)} curves are flat by the rule")
+        + ("." if not against else
+           f"; it is {big / against:.0%} of the narrowest half-width of the adjusted intervals "
+           f"compared ({100 * against:.3f} pp), " + (
+               "far below it: 600 epochs are enough for these comparisons." if big <= FAR_BELOW * against else
+               f"not far below it (more than {FAR_BELOW:.0%}), so this notebook does not claim "
+               "that 600 epochs are enough for these comparisons.")))
 
 
 def curve_rule(window=100):

@@ -1047,9 +1047,9 @@ def effects_rows(paper_rec, adam_rec, skip_answer=False):
     W0 = _width_with_both(ep, ea) if skip_answer else None
     shown = {(a, b) for a, b, _ in ANSWER_CLAIMS}
     header = ["width", "a − b (pp)", "paper", "m",
-              f"{RECIPES['adam']}: a − b, {ADJUSTED}, Holm p: verdict",
-              "paper's difference outside the interval",
-              f"{RECIPES['paper']}: the same", "paper's difference outside the interval"]
+              f"{RECIPES['adam']}: a − b [interval], Holm p: verdict",
+              "paper's difference outside it", f"{RECIPES['paper']}: the same",
+              "paper's difference outside it"]
     rows, paper_ci = [], False
     for W in sorted({k[0] for k in list(ep) + list(ea)}):
         for a, b, words, _ in STORY_CLAIMS:
@@ -1065,6 +1065,14 @@ def effects_rows(paper_rec, adam_rec, skip_answer=False):
     return header, rows
 
 
+def narrowest_half_width(rec):
+    """The half-width of the narrowest adjusted 95% interval (``ci_adj``) among the comparisons
+    of summary ``rec`` (a fraction): the yardstick for how much a curve's remaining drift could
+    move them; None without an interval."""
+    hw = [(e["ci_adj"][1] - e["ci_adj"][0]) / 2 for e in effects(rec).values() if e.get("ci_adj")]
+    return min(hw) if hw else None
+
+
 def fixed_sigma_label(sigma=None):
     """What the paper's protocol tests here: BBB whose σ stayed near its start (``sigma``, the
     diagnostics' starting σ, shown to one significant figure where given)."""
@@ -1078,8 +1086,8 @@ def fixed_sigma_rows(paper_rec, sigma=None):
     fixed-σ protocol (``fixed_sigma_label``); ('', header, []) where no claim has an
     interval."""
     ep = effects(paper_rec)
-    header = ["width", "a − b (pp)", "paper", "m", f"a − b, {ADJUSTED}, Holm p: verdict",
-              "paper's difference outside the interval"]
+    header = ["width", "a − b (pp)", "paper", "m", "a − b [interval], Holm p: verdict",
+              "paper's difference outside it"]
     rows = []
     for W in sorted({k[0] for k in ep}):
         for a, b, words, _ in STORY_CLAIMS:
@@ -1262,18 +1270,18 @@ def answer_rows(paper_rec, adam_rec, sigma_fixed=False):
     Holm family and, for each recipe (the Adam recipe first), a − b in pp with its 95%
     interval adjusted for the m comparisons (Bonferroni), seeds, Holm p and verdict, and other
     widths where the verdict differs (``_answer_cell``). ``sigma_fixed``: the diagnostics found
-    that σ stayed near its start under the paper's protocol (a float: that σ); its column is
-    labelled so (``fixed_sigma_label``) and shows numbers without verdicts. (None, []) when no
-    width has both."""
+    that σ stayed near its start under the paper's protocol; its column is then left out (its
+    tests are shown once, in section 2, by ``fixed_sigma_rows``). (None, []) when no width has
+    both."""
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
     if W is None:
         return None, []
     paper = PAPER_COLUMN + (f": {fixed_sigma_label(sigma_fixed)} (section 3)"
                             if sigma_fixed else ": the same")
-    header = [f"claim at 2×{W} (another width where its verdict differs)",
+    header = [f"claim at 2×{W} (other width if verdict differs)",
               "paper's difference (pp)", "m",
-              f"{RECIPES['adam']}: a − b [{ADJUSTED}] (seeds), Holm p: verdict", paper]
+              f"{RECIPES['adam']}: a − b [interval] (seeds), verdict", paper]
     rows = []
     for a, b, words in ANSWER_CLAIMS:
         if (W, a, b) not in ep and (W, a, b) not in ea:
@@ -1281,8 +1289,21 @@ def answer_rows(paper_rec, adam_rec, sigma_fixed=False):
         d = paper_difference(a, b, W)
         rows.append([words, "—" if d is None else _pp(d),
                      _m_cell(ea.get((W, a, b)), ep.get((W, a, b))), _answer_cell(ea, W, a, b),
-                     _answer_cell(ep, W, a, b, verdict=not sigma_fixed)])
+                     _answer_cell(ep, W, a, b)])
+    if sigma_fixed:  # the paper protocol's tests are shown once, in section 2
+        header, rows = header[:4], [r[:4] for r in rows]
     return header, rows
+
+
+def paper_fill_in():
+    """The settings our paper protocol fills in where the paper is silent, in words, from the
+    declared plan (results/.../paper_protocol/plan.json "fixed"): ρ₀ and one learning rate for
+    μ and ρ (the plan declares no second rate); '' without the plan."""
+    from .paper_protocol import read, root
+    fixed = (read(root() / "plan.json") or {}).get("fixed") or {}
+    if fixed.get("rho_init") is None or "rho_lr" in fixed:
+        return ""
+    return f"ρ₀ = {fixed['rho_init']:g}, one learning rate for μ and ρ".replace("-", "−")
 
 
 def _lead(ea, W, sigma_fixed):
@@ -1305,8 +1326,9 @@ def _lead(ea, W, sigma_fixed):
                     f"{'excludes' if out else 'contains'} the paper's {_pp(e['paper'])} pp"))
     text += "."
     if sigma_fixed:
-        text += (" The paper's own protocol left σ near its start: its column shows μ with "
-                 "fixed noise, without verdicts (section 3).")
+        fill = paper_fill_in()
+        text += (" Our fill-in of the paper's protocol" + (f" ({fill})" if fill else "")
+                 + " left σ barely moved (section 3): its tests are in section 2.")
     return text
 
 
@@ -1325,7 +1347,7 @@ def answer(paper_rec, adam_rec, sigma_fixed=False):
         return ""
     head, rows = answer_rows(paper_rec, adam_rec, sigma_fixed)
     lines = [f"**The answer. {_lead(ea, W, sigma_fixed)}** In pp; m: the size of the Holm "
-             "family (**Terms**):", "",
+             f"family; [interval]: the {ADJUSTED} (**Terms**):", "",
              _md_table(head, rows), ""]
     warm = [r for r in (adam_rec or {}).get("rows", []) if r["key"] == "bbb_mixture"]
     warm = bool(warm) and all((r.get("recipe") or {}).get("init_from") for r in warm)
@@ -1433,9 +1455,33 @@ def _word(e):
     return e["verdict"]
 
 
+def _headline(ea, W):
+    """The takeaway's headline effect: ': at 2×W the Adam recipe's mixture − plain network is d
+    pp [adjusted interval], which excludes (or contains) the paper's difference', then each other
+    width whose adjusted interval contains both 0 and the paper's difference (too few seeds to
+    tell); '' without that effect's interval."""
+    from .report import and_list
+    e = ea.get((W, "bbb_mixture", "sgd")) if W is not None else None
+    if not e or not e.get("ci_adj"):
+        return ""
+    out = excluded(e)[1]
+    text = (f": at 2×{W} mixture − plain network is {_pp(e['diff'])} pp {_ci_pp(e['ci_adj'])}"
+            + ("" if out is None else f", which {'excludes' if out else 'contains'} the paper's "
+               f"{_pp(e['paper'])} pp"))
+    few = [(V, o) for (V, x, y), o in sorted(ea.items()) if (x, y) == ("bbb_mixture", "sgd")
+           and V != W and o.get("ci_adj") and o["paper"] is not None
+           and excluded(o) == (False, False)]
+    if few:
+        text += ("; at " + and_list([f"2×{V} ({o['n']} seeds) its interval "
+                                      f"{_ci_pp(o['ci_adj'])} contains both 0 and the paper's "
+                                      f"{_pp(o['paper'])} pp" for V, o in few])
+                 + ": too few seeds to tell")
+    return text
+
+
 def takeaways(paper_rec, adam_rec, sigma_fixed=False):
-    """Markdown bullets: the answer in words, without its numbers (each result is given once,
-    in the answer and section 2), with pointers to where each is shown; the Adam recipe's
+    """Markdown bullets: the answer in words, the first with its headline effect (``_headline``),
+    with pointers to where each is shown; the Adam recipe's
     bullets first, as in the answer. Each bullet follows the summaries: (a) whether the paper
     protocol's scale mixture is worse than the paper's value and than the Gaussian prior (``sigma_fixed``: the diagnostics found that σ did not learn);
     (b) whether any width resolves the Adam recipe's BBB below SGD or below SGD trained on;
@@ -1464,8 +1510,7 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False):
         out.append("- **With a modern recipe, " + ("BBB is resolved below neither the plain "
                    "network nor the plain network trained on for as many epochs, at any width**"
                    if not res else "BBB is resolved below the plain network or its control at "
-                   "some width**")
-                   + " (answer; section 2).")
+                   "some width**") + _headline(ea, W) + " (answer; section 2).")
     sgd = [(V, vs_paper(adam_rec, "sgd", V)) for V in sorted({w for _, w in story_rows(adam_rec)})]
     sgd = [(V, v) for V, v in sgd if v and v["ci"]]
     if sgd and all(v["ci"][1] < 0 for _, v in sgd):
@@ -1692,7 +1737,8 @@ def weight_share_panels(panels, narrow=None):
 
 def effects_figure(paper_rec, adam_rec):
     """The comparisons of ``effects_rows`` drawn: per width, each a − b as its mean with the 95%
-    interval under both recipes (one-seed effects as an open marker), the paper's difference as
+    interval adjusted for the m comparisons of its family (``ci_adj``, Bonferroni, the tables'
+    m) under both recipes (one-seed effects as an open marker), the paper's difference as
     a black cross, zero as a line, the ±0.1 pp margin of the comparability claim shaded."""
     import matplotlib.pyplot as plt
     ep, ea = effects(paper_rec), effects(adam_rec)
@@ -1709,8 +1755,8 @@ def effects_figure(paper_rec, adam_rec):
                 if e is None:
                     continue
                 y = i + dy
-                if e["ci"]:
-                    ax.plot([100 * e["ci"][0], 100 * e["ci"][1]], [y, y], c=col, lw=2)
+                if e.get("ci_adj"):
+                    ax.plot([100 * e["ci_adj"][0], 100 * e["ci_adj"][1]], [y, y], c=col, lw=2)
                     ax.plot(100 * e["diff"], y, mk, c=col, ms=5)
                 else:
                     ax.plot(100 * e["diff"], y, mk, mfc="white", mec=col, ms=5)
@@ -1722,7 +1768,6 @@ def effects_figure(paper_rec, adam_rec):
         ax.fill_betweenx([3 - 0.4, 3 + 0.4], -100 * STORY_MARGIN, 100 * STORY_MARGIN,
                          color="0.85", lw=0)
         ax.set_title(f"2×{W}")
-        ax.set_xlabel("a − b, test error (pp)\nbar: 95% interval (unadjusted)")
         ax.set_yticks(range(len(names)))
         ax.set_yticklabels(names, fontsize=8)
         ax.invert_yaxis() if ax is axes[0][0] else None
@@ -1735,9 +1780,10 @@ def effects_figure(paper_rec, adam_rec):
                       label="the paper's difference (Table 1)"),
                plt.Rectangle((0, 0), 1, 1, color="0.85",
                              label=f"±{100 * STORY_MARGIN:g} pp: 'comparable' margin")]
+    fig.supxlabel(f"a − b, test error (pp); bar: {ADJUSTED}", y=0.09, fontsize=10)
     fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8,
                bbox_to_anchor=(0.5, -0.02))
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
 

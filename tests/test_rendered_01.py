@@ -314,14 +314,14 @@ def test_the_answer_follows_the_planted_effects():
     assert small.startswith("**The answer. With the Adam recipe, BBB (scale mixture) is resolved "
                             "below the plain network at 2×400: at 2×400 mixture − plain network "
                             "is −0.04 pp [−0.05, −0.03], an interval that excludes the paper's "
-                            "−0.47 pp.** In pp; m: the size of the Holm family (**Terms**):")
+                            "−0.47 pp.** In pp; m: the size of the Holm family; [interval]: the 95 % "
+                            "interval adjusted for the m comparisons (Bonferroni) (**Terms**):")
     table = [line for line in small.split("\n") if line.startswith("| ")]
     assert len(table) <= 7  # the header and at most six claims
     head = [c.strip() for c in table[0].strip("|").split("|")]
     assert head[0].startswith("claim at 2×400") and head[1] == "paper's difference (pp)"
     assert head[2] == "m"
-    assert head[3] == ("Adam recipe: a − b [95 % interval adjusted for the m comparisons "
-                       "(Bonferroni)] (seeds), Holm p: verdict")  # the Adam recipe leads
+    assert head[3] == "Adam recipe: a − b [interval] (seeds), verdict"  # the Adam recipe leads
     assert head[4] == "the paper's protocol: the same"
     rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")]
             for r in table[1:]}
@@ -348,14 +348,24 @@ def test_the_answer_follows_the_planted_effects():
     big = T.answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
     assert "an interval that excludes the paper's −0.47 pp" in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
-    # the paper's protocol labelled where sigma stayed near its start: numbers, no verdicts
+    # where sigma stayed near its start, the paper protocol's tests are shown once, in section 2
     led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
-    assert ("| the paper's protocol: BBB with σ fixed near its start (≈ 0.007), not a learned "
-            "posterior (section 3) |") in led
-    assert "its column shows μ with fixed noise, without verdicts (section 3)" in led
-    col = [r.strip("|").split("|")[4].strip() for r in led.split("\n") if r.startswith("| mix")]
-    assert col[0] == "−0.05 [−0.08, −0.03] (3)" and not any("*" in c or "Holm" in c for c in col)
+    assert "the paper's protocol" not in led.split("\n")[2]  # no column of its numbers
+    assert "−0.05 [−0.08, −0.03] (3)" not in led
+    assert ("Our fill-in of the paper's protocol left σ barely moved (section 3): its tests are "
+            "in section 2.") in led  # no plan here: no settings rendered
+    plan = RESULTS / "paper_protocol" / "plan.json"
+    (P.root()).mkdir(parents=True)
+    (P.root() / "plan.json").write_text(plan.read_text())
+    rho = json.loads(plan.read_text())["fixed"]["rho_init"]
+    assert T.paper_fill_in() == f"ρ₀ = {rho:g}, one learning rate for μ and ρ".replace("-", "−")
+    led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
+    assert (f"Our fill-in of the paper's protocol ({T.paper_fill_in()}) left σ barely moved "
+            "(section 3): its tests are in section 2.") in led
     assert "*holds*" in T.answer(_planted(-0.0006), _planted(-0.0005, n=5)).split("\n")[4]
+    # the answer's column headers stay short (definitions live in Terms)
+    head = T.answer(_planted(-0.0006), _planted(-0.0005, n=5)).split("\n")[2]
+    assert all(len(h.split()) <= 8 for h in head.strip("|").split("|")), head
     assert not any(w in led for w in ("will ", "not yet", "in progress", "width σ", "widths"))
     # the warm start: lower than a random start, not than SGD trained on -> it rests on it
     warm = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.004)
@@ -486,9 +496,8 @@ def test_controls_read_lower_or_higher_and_comparability_per_row():
     head = T.effects_rows(_summary([]), same)[0]
     assert head[3] == "m"
     assert head[4].startswith("Adam recipe") and head[6].startswith("the paper's protocol")
-    assert ("95 % interval adjusted for the m comparisons (Bonferroni)" in head[4]
-            and "unadjusted" not in head[4])
-    assert head[5] == head[7] == "paper's difference outside the interval"
+    assert "[interval]" in head[4] and "unadjusted" not in head[4]  # defined in the answer
+    assert head[5] == head[7] == "paper's difference outside it"
 
 
 def test_comparable_margin_words_read_the_papers_differences():
@@ -530,7 +539,10 @@ def test_takeaways_point_to_the_answer_without_its_numbers():
     assert "reversing" not in text and "worse" not in text  # no finding about BBB from it
     assert "BBB is resolved below the plain network or its control at some width" in bullets[1]
     assert "**The paper's margin was measured against a weak baseline**" in text
-    assert not any(x in text for x in ("pp", "%", "[", "Holm p"))  # no result repeated
+    # the headline effect, with its adjusted interval and the paper's difference, once
+    assert bullets[1].count("pp [") == 1 and "Holm p" not in text and "%" not in text
+    assert ("at 2×400 mixture − plain network is −0.05 pp [−0.06, −0.04], which excludes the "
+            "paper's −0.47 pp (answer; section 2).") in bullets[1]
     unclear = _planted(-0.0001, n=5, continued=0.0)
     text = T.takeaways(_planted(-0.0006), unclear, sigma_fixed=False)
     assert "does not test a learned posterior" not in text
@@ -628,6 +640,14 @@ def test_curve_rows_and_predictor_words_follow_the_records():
     # 0.02 pp is inside one epoch-to-epoch sd (the old rule) but beyond the standard error
     drift = {**row, "test_error_last_100": [0.0179], "test_error_previous_100": [0.0181]}
     assert P.curve_rows({"rows": [drift]})[1][0][5] == "no"
+    # against the narrowest adjusted half-width: "enough" only when the drift is far below it
+    assert words.endswith("curves are flat by the rule.")
+    far = P.curve_rows({"rows": [row]}, against=0.001)[2]
+    assert far.endswith("10% of the narrowest half-width of the adjusted intervals compared "
+                        "(0.100 pp), far below it: 600 epochs are enough for these comparisons.")
+    near = P.curve_rows({"rows": [row]}, against=0.0002)[2]
+    assert "600 epochs are enough" not in near.replace("does not claim that 600 epochs are", "")
+    assert "not far below it" in near
     three = {**drift, **{k: v * 3 for k, v in drift.items() if k.startswith("test_error")}}
     assert P.curve_rows({"rows": [three]})[1][0][2] == "3"  # n = 3 narrows the rule by √3
     assert P.curve_rows({"rows": [{**row, "test_error_last_100": [None]}]})[1:] == ([], "")
@@ -824,7 +844,7 @@ def test_fixed_sigma_rows_keep_the_paper_protocols_verdicts_labelled():
                             "fixed-σ protocol** (BBB with σ fixed near its start (≈ 0.007), not "
                             "a learned posterior; section 3)")
     assert head[0] == "a − b (pp)" and head[1] == "m"  # one width: said once, in the words
-    assert "adjusted for the m comparisons (Bonferroni)" in head[2]
+    assert "[interval]" in head[2] and "unadjusted" not in head[2]  # defined above it
     mix = next(r for r in rows if r[0] == "mixture − plain network")
     assert mix[1] == "3" and mix[2].endswith(": *holds*") and mix[3] == "yes"
     two = _planted(-0.0006)
