@@ -380,9 +380,11 @@ def _join(items):
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def answer_text(v2):
-    """The chapter's answer in two sentences (AUROC, then ECE), each comparison with its
-    difference BBB − rival and 95 % interval."""
+def answer_text(v2, recipe=None):
+    """The chapter's answer: AUROC, then ECE (each comparison with its difference BBB − rival
+    and 95 % interval), how large the ECEs are, and (``recipe``: ``recipe_facts``, read from
+    the records when not given; omitted when they are missing) that this BBB is a weaker
+    classifier than notebook 01's, trained on the budget every method here shares."""
     if v2 is None:
         return "*No final runs yet: the answer is not computed.*"
     n = len(v2["seeds"])
@@ -412,21 +414,25 @@ def answer_text(v2):
         parts[high] = text
     interim = (" *(Interim: not every run is in; these are not the final verdicts.)*"
                if v2["interim"] else "")
+    scale = _ece_range(v2)
+    scale = (f"; all four mean ECEs lie between {scale[0]:.4f} and {scale[1]:.4f}, so these are "
+             "small differences between well-calibrated networks" if scale else "")
+    facts = recipe_facts(v2) if recipe is None else recipe
+    weaker = ""
+    if facts:
+        weaker = (f" This BBB is a weaker classifier than notebook 01's at the same width (test "
+                  f"error {facts['here']:.2f} % against {facts['nb01']:.2f} %): every method "
+                  f"here gets the same search and at most {facts['max_epochs']} epochs from "
+                  "random weights, so the comparison is at one shared budget, not at each "
+                  "method's best.")
     return (f"**The answer** ({n} paired seeds; each difference is BBB minus its rival, with "
-            f"its 95 % interval; {GLOSS}). Trained on MNIST and shown Fashion-MNIST, "
-            f"{parts[True]}. On the MNIST test set, {parts[False]}." + interim)
+            f"its 95 % interval). Trained on MNIST and shown Fashion-MNIST, "
+            f"{parts[True]}. On the MNIST test set, {parts[False]}{scale}.{weaker}" + interim)
 
 
-GLOSS = ("MAP: one network trained with weight decay, its weights the *maximum a posteriori* "
-         "estimate; AUROC: the chance that a random Fashion-MNIST image gets a more uncertain "
-         "prediction than a random MNIST test image, where 0.5 is chance and higher is better; "
-         "ECE (*expected calibration error*): the average gap between the confidence and the "
-         "accuracy of the predictions, where lower is better")
-
-
-def recipe_text(v2, v1_row=None, setting=None):
-    """Why BBB's test error here differs from notebook 01's Adam recipe at the same width: the
-    two recipes, read from their records (notebook 01's plan_v1 summary, BBB's final runs)."""
+def _recipes(v2, v1_row=None, setting=None):
+    """(BBB's test error entry here, notebook 01's plan_v1 row of BBB at 2×400, BBB's chosen
+    setting here), read from their records when not given; any may be None."""
     import json as _json
     from .utils import results_dir
     bbb = (v2 or {}).get("table", {}).get("bbb", {}).get("full", {}).get("test_error")
@@ -438,6 +444,23 @@ def recipe_text(v2, v1_row=None, setting=None):
     if setting is None:
         choice = A.chosen("bbb")
         setting = choice and dict(choice["config"], epochs=choice["epochs"])
+    return bbb, v1_row, setting
+
+
+def recipe_facts(v2, v1_row=None, setting=None):
+    """{here, nb01: test errors in %, max_epochs}: BBB's test error here and notebook 01's at
+    the same width, for the answer's last sentence; None when a record is missing or BBB here
+    is not the weaker of the two."""
+    bbb, v1_row, setting = _recipes(v2, v1_row, setting)
+    if not (bbb and v1_row and setting) or bbb["mean"] <= v1_row["mean"]:
+        return None
+    return {"here": 100 * bbb["mean"], "nb01": 100 * v1_row["mean"], "max_epochs": A.MAX_EPOCHS}
+
+
+def recipe_text(v2, v1_row=None, setting=None):
+    """Why BBB's test error here differs from notebook 01's Adam recipe at the same width: the
+    two recipes, read from their records (notebook 01's plan_v1 summary, BBB's final runs)."""
+    bbb, v1_row, setting = _recipes(v2, v1_row, setting)
     if not (bbb and v1_row and setting):
         return ""
     r = v1_row["recipe"]
@@ -538,19 +561,45 @@ def _excludes(e):
             f"deficit above {loss:.{d}f}")
 
 
+def _range_words(e):
+    """'between 0.014 and 0.061': the size of BBB's gain or deficit its interval allows."""
+    d = _digits(e)
+    lo, hi = sorted(abs(c) for c in e["ci"])
+    return f"between {lo:.{d}f} and {hi:.{d}f}"
+
+
 def effects_text(v2):
-    """What the comparisons show, one bullet per rival and score: the plain verdict, the
-    difference with its interval, and what the interval rules out."""
+    """The table's reading in two sentences: for the comparisons the test decides, the size of
+    BBB's gain or deficit the interval allows; for those not resolved, the gains and deficits
+    the interval rules out."""
     n = len(v2["seeds"])
-    lines = []
-    for e in effects(v2):
-        name = METRIC_NAMES.get(e["metric"], e["metric"])
-        lines.append(f"**{name}, BBB against {NOUNS[e['rival']]}: {e['word']}** — "
-                     f"{effect_words(e)} ({'higher' if e['high'] else 'lower'} is better; "
-                     f"Holm p {_p(e['p_holm'])}); {_excludes(e)}.")
-    return (f"**What the comparisons show** ({n} paired seeds; the difference is BBB minus its "
-            "rival, its interval the paired t-interval of that one comparison; the verdict "
-            "uses Holm's adjusted p):\n\n" + "\n".join(f"- {x}" for x in lines))
+    es = effects(v2)
+    decided = [e for e in es if e["word"] in DIRECTION.values()]
+    open_ = [e for e in es if e not in decided]
+    out = []
+    if decided:
+        out.append(f"{_WORDS.get(len(decided), str(len(decided)))} of the "
+                   f"{_WORDS.get(len(es), str(len(es))).lower()} intervals "
+                   "exclude zero: " + _join(
+                       f"{'a gain' if e['word'] == 'BBB better' else 'a deficit'} of BBB "
+                       f"{'over' if e['word'] == 'BBB better' else 'against'} "
+                       f"{NOUNS[e['rival']]} on {METRIC_NAMES.get(e['metric'], e['metric'])} "
+                       f"{_range_words(e)}" for e in decided) + ".")
+    if open_:
+        def rules_out(e):
+            d = _digits(e)
+            lo, hi = e["ci"]
+            gain, loss = (hi, -lo) if e["high"] else (-lo, hi)
+            return (f"against {NOUNS[e['rival']]} on "
+                    f"{METRIC_NAMES.get(e['metric'], e['metric'])}, a gain of BBB above "
+                    f"{gain:.{d}f} or a deficit above {loss:.{d}f}")
+        out.append(("The one" if len(open_) == 1 else
+                    f"The {_WORDS.get(len(open_), str(len(open_))).lower()}")
+                   + f" not resolved at {n} seeds still "
+                   + ("rules" if len(open_) == 1 else "rule") + " out larger effects: "
+                   + "; ".join(rules_out(e) for e in open_) + ".")
+    return ("**Reading the table** (each interval is that one comparison's, unadjusted; the "
+            "verdict uses Holm's adjusted p). " + " ".join(out))
 
 
 def robustness_words(v2):
@@ -646,34 +695,51 @@ def differences_figure(v2):
     return fig
 
 
-def _ece_scale(v2):
-    """How large the ECEs are (the four means' range, in percentage points of confidence)."""
+def _ece_range(v2):
+    """(lowest, highest) of the four methods' mean ECEs, or None."""
     means = [_mean(v2, m, "ece") for m in ROWS if _mean(v2, m, "ece") is not None]
-    return (f"The four mean ECEs lie between {min(means):.4f} and {max(means):.4f}: on the "
-            "MNIST test set every method's confidence is off its accuracy by at most "
-            f"{100 * max(means):.2f} percentage points, averaged over the images, so these are small "
-            "differences between well-calibrated networks.")
+    return (min(means), max(means)) if means else None
 
 
-def takeaways_text(v2):
-    """The chapter's takeaways on the comparison (Markdown bullets), each with its effect."""
-    es = {(e["metric"], e["rival"]): e for e in effects(v2)}
+def takeaways_text(v2, recipe=None):
+    """The chapter's takeaways on the comparison (Markdown bullets), lessons rather than the
+    table again: what flags unfamiliar images best at this budget and where BBB stands, how
+    little calibration separates the methods, and what the verdicts are about (``recipe``:
+    ``recipe_facts``, read from the records when not given)."""
     n = len(v2["seeds"])
-    out = []
+    es = effects(v2)
+
+    def where(metric, how=""):
+        group = [e for e in es if e["metric"] == metric]
+        bits = [f"{w.replace('BBB ', '')} {how}than " + _join(
+                    f"{NOUNS[e['rival']]} ({effect_words(e, False)})"
+                    for e in group if e["word"] == w) for w in DIRECTION.values()
+                if any(e["word"] == w for e in group)]
+        open_ = [e for e in group if e["word"] not in DIRECTION.values()]
+        if open_:
+            bits.append(f"not resolved at {n} seeds against "
+                        + _join(f"{NOUNS[e['rival']]} ({effect_words(e, False)})" for e in open_))
+        return "; ".join(bits)
+    helps = any(e["metric"] == "auroc_entropy" and e["rival"] == "map"
+                and e["word"] == "BBB better" for e in es)
     best = max(ROWS, key=lambda m: _mean(v2, m, "auroc_entropy") or -1)
-    out.append(f"- With the same search for every method and {n} paired seeds, the method that "
-               f"separates Fashion-MNIST best is {NOUNS[best]} (mean AUROC "
-               f"{_mean(v2, best, 'auroc_entropy'):.3f}); BBB ("
-               f"{_mean(v2, 'bbb', 'auroc_entropy'):.3f}) is "
-               + "; ".join(f"{e['word'].replace('BBB ', '')} than {NOUNS[r]} "
-                           f"({effect_words(e)})" if e["word"] in DIRECTION.values()
-                           else f"not resolved against {NOUNS[r]} ({effect_words(e)})"
-                           for r in RIVALS if (e := es.get(("auroc_entropy", r)))) + ".")
-    out.append("- BBB's calibration on MNIST (ECE "
-               f"{_mean(v2, 'bbb', 'ece'):.4f}): "
-               + "; ".join(f"{e['word'].replace('BBB ', '')} than {NOUNS[r]} "
-                           f"({effect_words(e)})" if e["word"] in DIRECTION.values()
-                           else f"not resolved against {NOUNS[r]} ({effect_words(e)})"
-                           for r in RIVALS if (e := es.get(("ece", r)))) + ". "
-               + _ece_scale(v2))
+    out = [f"- **Flagging unfamiliar images.** At one shared search and budget, "
+           f"{NOUNS[best]} separates Fashion-MNIST best (mean AUROC "
+           f"{_mean(v2, best, 'auroc_entropy'):.3f}). BBB (mean AUROC "
+           f"{_mean(v2, 'bbb', 'auroc_entropy'):.3f}) is {where('auroc_entropy')}"
+           + (": its weight uncertainty helps over one network"
+              + (", but less than dropout's random masks do" if best == "mc_dropout" else "")
+              if helps else "") + "."]
+    lo_hi = _ece_range(v2)
+    if lo_hi:
+        out.append(f"- **Calibration hardly separates them.** All four mean ECEs lie between "
+                   f"{lo_hi[0]:.4f} and {lo_hi[1]:.4f}: every method's confidence is off its "
+                   f"accuracy by at most {100 * lo_hi[1]:.2f} percentage points, averaged over the "
+                   f"MNIST test images. BBB is {where('ece', 'calibrated ')}.")
+    facts = recipe_facts(v2) if recipe is None else recipe
+    if facts:
+        out.append(f"- **What the verdicts are about.** This BBB ({facts['here']:.2f} % test "
+                   f"error, against notebook 01's {facts['nb01']:.2f} %) is trained as every "
+                   "method here is, within the search grids of Table 5.1; a longer budget or a "
+                   "wider grid for BBB's choices at an edge of its grid could move a verdict.")
     return "\n".join(out)

@@ -231,38 +231,51 @@ def _softplus_inv(y):
     return math.log(math.expm1(y))
 
 
-def extrapolation(rec, epochs):
-    """Markdown: the paper-protocol scale-mixture rerun of ``rec`` carried on to ``epochs``
-    (the final runs' length), said to be an extrapolation: ρ's drift per epoch at its 95th
-    percentile (the largest over layers, measured over the rerun's epochs), whether it was
-    steady (the drift at the middle epoch within 5 % of half the final drift), and σ's 95th
-    percentile that drift would give after ``epochs`` (softplus of ρ at its start plus drift
-    per epoch times ``epochs``). '' without that run."""
+def extrapolated(rec, epochs):
+    """The numbers ``extrapolation`` says: {n (the rerun's epochs), s0, s_n (σ's 95th
+    percentile at its start and end, the largest over layers), rate (ρ's drift per epoch at its
+    95th percentile), steady, s_end (σ's 95th percentile after ``epochs`` at that rate),
+    learned (the Adam run's σ 95th percentile at the end, or None)}; None without the
+    paper-protocol scale-mixture rerun."""
     runs = (rec or {}).get("runs") or {}
     run = runs.get(PAPER_RUN) or runs.get(DISPLAY[PAPER_RUN])
     if not run or len(run.get("trace") or []) < 3:
-        return ""
+        return None
     trace = run["trace"]
     n = trace[-1]["epoch"]
     top = max(v["rho_drift_q"][1] for v in trace[-1]["layers"].values())
     mid = min(trace, key=lambda r: abs(r["epoch"] - n / 2))
     mid_top = max(v["rho_drift_q"][1] for v in mid["layers"].values())
-    steady = abs(mid_top / top - mid["epoch"] / n) < 0.05 * mid["epoch"] / n
     s0 = max(v["sigma_q"][2] for v in trace[0]["layers"].values())
-    s_n = max(v["sigma_q"][2] for v in trace[-1]["layers"].values())
-    rate = top / n
-    s_end = _softplus(_softplus_inv(s0) + rate * epochs)
     learned = [max(v["sigma_q"][2] for v in r["trace"][-1]["layers"].values())
                for k, r in runs.items() if "Adam" in k and r.get("trace")]
-    far = (f", far below the Adam run's {max(learned):.3g} after {n} epochs"
-           if learned and max(learned) > 2 * s_end else "")
+    return {"n": n, "s0": s0, "s_n": max(v["sigma_q"][2] for v in trace[-1]["layers"].values()),
+            "rate": top / n, "steady": abs(mid_top / top - mid["epoch"] / n) < 0.05 * mid["epoch"] / n,
+            "s_end": _softplus(_softplus_inv(s0) + top / n * epochs),
+            "learned": max(learned) if learned else None}
+
+
+def extrapolation(rec, epochs):
+    """Markdown: the paper-protocol scale-mixture rerun of ``rec`` carried on to ``epochs``
+    (the final runs' length), said to be an extrapolation (``extrapolated``): ρ's drift per
+    epoch at its 95th percentile (the largest over layers, measured over the rerun's epochs),
+    whether it was steady (the drift at the middle epoch within 5 % of half the final drift),
+    and σ's 95th percentile that drift would give after ``epochs`` (softplus of ρ at its start
+    plus drift per epoch times ``epochs``), beside the Adam run's (one seed). '' without that
+    run."""
+    x = extrapolated(rec, epochs)
+    if x is None:
+        return ""
+    n, s0, s_n, s_end = x["n"], x["s0"], x["s_n"], x["s_end"]
+    far = (f", far below the {x['learned']:.3g} the Adam run reached in {n} epochs (one seed)"
+           if x["learned"] and x["learned"] > 2 * s_end else "")
     return (f"**σ in the {epochs}-epoch runs: an extrapolation.** Those runs did not record "
             f"σ. In the {n}-epoch rerun σ's 95th percentile moved by "
-            f"{100 * (s_n / s0 - 1):.0f} % ({s0:.4f} to {s_n:.4f}; ρ's by {rate:.5f} per epoch"
-            + (", steadily" if steady else "")
-            + f"). Even extrapolated to {epochs} epochs it reaches only about {s_end:.4f}, "
-            f"{s_end / s0:.1f} times its start{far} (one seed, not a measurement): we read the "
-            f"{epochs}-epoch rows as BBB whose σ stayed near its start.")
+            f"{100 * (s_n / s0 - 1):.0f} % ({s0:.4f} to {s_n:.4f}; ρ's by {x['rate']:.5f} per "
+            "epoch" + (", steadily" if x["steady"] else "")
+            + f"). Carried on to {epochs} epochs at that rate it would reach about {s_end:.4f} "
+            f"(an extrapolation, not a measurement), {s_end / s0:.1f} times its start{far}: we "
+            f"read the {epochs}-epoch rows as BBB whose σ did not move from its start.")
 
 
 def fixed_sigma(rec):
@@ -338,7 +351,7 @@ def figure(rec):
     NLL against KL per example, epoch by epoch. Return the figure."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
-    from matplotlib.ticker import ScalarFormatter
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
     runs = rec["runs"]
     layers = list(next(iter(runs.values()))["trace"][0]["layers"])
     fig, axes = plt.subplots(1, len(layers) + 1, figsize=(4.0 * (len(layers) + 1), 4.4))
@@ -388,15 +401,23 @@ def figure(rec):
             left = r["kl"] <= min(x["kl"] for x in rows) and (
                 r is rows[0] or r["kl"] <= min(x["kl"] for v in runs.values()
                                                for x in v["trace"] if x["nll"] is not None))
+            # a last-epoch label beside a path is led up and to the left on a thin line, clear
+            # of the other runs' paths
+            lead = not right and not left and r is not rows[0]
             ax.annotate(where, (r["kl"], r["nll"]), fontsize=7, color=c,
-                        xytext=(4, 0) if right else (0, 5) if left else (-4, 0),
+                        xytext=(4, 0) if right else (0, 5) if left else (-36, 22) if lead
+                        else (-4, 0),
                         ha="left" if right or left else "right",
                         va="bottom" if left and not right else "center",
-                        textcoords="offset points")
+                        textcoords="offset points",
+                        arrowprops=dict(arrowstyle="-", color=c, lw=0.5) if lead else None)
     ax.set(xscale="log", yscale="log", xlabel="KL per training example (nats)",
            ylabel="training NLL per example (nats)", title="fit against complexity")
+    kls = [r["kl"] for run in runs.values() for r in run["trace"] if r["nll"] is not None]
+    ticks = [t for t in (1, 2, 5, 10, 20, 40, 100, 200, 500) if min(kls) <= t <= max(kls)]
+    ax.xaxis.set_major_locator(FixedLocator(ticks or [min(kls)]))
     ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.xaxis.set_minor_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())  # major ticks only: labels kept apart
     handles = [Line2D([], [], color=COLORS.get(k, "0.3"), lw=_STYLE.get(k, {}).get("lw", 1.5),
                       ls=_STYLE.get(k, {}).get("ls", "-")) for k in runs]
     handles.append(Line2D([], [], color="0.3", lw=0.7, ls=":"))

@@ -334,7 +334,7 @@ def retrain_seconds(rec):
 def _network_words(entry, alt=None):
     """A stored analysis in words: "the 2×400 seed 0 network", and for the other KL weighting's
     network (``alt``) which one it is."""
-    other = " with the other KL weighting (section 5)" if alt is not None and \
+    other = " with the other KL weighting (section 4)" if alt is not None and \
         entry.get("name") == alt.get("name") else ""
     return f"the 2×{entry['H']} seed {entry['seed']} network{other}"
 
@@ -766,7 +766,9 @@ def cut_between_modes(entry, fraction="75", smooth_db=1.0):
 
 def curves_figure(rec):
     """Test error against the fraction of weights removed, per ranking and width (mean over seeds
-    as a line, range over seeds as a band): all rankings, and a close-up of SNR and |mu|."""
+    as a line, range over seeds as a band): all rankings on a log axis (with a tick below the
+    paper's 1.24 %), and a linear close-up of SNR and |mu|, whose |mu| bands are hatched outlines
+    so that overlapping bands stay told apart."""
     import matplotlib.pyplot as plt
     from .plotting import percent_axis
     fig, axes = plt.subplots(1, 2, figsize=(12, 4), constrained_layout=True)
@@ -782,21 +784,30 @@ def curves_figure(rec):
                 ax.plot(xs, vals.mean(0).tolist(), ls, marker="o", ms=3, c=c, lw=1,
                         label=f"{label}, 2×{H} ({len(models)} seed{'s' if len(models) > 1 else ''})")
                 if len(models) > 1:
-                    ax.fill_between(xs, vals.min(0).values.tolist(), vals.max(0).values.tolist(),
-                                    color=c, alpha=0.15, lw=0)
+                    band = (vals.min(0).values.tolist(), vals.max(0).values.tolist())
+                    if kind == "magnitude":  # hatched outline: it overlaps SNR's band
+                        ax.fill_between(xs, *band, facecolor="none", edgecolor=c, hatch="////",
+                                        lw=0.6, alpha=0.6)
+                    else:
+                        ax.fill_between(xs, *band, color=c, alpha=0.15, lw=0)
         paper = sorted((f, e) for f, e in PAPER_TABLE2.items() if f <= upto)
         ax.plot([f for f, _ in paper], [e for _, e in paper], "x", c="k", ms=7, mew=1.5, zorder=5,
                 label="paper, Table 2 (2×1200, SNR)")
         ax.set(xlabel="weights removed (%)", ylabel="test error (line: mean; band: seed range)")
         ax.legend(fontsize=7, loc="upper left")
+    from matplotlib.ticker import FixedLocator
     axes[0].set_yscale("log")
     percent_axis(axes[0], "y", decimals=1)
-    axes[0].set_title("all rankings")
+    axes[0].yaxis.set_major_locator(FixedLocator([0.012, 0.015, 0.02, 0.03, 0.05, 0.1, 0.2, 0.5,
+                                                  1.0]))
+    axes[0].set_ylabel("test error (log scale)")
+    axes[0].set_title("all rankings (line: mean; band: seed range)")
     close = [m["error_at"][k][str(f)] for m in rec["metrics"]["models"] for k in ("snr", "magnitude")
              for f in xs] + [e for f, e in PAPER_TABLE2.items() if f <= 98]
     axes[1].set_ylim(0.95 * min(close), 1.05 * max(close))
     percent_axis(axes[1], "y", decimals=2)
-    axes[1].set_title("close-up: SNR against |μ| up to 98 % removed")
+    axes[1].set_ylabel("test error (linear scale)")
+    axes[1].set_title("close-up to 98 % removed (hatched band: |μ|)")
     return fig
 
 
@@ -1290,8 +1301,10 @@ def dip_takeaway(dip):
 def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     """The paper's Figure 4 from a stored analysis, read at the dip: the SNR density (dB) of
     ``entry`` on a linear axis as in the paper and on a log axis with its smoothed density, modes
-    and dip (``dip``: snr_dip.json's metrics); the CDF with the share below the dip; and the
-    smoothed densities of ``models`` (snr.json's analyses) with their dips from ``dip``."""
+    and dip (``dip``: snr_dip.json's metrics); the share of weights above each SNR (1 − CDF) on a
+    log axis, so that the few weights above the dip are visible, with the share above the dip;
+    and the smoothed densities of ``models`` (snr.json's analyses), each with its own dip marked
+    as a point on its curve. The cut-offs (black) and the dip (vermillion) differ in hue."""
     import matplotlib.pyplot as plt
     import numpy as np
     lo, hi, n = DB_EDGES
@@ -1300,7 +1313,7 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     edges = np.linspace(lo, hi, n + 1)
     total = entry["n_weights"]
     dens = counts / (total * width)
-    cdf = np.cumsum(counts) / total
+    above = 1 - np.cumsum(counts) / total  # share of weights above each bin's upper edge
     filled = np.nonzero(counts)[0]  # every weight inside the histogram's range is drawn
     xlim = (edges[filled[0]], edges[filled[-1] + 1] + 1)
     ours = next((x for x in (dip or {}).get("networks", [])
@@ -1329,19 +1342,28 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
         for ax in (a_lin, a_log, a_cdf):
             ax.axvline(d["dip_db"], color=c["vermillion"], lw=1.5,
                        label=f"dip {_db(d['dip_db'], 2)} dB (this seed): "
-                             f"{100 * d['share_below']:.1f} % of weights below")
-        a_cdf.plot([d["dip_db"]], [d["share_below"]], "o", color=c["vermillion"], ms=5)
+                             f"{100 * d['share_below']:.1f} % of weights below" if ax is not a_cdf
+                       else f"dip: {100 * (1 - d['share_below']):.2f} % of weights not below it")
+        a_cdf.plot([d["dip_db"]], [1 - d["share_below"]], "o", color=c["vermillion"], ms=5)
     for f, ls in zip([f for f in cuts if f in entry["cuts_db"]], (":", "-.", "--")):
         v = entry["cuts_db"][f]
         for ax in (a_lin, a_cdf):
-            ax.axvline(v, color=c["orange"], ls=ls, lw=1.2,
-                       label=f"{f} % removed: below {v:.1f} dB" if ax is a_lin else None)
+            ax.axvline(v, color="k", ls=ls, lw=1.1,
+                       label=f"{f} % removed: below {v:.1f} dB")
     a_lin.legend(fontsize=8, loc="upper left")
     a_log.legend(fontsize=8, loc="upper left")
-    a_cdf.plot(edges[1:], cdf, color=c["blue"])
-    a_cdf.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="cumulative fraction of weights",
-              xlim=xlim, title="cumulative distribution")
-    a_cdf.legend(fontsize=8, loc="upper left")
+    keep = above > 0  # the last bins hold every weight: 1 − CDF is 0 there, off a log axis
+    out = entry.get("snr_outside") or 0
+    a_cdf.plot(edges[1:][keep], above[keep], color=c["blue"],
+               label="share of weights not below" + (f"\n(the plateau: the {out:,} weights "
+                                                     "outside\nthe histogram's range)" if out
+                                                     else ""))
+    a_cdf.set_yscale("log")
+    a_cdf.set_ylim(0.5 / total, 3)
+    a_cdf.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", xlim=xlim,
+              ylabel="share of weights not below (log axis)",
+              title="1 − cumulative distribution: the weights that survive a cut")
+    a_cdf.legend(fontsize=8, loc="lower left")
     if dip and models:
         styles = {}
         by_name = {x["name"]: x for x in dip["networks"]}
@@ -1353,11 +1375,14 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
             col = styles.setdefault(m["H"], (c["blue"], c["orange"], c["green"])[len(styles) % 3])
             g, k = kde_db(m["snr_hist"], x["dip"]["bandwidth_db"])
             a_all.plot(g, k, color=col, lw=1, alpha=0.8, label=f"2×{m['H']}" if first else None)
-            a_all.axvline(x["dip"]["dip_db"], color=col, ls="--", lw=0.8)
+            dd = x["dip"]["dip_db"]
+            a_all.plot([dd], [np.interp(dd, g, k)], "o", mfc=col, mec="k", mew=0.6, ms=5,
+                       zorder=4)
+        a_all.plot([], [], "o", mfc="w", mec="k", mew=0.6, ms=5, label="each curve's dip")
         a_all.set_yscale("log")
         a_all.set_ylim(floor, 2 * dens.max())
         a_all.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="smoothed density (per dB)",
-                  xlim=xlim, title="every network (one line per seed; dashed: its dip)")
+                  xlim=xlim, title="every network (one line per seed; dot: its dip)")
         a_all.legend(fontsize=8, loc="upper left")
     top = edges[filled[-1] + 1]  # the x-axes end just past the highest filled bin
     gap = (f" (no weight lies between {top:.0f} and {hi:g} dB)" if top < hi else "")

@@ -72,6 +72,21 @@ FAMILIES_V3 = {"against BBB's starting network":
                [f"bbb_snr < start_magnitude at {f}%" for f in TESTED]}
 FAMILIES_BY_VERSION = {VERSION: FAMILIES, VERSION_V3: FAMILIES_V3}
 
+# What a notebook cell prints while a results file is missing, and the command that writes it
+# (``helpers.utils.pending``'s two arguments), kept here so that the notebook's code shows
+# neither paths nor plan names.
+_REFS_CMD = "python tools/pruning_refs.py run && python tools/pruning_refs.py analyse"
+MISSING = {"references": ("the magnitude-pruned SGD and dropout networks and the eq. 9 "
+                          f"networks (results/{NB}/v{VERSION}/summary.json)", _REFS_CMD),
+           "starts": ("BBB's starting networks pruned by magnitude "
+                      f"(results/{NB}/v{VERSION_V3}/summary.json)", _REFS_CMD)}
+
+
+def load_both():
+    """(the references' summary, the starting networks' summary): ``load_summary`` of each."""
+    return load_summary(), load_summary(VERSION_V3)
+
+
 METRIC = {"error after pruning": "test error with the fraction removed",
           "error added by pruning": "test error with the fraction removed minus the same "
                                     "network's unpruned test error (same predictor)",
@@ -507,7 +522,7 @@ def retrain_rows(summary):
     """Return (header, rows): each network trained here (and the warm start it trained from),
     its test error against Table 1's run record of the same config, and its training time."""
     labels = {"sgd": "Table 1's SGD 2×{H}", "dropout": "Table 1's dropout 2×{H}",
-              "blundell": "BBB 2×{H} with the other KL weighting (section 5)",
+              "blundell": "BBB 2×{H} with the other KL weighting (section 4)",
               "start": "BBB's starting network 2×{H}"}
     rows = []
     for r in summary["retrained"]:
@@ -529,7 +544,7 @@ def retrain_rows(summary):
 def retrain_check_line(*summaries):
     """One line (Markdown): how many networks trained here for sections 3 and 5 (warm starts
     included) reproduce the test error of their run record in notebook 01 to 0.01 pp, of those
-    that have one; the table with training times is in docs/lab_log.md."""
+    that have one; each network is listed in docs/lab_log.md."""
     pairs = []
     for s in summaries:
         for r in (s or {}).get("retrained", []):
@@ -542,8 +557,8 @@ def retrain_check_line(*summaries):
         return ""
     same = sum(f"{100 * a:.2f}" == f"{100 * b:.2f}" for a, b in pairs)
     return (f"*Check:* {same} of the {len(pairs)} networks trained here that have a run record in "
-            "notebook 01 reproduce its test error to 0.01 pp (the table, with training times: "
-            "[docs/lab_log.md](../docs/lab_log.md), notebook 04).")
+            "notebook 01 reproduce its test error to 0.01 pp (each network: "
+            "[docs/lab_log.md](../docs/lab_log.md)).")
 
 
 def _by_verdict(pairs, against=""):
@@ -766,7 +781,8 @@ FAR_PP = 5  # the takeaways' "far more": every mean difference beyond this many 
 
 
 def _narrow_words(rec, H):
-    """"; at 2x400 McNemar's per-network tests favour SNR at 98 and 99 % removed (section 2)":
+    """"; at 2x400, McNemar's per-network tests favour SNR at 98 and 99 % removed (exploratory;
+    appendix A)":
     where the other width's significant McNemar tests all point one way, else ""."""
     from . import pruning
     other = [h for h in dict.fromkeys(m["H"] for m in rec["metrics"]["models"]) if h != H]
@@ -778,7 +794,7 @@ def _narrow_words(rec, H):
     (ranking, items), = by.items()
     fs = sorted({f for _, f in items}, key=int)
     return (f"; at 2×{other[0]}, McNemar's per-network tests favour {ranking} at "
-            f"{' and '.join(fs)} % removed (section 2)")
+            f"{' and '.join(fs)} % removed (exploratory; appendix A)")
 
 
 def takeaways_text(rec, dip=None, summary=None, v3=None):
@@ -817,26 +833,76 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
         diffs = [(r.get("t_test") or {}).get("mean_diff") for r in
                  [fam[f"bbb_snr < {r} at {f}%"] for f in TESTED
                   for r in ("sgd_magnitude", "dropout_magnitude")]]
-        k = sum(v == "holds" for v in verdicts)
+        k = sum(v == "holds" for v in verdicts[:2 * len(TESTED)])
+        counts = f"{k} of {2 * len(TESTED)} declared claims against SGD and dropout"
+        if len(verdicts) > 2 * len(TESTED):
+            rest = verdicts[2 * len(TESTED):]
+            counts += (f" and {sum(v == 'holds' for v in rest)} of {len(rest)} against BBB's "
+                       "starting networks hold")
+        else:
+            counts += " hold"
         far = f"far more, by {FAR_PP:g} pp or more on average" if all(
             d is not None and 100 * d < -FAR_PP for d in diffs) else "more"
         lines.append(f"- **Special to BBB?** SGD and dropout networks pruned by |w| lose {far} "
-                     f"({k} of {len(verdicts)} claims hold, counting BBB's starting networks; "
-                     "section 3), but there the training and the ranking change together.")
+                     f"({counts}; section 3), but there the training and the ranking change "
+                     "together.")
         kl = summary["families"].get("KL weighting")
         if kl:
             said = _by_verdict([(_parse(c)[2], r["verdict"]) for c, r in kl.items()])
-            lines.append(f"- **KL weighting** (section 5): eq. 8's 1/M weights leave a lower "
+            lines.append(f"- **KL weighting** (section 4): eq. 8's 1/M weights leave a lower "
                          f"error after SNR pruning than eq. 9's: {said}; one recipe each.")
     return "\n".join(lines)
 
 
+def _share_free(ci):
+    """Whether an interval [lo, hi] (or None) includes 0: no measurable cost."""
+    return bool(ci) and ci[0] <= 0 <= ci[1]
+
+
+def _headline(rec, dip, summary, fraction, H, s, flat):
+    """The answer's first one or two sentences, from the same numbers as its bullets."""
+    w = dip["widths"].get(str(H)) if dip else None
+    lo = w.get("cost_below") if w and w["bimodal"] else None
+    even = (f" (even {lo['removed_pct']} %)" if lo and lo["removed_pct"] > fraction
+            and _share_free(lo.get("ci")) else "")
+    if flat and _share_free(s["ci"]):
+        text = (f"**The answer.** Yes: {fraction} % of the weights of our 2×{H} BBB networks"
+                f"{even} can be removed by SNR at no measurable cost in test error, as the paper "
+                "reports.")
+    elif flat:
+        text = (f"**The answer.** Nearly: removing {fraction} % of the weights of our 2×{H} BBB "
+                "networks by SNR keeps their test error within 10 % of the unpruned error, "
+                "though the cost is measurable.")
+    else:
+        text = (f"**The answer.** Only in part: removing {fraction} % of the weights of our "
+                f"2×{H} BBB networks by SNR raises their test error.")
+    if summary is None or summary["interim"]:
+        return text
+    v = summary["families"]["error after pruning"][f"bbb_snr < bbb_magnitude at {fraction}%"]
+    narrow = _narrow_snr(rec)
+    if v["verdict"] == "holds":
+        text += (f" Ranking by SNR also beats ranking by the means' magnitude |μ| at 2×{H}, so "
+                 "the posterior's width σ helps.")
+    elif v["verdict"] == "reversed":
+        text += (f" But at 2×{H} ranking by the means' magnitude |μ| alone beats SNR: the "
+                 "posterior's width σ does not help there.")
+    else:
+        text += (f" But at 2×{H} the posterior's width σ is not what makes this possible: "
+                 "ranking by the means' magnitude |μ| alone does as well"
+                 + (f"; only in the narrower 2×{narrow['H']} networks, at "
+                    f"{narrow['words']} removed, does SNR beat |μ| (exploratory)" if narrow
+                    else "") + ".")
+    return text
+
+
 def answer_text(rec, dip, summary=None, fraction=95):
-    """Notebook 04's answer on its first screen (Markdown, two sentences), every number from the
-    results: the test error that removing ``fraction`` % by SNR adds at 2×1200 with its 95 %
-    interval against the paper's, the dip of Figure 4's density with the share of weights below
-    it and the measured cost there (``dip``: snr_dip.json's metrics), and, from ``summary``, SNR
-    against |μ| on the same networks, with what its interval excludes."""
+    """Notebook 04's answer on its first screen (Markdown): a one- or two-sentence headline, then
+    bullets, every number from the results: the test error that removing ``fraction`` % by SNR
+    adds at 2×1200 with its 95 % interval against the paper's, and the unpruned errors beside
+    each other; the dip of Figure 4's density with the share of weights below it and the
+    measured cost there (``dip``: snr_dip.json's metrics); from ``summary``, SNR against |μ| on
+    the same networks with what its interval excludes, and the narrower width's per-network
+    tests (exploratory); the caveat on which networks are pruned. Terms are defined where used."""
     from . import pruning
     H = rec["metrics"]["models"][0]["H"]
     ms = pruning._by_width(rec, H)
@@ -847,42 +913,52 @@ def answer_text(rec, dip, summary=None, fraction=95):
     ci = s["ci"]
     where = ("" if ci is None else
              f", {'inside' if ci[0] <= paper <= ci[1] else 'outside'} the interval")
-    first = (f"**The answer.** {'Yes' if flat else 'Only in part'}: removing {fraction} % of the "
-             f"weights of our 2×{H} BBB networks by SNR changes their test error by "
-             f"{s['mean']:+.2f} pp"
-             + (f" (95 % interval {ci[0]:+.2f} to {ci[1]:+.2f})" if ci else "")
-             + f" against the paper's {paper:+.2f} pp{where}")
+    paper0 = 100 * pruning.PAPER_TABLE2[0]
+    lines = [_headline(rec, dip, summary, fraction, H, s, flat), "",
+             f"- **Table 2.** Removing {fraction} % of the weights by SNR changes the test error "
+             f"of our 2×{H} networks by {s['mean']:+.2f} pp"
+             + (f" (95 % interval {ci[0]:+.2f} to {ci[1]:+.2f}; {len(ms)} seeds)" if ci else "")
+             + f" against the paper's {paper:+.2f} pp{where}. What is compared is the error "
+             f"pruning adds: unpruned, ours err {100 * unpruned:.2f} % against the paper's "
+             f"{paper0:.2f} %."]
     w = dip["widths"].get(str(H)) if dip else None
     if w and w["bimodal"] and w.get("cost_below"):
         lo = w["cost_below"]
-        first += (f"; and the SNR density has the paper's two modes, with "
-                  f"{100 * w['share_below']['mean']:.1f} % of the weights below the dip between "
-                  f"them ({pruning._ci_words(w['dip_db'], unit=' dB')}), where removing "
-                  f"{lo['removed_pct']} % adds {pruning._ci_words(lo, unit=' pp')}")
-    text = first + "."
+        lines.append(f"- **Figure 4.** The SNR density has the paper's two modes (peaks); "
+                     f"{100 * w['share_below']['mean']:.1f} % of the weights lie below the "
+                     f"*dip*, the lowest density between the two modes (at "
+                     f"{pruning._ci_words(w['dip_db'], unit=' dB')}), and removing "
+                     f"{lo['removed_pct']} % adds {pruning._ci_words(lo, unit=' pp')} of test "
+                     "error.")
     if summary is not None and not summary["interim"]:
         fam = summary["families"]["error after pruning"]
         r = fam[f"bbb_snr < bbb_magnitude at {fraction}%"]
-        ci = (r.get("t_test") or {}).get("ci")
-        effect = f"SNR − |μ| at {fraction} % removed: {effect_words(r)}, {r['verdict']}"
+        rci = (r.get("t_test") or {}).get("ci")
+        word = r["verdict"] + (": the paired test over the seeds decides neither way"
+                               if r["verdict"].startswith("not resolved") else "")
+        effect = f"SNR − |μ| at {fraction} % removed: {effect_words(r)}, {word}"
         if r["verdict"] == "holds":
-            text += f" Ranking by SNR beats ranking by the means' magnitude |μ| ({effect})."
+            said = f"ranking by SNR beats ranking by the means' magnitude |μ| ({effect})."
         elif r["verdict"] == "reversed":
-            text += (f" Ranking by the means' magnitude |μ| beats ranking by SNR ({effect}), so "
-                     "the posterior's width does not help here.")
+            said = (f"ranking by the means' magnitude |μ| beats ranking by SNR ({effect}), so "
+                    "the posterior's width does not help here.")
         else:
-            excl = (f"; the interval excludes an SNR advantage above {-100 * ci[0]:.2f} pp"
-                    if ci and ci[0] < 0 else "")
-            text += (f" But at 2×{H} ranking by the means' magnitude |μ| does as well as SNR on "
-                     f"the same networks ({effect}{excl}), so there the posterior's width adds "
-                     "nothing measurable" + (other_width_clause(rec) or "") + ".")
-    return text + caveat_text(rec)
+            excl = (f"; the interval excludes an SNR advantage above {-100 * rci[0]:.2f} pp"
+                    if rci and rci[0] < 0 else "")
+            said = (f"ranking by the means' magnitude |μ| does as well as SNR on the same "
+                    f"networks ({effect}{excl}), so there the posterior's width adds nothing "
+                    "measurable.")
+        lines.append(f"- **SNR or |μ|?** At 2×{H} {said}" + (other_width_clause(rec) or ""))
+    cav = caveat_text(rec)
+    if cav:
+        lines.append("-" + cav)
+    return "\n".join(lines)
 
 
-def other_width_clause(rec, alpha=None):
-    """The answer's clause on the narrower networks (``"; at 2×400 it does: ..."``, or None):
-    the fractions at which McNemar's per-network test favours SNR over |μ| on every network of
-    that width, with the mean test errors of both rankings at the largest of them."""
+def _narrow_snr(rec, alpha=None):
+    """The narrower width where McNemar's per-network test favours SNR over |μ| on every
+    network: {H, fs, words, n, err: {ranking: mean error at the largest such fraction}}, or
+    None."""
     from . import pruning
     alpha = pruning.MCNEMAR_ALPHA if alpha is None else alpha
     widths = list(dict.fromkeys(m["H"] for m in rec["metrics"]["models"]))
@@ -894,11 +970,25 @@ def other_width_clause(rec, alpha=None):
         if not fs:
             continue
         err = {k: sum(m["error_at"][k][fs[-1]] for m in ms) / len(ms) for k in ("snr", "magnitude")}
-        return (f"; at 2×{H} it does: at {pruning._fractions_words(fs)} removed SNR leaves fewer "
-                f"errors than |μ| on each of the {len(ms)} networks (McNemar's test, section 2), "
-                f"at {fs[-1]} % {100 * err['snr']:.2f} % against {100 * err['magnitude']:.2f} % "
-                "test error (means over the seeds)")
+        return {"H": H, "fs": fs, "words": pruning._fractions_words(fs), "n": len(ms), "err": err}
     return None
+
+
+def other_width_clause(rec, alpha=None):
+    """The answer's sentence on the narrower networks (``" At 2×400 SNR does better: ..."``, or
+    None): the fractions at which McNemar's per-network test favours SNR over |μ| on every
+    network of that width, with the mean test errors of both rankings at the largest of them,
+    and that these tests are exploratory (per network, uncorrected)."""
+    n = _narrow_snr(rec, alpha)
+    if n is None:
+        return None
+    f = n["fs"][-1]
+    return (f" At 2×{n['H']} SNR does better: at {n['words']} removed it leaves fewer errors "
+            f"than |μ| on each of the {n['n']} networks, at {f} % {100 * n['err']['snr']:.2f} % "
+            f"against {100 * n['err']['magnitude']:.2f} % test error (means over the seeds). "
+            "This is exploratory: McNemar's test (a paired test on the test images that only "
+            "one of the two rankings gets wrong), per network and uncorrected for the number of "
+            "tests (appendix A).")
 
 
 def _paper_protocol_widths():

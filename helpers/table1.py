@@ -410,8 +410,8 @@ def table_rows(rec):
 
 
 TABLE_LABELS = {**METHOD_LABELS, "sgd": "plain network", "dropout": "dropout"}  # notebook 01
-BRIEF = {"sgd": "plain network", "dropout": "dropout", "bbb_gaussian": "BBB, Gaussian",
-         "bbb_mixture": "BBB, mixture"}  # method names in the tables after Table 1
+BRIEF = {"sgd": "plain network", "dropout": "dropout", "bbb_gaussian": "BBB, Gaussian prior",
+         "bbb_mixture": "BBB, scale mixture prior"}  # one label per method, as in Table 1
 SHORT = {"sgd": "SGD", "dropout": "dropout", "bbb_gaussian": "Gaussian", "bbb_mixture": "mixture",
          "sgd_equal_compute": "SGD as long", "bbb_mixture_random_start": "random start"}
 
@@ -829,7 +829,8 @@ STORY_CLAIMS = (  # (a, b, words, family): the effect is a - b in test error
     ("bbb_mixture", "sgd", "mixture − plain network", "orderings"),
     ("dropout", "sgd", "dropout − plain network", "orderings"),
     ("bbb_mixture", "dropout", "mixture − dropout", "comparable"),
-    ("bbb_mixture", "sgd_continued", "mixture − plain network trained on (control)", "controls"),
+    ("bbb_mixture", "sgd_continued", "mixture − plain network, extended training (control)",
+     "controls"),
     ("bbb_mixture", "bbb_random_start", "mixture − random-start mixture (control)",
      "controls"))
 STORY_MARGIN = COMPARABLE[2]
@@ -967,7 +968,21 @@ def comparable_words(e):
     if e["verdict"] == "comparable":
         return "*comparable*"
     reading = comparable_reading(e)
+    side = comparable_side(e)
+    if side and reading:  # described beside the declared verdict, never in its place
+        reading = f"{side}: the interval lies {reading.replace(', crosses', ', crossing')}"
     return "*not shown comparable*" + (f" ({reading})" if reading else "")
+
+
+def comparable_side(e):
+    """Which way mixture − dropout's adjusted 95% interval (effect ``e``) lies when it excludes
+    0: 'higher error than dropout' (above 0) or 'lower error than dropout' (below 0); '' when
+    it contains 0 or there is no interval. A description beside the verdict, not a verdict."""
+    if not e or not e.get("ci_adj"):
+        return ""
+    lo, hi = e["ci_adj"]
+    return ("higher error than dropout" if lo > 0 else "lower error than dropout" if hi < 0
+            else "")
 
 
 def comparable_reading(e, margin=STORY_MARGIN):
@@ -1074,16 +1089,21 @@ def narrowest_half_width(rec):
 
 
 def fixed_sigma_label(sigma=None):
-    """What the paper's protocol tests here: BBB whose σ stayed near its start (``sigma``, the
+    """What the paper's protocol tests here: BBB whose σ did not move from its start (``sigma``, the
     diagnostics' starting σ, shown to one significant figure where given)."""
     near = f" (≈ {sigma:.1g})" if isinstance(sigma, float) else ""
-    return f"BBB with σ fixed near its start{near}, not a learned posterior"
+    return f"BBB whose σ did not move from its start{near}: not a learned posterior"
+
+
+NO_VERDICT = "σ did not learn (section 3): no verdict"
 
 
 def fixed_sigma_rows(paper_rec, sigma=None):
-    """(words, header, rows): the paper protocol's declared tests with their verdicts, each
-    a − b with its adjusted 95% interval (``_effect_cell``), labelled as verdicts of this
-    fixed-σ protocol (``fixed_sigma_label``); ('', header, []) where no claim has an
+    """(words, header, rows): the paper protocol's tests, each a − b with its adjusted 95%
+    interval. A verdict counts only for a method that worked: the rows with a BBB side, whose σ
+    did not move from its start (``fixed_sigma_label``), show their interval with
+    ``NO_VERDICT`` in place of Holm's p and verdict; the others (dropout − plain network) keep
+    their declared verdict (``_effect_cell``). ('', header, []) where no claim has an
     interval."""
     ep = effects(paper_rec)
     header = ["width", "a − b (pp)", "paper", "m", "a − b [interval], Holm p: verdict",
@@ -1094,16 +1114,21 @@ def fixed_sigma_rows(paper_rec, sigma=None):
             e = ep.get((W, a, b))
             if e and e["ci"]:
                 paper = paper_difference(a, b, W)
+                cell = _effect_cell(e)
+                if a.startswith("bbb") or b.startswith("bbb"):
+                    cell = (f"{_pp(e['diff'])} {_ci_pp(e['ci_adj'])}: {NO_VERDICT}", cell[1])
                 rows.append([f"2×{W}", words, "—" if paper is None else _pp(paper), _m_cell(e),
-                             *_effect_cell(e)])
+                             *cell])
     if not rows:
         return "", header, []
     at = ""
     if len({r[0] for r in rows}) == 1:  # one width: said once, and the answer has the paper's
         at = f" at {rows[0][0]}"
         header, rows = header[1:2] + header[3:], [r[1:2] + r[3:] for r in rows]
-    return (f"**The paper's protocol{at}: its declared tests, as of this fixed-σ protocol** "
-            f"({fixed_sigma_label(sigma)}; section 3):"), header, rows
+    near = f" (≈ {sigma:.1g})" if isinstance(sigma, float) else ""
+    return (f"**The paper's protocol{at}: its tests.** Its BBB's σ did not move from its "
+            f"start{near}, and a verdict counts only for a method that worked: the rows with BBB "
+            "show their interval and no verdict."), header, rows
 
 
 def comparable_margin_words(n_test=10_000):
@@ -1137,18 +1162,48 @@ def _pp_range(xs):
     return f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}"
 
 
-def comparable_terms(paper_rec, adam_rec, margin=STORY_MARGIN):
-    """The sentence after the Terms entry of *comparable* (equivalence of the scale mixture and
-    dropout within ±``margin``): it needs an interval narrower than the margin, and the
-    half-widths of mixture − dropout's intervals that the seeds give (both recipes, every width
-    with two seeds or more)."""
-    m = f"{100 * margin:g}"
-    hw = _half_widths(effects(paper_rec), claims=[("bbb_mixture", "dropout")]) + _half_widths(
-        effects(adam_rec), claims=[("bbb_mixture", "dropout")])
-    text = f"*Comparable* needs an interval narrower than ±{m} pp"
+def detectable_words(paper_rec, adam_rec, margin=STORY_MARGIN):
+    """In plain words, how small a difference the Adam recipe's seeds can detect: per width the
+    range of the half-widths of the adjusted 95% intervals (a mean difference smaller than that
+    leaves 0 inside); at the answer's width, the largest gain of the scale mixture over the
+    plain network its interval allows, against the paper's; each other width whose mixture −
+    plain network interval holds both 0 and the paper's difference (it cannot tell); and what
+    the ±``margin`` test of *comparable* can pass given mixture − dropout's half-widths. ''
+    without intervals."""
+    from .report import and_list
+    ep, ea = effects(paper_rec), effects(adam_rec)
+    per = []
+    for W in sorted({k[0] for k in ea}):
+        hw = _half_widths(ea, W)
+        if hw:
+            n = max(e["n"] for (V, _, _), e in ea.items() if V == W and e.get("ci_adj"))
+            per.append(f"{_pp_range(hw)} pp at 2×{W} ({n} seeds)")
+    if not per:
+        return ""
+    text = ("**How small a difference the seeds can detect**, the half-width of its interval "
+            "(a smaller one leaves 0 inside): with the Adam recipe "
+            + and_list(per) + ".")
+    W = _width_with_both(ep, ea)
+    e = ea.get((W, "bbb_mixture", "sgd")) if W is not None else None
+    if e and e.get("ci_adj") and e["paper"] is not None and e["ci_adj"][0] < 0:
+        gain = -e["ci_adj"][0]
+        text += (f" So at 2×{W} any gain of the scale mixture over the plain network is at most "
+                 f"{100 * gain:.2f} pp (its interval's end), {gain / -e['paper']:.0%} of the "
+                 f"paper's {100 * -e['paper']:.2f} pp")
+        few = [V for (V, x, y), o in sorted(ea.items()) if (x, y) == ("bbb_mixture", "sgd")
+               and V != W and o.get("ci_adj") and o["paper"] is not None
+               and excluded(o) == (False, False)]
+        text += ("; " + and_list([f"2×{V}" for V in few]) + " cannot tell: "
+                 "its interval holds both 0 and the paper's difference." if few else ".")
+    hw = _half_widths(ea, claims=[("bbb_mixture", "dropout")])
     if hw:
-        text += f"; our seeds give half-widths of {_pp_range(hw)} pp"
-    return text + "."
+        m = 100 * margin
+        room = m - 100 * min(hw)
+        text += (f" *Comparable* needs mixture − dropout's whole interval inside ±{m:g} pp; with "
+                 f"half-widths of {_pp_range(hw)} pp it could pass only "
+                 + (f"for a mean difference within ±{room:.2f} pp." if room > 0 else
+                    "with more seeds."))
+    return text
 
 
 def resolvable_words(paper_rec, adam_rec):
@@ -1217,10 +1272,10 @@ def _md_table(header, rows):
 
 ANSWER_CLAIMS = (  # (a, b, words): the answer's rows, a − b in test error
     ("bbb_mixture", "sgd", "mixture − plain network"),
-    ("bbb_mixture", "bbb_gaussian", "mixture − Gaussian prior"),
+    ("bbb_mixture", "bbb_gaussian", "mixture − Gaussian"),
     ("dropout", "sgd", "dropout − plain network"),
     ("bbb_mixture", "dropout", "mixture − dropout"),
-    ("bbb_mixture", "sgd_continued", "mixture − plain network trained on (control)"),
+    ("bbb_mixture", "sgd_continued", "mixture − plain network, extended training (control)"),
     ("bbb_mixture", "bbb_random_start", "mixture − random-start mixture (control)"))
 
 
@@ -1248,15 +1303,17 @@ def _answer_effect(e, verdict=True):
 
 def _answer_cell(eff, W, a, b, verdict=True):
     """The answer's cell for claim a − b of one recipe (``eff``: its ``effects``): the effect
-    at width ``W`` and, after it, every other width whose verdict differs from ``W``'s (widths
-    with one seed have no verdict and are left out); 'not run' without the effect at ``W``.
+    at width ``W`` and, after it, every other width whose verdict differs from ``W``'s, or
+    whose interval lies on another side of 0 (``comparable_side``; widths with one seed have
+    no verdict and are left out); 'not run' without the effect at ``W``.
     ``verdict``: False shows the numbers only (``_answer_effect``) and no other width."""
     e = eff.get((W, a, b))
     if e is None:
         return "not run"
     text = _answer_effect(e, verdict)
     for (V, x, y), o in sorted(eff.items()):
-        if verdict and (x, y) == (a, b) and V != W and o["ci"] and _bare(o) != _bare(e):
+        if verdict and (x, y) == (a, b) and V != W and o["ci"] and (
+                _bare(o) != _bare(e) or comparable_side(o) != comparable_side(e)):
             text += f"; at 2×{V}: {_answer_effect(o)}"
     return text
 
@@ -1306,36 +1363,10 @@ def paper_fill_in():
     return f"ρ₀ = {fixed['rho_init']:g}, one learning rate for μ and ρ".replace("-", "−")
 
 
-def _lead(ea, W, sigma_fixed):
-    """The answer's bold sentence, led by the Adam recipe: whether its scale mixture is
-    resolved below plain SGD at any width, its difference at ``W`` and whether that interval
-    excludes the paper's; then, with ``sigma_fixed``, why the paper's protocol cannot carry
-    the headline."""
-    from .report import and_list
-    e = ea[(W, "bbb_mixture", "sgd")]
-    below = [V for (V, x, y), o in sorted(ea.items()) if (x, y) == ("bbb_mixture", "sgd")
-             and o["p_holm"] is not None and o["p_holm"] < ALPHA and o["diff"] < 0]
-    text = ("With the Adam recipe, BBB (scale mixture) is " +
-            (f"resolved below the plain network at {and_list([f'2×{V}' for V in below])}"
-             if below else "not resolved below the plain network at any width"))
-    if e.get("ci_adj"):
-        out = excluded(e)[1]
-        text += (f": at 2×{W} mixture − plain network is {_pp(e['diff'])} pp "
-                 f"{_ci_pp(e['ci_adj'])}"
-                 + ("" if out is None else f", an interval that "
-                    f"{'excludes' if out else 'contains'} the paper's {_pp(e['paper'])} pp"))
-    text += "."
-    if sigma_fixed:
-        fill = paper_fill_in()
-        text += (" Our fill-in of the paper's protocol" + (f" ({fill})" if fill else "")
-                 + " left σ barely moved (section 3): its tests are in section 2.")
-    return text
-
-
 def answer(paper_rec, adam_rec, sigma_fixed=False):
-    """The notebook's answer, every number from the summaries: one bold lead (``_lead``: the
-    Adam recipe's scale mixture against SGD, and what the paper's protocol tests), the table of
-    ``answer_rows`` (each cell: a − b in pp, unadjusted 95% interval, seeds, Holm p: verdict),
+    """The notebook's answer test by test, every number from the summaries (``plain_answer``
+    says it in words first): the table of ``answer_rows`` (each cell: a − b in pp, its adjusted
+    95% interval, seeds, Holm p: verdict),
     then at most two sentences: what the Adam recipe's BBB rests on (the warm start's two
     controls, where they are resolved) and whether any recipe's scale mixture reaches the
     paper's test error. Terms are defined in the cells above it. '' when no width has both
@@ -1346,8 +1377,8 @@ def answer(paper_rec, adam_rec, sigma_fixed=False):
     if W is None:
         return ""
     head, rows = answer_rows(paper_rec, adam_rec, sigma_fixed)
-    lines = [f"**The answer. {_lead(ea, W, sigma_fixed)}** In pp; m: the size of the Holm "
-             f"family; [interval]: the {ADJUSTED} (**Terms**):", "",
+    lines = [f"**The answer, test by test** (in pp; m: the size of the Holm family; "
+             f"[interval]: the {ADJUSTED}):", "",
              _md_table(head, rows), ""]
     warm = [r for r in (adam_rec or {}).get("rows", []) if r["key"] == "bbb_mixture"]
     warm = bool(warm) and all((r.get("recipe") or {}).get("init_from") for r in warm)
@@ -1362,13 +1393,13 @@ def answer(paper_rec, adam_rec, sigma_fixed=False):
         what = "The Adam recipe's scale mixture starts warm from a trained plain network"
         if rs and not ct:
             what += (f": warm-started, it is *lower* than the same mixture from a random start "
-                     f"at {ws(rs)}, but at no width resolved below the plain network trained on "
-                     "for as many epochs.")
+                     f"at {ws(rs)}, but at no width resolved below the plain network with "
+                     "extended training.")
         elif not ct:
             what += ("; it is lower than neither control (a mixture from a random start, the "
-                     "plain network trained on for as many epochs) at any width.")
+                     "plain network with extended training) at any width.")
         else:
-            what += (f"; it is *lower* than the plain network trained on for as many epochs at "
+            what += (f"; it is *lower* than the plain network with extended training at "
                      f"{ws(ct)} and than a mixture from a random start at "
                      + (ws(rs) if rs else "no width") + ".")
         lines.append(what)
@@ -1391,10 +1422,11 @@ def answer(paper_rec, adam_rec, sigma_fixed=False):
 
 
 def seeds_words(paper_rec, adam_rec):
-    """Which widths each recipe ran and with how many seeds, from the summaries' rows (the
-    most seeds any method has at a width): the paper's protocol's missing widths named, the
-    Adam recipe's seeds per width; neither plan records a reason, which the sentence says.
-    '' without rows."""
+    """What the seeds mean for the intervals, from the summaries' rows (the most seeds any
+    method has at a width): each width with fewer seeds than its recipe's most, with how many
+    times as wide its adjusted intervals are at most than at the width with the most seeds (the
+    same claim compared), or that one seed gives no interval. '' without rows, or when every
+    width has the same seeds."""
     from .report import and_list
 
     def seeds(rec):
@@ -1405,19 +1437,25 @@ def seeds_words(paper_rec, adam_rec):
     p, a = seeds(paper_rec), seeds(adam_rec)
     if not p or not a:
         return ""
-
-    def per(d):
-        by = {}
+    parts = []
+    for name, d, rec in ((RECIPES["adam"], a, adam_rec), (RECIPES["paper"], p, paper_rec)):
+        top = max(d.values())
+        W0 = min(W for W, n in d.items() if n == top)
+        eff = effects(rec)
         for W, n in d.items():
-            by.setdefault(n, []).append(f"2×{W}")
-        return and_list([f"{n} seed{'s' if n > 1 else ''} at {and_list(Ws)}"
-                         for n, Ws in by.items()])  # in the order of the widths
-    few = [f"2×{W} {n} seed{'s' if n > 1 else ''} ({name})" for name, d in
-           ((RECIPES["adam"], a), (RECIPES["paper"], p)) for W, n in d.items()
-           if n < max(d.values())]
-    return ("**Seeds.** " + (f"The plans gave {and_list(few)}; the reason is not recorded."
-                             if few else
-                             f"The paper's protocol ran {per(p)}; the Adam recipe {per(a)}."))
+            if n >= top:
+                continue
+            if n < 2:
+                parts.append(f"2×{W} has 1 seed under {name}, so no interval there")
+                continue
+            ratio = [(e["ci_adj"][1] - e["ci_adj"][0]) / (o["ci_adj"][1] - o["ci_adj"][0])
+                     for (V, x, y), e in eff.items() if V == W and e.get("ci_adj")
+                     for o in [eff.get((W0, x, y))] if o and o.get("ci_adj")]
+            parts.append(f"2×{W} has {n} seeds with the {name}" + (
+                f", so its intervals are up to {max(ratio):.0f} times as wide as at 2×{W0} "
+                f"({top} seeds)" if ratio else ""))
+    text = "; ".join(parts)
+    return f"**Seeds.** {text[:1].upper()}{text[1:]}." if parts else ""
 
 
 def sgd_vs_paper_words(paper_rec, adam_rec):
@@ -1458,8 +1496,8 @@ def _word(e):
 def _headline(ea, W):
     """The takeaway's headline effect: ': at 2×W the Adam recipe's mixture − plain network is d
     pp [adjusted interval], which excludes (or contains) the paper's difference', then each other
-    width whose adjusted interval contains both 0 and the paper's difference (too few seeds to
-    tell); '' without that effect's interval."""
+    width whose adjusted interval contains both 0 and the paper's difference, with its seeds and
+    interval (it cannot tell); '' without that effect's interval."""
     from .report import and_list
     e = ea.get((W, "bbb_mixture", "sgd")) if W is not None else None
     if not e or not e.get("ci_adj"):
@@ -1472,23 +1510,209 @@ def _headline(ea, W):
            and V != W and o.get("ci_adj") and o["paper"] is not None
            and excluded(o) == (False, False)]
     if few:
-        text += ("; at " + and_list([f"2×{V} ({o['n']} seeds) its interval "
-                                      f"{_ci_pp(o['ci_adj'])} contains both 0 and the paper's "
-                                      f"{_pp(o['paper'])} pp" for V, o in few])
-                 + ": too few seeds to tell")
+        text += ("; " + and_list([f"2×{V} ({o['n']} seeds, {_ci_pp(o['ci_adj'])})"
+                                  for V, o in few]) + " cannot tell")
     return text
 
 
-def takeaways(paper_rec, adam_rec, sigma_fixed=False):
-    """Markdown bullets: the answer in words, the first with its headline effect (``_headline``),
-    with pointers to where each is shown; the Adam recipe's
-    bullets first, as in the answer. Each bullet follows the summaries: (a) whether the paper
-    protocol's scale mixture is worse than the paper's value and than the Gaussian prior (``sigma_fixed``: the diagnostics found that σ did not learn);
-    (b) whether any width resolves the Adam recipe's BBB below SGD or below SGD trained on;
-    (c) whether the Adam recipe's SGD lies below the paper's at every width."""
+def _plain_ci(e, key="ci_adj"):
+    """'d pp (95 % interval lo to hi)' in words, for the plain answer."""
+    lo, hi = _ci_pp(e[key]).strip("[]").split(", ")
+    return f"{_pp(e['diff'])} pp (95 % interval {lo} to {hi})"
+
+
+def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
+    """The answer in two or three plain sentences, no test names or verdict words, every number
+    from the summaries: (1) whether the Adam recipe's scale mixture is measurably better than
+    the plain network (Holm at any width), with its difference at the answer's width and
+    whether that rules out the paper's, and how far the Adam recipe's plain network lies below
+    the paper's; (2) where it stands against dropout (a width whose interval lies above or below
+    0 named); (3) with ``sigma_fixed``, that the paper-protocol half of the question is open.
+    '' when no width has both recipes."""
+    from .report import and_list
+    ep, ea = effects(paper_rec), effects(adam_rec)
+    W = _width_with_both(ep, ea)
+    if W is None or not (ea.get((W, "bbb_mixture", "sgd")) or {}).get("ci_adj"):
+        return ""
+    e = ea[(W, "bbb_mixture", "sgd")]
+    better = [V for (V, x, y), o in sorted(ea.items()) if (x, y) == ("bbb_mixture", "sgd")
+              and o["p_holm"] is not None and o["p_holm"] < ALPHA and o["diff"] < 0]
+    out = excluded(e)[1]
+    text = ("**In short.** With a modern training recipe (Adam, settings searched on "
+            "validation), BBB with the scale mixture prior is "
+            + (f"better than a plain network at {and_list([f'2×{V}' for V in better])}"
+               if better else "not measurably better than a plain network on MNIST")
+            + f": at 2×{W} the difference in test error is {_plain_ci(e)}"
+            + ("" if out is None else ", which rules out" if out else ", which still allows")
+            + ("" if out is None else f" the paper's {_pp(e['paper'])} pp"))
+    sgd = [vs_paper(adam_rec, "sgd", V) for V in sorted({w for _, w in story_rows(adam_rec)})]
+    sgd = [v for v in sgd if v and v["ci"]]
+    if sgd and all(v["ci"][1] < 0 for v in sgd):
+        d = sorted(-100 * v["diff"] for v in sgd)
+        text += (f"; part of the paper's margin came from a weak baseline, as our plain network "
+                 f"is {d[0]:.2f}–{d[-1]:.2f} pp better than the paper's")
+    text += "."
+    md = sorted((V, o) for (V, x, y), o in ea.items() if (x, y) == ("bbb_mixture", "dropout")
+                and o.get("ci_adj"))
+    side = [(V, o) for V, o in md if comparable_side(o)]
+    if side:
+        text += " " + " ".join(
+            ("Nor is it as good as dropout: " if comparable_side(o).startswith("higher") else "")
+            + ("at" if comparable_side(o).startswith("higher") else "At")
+            + f" 2×{V} its test error is {comparable_side(o).split()[0]} than dropout's, "
+            f"by {_plain_ci(o)}." for V, o in side)
+    elif md and all(o["verdict"] == "comparable" for _, o in md):
+        text += f" It is as good as dropout, within ±{100 * STORY_MARGIN:g} pp at every width."
+    elif md:
+        text += " Whether it is as good as dropout, the seeds cannot tell."
+    if sigma_fixed:
+        fill = paper_fill_in()
+        text += (" The other half of the question, the paper's own SGD protocol, stays open in "
+                 "this chapter until runs in which σ can learn are in: under our fill-in of that "
+                 "protocol" + (f" ({fill})" if fill else "") + " σ did not learn (section 3), so "
+                 "those runs test BBB's means with noise that stays near its start, not BBB.")
+    return text
+
+
+def _tails(runs, far=0.1):
+    """{method: share of its network's weights (BBB: one sample) beyond ±``far``, the mass
+    beyond the histogram's range included} of run records ``runs``."""
+    out = {}
+    for key, r in runs.items():
+        if not r:
+            continue
+        h = r["metrics"]["weight_histogram"]
+        width = (h["hi"] - h["lo"]) / h["bins"]
+        out[key] = (sum(c for i, c in enumerate(h["counts"])
+                        if abs(h["lo"] + (i + 0.5) * width) > far) + h["outside"]) / h["total"]
+    return out
+
+
+def _figure3_takeaway(panels, far=0.1):
+    """The Figure 3 takeaway from ``panels`` ([(recipe, runs)]): which BBB samples have wider
+    tails beyond ±``far`` than both the plain network and dropout, with the shares; '' without
+    panels."""
+    from .report import and_list
+    wider, told = [], []
+    for name, runs in panels or []:
+        t = _tails(runs, far)
+        base = [t[k] for k in ("sgd", "dropout") if k in t]
+        if not base:
+            continue
+        for k in ("bbb_gaussian", "bbb_mixture"):
+            if k in t and t[k] > max(base):
+                wider.append(f"the {name}'s {TABLE_LABELS[k]}")
+                told.append(f"{100 * t[k]:.2f}% of its sample beyond ±{far:g} against "
+                            f"{100 * max(base):.2f}% at most for the plain network and dropout")
+    if not panels:
+        return ""
+    if not wider:
+        return (f"- **Figure 3's wider BBB weights do not appear**: no BBB sample has more of "
+                f"its weights beyond ±{far:g} than the plain network or dropout (section 5).")
+    return (f"- **Figure 3's wider BBB weights appear only for {and_list(wider)}**: "
+            + "; ".join(told) + " (one network each, section 5).")
+
+
+def _predictor_takeaway(groups):
+    """The section 6 takeaway from ``groups`` (as ``predictor_summary``): μ against the average
+    of sampled networks on test, the range of μ − average with how many intervals lie below 0,
+    and how often validation chose μ; '' without runs."""
+    d = _predictor_diffs(groups)
+    if not d:
+        return ""
+    diffs = [x for x, _ in d]
+    below = sum(ci is not None and ci[1] < 0 for _, ci in d)
+    runs = [r["metrics"] for _, widths, get in groups for m in ("bbb_gaussian", "bbb_mixture")
+            for H in widths for r in get(m, H) if "test_error_ensemble" in r.get("metrics", {})]
+    mean = sum(v["predictor"] == "mean_weights" for v in runs)
+    lead = ("Averaging sampled networks was worse on test than BBB's mean network μ"
+            if max(diffs) < 0 else "Averaging sampled networks was not better than μ throughout")
+    span = (_pp(min(diffs)) if _pp(min(diffs)) == _pp(max(diffs)) else
+            f"{_pp(min(diffs))} to {_pp(max(diffs))}")
+    return (f"- **{lead}**: μ − average is {span} pp over the {len(d)} rows of section 6, its interval below 0 in {below}; validation chose μ in "
+            f"{mean} of {len(runs)} runs, so BBB's Table 1 numbers are "
+            + ("" if mean == len(runs) else "almost all ") + "those of μ.")
+
+
+def _predictor_diffs(groups):
+    """[(mean of μ − average in test error, its 95% interval or None)] per method and width."""
+    out = []
+    for _, widths, get in groups or []:
+        for m in ("bbb_gaussian", "bbb_mixture"):
+            for H in widths:
+                x = [r["metrics"] for r in get(m, H) if "test_error_ensemble" in r.get("metrics", {})]
+                if x:
+                    d = stats.paired_t([v["test_error_mean_weights"] for v in x],
+                                       [v["test_error_ensemble"] for v in x])
+                    out.append((d["mean_diff"], d["ci"]))
+    return out
+
+
+def _sigma_takeaway(paper_rec, W, diag=None):
+    """The paper-protocol takeaway: σ did not learn, with the rerun's numbers (``diag``) and
+    the extrapolation to the runs' epochs, and what its scale mixture's Table 1 number then
+    describes (its mean against the paper's, and its rank among the four methods at ``W``)."""
+    from . import posterior_diagnostics as PD
+    epochs = max((r.get("epochs") or 0 for r in (paper_rec or {}).get("rows", [])), default=0)
+    x = PD.extrapolated(diag, epochs) if diag and epochs else None
+    how = ("σ did not move from its start (section 3)" if x is None else
+           f"σ's 95th percentile went only from {x['s0']:.4f} to {x['s_n']:.4f} in {x['n']} "
+           f"epochs, about {x['s_end'] / x['s0']:.1f} times its start if extrapolated to "
+           f"{epochs} (section 3)")
+    mix = vs_paper(paper_rec, "bbb_mixture", W) if W is not None else None
+    means = {k: stats.mean_ci(r["test_error"])["mean"] for (k, V), r in story_rows(paper_rec).items()
+             if V == W and k in METHODS}
+    worst = bool(mix) and len(means) == len(METHODS) and max(means, key=means.get) == "bbb_mixture"
+    what = ("" if not mix else f" (its scale mixture: {100 * mix['mean']:.2f}% at 2×{W}, "
+            + ("the worst of the four, " if worst else "") + f"the paper's {100 * mix['paper']:.2f}%;"
+            " Figure 2)")
+    return ("- **The paper's protocol, as run here, does not test a learned posterior**: " + how
+            + f", so its BBB numbers{what} are not those of BBB with a learned σ; that half of the "
+            "question is open.")
+
+
+def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, diag=None):
+    """Markdown bullets, each with its number and interval and where it is shown, the Adam
+    recipe's first: (a) whether any width resolves the Adam recipe's BBB below the plain
+    network or below it with extended training (``_headline``, and the control at the answer's
+    width); (b) mixture − dropout where its interval excludes 0, or at the answer's width;
+    (c) the Adam recipe's plain network against the paper's, when below it at every width;
+    (d) section 6 (``groups``, as ``predictor_summary``); (e) Figure 3 (``panels``); (f) the
+    paper's protocol: with ``sigma_fixed`` (the diagnostics found that σ did not learn) what
+    its runs test (``_sigma_takeaway``, ``diag``: the diagnostics), else whether its scale
+    mixture is worse than the paper reports and than the Gaussian prior."""
+    from .report import and_list
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
     out = []
+    res = [e for (V, a, b), e in ea.items() if b in ("sgd", "sgd_continued") and a == "bbb_mixture"
+           and e["p_holm"] is not None and e["p_holm"] < ALPHA and e["diff"] < 0]
+    if ea:
+        ctl = ea.get((W, "bbb_mixture", "sgd_continued"))
+        ctl = (f"; with extended training for the plain network it is {_pp(ctl['diff'])} pp "
+               f"{_ci_pp(ctl['ci_adj'])}" if ctl and ctl.get("ci_adj") else "")
+        out.append("- **With a modern recipe, " + ("BBB is resolved below neither the plain "
+                   "network nor the plain network with extended training, at any width**"
+                   if not res else "BBB is resolved below the plain network or its control at "
+                   "some width**") + _headline(ea, W) + ctl + " (answer; section 2).")
+    md = sorted((V, o) for (V, x, y), o in ea.items() if (x, y) == ("bbb_mixture", "dropout")
+                and o.get("ci_adj") and (V == W or comparable_side(o)))
+    if md:
+        said = [f"{_pp(o['diff'])} pp {_ci_pp(o['ci_adj'])} at 2×{V}"
+                + (f", {comparable_side(o)}" if comparable_side(o) else "") for V, o in md]
+        same = all(o["verdict"] == "comparable" for _, o in md)
+        out.append("- **BBB is " + ("as good as dropout" if same else "not shown to be as good "
+                   "as dropout") + "**: mixture − dropout is " + and_list(said) + " (answer).")
+    sgd = [(V, vs_paper(adam_rec, "sgd", V)) for V in sorted({w for _, w in story_rows(adam_rec)})]
+    sgd = [(V, v) for V, v in sgd if v and v["ci"]]
+    if sgd and all(v["ci"][1] < 0 for _, v in sgd):
+        d = sorted(100 * v["diff"] for _, v in sgd)
+        out.append("- **The paper's margin was measured against a weak baseline**: the Adam "
+                   f"recipe's plain network minus the paper's is {d[-1]:+.2f} to {d[0]:+.2f} pp "
+                   "over the widths, every interval below 0 (section 2).".replace("-", "−"))
+    for line in (_predictor_takeaway(groups), _figure3_takeaway(panels)):
+        if line:
+            out.append(line)
     if W is not None:
         mix = vs_paper(paper_rec, "bbb_mixture", W)
         worse = bool(mix and mix["ci"]) and mix["ci"][0] > 0
@@ -1498,26 +1722,10 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False):
                                ("than the Gaussian prior, reversing the paper's ordering", rev))
                 if x]
         if sigma_fixed:  # its numbers are μ with fixed noise: no finding about BBB
-            out.append("- **The paper's protocol, as run here, does not test a learned "
-                       "posterior**: σ stays near its start (section 3), so its numbers describe "
-                       "μ with fixed noise and say nothing about BBB with a learned σ.")
+            out.append(_sigma_takeaway(paper_rec, W, diag))
         elif what:
             out.append("- **The paper's protocol, as run here**: its scale mixture is worse "
-                       + " and ".join(what) + " (answer, its column).")
-    res = [e for (V, a, b), e in ea.items() if b in ("sgd", "sgd_continued") and a == "bbb_mixture"
-           and e["p_holm"] is not None and e["p_holm"] < ALPHA and e["diff"] < 0]
-    if ea:
-        out.append("- **With a modern recipe, " + ("BBB is resolved below neither the plain "
-                   "network nor the plain network trained on for as many epochs, at any width**"
-                   if not res else "BBB is resolved below the plain network or its control at "
-                   "some width**") + _headline(ea, W) + " (answer; section 2).")
-    sgd = [(V, vs_paper(adam_rec, "sgd", V)) for V in sorted({w for _, w in story_rows(adam_rec)})]
-    sgd = [(V, v) for V, v in sgd if v and v["ci"]]
-    if sgd and all(v["ci"][1] < 0 for _, v in sgd):
-        out.append("- **The paper's margin was measured against a weak baseline**: the Adam "
-                   "recipe's plain network is better than the paper's at every width (section 2).")
-    if out and out[0].startswith("- **The paper's protocol"):
-        out.append(out.pop(0))  # the Adam recipe leads, as in the answer
+                       + " and ".join(what) + " (section 3).")
     return "\n".join(out)
 
 
@@ -1556,7 +1764,15 @@ def figure3_runs(runs, panels=None):
         ax.set_title(f"{head}784-{Hs}-{Hs}-10, seed {', '.join(map(str, seeds))} "
                      "(BBB: one sample w ~ q, not its predictor μ)", fontsize=10)
         ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
-    axes[0][0].set_ylabel("density (log scale)")
+        ax.set_ylabel("density (log scale)")
+        for key in METHODS:  # a sample with much of its mass beyond the range: said in the panel
+            h = (rs.get(key) or {}).get("metrics", {}).get("weight_histogram")
+            if h and h["outside"] / h["total"] >= 0.01:
+                ax.text(0.02, 0.97, f"{TABLE_LABELS[key]}:\n{_share(h['outside'] / h['total'])}% "
+                        f"of the sample lies beyond ±{h['hi']:g},\nwhere the run records no "
+                        "histogram\n(right-hand panel)", transform=ax.transAxes, ha="left",
+                        va="top", fontsize=7.5, color=OKABE_ITO[key],
+                        bbox=dict(fc="white", ec=OKABE_ITO[key], lw=0.8))
     _beyond_panel(axes[0][-1], panels)
     fig.tight_layout()
     return fig
@@ -1564,8 +1780,9 @@ def figure3_runs(runs, panels=None):
 
 def _beyond_panel(ax, panels):
     """Figure 3's last panel: each network's share of weights beyond its histogram's range (the
-    mass the density panels cannot draw), a bar per recipe and method on a linear axis in
-    percent, its value written beside it."""
+    mass the density panels cannot draw), a bar per recipe and method on a log axis in
+    percent (so that shares of a thousandth of a percent show beside tens of percent), its
+    value written beside it."""
     labels, vals, cols, lim = [], [], [], None
     for title, rs in panels:
         for key in METHODS:
@@ -1580,13 +1797,19 @@ def _beyond_panel(ax, panels):
     y = list(range(len(vals)))
     ax.barh(y, vals, color=cols)
     top = max(vals + [1.0])
+    low = min([v for v in vals if v > 0] + [top]) / 3  # log axis: every share > 0 visible
     for i, v in zip(y, vals):
-        ax.text(v + 0.02 * top, i, f"{_share(v / 100)}%", va="center", fontsize=9)
+        ax.text(max(v, low) * 1.3, i, f"{_share(v / 100)}%", va="center", fontsize=9)
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=9)
     ax.invert_yaxis()
-    ax.set_xlim(0, 1.25 * top)
-    ax.set_xlabel("share of weights (%)")
+    if any(v > 0 for v in vals):
+        ax.set_xscale("log")
+        ax.set_xlim(low, 20 * top)
+        ax.set_xlabel("share of weights (%, log scale)")
+    else:  # nothing beyond the range: a log axis has nothing to show
+        ax.set_xlim(0, 1.25 * top)
+        ax.set_xlabel("share of weights (%)")
     ax.set_title(f"beyond ±{lim:g}: the mass\nthe density panels cannot draw", fontsize=10)
 
 
@@ -1735,18 +1958,24 @@ def weight_share_panels(panels, narrow=None):
     return header, rows, "\n\n".join(words)
 
 
-def effects_figure(paper_rec, adam_rec):
+def effects_figure(paper_rec, adam_rec, sigma_fixed=None):
     """The comparisons of ``effects_rows`` drawn: per width, each a − b as its mean with the 95%
     interval adjusted for the m comparisons of its family (``ci_adj``, Bonferroni, the tables'
     m) under both recipes (one-seed effects as an open marker), the paper's difference as
-    a black cross, zero as a line, the ±0.1 pp margin of the comparability claim shaded."""
+    a black cross on its own line between them, zero as a line, the ±0.1 pp margin of the
+    comparability claim shaded. With ``sigma_fixed`` (σ did not learn under the paper's
+    protocol) that recipe's rows with a BBB side are drawn dashed and pale, with their own
+    legend entry: intervals without a verdict. The x-range holds every interval and cross with
+    a margin."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     ep, ea = effects(paper_rec), effects(adam_rec)
     widths = sorted({k[0] for k in list(ep) + list(ea)})
-    fig, axes = plt.subplots(1, len(widths), figsize=(4.3 * len(widths), 3.9), sharey=True,
+    fig, axes = plt.subplots(1, len(widths), figsize=(4.5 * len(widths), 4.2), sharey=True,
                              sharex=True, squeeze=False)
     names = [w for _, _, w, _ in STORY_CLAIMS]
-    style = {"paper": ("#D55E00", "o", -0.13), "adam": ("#0072B2", "s", 0.13)}
+    style = {"paper": ("#D55E00", "o", -0.27), "adam": ("#0072B2", "s", 0.27)}
+    xs = [0.0]
     for ax, W in zip(axes[0], widths):
         for name, eff in (("paper", ep), ("adam", ea)):
             col, mk, dy = style[name]
@@ -1754,24 +1983,33 @@ def effects_figure(paper_rec, adam_rec):
                 e = eff.get((W, a, b))
                 if e is None:
                     continue
+                pale = bool(sigma_fixed) and name == "paper" and "bbb" in a + b
+                kw = dict(alpha=0.55, ls=(0, (2, 1.5))) if pale else {}
                 y = i + dy
                 if e.get("ci_adj"):
-                    ax.plot([100 * e["ci_adj"][0], 100 * e["ci_adj"][1]], [y, y], c=col, lw=2)
-                    ax.plot(100 * e["diff"], y, mk, c=col, ms=5)
+                    ax.plot([100 * e["ci_adj"][0], 100 * e["ci_adj"][1]], [y, y], c=col, lw=2,
+                            **kw)
+                    xs += [100 * x for x in e["ci_adj"]]
+                    ax.plot(100 * e["diff"], y, mk, c=col, ms=5, mfc="white" if pale else col,
+                            alpha=kw.get("alpha", 1))
                 else:
-                    ax.plot(100 * e["diff"], y, mk, mfc="white", mec=col, ms=5)
+                    ax.plot(100 * e["diff"], y, mk, mfc="white", mec=col, ms=5,
+                            alpha=kw.get("alpha", 1))
+                    xs.append(100 * e["diff"])
         for i, (a, b, _, _) in enumerate(STORY_CLAIMS):
             p = paper_difference(a, b, W)
             if p is not None:
                 ax.plot(100 * p, i, "x", c="k", ms=7, mew=1.8)
+                xs.append(100 * p)
         ax.axvline(0, c="0.5", lw=0.8)
-        ax.fill_betweenx([3 - 0.4, 3 + 0.4], -100 * STORY_MARGIN, 100 * STORY_MARGIN,
+        ax.fill_betweenx([3 - 0.45, 3 + 0.45], -100 * STORY_MARGIN, 100 * STORY_MARGIN,
                          color="0.85", lw=0)
         ax.set_title(f"2×{W}")
         ax.set_yticks(range(len(names)))
         ax.set_yticklabels(names, fontsize=8)
         ax.invert_yaxis() if ax is axes[0][0] else None
-    from matplotlib.lines import Line2D
+    pad = 0.08 * (max(xs) - min(xs))
+    axes[0][0].set_xlim(min(xs) - pad, max(xs) + pad)
     handles = [Line2D([], [], c=style["paper"][0], marker="o", lw=2, label=RECIPES["paper"]),
                Line2D([], [], c=style["adam"][0], marker="s", lw=2, label=RECIPES["adam"]),
                Line2D([], [], ls="", marker="o", mfc="white", mec="0.3",
@@ -1780,10 +2018,15 @@ def effects_figure(paper_rec, adam_rec):
                       label="the paper's difference (Table 1)"),
                plt.Rectangle((0, 0), 1, 1, color="0.85",
                              label=f"±{100 * STORY_MARGIN:g} pp: 'comparable' margin")]
-    fig.supxlabel(f"a − b, test error (pp); bar: {ADJUSTED}", y=0.09, fontsize=10)
-    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8,
-               bbox_to_anchor=(0.5, -0.02))
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    if sigma_fixed:
+        handles.insert(1, Line2D([], [], c=style["paper"][0], marker="o", mfc="white", lw=2,
+                                 alpha=0.55, ls=(0, (2, 1.5)),
+                                 label=f"{RECIPES['paper']}, rows with BBB: "
+                                       "σ did not learn (section 3), no verdict"))
+    fig.supxlabel(f"a − b, test error (pp); bar: {ADJUSTED}", y=0.12, fontsize=10)
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8,
+               bbox_to_anchor=(0.5, -0.01))
+    fig.tight_layout(rect=(0, 0.15, 1, 1))
     return fig
 
 
@@ -1885,6 +2128,14 @@ def predictor_summary(groups):
             words.append(f"{name[:1].upper() + name[1:]}: validation chose the posterior mean "
                          f"for {mean} of {len(runs)} BBB runs; on the test set the average of "
                          f"{k} sampled networks had the lower error in {better} of {len(runs)}.")
+    d = _predictor_diffs(groups)
+    if d:
+        below = sum(ci is not None and ci[1] < 0 for _, ci in d)
+        neg = sum(x < 0 for x, _ in d)
+        words.append(f"μ − average is negative (μ better) in {neg} of the {len(d)} rows, its "
+                     f"interval below 0 in {below}" + (
+                         ": on test, averaging sampled networks was worse than μ." if neg == len(d)
+                         else "."))
     if len(groups) == 1:  # one recipe: no column to tell recipes apart
         return PREDICTOR_HEADER[1:], [r[1:] for r in rows], " ".join(words)
     return PREDICTOR_HEADER, rows, " ".join(words)
@@ -1944,8 +2195,14 @@ def choices_direction(adam_rec, groups):
         avg = [x["test_error_ensemble"] - x["test_error_mean_weights"] for x in runs
                if x["predictor"] != "mean_weights"]
         cost = [d for d in avg if d > 0]
-        text = (f"the predictor rule picked μ, as a fixed μ would, in {len(runs) - len(avg)} of "
-                f"{len(runs)} BBB runs")
+        count = [(sum("test_error_ensemble" in r.get("metrics", {}) for m in
+                      ("bbb_gaussian", "bbb_mixture") for H in widths for r in get(m, H)), name)
+                 for name, widths, get in groups]
+        count = " and ".join(f"{n} with the {name}" if name == RECIPES["adam"] else
+                             f"{n} under {name}" for n, name in count if n)
+        text = (f"the predictor rule (μ or the average of {runs[0].get('eval_samples', 10)} "
+                "sampled networks, whichever validation prefers; section 6) picked μ in "
+                f"{len(runs) - len(avg)} of {len(runs)} BBB runs ({count})")
         if avg:
             one = len(avg) == 1
             text += (f"; in the other {'run' if one else f'{len(avg)} runs'} it picked the "
@@ -1955,8 +2212,7 @@ def choices_direction(adam_rec, groups):
         parts.append(text)
     if not parts:
         return ""
-    return ("> **Which way these choices lean.** Both give BBB an option, picked on validation, "
-            "that the other methods lack. On test, " + ", and ".join(parts) + ". So neither "
-            "choice made BBB look worse than it would without it" + (", except in that run"
-                                                                      if cost else "")
+    return ("> **Which way these choices lean.** Both give BBB an option the other methods "
+            "lack. On test, " + ", and ".join(parts) + ". So neither choice made BBB look "
+            "worse" + (", except in that run" if cost else "")
             + ": a finding that BBB is not better is conservative.")

@@ -952,10 +952,13 @@ def prior_table_text(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0
                      if len(equal) > 1 else f"*{equal[0]}* fits best ({hi:.3f})")
         bullets.append(f"On the {d}, " + "; ".join(s) + ".")
     if collapsed:
+        laplace = any("Laplace" in f["groups"][2] for f in found.values())
         bullets.append("A network at chance may have collapsed onto its prior, the KL term "
                        "outweighing the likelihood. With "
                        f"{_n_seeds(n_seeds)} and {steps:,} steps, this cannot be told from a "
-                       "failed optimisation (exercise 3).")
+                       "failed optimisation (exercise 3)."
+                       + (" The width of Laplace(0, 1) does not explain it: its variance is 2, "
+                          "twice that of N(0, 1), whose network fits." if laplace else ""))
     gains = [(d, *f["gain"]) for d, f in found.items() if f["gain"]]
     if gains:
         beat = [(d, sig) for d, _, _, sig, _ in gains if sig]
@@ -1026,10 +1029,11 @@ def last_layer_figure(draws, lim=6.0):
 PRIOR_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#000000", "#56B4E9", "#D55E00")
 
 
-def last_layer_figure_full(draws, bins_per_unit=10):
-    """Densities (log scale) of the last-layer weight draws of ``last_layer_draws``, one panel
-    per data set, over the whole range of the draws (nothing cut), in a colour-blind-safe
-    palette with the legend above the panels."""
+def last_layer_figure_full(draws, bins_per_unit=10, n_samples=1000):
+    """Densities (log scale) of the last-layer weight draws of ``last_layer_draws``
+    (``n_samples`` per weight), one panel per data set, over the whole range of the draws
+    (nothing cut), in a colour-blind-safe palette with the legend above the panels; each
+    panel's title says how many weights its curves pool."""
     import math
 
     import matplotlib.pyplot as plt
@@ -1044,8 +1048,10 @@ def last_layer_figure_full(draws, bins_per_unit=10):
                 ax.hist(w.numpy(), bins=2 * lim * bins_per_unit, range=(-lim, lim),
                         density=True, histtype="step", lw=1.3, label=prior,
                         color=PRIOR_COLORS[priors.index(prior) % len(PRIOR_COLORS)])
-        ax.set(yscale="log", xlabel="last-layer weight (the whole range of the draws)",
-               ylabel="density (log scale)", title=ds)
+        n_w = len(next(w for (d, _), w in draws.items() if d == ds)) // n_samples
+        ax.set(yscale="log", ylabel="density (log scale)",
+               title=f"{ds}: each curve pools {n_w} weights × {n_samples:,} draws",
+               xlabel="last-layer weight (the whole range of the draws)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), fontsize=9,
                frameon=False)
@@ -1090,6 +1096,77 @@ def weights_text(draws, acc=None, n_test=None, near=0.25, far=4.0, similar=1.5, 
                       f"zero (sd {', '.join(f'{sd[p]:.2f}' for p in flat)}).")
         out.append(s)
     return "**What the densities show:**\n\n" + "\n".join(f"- {x}" for x in out)
+
+
+@torch.no_grad()
+def far_std(models, data, lims, far=0.5, n_samples=100, seed=0):
+    """{(data set, prior): (median std far from the data, median std near it)}: the std over
+    weight samples of the class-1 probability on the maps' grid (``helpers.toy.grid_probs``),
+    split at distance ``far`` from the nearest training point (``data``: {data set: (x, y)})."""
+    from .toy import grid_probs
+    out = {}
+    for (ds, prior), model in models.items():
+        torch.manual_seed(seed)
+        xx, yy, _, std = grid_probs(model, lims[ds], n_samples=n_samples)
+        pts = torch.stack([xx.reshape(-1), yy.reshape(-1)], 1)
+        d = torch.cdist(pts, data[ds][0].float()).min(1).values
+        s = std.reshape(-1)
+        out[(ds, prior)] = (float(s[d > far].median()), float(s[d <= far].median()),
+                            float((d > far).float().mean()))
+    return out
+
+
+def _far_reading(stds, acc, n_test, chance=0.5):
+    """The numbers ``far_std_text`` and ``far_std_takeaway`` read: the networks not at chance,
+    their median stds far from and near the data, the far share of the grid, how many are less
+    sure far away, and the verdict in words; None when every network is at chance."""
+    found = _prior_findings(acc, n_test, chance=chance)
+    fit = [k for k in stds if k[1] not in found[k[0]]["groups"][2]]
+    if not fit:
+        return None
+    fars, nears = [stds[k][0] for k in fit], [stds[k][1] for k in fit]
+    share = sum(stds[k][2] for k in fit) / len(fit)
+    higher = sum(f > n for f, n in zip(fars, nears))
+    sure = ("at least as sure far from the data as near it" if higher <= len(fit) / 4 else
+            "about as sure far from the data as near it" if higher <= 3 * len(fit) / 4 else
+            "less sure far from the data than near it")
+    return fit, fars, nears, share, higher, sure
+
+
+def far_std_text(stds, acc, n_test, far=0.5, chance=0.5):
+    """Section 4's reading of the std maps far from the data (``stds``: ``far_std``), over the
+    networks that are not at chance in ``acc``: the range of the median std far from the data
+    against that near it, and what it means (these networks are as sure far from the data as
+    on it, unlike the regression band of notebook 02)."""
+    r = _far_reading(stds, acc, n_test, chance)
+    if r is None:
+        return ""
+    fit, fars, nears, share, higher, sure = r
+    return (f"**Far from the data** (grid points more than {far:g} from every training point: "
+            f"about {_pct(share, 0)} of each map), the median std over weight "
+            f"samples is {min(fars):.3f}–{max(fars):.3f} for the {len(fit)} networks not at "
+            f"chance, against {min(nears):.3f}–{max(nears):.3f} within that distance of the "
+            f"data; it is higher far from the data for {higher} of the {len(fit)}. These small "
+            f"classifiers are {sure}: their std is large mainly "
+            "in a band along the decision boundary, which runs on beyond the data (the bottom "
+            "rows of the maps). Weight "
+            "uncertainty does not by itself make a classifier unsure away from its data, unlike "
+            "the regression band of [notebook 02](02_regression_uncertainty.ipynb) with its "
+            "N(0, 1) prior.")
+
+
+def far_std_takeaway(stds, acc, n_test, far=0.5, chance=0.5):
+    """The takeaway of section 4's maps (one Markdown bullet): whether the 2-D classifiers are
+    less sure far from their data (``stds``: ``far_std``)."""
+    r = _far_reading(stds, acc, n_test, chance)
+    if r is None:
+        return ""
+    fit, fars, nears, _, higher, sure = r
+    return (f"- On 2-D data (one seed each), the {len(fit)} BBB classifiers that fit are {sure} "
+            "(median std "
+            f"over weight samples {min(fars):.3f}–{max(fars):.3f} beyond {far:g} from every "
+            f"training point, {min(nears):.3f}–{max(nears):.3f} within it): their weight "
+            "uncertainty marks the decision boundary, not the edge of the data.")
 
 
 def conv_error_text(per_image):
@@ -1365,20 +1442,26 @@ def conv_line(conv, v2):
     return text + "."
 
 
-def outline_points(fig, size=6, alpha=0.9):
-    """Give every scatter of ``fig`` (and its legend markers) a thin white edge, so that points
-    stay visible on a background of their own colour."""
+def outline_points(fig, size=7, alpha=0.9):
+    """Draw every scatter of ``fig`` (and its legend markers) in black and white instead of the
+    colours of its class: class 0 white with a black edge, class 1 black with a white edge, so
+    that the training points stand apart from the red-blue and viridis maps behind them."""
     from matplotlib.collections import PathCollection
+    styles = {0: ("white", "black"), 1: ("black", "white")}
     for ax in fig.axes:
         for c in ax.collections:
-            if isinstance(c, PathCollection):
-                c.set_edgecolor("white")
-                c.set_linewidth(0.3)
+            if isinstance(c, PathCollection) and c.get_array() is not None:
+                y = [int(round(float(v))) for v in c.get_array()]
+                c.set_array(None)
+                c.set_facecolor([styles[v][0] for v in y])
+                c.set_edgecolor([styles[v][1] for v in y])
+                c.set_linewidth(0.4)
                 c.set_sizes([size])
                 c.set_alpha(alpha)
     for leg in fig.legends:
-        for h in leg.legend_handles:
-            if hasattr(h, "set_markeredgecolor"):
-                h.set_markeredgecolor("white")
-                h.set_markeredgewidth(0.5)
+        for v, h in enumerate(leg.legend_handles):
+            if hasattr(h, "set_markeredgecolor") and v in styles:
+                h.set_markerfacecolor(styles[v][0])
+                h.set_markeredgecolor(styles[v][1])
+                h.set_markeredgewidth(0.6)
     return fig

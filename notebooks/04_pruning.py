@@ -37,8 +37,8 @@ NB = "04_pruning"
 cfg = H.get_profile(NB, PROFILE)
 H.use_style()
 rec = pruning.build(cfg, train=TRAIN_MISSING, device=H.get_device(DEVICE))
-dip = rec and pruning.build_dip(rec)  # Figure 4 read at the dip: results/04_pruning/snr_dip.json
-refs, refs3 = pruning_plan.load_summary(), pruning_plan.load_summary(3)
+dip = rec and pruning.build_dip(rec)
+refs, start_refs = pruning_plan.load_both()
 
 # %%
 if rec:
@@ -48,8 +48,9 @@ if rec:
 # **What you will see.** Figure 4, the SNR density, read where its two modes part (section
 # 1); Table 2, the test error after removing a fraction of the weights by SNR, by $|\mu|$ and
 # at random, over three seeds at 2×1200 and at 2×400 (section 2); whether other networks
-# pruned by weight magnitude do as well (section 3); what pruning saves (section 4); and
-# whether the KL weighting changes how prunable a network is (section 5).
+# pruned by weight magnitude do as well (section 3); whether the KL weighting changes how
+# prunable a network is (section 4). Two appendices: SNR against $|\mu|$ network by network
+# (A), and what pruning saves in storage and time (B).
 #
 # **Terms.** *Warm start*: a BBB run whose posterior means start from a trained SGD network.
 # A claim "a < b" is tested by a two-sided paired $t$-test over the seeds (seed $s$ against
@@ -59,19 +60,22 @@ if rec:
 # resolved* at that many seeds. Each difference a − b comes with its *95 % interval
 # (unadjusted)*, the plain $t$ interval of that one claim; the verdict uses Holm's correction
 # over the family, so an interval that excludes 0 can still read "not resolved".
-# *Exploratory* marks a claim whose numbers were seen before the test was declared.
+# *Exploratory* marks a result no test declared in advance covers: a claim whose numbers
+# were seen before its test was declared, or the per-network tests of appendix A.
 #
 # > **Departures from the paper and choices made after seeing numbers.**
 # > - The networks are Table 1's BBB networks (notebook 01): Adam warm starts, not 600 epochs
-# >   of plain SGD from scratch; the KL weighted as the paper's eq. 8.
+# >   of plain SGD from scratch; the KL weighted as the paper's eq. 8 (the two weightings:
+# >   section 4 and [notebook 00](00_theory.ipynb)).
 # > - The tests of sections 3 and 5 were declared after BBB's own pruning numbers had been seen
 # >   ([docs/choices.md](../docs/choices.md)).
 # > - Figure 4 is read at the density's dip, a reading chosen after seeing the densities
 # >   ([docs/lab_log.md](../docs/lab_log.md)).
 #
-# **Rebuilding the results.** When Table 1's networks change, `snr.json` is rebuilt from notebook 01's checkpoints (minutes), or
-# `make notebooks ONLY=04 TRAIN=1` trains them again; the references are trained by
-# `python tools/pruning_refs.py run` (their training times: [docs/lab_log.md](../docs/lab_log.md)).
+# **Rebuilding the results.** When Table 1's networks change, the pruning analysis is rebuilt
+# from notebook 01's checkpoints (minutes), or `make notebooks ONLY=04 TRAIN=1` trains them
+# again; how the other networks of sections 3 and 4 are trained, and how long they took:
+# [docs/lab_log.md](../docs/lab_log.md).
 
 # %%
 retrain = f"make notebooks ONLY=04 PROFILE={PROFILE} TRAIN=1"
@@ -114,8 +118,10 @@ if rec:
 # **Table 2 (ours beside the paper's).** Test error after removing each fraction of the weights:
 # the paper's 2×1200 network, and ours ranked by SNR, by $|\mu|$ and at random, as mean ± sd over
 # the seeds. The 0 % row predicts with the posterior means, which is why it can differ from
-# Table 1, whose predictor was chosen per run on validation. The line under the table gives the
-# error that removing 95 % by SNR adds at 2×1200, with its 95 % interval, against the paper's.
+# Table 1, whose predictor was chosen per run on validation. Unpruned, our networks err more
+# than the paper's (the 0 % row), so what compares with the paper is the error pruning *adds*:
+# the line under the table gives it for 95 % removed by SNR at 2×1200, with its 95 % interval,
+# against the paper's.
 
 # %%
 if rec:
@@ -124,7 +130,8 @@ if rec:
 
 # %% [markdown]
 # **The pruning curves.** The same errors as a figure, with the range over the seeds as a band,
-# and random removal at both widths (the table shows it at 2×1200 only).
+# and random removal at both widths (the table shows it at 2×1200 only). SNR against $|\mu|$
+# network by network, with a paired test on the same test images: appendix A.
 
 # %%
 if rec:
@@ -134,25 +141,11 @@ if rec:
     show_markdown(pruning.table2_text(rec, cfg.compare_H));
 
 # %% [markdown]
-# ### SNR against $|\mu|$ on the same network
-#
-# Both rankings are scored on the same test images, so a difference of a few images can be
-# chance. McNemar's exact test asks whether the images only one ranking gets wrong split
-# unevenly between the two. **The table** gives, per network and fraction, the images only the
-# SNR-pruned network gets wrong, those only the $|\mu|$-pruned one gets wrong, and $p$. These
-# tests are per network and fraction and uncorrected for their number, so a lone small $p$ is
-# weak evidence; section 3 tests SNR against $|\mu|$ at 2×1200 across seeds.
-
-# %%
-if rec:
-    H.show_table(*pruning.mcnemar_rows(rec));
-    show_markdown(pruning.mcnemar_text(rec));
-
-# %% [markdown]
 # ## 3. Is it special to BBB?
 #
 # SNR pruning is only impressive if it beats the obvious alternatives. Table 1's SGD and
-# dropout networks of the same width, trained again here from their run records, are pruned
+# dropout networks of the same width (the *references*), trained again here from their run
+# records, are pruned
 # at the same fractions, without retraining, by weight magnitude $|w|$, the simplest rule a
 # practitioner would use. The claims (one family, tested as in Terms over Table 1's three
 # seeds): at 95 % and 98 % removed, BBB by SNR has the lower test error than each of these,
@@ -167,8 +160,7 @@ if rec:
 # %%
 ARMS_1200 = ["sgd_magnitude", "dropout_magnitude", "sgd_random", "dropout_random"]
 FAMILIES_1200 = ("error after pruning", "error added by pruning")
-if not H.pending(refs, "the pruning references (results/04_pruning/v2/summary.json)",
-                 "python tools/pruning_refs.py run && python tools/pruning_refs.py analyse"):
+if not H.pending(refs, *pruning_plan.MISSING["references"]):
     H.show_table(*pruning_plan.table_rows(refs, ARMS_1200));
     show_markdown(pruning_plan.needs_text(refs, FAMILIES_1200, explain=False));
     H.show_table(*pruning_plan.test_rows(refs, FAMILIES_1200[:1]));
@@ -176,45 +168,30 @@ if not H.pending(refs, "the pruning references (results/04_pruning/v2/summary.js
 
 # %% [markdown]
 # Table 1's SGD and dropout networks were trained without any pull towards zero. BBB's 2×1200
-# networks start from an SGD network of the same seed (a *warm start*: its weights become
-# BBB's initial means; its settings are given below) and are then pulled towards zero by the prior's narrow component
-# (the scale mixture's spike at zero). So the comparison above tests the regulariser as much as
+# networks start from an SGD network of the same seed (their warm start; its settings are
+# given below) and are then pulled towards zero by the prior's narrow component (the scale
+# mixture's spike at zero). So the comparison above tests the regulariser as much as
 # the ranking. The next claims set BBB by SNR against the very network each BBB run starts
 # from, pruned by $|w|$: what that network is, **the error table** (the starting networks by
 # $|w|$ and at random; BBB's columns are Table 2's), what a verdict needs, **the test table**
 # and the reading.
 
 # %%
-if not H.pending(refs3, "BBB's starting networks (results/04_pruning/v3/summary.json)",
-                 "python tools/pruning_refs.py run && python tools/pruning_refs.py analyse"):
-    show_markdown(pruning_plan.starting_network_text(*pruning_plan.starting_networks(refs3, refs)))
-    if refs3["retrained"]:
-        H.show_table(*pruning_plan.table_rows(refs3, ["start_magnitude", "start_random"]));
+if not H.pending(start_refs, *pruning_plan.MISSING["starts"]):
+    starts = pruning_plan.starting_networks(start_refs, refs)
+    show_markdown(pruning_plan.starting_network_text(*starts))
+    if start_refs["retrained"]:
+        H.show_table(*pruning_plan.table_rows(start_refs, ["start_magnitude", "start_random"]));
 
 # %%
-if refs3 and refs3["retrained"]:
-    show_markdown(pruning_plan.needs_text(refs3, explain=False));
-    H.show_table(*pruning_plan.test_rows(refs3));
-    show_markdown(pruning_plan.start_reading_text(refs3));
-    show_markdown(pruning_plan.retrain_check_line(refs, refs3));
+if start_refs and start_refs["retrained"]:
+    show_markdown(pruning_plan.needs_text(start_refs, explain=False));
+    H.show_table(*pruning_plan.test_rows(start_refs));
+    show_markdown(pruning_plan.start_reading_text(start_refs));
+    show_markdown(pruning_plan.retrain_check_line(refs, start_refs));
 
 # %% [markdown]
-# ## 4. What pruning buys
-#
-# The pruned posterior means of the 2×1200 seed-0 network stored as sparse matrices in the
-# compressed-sparse-row (CSR) format, which keeps each non-zero value with an int32 column index,
-# against dense ones. **The table** gives, for the dense and the sparse network, the size that
-# `torch.save` writes in MiB ($2^{20}$ bytes), the time the sparse network takes to predict the
-# test set over the dense one's (each the median of 5 repeats), and the sparse product against
-# the dense one in words, allowing for how much the dense times themselves vary.
-
-# %%
-if rec:
-    H.show_table(*pruning.storage_rows(rec));
-    show_markdown(pruning.storage_text(rec));
-
-# %% [markdown]
-# ## 5. Does the KL weighting change how prunable a network is?
+# ## 4. Does the KL weighting change how prunable a network is?
 #
 # Each epoch's KL term is split over its $M$ minibatches. With the paper's eq. 9 weights
 # $\pi_i=2^{M-i}/(2^M-1)$ for minibatch $i$ the KL acts on the first minibatches of an epoch
@@ -254,7 +231,38 @@ if refs:
 
 # %%
 if rec:
-    show_markdown(pruning_plan.takeaways_text(rec, dip["metrics"], refs, refs3));
+    show_markdown(pruning_plan.takeaways_text(rec, dip["metrics"], refs, start_refs));
+
+# %% [markdown]
+# ## Appendix A. SNR against $|\mu|$, network by network
+#
+# Both rankings are scored on the same test images, so a difference of a few images can be
+# chance. McNemar's exact test asks whether the images only one ranking gets wrong split
+# unevenly between the two. **The table** gives, per network and fraction, the images only the
+# SNR-pruned network gets wrong, those only the $|\mu|$-pruned one gets wrong, and $p$. These
+# tests are per network and fraction and uncorrected for their number, so a lone small $p$ is
+# weak evidence; section 3 tests SNR against $|\mu|$ at 2×1200 across seeds. The answer's
+# 2×400 finding rests on these tests.
+
+# %%
+if rec:
+    H.show_table(*pruning.mcnemar_rows(rec));
+    show_markdown(pruning.mcnemar_text(rec));
+
+# %% [markdown]
+# ## Appendix B. What pruning buys
+#
+# The pruned posterior means of the 2×1200 seed-0 network stored as sparse matrices in the
+# compressed-sparse-row (CSR) format, which keeps each non-zero value with an int32 column index,
+# against dense ones. **The table** gives, for the dense and the sparse network, the size that
+# `torch.save` writes in MiB ($2^{20}$ bytes), the time the sparse network takes to predict the
+# test set over the dense one's (each the median of 5 repeats), and the sparse product against
+# the dense one in words, allowing for how much the dense times themselves vary.
+
+# %%
+if rec:
+    H.show_table(*pruning.storage_rows(rec));
+    show_markdown(pruning.storage_text(rec));
 
 # %% [markdown]
 # ## Exercises

@@ -174,3 +174,82 @@ def test_figure3_row_names_only_the_priors_whose_tails_are_wider_than_both_rival
     assert ST.figure3_row("nb") == []
     runs["dropout"] = []  # a method without records: no row rather than a partial one
     assert ST.figure3_row("nb") == []
+
+
+def _readme():
+    return (ROOT / "README.md").read_text()
+
+
+def test_the_findings_come_first_and_say_which_interval_is_which():
+    text = _readme()
+    found = text.split("<!-- found:start -->")[1].split("<!-- found:end -->")[0]
+    assert text.index("## What we found") < text.index("## At a glance")
+    items = [line for line in found.strip().splitlines() if line[:1].isdigit()]
+    assert len(items) >= 5
+    # Figure 5 (regression) has its own finding, with its declared tests counted
+    assert any("Figure 5" in i and "declared tests" in i for i in items)
+    # an unadjusted interval beside a Holm verdict is named as unadjusted
+    for item in items:
+        if "Holm" in item and "interval" in item:
+            assert "unadjusted" in item, item
+    # no claim to have followed the paper exactly: the project fills in what it leaves out
+    assert "exactly as the paper" not in text
+    assert "with our fill-ins where it is silent" in found
+    # pruning: the |μ| qualification of notebook 04 travels with the Table 2 finding
+    pruning = next(i for i in items if "Table 2" in i)
+    assert "|μ|" in pruning and "SNR − |μ|" in pruning
+
+
+def test_terms_are_defined_before_the_table_and_the_departures_box_links():
+    text = _readme()
+    head = text.split("## At a glance")[0].split("<!-- found:end -->")[1]
+    for term in ("*pp*", "*Holm*", "*holds*", "*reversed*", "*not resolved at n seeds*", "*MAP*",
+                 "*MC\ndropout*", "*AUROC*", "*ECE*", "*95% interval*"):
+        assert term in head, term
+    box = [line for line in head.splitlines() if line.startswith(">")]
+    assert "Departures from the paper" in box[0]
+    assert sum(line.startswith("> - ") for line in box) == 4
+    assert "(docs/choices.md)" in " ".join(box) and "(docs/reading.md)" in " ".join(box)
+
+
+def test_no_machine_dates_or_ci_details_on_the_front_page():
+    text = _readme()
+    for word in ("EPYC", "H100", "H200", "2026-", ".ci/", "Same machine"):
+        assert word not in text, word
+    assert "docs/reading.md#how-long-each-step-takes" in text
+    assert "## How long each step takes" in (ROOT / "docs" / "reading.md").read_text()
+
+
+def test_the_glance_table_uses_one_vocabulary_per_verdict_column():
+    import re
+    text = _readme()
+    table = text.split("<!-- status:start -->")[1].split("<!-- status:end -->")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
+    assert rows
+    allowed = ("holds", "hold", "reversed", "not resolved", "no test at 1 seed", "no verdict",
+               "no test", "pending")
+    for row in rows:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
+        assert len(cells) == 5, row
+        vs, claims = cells[3], cells[4]
+        # ours − paper: numbers, or that one seed gives only an illustration
+        assert not re.search(r"\b(matches|better|worse)\b", vs), row
+        if "(1 of 1 seed)" in cells[2] or "(1 seed)" in cells[2]:
+            assert "illustration" in vs and "no test" in claims, row
+        if claims != "—":
+            assert any(a in claims for a in allowed), row
+        assert not re.search(r"\b(better|worse|matches|comparable)\b", claims), row
+
+
+def test_claims_cells_group_words_and_keep_the_vocabulary():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import status_table as ST
+    assert ST.claims_cell([("a < b", "holds"), ("a < c", "holds"),
+                           ("d < e", "not resolved at 5 seeds")]) == \
+        "a < b, c: hold; d < e: not resolved"
+    assert ST.claims_cell([(n, "not resolved at 3 seeds") for n in "xyz"]) == \
+        "all 3 not resolved"
+    assert ST.claims_cell([("x", "reversed"), ("y", "holds")]) == "x: reversed; y: holds"
+    assert ST.minus_paper(0.0176, [0.0150, 0.0202], 0.0136, "mixture") == \
+        "mixture +0.40 pp [+0.14, +0.66]"
+    assert ST.minus_paper(0.0176, None, 0.0136) == ""

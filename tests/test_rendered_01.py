@@ -311,11 +311,9 @@ def _with_random_start(rec, shift):
 
 def test_the_answer_follows_the_planted_effects():
     small = T.answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
-    assert small.startswith("**The answer. With the Adam recipe, BBB (scale mixture) is resolved "
-                            "below the plain network at 2×400: at 2×400 mixture − plain network "
-                            "is −0.04 pp [−0.05, −0.03], an interval that excludes the paper's "
-                            "−0.47 pp.** In pp; m: the size of the Holm family; [interval]: the 95 % "
-                            "interval adjusted for the m comparisons (Bonferroni) (**Terms**):")
+    assert small.startswith("**The answer, test by test** (in pp; m: the size of the Holm "
+                            "family; [interval]: the 95 % interval adjusted for the m comparisons "
+                            "(Bonferroni)):")
     table = [line for line in small.split("\n") if line.startswith("| ")]
     assert len(table) <= 7  # the header and at most six claims
     head = [c.strip() for c in table[0].strip("|").split("|")]
@@ -333,7 +331,7 @@ def test_the_answer_follows_the_planted_effects():
     md = rows["mixture − dropout"][3]
     assert rows["mixture − dropout"][2] == "1"  # a test of its own
     assert ": *not shown comparable* (" in md and "Holm p" not in md  # no Holm p: not a family
-    ctl = rows["mixture − plain network trained on (control)"]
+    ctl = rows["mixture − plain network, extended training (control)"]
     assert ctl[4] == "not run" and ctl[2] == "2"
     assert ctl[3].endswith(": *not resolved*") and "(5), Holm p " in ctl[3]
     assert "excluding 0" not in small and "excludes 0" not in small
@@ -343,36 +341,49 @@ def test_the_answer_follows_the_planted_effects():
     assert after.endswith("and at every width with two or more seeds the interval of our mean "
                           "lies above the paper's value.")
     assert after.count(". ") <= 1
-    unresolved = T.answer(_planted(-0.0006), _planted(-0.0001, n=5, continued=0.0))
-    assert "is not resolved below the plain network at any width" in unresolved
-    big = T.answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
-    assert "an interval that excludes the paper's −0.47 pp" in big
+    # the plain answer says it first, in words: no test names, no verdict words
+    plain = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
+    assert plain.startswith("**In short.** With a modern training recipe (Adam, settings searched "
+                            "on validation), BBB with the scale mixture prior is better than a "
+                            "plain network at 2×400: at 2×400 the difference in test error is "
+                            "−0.04 pp (95 % interval −0.05 to −0.03), which rules out the paper's "
+                            "−0.47 pp")
+    assert not any(w in plain for w in ("Holm", "resolved", "*holds*", "comparable", "[")), plain
+    assert plain.count(". ") <= 2  # two or three sentences
+    unresolved = T.plain_answer(_planted(-0.0006), _planted(-0.0001, n=5, continued=0.0))
+    assert "is not measurably better than a plain network on MNIST" in unresolved
+    big = T.plain_answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
+    assert "which rules out the paper's −0.47 pp" in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
-    # where sigma stayed near its start, the paper protocol's tests are shown once, in section 2
+    assert T.plain_answer(_summary([]), _planted(-0.0006)) == ""
+    # where sigma stayed near its start, the paper protocol's tests are shown once, in section 3
     led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
     assert "the paper's protocol" not in led.split("\n")[2]  # no column of its numbers
     assert "−0.05 [−0.08, −0.03] (3)" not in led
-    assert ("Our fill-in of the paper's protocol left σ barely moved (section 3): its tests are "
-            "in section 2.") in led  # no plan here: no settings rendered
+    open_ = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
+    assert ("The other half of the question, the paper's own SGD protocol, stays open in this "
+            "chapter until runs in which σ can learn are in: under our fill-in of that protocol σ "
+            "did not learn (section 3)") in open_  # no plan here: no settings rendered
+    assert "stays open" not in T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5))
     plan = RESULTS / "paper_protocol" / "plan.json"
     (P.root()).mkdir(parents=True)
     (P.root() / "plan.json").write_text(plan.read_text())
     rho = json.loads(plan.read_text())["fixed"]["rho_init"]
     assert T.paper_fill_in() == f"ρ₀ = {rho:g}, one learning rate for μ and ρ".replace("-", "−")
-    led = T.answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
-    assert (f"Our fill-in of the paper's protocol ({T.paper_fill_in()}) left σ barely moved "
-            "(section 3): its tests are in section 2.") in led
+    open_ = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
+    assert f"under our fill-in of that protocol ({T.paper_fill_in()}) σ did not learn" in open_
     assert "*holds*" in T.answer(_planted(-0.0006), _planted(-0.0005, n=5)).split("\n")[4]
     # the answer's column headers stay short (definitions live in Terms)
     head = T.answer(_planted(-0.0006), _planted(-0.0005, n=5)).split("\n")[2]
     assert all(len(h.split()) <= 8 for h in head.strip("|").split("|")), head
-    assert not any(w in led for w in ("will ", "not yet", "in progress", "width σ", "widths"))
+    assert not any(w in led + open_ for w in ("will ", "not yet", "in progress", "width σ",
+                                              "widths", "campaign"))
     # the warm start: lower than a random start, not than SGD trained on -> it rests on it
     warm = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.004)
     text = T.answer(_planted(-0.0006), warm)
     assert ("The Adam recipe's scale mixture starts warm from a trained plain network: "
             "warm-started, it is *lower* than the same mixture from a random start at 2×400, but "
-            "at no width resolved below the plain network trained on for as many epochs.") in text
+            "at no width resolved below the plain network with extended training.") in text
     assert "rests on" not in text
     row = next(r for r in text.split("\n") if r.startswith("| mixture − random-start"))
     assert row.split("|")[4].strip().endswith(": *lower*")
@@ -398,19 +409,36 @@ def test_holm_p_and_the_comparable_reading_follow_the_effect():
     assert reading(-0.0005, 0.0005) == ""  # inside the margin: the verdict says it
     for lo, hi in ((0.0025, 0.004), (0.00004, 0.0027), (-0.0005, 0.0013)):  # no direction words
         assert not any(w in reading(lo, hi) for w in ("worse", "better", "holds", "tell"))
+    # beside the declared verdict, which side of 0 an interval that excludes 0 lies on
     assert T._answer_effect({**c, "ci_adj": [0.0025, 0.0040]}).endswith(
-        "(5): *not shown comparable* (entirely above +0.1 pp)")
+        "(5): *not shown comparable* (higher error than dropout: the interval lies entirely "
+        "above +0.1 pp)")
+    assert T._answer_effect({**c, "ci_adj": [-0.0027, -0.00004]}).endswith(
+        ": *not shown comparable* (lower error than dropout: the interval lies below 0, crossing "
+        "−0.1 pp)")
+    assert T._answer_effect({**c, "ci_adj": [-0.0005, 0.0013]}).endswith(
+        ": *not shown comparable* (contains 0, crosses +0.1 pp)")  # no side: 0 inside
+    assert T.comparable_side({**c, "ci_adj": [0.00004, 0.0027]}) == "higher error than dropout"
+    assert T.comparable_side({**c, "ci_adj": [-0.0005, 0.0013]}) == ""
 
 
 def test_comparable_terms_and_resolvable_words_read_the_half_widths():
     a, p = _planted(-0.0005, n=5), _planted(-0.0006)
     hw = [(e["ci_adj"][1] - e["ci_adj"][0]) / 2 for e in list(T.effects(a).values())
           + list(T.effects(p).values()) if e["family"] == "comparable" and e["ci"]]
-    terms = T.comparable_terms(p, a)
-    assert terms.startswith("*Comparable* needs an interval narrower than ±0.1 pp; our seeds "
-                            "give half-widths of ")
+    hw = [(e["ci_adj"][1] - e["ci_adj"][0]) / 2 for e in T.effects(a).values()
+          if e["family"] == "comparable" and e["ci"]]  # the Adam recipe's
+    terms = T.detectable_words(p, a)
+    assert terms.startswith("**How small a difference the seeds can detect**")
     lo, hi = f"{100 * min(hw):.2f}", f"{100 * max(hw):.2f}"
-    assert terms.endswith(f" {lo if lo == hi else lo + '–' + hi} pp.")
+    assert (f"*Comparable* needs mixture − dropout's whole interval inside ±0.1 pp; with "
+            f"half-widths of {lo if lo == hi else lo + '–' + hi} pp it could pass only ") in terms
+    room = 0.1 - 100 * min(hw)
+    assert (f"within ±{room:.2f} pp." if room > 0 else "with more seeds.") in terms
+    e = T.effects(a)[(400, "bbb_mixture", "sgd")]
+    assert (f"any gain of the scale mixture over the plain network is at most "
+            f"{-100 * e['ci_adj'][0]:.2f} pp (its interval's end)") in terms
+    assert T.detectable_words(_summary([]), _summary([])) == ""
     words = T.resolvable_words(p, a)
     assert "t(1 − 0.025/m, n − 1) · sd(paired differences) / √n" in words
     line = next(x for x in words.split("\n") if x.startswith("- 2×400: "))
@@ -459,11 +487,21 @@ def test_sgd_vs_paper_and_seeds_words_follow_the_summaries():
     a["rows"] += [{**r, "H": 800, "test_error": r["test_error"][:3],
                    "seeds": r["seeds"][:3]} for r in list(a["rows"])]
     seeds = T.seeds_words(_planted(-0.0006), a)
-    assert seeds == ("**Seeds.** The plans gave 2×800 3 seeds (Adam recipe); the reason is not "
-                     "recorded.")
+    eff = T.effects(a)
+    ratio = max((eff[(800, x, y)]["ci_adj"][1] - eff[(800, x, y)]["ci_adj"][0])
+                / (eff[(400, x, y)]["ci_adj"][1] - eff[(400, x, y)]["ci_adj"][0])
+                for (V, x, y) in eff if V == 800 and eff[(V, x, y)].get("ci_adj")
+                and (eff.get((400, x, y)) or {}).get("ci_adj"))
+    assert seeds == (f"**Seeds.** 2×800 has 3 seeds with the Adam recipe, so its intervals are "
+                     f"up to {ratio:.0f} times as wide as at 2×400 (5 seeds).")
+    one = _planted(-0.0006)
+    one["rows"] += [{**r, "H": 1200, "test_error": r["test_error"][:1], "seeds": r["seeds"][:1]}
+                    for r in list(one["rows"])]
+    assert T.seeds_words(one, _planted(-0.0005, n=5)) == (
+        "**Seeds.** 2×1200 has 1 seed under the paper's protocol, so no interval there.")
     same = T.seeds_words(_planted(-0.0006), _planted(-0.0005, n=5))
-    assert same == ("**Seeds.** The paper's protocol ran 3 seeds at 2×400; the Adam recipe 5 "
-                    "seeds at 2×400.")
+    assert same == ""  # every width has its recipe's most seeds: nothing to say
+    assert "plans" not in seeds and "not recorded" not in seeds
     assert T.seeds_words(_summary([]), a) == ""
 
 
@@ -517,7 +555,7 @@ def test_table_and_effect_rows_follow_the_summaries():
     smoke = _summary([_srow("sgd", 16, [0.1, 0.12])], plan_width={"16": 400})
     assert T.table1_rows(_summary([]), smoke)[1][0][4].startswith("11.00 ± ")
     head, rows = T.effects_rows(_planted(-0.0006), _planted(-0.0006, n=5, continued=0.0))
-    control = [r for r in rows if "trained on" in r[1]]
+    control = [r for r in rows if "extended training" in r[1]]
     assert len(control) == 1 and control[0][6] == "—" and control[0][7] == "—"
     mix_sgd = next(r for r in rows if r[1] == "mixture − plain network")
     assert mix_sgd[2] == "−0.47" and mix_sgd[4].endswith(": *holds*") and mix_sgd[5] == "yes"
@@ -527,31 +565,92 @@ def test_table_and_effect_rows_follow_the_summaries():
     assert all(r[6].endswith(" (one seed)") for r in one)  # the paper's protocol's column
 
 
-def test_takeaways_point_to_the_answer_without_its_numbers():
+def test_takeaways_give_each_finding_its_number():
     clear = _planted(-0.004, n=5)
     text = T.takeaways(clear, _planted(-0.0006, n=5, continued=0.0), sigma_fixed=True)
     bullets = text.split("\n")
     assert bullets[0].startswith("- **With a modern recipe")  # the Adam recipe leads
-    bullets = bullets[-1:] + bullets[:-1]  # the paper's protocol's bullet comes last
-    assert bullets[0] == ("- **The paper's protocol, as run here, does not test a learned "
-                          "posterior**: σ stays near its start (section 3), so its numbers "
-                          "describe μ with fixed noise and say nothing about BBB with a learned σ.")
-    assert "reversing" not in text and "worse" not in text  # no finding about BBB from it
-    assert "BBB is resolved below the plain network or its control at some width" in bullets[1]
+    assert bullets[-1].startswith("- **The paper's protocol, as run here, does not test a learned "
+                                  "posterior**: σ did not move from its start (section 3), so its "
+                                  "BBB numbers (its scale mixture: ")
+    assert bullets[-1].endswith("are not those of BBB with a learned σ; that half of the "
+                                "question is open.")
+    assert "reversing" not in text and "worse than" not in text  # no finding about BBB from it
+    assert "BBB is resolved below the plain network or its control at some width" in bullets[0]
     assert "**The paper's margin was measured against a weak baseline**" in text
-    # the headline effect, with its adjusted interval and the paper's difference, once
-    assert bullets[1].count("pp [") == 1 and "Holm p" not in text and "%" not in text
+    # the headline effect with its adjusted interval and the paper's difference, and the control
     assert ("at 2×400 mixture − plain network is −0.05 pp [−0.06, −0.04], which excludes the "
-            "paper's −0.47 pp (answer; section 2).") in bullets[1]
+            "paper's −0.47 pp") in bullets[0]
+    assert "; with extended training for the plain network it is " in bullets[0]
+    assert bullets[0].endswith(" (answer; section 2).") and "Holm p" not in text
+    # mixture − dropout: its interval and, where it excludes 0, its side
+    md = next(b for b in bullets if b.startswith("- **BBB is not shown to be as good as dropout"))
+    assert ", higher error than dropout" in md and "pp [" in md
+    weak = next(b for b in bullets if "weak baseline" in b)
+    assert "every interval below 0" in weak and " pp over the widths" in weak
     unclear = _planted(-0.0001, n=5, continued=0.0)
     text = T.takeaways(_planted(-0.0006), unclear, sigma_fixed=False)
     assert "does not test a learned posterior" not in text
     assert "- **The paper's protocol, as run here**: its scale mixture is worse" in text
-    assert ("BBB is resolved below neither the plain network nor the plain network trained on "
-            "for as many epochs") in text
+    assert ("BBB is resolved below neither the plain network nor the plain network with extended "
+            "training") in text
     same = _planted(-0.0006, n=5)
     same["rows"][0]["test_error"] = [0.0183, 0.0185, 0.0181, 0.0184, 0.0182]
     assert "weak baseline" not in T.takeaways(_summary([]), same)
+    # with the diagnostics, the sigma bullet says how far sigma moved
+    def layer(s, d):
+        return {"sigma_q": [s, s, s], "rho_drift_q": [d, d], "narrow_share": None}
+    diag = {"runs": {"paper protocol, plain SGD, scale mixture": {"trace": [
+        {"epoch": i, "layers": {"0": layer(0.0067 + 0.0001 * i, 0.01 * i)}, "nll": 0.1,
+         "kl": 1.0} for i in range(3)]}}}
+    clear["rows"] = [{**r, "epochs": 600} for r in clear["rows"]]
+    last = T.takeaways(clear, _planted(-0.0006, n=5), sigma_fixed=True, diag=diag).split("\n")[-1]
+    assert "σ's 95th percentile went only from 0.0067 to 0.0069 in 2 epochs, about " in last
+    assert "times its start if extrapolated to 600 (section 3)" in last
+
+
+def test_effects_figure_marks_the_rows_whose_sigma_did_not_learn():
+    rec = _planted(-0.0006)
+    labels = lambda fig: [t.get_text() for t in fig.legends[0].get_texts()]  # noqa: E731
+    plain = T.effects_figure(rec, _planted(-0.0005, n=5))
+    marked = T.effects_figure(rec, _planted(-0.0005, n=5), sigma_fixed=0.0067)
+    assert not any("σ did not learn" in x for x in labels(plain))
+    assert any("σ did not learn (section 3), no verdict" in x for x in labels(marked))
+    pale = [ln for ln in marked.axes[0].lines if ln.get_alpha() is not None and ln.get_alpha() < 1]
+    assert pale and not [ln for ln in plain.axes[0].lines
+                         if ln.get_alpha() is not None and ln.get_alpha() < 1]
+    lo, hi = marked.axes[0].get_xlim()  # every interval and the paper's crosses inside
+    ends = [100 * x for e in T.effects(rec).values() if e.get("ci_adj") for x in e["ci_adj"]]
+    assert lo < min(ends + [-0.47]) and hi > max(ends)
+
+
+def test_headline_names_the_widths_that_cannot_tell():
+    e = {"diff": -0.0006, "ci_adj": [-0.0013, 0.0001], "paper": -0.0047, "n": 5}
+    ea = {(400, "bbb_mixture", "sgd"): e,
+          (800, "bbb_mixture", "sgd"): {**e, "ci_adj": [-0.0052, 0.004], "paper": -0.005, "n": 3}}
+    assert T._headline(ea, 400) == (": at 2×400 mixture − plain network is −0.06 pp [−0.13, "
+                                    "+0.01], which excludes the paper's −0.47 pp; 2×800 (3 seeds, "
+                                    "[−0.52, +0.40]) cannot tell")
+    ea[(800, "bbb_mixture", "sgd")]["ci_adj"] = [-0.0040, 0.004]  # excludes the paper's
+    assert "cannot tell" not in T._headline(ea, 400)
+
+
+def test_figure3_takeaway_names_the_wider_samples():
+    def rec(counts, outside=0):
+        return {"metrics": {"weight_histogram": {"lo": -0.3, "hi": 0.3, "bins": 6,
+                                                 "counts": counts, "outside": outside,
+                                                 "total": sum(counts) + outside}}}
+    runs = {"sgd": rec([0, 10, 40, 40, 10, 0]), "dropout": rec([1, 20, 29, 29, 20, 1]),
+            "bbb_gaussian": rec([30, 10, 10, 10, 10, 30], 9),
+            "bbb_mixture": rec([0, 1, 49, 49, 1, 0])}
+    line = T._figure3_takeaway([("Adam recipe", runs)])
+    assert line.startswith("- **Figure 3's wider BBB weights appear only for the Adam recipe's "
+                           "BBB, Gaussian prior**: ")
+    assert "% of its sample beyond ±0.1 against 42.00% at most for the plain network and " \
+           "dropout" in line
+    narrow = {**runs, "bbb_gaussian": rec([0, 1, 49, 49, 1, 0])}
+    assert "do not appear" in T._figure3_takeaway([("Adam recipe", narrow)])
+    assert T._figure3_takeaway([]) == ""
 
 
 def test_weight_shares_say_what_lies_beyond_the_plotted_range():
@@ -618,7 +717,11 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
     assert labels[0].endswith("(beyond ±0.3: 2%)") and fig.axes[0].get_xlim() == (-0.3, 0.3)
     bars = fig.axes[-1]  # the mass beyond the range, drawn as a share of each network
     assert len(fig.axes) == 2 and [p.get_width() for p in bars.patches] == [2.0, 0.0]
-    assert bars.get_xlim()[1] >= 2.0
+    assert bars.get_xlim()[1] >= 2.0 and bars.get_xscale() == "log"  # small shares visible
+    # a sample with much of its mass beyond the range says so in its panel
+    assert any("2% of the sample lies beyond ±0.3" in t.get_text() for t in fig.axes[0].texts)
+    assert not T.figure3_runs({"sgd": rec(0), "bbb_gaussian": rec(0)}).axes[0].texts
+    assert fig.axes[0].get_ylabel() == "density (log scale)"
 
 
 def test_curve_rows_and_predictor_words_follow_the_records():
@@ -628,26 +731,27 @@ def test_curve_rows_and_predictor_words_follow_the_records():
     assert rows == [["plain network", "2×400", "1", "−0.010", "0.050", "yes"]]
     # the rule, said before the table: |change| < 2 · sd · √(2 / (100 · n)), here ≈ 0.014 pp
     assert "2 · sd · √(2 / (100 · n)): twice the standard error" in P.curve_rule()
-    assert words == ("**Conclusion:** the largest remaining drift is 0.010 pp over the last 100 "
-                     "epochs (plain network, 2×400), 1.0 of the 10,000 test images; every curve "
-                     "is flat by the rule.")
+    assert words == ("**Conclusion:** the largest drift over the last 100 epochs is 0.010 pp "
+                     "(plain network, 2×400), 1.0 of the 10,000 test images; every curve is "
+                     "*flat* by the rule.")
     falling = {**row, "test_error_last_100": [0.0170]}
     head, rows, words = P.curve_rows({"rows": [falling, {**row, "key": "dropout"}]})
     assert rows[0][3] == "−0.110" and rows[0][5] == "no"
-    assert words == ("**Conclusion:** the largest remaining drift is 0.110 pp over the last 100 "
-                     "epochs (plain network, 2×400), 11.0 of the 10,000 test images; 1 of 2 "
-                     "curves are flat by the rule.")
+    assert words == ("**Conclusion:** the largest drift over the last 100 epochs is 0.110 pp "
+                     "(plain network, 2×400), 11.0 of the 10,000 test images; 1 of 2 curves are "
+                     "*flat* by the rule.")
     # 0.02 pp is inside one epoch-to-epoch sd (the old rule) but beyond the standard error
     drift = {**row, "test_error_last_100": [0.0179], "test_error_previous_100": [0.0181]}
     assert P.curve_rows({"rows": [drift]})[1][0][5] == "no"
     # against the narrowest adjusted half-width: "enough" only when the drift is far below it
-    assert words.endswith("curves are flat by the rule.")
+    assert words.endswith("curves are *flat* by the rule.")
     far = P.curve_rows({"rows": [row]}, against=0.001)[2]
-    assert far.endswith("10% of the narrowest half-width of the adjusted intervals compared "
+    assert far.endswith("That drift is 10% of the narrowest half-width of our intervals "
                         "(0.100 pp), far below it: 600 epochs are enough for these comparisons.")
     near = P.curve_rows({"rows": [row]}, against=0.0002)[2]
-    assert "600 epochs are enough" not in near.replace("does not claim that 600 epochs are", "")
-    assert "not far below it" in near
+    assert "600 epochs are enough" not in near
+    assert near.endswith("not far below it (more than 20%): longer training could move the "
+                         "closest comparisons by about that much.")
     three = {**drift, **{k: v * 3 for k, v in drift.items() if k.startswith("test_error")}}
     assert P.curve_rows({"rows": [three]})[1][0][2] == "3"  # n = 3 narrows the rule by √3
     assert P.curve_rows({"rows": [{**row, "test_error_last_100": [None]}]})[1:] == ([], "")
@@ -695,11 +799,14 @@ def test_posterior_extrapolation_reads_the_drift_and_says_it_is_one():
     text = PD.extrapolation(steady, 600)
     assert text.startswith("**σ in the 600-epoch runs: an extrapolation.**")
     assert "ρ's by 0.05000 per epoch, steadily)" in text
-    assert "Even extrapolated to 600 epochs it reaches only about" in text
+    assert "Carried on to 600 epochs at that rate it would reach about" in text
     assert "width" not in text
     import math
     s600 = math.log1p(math.exp(math.log(math.expm1(0.0067)) + 0.05 * 600))
-    assert f"it reaches only about {s600:.4f}" in text and "not a measurement" in text
+    # the extrapolated value, and right after it what it is
+    assert f"it would reach about {s600:.4f} (an extrapolation, not a measurement)" in text
+    assert PD.extrapolated(steady, 600)["s_end"] == pytest.approx(s600)
+    assert PD.extrapolated(None, 600) is None
     assert "moved by 0 % (0.0067 to 0.0067" in text  # the rerun's own change, said first
     bent = {"runs": {"paper protocol, plain SGD, scale mixture": run([0, 0.08, 0.1])}}
     assert "steadily" not in PD.extrapolation(bent, 600) and "600" in PD.extrapolation(bent, 600)
@@ -735,6 +842,8 @@ def test_posterior_answer_words_use_the_takeaways_statistic():
     assert PD.narrow_share(rec) == 0.002  # the runs whose widths did not learn only
     fig = PD.figure(rec)
     assert len(fig.axes) == 2 and fig.axes[0].get_title() == "layer 1 (input)"
+    fig.canvas.draw()  # tick labels are set when drawn: major ticks only on the KL axis
+    assert [t for t in fig.axes[-1].xaxis.get_minor_ticks() if t.label1.get_text()] == []
     assert any("the lines coincide" in t.get_text() for t in fig.axes[0].texts)
     rec["runs"] = {k: v for k, v in rec["runs"].items() if "Adam" in k}
     assert PD.answer_words(rec) == "" and PD.narrow_share(rec) is None and PD.answer_words(None) == ""
@@ -782,7 +891,8 @@ def test_recipe_rows_read_each_rows_recipe():
             {**_srow("bbb_gaussian", 400, [0.016]), "recipe": {**base, "samples": 1,
                                                                 "mu_init": 0.1}}]
     head, out = T.recipe_rows(_summary(rows))
-    assert [r[1] for r in out] == ["plain network", "BBB, Gaussian", "BBB, mixture"]
+    assert [r[1] for r in out] == ["plain network", "BBB, Gaussian prior",
+                                   "BBB, scale mixture prior"]  # Table 1's labels
     assert out[0][2:] == ["0.0003, constant", "20", "—", "—", "random"]
     assert out[1][4:] == ["1, ρ₀ = −6", "N(0, 1²)", "random, μ ~ U(±0.1)"]
     assert out[2][2] == "0.001 ×0.955/epoch" and out[2][4] == "2, ρ₀ = −6"
@@ -803,18 +913,31 @@ def test_predictor_summary_counts_per_recipe():
     b = {"bbb_gaussian": [run("mean_weights", 0.020, 0.016)]}
     head, rows, words = T.predictor_summary([("one", [400], lambda m, H: a.get(m, [])),
                                              ("two", [800], lambda m, H: b.get(m, []))])
-    assert rows[0][:5] + rows[0][6:] == ["one", "BBB, mixture", "2×400", "2", "1 of 2",
-                                         "1 of 2"]
+    assert rows[0][:5] + rows[0][6:] == ["one", "BBB, scale mixture prior", "2×400", "2",
+                                         "1 of 2", "1 of 2"]
     assert rows[0][5][1:] == "0.00 [−1.27, +1.27]"  # paired by run: −0.1 and +0.1 pp
     assert rows[1][5] == "−0.40 (one seed: no interval)"  # posterior mean − average, paired
-    assert rows[1][:5] == ["two", "BBB, Gaussian", "2×800", "1", "1 of 1"]
+    assert rows[1][:5] == ["two", "BBB, Gaussian prior", "2×800", "1", "1 of 1"]
     assert len(head) == len(rows[0]) == 7
     head1, rows1, _ = T.predictor_summary([("one", [400], lambda m, H: a.get(m, []))])
     assert head1 == head[1:] and rows1 == [r[1:] for r in rows[:1]]  # one recipe: no column
     assert words == ("One: validation chose the posterior mean for 1 of 2 BBB runs; on the test "
                      "set the average of 10 sampled networks had the lower error in 1 of 2. Two: "
                      "validation chose the posterior mean for 1 of 1 BBB runs; on the test set "
-                     "the average of 10 sampled networks had the lower error in 0 of 1.")
+                     "the average of 10 sampled networks had the lower error in 0 of 1. μ − "
+                     "average is negative (μ better) in 2 of the 2 rows, its interval below 0 in "
+                     "0: on test, averaging sampled networks was worse than μ.")  # −0.00 and −0.40
+    worse = {"bbb_mixture": [run("mean_weights", 0.019, 0.018), run("mean_weights", 0.0195, 0.018)]}
+    text = T.predictor_summary([("one", [400], lambda m, H: worse.get(m, []))])[2]
+    assert text.endswith("μ − average is negative (μ better) in 1 of the 1 rows, its interval "
+                         "below 0 in 0: on test, averaging sampled networks was worse than μ.")
+    line = T._predictor_takeaway([("one", [400], lambda m, H: worse.get(m, []))])
+    assert line == ("- **Averaging sampled networks was worse on test than BBB's mean network "
+                    "μ**: μ − average is −0.13 pp over the 1 rows of section 6, its "
+                    "interval below 0 in 0; validation chose μ in 2 of 2 runs, so BBB's Table 1 "
+                    "numbers are those of μ.")
+    assert "almost all" in T._predictor_takeaway([("one", [400], lambda m, H: a.get(m, []))])
+    assert T._predictor_takeaway([]) == ""
 
 
 def test_figure3_panels_hold_both_recipes_on_the_committed_results():
@@ -838,22 +961,31 @@ def test_figure3_panels_hold_both_recipes_on_the_committed_results():
     assert ("the right-hand panel draws this mass" in words) == (big >= 0.001)
 
 
-def test_fixed_sigma_rows_keep_the_paper_protocols_verdicts_labelled():
-    words, head, rows = T.fixed_sigma_rows(_planted(-0.0006), sigma=0.0067)
-    assert words.startswith("**The paper's protocol at 2×400: its declared tests, as of this "
-                            "fixed-σ protocol** (BBB with σ fixed near its start (≈ 0.007), not "
-                            "a learned posterior; section 3)")
+def test_fixed_sigma_rows_give_bbb_rows_no_verdict():
+    rec = _planted(-0.0006)
+    drop = next(r for r in rec["rows"] if r["key"] == "dropout")
+    drop["test_error"] = [x + 0.00004 * i for i, x in enumerate(drop["test_error"])]
+    words, head, rows = T.fixed_sigma_rows(rec, sigma=0.0067)
+    assert words.startswith("**The paper's protocol at 2×400: its tests.** Its BBB's σ did not "
+                            "move from its start (≈ 0.007), and a verdict counts only for a "
+                            "method that worked")
     assert head[0] == "a − b (pp)" and head[1] == "m"  # one width: said once, in the words
     assert "[interval]" in head[2] and "unadjusted" not in head[2]  # defined above it
     mix = next(r for r in rows if r[0] == "mixture − plain network")
-    assert mix[1] == "3" and mix[2].endswith(": *holds*") and mix[3] == "yes"
+    assert mix[1] == "3" and mix[3] == "yes"
+    assert mix[2].endswith("]: σ did not learn (section 3): no verdict") and "Holm" not in mix[2]
+    assert not any(w in c for r in rows if "mixture" in r[0] for c in r
+                   for w in ("*holds*", "*reversed*", "*not resolved*", "comparable"))
+    drop = next(r for r in rows if r[0] == "dropout − plain network")  # no BBB: its verdict
+    assert ", Holm p " in drop[2] and drop[2].split(": ")[-1].startswith("*")
     two = _planted(-0.0006)
     two["rows"] += [{**r, "H": 1200} for r in list(two["rows"])]
     words, head, rows = T.fixed_sigma_rows(two)
     assert head[0] == "width" and {r[0] for r in rows} == {"2×400", "2×1200"}
-    assert words.startswith("**The paper's protocol: its declared tests")
+    assert words.startswith("**The paper's protocol: its tests.**")
     assert T.fixed_sigma_rows(_planted(-0.0006, n=1))[0] == ""  # one seed: no interval
-    assert T.fixed_sigma_label() == "BBB with σ fixed near its start, not a learned posterior"
+    assert T.fixed_sigma_label() == "BBB whose σ did not move from its start: not a learned posterior"
+    assert "fixed-σ" not in words + T.fixed_sigma_label(0.0067)
 
 
 def test_choices_direction_follows_the_controls_and_the_predictor_records():
@@ -867,10 +999,12 @@ def test_choices_direction_follows_the_controls_and_the_predictor_records():
     assert text.startswith("> **Which way these choices lean.**")
     assert "the warm start favoured BBB (the warm-started mixture's mean error is below the " \
            "random-start one at every width)" in text
-    assert "picked μ, as a fixed μ would, in 1 of 2 BBB runs; in the other run it picked the " \
+    assert "picked μ in 1 of 2 BBB runs (2 under one); in the other run it picked the " \
            "average, which cost BBB 0.20 pp of test error against μ" in text
-    assert text.endswith("So neither choice made BBB look worse than it would without it, "
-                         "except in that run: a finding that BBB is not better is conservative.")
+    assert "the predictor rule (μ or the average of 10 sampled networks, whichever validation " \
+           "prefers; section 6)" in text  # defined where it is first used
+    assert text.endswith("So neither choice made BBB look worse, except in that run: a finding "
+                         "that BBB is not better is conservative.")
     cold = _with_random_start(_planted(-0.0005, n=5, continued=0.0), -0.004)
     good = [run("mean_weights", 0.019, 0.018), run("ensemble", 0.017, 0.018)]
     text = T.choices_direction(cold, [("one", [400], lambda m, H: good)])

@@ -1,7 +1,8 @@
-"""Rewrite (or check) the README's table of long runs from the results files.
+"""Rewrite (or check) the README's line on run times and docs/reading.md's table of long runs
+from the results files.
 
-    python tools/runtimes_table.py           # rewrite the block between the runtimes markers
-    python tools/runtimes_table.py --check   # exit 1 when the README differs from the results
+    python tools/runtimes_table.py           # rewrite the blocks between the runtimes markers
+    python tools/runtimes_table.py --check   # exit 1 when a block differs from the results
 
 Times, all recorded by committed code: `make notebooks` from results/runtimes.json (written by
 tools/run_notebooks.py), every training step from the wall times its own results files hold.
@@ -130,6 +131,15 @@ def lacking():
     return out
 
 
+def summary():
+    """The README's line: how long `make notebooks` takes from results/ and training everything
+    from nothing; the table with every step, its date and machines is in docs/reading.md."""
+    total, _ = notebooks_time()
+    cold = sum(s or 0 for _, s, _, counted in steps() if counted)
+    return (f"`make notebooks` takes about {duration(total)}; `make retrain` from an empty "
+            f"`results/` about {duration(cold)} ([each step](docs/reading.md#how-long-each-step-takes)).")
+
+
 def body():
     total, entries = notebooks_time()
     clean = all(e and e.get("train") is not True and e.get("checkpoints") is False
@@ -188,7 +198,9 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
-    rewrite(ROOT / "README.md", START, END, body(), "README's table of long runs",
+    rewrite(ROOT / "README.md", START, END, summary(), "README's line on run times",
+            "python tools/runtimes_table.py", check=args.check)
+    rewrite(ROOT / "docs" / "reading.md", START, END, body(), "docs/reading.md's table of long runs",
             "python tools/runtimes_table.py", check=args.check)
 
 

@@ -273,9 +273,12 @@ def plan_v1_row(H, summ, nb01, first=True, above=None):
     edges = "; ".join(f"{SHORT_LONG[r['key']]} " + ", ".join(
         dims.get(e["dim"], e["dim"]) for e in summ["searches"][str(H)][r["key"]].get("edges", []))
         for r in cells if summ["searches"][str(H)][r["key"]].get("edges"))
+    m = a["cells"]["bbb_mixture"]
+    readme = {"vs": minus_paper(m["mean"], m.get("ci"), m["published"], "mixture"),
+              "claims": ordering_claims(a["orderings"])}
     return [f"Table 1 at 2×{width}, plan v1" + (f": {methods}" if first else ""), paper, ours,
             verdict, "; ".join(parts + ([f"grid edges: {edges}"] if edges else [])),
-            f"[01]({nb01})"]
+            f"[01]({nb01})", readme]
 
 
 def rows():
@@ -323,21 +326,22 @@ def rows():
                     _stats().vs_published(ds, 0.05, unit=" pp")["verdict"]
                     + pruning_references_verdict()
                     + f"; Figure 4: {'two modes, as the paper' if two else 'not two modes everywhere'}",
-                    "Table 1's nets", "[04](notebooks/04_pruning.ipynb)"])
+                    "Table 1's nets", "[04](notebooks/04_pruning.ipynb)", pruning_readme(ds, dip)])
     reg = _load("02_regression_uncertainty/bbb_gaussian.json")
     mle = _load("02_regression_uncertainty/mle.json")
     if reg and mle and isinstance(reg["metrics"].get("std_ratio"), dict):
         b, s = reg["metrics"]["std_ratio"], mle["metrics"]["std_ratio"]
         mix = _load("02_regression_uncertainty/bbb_mixture.json")
         m = mix["metrics"]["std_ratio"] if mix else None
-        out.append(["Figure 5: predictive std away from / near the data",
+        out.append(["Figure 5: predictive sd away from the data",
                     "qualitative: BBB widens",
-                    f"std far ÷ near the data: Gaussian prior {b['mean']:.1f}"
-                    + (f", scale mixture {m['mean']:.1f}" if m else "")
-                    + f" vs standard net {s['mean']:.1f} ({len(b['per_seed'])} seeds)",
+                    f"sd away ÷ near the data: Gaussian prior {b['mean']:.1f}"
+                    + (f", mixture {m['mean']:.1f}" if m else "")
+                    + f"; standard net {s['mean']:.1f} ({len(b['per_seed'])} seeds)",
                     _regression_verdict(),
                     "noise std 0.02 (paper: \"N(0, 0.02)\")",
-                    "[02](notebooks/02_regression_uncertainty.ipynb)"])
+                    "[02](notebooks/02_regression_uncertainty.ipynb)",
+                    {"vs": "", "claims": _regression_claims()}])
     # docs/choices.md entries 6-7: the prior and KL scaling were first picked on reported seeds,
     # the keep-all arm added after seed 0's regret; the Holm t-tests were applied after the runs
     tuned = ("prior, KL scaling tuned on seeds 100–101, first picked on reported seeds; "
@@ -363,10 +367,73 @@ def rows():
                     "~5,700", f"{bbb['mean']:,.0f} ± {bbb['sd']:,.0f} ({len(bbb['final_per_seed'])} seeds)",
                     verdict,
                     departure,
-                    "[03](notebooks/03_contextual_bandit.ipynb)"])
+                    "[03](notebooks/03_contextual_bandit.ipynb)",
+                    {"vs": minus_paper(bbb["mean"], _stats().mean_ci(bbb["final_per_seed"])["ci"],
+                                       5700, fmt=_regret, unit=""),
+                     "claims": claims_cell([(f"BBB < {AGENTS[a]}", tests[a]["verdict"])
+                                            for a in AGENTS])}])
     out.append(_beyond_05())
     out.append(_beyond_06())
     return out
+
+
+# ---- the README's table: two verdict columns, each with one vocabulary. "ours − paper": our
+# mean minus the paper's value with its 95 % t-interval (numbers, no words); "claims": the
+# claims tested across seeds in helpers.stats' words (holds, reversed, not resolved; Holm)
+
+CLAIM_SHORT = {"scale mixture < Gaussian prior": "mixture < Gaussian",
+               "BBB (scale mixture) < SGD": "mixture < SGD", "dropout < SGD": "dropout < SGD",
+               "bbb_mixture < bbb_gaussian": "mixture < Gaussian",
+               "bbb_mixture < sgd": "mixture < SGD", "dropout < sgd": "dropout < SGD"}
+
+
+def _word(verdict):
+    """A claim's verdict for the README: holds, reversed or not resolved (the seeds: its row)."""
+    return "not resolved" if verdict.startswith("not resolved") else verdict
+
+
+def claims_cell(pairs):
+    """'mixture < SGD: not resolved; dropout < SGD: holds' from [(claim, verdict)]: neighbouring
+    claims with the same word together; 'all 3 not resolved' when every claim has one word."""
+    pairs = [(n, _word(v)) for n, v in pairs]
+    words = {w for _, w in pairs}
+    if len(pairs) > 2 and len(words) == 1:
+        w = words.pop()
+        return f"all {len(pairs)} {'hold' if w == 'holds' else w}"
+    groups = []
+    for name, w in pairs:
+        if groups and groups[-1][1] == w:
+            groups[-1][0].append(name)
+        else:
+            groups.append(([name], w))
+    return "; ".join(f"{', '.join(_shared_lead(n))}: {'hold' if w == 'holds' and len(n) > 1 else w}"
+                     for n, w in groups)
+
+
+def _shared_lead(names):
+    """['BBB < greedy', 'BBB < ε-greedy']: the second written 'ε-greedy' (the same lead)."""
+    lead = re.match(r"^[^<>]*[<>] ", names[0])
+    lead = lead.group(0) if lead else None
+    return [names[0]] + [n[len(lead):] if lead and n.startswith(lead) else n for n in names[1:]]
+
+
+def ordering_claims(family):
+    """The README's claims cell of one width of Table 1 (the paper's three orderings)."""
+    return claims_cell([(CLAIM_SHORT.get(k, k), c["verdict"]) for k, c in family.items()])
+
+
+def minus_paper(mean, ci, published, what="", fmt=None, unit=" pp"):
+    """'mixture +0.40 pp [+0.14, +0.66]': ours − the paper's value with its 95 % interval (error
+    rates as fractions, in pp; ``fmt`` and ``unit`` for other quantities); '' without one."""
+    if not ci:
+        return ""
+    fmt = fmt or _pp
+    lo, hi = (x - published for x in ci)
+    return (f"{what} " if what else "") + f"{fmt(mean - published)}{unit} [{fmt(lo)}, {fmt(hi)}]"
+
+
+def _regret(x):
+    return f"{x:+,.0f}".replace("-", "−")
 
 
 NAMES = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "ensemble", "ivon": "IVON",
@@ -405,6 +472,74 @@ def _plan_words(summary, names):
     return "BBB " + "; ".join(parts) + " (Holm)" + tail
 
 
+def pruning_readme(ds, dip):
+    """Table 2's README cells: ours − the paper's +0.05 pp with its interval; the declared claims
+    at 95 % removed (BBB by SNR against BBB by |μ| and the references by |w|, notebook 04), or
+    Figure 4's modes while those are pending."""
+    s = _stats().mean_ci(ds)
+    vs = minus_paper(s["mean"] / 100, s["ci"] and [x / 100 for x in s["ci"]], 0.0005)
+    v2 = _load("04_pruning/v2/summary.json")
+    names = {"bbb_magnitude": "SNR < |μ|", "sgd_magnitude": "SNR < SGD's |w|",
+             "dropout_magnitude": "SNR < dropout's |w|"}
+    if not v2 or v2["interim"]:
+        return {"vs": vs, "claims": "pending"}
+    fam = v2["families"]["error after pruning"]
+    return {"vs": vs, "claims": claims_cell([(n, fam[f"bbb_snr < {k} at 95%"]["verdict"])
+                                             for k, n in names.items()
+                                             if f"bbb_snr < {k} at 95%" in fam])}
+
+
+def _regression_claims():
+    """Notebook 02's declared tests, counted: 'of 24: 3 hold, 2 reversed, 19 not resolved'."""
+    v = _load("02_regression_uncertainty/verdicts.json")
+    if not v:
+        return "pending"
+    _stats()
+    from helpers.regression import tally
+    counts = tally(v)
+    n = sum(t["claims"] for t in counts.values())
+    held = sum(len(t["holds"]) for t in counts.values())
+    rev = sum(len(t["reversed"]) for t in counts.values())
+    return (f"BBB < 3 rivals (NLL, coverage): {held} of {n} hold, {rev} reversed, "
+            f"{n - held - rev} not resolved")
+
+
+PLAN_SHORT = {"test NLL": ("NLL", "below"), "OOD AUROC (entropy)": ("AUROC", "above"),
+              "test ECE": ("ECE", "below")}
+
+
+def plan_claims(summary, families=None):
+    """A finished plan's README cell (notebooks 05, 06): per family, BBB against the rivals
+    whose claim was resolved, grouped by word ('AUROC: BBB > MAP holds, > MC dropout
+    reversed'), and how many are not resolved; a fit worse than its own MAP network gets no
+    verdict (helpers.alternatives_report.failed_fits)."""
+    sys.path.insert(0, str(ROOT))
+    from helpers.alternatives_report import failed_fits
+    failed = set(failed_fits(summary))
+    parts, rest = [], 0
+    for family, claims in summary["families"].items():
+        if families and family not in families:
+            continue
+        metric, side = PLAN_SHORT.get(family, (family, "above"))
+        by = {}
+        for claim, c in claims.items():
+            lhs, tail = claim.split(" < ")
+            rival = tail.split(" on ")[0] if lhs == "bbb" else lhs
+            if rival in failed:
+                continue
+            if c["verdict"].startswith("not resolved"):
+                rest += 1
+                continue
+            by.setdefault(c["verdict"], []).append(NAMES.get(rival, rival))
+        op = ">" if side == "above" else "<"
+        words = [f"{op} {', '.join(r)} {'hold' if w == 'holds' and len(r) > 1 else w}"
+                 for w, r in by.items()]
+        if words:
+            parts.append(f"{metric}: BBB " + ", ".join(words))
+    cell = "; ".join(parts) + (f"; {rest} not resolved" if rest else "")
+    return cell + (f"; {len(failed)} Laplace fits failed (NLL above MAP's): no verdict"
+                   if failed else "")
+
 def _best(summary, metric, better):
     """(method, entry) of the best rival of BBB on ``metric`` (full test sets)."""
     t = {m: x["full"][metric] for m, x in summary["table"].items()
@@ -435,7 +570,7 @@ def _beyond_05():
         return [label, "—", f"{a['mean']:.3f} ± {a['sd']:.3f} vs {NAMES[m]} {b['mean']:.3f} ± "
                 f"{b['sd']:.3f} ({len(a['seeds'])} seeds)",
                 _plan_words(v2, NAMES), PLAN_V3_PROTOCOL,
-                "[05](notebooks/05_uncertainty.ipynb)"]
+                "[05](notebooks/05_uncertainty.ipynb)", {"vs": "", "claims": plan_claims(v2)}]
     recs = {k: _load(f"05_uncertainty/{k}_mnist.json")
             for k in ("bbb", "mc_dropout", "ensemble", "deterministic")}
     if not all(recs.values()):
@@ -465,7 +600,8 @@ def _beyond_06():
                 f"{NAMES[ma]} {ba['mean']:.3f} ({n} seeds)",
                 _plan_words(v3, NAMES),
                 "as above" if v2_done() else PLAN_V3_PROTOCOL,
-                "[06](notebooks/06_alternatives.ipynb)"]
+                "[06](notebooks/06_alternatives.ipynb)",
+                {"vs": "", "claims": plan_claims(v3, ("test NLL",))}]
     alt = _load("06_alternatives/summary.json")
     if not alt:
         return _pending("Beyond: BBB vs IVON, Laplace, ensembles", "—",
@@ -526,7 +662,10 @@ def figure3_row(nb01):
     seed = runs["sgd"]["config"]["seed"]
     return [[f"Figure 3: weights, 2×{H}, seed {seed}", "BBB widest",
              "beyond ±0.1: " + " / ".join(f"{far[k]:.2f}" for k in SHORT_LONG) + "%", verdict,
-             "the paper's protocol; 1 net each, no test", f"[01]({nb01})"]]
+             "the paper's protocol; 1 net each, no test", f"[01]({nb01})",
+             {"vs": "tails wider than SGD's, dropout's: "
+              + (", ".join(named[k] for k in wide) or "neither prior"),
+              "claims": "1 net each: no test"}]]
 
 
 def paper_protocol_rows(nb01):
@@ -544,18 +683,23 @@ def paper_protocol_rows(nb01):
         paper = " / ".join(f"{100 * PAPER[k][H]:.2f}" for k in PAPER) + "%"
         want = len(plan["settings"]["seeds"][str(H)])
         done = {k: r for k, r in ((r["key"], r) for r in cells) if r["test_error"]}
+        readme = {"vs": "", "claims": "pending"}
         if not done:
             ours, verdict = f"0 of {want} seed{'s' if want > 1 else ''} done", "pending"
         else:
             ours = " / ".join(f"{100 * sum(done[k]['test_error']) / len(done[k]['test_error']):.2f}"
                               if k in done else "—" for k in PAPER) + "%"
             n = sorted({len(r["test_error"]) for r in done.values()})
-            ours += f" ({'–'.join(map(str, n))} of {want} seeds)"
+            ours += f" ({'–'.join(map(str, n))} of {want} seed{'s' if want > 1 else ''})"
             cell = summ["analysis"]["cells"].get(f"bbb_mixture_h{H}")
             verdict = "mixture: " + cell_words(cell)  # the interval, whatever the word
             fam = summ["analysis"]["orderings"].get(str(H))
             if fam:
                 verdict += f"; orderings: {verdict_orderings(fam)}"
+            one = max(n) < 2  # one seed: an illustration, no interval and no test
+            readme = {"vs": "1 seed: illustration only" if one else
+                      minus_paper(cell["mean"], cell["ci"], cell["published"], "mixture"),
+                      "claims": "no test at 1 seed" if one or not fam else fixed_sigma_claims(fam)}
         st = plan["settings"]
         searched = (f"{st['trials']} trials/method of {st['screen_epochs']}–"
                     f"{st['continue_epochs']} epochs on validation")
@@ -566,8 +710,18 @@ def paper_protocol_rows(nb01):
                     ("as above; " if out else "plain SGD, summed cost, random start, "
                      f"{st['final_epochs']} epochs; ") + searched
                     + ("" if out else "; 1 weight sample"),
-                    f"[01]({nb01})"])
+                    f"[01]({nb01})", readme])
     return out
+
+
+def fixed_sigma_claims(family):
+    """The README's claims cell of the paper's protocol as run so far: σ did not learn there
+    (notebook 01, section 3), so a claim about BBB counts for nothing (a method's verdict counts
+    only if the method worked): 'BBB claims: no verdict (σ did not learn); dropout < SGD: holds'."""
+    keep = {k: c for k, c in family.items() if "bbb" not in k.lower() and "mixture" not in k.lower()
+            and "gaussian" not in k.lower()}
+    cell = "BBB claims: no verdict (σ did not learn)"
+    return cell + ("; " + ordering_claims(keep) if keep else "")
 
 
 FIGURE2_WIDTH = 1200  # the paper's Figure 2: 2x1200 networks over 600 epochs
@@ -588,7 +742,7 @@ def table(full_rows=None):
               "notebook"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += [NB_LINK.sub(r"[\1][nb\1]", "| " + " | ".join(r) + " |")
-              for r in (full_rows if full_rows is not None else rows())]
+              for r in ((r[:6]) for r in (full_rows if full_rows is not None else rows()))]
     return "\n".join(lines + [""] + link_definitions(prefix="../"))
 
 
@@ -607,26 +761,35 @@ def short_verdict(verdict):
     return verdict if len(verdict) <= SHORT_VERDICT else verdict.split("; ")[0]
 
 
-README_LABELS = ((", plan v1", ", Adam and warm start"),)  # docs/reading.md explains the plans
+README_LABELS = ((", plan v1", ", Adam + warm start"),)  # docs/reading.md explains the plans
+# rows only docs/reading.md shows (the README's length budget): the middle width of Table 1's
+# modern recipe (3 seeds), the bandit's keep-all arm (added after seed 0, docs/choices.md) and
+# Figure 3 (one network per method, no test)
+README_SKIP = ("Table 1 at 2×800,", "buffer: keep all", "Figure 3:")
 
 
 def glance_table(full_rows=None):
-    """The README's table: experiment (with its notebook), paper, ours, a short verdict."""
-    header = ["experiment", "paper", "ours (mean ± sd, n)", "verdict"]
+    """The README's table: experiment (with its notebook), paper, ours, ours − paper with its
+    95 % interval, and the claims tested across seeds in helpers.stats' words."""
+    header = ["experiment", "paper", "ours (mean ± sd, n)", "ours − paper [95% interval]",
+              "claims (Holm)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     full_rows = full_rows if full_rows is not None else rows()
     # the reproduction (the paper's protocol) first, then the modern recipe, then the rest
     order = sorted(range(len(full_rows)), key=lambda i: (
         0 if "the paper's protocol" in full_rows[i][0] else
         1 if full_rows[i][0].startswith("Table 1 at") else 2, i))
-    for r in (full_rows[i] for i in order):
+    for r in (full_rows[i] for i in order if not any(s in full_rows[i][0] for s in README_SKIP)):
         link = NB_LINK.sub(r"[\1][nb\1]", r[5])
         label = r[0].split(": SGD / ")[0]  # the README's intro names Table 1's column order
         for old, new in README_LABELS:
             label = label.replace(old, new)
         ours = re.sub(r" \((\d+(?:–\d+)? seeds);[^)]*\)", r" (\1)", r[2])  # spreads: reading.md
-        lines.append("| " + " | ".join([f"{label} {link}", r[1], ours, short_verdict(r[3])])
-                     + " |")
+        if label.startswith("Table 2"):  # the dip's reading: docs/reading.md
+            ours = "; ".join(ours.split("; ")[:2])
+        cells = r[6] if len(r) > 6 else {"vs": "", "claims": short_verdict(r[3])}
+        row = [f"{label} {link}", r[1], ours, cells["vs"] or "—", cells["claims"] or "—"]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
     return "\n".join(lines + [""] + link_definitions())
 
 
@@ -638,24 +801,43 @@ def _interval(ci):
     return f"[{_pp(ci[0])}, {_pp(ci[1])}] pp"
 
 
+def _seeds(n):
+    return f"{n} seed{'s' if n != 1 else ''}"
+
+
 def found_paper_protocol():
-    """Table 1 trained as the paper says: the widths never train, so not yet an answer."""
+    """Table 1 trained as the paper describes (version 1 of that protocol: what results/ hold
+    now): the scale mixture's error, the ordering of the two priors, and the widths that did not
+    train (posterior_diagnostics.json)."""
     s = _load("01_mnist_classification/paper_protocol/summary.json")
+    plan = _load("01_mnist_classification/paper_protocol/plan.json")
     sys.path.insert(0, str(ROOT))
     from helpers.posterior_diagnostics import widths_phrase  # the project's one statistic
     phrase = widths_phrase(_load("01_mnist_classification/posterior_diagnostics.json"))
-    if not s or "bbb_mixture_h400" not in s["analysis"]["cells"] or not phrase:
+    if not s or not plan or "bbb_mixture_h400" not in s["analysis"]["cells"] or not phrase:
         return None
-    c = s["analysis"]["cells"]["bbb_mixture_h400"]
-    return (f"Trained exactly as the paper describes (plain SGD on the summed cost, 600 epochs, "
-            f"ρ₀ = −5), it errs on {100 * c['mean']:.2f}% ({c['n']} seeds), but its weight "
-            f"widths barely moved in a shorter rerun ({phrase}): these runs test BBB with "
-            "near-fixed widths, not the method the paper describes.")
+    from helpers.paper_protocol import PAPER_TABLE1 as PAPER
+    cells = s["analysis"]["cells"]
+    c, g = cells["bbb_mixture_h400"], cells.get("bbb_gaussian_h400")
+    rho0 = f"{plan['fixed']['rho_init']:g}".replace("-", "−")
+    text = ("**Table 1, the paper's protocol.** Trained as the paper describes, with our fill-ins "
+            f"where it is silent (ρ₀ = {rho0}, one learning rate for μ and ρ), the 2×400 scale "
+            f"mixture errs on {100 * c['mean']:.2f}% ({_seeds(c['n'])}; paper "
+            f"{100 * c['published']:.2f}%)")
+    order = (s["analysis"]["orderings"].get("400") or {}).get("scale mixture < Gaussian prior")
+    if g and order and order["t_test"].get("ci"):
+        paper_d = PAPER["bbb_mixture"][400] - PAPER["bbb_gaussian"][400]
+        t = order["t_test"]
+        text += (f" and the Gaussian prior on {100 * g['mean']:.2f}%: mixture − Gaussian "
+                 f"{_pp(t['mean_diff'])} pp {_interval(t['ci'])[:-3]} (paper {_pp(paper_d)} pp)")
+    return text + (f". But σ barely moved in a shorter rerun ({phrase}): these runs test BBB "
+                   "with σ stuck near its start, so they give no verdict on BBB; runs in which "
+                   "σ can learn come next.")
 
 
 def found_modern_recipe():
-    """Table 1's answer today: plan v1's Adam recipe with a warm start, against SGD and its
-    control."""
+    """Table 1's answer today: plan v1's Adam recipe with a warm start, against SGD (its
+    unadjusted interval and its verdict after Holm) and against its control."""
     s = _load("01_mnist_classification/plan_v1/summary.json")
     if not s or (s["analysis"].get("400") or {}).get("status") != "done":
         return None
@@ -668,36 +850,91 @@ def found_modern_recipe():
     paper_d = PAPER_TABLE1["bbb_mixture"][400] - PAPER_TABLE1["sgd"][400]
     inside = sgd["ci"][0] <= paper_d <= sgd["ci"][1]
     gain = max(0.0, -sgd["ci"][0])
-    text = (f"On MNIST, BBB's gain over plain SGD is at most about {100 * gain:.1f} percentage "
-            f"points (pp), {'as' if inside else 'not'} the paper's {abs(100 * paper_d):.2f} pp: "
-            f"with Adam and a warm start (means started at a trained SGD network), "
-            f"the scale-mixture 2×400 network errs on "
-            f"{100 * c['mean']:.2f} ± {100 * c['sd']:.2f}% of test images ({c['n']} seeds; paper "
+    text = (f"**Table 1, a modern recipe.** BBB's gain over plain SGD is at most "
+            f"about {100 * gain:.1f} pp, {'as' if inside else 'not'} the paper's "
+            f"{abs(100 * paper_d):.2f} pp. With Adam and a warm start (means started at a "
+            f"trained SGD network) the 2×400 scale mixture errs on "
+            f"{100 * c['mean']:.2f} ± {100 * c['sd']:.2f}% ({c['n']} seeds; paper "
             f"{100 * c['published']:.2f}%), {abs(100 * sgd['mean_diff']):.2f} pp "
-            f"{'below' if sgd['mean_diff'] < 0 else 'above'} SGD (95% interval "
-            f"{_interval(sgd['ci'])}; {order['verdict']} after Holm's correction)")
+            f"{'below' if sgd['mean_diff'] < 0 else 'above'} SGD: unadjusted 95% interval "
+            f"{_interval(sgd['ci'])}; {order['verdict']} after Holm's correction over "
+            f"Table 1's {order['family_size']} claims at this width")
     if ctl:
         t = ctl["t_test"]
-        text += (f", and no better than SGD trained for as many epochs ({_pp(t['mean_diff'])} pp, "
-                 f"{_interval(t['ci'])})")
+        text += (f". It is no better than that SGD network given as many more epochs "
+                 f"({_pp(t['mean_diff'])} pp {_interval(t['ci'])[:-3]})")
     return text + "."
+
+
+def _mcnemar_all(rec, H, ranking="SNR"):
+    """The fractions removed at which McNemar's test (per network, uncorrected) favours
+    ``ranking`` on every network of width ``H``, and how many networks that is."""
+    from helpers import pruning
+    nets = sum(m["H"] == H for m in rec["metrics"]["models"])
+    _, by = pruning.mcnemar_counts(rec, H)
+    fs = sorted({f for _, f in by.get(ranking, [])}, key=int)
+    return [f for f in fs if sum(g == f for _, g in by[ranking]) == nets], nets
 
 
 def found_pruning():
     prune = _load("04_pruning/snr.json")
     if not (prune and "models" in prune["metrics"]):
         return None
-    import statistics
     models = prune["metrics"]["models"]
     H = models[0]["H"]
     ds = [100 * (m["error_at"]["snr"]["95"] - m["error_at"]["snr"]["0"]) for m in models
           if m["H"] == H]
-    ci = _stats().mean_ci(ds)["ci"] if len(ds) > 1 else None
-    span = f" (95% interval {ci[0]:+.2f} to {ci[1]:+.2f} pp)" if ci else ""
-    return (f"Removing the 95% of a 2×{H} BBB network's weights with the lowest signal-to-noise "
-            f"ratio changes its test error by {statistics.fmean(ds):+.2f} pp{span}, {len(ds)} "
-            "networks; the paper's +0.05 pp lies inside: consistent with its Table 2."
-            ).replace("+-", "−").replace(" -", " −")
+    ci = _stats().mean_ci(ds)
+    span = f" [{ci['ci'][0]:+.2f}, {ci['ci'][1]:+.2f}]" if ci["ci"] else ""
+    text = (f"**Table 2, Figure 4: pruning.** Removing the 95% of a 2×{H} network's weights "
+            "with the lowest signal-to-noise ratio (SNR = |μ|/σ) changes its test error by "
+            f"{ci['mean']:+.2f} pp{span} ({len(ds)} networks; paper +0.05 pp)")
+    v2 = _load("04_pruning/v2/summary.json")
+    r = v2 and not v2["interim"] and v2["families"]["error after pruning"].get(
+        "bbb_snr < bbb_magnitude at 95%")
+    if r and r["verdict"].startswith("not resolved"):
+        t = r["t_test"]
+        text += (f". But ranking by |μ| alone does as well (SNR − |μ| {_pp(t['mean_diff'])} "
+                 f"pp {_interval(t['ci'])[:-3]}, {r['verdict']}): at this "
+                 "width σ adds nothing measurable")
+        other = [w for w in dict.fromkeys(m["H"] for m in models) if w != H]
+        for W in other:
+            fs, nets = _mcnemar_all(prune, W)
+            if fs:
+                text += (f". At 2×{W}, SNR leaves fewer errors than |μ| at "
+                         f"{'–'.join(dict.fromkeys([fs[0], fs[-1]]))}% removed on each of its "
+                         f"{nets} networks (per-network McNemar tests, exploratory)")
+    return text.replace(" -", " −").replace("[-", "[−") + "."
+
+
+def found_regression():
+    """Figure 5: how much BBB's band widens away from the data and what it covers there, per
+    prior, and the declared tests' tally (notebook 02)."""
+    files = {k: _load(f"02_regression_uncertainty/{k}.json")
+             for k in ("bbb_gaussian", "bbb_mixture", "mle")}
+    v = _load("02_regression_uncertainty/verdicts.json")
+    if not all(files.values()) or not v:
+        return None
+    import inspect
+    _stats()
+    from helpers.regression import fit_method, tally
+    sigma = inspect.signature(fit_method).parameters["prior_sigma"].default
+    g, m, s = (files[k]["metrics"] for k in ("bbb_gaussian", "bbb_mixture", "mle"))
+    cov = g["coverage90_out"]["per_seed"]
+    counts = tally(v)
+    n = sum(t["claims"] for t in counts.values())
+    held = sum(len(t["holds"]) for t in counts.values())
+    rev = sum(len(t["reversed"]) for t in counts.values())
+    return (f"**Figure 5: regression.** With a N(0, {sigma:g}) prior, BBB's predictive sd is "
+            f"{g['std_ratio']['mean']:.1f} times larger away from the data than near it (a "
+            f"standard network's: {s['std_ratio']['mean']:.1f}), and its 90% band covers "
+            f"{100 * g['coverage90_out']['mean']:.0f}% of fresh points there (per seed "
+            f"{100 * min(cov):.0f}–{100 * max(cov):.0f}%). With the scale-mixture prior the ratio "
+            f"is {m['std_ratio']['mean']:.1f} and the band covers "
+            f"{100 * m['coverage90_out']['mean']:.0f}%. Of {n} declared tests of BBB against a "
+            "standard network, MC dropout and a deep ensemble (NLL and coverage, near and away "
+            f"from the data), {held} hold, {rev} are reversed and {n - held - rev} are not "
+            f"resolved at {_seeds(len(g['std_ratio']['per_seed']))}.")
 
 
 def found_bandit():
@@ -710,12 +947,14 @@ def found_bandit():
     holds = [AGENTS[a] for a in AGENTS if tests[a]["verdict"] == "holds"]
     n = len(bbb["final_per_seed"])
     wins = sum(g < b for g, b in zip(greedy["final_per_seed"], bbb["final_per_seed"]))
-    text = (f"On the mushroom bandit, with the paper's buffer, BBB's regret after 50,000 steps is "
+    text = (f"**Figure 6: a bandit.** On the mushroom task, with the paper's buffer (the last "
+            f"4,096 tuples), BBB's regret after 50,000 steps is "
             f"{bbb['mean']:,.0f} ± {bbb['sd']:,.0f} ({n} seeds; paper about 5,700)"
-            + (f", lower than {' and '.join(holds)} (Holm)" if holds else ""))
+            + (f", lower than {' and '.join(holds)} ({'both hold' if len(holds) == 2 else 'holds'})"
+               if holds else ""))
     if wins:
-        text += (f"; but plain greedy has the lower regret on {wins} of {n} seeds (median "
-                 f"{greedy['median']:,.0f} against BBB's {bbb['median']:,.0f}), and BBB's lower "
+        text += (f". But plain greedy has the lower regret on {wins} of {n} seeds (median "
+                 f"{greedy['median']:,.0f} against BBB's {bbb['median']:,.0f}); BBB's lower "
                  f"mean comes from greedy's worst seed ({max(greedy['final_per_seed']):,.0f})")
     return text + "."
 
@@ -727,17 +966,16 @@ def found_beyond():
     a = v2["table"]["bbb"]["full"]["auroc_entropy"]
     m, b = _best(v2, "auroc_entropy", max)
     base = v2["table"].get("map", {}).get("full", {}).get("auroc_entropy")
-    return (f"Beyond the paper, BBB tells unfamiliar images (Fashion-MNIST) from MNIST with an "
-            f"AUROC of {a['mean']:.3f} ± {a['sd']:.3f} ({len(a['seeds'])} seeds)"
-            + (f", above a single network's (MAP with weight decay) {base['mean']:.3f}"
-               if base else "")
+    return (f"**Beyond the paper.** BBB tells unfamiliar images (Fashion-MNIST) from MNIST with "
+            f"an AUROC of {a['mean']:.3f} ± {a['sd']:.3f} ({len(a['seeds'])} seeds)"
+            + (f", above a single network's (MAP) {base['mean']:.3f}" if base else "")
             + f" but below {NAMES[m]}'s {b['mean']:.3f} ± {b['sd']:.3f}.")
 
 
 def found():
     """The README's "What we found": one plain sentence per experiment, from results/."""
     parts = [f() for f in (found_modern_recipe, found_paper_protocol, found_pruning,
-                           found_bandit, found_beyond)]
+                           found_regression, found_bandit, found_beyond)]
     return "\n".join(f"{i}. {p}" for i, p in enumerate([p for p in parts if p], 1))
 
 
