@@ -660,6 +660,15 @@ def tally(verdicts_rec):
             for family, claims in verdicts_rec["metrics"].items()}
 
 
+def holm_t_needed(n, claims, alpha=ALPHA):
+    """(|t|, factor): the |t| of a paired t-test at ``n`` seeds whose two-sided p passes Holm's
+    first step, alpha / ``claims``, and that |t| over the 95 % interval's t quantile: how many
+    times the half-width of the unadjusted 95 % interval the mean difference must reach."""
+    from scipy import stats as st
+    t = float(st.t.ppf(1 - alpha / claims / 2, n - 1))
+    return t, t / float(st.t.ppf(0.975, n - 1))
+
+
 def _sign_floor(n):
     """The smallest two-sided p of the exact sign test at n seeds (a win on every seed)."""
     from .stats import sign_test
@@ -803,6 +812,13 @@ def what_it_shows(verdicts_rec):
                        f"{alpha:g}/{fam} = {alpha / fam:.4f}. So these claims stay not resolved.")
     floor, alpha = _sign_floor(n), next(iter(next(iter(
         verdicts_rec["metrics"].values())).values()))["alpha"]
+    if n > 1:
+        t_need, factor = holm_t_needed(n, max(t["claims"] for t in tally(verdicts_rec).values()),
+                                       alpha)
+        out.append(f"- What a verdict needs here: with {n} seeds, the smallest p passes Holm only "
+                   f"with |t| > {t_need:.1f} (df {n - 1}), that is when the mean difference is at "
+                   f"least {factor:.1f} times the half-width of its unadjusted 95 % interval; "
+                   "each further claim needs a little less.")
     out.append(f"- At {_n_seeds(n)} the exact sign test cannot go below p = {floor:.4f}, even "
                "when BBB is lower on every seed"
                + (f", so alone it could never reach α = {alpha:g}" if floor > alpha else "")
@@ -899,8 +915,8 @@ def figure5_text(per_seed, seed, scatter, bbb="bbb_gaussian", rival="mle"):
 def widening_text(summary):
     """Return section 4's reading of the std ratio table (Markdown bullets): on how many seeds
     each method that averages over networks widens its band away from the data (std ratio above
-    1), their mean std ratios (largest first), and whether the standard network's band keeps a
-    constant width. ``summary``: {method: {score: {per_seed, mean, sd}}}."""
+    1), and whether the standard network's band keeps a constant width (the means are in the
+    table). ``summary``: {method: {score: {per_seed, mean, sd}}}."""
     ratio = {m: s["std_ratio"] for m, s in summary.items()}
     n = len(next(iter(ratio.values()))["per_seed"])
     wide = {m: sum(v > 1 + TIE for v in e["per_seed"]) for m, e in ratio.items()}
@@ -919,11 +935,6 @@ def widening_text(summary):
         out.append("- The std ratio is above 1 (a wider band away from the data) on "
                    + "; on ".join(f"{k} of {n} seeds for {_list_words(ms)}"
                                   for k, ms in sorted(groups.items(), reverse=True)) + ".")
-    if averaging:
-        means = _list_words(f"{_ratio(ratio[m]['mean'])} for {NAMES[m]}" for m in averaging)
-        same = len({_ratio(ratio[m]["mean"]) for m in averaging}) == 1
-        out.append(f"- {'All have' if same else 'The mean std ratio differs between them'}"
-                   f"{' the same mean std ratio' if same else ''}: {means}.")
     if "mle" in ratio:
         if all(abs(v - 1) <= TIE for v in ratio["mle"]["per_seed"]):
             out.append("- The band of the standard network keeps the same width on every seed "
@@ -1238,36 +1249,74 @@ def _effects(verdicts_rec, verdict):
     return out
 
 
+PAPER_PRIOR = {"bbb_mixture": ", the prior the paper favours for MNIST (its Figure 5 names no "
+                              "prior)"}  # said once, in the answer
+FAR_LESS = 0.5  # the answer says "far less" for a BBB whose std ratio is below this share of the other's
+
+
+def _other_bbb_words(summary, best, other):
+    """(sentence, rivals named) of the answer on the BBB variant whose band widens less: its std
+    ratio (and on how many seeds it is above 1 when not on all), the rivals whose ratio is
+    higher, with theirs, and its coverage."""
+    r, c = summary[other]["std_ratio"], summary[other]["coverage90_out"]
+    n, wide = len(r["per_seed"]), sum(v > 1 + TIE for v in r["per_seed"])
+    higher = [m for m in summary if m not in BBB + ("mle",)
+              and summary[m]["std_ratio"]["mean"] > r["mean"]]
+    words = f"{_cap(NAMES[other])} has a std ratio of {_ratio(r['mean'])}"
+    if wide < n:
+        words += f" (above 1 on {wide} of {n} seeds)"
+    if higher:
+        words += ", below " + _list_words(
+            f"{NAMES[m]}'s ({_ratio(summary[m]['std_ratio']['mean'])})" for m in higher)
+    return words + f", and its central 90 % interval covers {c['mean']:.3f} there", higher
+
+
 def answer_text(summary, verdicts_rec=None):
     """Return notebook 02's answer (Markdown, two bullets), from the stored summary and
     verdicts: the BBB variant whose band widens most away from the data, its mean std ratio with
-    the per-seed range, and the coverage of its central 90 % interval there, beside the standard
-    network and the other methods; then the declared tests' count, each claim that holds or is
-    reversed given as a difference with its 95 % interval. The wording follows the numbers."""
+    the per-seed range, and the coverage of its central 90 % interval there (mean, per-seed
+    range, how many seeds lie near the target); the other BBB variant's std ratio beside the
+    rivals' and its coverage; the standard network and the other methods; then the declared
+    tests' count, each claim that holds or is reversed given as a difference with its 95 %
+    interval. The wording follows the numbers."""
     ratio = {m: s["std_ratio"] for m, s in summary.items()}
     cov = {m: s["coverage90_out"] for m, s in summary.items()}
     best = max((b for b in BBB if b in summary), key=lambda b: ratio[b]["mean"])
+    other = next((b for b in BBB if b in summary and b != best), None)
     per, c = ratio[best]["per_seed"], cov[best]
     n, wide = len(per), sum(v > 1 + TIE for v in per)
     lead = "Yes" if wide == n else f"On {wide} of {n} seeds" if wide else "No"
-    first = (f"- **{lead}, for {NAMES[best]}.** Away from the data ({_x_range('out')}) its "
-             f"predictive standard deviation is {_ratio(ratio[best]['mean'])} times that in the "
+    head = f"{lead}, for {NAMES[best]}{PAPER_PRIOR.get(best, '')}"
+    if other and ratio[other]["mean"] < ratio[best]["mean"] and wide:
+        far = ratio[other]["mean"] < FAR_LESS * ratio[best]["mean"]
+        head += f"; {'far ' if far else ''}less for {NAMES[other]}{PAPER_PRIOR.get(other, '')}"
+    first = (f"- **{head}.** Away from the data ({_x_range('out')}) the predictive standard "
+             f"deviation of {NAMES[best]} is {_ratio(ratio[best]['mean'])} times that in the "
              f"training range (the *std ratio*, mean over {_n_seeds(n)}; {_ratio(min(per))} to "
-             f"{_ratio(max(per))} per seed), and its central 90 % interval holds "
-             f"{c['mean']:.3f} of fresh draws from the generator there (target 0.90; "
-             f"{min(c['per_seed']):.3f} to {max(c['per_seed']):.3f} per seed)")
+             f"{_ratio(max(per))} per seed), and its central 90 % interval covers "
+             f"{c['mean']:.3f} of fresh draws from the generator there on average (target 0.90), "
+             f"but {min(c['per_seed']):.3f} to {max(c['per_seed']):.3f} per seed: "
+             f"{_seeds_within(c['per_seed'], 0.9)}")
+    named = []
+    if other:
+        words, named = _other_bbb_words(summary, best, other)
+        first += ". " + words
     if "mle" in summary:
         first += (f". A standard network's band keeps "
                   + ("one width" if abs(ratio["mle"]["mean"] - 1) <= TIE else "almost one width")
-                  + f" (std ratio {_ratio(ratio['mle']['mean'])}) and holds "
+                  + f" (std ratio {_ratio(ratio['mle']['mean'])}) and covers "
                   f"{cov['mle']['mean']:.3f}")
-    others = [m for m in summary if m not in (best, "mle")]
+    others = [m for m in summary if m not in BBB + ("mle",)]
     if others:
         less = all(ratio[m]["mean"] < ratio[best]["mean"] for m in others)
-        first += (f". {_cap(_list_words(NAMES[m] for m in others))} have std ratios "
-                  + ", ".join(_ratio(ratio[m]["mean"]) for m in others)
-                  + (", all lower," if less else "") + " and hold "
-                  + ", ".join(f"{cov[m]['mean']:.3f}" for m in others))
+        first += (f". {_cap(_list_words(NAMES[m] for m in others))} "
+                  + ("" if set(others) <= set(named) else
+                     ("has a std ratio of " if len(others) == 1 else "have std ratios ")
+                     + ", ".join(_ratio(ratio[m]["mean"]) for m in others)
+                     + (f", {'all ' if len(others) > 1 else ''}lower than {NAMES[best]}'s,"
+                        if less else "") + " and ")
+                  + f"cover{'s' if len(others) == 1 else ''} "
+                  + _list_words(f"{cov[m]['mean']:.3f}" for m in others))
     out = [first + "."]
     if verdicts_rec:
         t = tally(verdicts_rec)
@@ -1297,4 +1346,54 @@ def answer(profile_name="default", noise_std=0.02):
                 f"`{profile_name}`, which this run's results folder does not hold (a run in "
                 "another profile writes its own; the committed notebook shows the answer). "
                 f"`make notebooks ONLY=02 PROFILE={profile_name} TRAIN=1` trains them.*")
-    return answer_text(rec["summary"], load_verdicts())
+    x = plot_grid()
+    left = left_strip_text(rec["metrics"]["curves"], x, truth(x, noise_std), rec["seed"][0],
+                           short=True)
+    text = answer_text(rec["summary"], load_verdicts())
+    first, rest = (text.split("\n", 1) + [""])[:2]
+    return "\n".join(t for t in (first, left, rest) if t)
+
+
+
+def left_strip(curves, x_grid, true_mean, method="bbb_gaussian"):
+    """(std ratio, points outside, points): on the strip left of the data, x in [GRID[0], 0),
+    which the declared scores leave out, the mean predictive std of ``method`` (its stored
+    curves) over that in the training range, and at how many of the strip's grid points the
+    truth lies outside the 5-95 % band."""
+    c = curves[method]
+    xs = x_grid.squeeze(1)
+    sd = (torch.tensor(c["epistemic_var"]) + c["sigma"] ** 2).sqrt()
+    left, inside = xs < REGIONS["in"][0], (xs >= REGIONS["in"][0]) & (xs <= REGIONS["in"][1])
+    lo, hi = torch.tensor(c["quantiles"]["0.05"]), torch.tensor(c["quantiles"]["0.95"])
+    t = torch.as_tensor(true_mean).reshape(-1)
+    return ((sd[left].mean() / sd[inside].mean()).item(),
+            int(((t < lo) | (t > hi))[left].sum()), int(left.sum()))
+
+
+def left_strip_text(curves, x_grid, true_mean, seed, method="bbb_gaussian", short=False):
+    """Return one Markdown bullet on the strip left of the data (``left_strip``) for ``method``
+    on ``seed``; ``short``: the answer's version, pointing to Figure 5."""
+    ratio, k, n = left_strip(curves, x_grid, true_mean, method)
+    strip = f"$x\\in[{GRID[0]:g}, 0)$"
+    if short:
+        return (f"- **Left of the data** ({strip}, which the declared scores leave out) the band "
+                f"of {NAMES[method]} is {_ratio(ratio)} times as wide as in the training "
+                f"range on seed {seed}, and "
+                + (f"misses the truth at {k} of the strip's {n} grid points" if k else
+                   f"covers the truth at all {n} of the strip's grid points")
+                + " (Figure 5, section 3).")
+    lo_x, hi_x = REGIONS["out"]
+    where = (f"the truth lies outside its 5–95 % band at {k} of {n} grid points there" if k else
+             f"the truth stays inside its 5–95 % band at all {n} grid points there")
+    return (f"- **Left of the data** ({strip}, unseen as well, but not scored in section 6, "
+            f"whose plan scores only $[{lo_x:g}, {hi_x:g}]$) the band of {NAMES[method]} on "
+            f"seed {seed} is {_ratio(ratio)} times as wide as in the training range (mean "
+            f"predictive std), and {where}. This is one seed's picture, not a tested result.")
+
+
+def training_time(rec):
+    """How long the stored fits took to train, in words ('42 min', '35 s'): their ``wall_s``."""
+    wall = rec.get("wall_s")
+    if wall is None:
+        return "an unrecorded time"
+    return f"{wall:.0f} s" if wall < 90 else f"{wall / 60:.0f} min"

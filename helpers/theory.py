@@ -7,19 +7,27 @@ OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7")
 
 
 def gradient_histograms(per_draw, exact, shown):
-    """Histograms of single-draw gradients ({name: tensor}), their mean over all draws and the
-    exact values ({name: float}); the first ``shown`` draws are drawn."""
+    """Histograms of single-draw gradients ({name: tensor}), their mean over all draws (a marker
+    above the histogram) and the exact values ({name: float}, a dashed line), both values
+    printed in the panel; the first ``shown`` draws are drawn."""
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(per_draw), figsize=(5 * len(per_draw), 3.2),
+    fig, axes = plt.subplots(1, len(per_draw), figsize=(5 * len(per_draw), 3.8),
                              constrained_layout=True, squeeze=False)
     for ax, (name, per) in zip(axes[0], per_draw.items()):
-        ax.hist(per[:shown].numpy(), bins=60, density=True, alpha=0.6,
-                label=f"first {shown:,} draws")
-        ax.axvline(per.mean().item(), color="C3", lw=1.5, label=f"mean of all {len(per):,} draws")
-        ax.axvline(exact[name], color="k", ls="--", lw=2.5, zorder=5, label="exact gradient")
+        heights, _, _ = ax.hist(per[:shown].numpy(), bins=60, density=True, alpha=0.6,
+                                color=OKABE_ITO[0], label=f"first {shown:,} draws")
+        top = float(max(heights))
+        mean = per.mean().item()
+        ax.axvline(exact[name], color="k", ls="--", lw=1.5, label="exact gradient")
+        ax.plot([mean], [1.08 * top], marker="v", ms=9, ls="none", color=OKABE_ITO[3],
+                label=f"mean of all {len(per):,} draws")
+        ax.set_ylim(0, 1.3 * top)
+        ax.text(0.98, 0.97, f"mean {mean:.4f}\nexact {exact[name]:.4f}", transform=ax.transAxes,
+                ha="right", va="top", fontsize=8, family="monospace")
         ax.set(title=f"gradient w.r.t. $\\{name}$", xlabel="single-draw gradient estimate",
                ylabel="density")
-        ax.legend(fontsize=8)
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=3,
+               fontsize=9)
     return fig
 
 
@@ -44,10 +52,11 @@ def prior_figure(priors, ymax=8.0):
     import matplotlib.pyplot as plt
     wg = torch.linspace(-1, 1, 4001)
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), constrained_layout=True)
-    for (label, p), color in zip(priors.items(), OKABE_ITO):
+    styles = ("-", "--", "-.", ":")  # a line style per prior besides its colour
+    for (label, p), color, ls in zip(priors.items(), OKABE_ITO, styles):
         lp = p.log_prob(wg)
-        axes[0].plot(wg, lp.exp(), color=color, label=label)
-        axes[1].plot(wg, lp, color=color, label=label)
+        axes[0].plot(wg, lp.exp(), color=color, ls=ls, lw=1.8, label=label)
+        axes[1].plot(wg, lp, color=color, ls=ls, lw=1.8, label=label)
     axes[0].set(ylim=(0, ymax), xlabel="w", ylabel="density",
                 title="density, linear scale (the mixture's spike is clipped)")
     axes[1].set(ylim=(-12, ymax), xlabel="w", ylabel="log density", title="log density")

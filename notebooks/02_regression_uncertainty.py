@@ -18,17 +18,30 @@
 # should widen away from the data
 # ([Blundell et al. 2015](https://arxiv.org/abs/1505.05424), §5.2, Figure 5).
 #
-# **Runtime** (profile `default`, 2-core CPU): seconds. The models are trained once, by
-# `make notebooks ONLY=02 TRAIN=1` (minutes), which stores the scores and the curves the figures
-# draw in `results/02_regression_uncertainty/`; a plain `make notebooks` reads them back and trains nothing.
+# **Runtime** (profile `default`): seconds. The models are trained once, by
+# `make notebooks ONLY=02 TRAIN=1` (on a CPU; section 2 prints how long the stored run took),
+# which stores the scores and the curves the figures draw in `results/02_regression_uncertainty/`;
+# a plain `make notebooks` reads them back and trains nothing.
 
 # %% [markdown]
-# **The answer**, rendered from the stored runs (sections 4 and 6 show them in full):
+# **The answer**, rendered from the stored runs (sections 3, 4 and 6 show them in full):
 
 # %%
 from helpers import regression as R
 from helpers.report import show_markdown
 show_markdown(R.answer());  # the default profile's runs, results/02_regression_uncertainty/
+
+# %% [markdown]
+# *Terms.* **MC dropout**: a network trained with dropout and kept dropping units at test time,
+# so that each pass is a different sub-network; **deep ensemble**: a few networks trained from
+# different random starts, their predictions pooled. A central interval **covers** the share of
+# fresh draws that fall inside it. The **declared tests** are claims "BBB has a lower score than
+# a rival", written down with their test and verdict words before the scores existed (section 6);
+# a claim **holds** when the test, adjusted for the other claims of its family (Holm's
+# adjustment, section 6), finds BBB's score lower, is **reversed** when it finds the rival's
+# lower, and is **not resolved** when it finds neither, which is not evidence that the two are
+# equal: section 6 gives each claim's difference with its 95 % interval and the effect a verdict
+# would need at 5 seeds.
 
 # %% [markdown]
 # **What you will see.** Figure 5 redrawn with the true curve, BBB beside MC dropout and a deep
@@ -152,8 +165,8 @@ print(f"root-mean-square noise on y over [0, 0.5]: {scatter:.3f} "
 # true curve, the three rivals besides the standard network and the scores against fresh draws
 # are additions. One choice followed numbers: the seeds were raised from 0–2 to 0–4, and the
 # scores and tests of section 6 declared, after the std ratios of seeds 0–2 had been seen (the
-# new scores had not been computed): [docs/choices.md](../docs/choices.md), entry 10. How the
-# notebook got here: [lab log](../docs/lab_log.md#notebook-02).
+# new scores had not been computed): [docs/choices.md](../docs/choices.md), entry 10. The
+# record of these choices: [lab log](../docs/lab_log.md#notebook-02).
 #
 # </div>
 #
@@ -171,7 +184,8 @@ if not H.pending(rec, f"the fits of profile {PROFILE} with NOISE_STD = {NOISE_ST
     x_train, y_train = R.make_data(cfg.n_train, NOISE_STD, generator=R.seed_generator(cfg.seeds[0]))
     true_mean = R.truth(x_grid, NOISE_STD)
     ylim = R.band_ylim(curves, y_train)  # one y range for Figure 5 and the methods figure
-    print(f"stored fits: {len(cfg.seeds)} seeds x {len(curves)} methods")
+    print(f"stored fits: {len(cfg.seeds)} seeds x {len(curves)} methods; training them took "
+          f"{R.training_time(rec)}")
 
 # %% [markdown]
 # ## 3. Figure 5: Bayes by Backprop against a standard network
@@ -196,10 +210,11 @@ if rec:
 # %%
 if rec:
     show_markdown(R.figure5_text(per_seed, cfg.seeds[0], scatter))
+    show_markdown(R.left_strip_text(curves, x_grid, true_mean, cfg.seeds[0]))
 
 # %% [markdown]
-# Whether a wider band is also a *right* band, one that holds the truth as often as it claims,
-# is measured in section 6.
+# Whether a wider band is also a *right* band, one that covers fresh draws as often as it
+# claims, is measured in section 6.
 
 # %% [markdown]
 # ## 4. Other ways to get uncertainty, on the same data and axes
