@@ -339,9 +339,10 @@ def _network_words(entry, alt=None):
     return f"the 2×{entry['H']} seed {entry['seed']} network{other}"
 
 
-def pruned_words(rec):
+def pruned_words(rec, replication=()):
     """One line: the networks ``rec`` (snr.json) prunes, by width with their seeds and numbers
-    of weights, and the other KL weighting's network."""
+    of weights, and the other KL weighting's network; ``replication``: the seeds of that
+    weighting's other networks (section 4's replication, pruned by SNR only)."""
     alt = rec["metrics"].get("other_kl_weighting")
     groups = {}
     for m in rec["metrics"]["models"]:
@@ -360,7 +361,11 @@ def pruned_words(rec):
     if alt:
         parts.append(_network_words(alt, alt))
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"Pruned: {listed}."
+    seeds = [str(x) for x in replication if not alt or x != alt.get("seed")]
+    more = (f" That weighting's network{'s' * (len(seeds) > 1)} of seed{'s' * (len(seeds) > 1)} "
+            f"{' and '.join(seeds)} {'are' if len(seeds) > 1 else 'is'} section 4's replication, "
+            "pruned by SNR only." if alt and seeds else "")
+    return f"Pruned: {listed}.{more}"
 
 
 def retrain_words(rec):
@@ -765,49 +770,63 @@ def cut_between_modes(entry, fraction="75", smooth_db=1.0):
 
 
 def curves_figure(rec):
-    """Test error against the fraction of weights removed, per ranking and width (mean over seeds
-    as a line, range over seeds as a band): all rankings on a log axis (with a tick below the
-    paper's 1.24 %), and a linear close-up of SNR and |mu|, whose |mu| bands are hatched outlines
-    so that overlapping bands stay told apart."""
+    """Test error against the fraction of weights removed (the fractions evenly spaced, so that
+    95, 98 and 99 % stay apart), one panel per question: SNR against |mu| at each width (line:
+    mean over the seeds; dots: each seed, side by side), the paper's Table 2 marked at 2x1200, and
+    random removal at both widths beside SNR. The 2x1200 panel is linear (its errors stay
+    within a few tenths of a point), the others log (they span two decades)."""
     import matplotlib.pyplot as plt
-    from .plotting import percent_axis
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4), constrained_layout=True)
-    styles = {"snr": ("C0", "SNR |μ|/σ"), "magnitude": ("C1", "|μ|"), "random": ("C7", "random")}
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+    c = OKABE_ITO
+    styles = {"snr": (c["blue"], "SNR |μ|/σ", -0.1), "magnitude": (c["orange"], "|μ|", 0.1),
+              "random": (c["grey"], "random", 0.0)}
     widths = list(dict.fromkeys(m["H"] for m in rec["metrics"]["models"]))
-    for ax, kinds, upto in zip(axes, (list(styles), ["snr", "magnitude"]), (99, 98)):
-        xs = [f for f in FRACTIONS if f <= upto]
-        for H, ls in zip(widths, ("-", ":", "--")):
-            models = _by_width(rec, H)
-            for kind in kinds:
-                c, label = styles[kind]
-                vals = torch.tensor([[m["error_at"][kind][str(f)] for f in xs] for m in models])
-                ax.plot(xs, vals.mean(0).tolist(), ls, marker="o", ms=3, c=c, lw=1,
-                        label=f"{label}, 2×{H} ({len(models)} seed{'s' if len(models) > 1 else ''})")
-                if len(models) > 1:
-                    band = (vals.min(0).values.tolist(), vals.max(0).values.tolist())
-                    if kind == "magnitude":  # hatched outline: it overlaps SNR's band
-                        ax.fill_between(xs, *band, facecolor="none", edgecolor=c, hatch="////",
-                                        lw=0.6, alpha=0.6)
-                    else:
-                        ax.fill_between(xs, *band, color=c, alpha=0.15, lw=0)
-        paper = sorted((f, e) for f, e in PAPER_TABLE2.items() if f <= upto)
-        ax.plot([f for f, _ in paper], [e for _, e in paper], "x", c="k", ms=7, mew=1.5, zorder=5,
-                label="paper, Table 2 (2×1200, SNR)")
-        ax.set(xlabel="weights removed (%)", ylabel="test error (line: mean; band: seed range)")
-        ax.legend(fontsize=7, loc="upper left")
-    from matplotlib.ticker import FixedLocator
-    axes[0].set_yscale("log")
-    percent_axis(axes[0], "y", decimals=1)
-    axes[0].yaxis.set_major_locator(FixedLocator([0.012, 0.015, 0.02, 0.03, 0.05, 0.1, 0.2, 0.5,
-                                                  1.0]))
-    axes[0].set_ylabel("test error (log scale)")
-    axes[0].set_title("all rankings (line: mean; band: seed range)")
-    close = [m["error_at"][k][str(f)] for m in rec["metrics"]["models"] for k in ("snr", "magnitude")
-             for f in xs] + [e for f, e in PAPER_TABLE2.items() if f <= 98]
-    axes[1].set_ylim(0.95 * min(close), 1.05 * max(close))
-    percent_axis(axes[1], "y", decimals=2)
-    axes[1].set_ylabel("test error (linear scale)")
-    axes[1].set_title("close-up to 98 % removed (hatched band: |μ|)")
+    xs = [f for f in FRACTIONS if f < 100]
+    pos = list(range(len(xs)))
+    fig, axes = plt.subplots(1, len(widths) + 1, figsize=(5.2 * (len(widths) + 1), 4.2),
+                             constrained_layout=True)
+
+    def draw(ax, H, kind, ls="-", label=None, seeds=True):
+        col, name, dx = styles[kind]
+        ms = _by_width(rec, H)
+        vals = [[m["error_at"][kind][str(f)] for f in xs] for m in ms]
+        mean = [sum(v) / len(v) for v in zip(*vals)]
+        n = len(ms)
+        ax.plot(pos, mean, ls, c=col, lw=1.4, marker="o" if seeds else None, ms=3,
+                label=label or f"{name}, 2×{H} (line: mean of {n} seed{'s' * (n > 1)})")
+        if seeds and n > 1:
+            for v in vals:
+                ax.plot([q + dx for q in pos], v, ".", c=col, ms=4, alpha=0.7)
+    paper = [(xs.index(f), e) for f, e in sorted(PAPER_TABLE2.items()) if f in xs]
+    for ax, H in zip(axes, widths):
+        for kind in ("snr", "magnitude"):
+            draw(ax, H, kind)
+        ax.plot([], [], ".", c="0.4", ms=4, label="dots: each seed")
+        ax.set_title(f"2×{H}: ranked by SNR or by |μ|")
+    axes[0].plot([q for q, _ in paper], [e for _, e in paper], "x", c="k", ms=7, mew=1.5,
+                 zorder=5, label="paper, Table 2 (2×1200, SNR)")
+    last = axes[-1]
+    for H, ls in zip(widths, ("-", "--", ":")):
+        draw(last, H, "random", ls, label=f"random, 2×{H}", seeds=False)
+        draw(last, H, "snr", ls, label=f"SNR, 2×{H}", seeds=False)
+    last.set_title("removed at random, against SNR (means)")
+    pct = FuncFormatter(lambda v, _: f"{100 * v:.{1 if v >= 0.02 else 2}f}%")
+    for i, ax in enumerate(axes):
+        ax.set_xticks(pos, [f"{f}" for f in xs])
+        ax.set_xlabel("weights removed (%; fractions evenly spaced)")
+        if i == 0:
+            ax.set_ylabel("test error (linear scale)")
+            ax.yaxis.set_major_formatter(pct)
+            ax.margins(y=0.08)
+        else:
+            ax.set_yscale("log")
+            ax.set_ylabel("test error (log scale)")
+            ticks = [0.013, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
+            ax.yaxis.set_major_locator(FixedLocator(ticks))
+            ax.yaxis.set_major_formatter(pct)
+            ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2,
+                  frameon=False)  # below the axes: it covers no point
     return fig
 
 
@@ -823,7 +842,11 @@ def weighting_figure(base, alt, H):
                   label=WEIGHTING_LABELS[m["kl_weighting"]])
         ax.axvline(m["cuts_db"]["95"], color=c, ls=":", lw=1.4,
                    label=f"95 % removed below {m['cuts_db']['95']:.1f} dB")
-    ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density", title=f"2×{H}, seed 0")
+    filled = [i for m in (base, alt) for i, k in enumerate(m["snr_hist"]) if k]
+    width = (hi - lo) / n
+    ax.set_xlim(lo + min(filled) * width, lo + (max(filled) + 1) * width + 1)  # every weight
+    ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density (per dB)",
+           title=f"2×{H}, seed {alt['seed']} (the eq. 9 network whose SNR histogram is stored)")
     ax.legend(fontsize=8)
     return fig
 
@@ -938,11 +961,11 @@ def storage_text(rec):
             f"({rows[0]['sparse_bytes'] / rows[0]['dense_bytes']:.1f} times the bytes).")
 
 
-def weighting_text(base, alt):
+def weighting_text(base, alt, errors=True):
     """Return notebook 04's reading of the KL-weighting comparison (Markdown bullets), its
     numbers from the stored analyses ``base`` (eq. 8's 1/M) and ``alt`` (eq. 9): where the eq. 9
-    network's SNR density sits and peaks, and its test error after SNR pruning against
-    ``base``'s."""
+    network's SNR density sits and peaks, and (``errors``) its test error after SNR pruning
+    against ``base``'s; notebook 04 leaves the errors to its three-seed table."""
     lo, hi, n = DB_EDGES
     k = max(range(n), key=lambda i: alt["snr_hist"][i])
     peak = lo + (k + 0.5) * (hi - lo) / n
@@ -956,6 +979,8 @@ def weighting_text(base, alt):
                      f"{a50:.1f} dB, against {b50:.1f} dB with eq. 8's.")
     lines.append(f"- The eq. 9 network's density has its highest peak near {peak:.1f} dB, which "
                  "we have not explained.")
+    if not errors:
+        return "\n".join(lines)
     start = ("higher" if e["alt"]["0"] > e["base"]["0"] else
              "lower" if e["alt"]["0"] < e["base"]["0"] else "level")
     lines.append(f"- Pruned by SNR, its test error is {e['alt']['95']:.2f} % against "
@@ -1225,13 +1250,56 @@ def _sensitivity(dip):
             max(100 * abs(w["share_below"] - d["share_below"]) for d, w in pairs))
 
 
-def dip_text(dip, cuts=None):
+TAIL_FIT_DB = 10.0  # outside_words: the lowest this many dB of the histogram set the tail's slope
+
+
+def left_tail_estimate(entry, fit_db=TAIL_FIT_DB):
+    """How many weights the SNR histogram's left tail, extended below its range at the slope of
+    its lowest ``fit_db`` dB (a straight line fitted to the log counts), would hold: an
+    extrapolation, to say on which side of the range ``snr_outside``'s weights likely lie.
+    None when the lowest bins are empty or the tail does not fall to the left."""
+    import numpy as np
+    lo, hi, n = DB_EDGES
+    width = (hi - lo) / n
+    k = int(round(fit_db / width))
+    h = np.asarray(entry["snr_hist"][:k], dtype=float)
+    if h[0] == 0 or (h == 0).any():
+        return None
+    slope, icpt = np.polyfit(np.arange(k) * width, np.log(h), 1)
+    if slope <= 0:
+        return None
+    q = np.exp(-slope * width)  # each bin further left holds q times the one before
+    return float(np.exp(icpt) * q / (1 - q))
+
+
+def outside_words(entry):
+    """One bullet on the weights outside the stored histogram's range of ``entry`` (the network
+    drawn): how many, that the histogram does not record their side, and where its left tail,
+    extended, puts them (an extrapolation); "" when there are none."""
+    out = entry.get("snr_outside") or 0
+    if not out:
+        return ""
+    lo, hi, _ = DB_EDGES
+    text = (f"- Not drawn or counted: the {out:,} weights ({100 * out / entry['n_weights']:.2f} %)"
+            f" of the network drawn whose SNR lies outside the stored histogram's range, {lo:g} "
+            f"to {hi:g} dB; the histogram does not record on which side.")
+    est = left_tail_estimate(entry)
+    if est:
+        text += (f" Its left tail, extended below {lo:g} dB at the slope of its lowest "
+                 f"{TAIL_FIT_DB:g} dB, would hold about {est:,.0f} weights (an extrapolation, "
+                 "not measured): so most of them are likely weights whose mean is almost 0, "
+                 "the first to be pruned, not weights above every cut.")
+    return text
+
+
+def dip_text(dip, cuts=None, entry=None):
     """Notebook 04's reading of Figure 4 at the dip (Markdown bullets), every number from ``dip``
     (snr_dip.json's metrics): on how many networks the smoothed density has two modes, where
     they and the dip lie per width (mean [95 % t-interval] over the seeds), the share of weights
     below the dip, the measured cost of pruning around it (interpolated only where said), the
     bandwidth rule and how far a wider kernel moves the dip; ``cuts``: (fraction, dB) of a
-    cut-off of the shown network to place against the modes."""
+    cut-off of the shown network to place against the modes; ``entry``: the network drawn, whose
+    weights outside the histogram's range are accounted for (``outside_words``)."""
     ws = dip["widths"]
     n_all = sum(w["networks"] for w in ws.values())
     n_bi = sum(w["bimodal"] for w in ws.values())
@@ -1262,21 +1330,25 @@ def dip_text(dip, cuts=None):
     if cuts:
         f, c = cuts
         lines.append(f"- The cut-off that removes {f} % of the weights of the network drawn lies "
-                     f"at {c:.1f} dB: inside the main mode, not at the dip.")
+                     f"at {c:.1f} dB: inside the main mode, not at the dip (the paper marks this "
+                     "cut-off in red; the figure draws it black dotted).")
     bws = [n["dip"]["bandwidth_db"] for n in dip["networks"] if n["dip"]]
     sens = _sensitivity(dip)
     rule = ("- How the dip is found: a Gaussian kernel density estimate on the stored 0.25 dB "
             "histogram, bandwidth by Silverman's rule of thumb ("
             f"{min(bws):.2f}–{max(bws):.2f} dB here); the main mode is its highest point, the "
             "second mode the other peak that rises most above the lowest point between the two "
-            f"(counted only when by more than {MODE_Z:g} times the estimate's sampling sd), "
-            "and that lowest point is the dip.")
+            f"(counted only when by more than {MODE_Z:g} times the estimate's sampling sd, "
+            "the large-sample sd of a kernel estimate, √(f / (n h 2√π)) at density f, with n "
+            "weights and bandwidth h), and that lowest point is the dip.")
     if sens:
         rule += (f" With {DIP_SENSITIVITY:g} times the bandwidth the dip moves by at most "
                  f"{sens[0]:.2f} dB and the share below it by at most {sens[1]:.2f} pp.")
     else:
         rule += f" With {DIP_SENSITIVITY:g} times the bandwidth a network loses its second mode."
     lines.append(rule)
+    if entry is not None and outside_words(entry):
+        lines.append(outside_words(entry))
     return "\n".join(lines)
 
 
@@ -1319,6 +1391,9 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     ours = next((x for x in (dip or {}).get("networks", [])
                  if x["name"] == entry.get("name")), None)
     d = ours and ours["dip"]
+    out = entry.get("snr_outside") or 0
+    if d:  # counted on the histogram: the weights outside its range are left out
+        above_dip = 1 - d["share_below"] - out / total
     c = OKABE_ITO
     fig, axes = plt.subplots(2, 2, figsize=(12, 7.2), constrained_layout=True)
     (a_lin, a_log), (a_cdf, a_all) = axes
@@ -1326,7 +1401,7 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
         ax.stairs(dens, edges, fill=True, alpha=0.45, color=c["sky"], label="histogram")
         ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density (per dB)", xlim=xlim)
     a_lin.set_title("density, linear axis (as the paper draws it)")
-    a_lin.set_ylim(0, 1.6 * dens.max())  # headroom: the legend sits above the peak
+    a_lin.set_ylim(0, 1.2 * dens.max())  # the short legend sits left of the peak
     a_log.set_yscale("log")
     floor = 0.5 / (total * width)  # below one weight in a bin: the log axes hide no weight
     a_log.set_ylim(floor, 300 * dens.max())  # headroom: the legend sits above the peak
@@ -1341,27 +1416,24 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
                            ha="center", color="0.3")
         for ax in (a_lin, a_log, a_cdf):
             ax.axvline(d["dip_db"], color=c["vermillion"], lw=1.5,
-                       label=f"dip {_db(d['dip_db'], 2)} dB (this seed): "
-                             f"{100 * d['share_below']:.1f} % of weights below" if ax is not a_cdf
-                       else f"dip: {100 * (1 - d['share_below']):.2f} % of weights not below it")
-        a_cdf.plot([d["dip_db"]], [1 - d["share_below"]], "o", color=c["vermillion"], ms=5)
+                       label=f"dip {_db(d['dip_db'], 2)} dB: {100 * d['share_below']:.1f} % below"
+                       if ax is not a_cdf else f"dip: {100 * above_dip:.2f} % of weights above")
+        a_cdf.plot([d["dip_db"]], [above_dip], "o", color=c["vermillion"], ms=5)
     for f, ls in zip([f for f in cuts if f in entry["cuts_db"]], (":", "-.", "--")):
         v = entry["cuts_db"][f]
         for ax in (a_lin, a_cdf):
-            ax.axvline(v, color="k", ls=ls, lw=1.1,
-                       label=f"{f} % removed: below {v:.1f} dB")
+            ax.axvline(v, color="k", ls=ls, lw=1.1, label=f"{f} % removed: < {v:.1f} dB")
     a_lin.legend(fontsize=8, loc="upper left")
     a_log.legend(fontsize=8, loc="upper left")
-    keep = above > 0  # the last bins hold every weight: 1 − CDF is 0 there, off a log axis
-    out = entry.get("snr_outside") or 0
+    above = above - out / total  # counted on the histogram: the outside weights left out
+    keep = above > 0.5 / total  # past the last filled bin 1 − CDF is 0, off a log axis
     a_cdf.plot(edges[1:][keep], above[keep], color=c["blue"],
-               label="share of weights not below" + (f"\n(the plateau: the {out:,} weights "
-                                                     "outside\nthe histogram's range)" if out
-                                                     else ""))
+               label="share of weights above" + (f"\n(the {out:,} outside the histogram's "
+                                                 "range not counted)" if out else ""))
     a_cdf.set_yscale("log")
     a_cdf.set_ylim(0.5 / total, 3)
     a_cdf.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", xlim=xlim,
-              ylabel="share of weights not below (log axis)",
+              ylabel="share of weights above (log axis)",
               title="1 − cumulative distribution: the weights that survive a cut")
     a_cdf.legend(fontsize=8, loc="lower left")
     if dip and models:
@@ -1372,25 +1444,29 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
             if x is None or x["dip"] is None:
                 continue
             first = m["H"] not in styles
-            col = styles.setdefault(m["H"], (c["blue"], c["orange"], c["green"])[len(styles) % 3])
+            col = styles.setdefault(m["H"], (c["blue"], c["green"], c["purple"])[len(styles) % 3])
             g, k = kde_db(m["snr_hist"], x["dip"]["bandwidth_db"])
-            a_all.plot(g, k, color=col, lw=1, alpha=0.8, label=f"2×{m['H']}" if first else None)
+            a_all.plot(g, k, color=col, lw=1, alpha=0.8)
+            if first:  # the legend's handle: the curve with its dip's dot
+                a_all.plot([], [], "-o", color=col, mfc=col, mec="k", mew=0.6, ms=5,
+                           label=f"2×{m['H']} (dot: each seed's dip)")
             dd = x["dip"]["dip_db"]
             a_all.plot([dd], [np.interp(dd, g, k)], "o", mfc=col, mec="k", mew=0.6, ms=5,
                        zorder=4)
-        a_all.plot([], [], "o", mfc="w", mec="k", mew=0.6, ms=5, label="each curve's dip")
         a_all.set_yscale("log")
         a_all.set_ylim(floor, 2 * dens.max())
         a_all.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="smoothed density (per dB)",
                   xlim=xlim, title="every network (one line per seed; dot: its dip)")
         a_all.legend(fontsize=8, loc="upper left")
     top = edges[filled[-1] + 1]  # the x-axes end just past the highest filled bin
-    gap = (f" (no weight lies between {top:.0f} and {hi:g} dB)" if top < hi else "")
-    outside = (f"\ndrawn: every weight with an SNR from {lo:g} to {top:.0f} dB{gap};\nnot drawn: "
-               f"{entry['snr_outside']:,} weights below {lo:g} or above {hi:g} dB, the stored "
-               "histogram's range" if entry.get("snr_outside") else "")
-    fig.suptitle(f"784-{entry['H']}-{entry['H']}-10, seed {entry['seed']}, "
-                 f"{entry['n_weights']:,} weights{outside}")
+    gap = (f"; the x-axes end at {top:.0f} dB: no weight lies between {top:.0f} and {hi:g} dB"
+           if top < hi else "")
+    outside = (f", of which {out:,} ({100 * out / total:.2f} %) lie outside the stored "
+               f"histogram's range, {lo:g} to {hi:g} dB, and are not drawn" if out else "")
+    fig.suptitle(f"784-{entry['H']}-{entry['H']}-10, seed {entry['seed']}: "
+                 f"{entry['n_weights']:,} weights{outside}\n(section 1 says where they likely lie)"
+                 f"{gap}" if out else f"784-{entry['H']}-{entry['H']}-10, seed {entry['seed']}: "
+                 f"{entry['n_weights']:,} weights{gap}")
     return fig
 
 

@@ -542,7 +542,7 @@ def retrain_rows(summary):
 
 
 def retrain_check_line(*summaries):
-    """One line (Markdown): how many networks trained here for sections 3 and 5 (warm starts
+    """One line (Markdown): how many networks trained here for sections 3 and 4 (warm starts
     included) reproduce the test error of their run record in notebook 01 to 0.01 pp, of those
     that have one; each network is listed in docs/lab_log.md."""
     pairs = []
@@ -629,7 +629,8 @@ def reading_text(summary):
         lines.append("- " + " and ".join(_claim_label(c) for c in odd)
                      + (": its" if len(odd) == 1 else ": their")
                      + " unadjusted interval excludes 0, but Holm's correction over the family's "
-                     f"{len(fam)} claims leaves {'it' if len(odd) == 1 else 'them'} not resolved.")
+                     f"{len(fam)} claims leaves {'it' if len(odd) == 1 else 'them'} not resolved"
+                     + "".join(_spread_words(fam[c]) for c in odd) + ".")
     lines.append("- SNR against |μ| on the same BBB networks: the table's [exploratory] rows, "
                  "read in the answer at the top.")
     added = summary["families"].get("error added by pruning")
@@ -645,6 +646,29 @@ def reading_text(summary):
                      "the weights gone their mean error is above SGD's and dropout's (the "
                      f"random columns; {_random_seeds_words(rnd)}).")
     return "\n".join(lines)
+
+
+def replication_seeds(summary):
+    """The seeds of the eq. 9 networks trained for the KL-weighting test (``summary``: plan v2's
+    summary, or None): [] without it."""
+    return sorted({r["seed"] for r in (summary or {}).get("retrained", [])
+                   if r["role"] == "blundell"})
+
+
+def _spread_words(r):
+    """For a claim that is not resolved although its interval excludes 0: how variable its
+    differences are across the seeds and their range per seed ("; with 3 seeds, a difference
+    this variable (sd of the differences 4.71 pp) cannot pass Holm, though per seed BBB is lower
+    by 13.66 to 22.83 pp"), or "" without per-seed values."""
+    tt = r.get("t_test") or {}
+    if not r.get("lhs") or tt.get("sd_diff") is None:
+        return ""
+    d = [100 * (b - a) for a, b in zip(r["lhs"], r["rhs"])]
+    side = "lower" if min(d) > 0 else "higher" if max(d) < 0 else None
+    per = (f", though per seed BBB is {side} by {min(map(abs, d)):.2f} to {max(map(abs, d)):.2f} pp"
+           if side else "")
+    return (f"; with {len(d)} seeds, a difference this variable (sd of the per-seed differences "
+            f"{100 * tt['sd_diff']:.2f} pp) cannot pass Holm{per}")
 
 
 def _random_seeds_words(rnd):
@@ -743,10 +767,11 @@ def start_reading_text(summary):
                         f"starting networks range from {100 * min(st):.2f} to "
                         f"{100 * max(st):.2f} % across the seeds")
     order = sorted(by, key=lambda w: (w != "holds", w))
-    said = [("resolved" if w == "holds" else "not resolved" if w.startswith("not resolved")
-             else w) + f" at {' and '.join(map(str, by[w]))} %" for w in order]
+    said = [("is not resolved" if w.startswith("not resolved") else
+             w if w == "holds" else f"is {w}") + f" at {' and '.join(map(str, by[w]))} %"
+            for w in order]
     lines.append("- The claim that BBB pruned by SNR keeps a lower error than the network it "
-                 "started from, pruned by |w|, is " + " and ".join(said) + f" removed ({n} "
+                 "started from, pruned by |w|, " + " and ".join(said) + f" removed ({n} "
                  "seeds)" + ("; " + "; ".join(wide) if wide else "") + ".")
     lines.append("- The comparison changes two things at once, the training (BBB's epochs "
                  "under the prior) and the ranking (SNR against |w|); this test does not "
@@ -772,12 +797,120 @@ def kl_reading_text(summary):
     lines.append(f"- Unpruned, eq. 9's networks start {start} ({_mean_pct(t, 'blundell_snr', 0)}"
                  f" against {_mean_pct(t, 'uniform_snr', 0)}); the test is on the error after "
                  "pruning, not on the error pruning adds.")
+    fresh = _unseen_seeds_words(fam)
+    if fresh:
+        lines.append(fresh)
+    e9 = t["blundell_snr"].get("95") or {}
+    if e9:
+        lines.append(f"- The paper proposes eq. 9's weights (§3.4) and does not say which "
+                     f"weighting its Table 2 used. With eq. 9's, our 2×{H_KL} networks do not "
+                     "keep the paper's flat course up to 95 % removed (the error table above; "
+                     f"the paper's 2×{H_MAIN} network: {100 * _paper_at(95):.2f} % at 95 %).")
     lines.append("- The test compares the two weightings as trained here, one recipe each; it "
                  "does not say why they differ.")
     return "\n".join(lines)
 
 
-FAR_PP = 5  # the takeaways' "far more": every mean difference beyond this many pp
+def _paper_at(fraction):
+    """The paper's Table 2 test error (2x1200, by SNR) at ``fraction`` % removed."""
+    from . import pruning
+    return pruning.PAPER_TABLE2[fraction]
+
+
+def _unseen_seeds_words(fam, seen=("0",)):
+    """The KL-weighting test counts seed 0, whose numbers were seen before it was declared: a
+    bullet saying so, with the per-seed differences of the other (unseen) seeds at each tested
+    fraction, or "" without per-seed values."""
+    parts = []
+    for claim, r in fam.items():
+        seeds = [str(x) for x in r.get("seeds", [])]
+        d = [(sd, 100 * (a - b)) for sd, a, b in zip(seeds, r.get("lhs", []), r.get("rhs", []))
+             if sd not in seen]
+        if d:
+            parts.append(f"{_parse(claim)[2]} %: " + ", ".join(f"seed {sd} {x:+.2f} pp"
+                                                               for sd, x in d))
+    if not parts:
+        return ""
+    return ("- Seed 0's numbers (both weightings) were seen before this test was declared; "
+            "seeds 1 and 2 were not, so they are the replication. Eq. 8 − eq. 9 on those two "
+            "seeds alone: " + "; ".join(parts) + " (described, not tested).")
+
+
+def _smallest_declared(summary, v3=None):
+    """The declared claim against SGD, dropout (and BBB's starting networks, ``v3``) with the
+    smallest mean difference in size: (its label, its record), or None."""
+    recs = [(c, r) for c, r in summary["families"]["error after pruning"].items()
+            if not c.split(" < ")[1].startswith("bbb_magnitude")]
+    if v3 is not None and not v3["interim"]:
+        recs += list(v3["families"]["against BBB's starting network"].items())
+    recs = [(c, r) for c, r in recs if (r.get("t_test") or {}).get("mean_diff") is not None]
+    if not recs:
+        return None
+    c, r = min(recs, key=lambda cr: abs(cr[1]["t_test"]["mean_diff"]))
+    return c, r
+
+
+def training_effect(summary, v3, fractions=TESTED):
+    """What BBB's training does to how prunable a network is, both networks pruned by magnitude
+    (|mu| for BBB, |w| for the SGD network its means start from), paired over the seeds, at each
+    of ``fractions`` % removed: [{fraction, bbb, start, sgd, dropout (mean test errors), diff
+    (stats.paired_t of BBB - start), lower_on (seeds where BBB is lower), n}]; None without both
+    summaries. Not a declared test: the notebook calls it exploratory."""
+    from . import stats
+    if summary is None or v3 is None or summary["interim"] or v3["interim"]:
+        return None
+    out = []
+    for fraction in fractions:
+        f = str(fraction)
+        bbb, start = summary["table"]["bbb_magnitude"][f], v3["table"]["start_magnitude"][f]
+        seeds = sorted(set(bbb) & set(start), key=int)
+        if len(seeds) < 2:
+            return None
+        a, b = [bbb[x] for x in seeds], [start[x] for x in seeds]
+
+        def mean(arm):
+            v = list(summary["table"][arm][f].values())
+            return sum(v) / len(v) if v else None
+        out.append({"fraction": fraction, "bbb": sum(a) / len(a), "start": sum(b) / len(b),
+                    "sgd": mean("sgd_magnitude"), "dropout": mean("dropout_magnitude"),
+                    "diff": stats.paired_t(a, b), "lower_on": sum(x < y for x, y in zip(a, b)),
+                    "n": len(seeds)})
+    return out
+
+
+def training_words(es, short=False):
+    """The answer's exploratory sentences on what makes the networks prunable (Markdown, no
+    leading dash), from ``training_effect``; ``short``: the takeaways' one sentence. "" when BBB
+    is not lower on every seed at every fraction (then the data do not say it)."""
+    if not es or any(e["lower_on"] < e["n"] for e in es):
+        return ""
+
+    def both(key, fmt="{:.2f} %"):
+        return " and ".join(fmt.format(100 * e[key]) for e in es)
+    fs = " and ".join(str(e["fraction"]) for e in es)
+    if short:
+        return (f"BBB's training, not σ: pruned by magnitude, BBB's networks keep {both('bbb')} "
+                f"test error at {fs} % removed, where the SGD networks they start from reach "
+                f"{both('start')} (exploratory; the answer at the top).")
+    diffs = []
+    for e in es:
+        d, ci = e["diff"], e["diff"]["ci"]
+        diffs.append(f"{100 * d['mean_diff']:+.2f} pp"
+                     + (f" [{100 * ci[0]:+.2f}, {100 * ci[1]:+.2f}]" if ci else ""))
+    wide = [str(e["fraction"]) for e in es if e["diff"]["ci"] and e["diff"]["ci"][1] >= 0]
+    wide = (f"; at {' and '.join(wide)} % the interval includes 0, the starting networks "
+            "varying widely across the seeds" if wide else "")
+    others = (f"; Table 1's SGD networks reach {both('sgd')}, its dropout networks "
+              f"{both('dropout')}"
+              if all(e["sgd"] is not None and e["dropout"] is not None for e in es) else "")
+    n = es[0]["n"]
+    return (f"Pruned by magnitude alone, BBB's networks (by |μ|) keep {both('bbb')} test error "
+            f"at {fs} % removed, where the SGD networks their means start from (by |w|) reach "
+            f"{both('start')} (BBB − start: {' and '.join(diffs)}, lower on each of the {n} "
+            f"seeds{wide}{others}). So what makes our networks prunable is BBB's training, not "
+            "the ranking by σ. *Exploratory*: no declared test compares |μ| with |w|, and the "
+            "training's parts (the prior's pull towards zero, the sampled weights, the extra "
+            "epochs) are not separated.")
 
 
 def _narrow_words(rec, H):
@@ -830,9 +963,6 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
         if v3 is not None and not v3["interim"]:
             verdicts += [r["verdict"] for r in
                          v3["families"]["against BBB's starting network"].values()]
-        diffs = [(r.get("t_test") or {}).get("mean_diff") for r in
-                 [fam[f"bbb_snr < {r} at {f}%"] for f in TESTED
-                  for r in ("sgd_magnitude", "dropout_magnitude")]]
         k = sum(v == "holds" for v in verdicts[:2 * len(TESTED)])
         counts = f"{k} of {2 * len(TESTED)} declared claims against SGD and dropout"
         if len(verdicts) > 2 * len(TESTED):
@@ -841,11 +971,20 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
                        "starting networks hold")
         else:
             counts += " hold"
-        far = f"far more, by {FAR_PP:g} pp or more on average" if all(
-            d is not None and 100 * d < -FAR_PP for d in diffs) else "more"
-        lines.append(f"- **Special to BBB?** SGD and dropout networks pruned by |w| lose {far} "
-                     f"({counts}; section 3), but there the training and the ranking change "
+        small = _smallest_declared(summary, v3)
+        far = "more"
+        if small and small[1]["t_test"]["mean_diff"] < 0:
+            c, r = small
+            _, rhs, f = _parse(c)
+            far = (f"more, on average by {-100 * r['t_test']['mean_diff']:.2f} pp or more at "
+                   f"the tested fractions (the smallest: against {ARM_LABELS[rhs]} at {f} % "
+                   f"removed, {effect_words(r)}, {r['verdict']})")
+        lines.append(f"- **Special to BBB?** Pruned by |w|, SGD and dropout networks lose {far}; "
+                     f"{counts} (section 3). There the training and the ranking change "
                      "together.")
+        why = training_words(training_effect(summary, v3), short=True)
+        if why:
+            lines.append(f"- **What makes them prunable?** {why}")
         kl = summary["families"].get("KL weighting")
         if kl:
             said = _by_verdict([(_parse(c)[2], r["verdict"]) for c, r in kl.items()])
@@ -859,7 +998,7 @@ def _share_free(ci):
     return bool(ci) and ci[0] <= 0 <= ci[1]
 
 
-def _headline(rec, dip, summary, fraction, H, s, flat):
+def _headline(rec, dip, summary, fraction, H, s, flat, why=False):
     """The answer's first one or two sentences, from the same numbers as its bullets."""
     w = dip["widths"].get(str(H)) if dip else None
     lo = w.get("cost_below") if w and w["bimodal"] else None
@@ -892,17 +1031,21 @@ def _headline(rec, dip, summary, fraction, H, s, flat):
                  + (f"; only in the narrower 2×{narrow['H']} networks, at "
                     f"{narrow['words']} removed, does SNR beat |μ| (exploratory)" if narrow
                     else "") + ".")
+    if why:
+        text += " What makes them prunable is BBB's training (exploratory; below)."
     return text
 
 
-def answer_text(rec, dip, summary=None, fraction=95):
+def answer_text(rec, dip, summary=None, fraction=95, v3=None):
     """Notebook 04's answer on its first screen (Markdown): a one- or two-sentence headline, then
     bullets, every number from the results: the test error that removing ``fraction`` % by SNR
     adds at 2×1200 with its 95 % interval against the paper's, and the unpruned errors beside
     each other; the dip of Figure 4's density with the share of weights below it and the
     measured cost there (``dip``: snr_dip.json's metrics); from ``summary``, SNR against |μ| on
     the same networks with what its interval excludes, and the narrower width's per-network
-    tests (exploratory); the caveat on which networks are pruned. Terms are defined where used."""
+    tests (exploratory); from ``summary`` and ``v3`` (plan v3's summary), what BBB's training
+    does (``training_words``, exploratory); the caveat on which networks are pruned and on the
+    KL weighting. Terms are defined where used."""
     from . import pruning
     H = rec["metrics"]["models"][0]["H"]
     ms = pruning._by_width(rec, H)
@@ -914,7 +1057,8 @@ def answer_text(rec, dip, summary=None, fraction=95):
     where = ("" if ci is None else
              f", {'inside' if ci[0] <= paper <= ci[1] else 'outside'} the interval")
     paper0 = 100 * pruning.PAPER_TABLE2[0]
-    lines = [_headline(rec, dip, summary, fraction, H, s, flat), "",
+    why = training_words(training_effect(summary, v3))
+    lines = [_headline(rec, dip, summary, fraction, H, s, flat, bool(why)), "",
              f"- **Table 2.** Removing {fraction} % of the weights by SNR changes the test error "
              f"of our 2×{H} networks by {s['mean']:+.2f} pp"
              + (f" (95 % interval {ci[0]:+.2f} to {ci[1]:+.2f}; {len(ms)} seeds)" if ci else "")
@@ -949,10 +1093,27 @@ def answer_text(rec, dip, summary=None, fraction=95):
                     f"networks ({effect}{excl}), so there the posterior's width adds nothing "
                     "measurable.")
         lines.append(f"- **SNR or |μ|?** At 2×{H} {said}" + (other_width_clause(rec) or ""))
+    if why:
+        lines.append(f"- **What makes them prunable?** {why}")
     cav = caveat_text(rec)
     if cav:
-        lines.append("-" + cav)
+        lines.append("-" + cav + _weighting_clause(summary))
     return "\n".join(lines)
+
+
+def _weighting_clause(summary):
+    """The caveat's clause on the KL weighting (with a leading space, or ""): Table 1's networks
+    weight the KL as eq. 8, the paper proposes eq. 9, and with eq. 9 our 2x400 networks lose
+    more at 95 % removed (section 4), from ``summary``'s eq. 9 and eq. 8 columns."""
+    if summary is None or summary["interim"]:
+        return ""
+    t = summary["table"]
+    if not t.get("blundell_snr", {}).get("95") or not t.get("uniform_snr", {}).get("95"):
+        return ""
+    return (" Their KL is weighted as the paper's eq. 8; the paper proposes eq. 9 (§3.4) without "
+            "saying which its Table 2 used, and with eq. 9 our 2×"
+            f"{H_KL} networks reach {_mean_pct(t, 'blundell_snr', 95)} test error at 95 % "
+            f"removed, against {_mean_pct(t, 'uniform_snr', 95)} with eq. 8 (section 4).")
 
 
 def _narrow_snr(rec, alpha=None):
@@ -1042,10 +1203,11 @@ def caveat_text(rec, recipe=None, widths=None):
     opt = {"adam": "Adam", "sgd": "plain SGD"}.get(opt, opt)
     how = (f"trained with {opt} from a {warm}-epoch SGD network (a *warm start*)" if warm else
            f"trained with {opt}")
-    text = f" **Caveat:** the pruned networks are Table 1's BBB networks of notebook 01, {how}"
+    text = f" **Caveat:** the pruned networks are Table 1's BBB networks of notebook 01, {how}."
     if widths:
         phrase = widths if isinstance(widths, str) else (
             f"the median σ of the first layer moved {100 * widths[0]:.0f} % in {widths[1]} epochs")
-        text += (", not the runs trained as the paper describes, whose widths σ never learned "
-                 f"({phrase})")
-    return text + "."
+        text += (" Notebook 01's run of the paper's own recipe (plain SGD from scratch) left the "
+                 f"widths σ almost where they started ({phrase}), so its SNR would rank the "
+                 "weights by |μ| alone; it is not pruned here.")
+    return text

@@ -125,14 +125,16 @@ def test_figure4_marks_the_dip():
     fig = P.figure4(models[0], a, models)
     labels = [t for ax in fig.axes for t in ax.get_legend_handles_labels()[1]]
     d = a["networks"][0]["dip"]
-    assert any(t.startswith(f"dip {P._db(d['dip_db'], 2)} dB (this seed): ") for t in labels)
+    assert any(t.startswith(f"dip {P._db(d['dip_db'], 2)} dB: ") for t in labels)
     assert len(fig.axes) == 4
     plt.close(fig)
     # weights outside the stored histogram: the title says where the axis ends and why
     fig = P.figure4({**models[0], "snr_outside": 7}, a, models)
     title = fig._suptitle.get_text()
-    assert "not drawn: 7 weights below -40 or above 30 dB" in title
-    assert "no weight lies between" in title and " and 30 dB)" in title
+    # which side of the histogram's range they lie on is not recorded: the title does not say
+    assert "of which 7 (" in title and "outside the stored histogram's range, -40 to 30 dB, " \
+        "and are not drawn" in title and "above 30" not in title
+    assert "no weight lies between" in title and " and 30 dB" in title
     plt.close(fig)
 
 
@@ -156,3 +158,22 @@ def test_dip_row_words_for_the_status_table():
     assert text.startswith("two modes on 2 of 3 nets; dip ")
     assert f"{100 * w['share_below']['mean']:.1f} % of weights below" in text
     assert P.dip_row_words(a, 400) == "two modes on 2 of 3 nets"
+
+
+def test_outside_words_place_the_weights_outside_the_histogram_by_its_left_tail():
+    import math
+    lo, hi, n = P.DB_EDGES
+    width = (hi - lo) / n
+    # a left tail falling by e per dB: bin k (from -40 dB) holds 100 e^(k width)
+    hist = [round(100 * math.exp(k * width)) if k < 40 else 0 for k in range(n)]
+    entry = {"snr_hist": hist, "n_weights": sum(hist) + 400, "snr_outside": 400}
+    est = P.left_tail_estimate(entry)
+    q = math.exp(-width)
+    assert abs(est - 100 * q / (1 - q)) < 5  # the geometric tail of the same slope
+    text = P.outside_words(entry)
+    assert "the 400 weights (" in text and "does not record on which side" in text
+    assert f"would hold about {est:,.0f} weights (an extrapolation, not measured)" in text
+    # a tail that does not fall to the left, or an empty lowest bin: no extrapolation
+    flat = {**entry, "snr_hist": [0] + hist[1:]}
+    assert P.left_tail_estimate(flat) is None and "extrapolation" not in P.outside_words(flat)
+    assert P.outside_words({**entry, "snr_outside": 0}) == ""
