@@ -19,6 +19,7 @@ checks the git order); ``analysis()`` tests
 its claims on plan v3's final records (helpers.alternatives_final).
 """
 import json
+import math
 from pathlib import Path
 
 from . import alternatives_plan as A
@@ -380,6 +381,17 @@ def _join(items):
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _near(v2, e, lo=0.01, hi=0.1):
+    """Whether a decided verdict lies close to the threshold: its Holm p, or its Holm p under
+    any rescoring with other sampling seeds (``mc_robustness``), in [``lo``, ``hi``)."""
+    if e["word"] not in DIRECTION.values():
+        return False
+    rescored = []
+    for claims in (v2.get("mc_robustness") or {}).values():
+        rescored += (claims.get(e["claim"]) or {}).get("p_holm") or []
+    return any(p is not None and lo <= p < hi for p in [e["p_holm"], *rescored])
+
+
 def answer_text(v2, recipe=None):
     """The chapter's answer: AUROC, then ECE (each comparison with its difference BBB − rival
     and 95 % interval), how large the ECEs are, and (``recipe``: ``recipe_facts``, read from
@@ -399,13 +411,14 @@ def answer_text(v2, recipe=None):
         bad = [e for e in group if e["word"] == "BBB worse"]
         open_ = [e for e in group if e not in good and e not in bad]
         bits = []
+        def named(e):
+            return (f"{NOUNS[e['rival']]} ({name} {effect_words(e, False)}"
+                    + ("; close to the threshold, see section 3" if _near(v2, e) else "") + ")")
         if good:
-            bits.append(f"{better} " + _join(f"{NOUNS[e['rival']]} ({name} {effect_words(e, False)})"
-                                              for e in good))
+            bits.append(f"{better} " + _join(named(e) for e in good))
         if bad:
             bits.append((f"{worse} " if good else f"{better.replace('better', 'worse')} ")
-                        + _join(f"{NOUNS[e['rival']]} ({name} {effect_words(e, False)})"
-                                for e in bad))
+                        + _join(named(e) for e in bad))
         text = "BBB " + (" and " if len(bits) == 2 else "").join(bits) if bits else "BBB"
         if open_:
             text += ("; against " if bits else " against ") + _join(
@@ -481,8 +494,31 @@ def recipe_text(v2, v1_row=None, setting=None):
             "differences makes the gap is not tested.")
 
 
-def scores_rows(v2, metrics=("test_error", "nll", "ece", "auroc_entropy", "auroc_mi")):
-    """(header, rows) of the four methods' scores: mean ± sd over the seeds (error in %)."""
+def test_samples(v2):
+    """{method: S}, the number of members averaged in each method's predictive distribution at
+    test, read from the final runs' records (``v2["inputs"]``): the weight draws of BBB, the
+    dropout masks of MC dropout, the networks of the deep ensemble, 1 for MAP; None where no
+    record says."""
+    root = Path(__file__).resolve().parent.parent
+    out = {}
+    for rel in (v2 or {}).get("inputs") or []:
+        path = root / rel
+        if not path.exists():
+            continue
+        rec = json.loads(path.read_text())
+        m = rec.get("method")
+        if m not in ROWS or m in out:
+            continue
+        out[m] = (rec.get("test_samples") or len(rec.get("member_seeds") or []) or 1)
+    return out
+
+
+def scores_rows(v2, metrics=("test_error", "nll", "ece", "auroc_entropy", "auroc_mi"),
+                samples=None):
+    """(header, rows) of the four methods' scores: mean ± sd over the seeds (error in %), after
+    the number S of members each method averages at test (``samples``: ``test_samples``, read
+    from the records when not given)."""
+    samples = test_samples(v2) if samples is None else samples
     names = {"test_error": "test error (%)", "nll": "NLL", "brier": "Brier", "ece": "ECE",
              "auroc_entropy": "AUROC (entropy)", "auroc_mi": "AUROC (MI)"}
     rows = []
@@ -496,8 +532,25 @@ def scores_rows(v2, metrics=("test_error", "nll", "ece", "auroc_entropy", "auroc
             s = 100.0 if k == "test_error" else 1.0
             d = 2 if k == "test_error" else 3 if k.startswith("auroc") else 4
             cells.append(f"{s * e['mean']:.{d}f} ± {s * e['sd']:.{d}f}")
-        rows.append([LABELS[m], *cells])
-    return ["method", *(names[k] for k in metrics)], rows
+        rows.append([LABELS[m], str(samples.get(m, "—")), *cells])
+    return ["method", "S", *(names[k] for k in metrics)], rows
+
+
+def ece_sign_words(v2):
+    """Why Table 5.2 cannot say which way a method is miscalibrated: the ECE is unsigned, and
+    the stored runs keep no mean confidence; naming the method with the highest mean ECE (and
+    whether it also has the lowest mean NLL, as a reader would ask)."""
+    ece = {m: _mean(v2, m, "ece") for m in ROWS if _mean(v2, m, "ece") is not None}
+    nll = {m: _mean(v2, m, "nll") for m in ROWS if _mean(v2, m, "nll") is not None}
+    if not ece:
+        return ""
+    worst = max(ece, key=ece.get)
+    also = (f"; yet the lowest mean NLL, {nll[worst]:.4f}" if nll and min(nll, key=nll.get)
+            == worst else "")
+    return (f"**The ECE has no sign.** It measures how far confidence is from accuracy, not "
+            f"in which direction: it cannot say whether {NOUNS[worst]} (the highest mean ECE, "
+            f"{ece[worst]:.4f}{also}) is over- or under-confident, and the stored runs keep no "
+            "mean confidence that would tell.")
 
 
 GRID_WORDS = {"lr": "learning rate", "weight_decay": "weight decay", "dropout": "dropout rate",
@@ -605,9 +658,12 @@ def effects_text(v2):
 def robustness_words(v2):
     """Whether any verdict rests on one draw of the predictive samples, in plain words (the
     same reading as ``robustness_text``, verdicts written as directions)."""
-    return _robustness(v2, "against ", _direction,
+    text = _robustness(v2, "against ", _direction,
                        "Do the verdicts rest on one draw of the predictive samples?",
                        ("lies close to the threshold:", "lie close to the threshold:"))
+    return text.replace(" Rescored with each of", " (A *sampling seed* fixes the test-time "
+                        "draws of BBB's weights and of MC dropout's masks; MAP and the ensemble "
+                        "draw nothing.) Rescored with each of", 1)
 
 
 def edges_words(choices=None):
@@ -618,11 +674,18 @@ def edges_words(choices=None):
           if e not in ("none", "—", "as MAP")]
     if not at:
         return ""
+    rho = ""
+    bbb = (choices or {}).get("bbb") if choices is not None else A.chosen("bbb")
+    if bbb and "rho_init" in bbb.get("config", {}):
+        r = bbb["config"]["rho_init"]
+        rho = (f" (ρ0 is the starting value of every ρ, where σ = log(1 + e^ρ); ρ0 = "
+               f"{_signed(r, 0).lstrip('+')} starts every σ at {math.log1p(math.exp(r)):.1g})")
     return ("**Choices at an edge of their grid:** " + "; ".join(at) + ". BBB's ρ0 sits at the "
-            "end with the least initial posterior uncertainty; the deep ensemble's members are "
-            "MAP networks. The grids were fixed before any test number and are not widened, so "
-            "each verdict is about these grids: a wider grid or longer training could move a "
-            "choice at an edge, and with it a verdict.")
+            f"end with the least initial posterior uncertainty{rho}; the deep ensemble's "
+            "members are MAP networks. The grids were fixed before any test number of these "
+            "final runs was seen, and are not widened, so each verdict is about these grids: a "
+            "wider grid or longer training could move a choice at an edge, and with it a "
+            "verdict.")
 
 
 def _per_seed_diffs(v2, e):
@@ -733,9 +796,10 @@ def takeaways_text(v2, recipe=None):
     lo_hi = _ece_range(v2)
     if lo_hi:
         out.append(f"- **Calibration hardly separates them.** All four mean ECEs lie between "
-                   f"{lo_hi[0]:.4f} and {lo_hi[1]:.4f}: every method's confidence is off its "
-                   f"accuracy by at most {100 * lo_hi[1]:.2f} percentage points, averaged over the "
-                   f"MNIST test images. BBB is {where('ece', 'calibrated ')}.")
+                   f"{lo_hi[0]:.4f} and {lo_hi[1]:.4f}: averaged over the confidence bins "
+                   "(each weighted by its images), confidence and accuracy differ by "
+                   f"{100 * lo_hi[0]:.2f}–{100 * lo_hi[1]:.2f} percentage points, depending on "
+                   f"the method. BBB is {where('ece', 'calibrated ')}.")
     facts = recipe_facts(v2) if recipe is None else recipe
     if facts:
         out.append(f"- **What the verdicts are about.** This BBB ({facts['here']:.2f} % test "

@@ -1,4 +1,6 @@
 """Predictive samples of the classification methods, for out-of-distribution and calibration tests."""
+import math
+
 import torch
 from torch.nn import functional as F
 
@@ -927,7 +929,17 @@ def _prior_findings(acc, n_test, reference="Normal", chance=0.5):
     return out
 
 
-def prior_table_text(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0.5):
+def _failed(check):
+    """Whether ``collapse_check`` found every network at chance beaten, under its own prior,
+    by a posterior that fits (a failed optimisation); None without a check."""
+    rows = [c for c in (check or {}).values() if c["best"]]
+    if not rows:
+        return None
+    return all(sum(c["best"][1:]) < sum(c["own"]) for c in rows)
+
+
+def prior_table_text(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0.5,
+                     check=None, n_train=None):
     """Section 7: the reading of the 2-D priors' accuracy table (``acc``: {(data set, prior):
     test accuracy on ``n_test`` points}), as Markdown bullets: per data set which priors fit
     about equally well, which fall behind, which stay at chance, and whether any prior beats
@@ -953,10 +965,17 @@ def prior_table_text(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0
         bullets.append(f"On the {d}, " + "; ".join(s) + ".")
     if collapsed:
         laplace = any("Laplace" in f["groups"][2] for f in found.values())
-        bullets.append("A network at chance may have collapsed onto its prior, the KL term "
-                       "outweighing the likelihood. With "
-                       f"{_n_seeds(n_seeds)} and {steps:,} steps, this cannot be told from a "
-                       "failed optimisation (exercise 3)."
+        failed = _failed(check)
+        bullets.append(("A network at chance may have collapsed onto its prior, the KL term "
+                        "outweighing the likelihood. With "
+                        f"{_n_seeds(n_seeds)} and {steps:,} steps, this cannot be told from a "
+                        "failed optimisation (exercise 3)." if failed is None else
+                        "A network at chance predicts about 0.5 everywhere. Below the weight "
+                        "densities: its hidden layers have collapsed onto its prior, "
+                        + ("yet a posterior that fits scores better under the same objective: "
+                           "a failed optimisation, not the KL term outweighing the likelihood."
+                           if failed else "and for some the collapsed state is what the "
+                           "objective prefers."))
                        + (" The width of Laplace(0, 1) does not explain it: its variance is 2, "
                           "twice that of N(0, 1), whose network fits." if laplace else ""))
     gains = [(d, *f["gain"]) for d, f in found.items() if f["gain"]]
@@ -970,13 +989,15 @@ def prior_table_text(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0
             + "The largest gain over it is " + _join(
                 f"{g:+.3f} on the {d} (*{top}*, against {ref:.3f})" for d, top, g, _, ref in gains)
             + ".")
-    return (f"**What the table shows** ({_n_seeds(n_seeds)}, {steps:,} steps, {n_test:,} test "
+    return (f"**What the table shows** ({_n_seeds(n_seeds)}, "
+            + (f"{n_train:,} training points, " if n_train else "")
+            + f"{steps:,} steps, {n_test:,} test "
             "points per network). Two accuracies count as different when they lie more than two "
             "binomial standard errors of their difference apart.\n\n"
             + "\n".join(f"- {b}" for b in bullets))
 
 
-def prior_takeaway(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0.5):
+def prior_takeaway(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0.5, check=None):
     """The takeaway of section 7 (one Markdown bullet): whether any prior beats ``reference``
     beyond the test set's noise, and which networks stay at chance, with the cause left open."""
     found = _prior_findings(acc, n_test, reference, chance)
@@ -990,8 +1011,12 @@ def prior_takeaway(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0.5
         n = sum(len(v) for v in flat.values())
         text += ("; " + _join(f"{len(v)} of the {len(found[d]['acc'])} networks on the {d}"
                               for d, v in flat.items())
-                 + f" {'stays' if n == 1 else 'stay'} at chance, for a reason one run cannot "
-                 "tell (a collapse onto the prior or a failed optimisation)")
+                 + f" {'stays' if n == 1 else 'stay'} at chance, "
+                 + ("for a reason one run cannot tell (a collapse onto the prior or a failed "
+                    "optimisation)" if _failed(check) is None else
+                    "collapsed onto the prior although a posterior that fits scores better "
+                    "under the same objective: a failed optimisation" if _failed(check) else
+                    "collapsed onto the prior, which for some is what the objective prefers"))
     return text + "."
 
 
@@ -1029,16 +1054,28 @@ def last_layer_figure(draws, lim=6.0):
 PRIOR_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#000000", "#56B4E9", "#D55E00")
 
 
-def last_layer_figure_full(draws, bins_per_unit=10, n_samples=1000):
+def prior_densities(names):
+    """{prior name: w -> log density} for the priors of ``names`` that have a density at a fixed
+    scale (the flat prior and the learned-scale priors have none to draw)."""
+    from .toy import PRIORS_2D
+    out = {}
+    for name in names:
+        prior = PRIORS_2D[name]()
+        if "~" in name or type(prior).__name__ == "FlatPrior":
+            continue
+        out[name] = prior.log_prob
+    return out
+
+
+def last_layer_figure_full(draws, bins_per_unit=10, n_samples=1000, priors=None):
     """Densities (log scale) of the last-layer weight draws of ``last_layer_draws``
     (``n_samples`` per weight), one panel per data set, over the whole range of the draws
     (nothing cut), in a colour-blind-safe palette with the legend above the panels; each
-    panel's title says how many weights its curves pool."""
-    import math
-
+    panel's title says how many weights its curves pool; ``priors`` ({name: log density},
+    ``prior_densities``): each prior drawn dashed in its posterior's colour."""
     import matplotlib.pyplot as plt
     datas = list(dict.fromkeys(d for d, _ in draws))
-    priors = list(dict.fromkeys(p for _, p in draws))
+    names = list(dict.fromkeys(p for _, p in draws))
     fig, axes = plt.subplots(1, len(datas), figsize=(12, 4.2), constrained_layout=True,
                              squeeze=False)
     for ax, ds in zip(axes[0], datas):
@@ -1047,12 +1084,25 @@ def last_layer_figure_full(draws, bins_per_unit=10, n_samples=1000):
             if d == ds:
                 ax.hist(w.numpy(), bins=2 * lim * bins_per_unit, range=(-lim, lim),
                         density=True, histtype="step", lw=1.3, label=prior,
-                        color=PRIOR_COLORS[priors.index(prior) % len(PRIOR_COLORS)])
+                        color=PRIOR_COLORS[names.index(prior) % len(PRIOR_COLORS)])
+        ax.set_yscale("log")
+        lo, hi = ax.get_ylim()  # the draws set the density range; a prior's far tail may
+        for prior, logp in (priors or {}).items():  # fall below it (it holds no draws)
+            if prior in names:
+                x = torch.linspace(-lim, lim, 4001)
+                y = logp(x).exp()
+                hi = max(hi, 2 * float(y.max()))
+                ax.plot(x.numpy(), y.numpy(), ls="--", lw=1.0, alpha=0.9,
+                        color=PRIOR_COLORS[names.index(prior) % len(PRIOR_COLORS)])
+        ax.set_ylim(lo, hi)
         n_w = len(next(w for (d, _), w in draws.items() if d == ds)) // n_samples
         ax.set(yscale="log", ylabel="density (log scale)",
                title=f"{ds}: each curve pools {n_w} weights × {n_samples:,} draws",
                xlabel="last-layer weight (the whole range of the draws)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
+    if priors:
+        handles.append(plt.Line2D([], [], ls="--", lw=1.0, color="0.3"))
+        labels.append("dashed: the prior's density")
     fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), fontsize=9,
                frameon=False)
     return fig
@@ -1455,7 +1505,7 @@ def outline_points(fig, size=7, alpha=0.9):
                 c.set_array(None)
                 c.set_facecolor([styles[v][0] for v in y])
                 c.set_edgecolor([styles[v][1] for v in y])
-                c.set_linewidth(0.4)
+                c.set_linewidth(0.7)
                 c.set_sizes([size])
                 c.set_alpha(alpha)
     for leg in fig.legends:
@@ -1465,3 +1515,214 @@ def outline_points(fig, size=7, alpha=0.9):
                 h.set_markeredgecolor(styles[v][1])
                 h.set_markeredgewidth(0.6)
     return fig
+
+
+# ---- section 4: why a 2-D network sits at chance, checked on the stored networks ----
+
+def _q_params(layer):
+    """(mu, sigma) of a Bayesian layer's weights and biases, flattened together."""
+    import torch.nn.functional as F
+    mu = torch.cat([layer.weight_mu.detach().reshape(-1), layer.bias_mu.detach().reshape(-1)])
+    rho = torch.cat([layer.weight_rho.detach().reshape(-1), layer.bias_rho.detach().reshape(-1)])
+    return mu, F.softplus(rho)
+
+
+def _prior_logpdf(prior, log_scale=None):
+    """w -> elementwise log p(w) of a layer's prior; a learned-scale prior at scale
+    e^``log_scale`` (default its posterior median e^m)."""
+    if hasattr(prior, "kl_hyper"):
+        ls = float(prior.log_scale_mu.detach()) if log_scale is None else log_scale
+        return prior._family(torch.tensor(math.exp(ls))).log_prob
+    return prior.log_prob
+
+
+def closest_sd(prior, log_scale=None):
+    """The sd σ of the zero-mean Gaussian closest to a layer's prior, argmin KL[N(0, σ²) ‖ p]
+    (by quadrature over a grid of σ; for Laplace(0, b) it is b·sqrt(π/2)); None for a flat
+    prior, which has no closest Gaussian."""
+    import numpy as np
+    if type(prior).__name__ == "FlatPrior":
+        return None
+    logp = _prior_logpdf(prior, log_scale)
+    z, wq = np.polynomial.hermite_e.hermegauss(80)
+    z, wq = torch.tensor(z), torch.tensor(wq / wq.sum())
+    sds = torch.logspace(-3, 1.5, 901, dtype=torch.float64)
+    kl = [-math.log(s) - float((wq * logp((s * z).float()).double()).sum()) for s in sds]
+    return float(sds[int(np.argmin(kl))])
+
+
+@torch.no_grad()
+def neg_elbo(q_model, prior_model, x, y, n_samples=200, k=1000, seed=0):
+    """(expected NLL, KL) in nats of ``q_model``'s posterior on the training set (x, y) under
+    the priors of ``prior_model`` (the same 2-5-5-2 network): the objective that
+    ``prior_model`` was trained to minimise, evaluated at another network's q. KL by Monte
+    Carlo (``k`` draws per layer); for a learned prior scale, the hyperprior's KL is added and
+    q(log s) = N(m, τ²) keeps ``prior_model``'s τ, with m chosen per layer on a grid to give
+    ``q_model``'s weights their best ELBO (any choice gives a valid ELBO)."""
+    import torch.nn.functional as F
+
+    from .elbo import sample_forward
+    from .layers import bayes_layers, sampling
+    from .utils import seed_everything
+    seed_everything(seed)
+    with sampling(q_model, True):
+        logits = sample_forward(q_model, x, n_samples)
+    nll = float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.repeat(n_samples),
+                                reduction="sum")) / n_samples
+    kl = 0.0
+    for lq, lp in zip(bayes_layers(q_model), bayes_layers(prior_model)):
+        mu, sd = _q_params(lq)
+        neg_h = float(-(0.5 * torch.log(2 * math.pi * math.e * sd ** 2)).sum())
+        g = torch.Generator().manual_seed(seed)
+        w = mu + sd * torch.randn(k, mu.numel(), generator=g)
+        prior = lp.prior
+        if type(prior).__name__ == "FlatPrior":
+            kl += neg_h
+        elif not hasattr(prior, "kl_hyper"):
+            kl += neg_h - float(prior.log_prob(w).sum(1).mean())
+        else:
+            tau = float(F.softplus(prior.log_scale_rho))
+            q_ls = torch.distributions.Normal(0.0, tau)
+            eps = q_ls.sample((k,))
+
+            def layer_kl(m):
+                ls = m + eps
+                ep = float(prior._family(ls.exp().unsqueeze(1)).log_prob(w).sum(1).mean())
+                hyper = float((q_ls.log_prob(eps) - prior.hyper_log_prob(ls)).mean())
+                return neg_h - ep + hyper
+            coarse = [float(prior.log_scale_mu.detach())] + torch.linspace(-5, 3, 17).tolist()
+            m0 = min(coarse, key=layer_kl)  # then refine around the best coarse value
+            kl += min(layer_kl(m) for m in [m0, *torch.linspace(m0 - 0.5, m0 + 0.5, 11).tolist()])
+    return nll, kl
+
+
+def collapse_check(models, data, acc, n_test, chance=0.5):
+    """For every 2-D network at chance in ``acc`` (see ``prior_table_text``): per layer the mean
+    σ and largest |μ| of its q against the sd of the Gaussian closest to its prior
+    (``closest_sd``), its own −ELBO, and the lowest −ELBO that the posterior of any network
+    that fits the same data reaches under this network's prior (``neg_elbo``).
+    {(data set, prior): {"layers": [(mean σ, max |μ|, closest sd)], "own": (nll, kl),
+    "best": (name, nll, kl)}}."""
+    from .layers import bayes_layers
+    found = _prior_findings(acc, n_test, chance=chance)
+    out = {}
+    for ds, f in found.items():
+        at_chance = f["groups"][2]
+        fit = [p for (d, p) in models if d == ds and p not in at_chance]
+        x, y = data[ds]
+        for prior in at_chance:
+            model = models[(ds, prior)]
+            layers = []
+            for layer in bayes_layers(model):
+                mu, sd = _q_params(layer)
+                layers.append((float(sd.mean()), float(mu.abs().max()), closest_sd(layer.prior)))
+            own = neg_elbo(model, model, x, y)
+            others = {p: neg_elbo(models[(ds, p)], model, x, y) for p in fit}
+            best = min(others, key=lambda p: sum(others[p])) if others else None
+            out[(ds, prior)] = {"layers": layers, "own": own,
+                                "best": None if best is None else (best, *others[best])}
+    return out
+
+
+def _near_prior(sd, closest, factor=1.5):
+    return closest is not None and closest / factor <= sd <= closest * factor
+
+
+def collapse_text(check, n_train, steps, factor=1.5):
+    """Section 4's reading of ``collapse_check``: per network at chance, where its posterior
+    sits against the Gaussian closest to its prior (a layer "sits at its prior" when its mean
+    σ is within ``factor`` of that Gaussian's sd), then whether the objective it was trained on
+    prefers that state: its own −ELBO against the best that a posterior which fits reaches
+    under the same prior."""
+    if not check:
+        return ""
+    bullets = []
+    for (ds, prior), c in check.items():
+        sds = ", ".join(f"{s:.2f}" for s, _, _ in c["layers"])
+        ref = ", ".join("—" if r is None else f"{r:.2f}" for _, _, r in c["layers"])
+        top = max(m for _, m, _ in c["layers"])
+        near = [_near_prior(s, r, factor) for s, _, r in c["layers"]]
+        learned = "~" in prior
+        s = (f"*{prior}* on the {ds}: q's mean σ per layer is {sds}, against {ref} for the "
+             f"Gaussian closest to its prior{' (at its learned scale)' if learned else ''}, and "
+             f"every mean lies within {top:.2f} of zero. ")
+        if all(near):
+            s += ("Every layer sits at its prior: the prior's scale shrank and the posterior "
+                  "followed it.")
+        elif all(near[:-1]) and not near[-1]:
+            s_last, _, r_last = c["layers"][-1]
+            s += (f"Its hidden layers sit at the prior; its last layer is {r_last / s_last:.0f} "
+                  "times narrower, so that every weight sample predicts about 0.5 whatever "
+                  "the input.")
+        else:
+            s += (f"{sum(near)} of its {len(near)} layers sit at the prior.")
+        bullets.append(s)
+    rows = [(ds, prior, c) for (ds, prior), c in check.items() if c["best"]]
+    if rows:
+        better = all(sum(c["best"][1:]) < sum(c["own"]) for *_, c in rows)
+        donors = sorted({c["best"][0] for *_, c in rows})
+        bullets.append(
+            "Is that state what their objective prefers? Scored under each network's own prior "
+            f"(−ELBO: the expected NLL of the {n_train:,} training points plus the KL, in "
+            "nats, lower is better), the posterior of a network that fits the same data (*"
+            + "*, *".join(donors) + "*) reaches "
+            + _join(f"{sum(c['best'][1:]):.1f} ({c['best'][1]:.1f} + {c['best'][2]:.1f}) "
+                    f"under *{p}*" for _, p, c in rows)
+            + ", against the collapsed networks' "
+            + _join(f"{sum(c['own']):.1f} ({c['own'][0]:.1f} + {c['own'][1]:.1f})"
+                    for *_, c in rows) + ". "
+            + ("So the KL term does not outweigh the likelihood: a posterior that fits is "
+               "better under the same prior. These networks are a failed optimisation, a poor "
+               f"optimum of their own objective that {steps:,} steps did not leave (one run "
+               "each; exercise 3)."
+               if better else
+               "For some of them the collapsed state is the better one: there the KL term "
+               "outweighs the likelihood."))
+    n = len(check)
+    head = ("**Why the network at chance sits there**" if n == 1 else
+            f"**Why the {_NUMBER.get(n, str(n))} networks at chance sit there**")
+    return (head + " (computed from the stored networks):\n\n"
+            + "\n".join(f"- {b}" for b in bullets))
+
+
+_NUMBER = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def mark_far(fig, x_train, lim, far=0.5, n=200):
+    """Draw on every std panel of a ``helpers.toy.prior_maps`` figure (the viridis ones) the
+    dashed white line at distance ``far`` from the nearest training point, the boundary of the
+    region that ``far_std`` calls far from the data, and name it in the figure's legend."""
+    import matplotlib.pyplot as plt
+    x0, x1, y0, y1 = lim
+    xx, yy = torch.meshgrid(torch.linspace(x0, x1, n), torch.linspace(y0, y1, n), indexing="xy")
+    pts = torch.stack([xx.reshape(-1), yy.reshape(-1)], 1)
+    d = torch.cdist(pts, x_train.float()).min(1).values.reshape(n, n)
+    for ax in fig.axes:
+        if any(getattr(getattr(c, "cmap", None), "name", "") == "viridis"
+               for c in ax.collections):
+            ax.contour(xx.numpy(), yy.numpy(), d.numpy(), levels=[far], colors="white",
+                       linestyles="--", linewidths=0.9)
+    for leg in fig.legends:
+        handles = list(leg.legend_handles) + [plt.Line2D([], [], ls="--", color="0.2", lw=0.9)]
+        labels = [t.get_text() for t in leg.get_texts()] + [
+            f"std rows, dashed: {far:g} from the nearest training point"]
+        leg.remove()
+        fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8)
+    return fig
+
+
+def toy_setup_text(rec):
+    """Section 4's settings, read from results/05_uncertainty/priors_2d.json's config: the
+    training set's size and noise, the steps and learning rate, and what "KL weight 1" means
+    for how strongly the KL term competes with the likelihood."""
+    c = rec["config"]
+    data = "; ".join(f"{ds}: noise sd {kw['noise']:g}"
+                     + (f", inner radius {kw['factor']:g} of the outer" if "factor" in kw else "")
+                     for ds, kw in c["data"].items())
+    n = c["n_train"]
+    return (f"**Setup.** Each network is trained on {n:,} points ({data}) for {c['steps']:,} "
+            f"Adam steps at learning rate {c['lr']:g}, one seed, and tested on {c['n_test']:,} "
+            f"fresh points. With all {n:,} points in one minibatch the KL weight is 1: each "
+            f"step minimises the expected NLL of the {n:,} points plus the whole KL term (the "
+            "negative ELBO), so the prior competes with the likelihood of only "
+            f"{n:,} points.")

@@ -104,7 +104,11 @@ def test_table2_groups_networks_by_width_and_gives_the_seed_spread():
                                                 "p": p}}
     assert [r[-1] for r in P.mcnemar_rows(rec)[1]] == ["0.500", "<0.001", "<0.001", "0.010"]
     fig = P.curves_figure(rec)
-    assert len(fig.axes) == 2 and "2×400 (2 seeds)" in str(fig.axes[0].get_legend_handles_labels())
+    # one panel per width, then random removal; each width's legend counts its own seeds
+    assert [a.get_title().split(":")[0] for a in fig.axes[:2]] == ["2×1200", "2×400"]
+    assert len(fig.axes) == 3
+    assert "2×400 (line: mean of 2 seeds)" in str(fig.axes[1].get_legend_handles_labels())
+    assert "2×1200 (line: mean of 2 seeds)" in str(fig.axes[0].get_legend_handles_labels())
     plt.close(fig)
 
 

@@ -969,3 +969,154 @@ def test_the_committed_chapter_opens_with_its_answer_and_tells_no_history(commit
     pats = savefig_patterns(ROOT / "notebooks" / "05_uncertainty.py")
     figs = sorted(p.name for p in (ROOT / "figures").glob("05_uncertainty-*"))
     assert figs and all(any(re.fullmatch(p, f) for p in pats) for f in figs), figs
+
+
+# ---- round r10: the checks behind section 4's at-chance networks, S, ρ0, the ECE's sign ----
+
+def _check(own=(350.0, 20.0), best=("Cauchy", 25.0, 95.0), layers=None):
+    layers = layers or [(1.08, 0.2, 1.24), (1.08, 0.3, 1.24), (0.10, 0.07, 1.24)]
+    return {("circles", "Laplace"): {"layers": layers, "own": own, "best": best}}
+
+
+def test_collapse_text_reads_the_layers_and_the_objective():
+    text = U.collapse_text(_check(), 500, 2000)
+    assert text.startswith("**Why the network at chance sits there**")
+    assert "q's mean σ per layer is 1.08, 1.08, 0.10, against 1.24, 1.24, 1.24" in text
+    assert "Its hidden layers sit at the prior; its last layer is 12 times narrower" in text
+    assert "reaches 120.0 (25.0 + 95.0) under *Laplace*" in text
+    assert "against the collapsed networks' 370.0 (350.0 + 20.0)" in text
+    assert "So the KL term does not outweigh the likelihood" in text
+    assert "2,000 steps did not leave" in text
+    # the collapsed state better than the fitting posterior: the other reading
+    text = U.collapse_text(_check(own=(100.0, 10.0)), 500, 2000)
+    assert "there the KL term outweighs the likelihood" in text and "failed" not in text
+    wide = _check(layers=[(0.35, 0.1, 0.39), (0.23, 0.1, 0.27), (0.10, 0.05, 0.12)])
+    assert "Every layer sits at its prior" in U.collapse_text(wide, 500, 2000)
+    assert U.collapse_text({}, 500, 2000) == ""
+
+
+def test_prior_table_and_takeaway_follow_the_check():
+    acc = _acc(0.483, 0.973)
+    text = U.prior_table_text(acc, n_test=1000, steps=2000, check=_check(), n_train=500)
+    assert "(1 seed, 500 training points, 2,000 steps, 1,000 test points" in text
+    assert "a failed optimisation, not the KL term outweighing the likelihood" in text
+    assert "cannot be told" not in text
+    take = U.prior_takeaway(acc, n_test=1000, steps=2000, check=_check())
+    assert take.endswith("collapsed onto the prior although a posterior that fits scores "
+                         "better under the same objective: a failed optimisation.")
+    take = U.prior_takeaway(acc, n_test=1000, steps=2000, check=_check(own=(100.0, 10.0)))
+    assert "failed" not in take and "what the objective prefers" in take
+
+
+def test_closest_sd_of_a_laplace_prior_is_its_known_value():
+    import math
+    from helpers.priors import FlatPrior, GaussianPrior, LaplacePrior
+    assert U.closest_sd(LaplacePrior(1.0)) == pytest.approx(math.sqrt(math.pi / 2), rel=0.01)
+    assert U.closest_sd(GaussianPrior(0.5)) == pytest.approx(0.5, rel=0.01)
+    assert U.closest_sd(FlatPrior()) is None
+
+
+def test_neg_elbo_of_a_laplace_network_matches_the_closed_form():
+    import math
+    from torch.nn import functional as F
+    from helpers.layers import bayes_layers
+    from helpers.toy import toy_net
+    torch.manual_seed(0)
+    net = toy_net("Laplace")
+    x, y = torch.randn(50, 2), torch.randint(0, 2, (50,))
+    nll, kl = U.neg_elbo(net, net, x, y, n_samples=10, k=20000)
+    closed = 0.0
+    for layer in bayes_layers(net):
+        mu, sd = U._q_params(layer)
+        z = mu / sd
+        e_abs = (sd * math.sqrt(2 / math.pi) * torch.exp(-z ** 2 / 2)
+                 + mu * (1 - 2 * torch.distributions.Normal(0, 1).cdf(-z)))
+        closed += float((-0.5 * torch.log(2 * math.pi * math.e * sd ** 2) + e_abs
+                         + math.log(2)).sum())
+    assert kl == pytest.approx(closed, rel=0.02)
+    assert nll > 0 and F is not None
+
+
+def test_answer_flags_a_verdict_close_to_the_threshold():
+    from helpers import ood_plan as O
+    v2 = _planted()
+    claim = next(e["claim"] for e in O.effects(v2) if e["rival"] == "map" and e["high"])
+    assert "close to the threshold" not in O.answer_text(v2, recipe=False)
+    v2["mc_robustness"] = {"OOD AUROC (entropy)": {claim: {"verdicts": ["holds"] * 3,
+                                                           "p_holm": [0.04, 0.03, 0.045]}}}
+    text = O.answer_text(v2, recipe=False)
+    assert "better than MAP (AUROC " in text and "; close to the threshold, see section 3)" in text
+    assert text.count("close to the threshold") == 1
+
+
+def test_scores_rows_give_each_methods_number_of_samples():
+    from helpers import ood_plan as O
+    v2 = _planted()
+    header, rows = O.scores_rows(v2, ("ece",), samples={"bbb": 20, "mc_dropout": 20,
+                                                        "ensemble": 5, "map": 1})
+    assert header == ["method", "S", "ECE"]
+    assert {r[0]: r[1] for r in rows} == {"MAP": "1", "MC dropout": "20",
+                                          "deep ensemble (5)": "5", "BBB": "20"}
+    assert O.scores_rows(v2, ("ece",), samples={})[1][0][1] == "—"
+
+
+def test_ece_sign_words_name_the_worst_calibrated_method():
+    from helpers import ood_plan as O
+    v2 = _planted()
+    text = O.ece_sign_words(v2)
+    assert text.startswith("**The ECE has no sign.**") and "the deep ensemble" in text
+    assert "lowest mean NLL" not in text  # the planted summary has no NLL
+
+
+def test_edges_words_define_rho0_and_date_the_grids():
+    from helpers import ood_plan as O
+    from helpers import alternatives_plan as A
+    grid = A.SEARCHES["bbb"]["grid"]
+    edge = {"config": {k: min(v) for k, v in grid.items()}, "epochs": A.MAX_EPOCHS}
+    text = O.edges_words({"map": None, "mc_dropout": None, "bbb": edge})
+    r = min(grid["rho_init"])
+    import math
+    assert f"starts every σ at {math.log1p(math.exp(r)):.1g}" in text
+    assert "before any test number of these final runs was seen" in text
+
+
+def test_mark_far_and_prior_curves_are_drawn():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from helpers.toy import LIMS, prior_maps, toy_net
+    torch.manual_seed(0)
+    x, y = torch.randn(30, 2), torch.randint(0, 2, (30,))
+    fig = prior_maps({"Normal": toy_net("Normal")}, LIMS["circles"], x, y, n_samples=3)
+    try:
+        before = sum(len(ax.collections) for ax in fig.axes)
+        U.mark_far(fig, x, LIMS["circles"])
+        assert sum(len(ax.collections) for ax in fig.axes) > before
+        assert "0.5 from the nearest training point" in fig.legends[0].get_texts()[-1].get_text()
+    finally:
+        plt.close(fig)
+    draws = {("circles", "Laplace"): 0.1 * torch.randn(10000),
+             ("circles", "Normal"): torch.randn(10000)}
+    fig = U.last_layer_figure_full(draws, priors=U.prior_densities(["Laplace", "Normal", "flat"]))
+    try:
+        ax = fig.axes[0]
+        assert sum(1 for ln in ax.lines if ln.get_linestyle() == "--") == 2
+        assert ax.get_ylim()[0] > 1e-6  # the draws, not the priors' far tails, set the bottom
+    finally:
+        plt.close(fig)
+    assert set(U.prior_densities(["flat", "Normal, s ~ half-Cauchy", "Cauchy"])) == {"Cauchy"}
+
+
+def test_collapse_check_runs_on_the_committed_networks(committed):
+    import helpers as H
+    from helpers.toy import build_toy
+    rec = H.load_results("05_uncertainty", "priors_2d")
+    toy = build_toy(rec["profile"], rec["config"]["n_train"], rec["config"]["steps"],
+                    seed=rec["seed"])
+    models, acc, data = toy
+    check = U.collapse_check(models, data, acc, rec["config"]["n_test"])
+    assert ("circles", "Laplace") in check
+    c = check[("circles", "Laplace")]
+    assert c["layers"][0][0] > 0.5 > c["layers"][-1][0]  # hidden at the prior, last narrow
+    text = U.collapse_text(check, rec["config"]["n_train"], rec["config"]["steps"])
+    assert f"{sum(c['own']):.1f}" in text
