@@ -690,7 +690,8 @@ def paper_protocol_rows(nb01):
             ours = " / ".join(f"{100 * sum(done[k]['test_error']) / len(done[k]['test_error']):.2f}"
                               if k in done else "—" for k in PAPER) + "%"
             n = sorted({len(r["test_error"]) for r in done.values()})
-            ours += f" ({'–'.join(map(str, n))} of {want} seed{'s' if want > 1 else ''})"
+            ours += (f" ({want} seed{'s' if want > 1 else ''})" if n == [want] else
+                     f" ({'–'.join(map(str, n))} of {want} seed{'s' if want > 1 else ''})")
             cell = summ["analysis"]["cells"].get(f"bbb_mixture_h{H}")
             verdict = "mixture: " + cell_words(cell)  # the interval, whatever the word
             fam = summ["analysis"]["orderings"].get(str(H))
@@ -831,8 +832,7 @@ def found_paper_protocol():
         text += (f" and the Gaussian prior on {100 * g['mean']:.2f}%: mixture − Gaussian "
                  f"{_pp(t['mean_diff'])} pp {_interval(t['ci'])[:-3]} (paper {_pp(paper_d)} pp)")
     return text + (f". But σ barely moved in a shorter rerun ({phrase}): these runs test BBB "
-                   "with σ stuck near its start, so they give no verdict on BBB; runs in which "
-                   "σ can learn come next.")
+                   "with σ stuck near its start, so they give no verdict on BBB.")
 
 
 def found_modern_recipe():
@@ -888,7 +888,7 @@ def found_pruning():
     span = f" [{ci['ci'][0]:+.2f}, {ci['ci'][1]:+.2f}]" if ci["ci"] else ""
     text = (f"**Table 2, Figure 4: pruning.** Removing the 95% of a 2×{H} network's weights "
             "with the lowest signal-to-noise ratio (SNR = |μ|/σ) changes its test error by "
-            f"{ci['mean']:+.2f} pp{span} ({len(ds)} networks; paper +0.05 pp)")
+            f"{ci['mean']:+.2f} pp{span} ({len(ds)} Adam warm-started networks; paper +0.05 pp)")
     v2 = _load("04_pruning/v2/summary.json")
     r = v2 and not v2["interim"] and v2["families"]["error after pruning"].get(
         "bbb_snr < bbb_magnitude at 95%")
@@ -928,12 +928,12 @@ def found_regression():
     return (f"**Figure 5: regression.** With a N(0, {sigma:g}) prior, BBB's predictive sd is "
             f"{g['std_ratio']['mean']:.1f} times larger away from the data than near it (a "
             f"standard network's: {s['std_ratio']['mean']:.1f}), and its 90% band covers "
-            f"{100 * g['coverage90_out']['mean']:.0f}% of fresh points there (per seed "
+            f"{100 * g['coverage90_out']['mean']:.0f}% of fresh points there (target 90%; per seed "
             f"{100 * min(cov):.0f}–{100 * max(cov):.0f}%). With the scale-mixture prior the ratio "
             f"is {m['std_ratio']['mean']:.1f} and the band covers "
             f"{100 * m['coverage90_out']['mean']:.0f}%. Of {n} declared tests of BBB against a "
-            "standard network, MC dropout and a deep ensemble (NLL and coverage, near and away "
-            f"from the data), {held} hold, {rev} are reversed and {n - held - rev} are not "
+            "standard network, MC dropout and a deep ensemble, "
+            f"{held} hold, {rev} are reversed and {n - held - rev} are not "
             f"resolved at {_seeds(len(g['std_ratio']['per_seed']))}.")
 
 
