@@ -482,7 +482,7 @@ def _spread_labels(ys, gap):
     return out
 
 
-def figure2(s, widths=None, records=None, smooth=25):
+def figure2(s, widths=None, records=None, smooth=25, sigma_fixed=False):
     """The paper's Figure 2 under its own protocol, as small multiples (a row per width): a
     panel per method with its test error (posterior-mean weights for BBB) against epoch, the
     mean over seeds with the range of seeds as a band where there are several, and the paper's
@@ -491,7 +491,8 @@ def figure2(s, widths=None, records=None, smooth=25):
     the four methods' means together, each a running mean over ``smooth`` epochs in its
     colour-blind-safe colour (Okabe-Ito) and labelled at its end. Log error axis shared by
     every panel, every epoch and every paper value inside it; the title says how many seeds
-    each row holds. ``records``: see ``run_records``."""
+    each row holds. ``records``: see ``run_records``. ``sigma_fixed``: σ did not learn under
+    this protocol (section 3 of notebook 01); the BBB panels' titles say so."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
     widths = list(widths or s["widths"])
@@ -532,7 +533,9 @@ def figure2(s, widths=None, records=None, smooth=25):
             if paper is not None:
                 ax.axhline(paper, color="k", ls="--", lw=1.2, zorder=4,
                            label=f"the paper: {100 * paper:.2f}%")
-            ax.set_title(f"{TABLE_LABELS[method]}, 784-{H}-{H}-10", fontsize=9)
+            ax.set_title(f"{TABLE_LABELS[method]}, 784-{H}-{H}-10"
+                         + ("\n(σ did not learn: not a test of BBB)"
+                            if sigma_fixed and method.startswith("bbb") else ""), fontsize=9)
             ax.legend(fontsize=9, loc="upper right")
         ax = row[-1]
         if ends:
@@ -567,9 +570,48 @@ def figure2(s, widths=None, records=None, smooth=25):
                 + (" (line: mean, band: range)" if n[-1] > 1 else " (no band)"))
     fig.suptitle("Test error during training, the paper's protocol (BBB: posterior-mean weights "
                  "μ). "
-                 + "; ".join(said(H) for H in widths), fontsize=10)
+                 + "; ".join(said(H) for H in widths), fontsize=12)
     fig.tight_layout(rect=(0, 0, 0.95, 1))
     return fig
+
+
+def spikes(s, widths=None, records=None, factor=1.5, window=25):
+    """[(method, width, epoch, test error, the running median around it, how many epochs from
+    it stay above ``factor`` times that median)]: per method and width,
+    the epoch whose mean test error over seeds lies furthest above the median of the ``window``
+    epochs around it, where that is more than ``factor`` times the median (a transient jump,
+    not the trend)."""
+    out = []
+    for H in widths or s["widths"]:
+        for method, recs in run_records(s, H, records).items():
+            if not recs:
+                continue
+            n = min(len(r["history"]) for r in recs)
+            y = [sum(r["history"][i]["test_error"] for r in recs) / len(recs) for i in range(n)]
+            best = None
+            for i in range(window, n):
+                near = sorted(y[max(0, i - window):i] + y[i + 1:i + 1 + window])
+                med = near[len(near) // 2]
+                if y[i] > factor * med and (best is None or y[i] / med > best[3] / best[4]):
+                    k = i
+                    while k + 1 < n and y[k + 1] > factor * med:
+                        k += 1
+                    best = (TABLE_LABELS[method], H, i + 1, y[i], med, k - i + 1)
+            if best:
+                out.append(best)
+    return out
+
+
+def spike_words(s, records=None):
+    """One sentence naming ``spikes`` (method, width, epoch, the jump against the median around
+    it) and that the curve returns; '' without any."""
+    sp = spikes(s, records=records)
+    if not sp:
+        return ""
+    return ("**Jumps.** " + "; ".join(
+        f"{m}, 2×{H}: {100 * v:.2f}% at epoch {e} for {k} epoch{'' if k == 1 else 's'} "
+        f"(around it {100 * med:.2f}%)" for m, H, e, v, med, k in sp)
+        + ". They make the smoothed panel's bumps; their cause was not investigated.")
 
 
 END_LABELS = {"sgd": "plain network", "dropout": "dropout", "bbb_gaussian": "Gaussian prior",
@@ -615,7 +657,7 @@ def predictor_words(s, widths=None, records=None):
 FAR_BELOW = 0.2  # "far below": the drift is at most this share of the yardstick
 
 
-def curve_rows(rec, window=100, against=None):
+def curve_rows(rec, window=100, against=None, verdicts=()):
     """(header, rows, words) from summary ``rec``: per method and width, the seeds n, the mean
     over seeds of the test error over the last ``window`` epochs minus the ``window`` before,
     the epoch-to-epoch sd over the last ``window`` epochs (mean over seeds), and whether the
@@ -623,7 +665,10 @@ def curve_rows(rec, window=100, against=None):
     the largest change over all curves (the largest remaining drift) with its method and width,
     and how many curves are flat; with ``against`` (the half-width of the narrowest adjusted
     95% interval among the comparisons, a fraction), the drift against it, and "600 epochs are
-    enough for these comparisons" only where the drift is at most ``FAR_BELOW`` of it.
+    enough for these comparisons" only where the drift is at most ``FAR_BELOW`` of it;
+    ``verdicts``: [(words, adjusted interval)] of the resolved comparisons, each said to be
+    safe from the drift where its interval's nearer end lies further from 0 than twice the
+    drift (a difference of two curves drifts by at most the sum of their drifts).
     (header, [], '') without curves."""
     header = ["method", "width", "seeds", "change (pp)", f"epoch-to-epoch sd, last {window} (pp)",
               "flat"]
@@ -652,11 +697,20 @@ def curve_rows(rec, window=100, against=None):
             f"pp ({where}), {big * 10_000:.1f} of the 10,000 test images; {flat}.")
     if against:
         text += (f" That drift is {big / against:.0%} of the narrowest half-width of our "
-                 f"intervals ({100 * against:.3f} pp), " + (
-                     "far below it: 600 epochs are enough for these comparisons."
+                 f"intervals ({100 * against:.3f} pp)" + (
+                     ": 600 epochs are enough for these comparisons."
                      if big <= FAR_BELOW * against else
-                     f"not far below it (more than {FAR_BELOW:.0%}): longer training could move "
-                     "the closest comparisons by about that much."))
+                     ": longer training could move the closest comparisons by about that much."))
+    safe = [(w, ci) for w, ci in verdicts if min(abs(ci[0]), abs(ci[1])) > 2 * big
+            and ci[0] * ci[1] > 0]
+    if safe:
+        one = len(safe) == 1
+        text += (f" It cannot change {'the' if one else 'any'} resolved verdict"
+                 f"{'' if one else 's'} (" + "; ".join(
+                     f"{w}, [{100 * ci[0]:+.2f}, {100 * ci[1]:+.2f}]".replace("-", "−")
+                     for w, ci in safe)
+                 + f"): {'its' if one else 'each'} interval ends more than twice that drift "
+                 "from 0.")
     return header, rows, text
 
 
@@ -892,7 +946,7 @@ def chosen_rows(s):
         where = f" ({edges[method]} of {len(lrs)})" if edges.get(method) else ""
         bbb = method.startswith("bbb")
         setting = ("—" if method == "sgd" else f"{c['dropout']:g}" if method == "dropout" else
-                   f"N(0, σ²), −log σ = {-math.log(c['prior_sigma']):.0f}"
+                   f"N(0, s²), −log s = {-math.log(c['prior_sigma']):.0f}"
                    if method == "bbb_gaussian" else
                    f"π = {c['pi']:g}, −log σ₁ = {c['neg_log_sigma1']:g}, "
                    f"−log σ₂ = {c['neg_log_sigma2']:g}")
@@ -907,12 +961,39 @@ def chosen_rows(s):
              f"{s['screen_epochs']} epochs, the best {s['keep']} continued to "
              f"{s['continue_epochs']}, the best of those trained {s['final_epochs']} epochs at "
              f"{widths}. ")
+    words += grid_words(s) + " "
     if edges and len(top) == len(edges):
-        words += "Every method chose the largest learning rate its search tried."
+        words += "Every method chose the largest learning rate its search tried"
     else:
         words += (f"{len(top)} of {len(edges)} methods chose the largest learning rate their "
-                  "search tried.")
-    return header, rows, words
+                  "search tried")
+    paper_top = max(PAPER_SPACES["dropout"]["lr"])
+    if top and all(max(p["lr"] for p in design(m, s["trials"])) == paper_top for m in top):
+        words += (f", {_power(paper_top)}, the paper's largest: a larger one would leave the "
+                  "paper's protocol")
+    return header, rows, words + "."
+
+
+def _power(x):
+    """10⁻³ for 0.001; x itself (:g) when it is not a power of ten."""
+    k = math.log10(x)
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return f"10{str(round(k)).translate(sup)}" if abs(k - round(k)) < 1e-9 else f"{x:g}"
+
+
+def grid_words(s):
+    """What each method's screen tried (``design``), in words: the plain network's learning
+    rates (its one setting), the paper's three rates crossed with dropout's rate or the
+    Gaussian prior's s (3 × 3), and the scale mixture's four settings in an L9 array."""
+    sgd = sorted(p["lr"] for p in design("sgd", s["trials"]))
+    lrs = sorted(PAPER_SPACES["dropout"]["lr"])
+    three = ", ".join(_power(x) for x in reversed(lrs))
+    drop = ", ".join(f"{x:g}" for x in PAPER_SPACES["dropout"]["dropout"])
+    logs = ", ".join(f"{abs(math.log(x)):.0f}" for x in PAPER_SPACES["bbb_gaussian"]["prior_sigma"])
+    return (f"Tried: the plain network {len(sgd)} learning rates, {_power(sgd[0])} to "
+            f"{_power(sgd[-1])}; the others the paper's rates ({three}) × dropout's rate "
+            f"({drop}) or the Gaussian prior's −log s ({logs}), or × π, −log σ₁, −log σ₂ (the "
+            "paper's values) in an L9 array.")
 
 
 def _lr_edges(s):

@@ -920,7 +920,15 @@ def effects(rec):
                 "n": tt["n"], "diff": tt["mean_diff"], "ci": tt["ci"], "p_holm": None,
                 "verdict": c["verdict"], "family": "comparable",
                 "paper": paper_difference("bbb_mixture", "dropout", W), "m": 1,
-                "ci_adj": stats.bonferroni_interval(*pair, 1)}
+                "ci_adj": stats.bonferroni_interval(*pair, 1), "_pair": pair}
+    # the comparability claim is declared as a test of its own at each width (m = 1); read over
+    # the widths it is m tests, one per width: ``ci_widths`` is its interval adjusted for them
+    comp = [e for (_, a, b), e in out.items() if e["family"] == "comparable" and e["ci"]]
+    for e in [e for (_, a, b), e in out.items() if e["family"] == "comparable"]:
+        pair = e.pop("_pair")
+        if e["ci"] and len(comp) > 1:
+            e["m_widths"] = len(comp)
+            e["ci_widths"] = stats.bonferroni_interval(*pair, len(comp))
     return out
 
 
@@ -971,7 +979,20 @@ def comparable_words(e):
     side = comparable_side(e)
     if side and reading:  # described beside the declared verdict, never in its place
         reading = f"{side}: the interval lies {reading.replace(', crosses', ', crossing')}"
+        w = widths_reading(e)
+        reading += f"; {w}" if w else ""
     return "*not shown comparable*" + (f" ({reading})" if reading else "")
+
+
+def widths_reading(e):
+    """For mixture − dropout (effect ``e``) whose own interval excludes 0: its interval adjusted
+    for the m widths at which the claim is tested (``ci_widths``, Bonferroni), and whether that
+    contains 0 (then the side is not a finding); '' without it."""
+    if not e or not e.get("ci_widths") or not comparable_side(e):
+        return ""
+    lo, hi = e["ci_widths"]
+    return (f"adjusted for the {e['m_widths']} widths {_ci_pp(e['ci_widths'])}, which "
+            + ("contains 0" if lo <= 0 <= hi else "excludes 0"))
 
 
 def comparable_side(e):
@@ -1088,20 +1109,29 @@ def narrowest_half_width(rec):
     return min(hw) if hw else None
 
 
+def resolved_intervals(rec, skip_bbb=False):
+    """[(a − b in words, adjusted 95% interval)] of the comparisons of summary ``rec`` that Holm
+    resolves; ``skip_bbb``: leave out those with a BBB side (no verdict where σ did not learn)."""
+    words = {(a, b): w for a, b, w, _ in STORY_CLAIMS}
+    return [(f"{words[(a, b)]} at 2×{W}", e["ci_adj"]) for (W, a, b), e in sorted(effects(rec).items())
+            if e.get("p_holm") is not None and e["p_holm"] < ALPHA and e.get("ci_adj")
+            and not (skip_bbb and "bbb" in a + b)]
+
+
 def fixed_sigma_label(sigma=None):
-    """What the paper's protocol tests here: BBB whose σ did not move from its start (``sigma``, the
+    """What the paper's protocol tests here: BBB whose σ shifted uniformly and did not learn (``sigma``, the
     diagnostics' starting σ, shown to one significant figure where given)."""
     near = f" (≈ {sigma:.1g})" if isinstance(sigma, float) else ""
-    return f"BBB whose σ did not move from its start{near}: not a learned posterior"
+    return f"BBB whose σ shifted uniformly from its start{near} and did not learn: not a learned posterior"
 
 
-NO_VERDICT = "σ did not learn (section 3): no verdict"
+NO_VERDICT = "σ shifted uniformly, did not learn (section 3): no verdict"
 
 
 def fixed_sigma_rows(paper_rec, sigma=None):
     """(words, header, rows): the paper protocol's tests, each a − b with its adjusted 95%
     interval. A verdict counts only for a method that worked: the rows with a BBB side, whose σ
-    did not move from its start (``fixed_sigma_label``), show their interval with
+    shifted uniformly and did not learn (``fixed_sigma_label``), show their interval with
     ``NO_VERDICT`` in place of Holm's p and verdict; the others (dropout − plain network) keep
     their declared verdict (``_effect_cell``). ('', header, []) where no claim has an
     interval."""
@@ -1126,9 +1156,10 @@ def fixed_sigma_rows(paper_rec, sigma=None):
         at = f" at {rows[0][0]}"
         header, rows = header[1:2] + header[3:], [r[1:2] + r[3:] for r in rows]
     near = f" (≈ {sigma:.1g})" if isinstance(sigma, float) else ""
-    return (f"**The paper's protocol{at}: its tests.** Its BBB's σ did not move from its "
-            f"start{near}, and a verdict counts only for a method that worked: the rows with BBB "
-            "show their interval and no verdict."), header, rows
+    return (f"**The paper's protocol{at}: its tests.** Its BBB's σ shifted uniformly from its "
+            f"start{near}, every weight alike, and did not learn; a verdict counts only for a "
+            "method that worked (its σ learned): the rows with BBB show their interval and no "
+            "verdict."), header, rows
 
 
 def comparable_margin_words(n_test=10_000):
@@ -1180,14 +1211,12 @@ def detectable_words(paper_rec, adam_rec, margin=STORY_MARGIN):
             per.append(f"{_pp_range(hw)} pp at 2×{W} ({n} seeds)")
     if not per:
         return ""
-    text = ("**How small a difference the seeds can detect**, the half-width of its interval "
-            "(a smaller one leaves 0 inside): with the Adam recipe "
-            + and_list(per) + ".")
+    text = "**How small a difference the seeds can detect** with the Adam recipe."
     W = _width_with_both(ep, ea)
     e = ea.get((W, "bbb_mixture", "sgd")) if W is not None else None
     if e and e.get("ci_adj") and e["paper"] is not None and e["ci_adj"][0] < 0:
         gain = -e["ci_adj"][0]
-        text += (f" So at 2×{W} any gain of the scale mixture over the plain network is at most "
+        text += (f" At 2×{W} any gain of the scale mixture over the plain network is at most "
                  f"{100 * gain:.2f} pp (its interval's end), {gain / -e['paper']:.0%} of the "
                  f"paper's {100 * -e['paper']:.2f} pp")
         few = [V for (V, x, y), o in sorted(ea.items()) if (x, y) == ("bbb_mixture", "sgd")
@@ -1195,14 +1224,18 @@ def detectable_words(paper_rec, adam_rec, margin=STORY_MARGIN):
                and excluded(o) == (False, False)]
         text += ("; " + and_list([f"2×{V}" for V in few]) + " cannot tell: "
                  "its interval holds both 0 and the paper's difference." if few else ".")
-    hw = _half_widths(ea, claims=[("bbb_mixture", "dropout")])
+    hw = {V: _half_widths(ea, V, claims=[("bbb_mixture", "dropout")])
+          for V in sorted({k[0] for k in ea})}
+    hw = {V: h[0] for V, h in hw.items() if h}
     if hw:
         m = 100 * margin
-        room = m - 100 * min(hw)
-        text += (f" *Comparable* needs mixture − dropout's whole interval inside ±{m:g} pp; with "
-                 f"half-widths of {_pp_range(hw)} pp it could pass only "
-                 + (f"for a mean difference within ±{room:.2f} pp." if room > 0 else
-                    "with more seeds."))
+        can = [f"at 2×{V} (half-width {100 * h:.2f} pp) only for a mean difference within "
+               f"±{m - 100 * h:.2f} pp" for V, h in hw.items() if 100 * h < m]
+        cannot = [f"2×{V} ({100 * h:.2f})" for V, h in hw.items() if 100 * h >= m]
+        text += (f" *Comparable* (interval inside ±{m:g} pp) could pass "
+                 + ("; ".join(can) if can else "at no width")
+                 + (f"; at {and_list(cannot)} the half-width is at least the margin: it could "
+                    "not pass whatever the difference." if cannot else "."))
     return text
 
 
@@ -1336,20 +1369,55 @@ def answer_rows(paper_rec, adam_rec, sigma_fixed=False):
         return None, []
     paper = PAPER_COLUMN + (f": {fixed_sigma_label(sigma_fixed)} (section 3)"
                             if sigma_fixed else ": the same")
+    widths = sorted({V for (V, _, _) in ea})
     header = [f"claim at 2×{W} (other width if verdict differs)",
               "paper's difference (pp)", "m",
-              f"{RECIPES['adam']}: a − b [interval] (seeds), verdict", paper]
+              f"{RECIPES['adam']}: a − b [interval] (seeds), verdict",
+              "paper's difference outside our interval? (" + "/".join(
+                  f"2×{V}" for V in widths) + ")", paper]
     rows = []
     for a, b, words in ANSWER_CLAIMS:
         if (W, a, b) not in ep and (W, a, b) not in ea:
             continue
         d = paper_difference(a, b, W)
-        rows.append([words, "—" if d is None else _pp(d),
+        outside = [paper_outside(ea.get((V, a, b))) or "one seed" for V in widths]
+        rows.append([words + confound_words(adam_rec, a, b), "—" if d is None else _pp(d),
                      _m_cell(ea.get((W, a, b)), ep.get((W, a, b))), _answer_cell(ea, W, a, b),
+                     "—" if set(outside) == {"—"} else " / ".join(outside),
                      _answer_cell(ep, W, a, b)])
     if sigma_fixed:  # the paper protocol's tests are shown once, in section 2
-        header, rows = header[:4], [r[:4] for r in rows]
+        header, rows = header[:5], [r[:5] for r in rows]
     return header, rows
+
+
+def warm_widths(adam_rec, raw=False):
+    """{method: [paper widths]} at which the Adam recipe's rows (summary ``adam_rec``) start
+    warm; ``raw``: the rows' own widths (the smoke profile's tiny ones) instead."""
+    out = {}
+    for r in sorted((adam_rec or {}).get("rows", []), key=lambda r: r["H"]):
+        if (r.get("recipe") or {}).get("init_from"):
+            out.setdefault(r["key"], []).append(r["H"] if raw else paper_width(adam_rec, r["H"]))
+    return out
+
+
+def confound_words(adam_rec, a, b):
+    """' (a warm-started, b from a random start at 2×W, …)' where the Adam recipe starts one side
+    of a − b warm and the other not at some width (the difference then compares the start as
+    well as the method); '' otherwise."""
+    from .report import and_list
+    warm, rows = warm_widths(adam_rec), story_rows(adam_rec)
+    every = sorted({W for (k, W) in rows if k in (a, b)})
+    split = [W for W in every if (W in warm.get(a, [])) != (W in warm.get(b, []))]
+    if not split or not {a, b} <= {"bbb_gaussian", "bbb_mixture"}:
+        return ""
+    x, y = (a, b) if all(W in warm.get(a, []) for W in split) else (b, a)
+    both = [W for W in every if W not in split and W in warm.get(a, [])]
+    eff = effects(adam_rec)
+    both = [f"{_pp(eff[(W, a, b)]['diff'])} {_ci_pp(eff[(W, a, b)]['ci_adj'])} at 2×{W}"
+            for W in both if (eff.get((W, a, b)) or {}).get("ci_adj")]
+    return (f" ({SHORT[x]} warm-started, {SHORT[y]} from a random start at "
+            f"{and_list([f'2×{W}' for W in split])}: start and prior differ"
+            + (f"; both warm: {and_list(both)}" if both else "") + ")")
 
 
 def paper_fill_in():
@@ -1451,9 +1519,15 @@ def seeds_words(paper_rec, adam_rec):
             ratio = [(e["ci_adj"][1] - e["ci_adj"][0]) / (o["ci_adj"][1] - o["ci_adj"][0])
                      for (V, x, y), e in eff.items() if V == W and e.get("ci_adj")
                      for o in [eff.get((W0, x, y))] if o and o.get("ci_adj")]
+            m = DECLARED_M["orderings"]
+            q = 1 - ALPHA / (2 * m)
+            alone = (stats.t_ppf(q, n - 1) / stats.t_ppf(q, top - 1)) * (top / n) ** 0.5
             parts.append(f"2×{W} has {n} seeds with the {name}" + (
-                f", so its intervals are up to {max(ratio):.0f} times as wide as at 2×{W0} "
-                f"({top} seeds)" if ratio else ""))
+                f", against {top} at 2×{W0}: the seed count alone makes its intervals about "
+                f"{alone:.1f} times as wide (m = {m})" + (
+                    f"; with 2×{W}'s larger seed-to-seed spread they are up to "
+                    f"{max(ratio):.0f} times as wide" if max(ratio) > 1.1 * alone else "")
+                if ratio else ""))
     text = "; ".join(parts)
     return f"**Seeds.** {text[:1].upper()}{text[1:]}." if parts else ""
 
@@ -1521,14 +1595,53 @@ def _plain_ci(e, key="ci_adj"):
     return f"{_pp(e['diff'])} pp (95 % interval {lo} to {hi})"
 
 
+def paper_excluded(rec):
+    """{paper width: (how many of the paper's Table 1 differences its adjusted 95% intervals
+    exclude, how many have an interval and a paper value)} for summary ``rec``."""
+    out = {}
+    for (W, a, b), e in sorted(effects(rec).items()):
+        out_ = excluded(e)[1]
+        if out_ is None:
+            continue
+        k, n = out.get(W, (0, 0))
+        out[W] = (k + bool(out_), n + 1)
+    return out
+
+
+def excluded_words(rec):
+    """'at 2×400 and 2×1200 each of the paper's four differences lies outside our interval;
+    2×800 (3 seeds) cannot tell' from ``paper_excluded``; '' without intervals."""
+    from .report import and_list
+    ex = paper_excluded(rec)
+    if not ex:
+        return ""
+    n_seeds = {W: max(e["n"] for (V, _, _), e in effects(rec).items() if V == W) for W in ex}
+    every = [W for W, (k, n) in ex.items() if k == n]
+    some = [W for W, (k, n) in ex.items() if k < n]
+    num = {1: "one", 2: "two", 3: "three", 4: "four"}
+    parts = []
+    if every:
+        ns = {ex[W][1] for W in every}
+        parts.append(f"at {and_list([f'2×{W}' for W in every])} "
+                     + (f"each of the paper's {num.get(ns.pop(), 'its')} differences"
+                        if len(ns) == 1 else "each of the paper's differences")
+                     + " lies outside our interval")
+    if some:
+        parts.append(and_list([f"2×{W} ({n_seeds[W]} seeds; {ex[W][0]} of {ex[W][1]} outside)"
+                               for W in some]) + " cannot tell")
+    return "; ".join(parts)
+
+
 def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
-    """The answer in two or three plain sentences, no test names or verdict words, every number
-    from the summaries: (1) whether the Adam recipe's scale mixture is measurably better than
-    the plain network (Holm at any width), with its difference at the answer's width and
-    whether that rules out the paper's, and how far the Adam recipe's plain network lies below
-    the paper's; (2) where it stands against dropout (a width whose interval lies above or below
-    0 named); (3) with ``sigma_fixed``, that the paper-protocol half of the question is open.
-    '' when no width has both recipes."""
+    """The answer in plain sentences, no test names or verdict words, every term defined where
+    it is used and every number from the summaries: (1) which of the paper's Table 1
+    differences the Adam recipe's intervals exclude, by width (``excluded_words``); (2)
+    whether its scale mixture is measurably better than the plain network (Holm at any width),
+    with its difference at the answer's width, and how far its plain network lies below the
+    paper's; (3) where it stands against dropout: a width whose own interval lies on one side
+    of 0 is named as one width of the m, with the interval adjusted for the m widths when that
+    contains 0; (4) with ``sigma_fixed``, that the paper-protocol half of the question is not
+    tested. '' when no width has both recipes."""
     from .report import and_list
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
@@ -1538,10 +1651,17 @@ def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
     better = [V for (V, x, y), o in sorted(ea.items()) if (x, y) == ("bbb_mixture", "sgd")
               and o["p_holm"] is not None and o["p_holm"] < ALPHA and o["diff"] < 0]
     out = excluded(e)[1]
-    text = ("**In short.** With a modern training recipe (Adam, settings searched on "
-            "validation), BBB with the scale mixture prior is "
+    ex = excluded_words(adam_rec)
+    text = ("**In short.** With every method trained by a modern recipe (Adam, settings "
+            "searched on validation images) and compared in test error (*pp*: percentage points, each "
+            "difference with a 95 % interval over seeds, widened for the comparisons made "
+            "together), "
+            + (f"none of the paper's Table 1 margins reappear: {ex}. " if ex and not any(
+                o["family"] == "orderings" and o["p_holm"] is not None and o["p_holm"] < ALPHA
+                and o["verdict"] == "holds" for o in ea.values()) else f"the intervals read: {ex}. " if ex else "")
+            + "BBB with the scale mixture prior is "
             + (f"better than a plain network at {and_list([f'2×{V}' for V in better])}"
-               if better else "not measurably better than a plain network on MNIST")
+               if better else "not measurably better than a plain network")
             + f": at 2×{W} the difference in test error is {_plain_ci(e)}"
             + ("" if out is None else ", which rules out" if out else ", which still allows")
             + ("" if out is None else f" the paper's {_pp(e['paper'])} pp"))
@@ -1555,22 +1675,26 @@ def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
     md = sorted((V, o) for (V, x, y), o in ea.items() if (x, y) == ("bbb_mixture", "dropout")
                 and o.get("ci_adj"))
     side = [(V, o) for V, o in md if comparable_side(o)]
-    if side:
-        text += " " + " ".join(
-            ("Nor is it as good as dropout: " if comparable_side(o).startswith("higher") else "")
-            + ("at" if comparable_side(o).startswith("higher") else "At")
-            + f" 2×{V} its test error is {comparable_side(o).split()[0]} than dropout's, "
-            f"by {_plain_ci(o)}." for V, o in side)
-    elif md and all(o["verdict"] == "comparable" for _, o in md):
+    if md and all(o["verdict"] == "comparable" for _, o in md):
         text += f" It is as good as dropout, within ±{100 * STORY_MARGIN:g} pp at every width."
     elif md:
-        text += " Whether it is as good as dropout, the seeds cannot tell."
+        text += (f" Nor is it shown to be as good as dropout (within ±{100 * STORY_MARGIN:g} pp)"
+                 " at any width")
+        for V, o in side:
+            lo, hi = o.get("ci_widths") or (None, None)
+            num = {2: "two", 3: "three", 4: "four"}.get(len(md), str(len(md)))
+            text += (f"; at 2×{V}" + (f", one width of {num}," if len(md) > 1 else "")
+                     + " its error is "
+                     f"{comparable_side(o).split()[0]}, by "
+                     + _plain_ci(o).replace("(95 % interval", "(95 % interval at that width alone")
+                     + (f", but read over the {num} widths the interval is "
+                        f"{_ci_pp(o['ci_widths']).strip('[]').replace(', ', ' to ')} and "
+                        "contains 0" if lo is not None and lo <= 0 <= hi else ""))
+        text += "."
     if sigma_fixed:
-        fill = paper_fill_in()
-        text += (" The other half of the question, the paper's own SGD protocol, stays open in "
-                 "this chapter until runs in which σ can learn are in: under our fill-in of that "
-                 "protocol" + (f" ({fill})" if fill else "") + " σ did not learn (section 3), so "
-                 "those runs test BBB's means with noise that stays near its start, not BBB.")
+        text += (" The paper's own protocol (plain SGD, 600 epochs) is not tested here: under "
+                 "our settings for what the paper leaves open (section 1), BBB's σ, each weight's posterior spread, shifted uniformly (every weight "
+                 "alike) and did not learn (section 3).")
     return text
 
 
@@ -1629,9 +1753,8 @@ def _predictor_takeaway(groups):
             if max(diffs) < 0 else "Averaging sampled networks was not better than μ throughout")
     span = (_pp(min(diffs)) if _pp(min(diffs)) == _pp(max(diffs)) else
             f"{_pp(min(diffs))} to {_pp(max(diffs))}")
-    return (f"- **{lead}**: μ − average is {span} pp over the {len(d)} rows of section 6, its interval below 0 in {below}; validation chose μ in "
-            f"{mean} of {len(runs)} runs, so BBB's Table 1 numbers are "
-            + ("" if mean == len(runs) else "almost all ") + "those of μ.")
+    return (f"- **{lead}**: μ − average is {span} pp over section 6's {len(d)} rows, "
+            f"below 0 in {below} intervals; validation chose μ in {mean} of {len(runs)} runs.")
 
 
 def _predictor_diffs(groups):
@@ -1655,17 +1778,16 @@ def _sigma_takeaway(paper_rec, W, diag=None):
     from . import posterior_diagnostics as PD
     epochs = max((r.get("epochs") or 0 for r in (paper_rec or {}).get("rows", [])), default=0)
     x = PD.extrapolated(diag, epochs) if diag and epochs else None
-    how = ("σ did not move from its start (section 3)" if x is None else
-           f"σ's 95th percentile went only from {x['s0']:.4f} to {x['s_n']:.4f} in {x['n']} "
-           f"epochs, about {x['s_end'] / x['s0']:.1f} times its start if extrapolated to "
-           f"{epochs} (section 3)")
+    how = ("σ shifted uniformly and did not learn (section 3)" if x is None else
+           "σ shifted uniformly (every weight alike) and did not learn: "
+           f"its 95th percentile went from {x['s0']:.4f} to {x['s_n']:.4f} in {x['n']} "
+           "epochs (section 3)")
     mix = vs_paper(paper_rec, "bbb_mixture", W) if W is not None else None
     means = {k: stats.mean_ci(r["test_error"])["mean"] for (k, V), r in story_rows(paper_rec).items()
              if V == W and k in METHODS}
     worst = bool(mix) and len(means) == len(METHODS) and max(means, key=means.get) == "bbb_mixture"
     what = ("" if not mix else f" (its scale mixture: {100 * mix['mean']:.2f}% at 2×{W}, "
-            + ("the worst of the four, " if worst else "") + f"the paper's {100 * mix['paper']:.2f}%;"
-            " Figure 2)")
+            + ("the worst of the four, " if worst else "") + f"the paper's {100 * mix['paper']:.2f}%)")
     return ("- **The paper's protocol, as run here, does not test a learned posterior**: " + how
             + f", so its BBB numbers{what} are not those of BBB with a learned σ; that half of the "
             "question is open.")
@@ -1673,14 +1795,18 @@ def _sigma_takeaway(paper_rec, W, diag=None):
 
 def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, diag=None):
     """Markdown bullets, each with its number and interval and where it is shown, the Adam
-    recipe's first: (a) whether any width resolves the Adam recipe's BBB below the plain
+    recipe's first: (a) which of the paper's differences the intervals exclude
+    (``excluded_words``) and whether any width resolves the Adam recipe's BBB below the plain
     network or below it with extended training (``_headline``, and the control at the answer's
-    width); (b) mixture − dropout where its interval excludes 0, or at the answer's width;
-    (c) the Adam recipe's plain network against the paper's, when below it at every width;
-    (d) section 6 (``groups``, as ``predictor_summary``); (e) Figure 3 (``panels``); (f) the
-    paper's protocol: with ``sigma_fixed`` (the diagnostics found that σ did not learn) what
-    its runs test (``_sigma_takeaway``, ``diag``: the diagnostics), else whether its scale
-    mixture is worse than the paper reports and than the Gaussian prior."""
+    width); (b) mixture − dropout at the answer's width and where its interval excludes 0 (with
+    the interval adjusted for the widths); (c) the Adam recipe's plain network against the
+    paper's, when below it at every width; (d) dropout − plain network under both recipes
+    (``_baseline_takeaway``); (e) the scale mixture against the paper's test error
+    (``_reach_takeaway``); (f) the warm start (``_warm_takeaway``); (g) section 6 (``groups``,
+    as ``predictor_summary``); (h) Figure 3 (``panels``); (i) the paper's protocol: with
+    ``sigma_fixed`` (the diagnostics found that σ did not learn) what its runs test
+    (``_sigma_takeaway``, ``diag``: the diagnostics), else whether its scale mixture is worse
+    than the paper reports and than the Gaussian prior."""
     from .report import and_list
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
@@ -1691,15 +1817,19 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, 
         ctl = ea.get((W, "bbb_mixture", "sgd_continued"))
         ctl = (f"; with extended training for the plain network it is {_pp(ctl['diff'])} pp "
                f"{_ci_pp(ctl['ci_adj'])}" if ctl and ctl.get("ci_adj") else "")
+        every = [V for V, (k, n) in paper_excluded(adam_rec).items() if k == n]
+        ex = (f": at {and_list([f'2×{V}' for V in every])} our intervals exclude every one of "
+              "the paper's Table 1 differences;" if every else ":")
         out.append("- **With a modern recipe, " + ("BBB is resolved below neither the plain "
                    "network nor the plain network with extended training, at any width**"
                    if not res else "BBB is resolved below the plain network or its control at "
-                   "some width**") + _headline(ea, W) + ctl + " (answer; section 2).")
+                   "some width**") + ex + _headline(ea, W)[1:] + ctl + " (answer; section 2).")
     md = sorted((V, o) for (V, x, y), o in ea.items() if (x, y) == ("bbb_mixture", "dropout")
                 and o.get("ci_adj") and (V == W or comparable_side(o)))
     if md:
         said = [f"{_pp(o['diff'])} pp {_ci_pp(o['ci_adj'])} at 2×{V}"
-                + (f", {comparable_side(o)}" if comparable_side(o) else "") for V, o in md]
+                + (f", {comparable_side(o)} at that width alone" if comparable_side(o) else "")
+                + (f" ({widths_reading(o)})" if widths_reading(o) else "") for V, o in md]
         same = all(o["verdict"] == "comparable" for _, o in md)
         out.append("- **BBB is " + ("as good as dropout" if same else "not shown to be as good "
                    "as dropout") + "**: mixture − dropout is " + and_list(said) + " (answer).")
@@ -1708,9 +1838,13 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, 
     if sgd and all(v["ci"][1] < 0 for _, v in sgd):
         d = sorted(100 * v["diff"] for _, v in sgd)
         out.append("- **The paper's margin was measured against a weak baseline**: the Adam "
-                   f"recipe's plain network minus the paper's is {d[-1]:+.2f} to {d[0]:+.2f} pp "
-                   "over the widths, every interval below 0 (section 2).".replace("-", "−"))
-    for line in (_predictor_takeaway(groups), _figure3_takeaway(panels)):
+                   "recipe's plain network minus the paper's is "
+                   + f"{d[-1]:+.2f} to {d[0]:+.2f}".replace("-", "−")
+                   + " pp over the widths, every interval below 0 (section 2)"
+                   + _baseline_takeaway(ep, ea) + ".")
+    for line in (_reach_takeaway(paper_rec, adam_rec),
+                 _warm_takeaway(adam_rec), _predictor_takeaway(groups),
+                 _figure3_takeaway(panels)):
         if line:
             out.append(line)
     if W is not None:
@@ -1727,6 +1861,68 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, 
             out.append("- **The paper's protocol, as run here**: its scale mixture is worse "
                        + " and ".join(what) + " (section 3).")
     return "\n".join(out)
+
+
+def _baseline_takeaway(ep, ea):
+    """dropout − plain network where the paper's protocol resolves it (Holm) beside the Adam
+    recipe's at the same width: a strong baseline shrinks every regulariser's gain, not only
+    BBB's. '' when the paper's protocol resolves it at no width."""
+    for (W, a, b), e in sorted(ep.items()):
+        o = ea.get((W, a, b))
+        if ((a, b) != ("dropout", "sgd") or e["p_holm"] is None or e["p_holm"] >= ALPHA
+                or not o or not o.get("ci_adj")):
+            continue
+        out = excluded(o)[1]
+        return ("; a strong baseline shrinks dropout's gain too: dropout − plain network, "
+                f"{_pp(e['diff'])} pp {_ci_pp(e['ci_adj'])} at 2×{W} under the paper's protocol "
+                f"(*{_word(e)}*, section 3), is {_pp(o['diff'])} pp {_ci_pp(o['ci_adj'])} with "
+                "the Adam recipe"
+                + ("" if out is None else f", {'excluding' if out else 'holding'} the "
+                   f"paper's {_pp(o['paper'])} pp"))
+    return ""
+
+
+def _reach_takeaway(paper_rec, adam_rec):
+    """Whether any recipe's scale mixture reaches the paper's test error: the range of ours
+    against the paper's, and whether every interval of our mean lies above it."""
+    mix = [vs_paper(rec, "bbb_mixture", V) for rec in (paper_rec, adam_rec)
+           for V in sorted({w for _, w in story_rows(rec)})]
+    mix = [v for v in mix if v]
+    if not mix:
+        return ""
+    papers = sorted({v["paper"] for v in mix})
+    ours = [v["mean"] for v in mix]
+    reach = [v for v in mix if (v["ci"][0] if v["ci"] else v["diff"]) <= 0]
+    if reach:
+        return ""
+    return ("- **Our scale mixture never reaches the paper's test error under either recipe**: "
+            f"{100 * min(ours):.2f}–{100 * max(ours):.2f}% against "
+            f"{100 * papers[0]:.2f}–{100 * papers[-1]:.2f}%, every interval of our mean above "
+            "the paper's value (section 2).")
+
+
+def _warm_takeaway(adam_rec):
+    """The Adam recipe's scale mixture from a random start against the plain network, at the
+    widths where it is worse: BBB's Adam numbers rest on the warm start. '' otherwise."""
+    from .report import and_list
+    rows = story_rows(adam_rec)
+    mean = {k: stats.mean_ci(r["test_error"])["mean"] for k, r in rows.items()}
+    worse = [W for (k, W) in sorted(rows) if k == "bbb_random_start"
+             and ("sgd", W) in mean and mean[(k, W)] > mean[("sgd", W)]]
+    if not worse:
+        return ""
+    lower = [(W, e) for (W, a, b), e in sorted(effects(adam_rec).items())
+             if (a, b) == ("bbb_mixture", "bbb_random_start") and e["p_holm"] is not None
+             and e["p_holm"] < ALPHA and e["diff"] < 0]
+    ws = ", ".join(f"2×{W}" for W in worse)
+    return ("- **BBB's Adam numbers rest on the warm start**: from a random start its scale "
+            "mixture's mean error is above the plain network's at " + ws + " ("
+            + ", ".join(f"{100 * mean[('bbb_random_start', W)]:.2f}% against "
+                        f"{100 * mean[('sgd', W)]:.2f}%" for W in worse) + ")"
+            + ("; warm − random start: "
+               + and_list([f"{_pp(e['diff'])} pp {_ci_pp(e['ci_adj'])} at 2×{W}"
+                           for W, e in lower]) if lower else "")
+            + " (answer).")
 
 
 def figure3_runs(runs, panels=None):
@@ -1752,8 +1948,7 @@ def figure3_runs(runs, panels=None):
             dens = [c / (h["total"] * width) for c in h["counts"]]
             lo, hi = h["lo"], h["hi"]
             ax.step(centres, dens, where="mid", c=OKABE_ITO[key], lw=1.1,
-                    label=f"{TABLE_LABELS[key]} (beyond ±{h['hi']:g}: "
-                          f"{_share(h['outside'] / h['total'])}%)")
+                    label=TABLE_LABELS[key])
         if lo is not None:
             ax.set_xlim(lo, hi)
         ax.set_yscale("log")
@@ -1764,7 +1959,8 @@ def figure3_runs(runs, panels=None):
         ax.set_title(f"{head}784-{Hs}-{Hs}-10, seed {', '.join(map(str, seeds))} "
                      "(BBB: one sample w ~ q, not its predictor μ)", fontsize=10)
         ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
-        ax.set_ylabel("density (log scale)")
+        ax.set_ylabel("density per unit weight (log scale),\nnormalised over the whole sample",
+                      fontsize=9)
         for key in METHODS:  # a sample with much of its mass beyond the range: said in the panel
             h = (rs.get(key) or {}).get("metrics", {}).get("weight_histogram")
             if h and h["outside"] / h["total"] >= 0.01:
@@ -1904,15 +2100,15 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
                 f"The scale mixture's sample dips at 0 (density {at0:.1f}, against "
                 f"{dl:.1f} and {dr:.1f} at its modes near {xl:+.2f} and {xr:+.2f})".replace("-", "−")
                 + (f"; section 3's rerun agrees: the prior's narrow component claims at most "
-                   f"{100 * narrow:.1f}% of the means." if narrow is not None else "."))
+                   f"{100 * narrow:.1f}% of the means" if narrow is not None else "")
+                + "; why, under a prior that peaks at 0: unexplained (not tested).")
     top = max(out, key=out.get)
     if out[top] < 0.001:
         parts.append(f"The figure hides no visible mass: at most {100 * out[top]:.2g}% of a "
                      "network's weights lie beyond the plotted range.")
     else:
         text = (f"{100 * out[top]:.2g}% of the {TABLE_LABELS[top]} sample lies beyond "
-                f"±{hists[top]['hi']:g}, where the run records no histogram: the right-hand "
-                "panel draws this mass as a share.")
+                f"±{hists[top]['hi']:g}, where the run records no histogram (right-hand panel).")
         sp = (runs[top].get("config") or {}).get("prior_sigma")
         if top == "bbb_gaussian" and sp:
             text += (" Why so wide: the KL term pulls weights the data pin down little towards "
@@ -1974,7 +2170,10 @@ def effects_figure(paper_rec, adam_rec, sigma_fixed=None):
     fig, axes = plt.subplots(1, len(widths), figsize=(4.5 * len(widths), 4.2), sharey=True,
                              sharex=True, squeeze=False)
     names = [w for _, _, w, _ in STORY_CLAIMS]
-    style = {"paper": ("#D55E00", "o", -0.27), "adam": ("#0072B2", "s", 0.27)}
+    # recipes in greys (the method colours of Figures 2 and 3 are not reused), the paper's
+    # differences in vermillion, drawn on top
+    style = {"paper": ("0.55", "o", -0.3), "adam": ("0.0", "s", 0.3)}
+    paper_c = "#D55E00"
     xs = [0.0]
     for ax, W in zip(axes[0], widths):
         for name, eff in (("paper", ep), ("adam", ea)):
@@ -1999,7 +2198,7 @@ def effects_figure(paper_rec, adam_rec, sigma_fixed=None):
         for i, (a, b, _, _) in enumerate(STORY_CLAIMS):
             p = paper_difference(a, b, W)
             if p is not None:
-                ax.plot(100 * p, i, "x", c="k", ms=7, mew=1.8)
+                ax.plot(100 * p, i, "x", c=paper_c, ms=8, mew=2.0, zorder=5)
                 xs.append(100 * p)
         ax.axvline(0, c="0.5", lw=0.8)
         ax.fill_betweenx([3 - 0.45, 3 + 0.45], -100 * STORY_MARGIN, 100 * STORY_MARGIN,
@@ -2012,9 +2211,9 @@ def effects_figure(paper_rec, adam_rec, sigma_fixed=None):
     axes[0][0].set_xlim(min(xs) - pad, max(xs) + pad)
     handles = [Line2D([], [], c=style["paper"][0], marker="o", lw=2, label=RECIPES["paper"]),
                Line2D([], [], c=style["adam"][0], marker="s", lw=2, label=RECIPES["adam"]),
-               Line2D([], [], ls="", marker="o", mfc="white", mec="0.3",
-                      label="one seed: no interval"),
-               Line2D([], [], ls="", marker="x", c="k", mew=1.8,
+               Line2D([], [], ls="", marker="o", mfc="white", mec=style["paper"][0],
+                      label=f"{RECIPES['paper']}, one seed: no interval"),
+               Line2D([], [], ls="", marker="x", c=paper_c, mew=2.0,
                       label="the paper's difference (Table 1)"),
                plt.Rectangle((0, 0), 1, 1, color="0.85",
                              label=f"±{100 * STORY_MARGIN:g} pp: 'comparable' margin")]
@@ -2022,10 +2221,11 @@ def effects_figure(paper_rec, adam_rec, sigma_fixed=None):
         handles.insert(1, Line2D([], [], c=style["paper"][0], marker="o", mfc="white", lw=2,
                                  alpha=0.55, ls=(0, (2, 1.5)),
                                  label=f"{RECIPES['paper']}, rows with BBB: "
-                                       "σ did not learn (section 3), no verdict"))
-    fig.supxlabel(f"a − b, test error (pp); bar: {ADJUSTED}", y=0.12, fontsize=10)
+                                       "σ did not learn (section 3): no verdict"))
+    for ax in axes[0]:
+        ax.set_xlabel("a − b, test error (pp)", fontsize=9)
     fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8,
-               bbox_to_anchor=(0.5, -0.01))
+               bbox_to_anchor=(0.5, 0.0), title=f"bar: the {ADJUSTED}", title_fontsize=8)
     fig.tight_layout(rect=(0, 0.15, 1, 1))
     return fig
 
@@ -2093,7 +2293,8 @@ def adam_records(adam_rec, root=None):
 
 
 PREDICTOR_HEADER = ["recipe", "method", "width", "seeds", "validation chose μ",
-                    "test error, μ − average (pp), 95% interval", "average lower on test"]
+                    "test error, μ − average (pp), 95% interval (each row alone, unadjusted)",
+                    "average lower on test"]
 
 
 def predictor_summary(groups):
