@@ -107,9 +107,9 @@ def words(rec):
     number from ``rec``."""
     verdicts = []
     n = rec["settings"]["epochs"]
-    lines = [f"| run | σ, 5th–95th percentile: start → epoch {n} | ρ change, median weight "
-             "(range over layers) | ρ change, 95th percentile | share of μ in the narrow prior "
-             "component | training NLL; KL (nats/example) | validation error |",
+    lines = [f"| run | σ, 5th–95th percentile: start → epoch {n} | ρ change: median weight "
+             "(over layers) | ρ change: 95th percentile | share of μ in the narrow prior component | "
+             "training NLL; KL (nats/image) | validation error |",
              "|---|---|---|---|---|---|---|"]
     for label, run in rec["runs"].items():
         first, last = run["trace"][0]["layers"], run["trace"][-1]["layers"]
@@ -132,8 +132,8 @@ def words(rec):
     spread = [(label, ratio) for label, alike, ratio in verdicts if not alike]
     answer = "**What it shows.** "
     if still:
-        answer += (f"In {runs(still)} σ shifted uniformly and did not learn from the data: "
-                   "every ρ moved by about the same amount. ")
+        answer += (f"In {runs(still)} σ shifted uniformly and did not learn: every ρ moved by "
+                   "about the same amount. ")
     if spread:
         answer += (f"In {runs([k for k, _ in spread])} σ spread apart, weight by weight (its "
                    f"95th percentile grew {max(r for _, r in spread):.0f}-fold): the posterior "
@@ -274,9 +274,8 @@ def extrapolation(rec, epochs):
             f"{100 * (s_n / s0 - 1):.0f} % ({s0:.4f} to {s_n:.4f}; ρ's by {x['rate']:.5f} per "
             "epoch" + (", steadily" if x["steady"] else "")
             + f"). Carried on to {epochs} epochs at that rate it would reach about {s_end:.4f} "
-            f"(an extrapolation, not a measurement), {s_end / s0:.1f} times its start{far}: we "
-            f"read the {epochs}-epoch rows as BBB whose σ shifted uniformly, every weight alike, "
-            "and did not learn.")
+            f"(an extrapolation, not a measurement), {s_end / s0:.1f} times its start{far}: in "
+            f"the {epochs}-epoch rows σ did not learn.")
 
 
 def fixed_sigma(rec):
@@ -319,9 +318,9 @@ def contrast_words(rec):
     diff = [_CONTRAST[k].format(a[k]) + f" ({b[k]})" for k in a if a[k] != b[k]]
     if not diff:
         return ""
-    return ("The Adam run differs from the plain-SGD runs (their values in brackets) in more "
-            "than the optimiser: " + "; ".join(diff) + ": a contrast showing that σ *can* "
-            "move, not a controlled comparison of the optimisers.")
+    return ("Besides the optimiser, the Adam run differs from the plain-SGD runs (in "
+            "brackets): " + "; ".join(diff) + ": a contrast (σ *can* move), not a controlled "
+            "comparison.")
 
 
 def narrow_share(rec):
@@ -506,8 +505,8 @@ def adam_sigma_check(get, widths, labels, warm=None):
     tail = []
     if grown and min(grown) >= 10:  # far from its start: too large to be alike everywhere
         tail.append("Gaussian prior: σ that large on every weight would swamp the means, yet a "
-                    "sampled network still classifies, so σ differs weight by weight (an "
-                    "inference, not a measurement).")
+                    "sampled network still classifies, so σ differs weight by weight (inferred, "
+                    "not measured).")
     elif grown:
         tail.append("Gaussian prior: the KL bound does not show σ grown far from its start, so "
                     "these records cannot tell whether it learned.")

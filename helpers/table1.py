@@ -978,7 +978,7 @@ def comparable_words(e):
     reading = comparable_reading(e)
     side = comparable_side(e)
     if side and reading:  # described beside the declared verdict, never in its place
-        reading = f"{side}: the interval lies {reading.replace(', crosses', ', crossing')}"
+        reading = f"{side}: {reading}"
         w = widths_reading(e)
         reading += f"; {w}" if w else ""
     return "*not shown comparable*" + (f" ({reading})" if reading else "")
@@ -991,7 +991,7 @@ def widths_reading(e):
     if not e or not e.get("ci_widths") or not comparable_side(e):
         return ""
     lo, hi = e["ci_widths"]
-    return (f"adjusted for the {e['m_widths']} widths {_ci_pp(e['ci_widths'])}, which "
+    return (f"over the {e['m_widths']} widths {_ci_pp(e['ci_widths'])}, "
             + ("contains 0" if lo <= 0 <= hi else "excludes 0"))
 
 
@@ -1078,7 +1078,8 @@ def effects_rows(paper_rec, adam_rec, skip_answer=False):
     comparisons of its Holm family (Bonferroni; m in its own column), Holm p and verdict,
     beside the paper's difference, for both recipes (the Adam recipe first), and whether the
     paper's difference lies outside each interval. ``skip_answer``: leave out the claims the
-    answer's table shows (``ANSWER_CLAIMS`` at its width), so each is shown once."""
+    answer's table shows (``ANSWER_CLAIMS`` at its width, and the other widths its cells name
+    where the paper's protocol has no interval there), so each is shown once."""
     ep, ea = effects(paper_rec), effects(adam_rec)
     W0 = _width_with_both(ep, ea) if skip_answer else None
     shown = {(a, b) for a, b, _ in ANSWER_CLAIMS}
@@ -1091,6 +1092,9 @@ def effects_rows(paper_rec, adam_rec, skip_answer=False):
         for a, b, words, _ in STORY_CLAIMS:
             e1, e2 = ep.get((W, a, b)), ea.get((W, a, b))
             if (e1 is None and e2 is None) or (W == W0 and (a, b) in shown):
+                continue
+            if (skip_answer and (a, b) in shown and not (e1 and e1["ci"]) and e2
+                    and _answer_names(ea, W0, a, b, W)):  # said once, in the answer's cell
                 continue
             paper_ci = paper_ci or bool(e1 and e1["ci"])
             paper = paper_difference(a, b, W)
@@ -1125,7 +1129,7 @@ def fixed_sigma_label(sigma=None):
     return f"BBB whose σ shifted uniformly from its start{near} and did not learn: not a learned posterior"
 
 
-NO_VERDICT = "σ shifted uniformly, did not learn (section 3): no verdict"
+NO_VERDICT = "σ shifted uniformly, did not learn: no verdict"  # shown in section 3 itself
 
 
 def fixed_sigma_rows(paper_rec, sigma=None):
@@ -1156,10 +1160,8 @@ def fixed_sigma_rows(paper_rec, sigma=None):
         at = f" at {rows[0][0]}"
         header, rows = header[1:2] + header[3:], [r[1:2] + r[3:] for r in rows]
     near = f" (≈ {sigma:.1g})" if isinstance(sigma, float) else ""
-    return (f"**The paper's protocol{at}: its tests.** Its BBB's σ shifted uniformly from its "
-            f"start{near}, every weight alike, and did not learn; a verdict counts only for a "
-            "method that worked (its σ learned): the rows with BBB show their interval and no "
-            "verdict."), header, rows
+    return (f"**The paper's protocol{at}: its tests.** Its BBB's σ{near} did not learn: the "
+            "rows with BBB show their interval, no verdict."), header, rows
 
 
 def comparable_margin_words(n_test=10_000):
@@ -1211,19 +1213,19 @@ def detectable_words(paper_rec, adam_rec, margin=STORY_MARGIN):
             per.append(f"{_pp_range(hw)} pp at 2×{W} ({n} seeds)")
     if not per:
         return ""
-    text = "**How small a difference the seeds can detect** with the Adam recipe."
+    text = "**What the seeds can detect** (Adam recipe)."
     W = _width_with_both(ep, ea)
     e = ea.get((W, "bbb_mixture", "sgd")) if W is not None else None
     if e and e.get("ci_adj") and e["paper"] is not None and e["ci_adj"][0] < 0:
         gain = -e["ci_adj"][0]
         text += (f" At 2×{W} any gain of the scale mixture over the plain network is at most "
-                 f"{100 * gain:.2f} pp (its interval's end), {gain / -e['paper']:.0%} of the "
+                 f"{100 * gain:.2f} pp, {gain / -e['paper']:.0%} of the "
                  f"paper's {100 * -e['paper']:.2f} pp")
         few = [V for (V, x, y), o in sorted(ea.items()) if (x, y) == ("bbb_mixture", "sgd")
                and V != W and o.get("ci_adj") and o["paper"] is not None
                and excluded(o) == (False, False)]
-        text += ("; " + and_list([f"2×{V}" for V in few]) + " cannot tell: "
-                 "its interval holds both 0 and the paper's difference." if few else ".")
+        text += ("; " + and_list([f"2×{V}" for V in few]) + " cannot tell (its interval "
+                 "holds 0 and the paper's difference)." if few else ".")
     hw = {V: _half_widths(ea, V, claims=[("bbb_mixture", "dropout")])
           for V in sorted({k[0] for k in ea})}
     hw = {V: h[0] for V, h in hw.items() if h}
@@ -1232,10 +1234,10 @@ def detectable_words(paper_rec, adam_rec, margin=STORY_MARGIN):
         can = [f"at 2×{V} (half-width {100 * h:.2f} pp) only for a mean difference within "
                f"±{m - 100 * h:.2f} pp" for V, h in hw.items() if 100 * h < m]
         cannot = [f"2×{V} ({100 * h:.2f})" for V, h in hw.items() if 100 * h >= m]
-        text += (f" *Comparable* (interval inside ±{m:g} pp) could pass "
+        text += (" *Comparable* could pass "
                  + ("; ".join(can) if can else "at no width")
-                 + (f"; at {and_list(cannot)} the half-width is at least the margin: it could "
-                    "not pass whatever the difference." if cannot else "."))
+                 + (f"; at {and_list(cannot)} never: the half-width is at least the "
+                    "margin." if cannot else "."))
     return text
 
 
@@ -1334,6 +1336,14 @@ def _answer_effect(e, verdict=True):
     return text + (f"{_holm(e)}: {_verdict_of(e)}" if verdict else "")
 
 
+def _answer_names(eff, W, a, b, V):
+    """Whether the answer's cell for a − b at width ``W`` (``_answer_cell``) also shows width
+    ``V``: its verdict, or the side of 0 its interval lies on, differs from ``W``'s."""
+    e, o = eff.get((W, a, b)), eff.get((V, a, b))
+    return bool(e and o and V != W and o["ci"]
+                and (_bare(o) != _bare(e) or comparable_side(o) != comparable_side(e)))
+
+
 def _answer_cell(eff, W, a, b, verdict=True):
     """The answer's cell for claim a − b of one recipe (``eff``: its ``effects``): the effect
     at width ``W`` and, after it, every other width whose verdict differs from ``W``'s, or
@@ -1345,8 +1355,7 @@ def _answer_cell(eff, W, a, b, verdict=True):
         return "not run"
     text = _answer_effect(e, verdict)
     for (V, x, y), o in sorted(eff.items()):
-        if verdict and (x, y) == (a, b) and V != W and o["ci"] and (
-                _bare(o) != _bare(e) or comparable_side(o) != comparable_side(e)):
+        if verdict and (x, y) == (a, b) and _answer_names(eff, W, a, b, V):
             text += f"; at 2×{V}: {_answer_effect(o)}"
     return text
 
@@ -1373,7 +1382,7 @@ def answer_rows(paper_rec, adam_rec, sigma_fixed=False):
     header = [f"claim at 2×{W} (other width if verdict differs)",
               "paper's difference (pp)", "m",
               f"{RECIPES['adam']}: a − b [interval] (seeds), verdict",
-              "paper's difference outside our interval? (" + "/".join(
+              "paper's difference outside? (" + "/".join(
                   f"2×{V}" for V in widths) + ")", paper]
     rows = []
     for a, b, words in ANSWER_CLAIMS:
@@ -1415,9 +1424,8 @@ def confound_words(adam_rec, a, b):
     eff = effects(adam_rec)
     both = [f"{_pp(eff[(W, a, b)]['diff'])} {_ci_pp(eff[(W, a, b)]['ci_adj'])} at 2×{W}"
             for W in both if (eff.get((W, a, b)) or {}).get("ci_adj")]
-    return (f" ({SHORT[x]} warm-started, {SHORT[y]} from a random start at "
-            f"{and_list([f'2×{W}' for W in split])}: start and prior differ"
-            + (f"; both warm: {and_list(both)}" if both else "") + ")")
+    return (f" (start differs too at {and_list([f'2×{W}' for W in split])}: {SHORT[x]} "
+            f"warm, {SHORT[y]} random" + (f"; both warm: {and_list(both)}" if both else "") + ")")
 
 
 def paper_fill_in():
@@ -1434,59 +1442,16 @@ def paper_fill_in():
 def answer(paper_rec, adam_rec, sigma_fixed=False):
     """The notebook's answer test by test, every number from the summaries (``plain_answer``
     says it in words first): the table of ``answer_rows`` (each cell: a − b in pp, its adjusted
-    95% interval, seeds, Holm p: verdict),
-    then at most two sentences: what the Adam recipe's BBB rests on (the warm start's two
-    controls, where they are resolved) and whether any recipe's scale mixture reaches the
-    paper's test error. Terms are defined in the cells above it. '' when no width has both
-    recipes."""
-    from .report import and_list
+    95% interval, seeds, Holm p: verdict). The warm start's controls and whether any scale
+    mixture reaches the paper's test error are said once, in the takeaways. Terms are defined
+    in the cells above it. '' when no width has both recipes."""
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
     if W is None:
         return ""
     head, rows = answer_rows(paper_rec, adam_rec, sigma_fixed)
-    lines = [f"**The answer, test by test** (in pp; m: the size of the Holm family; "
-             f"[interval]: the {ADJUSTED}):", "",
-             _md_table(head, rows), ""]
-    warm = [r for r in (adam_rec or {}).get("rows", []) if r["key"] == "bbb_mixture"]
-    warm = bool(warm) and all((r.get("recipe") or {}).get("init_from") for r in warm)
-
-    def lower(b):
-        return [V for (V, x, y), e in sorted(ea.items()) if (x, y) == ("bbb_mixture", b)
-                and e["p_holm"] is not None and e["p_holm"] < ALPHA and e["diff"] < 0]
-    tried = {V for (V, x, y) in ea if y == "sgd_continued"}
-    if warm and tried:
-        rs, ct = lower("bbb_random_start"), lower("sgd_continued")
-        ws = lambda Vs: and_list([f"2×{V}" for V in Vs])  # noqa: E731
-        what = "The Adam recipe's scale mixture starts warm from a trained plain network"
-        if rs and not ct:
-            what += (f": warm-started, it is *lower* than the same mixture from a random start "
-                     f"at {ws(rs)}, but at no width resolved below the plain network with "
-                     "extended training.")
-        elif not ct:
-            what += ("; it is lower than neither control (a mixture from a random start, the "
-                     "plain network with extended training) at any width.")
-        else:
-            what += (f"; it is *lower* than the plain network with extended training at "
-                     f"{ws(ct)} and than a mixture from a random start at "
-                     + (ws(rs) if rs else "no width") + ".")
-        lines.append(what)
-    mix = [(rec, V, vs_paper(rec, "bbb_mixture", V)) for rec in (paper_rec, adam_rec)
-           for V in sorted({w for _, w in story_rows(rec)})]
-    mix = [(V, v) for _, V, v in mix if v]
-    if mix:
-        papers = sorted({v["paper"] for _, v in mix})
-        above = [v for _, v in mix if v["ci"]]
-        reach = [V for V, v in mix if (v["ci"][0] if v["ci"] else v["diff"]) <= 0]
-        ours = [v["mean"] for _, v in mix]
-        lines.append(
-            ("No recipe's scale mixture reaches" if not reach else "Not every scale mixture "
-             "reaches") + f" the paper's {100 * papers[0]:.2f}–{100 * papers[-1]:.2f}%: ours "
-            f"are {100 * min(ours):.2f}–{100 * max(ours):.2f}% (Table 1)"
-            + (", and at every width with two or more seeds the interval of our mean lies "
-               "above the paper's value." if above and not reach else
-               f"; at {and_list([f'2×{V}' for V in reach])} one reaches or holds it."))
-    return "\n".join(lines[:4]) + ("\n" + " ".join(lines[4:]) if lines[4:] else "")
+    return ("**The answer, test by test** (pp; m, [interval], Holm p: as defined above):\n\n"
+            + _md_table(head, rows))
 
 
 def seeds_words(paper_rec, adam_rec):
@@ -1514,7 +1479,7 @@ def seeds_words(paper_rec, adam_rec):
             if n >= top:
                 continue
             if n < 2:
-                parts.append(f"2×{W} has 1 seed under {name}, so no interval there")
+                parts.append(f"2×{W} has 1 seed under {name}: no interval")
                 continue
             ratio = [(e["ci_adj"][1] - e["ci_adj"][0]) / (o["ci_adj"][1] - o["ci_adj"][0])
                      for (V, x, y), e in eff.items() if V == W and e.get("ci_adj")
@@ -1523,10 +1488,10 @@ def seeds_words(paper_rec, adam_rec):
             q = 1 - ALPHA / (2 * m)
             alone = (stats.t_ppf(q, n - 1) / stats.t_ppf(q, top - 1)) * (top / n) ** 0.5
             parts.append(f"2×{W} has {n} seeds with the {name}" + (
-                f", against {top} at 2×{W0}: the seed count alone makes its intervals about "
-                f"{alone:.1f} times as wide (m = {m})" + (
-                    f"; with 2×{W}'s larger seed-to-seed spread they are up to "
-                    f"{max(ratio):.0f} times as wide" if max(ratio) > 1.1 * alone else "")
+                f", against {top} at 2×{W0}: intervals about {alone:.1f} times as wide from "
+                f"the seed count alone (m = {m})" + (
+                    f", up to {max(ratio):.0f} times with its larger seed-to-seed spread"
+                    if max(ratio) > 1.1 * alone else "")
                 if ratio else ""))
     text = "; ".join(parts)
     return f"**Seeds.** {text[:1].upper()}{text[1:]}." if parts else ""
@@ -1546,11 +1511,10 @@ def sgd_vs_paper_words(paper_rec, adam_rec):
     most = all(margin[V] is not None and v["diff"] < 0.5 * margin[V] for V, v in sgd)
     text = ("**" + ("The paper's plain-network baseline was weak" if len(below) == len(sgd)
                     else "Our plain network against the paper's") + ".** The Adam recipe's "
-            "plain network minus the paper's (trained with plain SGD), with the 95% interval "
-            "of our mean: " + "; ".join(f"{_vs_paper_words(v)} at 2×{V}" for V, v in sgd) + ".")
+            "plain network minus the paper's, with the 95% interval of our mean: " + "; ".join(f"{_vs_paper_words(v)} at 2×{V}" for V, v in sgd) + ".")
     if most:
-        text += (" Each is more than half the paper's margin of the scale mixture over the "
-                 "plain network: a modern baseline leaves BBB little to gain.")
+        text += (" Each is more than half the paper's margin of the scale mixture over it: a "
+                 "modern baseline leaves BBB little to gain.")
     own = [(V, vs_paper(paper_rec, "sgd", V)) for V in sorted({w for _, w in story_rows(paper_rec)})]
     own = [(V, v) for V, v in own if v and v["ci"]]
     if own:
@@ -1567,19 +1531,20 @@ def _word(e):
     return e["verdict"]
 
 
-def _headline(ea, W):
+def _headline(ea, W, said=False):
     """The takeaway's headline effect: ': at 2×W the Adam recipe's mixture − plain network is d
     pp [adjusted interval], which excludes (or contains) the paper's difference', then each other
     width whose adjusted interval contains both 0 and the paper's difference, with its seeds and
-    interval (it cannot tell); '' without that effect's interval."""
+    interval (it cannot tell); '' without that effect's interval. ``said``: whether the paper's
+    difference lies outside is said before it (the clause is then left out)."""
     from .report import and_list
     e = ea.get((W, "bbb_mixture", "sgd")) if W is not None else None
     if not e or not e.get("ci_adj"):
         return ""
     out = excluded(e)[1]
     text = (f": at 2×{W} mixture − plain network is {_pp(e['diff'])} pp {_ci_pp(e['ci_adj'])}"
-            + ("" if out is None else f", which {'excludes' if out else 'contains'} the paper's "
-               f"{_pp(e['paper'])} pp"))
+            + ("" if out is None or said else f", which {'excludes' if out else 'contains'} the "
+               f"paper's {_pp(e['paper'])} pp"))
     few = [(V, o) for (V, x, y), o in sorted(ea.items()) if (x, y) == ("bbb_mixture", "sgd")
            and V != W and o.get("ci_adj") and o["paper"] is not None
            and excluded(o) == (False, False)]
@@ -1653,8 +1618,8 @@ def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
     out = excluded(e)[1]
     ex = excluded_words(adam_rec)
     text = ("**In short.** With every method trained by a modern recipe (Adam, settings "
-            "searched on validation images) and compared in test error (*pp*: percentage points, each "
-            "difference with a 95 % interval over seeds, widened for the comparisons made "
+            "searched on validation; test error in *pp*, percentage points, each "
+            "difference with a 95 % interval over seeds, widened for the comparisons read "
             "together), "
             + (f"none of the paper's Table 1 margins reappear: {ex}. " if ex and not any(
                 o["family"] == "orderings" and o["p_holm"] is not None and o["p_holm"] < ALPHA
@@ -1662,7 +1627,7 @@ def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
             + "BBB with the scale mixture prior is "
             + (f"better than a plain network at {and_list([f'2×{V}' for V in better])}"
                if better else "not measurably better than a plain network")
-            + f": at 2×{W} the difference in test error is {_plain_ci(e)}"
+            + f": at 2×{W} by {_plain_ci(e)}"
             + ("" if out is None else ", which rules out" if out else ", which still allows")
             + ("" if out is None else f" the paper's {_pp(e['paper'])} pp"))
     sgd = [vs_paper(adam_rec, "sgd", V) for V in sorted({w for _, w in story_rows(adam_rec)})]
@@ -1686,15 +1651,15 @@ def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
             text += (f"; at 2×{V}" + (f", one width of {num}," if len(md) > 1 else "")
                      + " its error is "
                      f"{comparable_side(o).split()[0]}, by "
-                     + _plain_ci(o).replace("(95 % interval", "(95 % interval at that width alone")
-                     + (f", but read over the {num} widths the interval is "
+                     + _plain_ci(o).replace("(95 % interval", "(at that width alone")
+                     + (f", but over the {num} widths the interval is "
                         f"{_ci_pp(o['ci_widths']).strip('[]').replace(', ', ' to ')} and "
                         "contains 0" if lo is not None and lo <= 0 <= hi else ""))
         text += "."
     if sigma_fixed:
-        text += (" The paper's own protocol (plain SGD, 600 epochs) is not tested here: under "
-                 "our settings for what the paper leaves open (section 1), BBB's σ, each weight's posterior spread, shifted uniformly (every weight "
-                 "alike) and did not learn (section 3).")
+        text += (" The paper's own protocol (plain SGD, 600 epochs) is not tested here: with "
+                 "our settings for what the paper leaves open, BBB's σ (each weight's posterior "
+                 "spread) shifted uniformly, every weight alike, and did not learn (section 3).")
     return text
 
 
@@ -1754,7 +1719,7 @@ def _predictor_takeaway(groups):
     span = (_pp(min(diffs)) if _pp(min(diffs)) == _pp(max(diffs)) else
             f"{_pp(min(diffs))} to {_pp(max(diffs))}")
     return (f"- **{lead}**: μ − average is {span} pp over section 6's {len(d)} rows, "
-            f"below 0 in {below} intervals; validation chose μ in {mean} of {len(runs)} runs.")
+            f"below 0 in {below} intervals.")
 
 
 def _predictor_diffs(groups):
@@ -1779,7 +1744,7 @@ def _sigma_takeaway(paper_rec, W, diag=None):
     epochs = max((r.get("epochs") or 0 for r in (paper_rec or {}).get("rows", [])), default=0)
     x = PD.extrapolated(diag, epochs) if diag and epochs else None
     how = ("σ shifted uniformly and did not learn (section 3)" if x is None else
-           "σ shifted uniformly (every weight alike) and did not learn: "
+           "σ shifted uniformly and did not learn: "
            f"its 95th percentile went from {x['s0']:.4f} to {x['s_n']:.4f} in {x['n']} "
            "epochs (section 3)")
     mix = vs_paper(paper_rec, "bbb_mixture", W) if W is not None else None
@@ -1789,8 +1754,8 @@ def _sigma_takeaway(paper_rec, W, diag=None):
     what = ("" if not mix else f" (its scale mixture: {100 * mix['mean']:.2f}% at 2×{W}, "
             + ("the worst of the four, " if worst else "") + f"the paper's {100 * mix['paper']:.2f}%)")
     return ("- **The paper's protocol, as run here, does not test a learned posterior**: " + how
-            + f", so its BBB numbers{what} are not those of BBB with a learned σ; that half of the "
-            "question is open.")
+            + f", so its BBB numbers{what} do not describe BBB with a learned σ; that half of "
+            "the question is open.")
 
 
 def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, diag=None):
@@ -1815,15 +1780,15 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, 
            and e["p_holm"] is not None and e["p_holm"] < ALPHA and e["diff"] < 0]
     if ea:
         ctl = ea.get((W, "bbb_mixture", "sgd_continued"))
-        ctl = (f"; with extended training for the plain network it is {_pp(ctl['diff'])} pp "
+        ctl = (f"; against the plain network with extended training, {_pp(ctl['diff'])} pp "
                f"{_ci_pp(ctl['ci_adj'])}" if ctl and ctl.get("ci_adj") else "")
         every = [V for V, (k, n) in paper_excluded(adam_rec).items() if k == n]
         ex = (f": at {and_list([f'2×{V}' for V in every])} our intervals exclude every one of "
               "the paper's Table 1 differences;" if every else ":")
         out.append("- **With a modern recipe, " + ("BBB is resolved below neither the plain "
-                   "network nor the plain network with extended training, at any width**"
+                   "network nor its extended-training control at any width**"
                    if not res else "BBB is resolved below the plain network or its control at "
-                   "some width**") + ex + _headline(ea, W)[1:] + ctl + " (answer; section 2).")
+                   "some width**") + ex + _headline(ea, W, W in every)[1:] + ctl + " (answer; section 2).")
     md = sorted((V, o) for (V, x, y), o in ea.items() if (x, y) == ("bbb_mixture", "dropout")
                 and o.get("ci_adj") and (V == W or comparable_side(o)))
     if md:
@@ -2076,11 +2041,8 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
         if mixed:
             lim = hists["bbb_mixture"]["hi"]
             parts.append(
-                f"For the scale mixture the answer depends on the measure: fewer of its weights "
-                f"than {TABLE_LABELS[riv]}'s lie beyond ±{far:g} ({100 * tail['bbb_mixture']:.2f}% "
-                f"against {100 * tail[riv]:.2f}%), more beyond ±{lim:g} "
-                f"({_share(out['bbb_mixture'])}% against {_share(out[riv])}%); "
-                f"{100 * near_share['bbb_mixture']:.1f}% lie within ±{near:g}.")
+                f"For the scale mixture it depends on the threshold (table): fewer of its "
+                f"weights than {TABLE_LABELS[riv]}'s lie beyond ±{far:g}, more beyond ±{lim:g}.")
         elif wider and TABLE_LABELS["bbb_mixture"] not in wider and "bbb_mixture" in bbb:
             base_near = [near_share[k] for k in ("sgd", "dropout") if k in near_share]
             spike = near_share["bbb_mixture"] > max(base_near)
@@ -2099,13 +2061,12 @@ def weight_share_rows(runs, near=0.01, far=0.1, narrow=None):
             parts.append(
                 f"The scale mixture's sample dips at 0 (density {at0:.1f}, against "
                 f"{dl:.1f} and {dr:.1f} at its modes near {xl:+.2f} and {xr:+.2f})".replace("-", "−")
-                + (f"; section 3's rerun agrees: the prior's narrow component claims at most "
+                + (f"; in section 3's rerun the prior's narrow component claims at most "
                    f"{100 * narrow:.1f}% of the means" if narrow is not None else "")
-                + "; why, under a prior that peaks at 0: unexplained (not tested).")
+                + "; why, under a prior peaked at 0, is unexplained.")
     top = max(out, key=out.get)
     if out[top] < 0.001:
-        parts.append(f"The figure hides no visible mass: at most {100 * out[top]:.2g}% of a "
-                     "network's weights lie beyond the plotted range.")
+        parts.append(f"The figure hides no visible mass (at most {100 * out[top]:.2g}%).")
     else:
         text = (f"{100 * out[top]:.2g}% of the {TABLE_LABELS[top]} sample lies beyond "
                 f"±{hists[top]['hi']:g}, where the run records no histogram (right-hand panel).")
@@ -2261,8 +2222,7 @@ def recipe_rows(adam_rec):
         if c.get("init_from"):
             src = (by.get((c["init_from"], W)) or {}).get("recipe") or {}
             same = (src.get("lr"), src.get("lr_decay")) == (c.get("init_lr"), c.get("init_lr_decay"))
-            start = (f"warm: {BRIEF.get(c['init_from'], c['init_from'])} trained "
-                     f"{c['init_epochs']} epochs"
+            start = (f"warm: {c['init_epochs']}-epoch {BRIEF.get(c['init_from'], c['init_from'])}"
                      + ("" if same else f" (Adam {_rate(c['init_lr'], c['init_lr_decay'])})"))
         else:
             start = "random" + (f", μ ~ U(±{c['mu_init']:g})" if bbb and c.get("mu_init") else "")
@@ -2270,7 +2230,7 @@ def recipe_rows(adam_rec):
                      (f"{c['optimizer'].capitalize()} " if c["optimizer"] != "adam" else "")
                      + _rate(c["lr"], c["lr_decay"]),
                      str(c["epochs"]),
-                     f"{c['samples']}, ρ₀ = {c['rho_init']:g}".replace("-", "−") if bbb else "—",
+                     f"{c['samples']}, {c['rho_init']:g}".replace("-", "−") if bbb else "—",
                      setting, start])
     return header, rows
 
@@ -2326,38 +2286,27 @@ def predictor_summary(groups):
             mean = sum(v["predictor"] == "mean_weights" for v in runs)
             better = sum(v["test_error_ensemble"] < v["test_error_mean_weights"] for v in runs)
             k = runs[0].get("eval_samples", "several")
-            words.append(f"{name[:1].upper() + name[1:]}: validation chose the posterior mean "
-                         f"for {mean} of {len(runs)} BBB runs; on the test set the average of "
-                         f"{k} sampled networks had the lower error in {better} of {len(runs)}.")
+            words.append(f"{name[:1].upper() + name[1:]}: validation chose μ in {mean} of "
+                         f"{len(runs)} BBB runs; on test the average of {k} sampled networks "
+                         f"was lower in {better}.")
     d = _predictor_diffs(groups)
     if d:
         below = sum(ci is not None and ci[1] < 0 for _, ci in d)
         neg = sum(x < 0 for x, _ in d)
-        words.append(f"μ − average is negative (μ better) in {neg} of the {len(d)} rows, its "
-                     f"interval below 0 in {below}" + (
-                         ": on test, averaging sampled networks was worse than μ." if neg == len(d)
-                         else "."))
+        words.append(f"μ − average is negative (μ better) in {neg} of {len(d)} rows, "
+                     f"its interval below 0 in {below}.")
     if len(groups) == 1:  # one recipe: no column to tell recipes apart
         return PREDICTOR_HEADER[1:], [r[1:] for r in rows], " ".join(words)
     return PREDICTOR_HEADER, rows, " ".join(words)
 
 
 def warm_start_sentence(adam_rec):
-    """Which BBB rows of the Adam recipe (summary ``adam_rec``, each row's ``recipe``) start
-    warm, by method and width, with the term defined; '' when none does."""
-    from .report import and_list
-    warm = {}
-    for r in sorted((adam_rec or {}).get("rows", []), key=lambda r: r["H"]):
-        if r["key"] in METHODS and (r.get("recipe") or {}).get("init_from"):
-            warm.setdefault(r["key"], []).append(paper_width(adam_rec, r["H"]))
-    if not warm:
+    """The Adam recipe table's lead-in; which rows start warm is the table's start column.
+    '' when no BBB row of the Adam recipe (summary ``adam_rec``) starts warm."""
+    if not any(r["key"] in METHODS and (r.get("recipe") or {}).get("init_from")
+               for r in (adam_rec or {}).get("rows", [])):
         return ""
-    every = {W for _, W in story_rows(adam_rec)}
-    parts = [f"{METHOD_LABELS[k].split(', ')[-1]} at "
-             + ("every width" if set(Ws) == every and len(Ws) > 1 else and_list([f"2×{W}" for W in Ws]))
-             for k, Ws in sorted(warm.items(), key=lambda kv: -len(kv[1]))]
-    return (f"**The Adam recipe**, chosen on validation per width (warm starts: the "
-            f"{', the '.join(parts)}):")
+    return "**The Adam recipe**, chosen on validation per width:"
 
 
 def figure3_panels(paper_runs, adam_rec, root=None):
@@ -2387,8 +2336,8 @@ def choices_direction(adam_rec, groups):
     parts = []
     if rs:
         below = [W for W, e in rs if e["diff"] < 0]
-        parts.append("the warm start favoured BBB (the warm-started mixture's mean error is "
-                     "below the random-start one at "
+        parts.append("the warm start favoured BBB (mean error below the random-start "
+                     "mixture's at "
                      + ("every width" if len(below) == len(rs) else
                         and_list([f"2×{W}" for W in below]) if below else "no width") + ")")
     cost = []
@@ -2401,14 +2350,13 @@ def choices_direction(adam_rec, groups):
                  for name, widths, get in groups]
         count = " and ".join(f"{n} with the {name}" if name == RECIPES["adam"] else
                              f"{n} under {name}" for n, name in count if n)
-        text = (f"the predictor rule (μ or the average of {runs[0].get('eval_samples', 10)} "
-                "sampled networks, whichever validation prefers; section 6) picked μ in "
+        text = ("the predictor rule (section 6) picked μ in "
                 f"{len(runs) - len(avg)} of {len(runs)} BBB runs ({count})")
         if avg:
             one = len(avg) == 1
             text += (f"; in the other {'run' if one else f'{len(avg)} runs'} it picked the "
                      "average, which " + (f"cost BBB {'' if one else 'up to '}"
-                                          f"{100 * max(cost):.2f} pp of test error against μ"
+                                          f"{100 * max(cost):.2f} pp against μ"
                                           if cost else "lowered BBB's test error against μ"))
         parts.append(text)
     if not parts:

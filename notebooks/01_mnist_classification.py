@@ -14,14 +14,13 @@
 #
 # **The question** ([Blundell et al. 2015](https://arxiv.org/abs/1505.05424), §5.1, Table 1,
 # Figures 2–3). Does a distribution over every weight, learned by Bayes by Backprop (BBB),
-# regularise a classifier? The paper's Table 1 says that on MNIST BBB with a scale-mixture prior
-# has a lower test error than a plain network trained by SGD and than BBB with a Gaussian
-# prior, and is as good as dropout (Figure 2: test error over 600 epochs; Figure 3: the
-# weights). Do Table 1's differences come out again under a modern training recipe (Adam,
-# below) and under the paper's own protocol (plain SGD)?
+# regularise a classifier? The paper's Table 1: on MNIST, BBB with a scale-mixture prior has a
+# lower test error than a plain network trained by SGD and than BBB with a Gaussian prior, and
+# is as good as dropout. Do these differences come out again under a modern training recipe
+# (Adam) and under the paper's own protocol (plain SGD)?
 #
-# **Runtime**: under a minute in the `default` profile (the parameter below; it reads the
-# committed results); the training behind them takes days of CPU ([README](../README.md)).
+# **Runtime**: under a minute in the `default` profile (it reads the committed results); the
+# training behind them takes days of CPU ([README](../README.md)).
 
 # %% tags=["parameters"]
 PROFILE = "default"    # smoke (tiny networks) | default (committed results)
@@ -48,16 +47,16 @@ R.show_markdown(T.plain_answer(paper_run, adam, sigma_fixed=sigma));
 # %% [markdown]
 # **How to read the intervals and names**
 #
-# - *pp*: percentage points of test error. *Width*: 2×400 has two hidden layers of 400 units.
+# - *Width*: 2×400 has two hidden layers of 400 units.
 # - Methods: *plain network* (the paper's "SGD, no dropout"), *dropout*, *BBB, Gaussian prior*, *BBB, scale mixture prior*; in $a-b$: *Gaussian*, *mixture*.
 # - A BBB weight is $w=\mu+\sigma\epsilon$, $\epsilon\sim\mathcal N(0,1)$, $\sigma=\log(1+e^{\rho})$; $\rho_0$ is the value every $\rho$ starts from.
 # - **The paper's protocol**: plain SGD for 600 epochs from a random start on the *summed cost* (the minibatch's costs added, not averaged; eq. (8)). Settings the paper leaves open are our *fill-in*.
 # - **The Adam recipe** (the *modern recipe*): Adam, a decaying learning rate, tens of epochs, settings searched on validation. **Warm start**: BBB's $\mu$ start from a trained plain network.
 # - **Controls** for the warm start (no paper claim): the *plain network, extended training* (trained on for as many epochs as BBB adds) and the *mixture from a random start*.
-# - Each $a-b$ is paired by seed (same initial draw and data order); its $p$ is a two-sided paired $t$-test's. A *family*: $m$ tests read together, the paper's three orderings at a width ($m=3$) or the two controls ($m=2$). **Holm's correction** multiplies the smallest $p$ by $m$, the next by $m-1$, …, each never below the one before: the *Holm p* (so two rows can share one).
+# - Each $a-b$ is paired by seed (same initial draw and data order); $p$: a two-sided paired $t$-test's. A *family*: the $m$ tests read together, the paper's three orderings at a width ($m=3$) or the two controls ($m=2$). **Holm's correction** multiplies the smallest $p$ by $m$, the next by $m-1$, …, never below the one before (so two rows can share one): the *Holm p*.
 # - *[interval]*: the $t$-interval of the mean difference at level $1-0.05/m$ (Bonferroni): a family's intervals hold together with 95% probability.
-# - **Verdicts**: an ordering *holds* (or is *reversed*) when its Holm $p<0.05$ and the difference has the paper's sign (or the other); a control is *lower* or *higher*; else *not resolved*. **Comparable** ("as good as dropout", its own test at each width, $m=1$): mixture − dropout's whole interval inside ±0.1 pp (our margin, declared before the runs); else *not shown comparable*, with the side of 0 where the interval excludes 0, and the interval adjusted for the three widths.
-# - A verdict counts only for a method that **worked**: for BBB, one whose σ *learned*, spreading apart weight by weight (section 3's test: ρ's 95th percentile moves far more than its median), not *shifted uniformly*, every weight alike.
+# - **Verdicts**: an ordering *holds* (or is *reversed*) when its Holm $p<0.05$ and the difference has the paper's sign (or the other); a control is *lower* or *higher*; else *not resolved*. **Comparable** ("as good as dropout", its own test at each width, $m=1$): mixture − dropout's whole interval inside ±0.1 pp (our margin, declared before the runs); else *not shown comparable*, with the side of 0 the interval lies on, if any, and the interval adjusted for the three widths.
+# - A verdict counts only for a method that **worked**: for BBB, one whose σ *learned*, spreading apart weight by weight (section 3's test: ρ's 95th percentile moves far more than its median), not *shifted uniformly*.
 
 # %%
 R.show_markdown(T.answer(paper_run, adam, sigma_fixed=sigma))
@@ -79,15 +78,14 @@ R.show_markdown(T.detectable_words(paper_run, adam));
 # | BBB, scale mixture | the same $q$ | $\mathrm{KL}[q\,\Vert\,\pi\mathcal N(0,\sigma_1^2)+(1-\pi)\mathcal N(0,\sigma_2^2)]$ |
 #
 # BBB minimises the free energy of minibatch $i$ of $M$, eq. (8),
-# $\mathcal F_i = \frac1M\big(\log q(\mathbf w\mid\theta) - \log P(\mathbf w)\big) - \log P(\mathcal D_i\mid\mathbf w)$,
-# whose last term sums the minibatch's examples (the summed cost).
-# Settings are chosen on validation error, with equal trials per
-# method; test images are scored once, after the choice. Under the paper's protocol (§3.2,
-# §5.1) $\mu$ and $\rho$ take plain SGD steps (no momentum or decay) on the summed cost;
-# one weight sample per step and $\rho_0=-5$ fill what the paper leaves open. The Adam
-# recipe divides $\mathcal F_i$ by the minibatch size (the averaged cost); Adam's steps hardly
-# change with that scale. In the tables,
-# $\mathcal U(\pm a)$: $\mu$ drawn uniformly from $[-a, a]$.
+# $\mathcal F_i = \frac1M\big(\log q(\mathbf w\mid\theta) - \log P(\mathbf w)\big) - \log P(\mathcal D_i\mid\mathbf w)$
+# (the summed cost).
+# Settings are chosen on validation error, equal trials per method; test images are scored
+# once, after the choice. Under the paper's protocol (§3.2, §5.1) $\mu$ and $\rho$ take plain
+# SGD steps (no momentum or decay); one weight sample per step and $\rho_0=-5$ fill what the
+# paper leaves open. The Adam recipe divides $\mathcal F_i$ by the minibatch size; Adam's
+# steps hardly change with that scale. $\mathcal U(\pm a)$: $\mu$ drawn uniformly from
+# $[-a, a]$.
 
 # %%
 R.show_markdown(T.warm_start_sentence(adam))
@@ -98,10 +96,11 @@ H.show_table(head, rows);
 
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.** Our fill-in of the
-# > paper's protocol ($\rho_0$, one learning rate for $\mu$ and $\rho$) is ours; under it
-# > $\sigma$ shifted uniformly and did not learn (section 3). Its search picked, for every method, the largest
-# > learning rate it tried (the paper's largest), so a better rate may lie beyond the paper's grid. The Adam recipe is not the paper's: its search space (with the warm start) and
-# > BBB's predictor rule (predict with μ or with the average of sampled networks, whichever
+# > paper's protocol ($\rho_0$, one learning rate for $\mu$ and $\rho$): under it
+# > $\sigma$ shifted uniformly and did not learn (section 3). Every method's search picked its
+# > largest learning rate (the paper's largest): a better rate may lie beyond the grid. The
+# > Adam recipe is not the paper's: its search space (with the warm start) and
+# > BBB's predictor rule (μ or the average of sampled networks, whichever
 # > validation prefers; section 6) were settled after test errors had been seen, and so were
 # > the two thresholds on |w| (near 0, in the tails) of Figure 3's table (section 5):
 # > [docs/choices.md](../docs/choices.md). History of choices:
@@ -123,7 +122,7 @@ R.show_markdown(T.seeds_words(paper_run, adam))
 R.show_markdown(T.sgd_vs_paper_words(paper_run, adam));
 
 # %% [markdown]
-# **The paper's differences at the other widths** ([interval]: adjusted, as in the answer).
+# **The paper's differences at the other widths** (the rest: in the answer).
 #
 # **Figure: every comparison at every width**: mean and adjusted interval, Adam recipe black,
 # the paper's protocol grey (dashed where σ did not learn), the paper's difference a
@@ -142,11 +141,11 @@ plt.show()
 # the step on $\rho$ is the learning rate times
 # $\partial\mathcal F/\partial\sigma\cdot\mathrm{sigmoid}(\rho)$, tiny at $\rho_0=-5$; Adam
 # scales each step by the gradient's running size. The paper protocol's two BBB settings
-# (2×400) were rerun for 50 epochs on seed 0 beside the Adam recipe's scale mixture. Panels: per layer, $\sigma$'s median and 5th–95th percentile band (the
-# plain-SGD runs' bands are narrower than their lines); last,
-# training NLL (negative log-likelihood) against KL per example (the KL term divided by the
-# 50,000 training images). Share of $\mu$ in the narrow prior component: the means where the
-# mixture's narrow Gaussian is the likelier one.
+# (2×400) were rerun for 50 epochs on seed 0 beside the Adam recipe's scale mixture. Panels:
+# per layer, $\sigma$'s median and 5th–95th percentile band (plain SGD's bands are narrower
+# than its lines); last, training NLL (negative log-likelihood) against KL per training
+# image. *Share of μ in the narrow prior component*: of the means, those where the mixture's
+# narrow Gaussian is likelier.
 
 # %%
 diag = PD.load()
@@ -167,9 +166,9 @@ H.show_table(head, rows);
 #
 # The paper's Figure 2: test error of its 2×1200 networks over 600 epochs. Ours: the
 # paper-protocol runs of Table 1 (BBB: its $\mu$), mean over seeds, range as a band, the
-# paper's value dashed; the last panels draw the four together, smoothed. The axis holds
-# every epoch: the curves fall from its top edge in the first few. Its BBB panels show μ of
-# a BBB whose σ did not learn: not a test of the paper's Figure 2 for BBB.
+# paper's value dashed; the last panels draw the four together, smoothed. The curves fall
+# from the top edge in the first epochs. The BBB panels show μ of a BBB whose σ did not
+# learn: not a test of Figure 2 for BBB.
 
 # %%
 fig = P.figure2(pp, sigma_fixed=sigma is not None)
@@ -185,11 +184,10 @@ R.show_markdown(words + "\n\n" + P.spike_words(pp));
 # ## 5. Figure 3: the weights
 #
 # The paper's Figure 3: at 2×1200, BBB's posterior samples spread wider than the weights of
-# the plain network and dropout; its caption does not name the BBB network's prior. Ours:
-# seed 0 of each recipe's 2×1200 networks (BBB: one sample $w\sim q$), log density over ±0.3,
-# the range the runs record a histogram over, normalised over the whole sample (so a curve
-# with mass beyond ±0.3 lies lower); right, each network's share beyond ±0.3. The table
-# counts the weights near 0 and in the tails.
+# the plain network and dropout; its caption does not name the prior. Ours: seed 0 of each
+# recipe's 2×1200 networks (BBB: one sample $w\sim q$), log density over ±0.3 (the recorded
+# histogram's range), normalised over the whole sample (mass beyond ±0.3 lowers a curve);
+# right, each network's share beyond ±0.3.
 
 # %%
 runs = {m: (rs or [None])[0] for m, rs in P.run_records(pp, max(pp["widths"])).items()}
@@ -205,7 +203,7 @@ R.show_markdown(words);
 #
 # BBB can predict with its posterior-mean weights $\mu$ or with the average of 10 sampled
 # networks; the paper does not say which, so validation chooses per run (the predictor
-# rule). The Adam recipe's runs; a negative μ − average means μ has the lower test error.
+# rule). The Adam recipe's runs.
 
 # %%
 head, rows, words = T.predictor_summary(groups[1:])  # the Adam recipe's runs

@@ -311,9 +311,8 @@ def _with_random_start(rec, shift):
 
 def test_the_answer_follows_the_planted_effects():
     small = T.answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
-    assert small.startswith("**The answer, test by test** (in pp; m: the size of the Holm "
-                            "family; [interval]: the 95 % interval adjusted for the m comparisons "
-                            "(Bonferroni)):")
+    assert small.startswith("**The answer, test by test** (pp; m, [interval], Holm p: as "
+                            "defined above):")
     table = [line for line in small.split("\n") if line.startswith("| ")]
     assert len(table) <= 7  # the header and at most six claims
     head = [c.strip() for c in table[0].strip("|").split("|")]
@@ -321,7 +320,7 @@ def test_the_answer_follows_the_planted_effects():
     assert head[2] == "m"
     assert head[3] == "Adam recipe: a − b [interval] (seeds), verdict"  # the Adam recipe leads
     # the paper's difference outside our interval, per width (the answer leads with it)
-    assert head[4] == "paper's difference outside our interval? (2×400)"
+    assert head[4] == "paper's difference outside? (2×400)"
     assert head[5] == "the paper's protocol: the same"
     rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")]
             for r in table[1:]}
@@ -339,20 +338,20 @@ def test_the_answer_follows_the_planted_effects():
     assert ctl[4] == "not run" and ctl[2] == "2"
     assert ctl[3].endswith(": *not resolved*") and "(5), Holm p " in ctl[3]
     assert "excluding 0" not in small and "excludes 0" not in small
-    # at most two sentences after the table: here, whether any recipe reaches the paper's value
-    after = small.split("\n")[-1]
-    assert after.startswith("No recipe's scale mixture reaches the paper's 1.36–1.36%: ours are ")
-    assert after.endswith("and at every width with two or more seeds the interval of our mean "
-                          "lies above the paper's value.")
-    assert after.count(". ") <= 1
+    # nothing after the table: whether any recipe reaches the paper's value is said once, in
+    # the takeaways
+    assert small.split("\n")[-1].startswith("| ")
+    reach = T._reach_takeaway(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
+    assert reach.startswith("- **Our scale mixture never reaches the paper's test error")
+    assert "against 1.36–1.36%, every interval of our mean above the paper's value" in reach
     # the plain answer says it first, in words: no test names, no verdict words
     plain = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
     assert plain.startswith("**In short.** With every method trained by a modern recipe (Adam, "
-                            "settings searched on validation images) and compared in test error (*pp*: percentage "
+                            "settings searched on validation; test error in *pp*, percentage "
                             "points, each difference with a 95 % interval over seeds, widened for "
-                            "the comparisons made together), the intervals read: at 2×400 ")
+                            "the comparisons read together), the intervals read: at 2×400 ")
     assert ("BBB with the scale mixture prior is better than a plain network at 2×400: at 2×400 "
-            "the difference in test error is −0.04 pp (95 % interval −0.05 to −0.03), which rules "
+            "by −0.04 pp (95 % interval −0.05 to −0.03), which rules "
             "out the paper's −0.47 pp") in plain  # an ordering holds: no "none reappear"
     assert "none of the paper's Table 1 margins reappear" not in plain
     assert not any(w in plain for w in ("Holm", "resolved", "*holds*", "comparable", "[")), plain
@@ -370,10 +369,9 @@ def test_the_answer_follows_the_planted_effects():
     assert "the paper's protocol" not in led.split("\n")[2]  # no column of its numbers
     assert "−0.05 [−0.08, −0.03] (3)" not in led
     open_ = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
-    assert ("The paper's own protocol (plain SGD, 600 epochs) is not tested here: under our "
-            "settings for what the paper leaves open (section 1), BBB's σ, each weight's "
-            "posterior spread, shifted uniformly (every weight alike) and did not learn "
-            "(section 3).") in open_
+    assert ("The paper's own protocol (plain SGD, 600 epochs) is not tested here: with our "
+            "settings for what the paper leaves open, BBB's σ (each weight's posterior spread) "
+            "shifted uniformly, every weight alike, and did not learn (section 3).") in open_
     assert "chapter" not in open_ and "until runs" not in open_  # no campaign status
     assert "not tested here" not in T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5))
     plan = RESULTS / "paper_protocol" / "plan.json"
@@ -392,14 +390,10 @@ def test_the_answer_follows_the_planted_effects():
     # the warm start: lower than a random start, not than SGD trained on -> it rests on it
     warm = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.004)
     text = T.answer(_planted(-0.0006), warm)
-    assert ("The Adam recipe's scale mixture starts warm from a trained plain network: "
-            "warm-started, it is *lower* than the same mixture from a random start at 2×400, but "
-            "at no width resolved below the plain network with extended training.") in text
+    assert text.split("\n")[-1].startswith("| ")  # the controls' reading: once, in the takeaways
     assert "rests on" not in text
     row = next(r for r in text.split("\n") if r.startswith("| mixture − random-start"))
     assert row.split("|")[4].strip().endswith(": *lower*")
-    same = _with_random_start(_planted(-0.0005, n=5, continued=0.0), 0.0)
-    assert "lower than neither control" in T.answer(_planted(-0.0006), same)
 
 
 def test_holm_p_and_the_comparable_reading_follow_the_effect():
@@ -422,11 +416,9 @@ def test_holm_p_and_the_comparable_reading_follow_the_effect():
         assert not any(w in reading(lo, hi) for w in ("worse", "better", "holds", "tell"))
     # beside the declared verdict, which side of 0 an interval that excludes 0 lies on
     assert T._answer_effect({**c, "ci_adj": [0.0025, 0.0040]}).endswith(
-        "(5): *not shown comparable* (higher error than dropout: the interval lies entirely "
-        "above +0.1 pp)")
+        "(5): *not shown comparable* (higher error than dropout: entirely above +0.1 pp)")
     assert T._answer_effect({**c, "ci_adj": [-0.0027, -0.00004]}).endswith(
-        ": *not shown comparable* (lower error than dropout: the interval lies below 0, crossing "
-        "−0.1 pp)")
+        ": *not shown comparable* (lower error than dropout: below 0, crosses −0.1 pp)")
     assert T._answer_effect({**c, "ci_adj": [-0.0005, 0.0013]}).endswith(
         ": *not shown comparable* (contains 0, crosses +0.1 pp)")  # no side: 0 inside
     assert T.comparable_side({**c, "ci_adj": [0.00004, 0.0027]}) == "higher error than dropout"
@@ -440,16 +432,16 @@ def test_comparable_terms_and_resolvable_words_read_the_half_widths():
     hw = [(e["ci_adj"][1] - e["ci_adj"][0]) / 2 for e in T.effects(a).values()
           if e["family"] == "comparable" and e["ci"]]  # the Adam recipe's
     terms = T.detectable_words(p, a)
-    assert terms.startswith("**How small a difference the seeds can detect**")
+    assert terms.startswith("**What the seeds can detect** (Adam recipe).")
     lo, hi = f"{100 * min(hw):.2f}", f"{100 * max(hw):.2f}"
     assert lo == hi  # one width: said per width, with what it leaves
-    assert (f"*Comparable* (interval inside ±0.1 pp) could pass at 2×400 (half-width {lo} pp) "
+    assert (f"*Comparable* could pass at 2×400 (half-width {lo} pp) "
             "only for a mean difference within ") in terms
     room = 0.1 - 100 * min(hw)
     assert f"within ±{room:.2f} pp." in terms
     e = T.effects(a)[(400, "bbb_mixture", "sgd")]
     assert (f"any gain of the scale mixture over the plain network is at most "
-            f"{-100 * e['ci_adj'][0]:.2f} pp (its interval's end)") in terms
+            f"{-100 * e['ci_adj'][0]:.2f} pp, ") in terms
     assert T.detectable_words(_summary([]), _summary([])) == ""
     words = T.resolvable_words(p, a)
     assert "t(1 − 0.025/m, n − 1) · sd(paired differences) / √n" in words
@@ -478,7 +470,7 @@ def test_answer_cells_name_other_widths_only_where_the_verdict_differs():
 def test_sgd_vs_paper_and_seeds_words_follow_the_summaries():
     words = T.sgd_vs_paper_words(_planted(-0.0006), _planted(-0.0005, n=5))
     assert words.startswith("**The paper's plain-network baseline was weak.** The Adam recipe's "
-                            "plain network minus the paper's (trained with plain SGD), with the "
+                            "plain network minus the paper's, with the "
                             "95% interval of our mean: −0.03 pp [−0.05, −0.01] at 2×400.")
     assert "Trained as the paper says, our plain network is −0.03 pp [" in words
     assert "more than half" not in words  # 0.03 pp of the paper's 0.47 pp margin
@@ -486,7 +478,7 @@ def test_sgd_vs_paper_and_seeds_words_follow_the_summaries():
     near["rows"][0]["test_error"] = [0.0183, 0.0185, 0.0181, 0.0184, 0.0182]
     assert T.sgd_vs_paper_words(_summary([]), near).startswith(
         "**Our plain network against the paper's.** The Adam recipe's plain network minus the "
-        "paper's (trained with plain SGD), with the 95% interval of our mean: +0.00 pp [")
+        "paper's, with the 95% interval of our mean: +0.00 pp [")
     same = _planted(-0.0006, n=5)
     for r in same["rows"]:
         if r["key"] == "sgd":
@@ -508,16 +500,16 @@ def test_sgd_vs_paper_and_seeds_words_follow_the_summaries():
     q = 1 - 0.05 / (2 * 3)  # the orderings' family, m = 3
     alone = stats.t_ppf(q, 2) / stats.t_ppf(q, 4) * (5 / 3) ** 0.5  # the seed count alone
     assert 2.3 < alone < 2.7
-    more = (f"; with 2×800's larger seed-to-seed spread they are up to {ratio:.0f} times as wide"
+    more = (f", up to {ratio:.0f} times with its larger seed-to-seed spread"
             if ratio > 1.1 * alone else "")
     assert seeds == (f"**Seeds.** 2×800 has 3 seeds with the Adam recipe, against 5 at 2×400: "
-                     f"the seed count alone makes its intervals about {alone:.1f} times as wide "
+                     f"intervals about {alone:.1f} times as wide from the seed count alone "
                      f"(m = 3){more}.")
     one = _planted(-0.0006)
     one["rows"] += [{**r, "H": 1200, "test_error": r["test_error"][:1], "seeds": r["seeds"][:1]}
                     for r in list(one["rows"])]
     assert T.seeds_words(one, _planted(-0.0005, n=5)) == (
-        "**Seeds.** 2×1200 has 1 seed under the paper's protocol, so no interval there.")
+        "**Seeds.** 2×1200 has 1 seed under the paper's protocol: no interval.")
     same = T.seeds_words(_planted(-0.0006), _planted(-0.0005, n=5))
     assert same == ""  # every width has its recipe's most seeds: nothing to say
     assert "plans" not in seeds and "not recorded" not in seeds
@@ -594,15 +586,18 @@ def test_takeaways_give_each_finding_its_number():
                                   "so its BBB numbers (its scale mixture: ")
     assert not any(b.startswith("− ") or b.startswith("−**") for b in bullets)  # "- " survives
     assert all(b.startswith("- **") for b in bullets), bullets
-    assert bullets[-1].endswith("are not those of BBB with a learned σ; that half of the "
+    assert bullets[-1].endswith("do not describe BBB with a learned σ; that half of the "
                                 "question is open.")
     assert "reversing" not in text and "worse than" not in text  # no finding about BBB from it
     assert "BBB is resolved below the plain network or its control at some width" in bullets[0]
     assert "**The paper's margin was measured against a weak baseline**" in text
     # the headline effect with its adjusted interval and the paper's difference, and the control
-    assert ("at 2×400 mixture − plain network is −0.05 pp [−0.06, −0.04], which excludes the "
-            "paper's −0.47 pp") in bullets[0]
-    assert "; with extended training for the plain network it is " in bullets[0]
+    assert ("at 2×400 our intervals exclude every one of the paper's Table 1 differences; at "
+            "2×400 mixture − plain network is −0.05 pp [−0.06, −0.04];") in bullets[0]
+    assert "which excludes" not in bullets[0]  # said once, by the clause before it
+    assert T._headline(T.effects(_planted(-0.0005, n=5)), 400).endswith(
+        ", which excludes the paper's −0.47 pp")
+    assert "; against the plain network with extended training, " in bullets[0]
     assert bullets[0].endswith(" (answer; section 2).") and "Holm p" not in text
     # mixture − dropout: its interval and, where it excludes 0, its side
     md = next(b for b in bullets if b.startswith("- **BBB is not shown to be as good as dropout"))
@@ -613,8 +608,8 @@ def test_takeaways_give_each_finding_its_number():
     text = T.takeaways(_planted(-0.0006), unclear, sigma_fixed=False)
     assert "does not test a learned posterior" not in text
     assert "- **The paper's protocol, as run here**: its scale mixture is worse" in text
-    assert ("BBB is resolved below neither the plain network nor the plain network with extended "
-            "training") in text
+    assert ("BBB is resolved below neither the plain network nor its extended-training "
+            "control") in text
     same = _planted(-0.0006, n=5)
     same["rows"][0]["test_error"] = [0.0183, 0.0185, 0.0181, 0.0184, 0.0182]
     assert "weak baseline" not in T.takeaways(_summary([]), same)
@@ -626,7 +621,7 @@ def test_takeaways_give_each_finding_its_number():
          "kl": 1.0} for i in range(3)]}}}
     clear["rows"] = [{**r, "epochs": 600} for r in clear["rows"]]
     last = T.takeaways(clear, _planted(-0.0006, n=5), sigma_fixed=True, diag=diag).split("\n")[-1]
-    assert ("σ shifted uniformly (every weight alike) and did not learn: its 95th percentile "
+    assert ("σ shifted uniformly and did not learn: its 95th percentile "
             "went from 0.0067 to 0.0069 in 2 epochs (section 3)") in last
 
 
@@ -717,20 +712,21 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
     assert T._heavier_beyond(hists, "bbb_mixture", ["sgd", "dropout"]) == pytest.approx(0.2)
     assert T._heavier_beyond(hists, "sgd", ["dropout"]) is None
     # fewer weights than dropout beyond ±0.1, more beyond the range: the measure decides
-    assert ("For the scale mixture the answer depends on the measure: fewer of its weights than "
-            "dropout's lie beyond ±0.1 (8.91% against 42.00%), more beyond ±0.3 (0.99% against "
-            "0%); 0.0% lie within ±0.01.") in T.weight_share_rows(tails)[2]
+    assert ("For the scale mixture it depends on the threshold (table): fewer of its weights "
+            "than dropout's lie beyond ±0.1, more beyond ±0.3.") in T.weight_share_rows(tails)[2]
+    assert T.weight_share_rows(tails)[1][3][2:] == ["8.91%", "0.99%"]  # the numbers: in the table
+    assert T.weight_share_rows(tails)[1][1][2:] == ["42.00%", "0%"]
     inside = {**tails, "bbb_mixture": h6([3, 1, 46, 46, 1, 3], 0)}
     text = T.weight_share_rows(inside)[2]
-    assert "depends on the measure" not in text and "The scale mixture's sample is not wider" in text
+    assert "depends on the threshold" not in text and "The scale mixture's sample is not wider" in text
     dip = {"metrics": {"weight_histogram": {"lo": -0.3, "hi": 0.3, "bins": 5,
                                             "counts": [1, 40, 2, 40, 1], "total": 84,
                                             "outside": 0}}, "config": {"seed": 0, "H": 400}}
     words = T.weight_share_rows({"bbb_mixture": dip}, narrow=0.001)[2]
     assert "The scale mixture's sample dips at 0 (density 0.2, against 4.0 and 4.0 at its modes " \
-           "near −0.12 and +0.12); section 3's rerun agrees: the prior's narrow component " \
-           "claims at most 0.1% of the means; why, under a prior that peaks at 0: unexplained " \
-           "(not tested)." in words
+           "near −0.12 and +0.12); in section 3's rerun the prior's narrow component " \
+           "claims at most 0.1% of the means; why, under a prior peaked at 0, is unexplained." \
+           in words
     flat = {"metrics": {"weight_histogram": {**dip["metrics"]["weight_histogram"],
                                              "counts": [1, 30, 40, 30, 1], "total": 102}}}
     assert "dips" not in T.weight_share_rows({"bbb_mixture": flat})[2]
@@ -756,19 +752,17 @@ def test_curve_rows_and_predictor_words_follow_the_records():
     # the rule, said before the table: |change| < 2 · sd · √(2 / (100 · n)), here ≈ 0.014 pp
     assert "2 · sd · √(2 / (100 · n)): twice the standard error" in P.curve_rule()
     assert words == ("**Conclusion:** the largest drift over the last 100 epochs is 0.010 pp "
-                     "(plain network, 2×400), 1.0 of the 10,000 test images; every curve is "
-                     "*flat* by the rule.")
+                     "(plain network, 2×400), 1.0 of the 10,000 test images.")
     falling = {**row, "test_error_last_100": [0.0170]}
     head, rows, words = P.curve_rows({"rows": [falling, {**row, "key": "dropout"}]})
     assert rows[0][3] == "−0.110" and rows[0][5] == "no"
     assert words == ("**Conclusion:** the largest drift over the last 100 epochs is 0.110 pp "
-                     "(plain network, 2×400), 11.0 of the 10,000 test images; 1 of 2 curves are "
-                     "*flat* by the rule.")
+                     "(plain network, 2×400), 11.0 of the 10,000 test images.")
     # 0.02 pp is inside one epoch-to-epoch sd (the old rule) but beyond the standard error
     drift = {**row, "test_error_last_100": [0.0179], "test_error_previous_100": [0.0181]}
     assert P.curve_rows({"rows": [drift]})[1][0][5] == "no"
     # against the narrowest adjusted half-width: "enough" only when the drift is far below it
-    assert words.endswith("curves are *flat* by the rule.")
+    assert words.endswith("11.0 of the 10,000 test images.")  # the flat column says the rest
     far = P.curve_rows({"rows": [row]}, against=0.001)[2]
     assert far.endswith("That drift is 10% of the narrowest half-width of our intervals "
                         "(0.100 pp): 600 epochs are enough for these comparisons.")
@@ -927,13 +921,13 @@ def test_recipe_rows_read_each_rows_recipe():
     assert [r[1] for r in out] == ["plain network", "BBB, Gaussian prior",
                                    "BBB, scale mixture prior"]  # Table 1's labels
     assert out[0][2:] == ["0.0003, constant", "20", "—", "—", "random"]
-    assert out[1][4:] == ["1, ρ₀ = −6", "N(0, 1²)", "random, μ ~ U(±0.1)"]
-    assert out[2][2] == "0.001 ×0.955/epoch" and out[2][4] == "2, ρ₀ = −6"
+    assert out[1][4:] == ["1, −6", "N(0, 1²)", "random, μ ~ U(±0.1)"]
+    assert out[2][2] == "0.001 ×0.955/epoch" and out[2][4] == "2, −6"
     assert out[2][5] == "π = 0.25, −log σ₁ = 0, −log σ₂ = 6"
     # its source differs from this width's SGD row: the source's rate is named
-    assert out[2][6] == "warm: plain network trained 30 epochs (Adam 0.001 ×0.955/epoch)"
+    assert out[2][6] == "warm: 30-epoch plain network (Adam 0.001 ×0.955/epoch)"
     rows[0]["recipe"] = {**base, "lr": 0.001, "lr_decay": 0.955}  # the same as its source
-    assert T.recipe_rows(_summary(rows))[1][2][6] == "warm: plain network trained 30 epochs"
+    assert T.recipe_rows(_summary(rows))[1][2][6] == "warm: 30-epoch plain network"
     rows[0]["recipe"]["optimizer"] = "sgd"
     assert T.recipe_rows(_summary(rows))[1][0][2] == "Sgd 0.001 ×0.955/epoch"
 
@@ -954,21 +948,21 @@ def test_predictor_summary_counts_per_recipe():
     assert len(head) == len(rows[0]) == 7
     head1, rows1, _ = T.predictor_summary([("one", [400], lambda m, H: a.get(m, []))])
     assert head1 == head[1:] and rows1 == [r[1:] for r in rows[:1]]  # one recipe: no column
-    assert words == ("One: validation chose the posterior mean for 1 of 2 BBB runs; on the test "
-                     "set the average of 10 sampled networks had the lower error in 1 of 2. Two: "
-                     "validation chose the posterior mean for 1 of 1 BBB runs; on the test set "
-                     "the average of 10 sampled networks had the lower error in 0 of 1. μ − "
-                     "average is negative (μ better) in 2 of the 2 rows, its interval below 0 in "
-                     "0: on test, averaging sampled networks was worse than μ.")  # −0.00 and −0.40
+    assert words == ("One: validation chose μ in 1 of 2 BBB runs; on test the average of 10 "
+                     "sampled networks was lower in 1. Two: validation chose μ in 1 of 1 BBB "
+                     "runs; on test the average of 10 sampled networks was lower in 0. μ − "
+                     "average is negative (μ better) in 2 of 2 rows, its interval below 0 in "
+                     "0.")  # −0.00 and −0.40
     worse = {"bbb_mixture": [run("mean_weights", 0.019, 0.018), run("mean_weights", 0.0195, 0.018)]}
     text = T.predictor_summary([("one", [400], lambda m, H: worse.get(m, []))])[2]
-    assert text.endswith("μ − average is negative (μ better) in 1 of the 1 rows, its interval "
-                         "below 0 in 0: on test, averaging sampled networks was worse than μ.")
+    assert text.endswith("μ − average is negative (μ better) in 1 of 1 rows, its interval "
+                         "below 0 in 0.")
     line = T._predictor_takeaway([("one", [400], lambda m, H: worse.get(m, []))])
     assert line == ("- **Averaging sampled networks was worse on test than BBB's mean network "
                     "μ**: μ − average is −0.13 pp over section 6's 1 rows, below 0 in 0 "
-                    "intervals; validation chose μ in 2 of 2 runs.")
-    assert "in 1 of 2 runs." in T._predictor_takeaway([("one", [400], lambda m, H: a.get(m, []))])
+                    "intervals.")  # how often validation chose μ: said once, in section 6
+    assert T._predictor_takeaway([("one", [400], lambda m, H: a.get(m, []))]).endswith(
+        "below 0 in 0 intervals.")
     assert T._predictor_takeaway([]) == ""
 
 
@@ -998,14 +992,14 @@ def test_fixed_sigma_rows_give_bbb_rows_no_verdict():
     drop = next(r for r in rec["rows"] if r["key"] == "dropout")
     drop["test_error"] = [x + 0.00004 * i for i, x in enumerate(drop["test_error"])]
     words, head, rows = T.fixed_sigma_rows(rec, sigma=0.0067)
-    assert words.startswith("**The paper's protocol at 2×400: its tests.** Its BBB's σ shifted "
-                            "uniformly from its start (≈ 0.007), every weight alike, and did not "
-                            "learn; a verdict counts only for a method that worked")
+    assert words.startswith("**The paper's protocol at 2×400: its tests.** Its BBB's σ "
+                            "(≈ 0.007) did not learn: the rows with BBB show their interval, no "
+                            "verdict.")
     assert head[0] == "a − b (pp)" and head[1] == "m"  # one width: said once, in the words
     assert "[interval]" in head[2] and "unadjusted" not in head[2]  # defined above it
     mix = next(r for r in rows if r[0] == "mixture − plain network")
     assert mix[1] == "3" and mix[3] == "yes"
-    assert mix[2].endswith("]: σ shifted uniformly, did not learn (section 3): no verdict")
+    assert mix[2].endswith("]: σ shifted uniformly, did not learn: no verdict")
     assert "Holm" not in mix[2]
     assert not any(w in c for r in rows if "mixture" in r[0] for c in r
                    for w in ("*holds*", "*reversed*", "*not resolved*", "comparable"))
@@ -1031,18 +1025,17 @@ def test_choices_direction_follows_the_controls_and_the_predictor_records():
     groups = [("one", [400], lambda m, H: recs if m == "bbb_mixture" else [])]
     text = T.choices_direction(warm, groups)
     assert text.startswith("> **Which way these choices lean.**")
-    assert "the warm start favoured BBB (the warm-started mixture's mean error is below the " \
-           "random-start one at every width)" in text
+    assert "the warm start favoured BBB (mean error below the random-start mixture's at " \
+           "every width)" in text
     assert "picked μ in 1 of 2 BBB runs (2 under one); in the other run it picked the " \
-           "average, which cost BBB 0.20 pp of test error against μ" in text
-    assert "the predictor rule (μ or the average of 10 sampled networks, whichever validation " \
-           "prefers; section 6)" in text  # defined where it is first used
+           "average, which cost BBB 0.20 pp against μ" in text
+    assert "the predictor rule (section 6)" in text  # defined in the departures box above it
     assert text.endswith("So neither choice made BBB look worse, except in that run: a finding "
                          "that BBB is not better is conservative.")
     cold = _with_random_start(_planted(-0.0005, n=5, continued=0.0), -0.004)
     good = [run("mean_weights", 0.019, 0.018), run("ensemble", 0.017, 0.018)]
     text = T.choices_direction(cold, [("one", [400], lambda m, H: good)])
-    assert "below the random-start one at no width" in text
+    assert "below the random-start mixture's at no width" in text
     assert "lowered BBB's test error against μ" in text and "except in" not in text
     assert T.choices_direction(_summary([]), []) == ""
 
@@ -1066,8 +1059,8 @@ def test_posterior_contrast_and_fixed_sigma_read_the_configs():
         PD.PAPER_RUN: run(0.0067, 0.0071, sgd),
         "plan v1, Adam, scale mixture (random start)": run(0.0025, 0.09, adam)}}
     text = PD.contrast_words(rec)
-    assert text.startswith("The Adam run differs from the plain-SGD runs (their values in "
-                           "brackets) in more than the optimiser: ρ₀ = −6 (−5); 2 weight samples per step (1); learning "
+    assert text.startswith("Besides the optimiser, the Adam run differs from the plain-SGD runs "
+                           "(in brackets): ρ₀ = −6 (−5); 2 weight samples per step (1); learning "
                            "rate ×0.955 per epoch (constant); cost averaged over the minibatch "
                            "(summed)")
     assert "prior" not in text and "not a controlled comparison" in text

@@ -90,7 +90,7 @@ def test_mixture_dropout_over_the_widths_and_the_answer_column(committed):
         assert "at 2×1200, one width of three, its error is higher" in plain
         assert "contains 0" in plain and "Nor is it as good as dropout" not in plain
     head, rows = T.answer_rows(paper_run, adam, sigma_fixed=0.0067)
-    assert head[4] == "paper's difference outside our interval? (2×400/2×800/2×1200)"
+    assert head[4] == "paper's difference outside? (2×400/2×800/2×1200)"
     for r in rows:
         assert r[4] == "—" or all(x in ("yes", "no", "one seed") for x in r[4].split(" / "))
     ex = T.paper_excluded(adam)
@@ -133,3 +133,34 @@ def test_grid_words_and_spikes(committed):
         assert "10⁻³, the paper's largest" in words
     for m, H, e, v, med, k in P.spikes(pp):
         assert v > 1.5 * med and k >= 1
+
+
+def rendered_words(path):
+    """Words a reader of the rendered notebook meets: markdown cells and every output's
+    markdown (else plain text, images left out; tables included), split on whitespace."""
+    nb = json.loads(Path(path).read_text())
+    n = 0
+    for c in nb["cells"]:
+        parts = ["".join(c["source"])] if c["cell_type"] == "markdown" else []
+        for o in c.get("outputs", []):
+            d = o.get("data", {})
+            parts.append("".join(o["text"]) if o["output_type"] == "stream" else
+                         "".join(d.get("text/markdown") or
+                                 ("" if "image/png" in d else d.get("text/plain", ""))))
+        n += sum(len(p.split()) for p in parts)
+    return n
+
+
+def test_notebook_01_stays_under_the_issues_word_cap(tmp_path):
+    path = ROOT / "notebooks" / f"{T.NB}.ipynb"
+    n = rendered_words(path)
+    assert 1000 < n <= 5000, n  # issue 52: notebook 01 at most 5,000 words
+    fake = {"cells": [{"cell_type": "markdown", "source": ["a b | c |"]},
+                      {"cell_type": "code", "source": ["x = 1"], "outputs": [
+                          {"output_type": "display_data", "data": {"text/markdown": ["d e"],
+                                                                    "text/plain": ["f"]}},
+                          {"output_type": "display_data", "data": {"image/png": "..",
+                                                                    "text/plain": ["<Figure>"]}},
+                          {"output_type": "stream", "text": ["g"]}]}]}
+    (tmp_path / "nb.ipynb").write_text(json.dumps(fake))
+    assert rendered_words(tmp_path / "nb.ipynb") == 8  # code and images not counted
