@@ -338,3 +338,212 @@ def summary(recs=None):
                                         if k in CHOICES), default=None),
             "cpu_s": sum(r["cpu_s"] for r in rows)}
     return out
+
+
+# ---- phase 2: the test sets ----
+
+SCORED = ("plan_v3", "marglik_layerwise", "val_grid")  # plan_v3: the reproduction check
+
+
+def score_path(seed):
+    return plan_path().parent / "test" / f"seed{int(seed)}.json"
+
+
+def _set_scores(fast, x_in, y, x_out, deltas, batch_size, n_samples=F.TEST_SAMPLES,
+                seed=F.EVAL_SEED):
+    """Scores (``F._scores``) of the GLM probit predictive of ``fast`` under each of ``deltas``
+    ({name: prior precision}) on ``x_in`` (labels ``y``) against ``x_out``: the probabilities
+    from ``FastGLM``, the mutual information from ``n_samples`` GLM samples drawn as plan v3's
+    rows drew them (``ALT.laplace_samples``: batches of ``batch_size``, a generator seeded
+    ``seed`` afresh for each set; one generator per prior precision)."""
+    from laplace.utils.utils import normal_samples
+    dt = fast.la._dtype
+    got = {}
+    for which, x in (("in", x_in), ("out", x_out)):
+        gens = {k: torch.Generator(device=x.device).manual_seed(seed) for k in deltas}
+        parts = {k: ([], []) for k in deltas}
+        for i in range(0, len(x), batch_size):
+            c = fast.cache(x[i:i + batch_size])
+            for k, d in deltas.items():
+                parts[k][0].append(fast.probs(c, d).float())
+                f, cov = c["f"].to(dt), fast.covariance(c, d).to(dt)
+                parts[k][1].append(torch.softmax(normal_samples(f, cov, n_samples, gens[k]),
+                                                 dim=-1))
+        for k in deltas:
+            got.setdefault(k, {})[which] = (torch.cat(parts[k][0])[None].cpu(),
+                                            torch.cat(parts[k][1], dim=1).cpu())
+    return {k: F._scores(v["in"][0], v["out"][0], v["in"][1], v["out"][1], y.cpu())
+            for k, v in got.items()}
+
+
+def score_seed(seed, data, x_ood, chosen, progress_fn=print):
+    """Phase 2 on ``seed``: refit each flavour around MAP's network (its plan v3 prior precision
+    must come out as phase 1 recorded it) and score the GLM probit predictive under plan v3's
+    prior precision (the reproduction check), the marginal likelihood's per tensor and the
+    validation grid's, on the full MNIST and Fashion-MNIST test sets and on plan v3's subset;
+    writes and returns the record."""
+    from .campaign import code_version
+    from .utils import atomic_write_bytes, machine_info
+    t0, c0 = time.perf_counter(), time.process_time()
+    phase1 = json.loads(record_path(seed).read_text())
+    base, fp = map_network(seed, data, chosen, progress_fn)
+    if fp != phase1["map_network"]:
+        raise RuntimeError(f"seed {seed}: MAP's network {fp} is not phase 1's")
+    idx_t = F.subset(len(data.y_test), A.LAPLACE["all_layer_subset"]["test"], "test")
+    idx_o = F.subset(len(x_ood), A.LAPLACE["all_layer_subset"]["ood"], "ood")
+    rec = {"seed": int(seed), "map_network": fp, "flavours": {}}
+    for flavour in FLAVOURS:
+        progress_fn(f"seed {seed}: {flavour}")
+        f0 = time.process_time()
+        la, fit_s = ALT.fit_laplace(base, data, flavour)
+        p1 = phase1["flavours"][flavour]
+        v3 = la.prior_precision.detach().cpu().tolist()
+        if v3 != p1["plan_v3_prior_precision"]:
+            raise RuntimeError(f"seed {seed} {flavour}: the refit's prior precision {v3} is not "
+                               f"phase 1's {p1['plan_v3_prior_precision']}")
+        deltas = {"plan_v3": torch.tensor(v3),
+                  "marglik_layerwise": torch.tensor(p1["marglik_layerwise"]["prior_precision"]),
+                  "val_grid": torch.tensor(p1["val_grid"]["prior_precision"])}
+        fast, bs = G.FastGLM(la), ALT._laplace_batch(la)
+        full = _set_scores(fast, data.x_test, data.y_test, x_ood, deltas, bs)
+        sub = _set_scores(fast, data.x_test[idx_t], data.y_test[idx_t], x_ood[idx_o], deltas, bs)
+        v3rec = json.loads(F.record_path(flavour, seed).read_text())
+        rec["flavours"][flavour] = {
+            **{k: {"prior_precision": deltas[k].tolist(), "full": full[k], "subset": sub[k]}
+               for k in SCORED},
+            "plan_v3_minus_record": {on: {m: full_or_sub[m] - v3rec[on][m] for m in F.SCORES
+                                          if v3rec.get(on) and v3rec[on].get(m) is not None}
+                                     for on, full_or_sub in (("full", full["plan_v3"]),
+                                                             ("subset", sub["plan_v3"]))},
+            "sample_batch": bs, "fit_s": round(fit_s, 1),
+            "cpu_s": round(time.process_time() - f0, 1)}
+    rec.update({"plan": json.loads(plan_path().read_text()) == plan(),
+                "cpu_s": round(time.process_time() - c0, 1),
+                "wall_s": round(time.perf_counter() - t0, 1),
+                "machine": machine_info(data.x_train.device), "code": code_version()})
+    path = score_path(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, (json.dumps(rec, indent=1) + "\n").encode())
+    return rec
+
+
+def score_records():
+    return {r["seed"]: r for r in (json.loads(p.read_text()) for p in
+                                   sorted(score_path(0).parent.glob("seed*.json")))}
+
+
+def summary_path():
+    """Where ``tools/laplace_fair.py analyse`` writes ``analysis``."""
+    return plan_path().parent / "summary.json"
+
+
+OUTCOMES = {"failed": "failed fit", "equal": "equal to MAP", "below": "better than MAP"}
+CLAIMS = {f: (f"bbb < {f} on nll", f"{f} < bbb on auroc_entropy") for f in FLAVOURS}
+MEANS = ("test_error", "nll", "brier", "ece", "auroc_entropy", "auroc_mi")
+
+
+def _outcome(diff):
+    """The plan's rule on the paired fit − MAP NLL interval (helpers.stats.paired_t)."""
+    ci = diff.get("ci")
+    if not ci:
+        return None
+    return "failed" if ci[0] > 0 else "below" if ci[1] < 0 else "equal"
+
+
+def analysis(scores=None, phase1=None, plan_recs=None, plan_v3=None):
+    """Per flavour and choice: the chosen precisions, the mean scores (full test sets and the
+    subset), the paired fit − MAP NLL (full sets; subset beside it) and the plan's outcome
+    ("failed fit" / "equal to MAP" / "better than MAP"), and on each row that is not a failed
+    fit plan v3's two claims tested with this row in place of the plan's, in the plan's families
+    (Holm within each; the all-layer rows on the subset, as the plan compares them); how many
+    grids ended interior; the reproduction check (plan v3's prior precision scored here minus
+    plan v3's records, largest |difference| per score)."""
+    from .stats import paired_t
+    from .utils import PROJECT_ROOT
+    scores = score_records() if scores is None else scores
+    phase1 = records() if phase1 is None else phase1
+    plan_recs = F.records() if plan_recs is None else plan_recs
+    plan_v3 = (json.loads((PROJECT_ROOT / A.PLAN).read_text()) if plan_v3 is None else plan_v3)
+    seeds = sorted(s for s in scores if s in phase1 and ("map", s) in plan_recs
+                   and ("bbb", s) in plan_recs)
+    out = {"seeds": seeds, "complete": seeds == list(A.REPORTED_SEEDS),
+           "fit_minus_map_on": "full", "claims_on": {f: ("subset" if f in F.ALL_LAYER else
+                                                         "full") for f in FLAVOURS},
+           "cpu_s": sum(scores[s]["cpu_s"] for s in seeds), "flavours": {}}
+    rep = {}  # per flavour, images and the device plan v3's record ran on
+    for s in seeds:
+        for f, r in scores[s]["flavours"].items():
+            dev = F._device(plan_recs.get((f, s), {}))
+            for on, diffs in r["plan_v3_minus_record"].items():
+                for k, v in diffs.items():
+                    key = f"{f} {on} {dev}"
+                    rep.setdefault(key, {})[k] = max(abs(v), rep.get(key, {}).get(k, 0.0))
+    out["reproduction_max_abs_difference"] = rep
+    map_nll = {on: [plan_recs[("map", s)][on]["nll"] for s in seeds] for on in ("full", "subset")}
+    out["map"] = {on: {k: statistics.fmean(plan_recs[("map", s)][on][k] for s in seeds)
+                       for k in ("nll", "ece", "auroc_entropy", "test_error")} if seeds else None
+                  for on in ("full", "subset")}
+    bbb = {on: {k: statistics.fmean(plan_recs[("bbb", s)][on][k] for s in seeds)
+                for k in ("nll", "auroc_entropy")} if seeds else None
+           for on in ("full", "subset")}
+    out["bbb"] = bbb
+    for f in FLAVOURS:
+        rows = {}
+        for choice in CHOICES:
+            per = {on: {k: [scores[s]["flavours"][f][choice][on][k] for s in seeds]
+                        for k in MEANS} for on in ("full", "subset")}
+            row = {"prior_precision": [scores[s]["flavours"][f][choice]["prior_precision"]
+                                       for s in seeds],
+                   "per_seed": per,
+                   "mean": {on: {k: statistics.fmean(v) for k, v in per[on].items()}
+                            for on in per} if seeds else None,
+                   "fit_minus_map_nll": {on: paired_t(per[on]["nll"], map_nll[on])
+                                         if len(seeds) > 1 else None for on in per},
+                   "fit_minus_map_auroc": paired_t(
+                       per["full"]["auroc_entropy"],
+                       [plan_recs[("map", s)]["full"]["auroc_entropy"] for s in seeds])
+                   if len(seeds) > 1 else None}
+            if choice == "val_grid":
+                g = [phase1[s]["flavours"][f]["val_grid"] for s in seeds]
+                row["median_log10"] = statistics.median(x["chosen_log10"] for x in g) \
+                    if g else None
+                row["interior"] = sum(x["interior"] for x in g)
+                row["at_cap"] = sum(x["at_cap"] for x in g)
+            else:
+                row["median_log10_per_tensor"] = [
+                    statistics.median(math.log10(p[i]) for p in row["prior_precision"])
+                    for i in range(len(row["prior_precision"][0]))] if seeds else None
+            d = row["fit_minus_map_nll"]["full"]
+            row["outcome"] = OUTCOMES.get(_outcome(d)) if d else None
+            row["tests"] = None
+            if d and row["outcome"] != OUTCOMES["failed"]:
+                sub = {k: v for k, v in plan_recs.items() if k[0] != f or k[1] in seeds}
+                for s in seeds:
+                    sub[(f, s)] = {**sub[(f, s)], "failed": None,
+                                   "full": scores[s]["flavours"][f][choice]["full"],
+                                   "subset": scores[s]["flavours"][f][choice]["subset"]}
+                fams = F._families(sub, plan_v3)
+                row["tests"] = {c: next(fam[c] for fam in fams.values() if c in fam)
+                                for c in CLAIMS[f]}
+            rows[choice] = row
+        # the validation curves (phase 1) for the figure: NLL minus MAP's against log10 delta
+        rows["validation"] = {
+            str(s): {"curve": [[e, v - phase1[s]["map_val_nll"]] for e, v in
+                               phase1[s]["flavours"][f]["val_grid"]["curve"]],
+                     "chosen_log10": phase1[s]["flavours"][f]["val_grid"]["chosen_log10"],
+                     "marglik_log10_per_tensor": [
+                         math.log10(v) for v in
+                         phase1[s]["flavours"][f]["marglik_layerwise"]["prior_precision"]],
+                     "marglik_minus_map": phase1[s]["flavours"][f]["marglik_layerwise"]["val_nll"]
+                     - phase1[s]["map_val_nll"]}
+            for s in sorted(phase1)}
+        out["flavours"][f] = rows
+    out["grid_cap_log10"] = list(GRID["cap_log10"])
+    return out
+
+
+def write_summary():
+    from .utils import atomic_write_bytes
+    out = analysis()
+    atomic_write_bytes(summary_path(), (json.dumps(out, indent=1) + "\n").encode())
+    return summary_path()

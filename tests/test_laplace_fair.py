@@ -151,3 +151,120 @@ def test_the_summary_counts_interior_grids_and_takes_medians():
     assert ll["val_grid"]["val_nll_minus_map"] == pytest.approx([-0.1] * 3)
     assert ll["marglik_layerwise"]["median_log10_per_tensor"] == [1.0, 1.0]
     assert ll["fast_vs_library_max"] == 3e-7
+
+
+# ---- phase 2: the test sets ----
+
+def _toy_fit(structure):
+    from laplace import Laplace
+    from torch.utils.data import DataLoader, TensorDataset
+    torch.manual_seed(0)
+    x, y = torch.randn(200, 6), torch.randint(0, 3, (200,))
+    net = mlp(6, (8, 8), 3)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    for _ in range(100):
+        opt.zero_grad()
+        F.cross_entropy(net(x), y).backward()
+        opt.step()
+    net.eval()
+    la = Laplace(net, "classification", subset_of_weights="all", hessian_structure=structure)
+    la.fit(DataLoader(TensorDataset(x, y), batch_size=50))
+    la.prior_precision = torch.tensor([3.0, 5.0, 2.0, 7.0, 1.5, 4.0])
+    return la
+
+
+@pytest.mark.parametrize("structure", ["kron", "diag"])
+def test_phase_two_scores_are_plan_v3s_scores_of_the_same_fit(structure):
+    """``_set_scores`` (fast predictive, samples drawn as plan v3 drew them) gives the scores
+    plan v3's own path (``ALT.laplace_probs`` / ``laplace_samples`` through ``F._scores``) gives,
+    under the object's prior precision and under another one."""
+    from helpers import alternatives as ALT
+    from helpers import alternatives_final as AF
+    from helpers import laplace_glm as G
+    la = _toy_fit(structure)
+    torch.manual_seed(1)
+    x_in, y, x_out = torch.randn(70, 6), torch.randint(0, 3, (70,)), torch.randn(50, 6) * 3
+    deltas = {"own": la.prior_precision.clone(), "other": torch.tensor(40.0)}
+    with one_thread():
+        got = P._set_scores(G.FastGLM(la), x_in, y, x_out, deltas, batch_size=16, n_samples=5,
+                            seed=7)
+    for name, d in deltas.items():
+        la.prior_precision = d
+        want = AF._scores(ALT.laplace_probs(la, x_in, batch_size=16),
+                          ALT.laplace_probs(la, x_out, batch_size=16),
+                          ALT.laplace_samples(la, x_in, 5, batch_size=16, seed=7),
+                          ALT.laplace_samples(la, x_out, 5, batch_size=16, seed=7), y)
+        for k in AF.SCORES:
+            assert got[name][k] == pytest.approx(want[k], abs=1e-5), (name, k)
+    assert got["own"]["nll"] != pytest.approx(got["other"]["nll"], abs=1e-4)
+
+
+def _planted(nll_by_flavour, seeds=(0, 1, 2, 3)):
+    """Phase-1 and phase-2 records and plan v3's records in which MAP's NLL is 0.06 on every
+    set, BBB's 0.05, and each flavour's two choices have the NLL ``nll_by_flavour[f]`` plus a
+    small per-seed wobble (same for both choices)."""
+    score = lambda nll, au=0.9: {"test_error": 0.02, "nll": nll, "brier": 0.03,  # noqa: E731
+                                 "ece": 0.01, "auroc_entropy": au, "auroc_mi": au}
+    wob = [0.0, 0.0004, -0.0003, 0.0001, 0.0002]
+    plan_recs, phase1, scores = {}, {}, {}
+    for s in seeds:
+        plan_recs[("map", s)] = {"full": score(0.06, 0.88), "subset": score(0.06, 0.88)}
+        plan_recs[("bbb", s)] = {"full": score(0.05 + wob[s] / 2, 0.92),
+                                 "subset": score(0.05 + wob[s] / 2, 0.92), "mc_repeats": None}
+        phase1[s] = {"map_val_nll": 0.07, "flavours": {}}
+        scores[s] = {"cpu_s": 5.0, "flavours": {}}
+        for f in P.FLAVOURS:
+            plan_recs[(f, s)] = {"full": score(0.2), "subset": score(0.2), "failed": None}
+            v = nll_by_flavour[f] + wob[s]
+            scores[s]["flavours"][f] = {
+                c: {"prior_precision": [10.0, 100.0], "full": score(v, 0.88 + wob[s]),
+                    "subset": score(v, 0.88 + wob[s])} for c in P.CHOICES}
+            scores[s]["flavours"][f]["plan_v3_minus_record"] = {
+                "full": {"nll": 1e-7 * s}, "subset": {"nll": 0.0, "auroc_mi": 2e-6}}
+            phase1[s]["flavours"][f] = {
+                "val_grid": {"chosen_log10": 12 if s else 5, "interior": s == 0,
+                             "at_cap": s != 0, "prior_precision": 10.0 ** 5,
+                             "curve": [[4, 0.08], [5, 0.069], [12, 0.07]]},
+                "marglik_layerwise": {"prior_precision": [10.0, 100.0], "val_nll": 0.09}}
+    claims = {"test NLL": [f"bbb < {f} on nll" for f in ("map", *P.FLAVOURS)],
+              "OOD AUROC (entropy)": [f"{f} < bbb on auroc_entropy"
+                                      for f in ("map", *P.FLAVOURS)]}
+    plan_v3 = {"tests": {"families": claims, "alpha": 0.05}}
+    return scores, phase1, plan_recs, plan_v3
+
+
+def test_the_analysis_applies_the_failed_fit_rule_and_tests_only_the_other_rows():
+    nll = {"laplace_ll_kron": 0.07, "laplace_diag": 0.06, "laplace_kron": 0.055}
+    out = P.analysis(*_planted(nll))
+    fl = out["flavours"]
+    assert fl["laplace_ll_kron"]["val_grid"]["outcome"] == "failed fit"
+    assert fl["laplace_diag"]["val_grid"]["outcome"] == "equal to MAP"
+    assert fl["laplace_kron"]["marglik_layerwise"]["outcome"] == "better than MAP"
+    assert fl["laplace_ll_kron"]["val_grid"]["tests"] is None  # no verdict on a failed fit
+    t = fl["laplace_kron"]["val_grid"]["tests"]
+    assert set(t) == set(P.CLAIMS["laplace_kron"])
+    nll_claim = t["bbb < laplace_kron on nll"]
+    assert nll_claim["on"] == "subset" and nll_claim["family_size"] == 4
+    assert nll_claim["t_test"]["mean_diff"] == pytest.approx(-0.005 + statistics_mean_wobble(),
+                                                             abs=1e-9)
+    assert fl["laplace_diag"]["val_grid"]["at_cap"] == 3 and \
+        fl["laplace_diag"]["val_grid"]["interior"] == 1
+    assert fl["laplace_diag"]["val_grid"]["median_log10"] == 12
+    assert fl["laplace_ll_kron"]["marglik_layerwise"]["median_log10_per_tensor"] == [1.0, 2.0]
+    assert out["reproduction_max_abs_difference"]["laplace_kron full cpu"]["nll"] == \
+        pytest.approx(3e-7)
+    assert out["claims_on"] == {"laplace_ll_kron": "full", "laplace_diag": "subset",
+                                "laplace_kron": "subset"}
+    v = fl["laplace_kron"]["validation"]["1"]
+    assert v["curve"][0] == [4, pytest.approx(0.01)] and v["chosen_log10"] == 12
+    # the same row worse than MAP everywhere: a failed fit, no tests
+    nll["laplace_kron"] = 0.065
+    out = P.analysis(*_planted(nll))
+    assert out["flavours"]["laplace_kron"]["val_grid"]["outcome"] == "failed fit"
+    assert out["flavours"]["laplace_kron"]["val_grid"]["tests"] is None
+
+
+def statistics_mean_wobble():
+    """BBB's wobble is half the row's: BBB − row = −0.005 − mean(wobble) / 2."""
+    wob = [0.0, 0.0004, -0.0003, 0.0001]
+    return -sum(wob) / len(wob) / 2

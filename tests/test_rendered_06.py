@@ -946,3 +946,94 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
         assert f"{m['auroc_entropy']['mean']:.3f}" in text
     assert "no rotation experiment" in A.rotation_text(v1)
     json.dumps([text])  # plain text
+
+
+# ---- section 4: the Laplace fits with a fair prior precision ----
+
+def _fair(nll_ml, nll_grid, cap_seeds=(1, 2, 3), seeds=(0, 1, 2, 3)):
+    """A fair-fit analysis (helpers.laplace_fair.analysis) of planted records: MAP's NLL 0.06,
+    BBB's 0.05; every flavour's marginal-likelihood row at ``nll_ml``, its grid row at
+    ``nll_grid`` (a small per-seed wobble), the grid at the cap on ``cap_seeds``."""
+    from helpers import laplace_fair as P
+    sc = lambda nll, au: {"test_error": 0.02, "nll": nll, "brier": 0.03, "ece": 0.01,  # noqa
+                          "auroc_entropy": au, "auroc_mi": au}
+    wob = [0.0, 0.0004, -0.0003, -0.0001]
+    plan_recs, phase1, scores = {}, {}, {}
+    for s in seeds:
+        plan_recs[("map", s)] = {"full": sc(0.06, 0.88), "subset": sc(0.06, 0.88)}
+        plan_recs[("bbb", s)] = {"full": sc(0.05, 0.92 + wob[s]),
+                                 "subset": sc(0.05, 0.92 + wob[s]), "mc_repeats": None}
+        phase1[s] = {"map_val_nll": 0.07, "flavours": {}}
+        scores[s] = {"cpu_s": 5.0, "flavours": {}}
+        for f in P.FLAVOURS:
+            plan_recs[(f, s)] = {"full": sc(0.2, 0.9), "subset": sc(0.2, 0.9), "failed": None}
+            scores[s]["flavours"][f] = {
+                "marglik_layerwise": {"prior_precision": [10.0, 100.0],
+                                      "full": sc(nll_ml + wob[s], 0.95),
+                                      "subset": sc(nll_ml + wob[s], 0.95)},
+                "val_grid": {"prior_precision": 1e5, "full": sc(nll_grid + wob[s], 0.88 + wob[s]),
+                             "subset": sc(nll_grid + wob[s], 0.88 + wob[s])},
+                "plan_v3_minus_record": {"subset": {"nll": 2e-6, "auroc_entropy": 0.0,
+                                                    "auroc_mi": 1e-7}}}
+            cap = s in cap_seeds
+            phase1[s]["flavours"][f] = {
+                "val_grid": {"chosen_log10": 12 if cap else 5, "interior": not cap,
+                             "at_cap": cap, "curve": [[4, 0.08], [5, 0.0699], [12, 0.07]]},
+                "marglik_layerwise": {"prior_precision": [10.0, 100.0], "val_nll": 0.09}}
+    claims = {"test NLL": [f"bbb < {f} on nll" for f in ("map", *P.FLAVOURS)],
+              "OOD AUROC (entropy)": [f"{f} < bbb on auroc_entropy"
+                                      for f in ("map", *P.FLAVOURS)]}
+    return P.analysis(scores, phase1, plan_recs, {"tests": {"families": claims, "alpha": 0.05}})
+
+
+def test_fair_fit_table_and_reading_follow_the_outcomes():
+    fair = _fair(nll_ml=0.07, nll_grid=0.06)
+    header, rows = R.fair_rows(fair)
+    assert header[4] == "fit − MAP, NLL [95 %]" and rows[0][3] == "0.0600"
+    out = {(r[0], r[1]): r for r in rows[1:]}
+    ml = out[(R.LABELS["laplace_kron"], R.FAIR_CHOICES["marglik_layerwise"])]
+    grid = out[(R.LABELS["laplace_kron"], R.FAIR_CHOICES["val_grid"])]
+    assert ml[-1] == R.FAILED_FIT and ml[7] == "—"  # no test on a failed fit
+    assert ml[2] == "10 to 100 (per tensor)" and ml[4].startswith("+0.0100 [")
+    assert grid[-1].startswith("equal to MAP; NLL: BBB better; AUROC: ")
+    assert grid[2] == "1e+12 (at the cap on 3 of 4)"
+    assert grid[7].startswith("−0.0100 [")  # BBB − it on NLL
+    text = R.fair_text(fair)
+    assert "(4 seeds;" in text and "with it last-layer Laplace, all-layer diagonal Laplace " \
+        "and all-layer KFAC Laplace are failed fits (test NLL 0.0700, 0.0700, 0.0700 against " \
+        "MAP's 0.0600)" in text
+    assert "on 9 of 12 seed-fits" in text and "largest difference: NLL 2e-06" in text
+    assert "validation grid's fits are equal to MAP on NLL" in R.fair_answer(fair)
+    assert "stay failed fits (3 of 3)" in R.fair_answer(fair)
+    # the marginal likelihood below MAP, the grid never at the cap: other words
+    fair = _fair(nll_ml=0.055, nll_grid=0.059, cap_seeds=())
+    text = R.fair_text(fair)
+    assert "no fit is a failed fit" in text and "on 0 of 12 seed-fits" in text
+    rows = R.fair_rows(fair)[1]
+    assert all(r[-1].startswith("better than MAP; NLL: ") for r in rows[1:])
+    assert "are no longer failed fits" in R.fair_answer(fair)
+    assert "better than MAP on NLL" in R.fair_answer(fair)
+    t = R.story_takeaways(_story(), fair=fair)
+    assert "with the marginal likelihood's prior precision 0 of 3 fits are failed fits" in t
+    assert "refit" not in t and "not yet compared" not in t
+
+
+def test_fair_fits_render_from_the_committed_results(monkeypatch):
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(ROOT / "results"))
+    fair = R.load_fair()
+    if fair is None:
+        pytest.skip("no fair-fit analysis committed")
+    header, rows = R.fair_rows(fair)
+    assert len(rows) == 1 + 3 * 2
+    for r in rows[1:]:  # the outcome word follows the interval of fit − MAP
+        lo = float(r[4].split("[")[1].split(",")[0].replace("−", "-"))
+        hi = float(r[4].split(", ")[1].rstrip("]").replace("−", "-"))
+        word = R.FAILED_FIT if lo > 0 else "better than MAP" if hi < 0 else "equal to MAP"
+        assert r[-1].startswith(word)
+        assert (r[7] == "—") == (word == R.FAILED_FIT)
+    text = R.fair_text(fair)
+    assert f"MAP's test NLL {fair['map']['full']['nll']:.4f}" in text or \
+        f"MAP's {fair['map']['full']['nll']:.4f}" in text
+    rep = fair["reproduction_max_abs_difference"]
+    assert max(v["nll"] for v in rep.values()) < 1e-4  # plan v3's δ reproduces its rows
+    assert "not been run" not in text

@@ -538,7 +538,23 @@ def plan_claims(summary, families=None):
             parts.append(f"{metric}: BBB " + ", ".join(words))
     cell = "; ".join(parts) + (f"; {rest} not resolved" if rest else "")
     return cell + (f"; {len(failed)} Laplace fits failed (NLL above MAP's): no verdict"
-                   if failed else "")
+                   + fair_laplace_words() if failed else "")
+
+
+def fair_laplace_words():
+    """'; refitted (06, section 4): marginal likelihood 3 failed, validation grid 3 equal to
+    MAP' from the refit of the Laplace rows (helpers.laplace_fair's summary); '' without it."""
+    s = _load("06_alternatives/v3/laplace_fair/summary.json")
+    if not s or not s.get("complete"):
+        return ""
+    words = {"marglik_layerwise": "marginal likelihood", "val_grid": "validation grid"}
+    parts = []
+    for choice, name in words.items():
+        out = [f[choice]["outcome"] for f in s["flavours"].values() if choice in f]
+        tally = {o: out.count(o) for o in dict.fromkeys(out)}
+        parts.append(f"{name} " + ", ".join(f"{n} {o.replace('failed fit', 'failed')}"
+                                            for o, n in tally.items()))
+    return "; refitted (06, section 4): " + "; ".join(parts)
 
 def _best(summary, metric, better):
     """(method, entry) of the best rival of BBB on ``metric`` (full test sets)."""
@@ -766,7 +782,8 @@ README_LABELS = ((", plan v1", ", Adam + warm start"),)  # docs/reading.md expla
 # rows only docs/reading.md shows (the README's length budget): the middle width of Table 1's
 # modern recipe (3 seeds), the bandit's keep-all arm (added after seed 0, docs/choices.md) and
 # Figure 3 (one network per method, no test)
-README_SKIP = ("Table 1 at 2×800,", "buffer: keep all", "Figure 3:")
+README_SKIP = ("Table 1 at 2×800,", "buffer: keep all", "Figure 3:",
+               "Figure 2: the paper's protocol")  # one seed so far: docs/reading.md
 
 
 def glance_table(full_rows=None):
@@ -846,8 +863,7 @@ def found_modern_recipe():
         return None
     c = s["analysis"]["400"]["cells"]["bbb_mixture"]
     ex = T.excluded_words(s)
-    text = ("**Table 1, a modern recipe.** With every method trained by Adam (settings searched "
-            "on validation images), "
+    text = ("**Table 1, a modern recipe.** With every method trained by Adam, "
             + (f"none of the paper's Table 1 margins reappear: {ex}. " if ex else "")
             + f"The 2×400 scale mixture (means started at a trained plain network) errs on "
             f"{100 * c['mean']:.2f} ± {100 * c['sd']:.2f}% ({c['n']} seeds; paper "
