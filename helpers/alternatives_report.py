@@ -143,11 +143,17 @@ def brief_rows(summary, on="full", methods=None, cost=True):
                 rows.append([LABELS[m], "no run yet", *["—"] * (len(header) - 2)])
             continue
         ratio = summary.get("cost", {}).get(m, {}).get("train_ratio_to_map")
-        rows.append([LABELS[m], *(_cell(part.get(k), 2 if k == "test_error" else 4,
+        rows.append([LABELS[m] + PLAN_DELTA.get(m, ""), *(_cell(part.get(k), 2 if k == "test_error" else 4,
                                         100.0 if k == "test_error" else 1.0)
                                   for k in BRIEF_SCORES)]
                     + (["—" if ratio is None else f"{ratio:.1f}×"] if cost else []))
     return header, rows
+
+
+# which prior precision the plan's Laplace rows used (Table 6.5 has both choices per fit)
+PLAN_DELTA = {"laplace_ll_kron": ", marginal likelihood, one δ",
+              "laplace_diag": ", marginal likelihood, one δ per tensor",
+              "laplace_kron": ", marginal likelihood, one δ per tensor"}
 
 
 def _claim_label(claim):
@@ -724,13 +730,14 @@ def robustness_text(summary, skip=()):
         for claim, e in claims.items():
             total += 1
             main = summary["families"][family][claim]
-            label = _claim_label(claim)[0]
+            label = f"BBB vs {SHORT[_rival(claim)]}"
             if any(v != main["verdict"] for v in e["verdicts"]):
                 changed.append(f"{label} ({family}): {main['verdict']} → "
                                + ", ".join(e["verdicts"]))
             elif any(p is not None and 0.01 <= p < 0.1
                      for p in [main.get("p_holm"), *e["p_holm"]]):
-                close.append(f"{label} ({family}): Holm p {main['p_holm']:.3f}; "
+                word = WORDS.get(main["verdict"], main["verdict"])
+                close.append(f"{label} ({family}, {word}): Holm p {main['p_holm']:.3f}; "
                              f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f} under the repeats")
     text = (f"**Does a verdict rest on one draw of the samples?** Scored again with each of the "
             f"{n} extra predictive seeds of the Monte-Carlo check, "
@@ -1302,6 +1309,31 @@ def _group(es):
     return _join([f"{SHORT[e['rival']]} ({_effect(e)})" for e in es])
 
 
+def plain_answer(summary):
+    """One plain sentence: is BBB worth it here, which rival beats it on which scores, and what
+    the cheapest of them costs to train against BBB (training time as a multiple of MAP's)."""
+    es = [e for e in effects(summary) if e["word"] == WORDS["reversed"]]
+    scores = list(dict.fromkeys(e["score"] for e in effects(summary) if e["word"] != FAILED_FIT))
+    beat = {}
+    for e in es:
+        beat.setdefault(e["rival"], []).append(e["score"])
+    if not beat:
+        return "Yes: no rival beats BBB on any tested score at this budget."
+    lost = {sc for v in beat.values() for sc in v}
+    word = ("No, BBB is not worth it" if lost == set(scores) else
+            f"BBB is worth it on {_join([x for x in scores if x not in lost])} only")
+    who = "; ".join(f"{SHORT[m]} beats BBB on {_join(v)}" for m, v in beat.items())
+    cost = summary.get("cost", {})
+    ratio = lambda m: cost.get(m, {}).get("train_ratio_to_map")  # noqa: E731
+    known = [m for m in beat if ratio(m) is not None]
+    tail = ""
+    if known and ratio("bbb") is not None:
+        m = min(known, key=ratio)
+        tail = (f"; {SHORT[m]} trains in {ratio(m):.1f}× MAP's time against BBB's "
+                f"{ratio('bbb'):.1f}×")
+    return f"{word}, at this budget: {who}{tail}."
+
+
 def headline_text(summary):
     """The notebook's answer: one short sentence per score, each with its sign convention
     (BBB − rival; lower or higher is better), whom BBB is worse and better than (with the 95 %
@@ -1313,8 +1345,10 @@ def headline_text(summary):
     n = len(summary["seeds"])
     lead = ("**The answer** (interim: not every run exists). " if summary["interim"] else
             "**The answer.** ")
-    lead += (f"With the same search budget for every method it trains and {n} paired seeds "
-             "(each number: BBB − rival, with its 95 % interval).")
+    lead += plain_answer(summary) + (
+        f" In detail, with the same search budget for every method it trains and {n} paired "
+        "seeds (each number: BBB − rival, with its 95 % interval; each verdict by Holm p, "
+        "section 3):")
     sentences = []
     for score in dict.fromkeys(e["score"] for e in es):
         fam = [e for e in es if e["score"] == score]
@@ -1330,12 +1364,12 @@ def headline_text(summary):
         where = (f"; {_join(in05)}: tested in {NOTEBOOK_05}" if in05 else "")
         sentences.append(f"on {score} ({side} is better{where}), BBB is "
                          + (_join(bits) if bits else "compared with no rival") + ".")
-    text = lead + " " + " ".join(x[0].upper() + x[1:] for x in sentences)
+    text = lead + "\n\n" + "\n".join("- " + x[0].upper() + x[1:] for x in sentences)
     failed = failed_fits(summary)
     if failed:
-        text += (" The Laplace fit is worse on NLL than the MAP network it wraps: a failed fit, "
+        text += ("\n- The Laplace fit is worse on NLL than the MAP network it wraps: a failed fit, "
                  "with no verdict." if len(failed) == 1 else
-                 f" The {len(failed)} Laplace fits are worse on NLL than the MAP network they "
+                 f"\n- The {len(failed)} Laplace fits are worse on NLL than the MAP network they "
                  "wrap: failed fits, with no verdict.")
     return text
 
@@ -1573,6 +1607,11 @@ def story_takeaways(summary, ps=None, fair=None):
     ratio = lambda m: cost.get(m, {}).get("train_ratio_to_map")  # noqa: E731
     beat = list(dict.fromkeys(e["rival"] for e in es if e["word"] == WORDS["reversed"]))
     out = ["- **Verdict.** " + verdict_words(summary)]
+    deciding = [e for e in es if e["word"] == WORDS["reversed"]]
+    if deciding:
+        out[0] += (" The deciding intervals, BBB − rival: "
+                   + "; ".join(f"{SHORT[e['rival']]}, {e['score']} {_effect(e)}"
+                               for e in deciding) + ".")
     if beat and ratio("bbb") is not None and all(ratio(m) is not None for m in beat):
         cheap = [m for m in beat if ratio(m) <= ratio("bbb")]
         dear = [m for m in beat if m not in cheap]
@@ -1675,23 +1714,25 @@ def fair_rows(fair):
     from . import laplace_fair as P
     header = ["Laplace fit", "δ chosen by", "δ (median over seeds)", "test NLL",
               "fit − MAP, NLL [95 %]", "ECE", "OOD AUROC", "BBB − it, NLL [95 %]",
-              "BBB − it, AUROC [95 %]", "outcome"]
+              "BBB − it, AUROC [95 %]", "Holm p (NLL; AUROC)", "outcome"]
     n = len(fair["seeds"])
     rows = [[LABELS["map"] + " (the network each fit wraps)", "—", "—",
              f"{fair['map']['full']['nll']:.4f}", "—", f"{fair['map']['full']['ece']:.4f}",
-             f"{fair['map']['full']['auroc_entropy']:.3f}", "—", "—", "—"]]
+             f"{fair['map']['full']['auroc_entropy']:.3f}", "—", "—", "—", "—"]]
     for f in P.FLAVOURS:
         for choice in P.CHOICES:
             row = fair["flavours"][f][choice]
             m, d = row["mean"]["full"], row["fit_minus_map_nll"]["full"]
-            eff = [(None, None), (None, None)]
+            eff, holm = [(None, None), (None, None)], "—"
             if row.get("tests"):
                 eff = [_fair_effect(row["tests"][c], c) for c in P.CLAIMS[f]]
+                holm = "; ".join("—" if row["tests"][c].get("p_holm") is None else
+                                 f"{row['tests'][c]['p_holm']:.2g}" for c in P.CLAIMS[f])
             rows.append([LABELS[f], FAIR_CHOICES[choice], _fair_delta(row, n), f"{m['nll']:.4f}",
                          _with_ci(*(d and (d["mean_diff"], d["ci"]) or (None, None)), 4),
                          f"{m['ece']:.4f}",
                          f"{m['auroc_entropy']:.3f}", _with_ci(*eff[0], 4),
-                         _with_ci(*eff[1], 3), _fair_outcome(row, P.CLAIMS[f])])
+                         _with_ci(*eff[1], 3), holm, _fair_outcome(row, P.CLAIMS[f])])
     return header, rows
 
 
@@ -1737,16 +1778,12 @@ def fair_text(fair):
     worst = {dev: {k: max(v.get(k, 0.0) for key, v in rep.items() if key.endswith(" " + dev))
                    for k in ("nll", "auroc_entropy", "auroc_mi")}
              for dev in sorted({key.rsplit(" ", 1)[1] for key in rep})}
-    cpu = worst.get("cpu")
-    out.append("- *A check.* The δ of Tables 6.2–6.4, scored here on one CPU thread, reproduces "
-               "their numbers" + (f" where those were scored on a CPU (largest difference: NLL "
-                                  f"{cpu['nll']:.1g}, AUROC {cpu['auroc_entropy']:.1g}, AUROC "
-                                  f"from the mutual information {cpu['auroc_mi']:.1g})"
-                                  if cpu else "")
-               + "".join(f"; where they were scored on a GPU ({d}), up to NLL "
-                         f"{w['nll']:.1g}, AUROC {w['auroc_entropy']:.1g}, AUROC from the mutual "
-                         "information (drawn by another random-number generator) "
-                         f"{w['auroc_mi']:.1g}" for d, w in worst.items() if d != "cpu") + ".")
+    if worst:
+        top = {k: max(w[k] for w in worst.values()) for k in ("nll", "auroc_entropy")}
+        out.append("- *A check.* Rescored here, the δ of Tables 6.2–6.4 reproduces their numbers "
+                   f"(largest difference: NLL {top['nll']:.1g}, OOD AUROC "
+                   f"{top['auroc_entropy']:.1g}; the details are in "
+                   "[docs/lab_log.md](../docs/lab_log.md#notebook-06)).")
     return "\n".join(out)
 
 
@@ -1758,7 +1795,7 @@ def fair_figure(fair):
     import matplotlib.pyplot as plt
 
     from . import laplace_fair as P
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.6), sharey=True)
     cap = fair["grid_cap_log10"][1]
     for ax, f in zip(axes, P.FLAVOURS):
         col = COLOURS[f] if f != "laplace_kron" else "#555555"
@@ -1774,17 +1811,42 @@ def fair_figure(fair):
             ax.plot([lo, hi], [v["marglik_minus_map"]] * 2, color="#0072B2", lw=1.2,
                     label="marginal likelihood: range of its per-tensor δ" if k == 0 else None)
             ax.plot(statistics.fmean(v["marglik_log10_per_tensor"]), v["marglik_minus_map"], "x",
-                    color="#0072B2", ms=6)
+                    color="#0072B2", ms=6,
+                    label="marginal likelihood: mean log10 of its δ" if k == 0 else None)
         ax.axvline(cap, ls="--", color="black", lw=0.8, label="the grid's cap")
         ax.axhline(0, ls=":", color="black", lw=0.8, label="MAP's validation NLL")
         ax.set_yscale("symlog", linthresh=1e-3)
         ax.set_title(LABELS[f])
         ax.set_xlabel("log10 prior precision δ")
+    _fair_yticks(axes[0], [y for fl in fair["flavours"].values()
+                           for v in fl["validation"].values() for _, y in v["curve"]])
     axes[0].set_ylabel("validation NLL − MAP's (2,000 images)")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    from matplotlib.lines import Line2D
+    handles[0] = Line2D([], [], color="#777777", lw=0.7)  # the panel's colour: its fit
+    labels[0] = "one seed's validation curve (in the panel's colour)"
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
     return fig
+
+
+def _fair_yticks(ax, ys):
+    """Labelled ticks on the symlog axis, the region below zero included: the most negative
+    value rounded toward zero to one significant figure, 0, then 1e-3, 1e-2, … up to the top."""
+    import math
+    ticks, labels = [0.0], ["0"]
+    low = min(ys)
+    if low < 0:
+        e = math.floor(math.log10(-low))
+        t = -math.floor(-low / 10 ** e) * 10 ** e
+        ticks.insert(0, t)
+        labels.insert(0, f"−{-t:.0e}".replace("e-0", "e-"))
+    e = -3
+    while 10 ** e <= max(ys):
+        ticks.append(10 ** e)
+        labels.append(f"{10 ** e:g}")
+        e += 1
+    ax.set_yticks(ticks, labels)  # the axes share y: one call labels all three
 
 
 FAIR_CHOICES_LINK = "../docs/choices.md#notebook-06s-laplace-rows-refitted"
@@ -1822,9 +1884,23 @@ def fair_answer(fair):
     vg = {fl[f]["val_grid"]["outcome"] for f in P.FLAVOURS} - {None}
     if not vg:
         return ""
-    return ("With the prior precision chosen as laplace-torch advises (section 4), the "
-            + (f"marginal likelihood's fits stay failed fits ({len(ml)} of 3)" if ml else
-               "marginal likelihood's fits are no longer failed fits")
-            + ", and the validation grid's fits are "
-            + _join(sorted(vg)) + " on NLL: they add almost no uncertainty to MAP's network, "
-            "so against BBB they compare as MAP does.")
+    au = [abs(fl[f]["val_grid"]["fit_minus_map_auroc"]["mean_diff"]) for f in P.FLAVOURS
+          if fl[f]["val_grid"].get("fit_minus_map_auroc")]
+    by = {}
+    for f in P.FLAVOURS:
+        t = fl[f]["val_grid"].get("tests") or {}
+        c = P.CLAIMS[f][1]
+        if c in t:
+            by.setdefault(WORDS.get(t[c]["verdict"], t[c]["verdict"]), []).append(SHORT[f])
+    as_ = {WORDS["holds"]: "better than", WORDS["reversed"]: "worse than"}
+    verdicts = "; ".join(f"{as_[w]} {_join(fs)}" if w in as_ else
+                         f"{w} against {_join(fs)} (Holm p ≥ 0.05)" for w, fs in by.items())
+    return ("With Laplace's prior precision δ (the Gaussian prior's inverse variance) chosen as "
+            "laplace-torch advises (section 4), by the marginal likelihood (the training data's "
+            "evidence p(D | δ) under the Laplace approximation, maximised over δ), the fits "
+            + (f"stay failed fits ({len(ml)} of 3)" if ml else "are no longer failed fits")
+            + "; with δ chosen on validation NLL they are "
+            + _join(sorted(vg)) + " on NLL and add almost no uncertainty to MAP's network, so "
+            "they score as MAP does"
+            + (f" (OOD AUROC within {max(au):.3f} of MAP's)" if au else "")
+            + (f"; on OOD AUROC, BBB is {verdicts}" if verdicts else "") + ".")

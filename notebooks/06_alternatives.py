@@ -15,7 +15,7 @@
 # one architecture (784-400-400-10) and one split of MNIST (50k training, 10k validation, 10k
 # test images), is BBB better than MAP, MC dropout, a deep ensemble, IVON or the Laplace
 # approximation at the two things a Bayesian network is for: probabilities that score well on
-# the test set (the test NLL) and telling unfamiliar images apart (the out-of-distribution
+# the test set (the test NLL) and telling unfamiliar images apart (the out-of-distribution, OOD,
 # AUROC)? [Blundell et al. (2015)](https://arxiv.org/abs/1505.05424) compare BBB with SGD and
 # dropout only.
 #
@@ -80,14 +80,15 @@ show_markdown(R.headline_text(final) + " " + R.fair_answer(fair));
 #   ([Daxberger et al. 2021](https://arxiv.org/abs/2106.14806), package `laplace-torch`) around
 #   MAP's network: a Gaussian posterior whose covariance is the inverse Hessian of the loss,
 #   approximated per layer by a Kronecker product ("KFAC") or by its diagonal, over the last
-#   layer or all layers, predicting with the linearised (GLM) predictive. Apart from BBB, no
+#   layer or all layers, predicting with the linearised (GLM) predictive (the network
+#   linearised in its weights around MAP's). Apart from BBB, no
 #   method is written by hand here.
 # - *Searches.* MAP, MC dropout, BBB and IVON each search a 4 × 4 grid on validation data: the
 #   learning rate over a factor of 30 or more, and one setting of its own (weight decay, dropout
 #   rate, BBB's initial $\rho$, IVON's initial Hessian). Each trial trains 60 epochs at a constant
 #   learning rate; the search keeps the setting and epoch with the lowest validation NLL. The
 #   ensemble and the Laplace fits reuse MAP's choice; Laplace's prior precision is set by the
-#   marginal likelihood (laplace-torch's default).
+#   marginal likelihood (laplace-torch's default; defined above).
 # - *Final runs and tests.* Every method trains on seeds 0–9 and is scored once on the test
 #   sets. Each claim compares BBB with one rival on one score, seed by seed: a two-sided paired
 #   t-test, Holm-corrected over the seven rivals, at level 0.05; the 95% interval is the
@@ -96,7 +97,7 @@ show_markdown(R.headline_text(final) + " " + R.fair_answer(fair));
 # - *Not tested.* The ECE, cost and test error are shown, not tested. The all-layer Laplace fits
 #   are too slow to score all 20,000 test images: they, and every method beside them, are also
 #   scored on a fixed subset of 2,000 MNIST + 2,000 Fashion-MNIST test images (section 4; its
-#   refits use an exact, faster form of that predictive and score all 20,000).
+#   refits, faster, score all 20,000).
 #
 # **The weakest assumption.** Every method trains at a constant learning rate for at most 60
 # epochs; a choice at the 60-epoch edge, or at the edge of its grid (the search table names
@@ -140,9 +141,11 @@ if final is not None:
 # %% [markdown]
 # ## 3. The comparisons: BBB − rival, with 95% intervals
 #
-# Each row is one claim of the plan. *BBB better* / *BBB worse*: Holm p below 0.05, the interval
-# excludes zero on that side; *not resolved at 10 seeds*: the interval includes zero (what it
-# still excludes is listed below the table); *failed fit*: no verdict (section 4). The sign test
+# Each row is one claim of the plan. The verdict words follow Holm p alone, here and in section
+# 4: *BBB better* / *BBB worse*: Holm p below 0.05, on that side; *not resolved at 10 seeds*:
+# Holm p of 0.05 or more (the intervals are each comparison's own, unadjusted, so one may
+# exclude zero while Holm p stays above 0.05; what each unresolved interval excludes is listed
+# below the table); *failed fit*: no verdict (section 4). The sign test
 # is shown beside the t-test as a check and decides nothing; a failed fit's row shows no
 # $p$-values. BBB's AUROC against MAP, MC dropout and the deep ensemble is tested in
 # [notebook 05](05_uncertainty.ipynb)'s comparisons table (same runs, same tests) and not
@@ -180,7 +183,7 @@ if final is not None:
 show_markdown(R.fair_method_text())
 if fair is not None:
     show_markdown("**Table 6.5. The Laplace fits with a fair prior precision** (full test "
-                  "sets; BBB − it as in Table 6.3).")
+                  "sets; BBB − it as in Table 6.3: unadjusted intervals, verdicts by Holm p).")
     H.show_table(*R.fair_rows(fair))
     show_markdown(R.fair_text(fair));
 

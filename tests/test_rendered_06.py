@@ -579,14 +579,15 @@ def test_robustness_reading_lists_near_misses_as_bullets():
     text = R.robustness_text({"families": fam, "mc_robustness": rob})
     assert "every one of the 2 verdicts stays the same." in text
     assert text.endswith("Near the threshold (a Holm p from 0.01 to 0.1 in the test or a "
-                         "repeat):\n\n- BBB (scale mixture) < MC dropout (test NLL): Holm p "
+                         "repeat):\n\n- BBB vs MC dropout (test NLL, BBB worse): Holm p "
                          "0.004; 0.003–0.028 under the repeats.")
     assert "MAP (test NLL)" not in text
     # a changed verdict is named; nothing near the threshold: no list
     rob["test NLL"]["bbb < mc_dropout on nll"] = {"verdicts": ["reversed", NR, "reversed"],
                                                   "p_holm": [0.003, 0.2, 0.004]}
     text = R.robustness_text({"families": fam, "mc_robustness": rob})
-    assert "1 of 2 verdicts stay the same under all 3: changed: BBB (scale mixture) < MC " \
+    assert "<" not in text
+    assert "1 of 2 verdicts stay the same under all 3: changed: BBB vs MC " \
            "dropout (test NLL): reversed → reversed, not resolved at 10 seeds, reversed." in text
     assert "Near the threshold" not in text
     assert R.robustness_text({"families": fam, "mc_robustness": {}}) == ""
@@ -783,8 +784,11 @@ def test_effects_are_bbb_minus_rival_with_intervals():
 
 def test_the_headline_answers_in_two_sentences():
     text = R.headline_text(_story())
-    assert text.startswith("**The answer.** With the same search budget")
-    assert "(each number: BBB − rival, with its 95 % interval)." in text
+    # one plain sentence first: who beats BBB on what, and the cost of the cheapest of them
+    assert text.startswith("**The answer.** BBB is worth it on OOD AUROC only, at this budget: "
+                           "MC dropout beats BBB on test NLL; MC dropout trains in 1.1× MAP's "
+                           "time against BBB's 1.9×. In detail, with the same search budget")
+    assert "(each number: BBB − rival, with its 95 % interval; each verdict by Holm p" in text
     # one sentence per score, each with its own sign convention
     assert "On test NLL (lower is better), BBB is worse than MC dropout (+0.0052 [+0.0027, " \
            "+0.0078]) and not resolved at 4 seeds against MAP (−0.0021 [−0.0059, +0.0016])." \
@@ -795,7 +799,7 @@ def test_the_headline_answers_in_two_sentences():
            "against IVON (+0.006 [−0.008, +0.020])." in text
     assert "separated" not in text
     assert "The Laplace fit is worse on NLL than the MAP network it wraps: a failed fit" in text
-    assert "holds" not in text and text.count(". ") <= 4
+    assert "holds" not in text and text.count(". ") <= 6
     text = R.headline_text(_story(nll_fit=0.06))
     assert "failed fit" not in text and "Laplace (last layer)" not in text
     assert "better than last-layer Laplace (−0.0147" in text
@@ -812,6 +816,8 @@ def test_story_takeaways_and_figures(monkeypatch):
                            "budget: on test NLL, MC dropout beats BBB; on OOD AUROC, no rival "
                            "beats BBB, BBB beats MAP; the Laplace fit gets no verdict")
     assert text.index("**Verdict.**") < text.index("**Cost.**") < text.index("**Caveats.**")
+    assert "The deciding intervals, BBB − rival: MC dropout, test NLL +0.0052 [+0.0027, " \
+           "+0.0078]." in text
     assert "Beating BBB does not take more training: MC dropout at 1.1× MAP's training time, " \
            "against BBB's 1.9×." in text
     assert "Laplace is not yet compared" in text and "Caveats." in text
@@ -993,7 +999,8 @@ def test_fair_fit_table_and_reading_follow_the_outcomes():
     out = {(r[0], r[1]): r for r in rows[1:]}
     ml = out[(R.LABELS["laplace_kron"], R.FAIR_CHOICES["marglik_layerwise"])]
     grid = out[(R.LABELS["laplace_kron"], R.FAIR_CHOICES["val_grid"])]
-    assert ml[-1] == R.FAILED_FIT and ml[7] == "—"  # no test on a failed fit
+    assert ml[-1] == R.FAILED_FIT and ml[7] == ml[9] == "—"  # no test on a failed fit
+    assert header[9] == "Holm p (NLL; AUROC)" and grid[9].count("; ") == 1
     assert ml[2] == "10 to 100 (per tensor)" and ml[4].startswith("+0.0100 [")
     assert grid[-1].startswith("equal to MAP; NLL: BBB better; AUROC: ")
     assert grid[2] == "1e+12 (at the cap on 3 of 4)"
@@ -1003,7 +1010,9 @@ def test_fair_fit_table_and_reading_follow_the_outcomes():
         "and all-layer KFAC Laplace are failed fits (test NLL 0.0700, 0.0700, 0.0700 against " \
         "MAP's 0.0600)" in text
     assert "on 9 of 12 seed-fits" in text and "largest difference: NLL 2e-06" in text
-    assert "validation grid's fits are equal to MAP on NLL" in R.fair_answer(fair)
+    assert "with δ chosen on validation NLL they are equal to MAP on NLL" in R.fair_answer(fair)
+    assert "the Gaussian prior's inverse variance" in R.fair_answer(fair)
+    assert "compare as MAP does" not in R.fair_answer(fair)
     assert "stay failed fits (3 of 3)" in R.fair_answer(fair)
     # the marginal likelihood below MAP, the grid never at the cap: other words
     fair = _fair(nll_ml=0.055, nll_grid=0.059, cap_seeds=())
@@ -1031,6 +1040,9 @@ def test_fair_fits_render_from_the_committed_results(monkeypatch):
         word = R.FAILED_FIT if lo > 0 else "better than MAP" if hi < 0 else "equal to MAP"
         assert r[-1].startswith(word)
         assert (r[7] == "—") == (word == R.FAILED_FIT)
+        if r[9] != "—":  # the verdict words follow Holm p alone, whatever the interval shows
+            for p, part in zip(r[9].split("; "), r[-1].split("; ")[1:]):
+                assert part.endswith("not resolved at 10 seeds") == (float(p) >= 0.05), r
     text = R.fair_text(fair)
     assert f"MAP's test NLL {fair['map']['full']['nll']:.4f}" in text or \
         f"MAP's {fair['map']['full']['nll']:.4f}" in text
