@@ -63,7 +63,7 @@ show_markdown(R.headline_text(final) + " " + R.fair_answer(fair));
 # search includes weight decay, added after an earlier comparison's test numbers were known;
 # the grids were widened after a first round's validation numbers; section 4's Laplace fits with
 # a fairly chosen prior precision were declared and run after the test numbers below were known
-# ([why](../docs/choices.md#notebook-06s-plan-v3-after-its-numbers)). Why and when:
+# ([why](../docs/choices.md#notebook-06s-laplace-rows-refitted)). Why and when:
 # [docs/choices.md](../docs/choices.md#notebooks-05-and-06-beyond-the-paper); earlier
 # comparisons, where the runs ran and what they cost: [docs/lab_log.md](../docs/lab_log.md#notebook-06).
 #

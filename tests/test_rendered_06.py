@@ -1049,3 +1049,16 @@ def test_fair_fits_render_from_the_committed_results(monkeypatch):
     rep = fair["reproduction_max_abs_difference"]
     assert max(v["nll"] for v in rep.values()) < 1e-4  # plan v3's δ reproduces its rows
     assert "not been run" not in text
+
+
+def test_notebook_06_text_carries_no_history_words():
+    """How we got there lives in docs/: the committed notebook's prose and rendered outputs
+    (link targets included) name no plan version, commit, referee or issue number."""
+    import re
+    nb = json.loads((ROOT / "notebooks" / "06_alternatives.ipynb").read_text())
+    texts = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    texts += ["".join(o.get("data", {}).get("text/markdown", "")) + "".join(o.get("text", ""))
+              for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+    words = re.compile(r"version \d|plan[- ]v\d|\bcommit|referee|issue \d", re.I)
+    hits = [m.group(0) for t in texts for m in words.finditer(t)]
+    assert not hits, f"history words in notebook 06: {hits}"
