@@ -6,6 +6,7 @@ on. Every number shown comes from those files.
 """
 import json
 import statistics
+from pathlib import Path
 
 from . import alternatives as ALT
 from . import alternatives_final as F
@@ -20,6 +21,12 @@ REGULARISER = {"map": "weight_decay", "mc_dropout": "dropout", "bbb": "rho_init"
 # the end of a Bayesian method's grid with the least initial posterior uncertainty: BBB's
 # smallest rho_init (sigma = softplus(rho)), IVON's largest hess_init (the initial precision)
 LEAST_UNCERTAIN = {"bbb": {"rho_init": min}, "ivon": {"hess_init": max}}
+# the regularisers in words (Table 6.1's column heads and the search reading)
+REG_WORDS = {"weight_decay": "weight decay", "dropout": "dropout rate",
+             "rho_init": "initial ρ (σ = log(1 + e^ρ))",
+             "hess_init": "initial Hessian (its initial precision)"}
+REG_SHORT = {"weight_decay": "weight decay", "dropout": "dropout rate", "rho_init": "initial ρ",
+             "hess_init": "initial Hessian"}
 METRIC_LABELS = {"test_error": "test error", "nll": "NLL", "brier": "Brier", "ece": "ECE",
                  "auroc_entropy": "AUROC (entropy)", "auroc_mi": "AUROC (MI)"}
 
@@ -45,8 +52,8 @@ def edges(method, choice):
 def search_rows():
     """Return (header, rows) of the four searches: grid, trials done, choice, its validation
     NLL (the plan's 5-epoch mean) and the edges it sits at."""
-    header = ["method", "learning rates", "regulariser", "trials (eligible)",
-              "choice (lr, regulariser, epochs)", "validation NLL", "at a grid edge"]
+    header = ["method", "learning rates", "its own setting", "trials run / planned (eligible*)",
+              "choice: learning rate, own setting, epochs", "validation NLL", "at a grid edge"]
     rows = []
     for m, spec in A.SEARCHES.items():
         reg = REGULARISER[m]
@@ -55,13 +62,28 @@ def search_rows():
         c = A.chosen(m)
         rows.append([
             LABELS[m], ", ".join(f"{v:g}" for v in spec["grid"]["lr"]),
-            f"{reg}: " + ", ".join(f"{v:g}" for v in spec["grid"][reg]),
+            f"{REG_WORDS[reg]}: " + ", ".join(_num(v) for v in spec["grid"][reg]),
             f"{len(recs)}/{len(A.configs(m))} "
             f"({sum(A.eligible(r['row']) for r in recs)})",
-            f"{c['config']['lr']:g}, {c['config'][reg]:g}, {c['epochs']}" if c else "(under way)",
+            f"{c['config']['lr']:g}, {_num(c['config'][reg])}, {c['epochs']}" if c else
+            "(under way)",
             f"{c['val']:.4f}" if c else "—",
-            (", ".join(edges(m, c)) or "none") if c else "—"])
+            (", ".join(REG_SHORT.get(x, x) for x in edges(m, c)) or "none") if c else "—"])
     return header, rows
+
+
+def _num(v):
+    """A setting as ``:g`` with a true minus sign."""
+    return format(v, "g").replace("-", "−")
+
+
+def search_note():
+    """Table 6.1's footnote: what an eligible trial is (the plan's rule, helpers.alternatives_plan
+    .eligible) and how the choice is made."""
+    return (f"\\* *Eligible*: a trial that ran all {A.MAX_EPOCHS} epochs without an error or a "
+            "diverged (NaN) validation loss; only eligible trials can be chosen. The choice is the "
+            f"eligible setting and epoch (a multiple of {A.EPOCH_STEP}) with the lowest "
+            f"validation NLL averaged over the {A.SMOOTH} epochs ending at it.")
 
 
 def _cell(entry, digits, scale=1.0):
@@ -123,6 +145,29 @@ def table_rows(summary, on="full", methods=None, cost=True):
                        if cost else []),
                      ", ".join(bad) or "none", edge])
     return header, rows
+
+
+PAPER_SECTION = "section 5.1, Table 1"
+
+
+def paper_text(summary):
+    """Below Table 6.2: the paper's own MNIST test errors at this architecture (Blundell et al.
+    2015, Table 1, 2×400 units; read from helpers.classification.PAPER_TABLE1, where notebook 01
+    keeps them) beside ours, and where the paper's protocol is reproduced (notebook 01)."""
+    from .classification import PAPER_TABLE1
+    if summary is None:
+        return ""
+    t = summary["table"]
+    H = A.H
+    ours = lambda m: 100 * t[m]["full"]["test_error"]["mean"]  # noqa: E731
+    paper = lambda k: 100 * PAPER_TABLE1[k][H]  # noqa: E731
+    return (f"**The paper's numbers** ({PAPER_SECTION}: 784-{H}-{H}-10, 600 epochs). Test error: "
+            f"BBB with the scale-mixture prior {paper('bbb_mixture'):.2f} %, dropout "
+            f"{paper('dropout'):.2f} %, plain SGD {paper('sgd'):.2f} %; here, after at most "
+            f"{A.MAX_EPOCHS} epochs, BBB {ours('bbb'):.2f} %, MC dropout {ours('mc_dropout'):.2f} "
+            f"%, MAP {ours('map'):.2f} %. The paper reports no NLL or OOD score. "
+            "[Notebook 01](01_mnist_classification.ipynb) trains BBB under the paper's protocol "
+            "and compares it with these numbers.")
 
 
 BRIEF_SCORES = ("test_error", "nll", "brier", "ece", "auroc_entropy")
@@ -271,7 +316,7 @@ def search_text():
     methods' choices sit at the end of their grids with the least initial posterior
     uncertainty (read from the search records); searches still under way are named."""
     pending = [LABELS[m] for m in A.SEARCHES if A.chosen(m) is None]
-    least = [(m, f"{k} = {format(A.chosen(m)['config'][k], 'g')}")
+    least = [(m, f"{REG_SHORT[k]} {_num(A.chosen(m)['config'][k])}")
              for m in LEAST_UNCERTAIN if A.chosen(m) is not None
              for k, side in LEAST_UNCERTAIN[m].items()
              if A.chosen(m)["config"][k] == side(A.SEARCHES[m]["grid"][k])]
@@ -732,20 +777,24 @@ def robustness_text(summary, skip=()):
             main = summary["families"][family][claim]
             label = f"BBB vs {SHORT[_rival(claim)]}"
             if any(v != main["verdict"] for v in e["verdicts"]):
-                changed.append(f"{label} ({family}): {main['verdict']} → "
-                               + ", ".join(e["verdicts"]))
+                word = lambda v: WORDS.get(v, v)  # noqa: E731
+                changed.append(f"{label} ({family}): {word(main['verdict'])} → "
+                               + ", ".join(word(v) for v in e["verdicts"]))
             elif any(p is not None and 0.01 <= p < 0.1
                      for p in [main.get("p_holm"), *e["p_holm"]]):
                 word = WORDS.get(main["verdict"], main["verdict"])
                 close.append(f"{label} ({family}, {word}): Holm p {main['p_holm']:.3f}; "
-                             f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f} under the repeats")
-    text = (f"**Does a verdict rest on one draw of the samples?** Scored again with each of the "
-            f"{n} extra predictive seeds of the Monte-Carlo check, "
+                             f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f} under the other "
+                             "draws")
+    text = ("**Does a verdict rest on one draw of the samples?** BBB, MC dropout and IVON "
+            "predict by averaging over random draws of their weights (or dropout masks). Scored "
+            f"again with {n} other sets of such draws on every seed, "
             + (f"{total - len(changed)} of {total} verdicts stay the same under all {n}"
                if changed else f"every one of the {total} verdicts stays the same"))
     text += (": changed: " + "; ".join(changed) + "." if changed else ".")
     if close:
-        text += ("\n\nNear the threshold (a Holm p from 0.01 to 0.1 in the test or a repeat):\n\n"
+        text += ("\n\nNear the threshold (a Holm p from 0.01 to 0.1 in the test or under another "
+                 "draw):\n\n"
                  + "\n".join(f"- {x}." for x in close))
     return text
 
@@ -943,7 +992,10 @@ def subset_ece_text(summary):
            f"for {len(larger)} of the {len(both)} methods scored on both (not for "
            + _join([LABELS[m] for m in both if m not in larger]) + ")")
     return (f"**ECE on the subset.** On the {size:,}-image subset the binned ECE comes out larger "
-            f"than on the full test sets {who}, and on {up} of {pairs} method-seed pairs.")
+            f"than on the full test sets {who}, and on {up} of {pairs} method-seed pairs. That is "
+            "expected: each bin's accuracy is estimated from fewer images, and the gap "
+            "|accuracy − confidence| grows with that sampling noise, so the binned ECE is biased "
+            "upward on fewer images. Compare ECE only within one table.")
 
 
 def laplace_takeaway(summary, v1=None):
@@ -1348,7 +1400,7 @@ def headline_text(summary):
     lead += plain_answer(summary) + (
         f" In detail, with the same search budget for every method it trains and {n} paired "
         "seeds (each number: BBB − rival, with its 95 % interval; each verdict by Holm p, "
-        "section 3):")
+        "as defined under Terms below; the Holm families: section 3):")
     sentences = []
     for score in dict.fromkeys(e["score"] for e in es):
         fam = [e for e in es if e["score"] == score]
@@ -1387,6 +1439,30 @@ def effects_text(summary):
     return "\n".join(out)
 
 
+def families_text(summary):
+    """The Holm families, named: per score, how many claims Holm corrects over, which rivals
+    they compare BBB with, and which notebook tests which of them (``IN_NOTEBOOK_05``)."""
+    if summary is None:
+        return ""
+    out = ["**The Holm families.** Holm's correction runs over the claims of one score, one "
+           "claim per rival, the failed fits' claims included in the count:", ""]
+    for family, claims in summary["families"].items():
+        score = SCORE_OF.get(family, (None, family))[1]
+        rivals = [_rival(c) for c in claims]
+        sizes = {r.get("family_size") for r in claims.values()} - {None}
+        k = sizes.pop() if len(sizes) == 1 else len(claims)
+        in05 = [SHORT[r] for r in rivals if (family, r) in IN_NOTEBOOK_05]
+        here = [SHORT[r] for r in rivals if (family, r) not in IN_NOTEBOOK_05]
+        where = (f"all tested here (Table 6.3)" if not in05 else
+                 f"{_join(in05)} tested in {NOTEBOOK_05} (its comparisons table: the same runs, "
+                 f"test and family), {_join(here)} here (Table 6.3)")
+        out.append(f"- *{score}* ({k} claims): BBB against {_join([SHORT[r] for r in rivals])}; "
+                   f"{where}.")
+    out += ["", "Table 6.5's refits are tested in these families, each row in place of the "
+            "Laplace claim of its own flavour."]
+    return "\n".join(out)
+
+
 def failed_fit_text(summary):
     """The Laplace rows that are failed fits: their NLL against that of the MAP networks they
     wrap (fit − MAP, 95 % interval, seeds on which the fit is worse) on the images their claims
@@ -1406,6 +1482,60 @@ def failed_fit_text(summary):
                    f"{_fmt(d['mean_diff'], 4) if d else '—'}{ci}, worse on {x['up']} of "
                    f"{x['n']} seeds.")
     return "\n".join(out)
+
+
+PLAN_LINK = "../results/06_alternatives/plan_v3.json"
+FAIR_PLAN_LINK = "../results/06_alternatives/v3/laplace_fair/plan.json"
+
+
+def _declares_failed_fit(path):
+    """Whether the plan file at ``path`` declares the failed-fit rule (None: no such file)."""
+    try:
+        text = json.dumps(json.loads(Path(path).read_text()))
+    except (OSError, ValueError):
+        return None
+    return "failed_fit" in text or "failed fit" in text
+
+
+def failed_fit_plain(summary, fair=None):
+    """Below the failed-fit rows: whether the rule was declared before the test numbers (read
+    from the two plan files: the analysis plan behind Tables 6.2–6.4, and the refits' plan
+    behind Table 6.5), and in one plain sentence what the failed fits score against BBB on NLL
+    (BBB − fit with its 95 % interval), without a verdict word."""
+    from .laplace_fair import plan_path
+    from .utils import results_dir
+    failed = failed_fits(summary)
+    if not failed:
+        return ""
+    main = _declares_failed_fit(results_dir() / A.NB / A.PLAN.name)
+    refit = _declares_failed_fit(plan_path()) if fair else None
+    out = []
+    if main is not None:
+        out.append(("The rule is part of the [analysis plan](" + PLAN_LINK + ") declared "
+                    "before the test numbers of Tables 6.2–6.4." if main else
+                    "The rule is not in the [analysis plan](" + PLAN_LINK + ") declared before "
+                    "the test numbers of Tables 6.2–6.4: it was added after those numbers were "
+                    "known (the box at the top).")
+                   + ("" if refit is None else
+                      " The refits of Table 6.5 declared it in [their own plan](" + FAIR_PLAN_LINK
+                      + ") before any of their test numbers." if refit else
+                      " The refits of Table 6.5 do not declare it in [their plan]("
+                      + FAIR_PLAN_LINK + ")."))
+    es = {e["rival"]: e for e in effects(summary)
+          if e["rival"] in failed and e["key"] == "nll" and e["mean"] is not None}
+    worse = [m for m in es if es[m]["mean"] < 0]
+    if worse:
+        out.append("Plainly: as laplace-torch ships it (δ from the marginal likelihood), "
+                   + _join([f"{SHORT[m]}{' (on the subset)' if es[m]['on'] == 'subset' else ''}"
+                            for m in worse])
+                   + (" scores" if len(worse) == 1 else " score")
+                   + " worse than BBB on test NLL (BBB − it "
+                   + ", ".join(_effect(es[m]) for m in worse)
+                   + "); the rule withholds a verdict because "
+                   + ("it is" if len(worse) == 1 else "each is")
+                   + " also worse than the MAP network it wraps, so the comparison speaks of "
+                   "its prior precision more than of the method.")
+    return " ".join(out)
 
 
 def fair_fit_text(ps, summary):
@@ -1436,11 +1566,12 @@ def fair_fit_text(ps, summary):
     return text
 
 
-COLOURS = {"map": "#000000", "mc_dropout": "#E69F00", "ensemble": "#56B4E9",
+COLOURS = {"map": "#000000", "mc_dropout": "#E69F00", "ensemble": "#999933",
            "bbb": "#0072B2", "ivon": "#009E73", "laplace_ll_kron": "#CC79A7",
            "laplace_diag": "#882255", "laplace_kron": "#999999"}
 # Okabe–Ito, but the all-layer diagonal Laplace in Tol's wine (Okabe–Ito's vermillion is too
-# close to MC dropout's orange)
+# close to MC dropout's orange) and the deep ensemble in Tol's olive (Okabe–Ito's sky blue sat
+# too close to BBB's blue)
 
 
 def _scores_panel(ax, summary, on, key, failed, log=False):
@@ -1462,9 +1593,11 @@ def _scores_panel(ax, summary, on, key, failed, log=False):
                     mfc="white" if hollow else c, capsize=3, zorder=4)
     if "map" in methods:
         ax.axhline(t["map"][on][key]["mean"], color="black", ls=":", lw=0.8, zorder=1)
-    ax.set_xticks(range(len(methods)), [TICKS[m] + ("\n(failed fit)" if m in failed else "")
-                                        for m in methods], fontsize=7, rotation=0)
-    ax.set_xlim(-0.6, len(methods) - 0.3)
+    ax.set_xticks(range(len(methods)), [TICKS[m] + ("\n(failed)" if m in failed else "")
+                                        for m in methods],
+                  fontsize=9 if len(methods) <= 6 else 8.5, rotation=0)
+    ax.tick_params(axis="y", labelsize=10)
+    ax.set_xlim(-0.55, len(methods) - 0.35)
     if log:
         _log_ticks(ax)
     return methods
@@ -1496,8 +1629,8 @@ def _log_ticks(ax):
 
 
 TICKS = {"map": "MAP", "mc_dropout": "MC\ndropout", "ensemble": "deep\nensemble",
-         "bbb": "BBB", "ivon": "IVON", "laplace_ll_kron": "Laplace\nlast layer",
-         "laplace_diag": "Laplace\nall, diag.", "laplace_kron": "Laplace\nall, KFAC"}
+         "bbb": "BBB", "ivon": "IVON", "laplace_ll_kron": "Laplace\nlast\nlayer",
+         "laplace_diag": "Laplace\nall,\ndiag.", "laplace_kron": "Laplace\nall,\nKFAC"}
 
 
 def summary_figure(summary):
@@ -1511,7 +1644,7 @@ def summary_figure(summary):
     keys = (("nll", "test NLL (log scale; lower is better)", True),
             ("auroc_entropy", "OOD AUROC, entropy (higher is better)", False),
             ("ece", "ECE (log scale; lower is better)", True))
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8.4), constrained_layout=True,
+    fig, axes = plt.subplots(2, 3, figsize=(16, 9.4), constrained_layout=True,
                              gridspec_kw={"width_ratios": [1, 1, 1]})
     n = len(summary["seeds"])
     names = {("full", False): "MNIST test set (10,000 images)",
@@ -1522,7 +1655,7 @@ def summary_figure(summary):
         for c, (key, label, log) in enumerate(keys):
             ax = axes[r, c]
             _scores_panel(ax, summary, on, key, failed, log=log)
-            ax.set_title(f"{label}\n{names[(on, key.startswith('auroc'))]}", fontsize=9)
+            ax.set_title(f"{label}\n{names[(on, key.startswith('auroc'))]}", fontsize=10)
     from matplotlib.lines import Line2D
     handles = [Line2D([], [], ls="", marker="o", ms=4, color="0.3", label=f"one seed ({n} per method)"),
                Line2D([], [], ls="", marker="D", ms=5, color="0.3",
@@ -1530,19 +1663,21 @@ def summary_figure(summary):
                Line2D([], [], ls="", marker="o", ms=4, mfc="none", color="0.3",
                       label="failed fit (NLL worse than its MAP network's; section 4)"),
                Line2D([], [], ls=":", color="black", label="MAP's mean")]
-    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=8, frameon=False)
+    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=9, frameon=False)
     return fig
 
 
 def effects_figure(summary):
     """BBB − rival with its 95 % interval for every rival that is not a failed fit, on test
     NLL (left: below zero favours BBB) and OOD AUROC (right: above zero favours BBB); the
-    outcome word beside each row."""
+    outcome word above each row. The claims notebook 05 tests (``IN_NOTEBOOK_05``: the same
+    runs and test) are drawn too, with hollow markers; each axis spans its intervals."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
-    es = [e for e in own_effects(summary) if e["word"] != FAILED_FIT and e["ci"]]
+    es = [e for e in effects(summary) if e["word"] != FAILED_FIT and e["ci"]]
     fams = list(dict.fromkeys(e["score"] for e in es))
-    fig, axes = plt.subplots(1, len(fams), figsize=(6.5 * len(fams), 3.2),
+    fig, axes = plt.subplots(1, len(fams), figsize=(6.5 * len(fams), 3.6),
                              constrained_layout=True, squeeze=False)
     colour = {WORDS["holds"]: "#0072B2", WORDS["reversed"]: "#D55E00"}
     for ax, fam in zip(axes[0], fams):
@@ -1550,23 +1685,34 @@ def effects_figure(summary):
         for i, e in enumerate(rows):
             lo, hi = e["ci"]
             c = colour.get(e["word"], "0.45")
-            ax.plot([lo, hi], [i, i], color=c, lw=2.2)
-            ax.plot(e["mean"], i, "o", color=c, ms=6)
-            ax.annotate(e["word"], (hi, i), xytext=(6, 0), textcoords="offset points",
-                        va="center", fontsize=8, color=c)
+            in05 = (e["family"], e["rival"]) in IN_NOTEBOOK_05
+            ax.plot([lo, hi], [i, i], color=c, lw=2.2, ls=(0, (4, 2)) if in05 else "-")
+            ax.plot(e["mean"], i, "o", color=c, ms=7, mfc="white" if in05 else c, mew=1.6)
+            ax.annotate(e["word"], (e["mean"], i), xytext=(0, 6), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=8, color=c)
         ax.axvline(0, color="black", lw=0.8)
-        ax.set_yticks(range(len(rows)), [f"BBB vs {LABELS[e['rival']]}" for e in rows],
+        ax.set_yticks(range(len(rows)),
+                      [f"BBB vs {LABELS[e['rival']]}" + ("\n(tested in notebook 05)"
+                       if (e["family"], e["rival"]) in IN_NOTEBOOK_05 else "") for e in rows],
                       fontsize=8)
-        ax.invert_yaxis()
-        lo = min(e["ci"][0] for e in rows)
-        hi = max(e["ci"][1] for e in rows)
-        ax.set_xlim(min(lo, 0) - 0.08 * (hi - lo), max(hi, 0) + 0.5 * (hi - lo))
+        ax.set_ylim(len(rows) - 0.5, -0.8)  # inverted: the first row on top, room for its word
+        lo = min(min(e["ci"][0] for e in rows), 0)
+        hi = max(max(e["ci"][1] for e in rows), 0)
+        ax.set_xlim(lo - 0.06 * (hi - lo), hi + 0.06 * (hi - lo))
         ax.xaxis.set_major_locator(MaxNLocator(6))
         ax.tick_params(axis="x", labelsize=8)
         side = "below 0 favours BBB" if rows[0]["lower_better"] else "above 0 favours BBB"
         ax.set_xlabel(f"{fam}: BBB − rival ({side})", fontsize=9)
         ax.set_title(f"{fam}, {len(summary['seeds'])} paired seeds: mean and 95 % interval",
                      fontsize=9)
+    if any((e["family"], e["rival"]) in IN_NOTEBOOK_05 for e in es):
+        handles = [Line2D([], [], color="0.45", lw=2.2, marker="o", ms=7,
+                          label="tested in this notebook (Table 6.3)"),
+                   Line2D([], [], color="0.45", lw=2.2, ls=(0, (4, 2)), marker="o", ms=7,
+                          mfc="white", mew=1.6,
+                          label="tested in notebook 05 (the same runs, test and Holm family)")]
+        fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=8,
+                   frameon=False)
     return fig
 
 
@@ -1774,77 +1920,116 @@ def fair_text(fair):
                "almost no uncertainty around this MAP network, so its OOD AUROC stays within a "
                f"few thousandths of MAP's ({mp['auroc_entropy']:.3f}): fit − MAP "
                + _join([_with_ci(*_diff(a), 3) for a in au]) + " (the three fits in turn).")
-    rep = fair.get("reproduction_max_abs_difference", {})
-    worst = {dev: {k: max(v.get(k, 0.0) for key, v in rep.items() if key.endswith(" " + dev))
-                   for k in ("nll", "auroc_entropy", "auroc_mi")}
-             for dev in sorted({key.rsplit(" ", 1)[1] for key in rep})}
-    if worst:
-        top = {k: max(w[k] for w in worst.values()) for k in ("nll", "auroc_entropy")}
-        out.append("- *A check.* Rescored here, the δ of Tables 6.2–6.4 reproduces their numbers "
-                   f"(largest difference: NLL {top['nll']:.1g}, OOD AUROC "
-                   f"{top['auroc_entropy']:.1g}; the details are in "
-                   "[docs/lab_log.md](../docs/lab_log.md#notebook-06)).")
+    same = kfac_last_layer_match(fair)
+    med = ml["laplace_kron"].get("median_log10_per_tensor") or []
+    k = len(ml["laplace_ll_kron"].get("median_log10_per_tensor") or [])
+    ends = {med.index(min(med)), med.index(max(med))} if med else set()
+    if same is not None and same < 1e-3 and k and ends <= set(range(len(med) - k, len(med))):
+        out.insert(3, "- *Why two ranges are identical.* All-layer KFAC Laplace's per-tensor δ "
+                   "range equals last-layer Laplace's because its extremes are the last layer's "
+                   "two tensors (weight and bias), whose δ are the same in both fits (largest "
+                   f"difference over the seeds {same:.0e} in log10 δ). With a Kronecker-factored "
+                   "Hessian the marginal likelihood is a sum of one term per tensor, each "
+                   "depending on that tensor's δ alone, and the last layer's term is the same "
+                   "whether or not the other layers are fitted.")
     return "\n".join(out)
 
 
+def kfac_last_layer_match(fair):
+    """The largest difference, over the seeds, between the marginal likelihood's log10 δ of the
+    last layer's tensors (the last two) in all-layer KFAC Laplace and in last-layer Laplace
+    (which fits those two tensors only); None when the records lack them."""
+    try:
+        ll = fair["flavours"]["laplace_ll_kron"]["validation"]
+        kr = fair["flavours"]["laplace_kron"]["validation"]
+        diffs = [abs(a - b) for s in ll
+                 for a, b in zip(ll[s]["marglik_log10_per_tensor"],
+                                 kr[s]["marglik_log10_per_tensor"][-len(
+                                     ll[s]["marglik_log10_per_tensor"]):])]
+    except (KeyError, TypeError):
+        return None
+    return max(diffs) if diffs else None
+
+
+FAIR_LINTHRESH = 1e-4  # the figure's y axis: linear within ±1e-4, logarithmic beyond
+FAIR_DODGE_PT = 1.6  # the marginal likelihood's per-seed bars, drawn this many points apart
+
+
 def fair_figure(fair):
-    """Figure 6.x: validation NLL minus MAP's against log10 δ, one panel per flavour: each seed a
-    thin line, the grid's chosen δ (dot), the marginal likelihood's per-tensor δ (a bar from the
-    smallest to the largest tensor's δ at its validation NLL, a cross at their mean log10), the
-    cap (dashed). Symmetric-log y axis: linear within ±1e-3."""
+    """Validation NLL minus MAP's against log10 δ, one panel per flavour: each seed a thin line,
+    the grid's chosen δ (dot; the number of seeds whose choice lies at the cap written there),
+    the marginal likelihood's per-tensor δ (a bar from the smallest to the largest tensor's δ
+    at that fit's validation NLL − MAP's, the seeds' bars drawn ``FAIR_DODGE_PT`` points apart
+    so that each can be seen; a cross at their mean log10), the cap (dashed). Symmetric-log y
+    axis: linear within ±``FAIR_LINTHRESH`` (drawn two decades tall), its region below zero
+    labelled."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import offset_copy
 
     from . import laplace_fair as P
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.6), sharey=True)
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.8), sharey=True)
     cap = fair["grid_cap_log10"][1]
     for ax, f in zip(axes, P.FLAVOURS):
         col = COLOURS[f] if f != "laplace_kron" else "#555555"
-        val = fair["flavours"][f]["validation"]
-        for k, (s, v) in enumerate(sorted(val.items(), key=lambda x: int(x[0]))):
+        val = sorted(fair["flavours"][f]["validation"].items(), key=lambda x: int(x[0]))
+        at_cap = 0
+        for k, (s, v) in enumerate(val):
             xs, ys = zip(*v["curve"])
-            ax.plot(xs, ys, color=col, lw=0.7, alpha=0.6,
-                    label="one seed's validation curve" if k == 0 else None)
+            ax.plot(xs, ys, color=col, lw=0.7, alpha=0.6)
             y = dict(v["curve"])[v["chosen_log10"]]
+            at_cap += v["chosen_log10"] >= cap
             ax.plot(v["chosen_log10"], y, "o", color="#E69F00", ms=5, mec="black", mew=0.5,
-                    label="grid's choice" if k == 0 else None)
+                    zorder=4)
+            dodge = offset_copy(ax.transData, fig=fig, y=FAIR_DODGE_PT * (k - (len(val) - 1) / 2),
+                                units="points")
             lo, hi = min(v["marglik_log10_per_tensor"]), max(v["marglik_log10_per_tensor"])
-            ax.plot([lo, hi], [v["marglik_minus_map"]] * 2, color="#0072B2", lw=1.2,
-                    label="marginal likelihood: range of its per-tensor δ" if k == 0 else None)
-            ax.plot(statistics.fmean(v["marglik_log10_per_tensor"]), v["marglik_minus_map"], "x",
-                    color="#0072B2", ms=6,
-                    label="marginal likelihood: mean log10 of its δ" if k == 0 else None)
-        ax.axvline(cap, ls="--", color="black", lw=0.8, label="the grid's cap")
-        ax.axhline(0, ls=":", color="black", lw=0.8, label="MAP's validation NLL")
-        ax.set_yscale("symlog", linthresh=1e-3)
+            ax.plot([lo, hi], [v["marglik_minus_map"]] * 2, color="#0072B2", lw=0.9,
+                    alpha=0.8, transform=dodge)
+            ax.plot(statistics.fmean(v["marglik_log10_per_tensor"]), v["marglik_minus_map"],
+                    "x", color="#0072B2", ms=5, mew=1.0, transform=dodge)
+        if at_cap:
+            ax.annotate(f"n = {at_cap}\nat the cap", (cap, 0), xytext=(-6, 10),
+                        textcoords="offset points", ha="right", va="bottom", fontsize=8)
+        ax.axvline(cap, ls="--", color="black", lw=0.8)
+        ax.axhline(0, ls=":", color="black", lw=0.8)
+        ax.set_yscale("symlog", linthresh=FAIR_LINTHRESH, linscale=2)
         ax.set_title(LABELS[f])
         ax.set_xlabel("log10 prior precision δ")
     _fair_yticks(axes[0], [y for fl in fair["flavours"].values()
                            for v in fl["validation"].values() for _, y in v["curve"]])
     axes[0].set_ylabel("validation NLL − MAP's (2,000 images)")
-    handles, labels = axes[0].get_legend_handles_labels()
-    from matplotlib.lines import Line2D
-    handles[0] = Line2D([], [], color="#777777", lw=0.7)  # the panel's colour: its fit
-    labels[0] = "one seed's validation curve (in the panel's colour)"
+    handles = [Line2D([], [], color="#777777", lw=0.7),
+               Line2D([], [], ls="", marker="o", color="#E69F00", ms=5, mec="black", mew=0.5),
+               Line2D([], [], color="#0072B2", lw=0.9),
+               Line2D([], [], ls="", marker="x", color="#0072B2", ms=5, mew=1.0),
+               Line2D([], [], ls="--", color="black", lw=0.8),
+               Line2D([], [], ls=":", color="black", lw=0.8)]
+    labels = ["one seed's validation curve (in the panel's colour)", "grid's choice (one seed)",
+              "marginal likelihood: range of one seed's per-tensor δ",
+              "marginal likelihood: mean log10 of that seed's δ", "the grid's cap",
+              "MAP's validation NLL"]
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.13, 1, 1))
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     return fig
 
 
 def _fair_yticks(ax, ys):
-    """Labelled ticks on the symlog axis, the region below zero included: the most negative
-    value rounded toward zero to one significant figure, 0, then 1e-3, 1e-2, … up to the top."""
+    """Labelled ticks on the symlog axis, the region below zero included: below zero the most
+    negative value's decade and that value rounded away from zero to one significant figure, 0,
+    then every decade from ``FAIR_LINTHRESH`` up to the top."""
     import math
     ticks, labels = [0.0], ["0"]
     low = min(ys)
     if low < 0:
         e = math.floor(math.log10(-low))
-        t = -math.floor(-low / 10 ** e) * 10 ** e
-        ticks.insert(0, t)
-        labels.insert(0, f"−{-t:.0e}".replace("e-0", "e-"))
-    e = -3
+        for m in sorted({1, math.ceil(round(-low / 10 ** e, 9))}):  # its decade; the lowest
+            ticks.insert(0, -m * 10 ** e)
+            labels.insert(0, f"−{m}e{e}")
+    e = round(math.log10(FAIR_LINTHRESH))
     while 10 ** e <= max(ys):
         ticks.append(10 ** e)
-        labels.append(f"{10 ** e:g}")
+        labels.append(f"1e{e}" if e < -3 else f"{10 ** e:g}")
         e += 1
     ax.set_yticks(ticks, labels)  # the axes share y: one call labels all three
 
@@ -1869,9 +2054,8 @@ def fair_method_text():
             "quarter decades. Each is scored on the full test sets; the failed-fit rule is the "
             "one above, and on each row that is not a failed fit the plan's two comparisons "
             "with BBB are tested with the row in place of the plan's (Holm within each family; "
-            "the all-layer rows on the subset, as in Table 6.3). These fits were declared "
-            "before they saw a test image but after the test numbers above were known "
-            f"([docs/choices.md]({FAIR_CHOICES_LINK})).")
+            "the all-layer rows on the subset, as in Table 6.3; why these fits were added: "
+            f"[docs/choices.md]({FAIR_CHOICES_LINK})).")
 
 
 def fair_answer(fair):
