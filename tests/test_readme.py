@@ -116,18 +116,104 @@ def test_the_pruning_row_names_the_references_verdicts_only_when_complete(monkey
     def fam(arm, word):
         return {f"bbb_snr < {arm} at {f}%": {"verdict": word} for f in (95, 98)}
     v2 = {"interim": False, "families": {"error after pruning": {
-        **fam("sgd_magnitude", "holds"), **fam("dropout_magnitude", "not resolved at 3 seeds")}}}
+        **fam("bbb_magnitude", "not resolved at 3 seeds"), **fam("sgd_magnitude", "holds"),
+        **fam("dropout_magnitude", "not resolved at 3 seeds")}}}
     v3 = {"interim": True, "families": {"against BBB's starting network":
                                         fam("start_magnitude", "reversed")}}
     files = {"04_pruning/v2/summary.json": v2, "04_pruning/v3/summary.json": v3}
     monkeypatch.setattr(status_table, "_load", lambda path: files.get(path))
     assert status_table.pruning_references_verdict().endswith("pending")  # v3 incomplete
     v3["interim"] = False
-    assert status_table.pruning_references_verdict() == (
-        "; vs magnitude pruning (95%): holds vs SGD; not resolved at 3 seeds vs dropout; "
-        "reversed vs start net")
+    # one list (|μ| and every reference) per fraction, grouped by word, in both places
+    full = status_table.pruning_references_verdict()
+    assert full == ("; at 95% removed: SNR < |μ|, dropout's |w|: not resolved at 3 seeds; "
+                    "SNR < SGD's |w|: holds; SNR < start net's |w|: reversed; at 98% removed: "
+                    "SNR < |μ|, dropout's |w|: not resolved at 3 seeds; SNR < SGD's |w|: holds; "
+                    "SNR < start net's |w|: reversed")
+    short = status_table.pruning_references_verdict(short=True, fractions=("95",))
+    assert short == ("; at 95%: SNR < |μ|, dropout's |w|: not resolved; SNR < SGD's |w|: holds; "
+                     "SNR < start net's |w|: reversed")
     files.clear()
     assert status_table.pruning_references_verdict() == ""
+
+
+def test_the_pruned_networks_are_named_as_their_run_records_say(monkeypatch):
+    """Table 2's networks: named by their records (optimizer, warm start), and said not to be
+    Table 1's reported runs when plan_v1/summary.json does not list them."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import status_table as ST
+    models = [{"H": 1200, "name": f"n{s}"} for s in range(3)] + [{"H": 400, "name": "m0"}]
+    run = {"created": "2026-01-01T00:00:00Z", "config": {
+        "optimizer": "adam", "epochs": 35, "init_from": "sgd", "init_epochs": 60}}
+    plan = {"rows": [{"runs": ["runs/x/y.json"]}], "records_created": ["2026-02-01T00:00:00Z"]}
+    files = {"04_pruning/snr.json": {"metrics": {"models": models}},
+             "01_mnist_classification/runs/n0.json": run,
+             "01_mnist_classification/plan_v1/summary.json": plan}
+    monkeypatch.setattr(ST, "_load", lambda path: files.get(path))
+    assert ST.pruned_nets_words(short=True) == \
+        "3 earlier Adam nets with a 60-epoch warm start, not Table 1's"
+    assert ST.pruned_nets_words() == ("3 earlier scale-mixture nets per width, not Table 1's "
+                                      "runs: Adam, 35 epochs at 2×1200 after a 60-epoch warm start")
+    plan["records_created"] = ["2025-01-01T00:00:00Z"]  # trained after Table 1's: not "earlier"
+    assert ST.pruned_nets_words(short=True).startswith("3 Adam nets")
+    plan["rows"][0]["runs"] = ["runs/n0.json runs/n1.json runs/n2.json runs/m0.json"]
+    assert ST.pruned_nets_words() == ""  # Table 1's own runs: nothing to set apart
+    # the README's row and finding and docs/reading.md's row carry the committed words
+    words = ST.__dict__["pruned_nets_words"]
+    monkeypatch.undo()
+    text, reading = _readme(), (ROOT / "docs" / "reading.md").read_text()
+    short, full = words(short=True), words()
+    if short:
+        assert short in text.split("<!-- found:start -->")[1].split("<!-- found:end -->")[0]
+        row = next(r for r in reading.splitlines() if r.startswith("| Table 2"))
+        assert full in row
+        glance = next(r for r in text.splitlines() if r.startswith("| Table 2"))
+        assert "not Table 1's" in glance
+
+
+def test_the_paper_protocol_gives_bbb_no_verdict_on_both_pages():
+    """σ did not learn under the paper's protocol: its claims about BBB get no verdict in the
+    README and in docs/reading.md's full table alike; dropout < SGD keeps its word."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import status_table as ST
+    fam = {"scale mixture < Gaussian prior": {"verdict": "reversed"},
+           "BBB (scale mixture) < SGD": {"verdict": "not resolved at 3 seeds"},
+           "dropout < SGD": {"verdict": "holds"}}
+    assert ST.fixed_sigma_claims(fam) == \
+        "BBB claims: no verdict (σ did not learn); dropout < SGD: holds"
+    assert ST.fixed_sigma_claims(fam, full=True) == \
+        "BBB's 2: no verdict (σ did not learn); dropout < SGD: holds"
+    reading = (ROOT / "docs" / "reading.md").read_text()
+    rows = [r for r in reading.splitlines() if "the paper's protocol, 2×" in r and r[:2] == "| "]
+    assert rows
+    for r in rows:
+        verdict = r.split(" | ")[3]
+        orderings = verdict.split("orderings: ")[1]
+        assert orderings.startswith("BBB's 2: no verdict (σ did not learn)"), r
+        assert "reversed" not in orderings and " of 3 hold" not in orderings, r
+
+
+def test_claims_between_methods_use_one_vocabulary_on_both_pages():
+    """holds / reversed / not resolved for claims; better / worse only against the paper."""
+    import re
+    reading = (ROOT / "docs" / "reading.md").read_text()
+    table = reading.split("<!-- status:start -->")[1].split("<!-- status:end -->")[0]
+    for row in [r for r in table.splitlines() if r.startswith("| ")][2:]:
+        verdict = row.split(" | ")[3]
+        for m in re.finditer(r"\b(better|worse)\b", verdict):
+            assert verdict[m.end():].startswith(" than the paper"), row
+
+
+def test_the_docs_pages_links_resolve_and_hold_no_process_talk():
+    import re
+    for name in ("reading.md", "layout.md"):
+        text = (ROOT / "docs" / name).read_text()
+        for target in re.findall(r"\]\(([^)#\s]+)\)", text):
+            if not target.startswith("http"):
+                assert (ROOT / "docs" / target).exists(), f"docs/{name}: {target}"
+        for word in ("plan v1", "plan v2", "plan v3", "plans v", "campaign runs", "so far",
+                     "EPYC", "H100", "H200", "version 1"):
+            assert word not in text, f"docs/{name}: {word}"
 
 
 def test_progress_says_why_a_complete_plan_is_still_interim(monkeypatch):
@@ -185,6 +271,10 @@ def test_the_findings_come_first_and_say_which_interval_is_which():
     text = _readme()
     found = text.split("<!-- found:start -->")[1].split("<!-- found:end -->")[0]
     assert text.index("## What we found") < text.index("## At a glance")
+    # a one-sentence answer comes before the findings
+    short = text.split("<!-- short:start -->")[1].split("<!-- short:end -->")[0].strip()
+    assert short.startswith("**In short:**") and short.count(". ") == 0 and short.endswith(".")
+    assert text.index("<!-- short:end -->") < text.index("## What we found")
     items = [line for line in found.strip().splitlines() if line[:1].isdigit()]
     assert len(items) >= 5
     # Figure 5 (regression) has its own finding, with its declared tests counted
@@ -201,6 +291,10 @@ def test_the_findings_come_first_and_say_which_interval_is_which():
     lo, hi = (f"{100 * x:+.2f}".replace("-", "−") for x in e["ci_adj"])
     modern = next(i for i in items if "modern recipe" in i)
     assert f"[{lo}, {hi}]" in modern and "intervals adjusted" in modern
+    # "the paper's four differences" are named where they are counted
+    if "four differences" in modern:
+        assert "four differences (mixture − Gaussian, mixture − SGD, dropout − SGD, " \
+            "mixture − dropout)" in modern
     # no claim to have followed the paper exactly: the project fills in what it leaves out
     assert "exactly as the paper" not in text
     assert "with our fill-ins where it is silent" in found
@@ -209,16 +303,25 @@ def test_the_findings_come_first_and_say_which_interval_is_which():
     assert "|μ|" in pruning and "SNR − |μ|" in pruning
 
 
-def test_terms_are_defined_before_the_table_and_the_departures_box_links():
+def test_terms_are_defined_before_the_findings_and_the_departures_box_links():
+    import re
     text = _readme()
-    head = text.split("## At a glance")[0].split("<!-- found:end -->")[1]
-    for term in ("*pp*", "*Holm*", "*holds*", "*reversed*", "*not resolved at n seeds*", "*MAP*",
-                 "*MC\ndropout*", "*AUROC*", "*ECE*", "*95% interval*"):
-        assert term in head, term
+    terms = " ".join(text.split("## What we found")[1].split("<!-- found:start -->")[0].split())
+    for term in ("*SGD*", "*warm start*", "*start net*", "*pp*", "*95% interval*", "*Holm*",
+                 "*holds*", "*reversed*", "*not resolved at n seeds*", "*no verdict*",
+                 "*Declared*", "*exploratory*", "*McNemar test*", "*NLL*", "*MC dropout*",
+                 "*Laplace fit*", "*AUROC*", "*ECE*", "*Regret*", "*greedy*", "*ε-greedy*"):
+        assert term in terms, term
+    # MAP is defined where the findings first use it
+    found = text.split("<!-- found:start -->")[1].split("<!-- found:end -->")[0]
+    if "MAP" in found and "*MAP*" not in terms:
+        assert found.index("(MAP: ") == found.index("MAP") - 1
+    head = text.split("<!-- found:end -->")[1].split("## At a glance")[0]
     box = [line for line in head.splitlines() if line.startswith(">")]
     assert "Departures from the paper" in box[0]
-    assert sum(line.startswith("> - ") for line in box) == 4
+    assert sum(line.startswith("> - ") for line in box) >= 3
     assert "(docs/choices.md)" in " ".join(box) and "(docs/reading.md)" in " ".join(box)
+    assert not re.search(r"plan v\d|version \d", text)
 
 
 def test_no_machine_dates_or_ci_details_on_the_front_page():

@@ -166,13 +166,12 @@ def body():
 
 def paper_protocol_rows():
     """Rows for Table 1 under the paper's protocol (not in the sum above): the plan's CPU-hour
-    estimate per width, and the training time of the runs finished so far, with their machines
-    (summary.json)."""
+    estimate per width, and the training time of the runs finished so far, with the kinds of
+    machine they ran on (summary.json names them)."""
     plan = _load("01_mnist_classification/paper_protocol/plan.json")
     if not plan:
         return []
     summ = _load("01_mnist_classification/paper_protocol/summary.json") or {"rows": []}
-    cpu = (plan["machine"].get("cpu") or "CPU").replace("(R)", "").replace(" Processor", "")
     rows = []
     for H in plan["settings"]["widths"]:
         est = plan["estimate"][f"final_h{H}_cpu_h"]
@@ -180,13 +179,14 @@ def paper_protocol_rows():
                 for w, h in zip(r["train_wall_s"], r.get("hardware") or [None] * len(r["runs"]))]
         n_all = len(plan["settings"]["seeds"][str(H)]) * 4
         # a run resumed on another machine lists its segments ("GPU; CPU from epoch N"): the
-        # machines, each once
-        machines = sorted({re.sub(r" \d+GB.*$", "", re.sub(r"^NVIDIA ", "", re.sub(
-            r" from epoch \d+$", "", part))) for _, h in done if h for part in h.split("; ")})
+        # kinds of machine (a GPU, one CPU thread), each once; their names are in summary.json
+        machines = sorted({"GPU" if re.match(r"^(NVIDIA|AMD Instinct|Tesla)", part) else
+                           "1 CPU thread" if "1 thread" in part else "CPU"
+                           for _, h in done if h for part in h.split("; ")})
         took = f"{duration(sum(w for w, _ in done))} ({'; '.join(machines)})"
         # complete: what the runs took (the plan's estimate stays in plan.json)
         when = (f"{len(done)} runs: {took}" if len(done) == n_all else
-                f"{duration(est * 3600)} planned ({cpu}, 1 thread/run); "
+                f"{duration(est * 3600)} planned (1 CPU thread/run); "
                 + (f"{len(done)} of {n_all} done: {took}" if done else f"0 of {n_all} done"))
         rows.append((f"paper's protocol, 2×{H} (01; not summed)", when,
                      f"`make table1 PROTOCOL=paper{'' if H == 400 else f' WIDTH={H}'} JOBS=2`"))

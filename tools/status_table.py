@@ -4,9 +4,10 @@ committed results files.
     python tools/status_table.py            # rewrites the blocks between the markers
     python tools/status_table.py --check    # exit 1 when a block differs from the results
 
-The README holds five plain sentences ("What we found") and a short table (experiment, paper,
-ours, a verdict of a few words); docs/reading.md holds the full table with every verdict and
-the protocol of each row.
+The README holds a one-sentence answer ("In short"), one finding per experiment ("What we
+found") and a short table of the rows with a value from the paper (experiment, paper, ours,
+ours − paper, the claims in a few words); docs/reading.md holds the full table with every
+verdict and the protocol of each row, in the same words.
 
 Every number in the table comes from a results file; Table 1's verdicts are helpers.stats' words
 (two-sided tests, written into table1.json by helpers.table1), summarised by ``verdict_*``.
@@ -21,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- status:start -->", "<!-- status:end -->"
 FOUND_START, FOUND_END = "<!-- found:start -->", "<!-- found:end -->"
+SHORT_START, SHORT_END = "<!-- short:start -->", "<!-- short:end -->"
 SHORT_VERDICT = 110  # characters: a longer verdict keeps its first clause in the README
 
 
@@ -105,26 +107,89 @@ def _paper_range():
     return f"{100 * min(vals):.2f}–{100 * max(vals):.2f}%"
 
 
-def pruning_references_verdict():
-    """'; vs magnitude pruning (95%): <word> vs <nets>; ...': notebook 04's plans v2 and v3 at 95 %
-    removed (BBB by SNR against magnitude pruning of the references), or that they are pending
-    (no verdict before a plan's networks are complete); '' before their first analysis."""
+PRUNE_NAMES = {"bbb_magnitude": "|μ|", "sgd_magnitude": "SGD's |w|",
+               "dropout_magnitude": "dropout's |w|", "start_magnitude": "start net's |w|"}
+
+
+def pruning_claims():
+    """Notebook 04's declared claims "SNR < x" (BBB pruned by SNR against BBB pruned by |μ| and
+    the reference networks pruned by |w|), per fraction removed: {fraction: [(x, verdict)]} from
+    its two summaries (v2: |μ|, SGD, dropout; v3: the start net), "pending" while either is
+    interim, None before the first exists."""
     v2, v3 = _load("04_pruning/v2/summary.json"), _load("04_pruning/v3/summary.json")
     if v2 is None:
-        return ""
-    claims = [(v2, "error after pruning", "sgd_magnitude"),
-              (v2, "error after pruning", "dropout_magnitude")]
-    if v3 is not None:
-        claims.append((v3, "against BBB's starting network", "start_magnitude"))
-    if any(s["interim"] for s, _, _ in claims):
-        return "; vs magnitude pruning: pending"
-    words = [s["families"][fam][f"bbb_snr < {arm} at 95%"]["verdict"] for s, fam, arm in claims]
-    names = ["SGD", "dropout", "start net"][:len(words)]
+        return None
+    fams = [(v2, "error after pruning")] + ([(v3, "against BBB's starting network")] if v3 else [])
+    if any(s["interim"] for s, _ in fams):
+        return "pending"
+    out = {}
+    for s, fam in fams:
+        for claim, res in s["families"][fam].items():
+            m = re.match(r"bbb_snr < (\w+) at (\d+)%$", claim)
+            if m and m.group(1) in PRUNE_NAMES:
+                out.setdefault(m.group(2), []).append((PRUNE_NAMES[m.group(1)], res["verdict"]))
+    return dict(sorted(out.items(), key=lambda kv: int(kv[0])))
+
+
+def _by_word(pairs, short=True):
+    """'SNR < |μ|, SGD's |w|: not resolved; SNR < dropout's |w|: holds': the claims "SNR < x"
+    grouped by verdict word (first appearance first); ``short``: the README's words."""
     by = {}
-    for w, name in zip(words, names):
-        by.setdefault(w, []).append(name)
-    return "; vs magnitude pruning (95%): " + "; ".join(f"{w} vs {', '.join(n)}"
-                                                     for w, n in by.items())
+    for name, v in pairs:
+        by.setdefault(_word(v) if short else v, []).append(name)
+    return "; ".join(f"SNR < {', '.join(n)}: {'hold' if w == 'holds' and len(n) > 1 else w}"
+                     for w, n in by.items())
+
+
+def pruning_references_verdict(short=False, fractions=None):
+    """'; at 95% removed: SNR < ...: <word>; ...; at 98% removed: ...': notebook 04's claims
+    at each fraction (``pruning_claims``), the same list in the README (``short``) and in
+    docs/reading.md (``fractions``: only those); '; vs |μ| and magnitude pruning: pending' while
+    a plan is interim; '' before the first analysis."""
+    claims = pruning_claims()
+    if claims is None:
+        return ""
+    if claims == "pending":
+        return "; vs |μ| and magnitude pruning: pending"
+    return "; " + "; ".join(f"at {f}%{'' if short else ' removed'}: {_by_word(p, short)}"
+                            for f, p in claims.items() if not fractions or f in fractions)
+
+
+def pruned_nets():
+    """What the pruned networks are, from their run records (notebook 01's runs/): how many per
+    width, the method, optimizer, epochs and warm start of the first, whether they are among
+    Table 1's reported runs (plan_v1/summary.json) and whether they were trained before them;
+    None without records."""
+    prune = _load("04_pruning/snr.json")
+    if not (prune and "models" in prune["metrics"]):
+        return None
+    models = prune["metrics"]["models"]
+    rec = _load(f"01_mnist_classification/runs/{models[0]['name']}.json")
+    if not rec:
+        return None
+    c = rec["config"]
+    plan = _load("01_mnist_classification/plan_v1/summary.json")
+    runs = " ".join(" ".join(r.get("runs") or []) for r in (plan or {}).get("rows", []))
+    first = min((plan or {}).get("records_created") or [None]) if plan else None
+    return {"n": sum(m["H"] == models[0]["H"] for m in models), "H": models[0]["H"],
+            "optimizer": {"adam": "Adam", "sgd": "SGD"}.get(c["optimizer"], c["optimizer"]),
+            "epochs": c["epochs"], "warm": c["init_epochs"] if c.get("init_from") else None,
+            "in_table1": all(m["name"] in runs for m in models),
+            "earlier": bool(first and rec.get("created") and rec["created"] < first)}
+
+
+def pruned_nets_words(short=False):
+    """'3 earlier Adam nets with a 60-epoch warm start, not Table 1's' (``short``: the README's
+    cells) or the longer form with epochs; '' when the pruned nets are Table 1's own runs."""
+    n = pruned_nets()
+    if not n or n["in_table1"]:
+        return ""
+    when = "earlier " if n["earlier"] else ""
+    warm = f"{n['warm']}-epoch warm start" if n["warm"] else "random start"
+    if short:
+        return f"{n['n']} {when}{n['optimizer']} nets with a {warm}, not Table 1's"
+    return (f"{n['n']} {when}scale-mixture nets per width, not Table 1's runs: {n['optimizer']}, "
+            f"{n['epochs']} epochs at 2×{n['H']} after a {warm}")
 
 
 def _pending(what, paper, command, notebook):
@@ -326,7 +391,8 @@ def rows():
                     _stats().vs_published(ds, 0.05, unit=" pp")["verdict"]
                     + pruning_references_verdict()
                     + f"; Figure 4: {'two modes, as the paper' if two else 'not two modes everywhere'}",
-                    "Table 1's nets", "[04](notebooks/04_pruning.ipynb)", pruning_readme(ds, dip)])
+                    pruned_nets_words() or "Table 1's nets", "[04](notebooks/04_pruning.ipynb)",
+                    pruning_readme(ds, dip)])
     reg = _load("02_regression_uncertainty/bbb_gaussian.json")
     mle = _load("02_regression_uncertainty/mle.json")
     if reg and mle and isinstance(reg["metrics"].get("std_ratio"), dict):
@@ -444,49 +510,26 @@ NAMES = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "ensemble", "ivon
 LAPLACE_ALL = ("laplace_ll_kron", "laplace_diag", "laplace_kron")
 
 
-def _plan_words(summary, names):
-    """'BBB NLL: better than X, Y; worse than Z; AUROC: ... (Holm)': per family of a finished
-    plan, the rivals BBB is better and worse than (helpers.stats' verdicts; the rest not
-    resolved); the three Laplace fits, when all on one side, as one."""
-    short = {"test NLL": "NLL", "OOD AUROC (entropy)": "AUROC", "test ECE": "ECE"}
-    sys.path.insert(0, str(ROOT))
-    from helpers.alternatives_report import failed_fits
-    failed = set(failed_fits(summary))  # worse than their own MAP network: no verdict
-    parts = []
-    for family, claims in summary["families"].items():
-        by = {"holds": [], "reversed": []}
-        for claim, c in claims.items():
-            lhs, rest = claim.split(" < ")
-            rival = rest.split(" on ")[0] if lhs == "bbb" else lhs
-            if rival not in failed:
-                by.get(c["verdict"], []).append(rival)
-        words = []
-        for w, keys in (("better", by["holds"]), ("worse", by["reversed"])):
-            if set(LAPLACE_ALL) <= set(keys):
-                keys = [k for k in keys if k not in LAPLACE_ALL] + ["3 Laplace fits"]
-            if keys:
-                words.append(f"{w} than {', '.join(names.get(k, k) for k in keys)}")
-        parts.append(f"{short.get(family, family)}: " + ("; ".join(words) or "none resolved"))
-    tail = f"; {len(failed)} Laplace fit{'s' if len(failed) > 1 else ''} failed (worse than MAP)" \
-        if failed else ""
-    return "BBB " + "; ".join(parts) + " (Holm)" + tail
-
-
 def pruning_readme(ds, dip):
-    """Table 2's README cells: ours − the paper's +0.05 pp with its interval; the declared claims
-    at 95 % removed (BBB by SNR against BBB by |μ| and the references by |w|, notebook 04), or
-    Figure 4's modes while those are pending."""
+    """Table 2's README cells: ours (the change at 95 % removed, which networks, and Figure 4's
+    modes with the widths they count), ours − the paper's +0.05 pp with its interval, and the
+    declared claims at each fraction (``pruning_references_verdict``, the list docs/reading.md
+    gives)."""
+    import statistics
     s = _stats().mean_ci(ds)
     vs = minus_paper(s["mean"] / 100, s["ci"] and [x / 100 for x in s["ci"]], 0.0005)
-    v2 = _load("04_pruning/v2/summary.json")
-    names = {"bbb_magnitude": "SNR < |μ|", "sgd_magnitude": "SNR < SGD's |w|",
-             "dropout_magnitude": "SNR < dropout's |w|"}
-    if not v2 or v2["interim"]:
-        return {"vs": vs, "claims": "pending"}
-    fam = v2["families"]["error after pruning"]
-    return {"vs": vs, "claims": claims_cell([(n, fam[f"bbb_snr < {k} at 95%"]["verdict"])
-                                             for k, n in names.items()
-                                             if f"bbb_snr < {k} at 95%" in fam])}
+    sd = f" ± {statistics.stdev(ds):.2f}" if len(ds) > 1 else ""
+    n = pruned_nets()  # the finding names them in full
+    who = f"{len(ds)} {'earlier ' if n['earlier'] else ''}nets, not Table 1's" if n and \
+        not n["in_table1"] else _seeds(len(ds))
+    ours = f"{statistics.fmean(ds):+.2f}{sd} pp ({who})"
+    if dip:
+        from helpers.pruning import dip_row_words
+        ws = sorted(dip["metrics"]["widths"], key=int)
+        modes = dip_row_words(dip["metrics"], int(ws[-1])).split("; ")[0]
+        ours += f"; {modes} ({'both widths' if len(ws) == 2 else ', '.join(f'2×{w}' for w in ws)})"
+    claims = pruning_references_verdict(short=True, fractions=("95",))[2:]
+    return {"vs": vs, "ours": ours, "claims": claims or "pending"}
 
 
 def _regression_claims():
@@ -508,11 +551,12 @@ PLAN_SHORT = {"test NLL": ("NLL", "below"), "OOD AUROC (entropy)": ("AUROC", "ab
               "test ECE": ("ECE", "below")}
 
 
-def plan_claims(summary, families=None):
+def plan_claims(summary, families=None, full=False):
     """A finished plan's README cell (notebooks 05, 06): per family, BBB against the rivals
     whose claim was resolved, grouped by word ('AUROC: BBB > MAP holds, > MC dropout
     reversed'), and how many are not resolved; a fit worse than its own MAP network gets no
-    verdict (helpers.alternatives_report.failed_fits)."""
+    verdict (helpers.alternatives_report.failed_fits). ``full``: docs/reading.md's cell (every
+    family, the seeds of "not resolved", Holm marked)."""
     sys.path.insert(0, str(ROOT))
     from helpers.alternatives_report import failed_fits
     failed = set(failed_fits(summary))
@@ -536,25 +580,29 @@ def plan_claims(summary, families=None):
                  for w, r in by.items()]
         if words:
             parts.append(f"{metric}: BBB " + ", ".join(words))
-    cell = "; ".join(parts) + (f"; {rest} not resolved" if rest else "")
-    return cell + (f"; {len(failed)} Laplace fits failed (NLL above MAP's): no verdict"
-                   + fair_laplace_words() if failed else "")
+    seeds = f" at {_seeds(len(summary['seeds']))}" if full and summary.get("seeds") else ""
+    cell = "; ".join(parts) + (f"; {rest} not resolved{seeds}" if rest else "")
+    cell += " (Holm)" if full else ""
+    return cell + (f"; Laplace: {len(failed)} failed fits (NLL above their own MAP "
+                   "network's), no verdict" + fair_laplace_words() if failed else "")
 
 
 def fair_laplace_words():
-    """'; refitted (06, section 4): marginal likelihood 3 failed, validation grid 3 equal to
-    MAP' from the refit of the Laplace rows (helpers.laplace_fair's summary); '' without it."""
+    """'; refitted two ways (06, section 4): by marginal likelihood 3 still failed, by validation
+    grid 3 only equal to MAP' from the refit of the Laplace rows' prior precision
+    (helpers.laplace_fair's summary); '' without it."""
     s = _load("06_alternatives/v3/laplace_fair/summary.json")
     if not s or not s.get("complete"):
         return ""
     words = {"marglik_layerwise": "marginal likelihood", "val_grid": "validation grid"}
+    said = {"failed fit": "still failed", "equal to MAP": "only equal to MAP"}
     parts = []
     for choice, name in words.items():
         out = [f[choice]["outcome"] for f in s["flavours"].values() if choice in f]
         tally = {o: out.count(o) for o in dict.fromkeys(out)}
-        parts.append(f"{name} " + ", ".join(f"{n} {o.replace('failed fit', 'failed')}"
-                                            for o, n in tally.items()))
-    return "; refitted (06, section 4): " + "; ".join(parts)
+        parts += [f"by {name} {n} {said.get(o, o)}" for o, n in tally.items()]
+    return "; refitted two ways (06, section 4): " + ", ".join(parts)
+
 
 def _best(summary, metric, better):
     """(method, entry) of the best rival of BBB on ``metric`` (full test sets)."""
@@ -585,7 +633,7 @@ def _beyond_05():
         m, b = _best(v2, "auroc_entropy", max)
         return [label, "—", f"{a['mean']:.3f} ± {a['sd']:.3f} vs {NAMES[m]} {b['mean']:.3f} ± "
                 f"{b['sd']:.3f} ({len(a['seeds'])} seeds)",
-                _plan_words(v2, NAMES), PLAN_V3_PROTOCOL,
+                plan_claims(v2, full=True), PLAN_V3_PROTOCOL,
                 "[05](notebooks/05_uncertainty.ipynb)", {"vs": "", "claims": plan_claims(v2)}]
     recs = {k: _load(f"05_uncertainty/{k}_mnist.json")
             for k in ("bbb", "mc_dropout", "ensemble", "deterministic")}
@@ -614,7 +662,7 @@ def _beyond_06():
         return ["Beyond: BBB vs 7 rivals: NLL; AUROC", "—",
                 f"BBB {nll['mean']:.4f}; {au['mean']:.3f}. Best: {NAMES[mn]} {bn['mean']:.4f}; "
                 f"{NAMES[ma]} {ba['mean']:.3f} ({n} seeds)",
-                _plan_words(v3, NAMES),
+                plan_claims(v3, full=True),
                 "as above" if v2_done() else PLAN_V3_PROTOCOL,
                 "[06](notebooks/06_alternatives.ipynb)",
                 {"vs": "", "claims": plan_claims(v3, ("test NLL",))}]
@@ -711,8 +759,8 @@ def paper_protocol_rows(nb01):
             cell = summ["analysis"]["cells"].get(f"bbb_mixture_h{H}")
             verdict = "mixture: " + cell_words(cell)  # the interval, whatever the word
             fam = summ["analysis"]["orderings"].get(str(H))
-            if fam:
-                verdict += f"; orderings: {verdict_orderings(fam)}"
+            if fam:  # σ did not learn: BBB's orderings get no verdict here either
+                verdict += f"; orderings: {fixed_sigma_claims(fam, full=True)}"
             one = max(n) < 2  # one seed: an illustration, no interval and no test
             readme = {"vs": "1 seed: illustration only" if one else
                       minus_paper(cell["mean"], cell["ci"], cell["published"], "mixture"),
@@ -731,12 +779,17 @@ def paper_protocol_rows(nb01):
     return out
 
 
-def fixed_sigma_claims(family):
-    """The README's claims cell of the paper's protocol as run so far: σ did not learn there
-    (notebook 01, section 3), so a claim about BBB counts for nothing (a method's verdict counts
-    only if the method worked): 'BBB claims: no verdict (σ did not learn); dropout < SGD: holds'."""
+def fixed_sigma_claims(family, full=False):
+    """The claims cell of the paper's protocol as run so far: σ did not learn there (notebook
+    01, section 3), so a claim about BBB counts for nothing (a method's verdict counts only if
+    the method worked): 'BBB claims: no verdict (σ did not learn); dropout < SGD: holds' for the
+    README; ``full``: docs/reading.md's words, the other claims with their whole verdict
+    ('BBB's 2: no verdict (σ did not learn); dropout < SGD: not resolved at 1 seed')."""
     keep = {k: c for k, c in family.items() if "bbb" not in k.lower() and "mixture" not in k.lower()
             and "gaussian" not in k.lower()}
+    if full:
+        return "; ".join([f"BBB's {len(family) - len(keep)}: no verdict (σ did not learn)"]
+                         + [f"{CLAIM_SHORT.get(k, k)}: {c['verdict']}" for k, c in keep.items()])
     cell = "BBB claims: no verdict (σ did not learn)"
     return cell + ("; " + ordering_claims(keep) if keep else "")
 
@@ -758,8 +811,9 @@ def table(full_rows=None):
     header = ["experiment", "paper", "ours (mean ± sd)", "verdict", "protocol / departures",
               "notebook"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += [NB_LINK.sub(r"[\1][nb\1]", "| " + " | ".join(r) + " |")
-              for r in ((r[:6]) for r in (full_rows if full_rows is not None else rows()))]
+    lines += [NB_LINK.sub(r"[\1][nb\1]", "| " + " | ".join(
+        [r[0].replace(*README_LABELS[0])] + list(r[1:6])) + " |")  # named by recipe, as the README
+              for r in (full_rows if full_rows is not None else rows())]
     return "\n".join(lines + [""] + link_definitions(prefix="../"))
 
 
@@ -778,12 +832,15 @@ def short_verdict(verdict):
     return verdict if len(verdict) <= SHORT_VERDICT else verdict.split("; ")[0]
 
 
-README_LABELS = ((", plan v1", ", Adam + warm start"),)  # docs/reading.md explains the plans
+README_LABELS = ((", plan v1", ", Adam + warm start"),  # docs/reading.md explains the plans
+                 (", buffer: paper", ""),  # the README shows only the paper's buffer
+                 ("95% of weights removed by SNR", "95% removed by SNR"))
 # rows only docs/reading.md shows (the README's length budget): the middle width of Table 1's
 # modern recipe (3 seeds), the bandit's keep-all arm (added after seed 0, docs/choices.md) and
 # Figure 3 (one network per method, no test)
 README_SKIP = ("Table 1 at 2×800,", "buffer: keep all", "Figure 3:",
-               "Figure 2: the paper's protocol")  # one seed so far: docs/reading.md
+               "Figure 2: the paper's protocol",  # one seed: docs/reading.md
+               "Beyond:", "Figure 5:")  # no paper value: the README's findings 4 and 6 give them
 
 
 def glance_table(full_rows=None):
@@ -797,16 +854,18 @@ def glance_table(full_rows=None):
     order = sorted(range(len(full_rows)), key=lambda i: (
         0 if "the paper's protocol" in full_rows[i][0] else
         1 if full_rows[i][0].startswith("Table 1 at") else 2, i))
+    above = None  # the paper's cell of the row above
     for r in (full_rows[i] for i in order if not any(s in full_rows[i][0] for s in README_SKIP)):
         link = NB_LINK.sub(r"[\1][nb\1]", r[5])
         label = r[0].split(": SGD / ")[0]  # the README's intro names Table 1's column order
         for old, new in README_LABELS:
             label = label.replace(old, new)
         ours = re.sub(r" \((\d+(?:–\d+)? seeds);[^)]*\)", r" (\1)", r[2])  # spreads: reading.md
-        if label.startswith("Table 2"):  # the dip's reading: docs/reading.md
-            ours = "; ".join(ours.split("; ")[:2])
         cells = r[6] if len(r) > 6 else {"vs": "", "claims": short_verdict(r[3])}
-        row = [f"{label} {link}", r[1], ours, cells["vs"] or "—", cells["claims"] or "—"]
+        ours = cells.get("ours", ours)
+        paper = "as above" if r[1] == above else r[1]  # Table 1's two recipes at one width
+        above = r[1]
+        row = [f"{label} {link}", paper, ours, cells["vs"] or "—", cells["claims"] or "—"]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
     return "\n".join(lines + [""] + link_definitions())
 
@@ -839,13 +898,18 @@ def found_paper_protocol():
     c, g = cells["bbb_mixture_h400"], cells.get("bbb_gaussian_h400")
     rho0 = f"{plan['fixed']['rho_init']:g}".replace("-", "−")
     text = ("**Table 1, the paper's protocol.** Trained as the paper describes, with our fill-ins "
-            f"where it is silent (ρ₀ = {rho0}, one learning rate for μ and ρ), the 2×400 scale "
+            f"where it is silent (σ = log(1 + e^ρ) starting at ρ₀ = {rho0}; one learning rate "
+            "for μ and ρ), the 2×400 scale "
             f"mixture errs on {100 * c['mean']:.2f}% ({_seeds(c['n'])}; paper "
             f"{100 * c['published']:.2f}%)")
     if g:
         text += f" and the Gaussian prior on {100 * g['mean']:.2f}%"
     return text + (f". But σ shifted uniformly (every weight alike) and did not learn ({phrase}"
                    "): these runs give no verdict on BBB.")
+
+
+DIFF_NAMES = {"bbb_mixture": "mixture", "bbb_gaussian": "Gaussian", "sgd": "SGD",
+              "dropout": "dropout"}
 
 
 def found_modern_recipe():
@@ -863,15 +927,19 @@ def found_modern_recipe():
         return None
     c = s["analysis"]["400"]["cells"]["bbb_mixture"]
     ex = T.excluded_words(s)
+    named = [f"{DIFF_NAMES.get(a, a)} − {DIFF_NAMES.get(b, b)}"
+             for (W, a, b), x in eff.items() if W == 400 and x.get("paper") is not None]
+    if named and " differences lies" in ex:  # which differences: the paper's, as notebook 01
+        ex = ex.replace(" differences lies", f" differences ({', '.join(named)}) lies", 1)
     text = ("**Table 1, a modern recipe.** With every method trained by Adam, "
             + (f"none of the paper's Table 1 margins reappear: {ex}. " if ex else "")
-            + f"The 2×400 scale mixture (means started at a trained plain network) errs on "
+            + f"The warm-started 2×400 scale mixture errs on "
             f"{100 * c['mean']:.2f} ± {100 * c['sd']:.2f}% ({c['n']} seeds; paper "
-            f"{100 * c['published']:.2f}%): {_pp(e['diff'])} pp against a plain network "
+            f"{100 * c['published']:.2f}%): {_pp(e['diff'])} pp against the plain network "
             f"{_interval(e['ci_adj'])[:-3]} (paper {_pp(e['paper'])} pp), "
             f"{e['verdict']} (Holm)")
     if ctl and ctl.get("ci_adj"):
-        text += (f"; against that plain network given as many more epochs, "
+        text += (f"; against its own start net trained on for as many epochs, "
                  f"{_pp(ctl['diff'])} pp {_interval(ctl['ci_adj'])[:-3]}")
     return text + " (intervals adjusted, as in notebook 01)."
 
@@ -897,8 +965,9 @@ def found_pruning():
     ci = _stats().mean_ci(ds)
     span = f" [{ci['ci'][0]:+.2f}, {ci['ci'][1]:+.2f}]" if ci["ci"] else ""
     text = (f"**Table 2, Figure 4: pruning.** Removing the 95% of a 2×{H} network's weights "
-            "with the lowest signal-to-noise ratio (SNR = |μ|/σ) changes its test error by "
-            f"{ci['mean']:+.2f} pp{span} ({len(ds)} Adam warm-started networks; paper +0.05 pp)")
+            "with the lowest SNR = |μ|/σ changes its test error by "
+            f"{ci['mean']:+.2f} pp{span} ({pruned_nets_words(short=True) or _seeds(len(ds))}; "
+            "paper +0.05 pp)")
     v2 = _load("04_pruning/v2/summary.json")
     r = v2 and not v2["interim"] and v2["families"]["error after pruning"].get(
         "bbb_snr < bbb_magnitude at 95%")
@@ -937,13 +1006,13 @@ def found_regression():
     rev = sum(len(t["reversed"]) for t in counts.values())
     return (f"**Figure 5: regression.** With a N(0, {sigma:g}) prior, BBB's predictive sd is "
             f"{g['std_ratio']['mean']:.1f} times larger away from the data than near it (a "
-            f"standard network's: {s['std_ratio']['mean']:.1f}), and its 90% band covers "
-            f"{100 * g['coverage90_out']['mean']:.0f}% of fresh points there (target 90%; per seed "
-            f"{100 * min(cov):.0f}–{100 * max(cov):.0f}%). With the scale-mixture prior the ratio "
-            f"is {m['std_ratio']['mean']:.1f} and the band covers "
-            f"{100 * m['coverage90_out']['mean']:.0f}%. Of {n} declared tests of BBB against a "
+            f"standard network's: {s['std_ratio']['mean']:.1f}); its 90% band covers "
+            f"{100 * g['coverage90_out']['mean']:.0f}% of fresh points there (per seed "
+            f"{100 * min(cov):.0f}–{100 * max(cov):.0f}%). With the scale-mixture prior: "
+            f"{m['std_ratio']['mean']:.1f}, covering "
+            f"{100 * m['coverage90_out']['mean']:.0f}%. Of {n} declared tests against a "
             "standard network, MC dropout and a deep ensemble, "
-            f"{held} hold, {rev} are reversed and {n - held - rev} are not "
+            f"{held} hold, {rev} are reversed, {n - held - rev} are not "
             f"resolved at {_seeds(len(g['std_ratio']['per_seed']))}.")
 
 
@@ -957,8 +1026,7 @@ def found_bandit():
     holds = [AGENTS[a] for a in AGENTS if tests[a]["verdict"] == "holds"]
     n = len(bbb["final_per_seed"])
     wins = sum(g < b for g, b in zip(greedy["final_per_seed"], bbb["final_per_seed"]))
-    text = (f"**Figure 6: a bandit.** On the mushroom task, with the paper's buffer (the last "
-            f"4,096 tuples), BBB's regret after 50,000 steps is "
+    text = (f"**Figure 6: a bandit.** On the mushroom task, BBB's regret after 50,000 steps is "
             f"{bbb['mean']:,.0f} ± {bbb['sd']:,.0f} ({n} seeds; paper about 5,700)"
             + (f", lower than {' and '.join(holds)} ({'both hold' if len(holds) == 2 else 'holds'})"
                if holds else ""))
@@ -969,17 +1037,85 @@ def found_bandit():
     return text + "."
 
 
+def _rivals_with(summary, family, word):
+    """The rivals (display names) whose claim against BBB in ``family`` has verdict ``word``,
+    leaving out failed Laplace fits (helpers.alternatives_report.failed_fits)."""
+    from helpers.alternatives_report import failed_fits
+    failed = set(failed_fits(summary))
+    out = []
+    for claim, c in (summary.get("families", {}).get(family) or {}).items():
+        lhs, tail = claim.split(" < ")
+        rival = tail.split(" on ")[0] if lhs == "bbb" else lhs
+        if c["verdict"] == word and rival not in failed:
+            out.append(NAMES.get(rival, rival))
+    return out
+
+
+def _and(names):
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
 def found_beyond():
+    """Notebooks 05 and 06 (beyond the paper): BBB's AUROC against MAP and the best rival, the
+    rivals it beats on ECE, those that beat it on NLL, and the Laplace fits that failed (worse
+    than their own MAP network: no verdict, refitted or not)."""
     v2 = _load("05_uncertainty/v2/summary.json")
     if not v2 or v2["interim"]:
         return None
+    sys.path.insert(0, str(ROOT))
     a = v2["table"]["bbb"]["full"]["auroc_entropy"]
     m, b = _best(v2, "auroc_entropy", max)
     base = v2["table"].get("map", {}).get("full", {}).get("auroc_entropy")
-    return (f"**Beyond the paper.** BBB tells unfamiliar images (Fashion-MNIST) from MNIST with "
+    text = (f"**Beyond the paper.** BBB tells unfamiliar images (Fashion-MNIST) from MNIST with "
             f"an AUROC of {a['mean']:.3f} ± {a['sd']:.3f} ({len(a['seeds'])} seeds)"
-            + (f", above a single network's (MAP) {base['mean']:.3f}" if base else "")
-            + f" but below {NAMES[m]}'s {b['mean']:.3f} ± {b['sd']:.3f}.")
+            + (f", above a single network's (MAP: weight decay) {base['mean']:.3f}" if base else "")
+            + f" but below {NAMES[m]}'s {b['mean']:.3f} ± {b['sd']:.3f}")
+    the = {"ensemble": "the ensemble"}
+    ece = [the.get(n, n) + "'s" for n in _rivals_with(v2, "test ECE", "holds")]
+    if ece:
+        text += f"; its ECE is lower than {_and(ece)} ({'both hold' if len(ece) == 2 else 'holds'})"
+    v3 = _load("06_alternatives/v3/summary.json")
+    if v3 and not v3["interim"]:
+        from helpers.alternatives_report import failed_fits
+        worse = [the.get(n, n) for n in _rivals_with(v3, "test NLL", "reversed")]
+        if worse:
+            text += (f". On test NLL it loses to {_and(worse)} "
+                     f"({'both reversed' if len(worse) == 2 else 'reversed'})")
+        failed = failed_fits(v3)
+        if failed:  # their refits: docs/reading.md and notebook 06
+            text += (f"; the {len(failed)} Laplace fits are worse than their own MAP network "
+                     "(failed fits: no verdict)")
+    return text + "."
+
+
+def headline():
+    """The README's one-sentence answer, each clause only where results/ say it: the paper's
+    Table 1 margins absent under the modern recipe (helpers.table1.excluded_words), σ not
+    learning under the paper's protocol, the claims of BBB that hold (pruning, the bandit against
+    ε-greedy) with a simpler rival not measurably worse, and MC dropout's higher AUROC."""
+    s = _load("01_mnist_classification/plan_v1/summary.json")
+    sys.path.insert(0, str(ROOT))
+    from helpers import table1 as T
+    if not s or not T.excluded_words(s) or not found_paper_protocol():
+        return None
+    text = ("**In short:** none of the paper's Table 1 margins reappear with a modern recipe; "
+            "under the paper's own protocol σ did not learn (no verdict on BBB)")
+    claims = pruning_claims()
+    mu = [v for f, pairs in (claims if isinstance(claims, dict) else {}).items()
+          for n, v in pairs if f == "95" and n == "|μ|"]
+    rec = _load("03_contextual_bandit/reported_paper.json")
+    tests = _bandit().bbb_orderings(rec) if rec and rec["metrics"].get("complete") else {}
+    if mu and mu[0].startswith("not resolved") and tests and \
+            tests["greedy"]["verdict"].startswith("not resolved") and \
+            all(tests[a]["verdict"] == "holds" for a in ("eps1", "eps5")):
+        text += ("; where BBB's other claims hold (pruning by signal-to-noise ratio, a bandit "
+                 "against ε-greedy), a simpler rival (pruning by |μ|, a greedy agent) is not "
+                 "measurably worse")
+    v2 = _load("05_uncertainty/v2/summary.json")
+    au = (v2 or {}).get("families", {}).get("OOD AUROC (entropy)", {})
+    if any(k.startswith("mc_dropout < bbb") and c["verdict"] == "reversed" for k, c in au.items()):
+        text += "; MC dropout tells unfamiliar images apart better"
+    return text + "."
 
 
 def found():
@@ -998,6 +1134,8 @@ def main(argv=None):
     sys.path.insert(0, str(ROOT))
     from marked_block import rewrite
     full = rows()
+    rewrite(ROOT / "README.md", SHORT_START, SHORT_END, headline() or "", "README.md's headline",
+            "python tools/status_table.py", check=args.check)
     rewrite(ROOT / "README.md", FOUND_START, FOUND_END, found(), "README.md's findings",
             "python tools/status_table.py", check=args.check)
     rewrite(ROOT / "README.md", START, END, glance_table(full), "README.md's status table",
