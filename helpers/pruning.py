@@ -363,8 +363,9 @@ def pruned_words(rec, replication=()):
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     seeds = [str(x) for x in replication if not alt or x != alt.get("seed")]
     more = (f" That weighting's network{'s' * (len(seeds) > 1)} of seed{'s' * (len(seeds) > 1)} "
-            f"{' and '.join(seeds)} {'are' if len(seeds) > 1 else 'is'} section 4's replication, "
-            "pruned by SNR only." if alt and seeds else "")
+            f"{' and '.join(seeds)} {'are' if len(seeds) > 1 else 'is'} pruned by SNR only, to "
+            "repeat section 4's test on seeds whose numbers had not been seen." if alt and seeds
+            else "")
     return f"Pruned: {listed}.{more}"
 
 
@@ -374,13 +375,13 @@ def retrain_words(rec):
     seconds, missing = retrain_seconds(rec)
     alt = rec["metrics"].get("other_kl_weighting")
     known = {m["name"]: m for m in rec["metrics"]["models"] + ([alt] if alt else [])}
-    text = (f"Training them from scratch took {seconds / 3600:.1f} h by their run records (each "
-            "with the SGD network its means start from).")
+    text = (f"Training them from scratch took {seconds / 3600:.1f} h by notebook 01's records of "
+            "those runs (each with the SGD network its means start from).")
     if missing:
         names = [_network_words(known[n], alt) if n in known else f"the run {n}" for n in missing]
         one = len(names) == 1
-        text += (f" Not counted: {' and '.join(names)}, which ha{'s' if one else 've'} no run "
-                 "record in results/01_mnist_classification/runs/.")
+        text += (f" Not counted: {' and '.join(names)}, which ha{'s' if one else 've'} no "
+                 "record in notebook 01.")
     return text
 
 
@@ -655,6 +656,17 @@ def table2_text(rec, compare_H):
     said = " and ".join(times(c, w, i == 0) for i, (c, w) in enumerate(rnd))
     lines.append(f"- Removed at random, with {first} % of the weights gone the error is already "
                  f"{said}.")
+    full = [m["error_at"]["snr"].get("100") for m in main]
+    if all(x is not None for x in full):
+        rnd_at = next((f for f in FRACTIONS if f < 100 and all(
+            f"{m['error_at']['random'][str(f)]:.4f}" == f"{m['error_at']['snr']['100']:.4f}"
+            for m in main)), None)
+        lines.append(f"- With every weight removed only the biases are left, so the network "
+                     f"gives every image the same class: the 100 % row "
+                     f"({100 * sum(full) / len(full):.2f}% at 2×{H}) is one minus that class's "
+                     "share of the test images"
+                     + (f"; removed at random, the 2×{H} networks reach that same error from "
+                        f"{rnd_at} % on" if rnd_at else "") + ".")
     return "\n".join(lines)
 
 
@@ -810,7 +822,7 @@ def curves_figure(rec):
         draw(last, H, "random", ls, label=f"random, 2×{H}", seeds=False)
         draw(last, H, "snr", ls, label=f"SNR, 2×{H}", seeds=False)
     last.set_title("removed at random, against SNR (means)")
-    pct = FuncFormatter(lambda v, _: f"{100 * v:.{1 if v >= 0.02 else 2}f}%")
+    pct = FuncFormatter(lambda v, _: f"{round(100 * v, 2):g}%")  # one format: 1.3%, 2%, 50%
     for i, ax in enumerate(axes):
         ax.set_xticks(pos, [f"{f}" for f in xs])
         ax.set_xlabel("weights removed (%; fractions evenly spaced)")
@@ -839,14 +851,14 @@ def weighting_figure(base, alt, H):
     for m, c, ls in ((base, OKABE_ITO["blue"], "-"), (alt, OKABE_ITO["orange"], "--")):
         dens = [k / (m["n_weights"] * (hi - lo) / n) for k in m["snr_hist"]]
         ax.stairs(dens, edges, fill=False, color=c, ls=ls, lw=1.6,
-                  label=WEIGHTING_LABELS[m["kl_weighting"]])
+                  label=WEIGHTING_LABELS[m["kl_weighting"]].replace("π_i", r"$\pi_i$"))
         ax.axvline(m["cuts_db"]["95"], color=c, ls=":", lw=1.4,
                    label=f"95 % removed below {m['cuts_db']['95']:.1f} dB")
     filled = [i for m in (base, alt) for i, k in enumerate(m["snr_hist"]) if k]
     width = (hi - lo) / n
     ax.set_xlim(lo + min(filled) * width, lo + (max(filled) + 1) * width + 1)  # every weight
     ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density (per dB)",
-           title=f"2×{H}, seed {alt['seed']} (the eq. 9 network whose SNR histogram is stored)")
+           title=f"2×{H}, seed {alt['seed']}: the SNR density under each KL weighting")
     ax.legend(fontsize=8)
     return fig
 
@@ -961,6 +973,18 @@ def storage_text(rec):
             f"({rows[0]['sparse_bytes'] / rows[0]['dense_bytes']:.1f} times the bytes).")
 
 
+PEAK_SHARE = 0.1  # density_peaks: a local maximum counts above this share of the highest
+
+
+def density_peaks(entry, share=PEAK_SHARE):
+    """[(dB, density)] of the local maxima of ``entry``'s smoothed SNR density (``kde_db`` with
+    ``bandwidth_db``) higher than ``share`` times its highest point, left to right."""
+    g, k = kde_db(entry["snr_hist"], bandwidth_db(entry["snr_hist"]))
+    top = max(k)
+    return [(float(g[i]), float(k[i])) for i in range(1, len(k) - 1)
+            if k[i] > k[i - 1] and k[i] >= k[i + 1] and k[i] > share * top]
+
+
 def weighting_text(base, alt, errors=True):
     """Return notebook 04's reading of the KL-weighting comparison (Markdown bullets), its
     numbers from the stored analyses ``base`` (eq. 8's 1/M) and ``alt`` (eq. 9): where the eq. 9
@@ -977,8 +1001,17 @@ def weighting_text(base, alt, errors=True):
         lines.append(f"- With eq. 9's weights the SNR density sits "
                      f"{'higher' if a50 > b50 else 'lower'}: half its weights lie below "
                      f"{a50:.1f} dB, against {b50:.1f} dB with eq. 8's.")
-    lines.append(f"- The eq. 9 network's density has its highest peak near {peak:.1f} dB, which "
-                 "we have not explained.")
+    peaks = density_peaks(alt)
+    if len(peaks) > 1:
+        top = max(peaks, key=lambda x: x[1])[0]
+        lines.append(f"- Smoothed (the kernel estimate of section 1), the eq. 9 network's density "
+                     f"has {len(peaks)} peaks, near "
+                     + ", ".join(f"{x:+.1f}" for x, _ in peaks[:-1])
+                     + f" and {peaks[-1][0]:+.1f} dB (local maxima above {PEAK_SHARE:g} times the "
+                     f"highest), the highest at {top:+.1f} dB; we have not explained them.")
+    else:
+        lines.append(f"- The eq. 9 network's density has its highest peak near {peak:.1f} dB, "
+                     "which we have not explained.")
     if not errors:
         return "\n".join(lines)
     start = ("higher" if e["alt"]["0"] > e["base"]["0"] else
@@ -1272,7 +1305,7 @@ def left_tail_estimate(entry, fit_db=TAIL_FIT_DB):
     return float(np.exp(icpt) * q / (1 - q))
 
 
-def outside_words(entry):
+def outside_words(entry, shares=""):
     """One bullet on the weights outside the stored histogram's range of ``entry`` (the network
     drawn): how many, that the histogram does not record their side, and where its left tail,
     extended, puts them (an extrapolation); "" when there are none."""
@@ -1281,8 +1314,8 @@ def outside_words(entry):
         return ""
     lo, hi, _ = DB_EDGES
     text = (f"- Not drawn or counted: the {out:,} weights ({100 * out / entry['n_weights']:.2f} %)"
-            f" of the network drawn whose SNR lies outside the stored histogram's range, {lo:g} "
-            f"to {hi:g} dB; the histogram does not record on which side.")
+            f" of the network drawn whose SNR lies outside the histogram's range, {lo:g} to "
+            f"{hi:g} dB, on a side that was not recorded.{shares}")
     est = left_tail_estimate(entry)
     if est:
         text += (f" Its left tail, extended below {lo:g} dB at the slope of its lowest "
@@ -1334,8 +1367,8 @@ def dip_text(dip, cuts=None, entry=None):
                      "cut-off in red; the figure draws it black dotted).")
     bws = [n["dip"]["bandwidth_db"] for n in dip["networks"] if n["dip"]]
     sens = _sensitivity(dip)
-    rule = ("- How the dip is found: a Gaussian kernel density estimate on the stored 0.25 dB "
-            "histogram, bandwidth by Silverman's rule of thumb ("
+    rule = ("- How the dip is found: a Gaussian kernel density estimate on a 0.25 dB "
+            "histogram of the SNRs, bandwidth by Silverman's rule of thumb ("
             f"{min(bws):.2f}–{max(bws):.2f} dB here); the main mode is its highest point, the "
             "second mode the other peak that rises most above the lowest point between the two "
             f"(counted only when by more than {MODE_Z:g} times the estimate's sampling sd, "
@@ -1348,8 +1381,21 @@ def dip_text(dip, cuts=None, entry=None):
         rule += f" With {DIP_SENSITIVITY:g} times the bandwidth a network loses its second mode."
     lines.append(rule)
     if entry is not None and outside_words(entry):
-        lines.append(outside_words(entry))
+        lines.append(outside_words(entry, _shares_words(dip, entry)))
     return "\n".join(lines)
+
+
+def _shares_words(dip, entry):
+    """" Of the network drawn, 99.31 % of the weights lie below its dip, 0.65 % above it and
+    0.04 % outside the histogram's range (together 100 %)." (leading space), or ""."""
+    x = next((n for n in dip.get("networks", []) if n["name"] == entry.get("name")), None)
+    if not x or not x["dip"]:
+        return ""
+    out = (entry.get("snr_outside") or 0) / entry["n_weights"]
+    below = x["dip"]["share_below"]
+    return (f" Of the network drawn, {100 * below:.2f} % of the weights lie below its dip, "
+            f"{100 * (1 - below - out):.2f} % above it and {100 * out:.2f} % outside the "
+            "histogram's range.")
 
 
 def dip_takeaway(dip):
@@ -1404,7 +1450,7 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     a_lin.set_ylim(0, 1.2 * dens.max())  # the short legend sits left of the peak
     a_log.set_yscale("log")
     floor = 0.5 / (total * width)  # below one weight in a bin: the log axes hide no weight
-    a_log.set_ylim(floor, 300 * dens.max())  # headroom: the legend sits above the peak
+    a_log.set_ylim(floor, 3 * dens.max())  # the legend sits below the axes
     a_log.set_title("the same density, log axis: the second mode and the dip")
     if d:
         g, k = kde_db(entry["snr_hist"], d["bandwidth_db"])
@@ -1417,14 +1463,30 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
         for ax in (a_lin, a_log, a_cdf):
             ax.axvline(d["dip_db"], color=c["vermillion"], lw=1.5,
                        label=f"dip {_db(d['dip_db'], 2)} dB: {100 * d['share_below']:.1f} % below"
-                       if ax is not a_cdf else f"dip: {100 * above_dip:.2f} % of weights above")
+                       if ax is not a_cdf else
+                       f"dip: {100 * above_dip:.2f} % of weights above, "
+                       f"{100 * d['share_below']:.2f} % below" + (
+                           f",\n{100 * out / total:.2f} % outside the histogram's range"
+                           if out else ""))
+        # the second mode, too small to see on the linear axis, enlarged in an inset
+        ins = a_lin.inset_axes([0.17, 0.2, 0.3, 0.36])
+        sel = (edges[:-1] >= d["dip_db"] - 3) & (edges[1:] <= xlim[1])
+        ins.stairs(dens[sel], edges[:-1][sel].tolist() + [edges[1:][sel][-1]], fill=True,
+                   alpha=0.45, color=c["sky"])
+        ins.axvline(d["dip_db"], color=c["vermillion"], lw=1.2)
+        ins.set_xlim(d["dip_db"] - 3, xlim[1])
+        ins.set_ylim(0, 1.3 * dens[sel & (edges[:-1] >= d["dip_db"])].max())
+        ins.set_title(f"second mode ({_db(d['second_mode_db'])} dB), enlarged", fontsize=8)
+        ins.tick_params(labelsize=7)
+        ins.locator_params(axis="y", nbins=3)
         a_cdf.plot([d["dip_db"]], [above_dip], "o", color=c["vermillion"], ms=5)
     for f, ls in zip([f for f in cuts if f in entry["cuts_db"]], (":", "-.", "--")):
         v = entry["cuts_db"][f]
         for ax in (a_lin, a_cdf):
             ax.axvline(v, color="k", ls=ls, lw=1.1, label=f"{f} % removed: < {v:.1f} dB")
     a_lin.legend(fontsize=8, loc="upper left")
-    a_log.legend(fontsize=8, loc="upper left")
+    a_log.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=3,
+                 frameon=False)  # below the axes: it covers no part of the density
     above = above - out / total  # counted on the histogram: the outside weights left out
     keep = above > 0.5 / total  # past the last filled bin 1 − CDF is 0, off a log axis
     a_cdf.plot(edges[1:][keep], above[keep], color=c["blue"],
@@ -1459,14 +1521,13 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
                   xlim=xlim, title="every network (one line per seed; dot: its dip)")
         a_all.legend(fontsize=8, loc="upper left")
     top = edges[filled[-1] + 1]  # the x-axes end just past the highest filled bin
-    gap = (f"; the x-axes end at {top:.0f} dB: no weight lies between {top:.0f} and {hi:g} dB"
+    gap = (f" (the x-axes end at {top:.0f} dB: none lies between {top:.0f} and {hi:g} dB)"
            if top < hi else "")
-    outside = (f", of which {out:,} ({100 * out / total:.2f} %) lie outside the stored "
-               f"histogram's range, {lo:g} to {hi:g} dB, and are not drawn" if out else "")
-    fig.suptitle(f"784-{entry['H']}-{entry['H']}-10, seed {entry['seed']}: "
-                 f"{entry['n_weights']:,} weights{outside}\n(section 1 says where they likely lie)"
-                 f"{gap}" if out else f"784-{entry['H']}-{entry['H']}-10, seed {entry['seed']}: "
-                 f"{entry['n_weights']:,} weights{gap}")
+    outside = (f"; {out:,} ({100 * out / total:.2f} %) with an SNR outside {lo:g} to {hi:g} dB "
+               "are not drawn" if out else "")
+    fig.suptitle(f"2×{entry['H']}, seed {entry['seed']}: {entry['n_weights']:,} weights"
+                 f"{outside}\n{gap.strip(' ()')}" if gap else
+                 f"2×{entry['H']}, seed {entry['seed']}: {entry['n_weights']:,} weights{outside}")
     return fig
 
 

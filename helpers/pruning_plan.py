@@ -469,6 +469,10 @@ def _word(summary, r):
     return r["verdict"]
 
 
+# seeds whose numbers were seen before a family was declared (tagged in the test tables)
+SEEN_SEEDS = {"KL weighting": (0,)}
+
+
 def test_rows(summary, families=None):
     """Return (header, rows): each claim of ``families`` (default: all) with its seeds and
     per-seed values (percentage points), the paired mean difference and its 95 % interval,
@@ -482,7 +486,8 @@ def test_rows(summary, families=None):
             continue
         for claim, r in claims.items():
             tt = r.get("t_test")
-            seeds = "; ".join(f"s{s}: {100 * a:.2f} vs {100 * b:.2f}"
+            seen = SEEN_SEEDS.get(family, ())
+            seeds = "; ".join(f"s{s}{' (seen)' * (s in seen)}: {100 * a:.2f} vs {100 * b:.2f}"
                               for s, a, b in zip(r["seeds"], r["lhs"], r["rhs"])) or "—"
             rows.append([family, _claim_label(claim), str(len(r["seeds"])), seeds,
                          f"{100 * tt['mean_diff']:+.2f}" if tt else "—",
@@ -539,26 +544,6 @@ def retrain_rows(summary):
                          else f"{100 * src['table1_test_error']:.2f}%", "", ""])
     return (["network", "test error here", "its run record in notebook 01", "training time here",
              "CPU"], rows)
-
-
-def retrain_check_line(*summaries):
-    """One line (Markdown): how many networks trained here for sections 3 and 4 (warm starts
-    included) reproduce the test error of their run record in notebook 01 to 0.01 pp, of those
-    that have one; each network is listed in docs/lab_log.md."""
-    pairs = []
-    for s in summaries:
-        for r in (s or {}).get("retrained", []):
-            if r["table1"] is not None:
-                pairs.append((r["here"]["test_error"], r["table1"]["test_error"]))
-            src = r.get("source")
-            if src and src.get("table1_test_error") is not None:
-                pairs.append((src["test_error"], src["table1_test_error"]))
-    if not pairs:
-        return ""
-    same = sum(f"{100 * a:.2f}" == f"{100 * b:.2f}" for a, b in pairs)
-    return (f"*Check:* {same} of the {len(pairs)} networks trained here that have a run record in "
-            "notebook 01 reproduce its test error to 0.01 pp (each network: "
-            "[docs/lab_log.md](../docs/lab_log.md)).")
 
 
 def _by_verdict(pairs, against=""):
@@ -630,9 +615,17 @@ def reading_text(summary):
                      + (": its" if len(odd) == 1 else ": their")
                      + " unadjusted interval excludes 0, but Holm's correction over the family's "
                      f"{len(fam)} claims leaves {'it' if len(odd) == 1 else 'them'} not resolved"
-                     + "".join(_spread_words(fam[c]) for c in odd) + ".")
+                     + "".join(_spread_words(fam[c]) + _needed_words(
+                         summary, "error after pruning", fam[c]) for c in odd) + "."
+                     + _without_seen_words(fam, odd))
+    need = [(_parse(c)[2], needed_pp(summary, "error after pruning", fam[c])) for c in fam
+            if c in SEEN_BEFORE_PLAN and fam[c]["verdict"].startswith("not resolved")]
+    need = [(f, x) for f, x in need if x is not None]
     lines.append("- SNR against |μ| on the same BBB networks: the table's [exploratory] rows, "
-                 "read in the answer at the top.")
+                 "read in the answer at the top"
+                 + (" (at their spreads, a mean difference of "
+                    + " and ".join(f"{x:.2f} pp at {f} %" for f, x in need)
+                    + " would hold)" if need else "") + ".")
     added = summary["families"].get("error added by pruning")
     if added:
         differ = [c for c in fam if c in added and added[c]["verdict"] != fam[c]["verdict"]]
@@ -646,6 +639,24 @@ def reading_text(summary):
                      "the weights gone their mean error is above SGD's and dropout's (the "
                      f"random columns; {_random_seeds_words(rnd)}).")
     return "\n".join(lines)
+
+
+def _without_seen_words(fam, claims):
+    """For ``claims`` not resolved in ``fam``: Holm's p each would get in the family without its
+    exploratory claims (SEEN_BEFORE_PLAN), as a described sentence (leading space), or ""."""
+    from . import stats
+    keep = [c for c in fam if c not in SEEN_BEFORE_PLAN]
+    if len(keep) == len(fam) or any(not (fam[c].get("t_test") or {}).get("p") for c in keep):
+        return ""
+    adj = dict(zip(keep, stats.holm([fam[c]["t_test"]["p"] for c in keep])))
+    said = [f"{adj[c]:.3f}" for c in claims if c in adj]
+    if not said:
+        return ""
+    k = len(fam) - len(keep)
+    one = len(said) == 1
+    return (f" The family was declared with the {k} exploratory SNR-against-|μ| claims in it; "
+            f"over the other {len(keep)} alone, Holm's p of {'this claim' if one else 'these'} "
+            f"would be {' and '.join(said)} (described; the declared verdict stands).")
 
 
 def replication_seeds(summary):
@@ -724,9 +735,9 @@ def starting_network_text(starts, sgd=None):
         e, lr = recipes.pop()
         recipe = f", trained for {e} epochs with learning rate {lr:g}"
     text = ("*BBB's starting network* is the SGD network whose weights become the initial "
-            f"means of Table 1's 2×{H_MAIN} BBB run of the same seed{recipe}.")
+            f"means of the pruned 2×{H_MAIN} BBB network of the same seed{recipe}.")
     if sgd is not None:
-        text += (" Table 1's SGD networks are other runs, with the settings notebook 01 chose "
+        text += (" The SGD references above are other runs, with the settings notebook 01 chose "
                  f"for SGD on validation ({sgd['epochs']} epochs, learning rate {sgd['lr']:g}).")
     wrong = [set(s["misclassified"]) for s in starts if s["misclassified"] is not None]
     n = len(starts)
@@ -734,48 +745,98 @@ def starting_network_text(starts, sgd=None):
         k = len(wrong[0])
         seeds = ", ".join(str(s["seed"]) for s in starts)
         if all(w == wrong[0] for w in wrong):
-            text += (f" By their run records, the {n} starting networks (seeds {seeds}) "
+            text += (f" By notebook 01's records of them, the {n} starting networks (seeds {seeds}) "
                      f"misclassify the same {k} test images.")
         else:
             shared = len(set.intersection(*wrong))
-            text += (f" By their run records, each of the {n} starting networks (seeds {seeds}) "
+            text += (f" By notebook 01's records of them, each of the {n} starting networks (seeds {seeds}) "
                      f"misclassifies {k} test images, hence their equal test error, but not the "
                      f"same images ({shared} are wrong in all {n}): {n} different networks with "
                      "the same count.")
     return text
 
 
-def start_reading_text(summary):
-    """Notebook 04's reading of plan v3 (Markdown bullets), its words from ``summary`` (the
-    values are the tables'): where the claim is resolved, why an interval that includes 0 does
-    (the seed range of the starting networks pruned by |w|), and what the comparison cannot
-    separate."""
+def needed_pp(summary, family, r):
+    """The mean difference (pp, in size) that claim ``r`` of ``family`` would need, at its own
+    spread of per-seed differences, to hold whatever the family's other claims give: |t| above
+    the family's requirement for its smallest p (``summary["needs"]``) times its standard error;
+    None without one."""
+    need = (summary.get("needs") or {}).get(family, {}).get("t_for_smallest_p")
+    tt = r.get("t_test") or {}
+    if need is None or tt.get("sd_diff") is None or not tt.get("n"):
+        return None
+    return 100 * need * tt["sd_diff"] / tt["n"] ** 0.5
+
+
+def _needed_words(summary, family, r):
+    """"; at this spread a mean difference of 29.5 pp or more would hold" (or "")."""
+    x = needed_pp(summary, family, r)
+    return (f"; at this spread, a mean difference of {x:.1f} pp or more would hold"
+            if x is not None else "")
+
+
+def mu_shift(summary, v3):
+    """How far BBB's mean difference from its starting networks moves when BBB is ranked by |μ|
+    instead of SNR, in pp, at most over the tested fractions (described: no declared test
+    compares |μ| with |w|); None without both summaries' per-seed values."""
+    es = training_effect(summary, v3)
+    if not es:
+        return None
+    fam = v3["families"]["against BBB's starting network"]
+    out = []
+    for e in es:
+        r = fam.get(f"bbb_snr < start_magnitude at {e['fraction']}%") or {}
+        tt = r.get("t_test")
+        if not tt:
+            return None
+        out.append(abs(100 * (e["diff"]["mean_diff"] - tt["mean_diff"])))
+    return max(out)
+
+
+def start_reading_text(summary, v2=None):
+    """Notebook 04's reading of the comparison with BBB's starting networks (Markdown bullets),
+    from ``summary`` (its summary) and ``v2`` (the references' summary, for BBB's |μ| column):
+    each tested fraction's verdict with its effect, and for a claim not resolved the range of the
+    starting networks and the difference the seeds could detect; how little ranking BBB by |μ|
+    changes (described); and what the comparison cannot separate."""
     if summary["interim"]:
         return standing_text(summary)
     t = summary["table"]
-    fam = summary["families"]["against BBB's starting network"]
+    family = "against BBB's starting network"
+    fam = summary["families"][family]
     n = len(SEEDS)
-    lines = [f"**What it shows** (2×{H_MAIN}, {n} seeds; the values are in the tables).", ""]
-    by, wide = {}, []
-    for f in TESTED:
+    lines = [f"**What it shows** (2×{H_MAIN}, {n} seeds).", ""]
+    for f in sorted(TESTED, key=lambda f: fam[f"bbb_snr < start_magnitude at {f}%"]["verdict"]
+                    != "holds"):
         r = fam[f"bbb_snr < start_magnitude at {f}%"]
-        by.setdefault(r["verdict"], []).append(f)
         ci = (r.get("t_test") or {}).get("ci")
         st = list(t["start_magnitude"][str(f)].values())
-        if r["verdict"].startswith("not resolved") and ci and ci[0] <= 0 <= ci[1] and st:
-            wide.append(f"at {f} % removed its interval includes 0: pruned by |w|, the "
-                        f"starting networks range from {100 * min(st):.2f} to "
-                        f"{100 * max(st):.2f} % across the seeds")
-    order = sorted(by, key=lambda w: (w != "holds", w))
-    said = [("is not resolved" if w.startswith("not resolved") else
-             w if w == "holds" else f"is {w}") + f" at {' and '.join(map(str, by[w]))} %"
-            for w in order]
-    lines.append("- The claim that BBB pruned by SNR keeps a lower error than the network it "
-                 "started from, pruned by |w|, " + " and ".join(said) + f" removed ({n} "
-                 "seeds)" + ("; " + "; ".join(wide) if wide else "") + ".")
-    lines.append("- The comparison changes two things at once, the training (BBB's epochs "
-                 "under the prior) and the ranking (SNR against |w|); this test does not "
-                 "separate them.")
+        means = (f"{_mean_pct(t, 'bbb_snr', f)} against {_mean_pct(t, 'start_magnitude', f)}, "
+                 if t.get("bbb_snr", {}).get(str(f)) else "")
+        if r["verdict"] == "holds":
+            lines.append(f"- At {f} % removed, BBB pruned by SNR keeps a lower error than the "
+                         f"network it started from, pruned by |w|: {means}{effect_words(r)}, "
+                         "holds.")
+        else:
+            wide = (f"; the interval includes 0, the starting networks pruned by |w| ranging "
+                    f"from {100 * min(st):.2f} to {100 * max(st):.2f} % across the seeds"
+                    if ci and ci[0] <= 0 <= ci[1] and st else "")
+            lines.append(f"- At {f} % removed: {means}{effect_words(r)}, {r['verdict']}{wide}"
+                         + _needed_words(summary, family, r) + ".")
+    shift = mu_shift(v2, summary) if v2 is not None else None
+    if shift is not None:
+        lines.append(f"- Ranked by |μ| instead of SNR, BBB's difference from its starting "
+                     f"networks moves by at most {shift:.2f} pp at these fractions (described; "
+                     "no declared test compares |μ| with |w|).")
+    holds = [f for f in TESTED if fam[f"bbb_snr < start_magnitude at {f}%"]["verdict"] == "holds"]
+    lines.append("- **What makes them prunable?** The comparison changes two things at once, "
+                 "the training (BBB's epochs under the prior) and the ranking (SNR against |w|)."
+                 + (f" At 2×{H_MAIN} bringing σ into the ranking adds nothing measurable (SNR "
+                    "against |μ|, the answer), so where the claim holds (" + " and ".join(map(str, holds))
+                    + " % removed) this points to BBB's training" if holds else "")
+                 + (". Its parts (the prior's pull towards zero, the sampled weights, the extra "
+                    "epochs) are not separated." if holds else " This test does not separate "
+                    "them."))
     return "\n".join(lines)
 
 
@@ -878,39 +939,30 @@ def training_effect(summary, v3, fractions=TESTED):
     return out
 
 
-def training_words(es, short=False):
-    """The answer's exploratory sentences on what makes the networks prunable (Markdown, no
-    leading dash), from ``training_effect``; ``short``: the takeaways' one sentence. "" when BBB
-    is not lower on every seed at every fraction (then the data do not say it)."""
-    if not es or any(e["lower_on"] < e["n"] for e in es):
+def _prunable_takeaway(summary, v3):
+    """The takeaways' sentence on what makes the networks prunable, from the declared claims
+    against BBB's starting networks (``v3``) and SNR against |μ| (``summary``): where BBB by SNR
+    holds against the network it started from, and that σ adds nothing measurable at 2x1200;
+    "" unless some claim holds and every SNR-against-|μ| claim is not resolved."""
+    if summary is None or v3 is None or summary["interim"] or v3["interim"]:
         return ""
-
-    def both(key, fmt="{:.2f} %"):
-        return " and ".join(fmt.format(100 * e[key]) for e in es)
-    fs = " and ".join(str(e["fraction"]) for e in es)
-    if short:
-        return (f"BBB's training, not σ: pruned by magnitude, BBB's networks keep {both('bbb')} "
-                f"test error at {fs} % removed, where the SGD networks they start from reach "
-                f"{both('start')} (exploratory; the answer at the top).")
-    diffs = []
-    for e in es:
-        d, ci = e["diff"], e["diff"]["ci"]
-        diffs.append(f"{100 * d['mean_diff']:+.2f} pp"
-                     + (f" [{100 * ci[0]:+.2f}, {100 * ci[1]:+.2f}]" if ci else ""))
-    wide = [str(e["fraction"]) for e in es if e["diff"]["ci"] and e["diff"]["ci"][1] >= 0]
-    wide = (f"; at {' and '.join(wide)} % the interval includes 0, the starting networks "
-            "varying widely across the seeds" if wide else "")
-    others = (f"; Table 1's SGD networks reach {both('sgd')}, its dropout networks "
-              f"{both('dropout')}"
-              if all(e["sgd"] is not None and e["dropout"] is not None for e in es) else "")
-    n = es[0]["n"]
-    return (f"Pruned by magnitude alone, BBB's networks (by |μ|) keep {both('bbb')} test error "
-            f"at {fs} % removed, where the SGD networks their means start from (by |w|) reach "
-            f"{both('start')} (BBB − start: {' and '.join(diffs)}, lower on each of the {n} "
-            f"seeds{wide}{others}). So what makes our networks prunable is BBB's training, not "
-            "the ranking by σ. *Exploratory*: no declared test compares |μ| with |w|, and the "
-            "training's parts (the prior's pull towards zero, the sampled weights, the extra "
-            "epochs) are not separated.")
+    fam = v3["families"]["against BBB's starting network"]
+    by = {f: fam[f"bbb_snr < start_magnitude at {f}%"] for f in TESTED}
+    holds = [f for f, r in by.items() if r["verdict"] == "holds"]
+    mu = summary["families"]["error after pruning"]
+    flat = all(mu[f"bbb_snr < bbb_magnitude at {f}%"]["verdict"].startswith("not resolved")
+               for f in TESTED)
+    if not holds or not flat:
+        return ""
+    rest = [f"{r['verdict']} at {f} %" for f, r in by.items() if f not in holds]
+    t = v3["table"]
+    f = holds[-1]
+    return (f"At {' and '.join(map(str, holds))} % removed BBB's networks pruned by SNR keep a "
+            f"lower error than the SGD networks they start from, pruned by |w| (at {f} %: "
+            f"{_mean_pct(t, 'bbb_snr', f)} against {_mean_pct(t, 'start_magnitude', f)}, holds"
+            + (f"; {', '.join(rest)}" if rest else "") + f"). At 2×{H_MAIN} σ adds nothing "
+            "measurable to the ranking, so this points to BBB's training, whose parts are not "
+            "separated (section 3).")
 
 
 def _narrow_words(rec, H):
@@ -982,7 +1034,7 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
         lines.append(f"- **Special to BBB?** Pruned by |w|, SGD and dropout networks lose {far}; "
                      f"{counts} (section 3). There the training and the ranking change "
                      "together.")
-        why = training_words(training_effect(summary, v3), short=True)
+        why = _prunable_takeaway(summary, v3)
         if why:
             lines.append(f"- **What makes them prunable?** {why}")
         kl = summary["families"].get("KL weighting")
@@ -998,7 +1050,7 @@ def _share_free(ci):
     return bool(ci) and ci[0] <= 0 <= ci[1]
 
 
-def _headline(rec, dip, summary, fraction, H, s, flat, why=False):
+def _headline(rec, dip, summary, fraction, H, s, flat):
     """The answer's first one or two sentences, from the same numbers as its bullets."""
     w = dip["widths"].get(str(H)) if dip else None
     lo = w.get("cost_below") if w and w["bimodal"] else None
@@ -1029,23 +1081,42 @@ def _headline(rec, dip, summary, fraction, H, s, flat, why=False):
         text += (f" But at 2×{H} the posterior's width σ is not what makes this possible: "
                  "ranking by the means' magnitude |μ| alone does as well"
                  + (f"; only in the narrower 2×{narrow['H']} networks, at "
-                    f"{narrow['words']} removed, does SNR beat |μ| (exploratory)" if narrow
+                    f"{narrow['words']} removed, does SNR beat |μ| (*exploratory*: no test "
+                    "declared in advance covers it; appendix A)" if narrow
                     else "") + ".")
-    if why:
-        text += " What makes them prunable is BBB's training (exploratory; below)."
     return text
 
 
-def answer_text(rec, dip, summary=None, fraction=95, v3=None):
+def lean_words(rec, H=None, fractions=("95", "98", "99")):
+    """Which way the point estimates lean at width ``H`` (default: the first) where no test
+    separates SNR from |μ| (a clause with a leading "; ", or ""): the ranking with fewer images
+    only it gets wrong on most network–fraction pairs of appendix A, and the totals."""
+    from . import pruning
+    H = H or rec["metrics"]["models"][0]["H"]
+    ts = [m["mcnemar_snr_vs_magnitude"][f] for m in pruning._by_width(rec, H) for f in fractions
+          if f in m["mcnemar_snr_vs_magnitude"]]
+    mag = sum(t["only_snr_wrong"] > t["only_magnitude_wrong"] for t in ts)
+    snr = sum(t["only_snr_wrong"] < t["only_magnitude_wrong"] for t in ts)
+    if not ts or mag == snr:
+        return ""
+    win, k = ("|μ|", mag) if mag > snr else ("SNR", snr)
+    lose = "SNR" if win == "|μ|" else "|μ|"
+    tot = {r: sum(t[f"only_{'snr' if r == 'SNR' else 'magnitude'}_wrong"] for t in ts)
+           for r in ("SNR", "|μ|")}
+    return (f". If anything {win} is slightly better there: on {k} of the {len(ts)} "
+            f"network–fraction pairs of appendix A fewer test images are wrong only under {win} "
+            f"than only under {lose} ({tot[win]} against {tot[lose]} in all)")
+
+
+def answer_text(rec, dip, summary=None, fraction=95):
     """Notebook 04's answer on its first screen (Markdown): a one- or two-sentence headline, then
-    bullets, every number from the results: the test error that removing ``fraction`` % by SNR
-    adds at 2×1200 with its 95 % interval against the paper's, and the unpruned errors beside
+    short bullets, every number from the results: the test error that removing ``fraction`` % by
+    SNR adds at 2×1200 with its 95 % interval against the paper's, and the unpruned errors beside
     each other; the dip of Figure 4's density with the share of weights below it and the
     measured cost there (``dip``: snr_dip.json's metrics); from ``summary``, SNR against |μ| on
-    the same networks with what its interval excludes, and the narrower width's per-network
-    tests (exploratory); from ``summary`` and ``v3`` (plan v3's summary), what BBB's training
-    does (``training_words``, exploratory); the caveat on which networks are pruned and on the
-    KL weighting. Terms are defined where used."""
+    the same networks with what its interval excludes and which way the estimates lean, and the
+    narrower width's per-network tests (exploratory); which networks are pruned
+    (``networks_bullet``). Terms are defined where used."""
     from . import pruning
     H = rec["metrics"]["models"][0]["H"]
     ms = pruning._by_width(rec, H)
@@ -1057,8 +1128,7 @@ def answer_text(rec, dip, summary=None, fraction=95, v3=None):
     where = ("" if ci is None else
              f", {'inside' if ci[0] <= paper <= ci[1] else 'outside'} the interval")
     paper0 = 100 * pruning.PAPER_TABLE2[0]
-    why = training_words(training_effect(summary, v3))
-    lines = [_headline(rec, dip, summary, fraction, H, s, flat, bool(why)), "",
+    lines = [_headline(rec, dip, summary, fraction, H, s, flat), "",
              f"- **Table 2.** Removing {fraction} % of the weights by SNR changes the test error "
              f"of our 2×{H} networks by {s['mean']:+.2f} pp"
              + (f" (95 % interval {ci[0]:+.2f} to {ci[1]:+.2f}; {len(ms)} seeds)" if ci else "")
@@ -1078,42 +1148,24 @@ def answer_text(rec, dip, summary=None, fraction=95, v3=None):
         fam = summary["families"]["error after pruning"]
         r = fam[f"bbb_snr < bbb_magnitude at {fraction}%"]
         rci = (r.get("t_test") or {}).get("ci")
-        word = r["verdict"] + (": the paired test over the seeds decides neither way"
+        word = r["verdict"] + (" (the paired test over the seeds decides neither way)"
                                if r["verdict"].startswith("not resolved") else "")
-        effect = f"SNR − |μ| at {fraction} % removed: {effect_words(r)}, {word}"
+        effect = f"SNR − |μ| at {fraction} % removed is {effect_words(r)}, {word}"
         if r["verdict"] == "holds":
-            said = f"ranking by SNR beats ranking by the means' magnitude |μ| ({effect})."
+            said = f"ranking by SNR beats ranking by the means' magnitude |μ|: {effect}."
         elif r["verdict"] == "reversed":
-            said = (f"ranking by the means' magnitude |μ| beats ranking by SNR ({effect}), so "
+            said = (f"ranking by the means' magnitude |μ| beats ranking by SNR: {effect}, so "
                     "the posterior's width does not help here.")
         else:
             excl = (f"; the interval excludes an SNR advantage above {-100 * rci[0]:.2f} pp"
                     if rci and rci[0] < 0 else "")
             said = (f"ranking by the means' magnitude |μ| does as well as SNR on the same "
-                    f"networks ({effect}{excl}), so there the posterior's width adds nothing "
-                    "measurable.")
-        lines.append(f"- **SNR or |μ|?** At 2×{H} {said}" + (other_width_clause(rec) or ""))
-    if why:
-        lines.append(f"- **What makes them prunable?** {why}")
-    cav = caveat_text(rec)
-    if cav:
-        lines.append("-" + cav + _weighting_clause(summary))
+                    f"networks: {effect}{excl}{lean_words(rec, H)}.")
+        lines.append(f"- **SNR or |μ|?** At 2×{H}, {said}" + (other_width_clause(rec) or ""))
+    nets = networks_bullet(rec)
+    if nets:
+        lines.append(nets)
     return "\n".join(lines)
-
-
-def _weighting_clause(summary):
-    """The caveat's clause on the KL weighting (with a leading space, or ""): Table 1's networks
-    weight the KL as eq. 8, the paper proposes eq. 9, and with eq. 9 our 2x400 networks lose
-    more at 95 % removed (section 4), from ``summary``'s eq. 9 and eq. 8 columns."""
-    if summary is None or summary["interim"]:
-        return ""
-    t = summary["table"]
-    if not t.get("blundell_snr", {}).get("95") or not t.get("uniform_snr", {}).get("95"):
-        return ""
-    return (" Their KL is weighted as the paper's eq. 8; the paper proposes eq. 9 (§3.4) without "
-            "saying which its Table 2 used, and with eq. 9 our 2×"
-            f"{H_KL} networks reach {_mean_pct(t, 'blundell_snr', 95)} test error at 95 % "
-            f"removed, against {_mean_pct(t, 'uniform_snr', 95)} with eq. 8 (section 4).")
 
 
 def _narrow_snr(rec, alpha=None):
@@ -1146,10 +1198,9 @@ def other_width_clause(rec, alpha=None):
     f = n["fs"][-1]
     return (f" At 2×{n['H']} SNR does better: at {n['words']} removed it leaves fewer errors "
             f"than |μ| on each of the {n['n']} networks, at {f} % {100 * n['err']['snr']:.2f} % "
-            f"against {100 * n['err']['magnitude']:.2f} % test error (means over the seeds). "
-            "This is exploratory: McNemar's test (a paired test on the test images that only "
-            "one of the two rankings gets wrong), per network and uncorrected for the number of "
-            "tests (appendix A).")
+            f"against {100 * n['err']['magnitude']:.2f} % test error (means over the seeds; "
+            "McNemar's test, a paired test on the test images that only one of the two "
+            "rankings gets wrong, per network and uncorrected for the number of tests).")
 
 
 def _paper_protocol_widths():
@@ -1167,17 +1218,6 @@ def _paper_protocol_widths():
     return abs(last["sigma_q"][1] / first["sigma_q"][1] - 1), run["trace"][-1]["epoch"]
 
 
-def _recipe(rec):
-    """(optimizer, warm-start epochs or None) of the first pruned network's run record."""
-    from .utils import results_dir
-    m = rec["metrics"]["models"][0]
-    path = results_dir() / "01_mnist_classification" / "runs" / f"{m.get('name')}.json"
-    if not path.exists():
-        return None
-    c = json.loads(path.read_text())["config"]
-    return c.get("optimizer"), (c.get("init_epochs") if c.get("init_from") else None)
-
-
 def _widths_phrase():
     """The project's one statistic of how little the widths σ moved in the runs trained as the
     paper describes (``helpers.posterior_diagnostics.widths_phrase``, where it exists), or None."""
@@ -1187,27 +1227,138 @@ def _widths_phrase():
     return phrase(diag) if diag else None
 
 
-def caveat_text(rec, recipe=None, widths=None):
-    """The answer's caveat (a Markdown sentence with a leading space, or ""): which of notebook
-    01's networks are pruned (their optimizer and warm start, from the run record of the first)
-    and that the runs trained as the paper describes are not among them because their widths did
-    not move. ``widths``: a phrase saying so, or (how far the first layer's median σ moved,
-    epochs), or False; None: the project's phrase (``_widths_phrase``) where it exists, else the
-    pair from ``posterior_diagnostics.json``."""
-    recipe = recipe if recipe is not None else _recipe(rec)
-    if widths is None:
-        widths = _widths_phrase() or _paper_protocol_widths()
-    if not recipe:
+def _run_config(name):
+    """The config of notebook 01's run record ``name`` (results/01_mnist_classification/runs/),
+    or None."""
+    from .utils import results_dir
+    path = results_dir() / "01_mnist_classification" / "runs" / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _final_table1_row(H, key="bbb_mixture"):
+    """Notebook 01's final Table 1 row of ``key`` at width ``H`` (its Adam column,
+    plan_v1/summary.json), or None."""
+    from .utils import results_dir
+    path = results_dir() / "01_mnist_classification" / "plan_v1" / "summary.json"
+    if not path.exists():
+        return None
+    return next((r for r in json.loads(path.read_text())["rows"]
+                 if r["H"] == H and r["key"] == key), None)
+
+
+def _earlier_table1_row(H, key="bbb_mixture"):
+    """The row of notebook 01's earlier Adam runs (table1.json) of ``key`` at ``H``, or None."""
+    from .utils import results_dir
+    path = results_dir() / "01_mnist_classification" / "table1.json"
+    if not path.exists():
+        return None
+    return next((r for r in json.loads(path.read_text())["metrics"]["rows"]
+                 if r["H"] == H and r["key"] == key), None)
+
+
+def _pruned_recipes(rec):
+    """Per width of ``rec``'s networks, from their run records: {H: {n, epochs, warm, pi, opt,
+    runs: [record]}} (widths whose records are missing are left out)."""
+    out = {}
+    for m in rec["metrics"]["models"]:
+        run = _run_config(m.get("name", ""))
+        if run is None:
+            continue
+        c = run["config"]
+        w = out.setdefault(m["H"], {"runs": [], "epochs": c["epochs"], "pi": c.get("pi"),
+                                    "opt": c.get("optimizer"),
+                                    "warm": c.get("init_epochs") if c.get("init_from") else None})
+        w["runs"].append((m, run))
+    for w in out.values():
+        w["n"] = len(w["runs"])
+    return out
+
+
+def networks_bullet(rec):
+    """The answer's bullet naming the pruned networks (Markdown, leading "- "), from their run
+    records: notebook 01's earlier Adam runs, their warm start, and that they are not the
+    networks of its final Table 1; "" without run records."""
+    rs = _pruned_recipes(rec)
+    if not rs:
         return ""
-    opt, warm = recipe
-    opt = {"adam": "Adam", "sgd": "plain SGD"}.get(opt, opt)
-    how = (f"trained with {opt} from a {warm}-epoch SGD network (a *warm start*)" if warm else
-           f"trained with {opt}")
-    text = f" **Caveat:** the pruned networks are Table 1's BBB networks of notebook 01, {how}."
+    warm = {w["warm"] for w in rs.values()}
+    start = (f", each starting from the weights of a {warm.pop()}-epoch SGD network (a *warm "
+             "start*)" if len(warm) == 1 and None not in warm else "")
+    n = {w["n"] for w in rs.values()}
+    seeds = f"{n.pop()} seeds per width" if len(n) == 1 else "3 seeds per width"
+    return (f"- **Which networks.** The BBB networks (scale-mixture prior) of notebook 01's "
+            f"earlier Adam runs, {seeds}{start}: not the networks of its final Table 1 "
+            "(section 2 says how they differ). How BBB's training bears on pruning: section 3; "
+            "the KL weighting: section 4.")
+
+
+def networks_text(rec):
+    """Section 2's paragraph on the pruned networks (Markdown), every number from the run
+    records and notebook 01's tables: their recipe per width; how they differ from the networks
+    of notebook 01's final Table 1 (recipe, seeds, mean test error); the reasons the records give
+    for the unpruned error of Table 2's 0 % row differing from those tables (other runs; the
+    predictor, seed by seed); and why notebook 01's paper-recipe runs are not pruned."""
+    rs = _pruned_recipes(rec)
+    if not rs:
+        return ""
+    opt = {"adam": "Adam", "sgd": "plain SGD"}
+    parts = []
+    for H, w in rs.items():
+        pi = f", π = {w['pi']:g}" if w["pi"] is not None else ""
+        start = f" from a {w['warm']}-epoch SGD network" if w["warm"] else " from scratch"
+        parts.append(f"at 2×{H}, {w['epochs']} epochs of {opt.get(w['opt'], w['opt'])}"
+                     f"{start}{pi}")
+    text = ("**Which networks are pruned.** The scale-mixture BBB networks of notebook 01's "
+            "earlier Adam runs, from before its final Table 1 (notebook 01 no longer shows "
+            "them): " + "; ".join(parts) + " (" + ", ".join(
+                f"{w['n']} seeds at 2×{H}" for H, w in rs.items())
+            + "; π is the prior's weight on its wide component).")
+    H = rec["metrics"]["models"][0]["H"]
+    w = rs.get(H)
+    final, earlier = _final_table1_row(H), _earlier_table1_row(H)
+    if w and final:
+        rc = final["recipe"]
+        fstart = (f"start from a {rc['init_epochs']}-epoch SGD network"
+                  if rc.get("init_from") else "start from scratch")
+        text += (f" They are not the networks of notebook 01's final Table 1 (and of the README's "
+                 f"Table 1 row), whose 2×{H} BBB networks {fstart} and train {rc['epochs']} "
+                 f"epochs ({len(final['seeds'])} seeds; mean test error "
+                 f"{100 * final['mean']:.2f} %).")
+    refs = [(k, _earlier_table1_row(H, k), _final_table1_row(H, k)) for k in ("sgd", "dropout")]
+    refs = [(k, a, b) for k, a, b in refs if a and b]
+    if refs:
+        text += (" The SGD and dropout networks of section 3 come from the same earlier runs ("
+                 + "; ".join(f"{k.replace('sgd', 'SGD')}: {100 * a['mean']:.2f} % over seeds "
+                             f"{', '.join(map(str, a['seeds']))}, against {100 * b['mean']:.2f} % "
+                             f"over {len(b['seeds'])} seeds in the final table"
+                             for k, a, b in refs) + ").")
+    if w:
+        zero = [m["error_at"]["snr"]["0"] for m, _ in w["runs"]]
+        own = [r["metrics"]["test_error"] for _, r in w["runs"]]
+        differ = [(m["seed"], r["metrics"].get("predictor"), r["metrics"]["test_error"],
+                   m["error_at"]["snr"]["0"]) for m, r in w["runs"]
+                  if f"{100 * r['metrics']['test_error']:.2f}" != f"{100 * m['error_at']['snr']['0']:.2f}"]
+        names = {"ensemble": "the average of the predictions of several weight samples",
+                 "mean_weights": "the posterior means"}
+        why = [f"they are other runs (another recipe and seeds: each run's own test error "
+               f"averages {100 * sum(own) / len(own):.2f} % over these {len(own)} seeds"
+               + (f", against {100 * final['mean']:.2f} % in the final table)" if final else ")")]
+        if differ:
+            why.append("Table 2's 0 % row predicts with the posterior means for every network, "
+                       "where notebook 01 let validation choose per run between them and the "
+                       "average of the predictions of several weight samples; it chose the "
+                       "average for " + ", ".join(
+                           f"seed {s} ({100 * a:.2f} % against {100 * b:.2f} % with the means)"
+                           for s, _, a, b in differ))
+        text += (f" Unpruned, Table 2's 2×{H} networks err {100 * sum(zero) / len(zero):.2f} % "
+                 "(the 0 % row). That differs from notebook 01's numbers for "
+                 f"{'two reasons' if len(why) == 2 else 'one reason'}: " + "; and ".join(why)
+                 + ".")
+    widths = _widths_phrase() or _paper_protocol_widths()
     if widths:
         phrase = widths if isinstance(widths, str) else (
             f"the median σ of the first layer moved {100 * widths[0]:.0f} % in {widths[1]} epochs")
-        text += (" Notebook 01's run of the paper's own recipe (plain SGD from scratch) left the "
-                 f"widths σ almost where they started ({phrase}), so its SNR would rank the "
-                 "weights by |μ| alone; it is not pruned here.")
+        text += (" Notebook 01's runs of the paper's own recipe (plain SGD from scratch) are not "
+                 f"pruned: they left the widths σ almost where they started ({phrase}), so their "
+                 "SNR would rank the weights by |μ| alone.")
     return text

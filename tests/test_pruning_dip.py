@@ -132,9 +132,10 @@ def test_figure4_marks_the_dip():
     fig = P.figure4({**models[0], "snr_outside": 7}, a, models)
     title = fig._suptitle.get_text()
     # which side of the histogram's range they lie on is not recorded: the title does not say
-    assert "of which 7 (" in title and "outside the stored histogram's range, -40 to 30 dB, " \
-        "and are not drawn" in title and "above 30" not in title
-    assert "no weight lies between" in title and " and 30 dB" in title
+    assert "; 7 (" in title and "with an SNR outside -40 to 30 dB are not drawn" in title \
+        and "above 30" not in title and "stored" not in title
+    assert "none lies between" in title and " and 30 dB" in title
+    assert title.startswith("2×1200, seed 0: ")  # the width as the notebook writes it
     plt.close(fig)
 
 
@@ -171,7 +172,7 @@ def test_outside_words_place_the_weights_outside_the_histogram_by_its_left_tail(
     q = math.exp(-width)
     assert abs(est - 100 * q / (1 - q)) < 5  # the geometric tail of the same slope
     text = P.outside_words(entry)
-    assert "the 400 weights (" in text and "does not record on which side" in text
+    assert "the 400 weights (" in text and "on a side that was not recorded" in text
     assert f"would hold about {est:,.0f} weights (an extrapolation, not measured)" in text
     # a tail that does not fall to the left, or an empty lowest bin: no extrapolation
     flat = {**entry, "snr_hist": [0] + hist[1:]}
