@@ -678,14 +678,41 @@ def edges_words(choices=None):
     bbb = (choices or {}).get("bbb") if choices is not None else A.chosen("bbb")
     if bbb and "rho_init" in bbb.get("config", {}):
         r = bbb["config"]["rho_init"]
-        rho = (f" (ρ0 is the starting value of every ρ, where σ = log(1 + e^ρ); ρ0 = "
-               f"{_signed(r, 0).lstrip('+')} starts every σ at {math.log1p(math.exp(r)):.1g})")
+        rho = (f" (ρ0 = {_signed(r, 0).lstrip('+')} starts every σ at "
+               f"{math.log1p(math.exp(r)):.1g})")
     return ("**Choices at an edge of their grid:** " + "; ".join(at) + ". BBB's ρ0 sits at the "
             f"end with the least initial posterior uncertainty{rho}; the deep ensemble's "
             "members are MAP networks. The grids were fixed before any test number of these "
-            "final runs was seen, and are not widened, so each verdict is about these grids: a "
+            "runs was seen, and are not widened, so each verdict is about these grids: a "
             "wider grid or longer training could move a choice at an edge, and with it a "
             "verdict.")
+
+
+def cost_words(recs=None, trials=None):
+    """One sentence on what training these runs took: the wall-clock hours of the searches'
+    trials and of the chosen settings' runs on the seeds (one CPU process each, as the records
+    store it), read from plan v3's records (``recs``: helpers.alternatives_final.records();
+    ``trials``: {method: [trial record]}); empty before any record."""
+    from . import alternatives_final as F
+    recs = F.records() if recs is None else recs
+    if trials is None:
+        trials = {}
+        for m in ROWS:
+            if m in A.SEARCHES:
+                paths = [A.trial_path(m, c) for c in A.configs(m)]
+                trials[m] = [json.loads(q.read_text()) for q in paths if q.exists()]
+    final = {m: sum(r.get("process_wall_s") or 0 for (mm, _), r in recs.items() if mm == m)
+             for m in ROWS}
+    search = sum(r.get("process_wall_s") or 0 for rr in trials.values() for r in rr)
+    if not any(final.values()):
+        return ""
+    n = len({s for (m, s) in recs if m in ROWS})
+    return (f"Training took {sum(final.values()) / 3600:.1f} hours for the runs on the {n} "
+            f"seeds ({_join(f'{NOUNS[m]} {final[m] / 3600:.1f}' for m in ROWS if final[m])}) "
+            + (f"and {search / 3600:.1f} hours for the searches' "
+               f"{sum(len(v) for v in trials.values())} trials " if search else "")
+            + "(wall-clock, one CPU process each, summed); this notebook reads the stored "
+            "results and trains none of them.")
 
 
 def _per_seed_diffs(v2, e):
@@ -787,8 +814,9 @@ def takeaways_text(v2, recipe=None):
                 and e["word"] == "BBB better" for e in es)
     best = max(ROWS, key=lambda m: _mean(v2, m, "auroc_entropy") or -1)
     out = [f"- **Flagging unfamiliar images.** At one shared search and budget, "
-           f"{NOUNS[best]} separates Fashion-MNIST best (mean AUROC "
-           f"{_mean(v2, best, 'auroc_entropy'):.3f}). BBB (mean AUROC "
+           f"{NOUNS[best]} has the highest mean AUROC "
+           f"({_mean(v2, best, 'auroc_entropy'):.3f}; only BBB against each rival is tested). "
+           f"BBB (mean AUROC "
            f"{_mean(v2, 'bbb', 'auroc_entropy'):.3f}) is {where('auroc_entropy')}"
            + (": its weight uncertainty helps over one network"
               + (", but less than dropout's random masks do" if best == "mc_dropout" else "")

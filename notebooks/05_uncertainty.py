@@ -28,14 +28,15 @@
 # uncertain prediction than a random MNIST test image (0.5: chance; higher is better). *ECE*
 # (expected calibration error): the average gap between the confidence and the accuracy of the
 # predictions (lower is better). *$95\,\%$ interval*: the paired t-interval of that one comparison.
-# *Better* / *worse*: the test, corrected for the number of comparisons (Holm), decides that
-# direction; *not resolved at 10 seeds*: it decides neither. Section 1 gives the formulas,
-# section 2 the tests.
+# *Better* / *worse* (the README's *holds* / *reversed*): the test over the ten paired seeds,
+# corrected for the number of comparisons (Holm, section 2), decides that direction; *not
+# resolved at 10 seeds*: it decides neither. Section 1 gives the formulas, section 2 the tests.
 #
 # **Runtime** (profile `default`): about two minutes. Nothing is trained: the tables and
 # comparison figures read the stored results (the same runs as
-# [notebook 06](06_alternatives.ipynb)); section 4 recomputes its maps and checks from the
-# stored networks.
+# [notebook 06](06_alternatives.ipynb); what training them took is in section 2); section 4
+# recomputes its maps and checks from its stored networks (retraining them,
+# `TRAIN_MISSING = True`, takes minutes).
 
 # %%
 from helpers import ood_plan as O
@@ -47,10 +48,12 @@ show_markdown(O.answer_text(runs));
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.** Nothing here is in the
 # > paper. Every setting is chosen on validation data only, and the search grids were fixed
-# > before any test number of these runs was seen. But a pilot, whose BBB settings had been
-# > picked on the test set, showed AUROCs before these comparisons were chosen, so the claims
-# > are not blind to them. The learning-rate grids are centred on earlier validation choices,
-# > and only the MNIST-trained direction is tested. Why:
+# > before any test number of these runs was seen. Two earlier runs shaped this: an earlier
+# > comparison, whose BBB settings had been picked on the test set, showed AUROCs before these
+# > comparisons were chosen, so the claims are not blind to them (docs/choices.md, entries 8
+# > and 12); and an earlier MAP search placed MAP's grid, a pilot no other method had (entry
+# > 11). The other learning-rate grids are centred on earlier validation choices, and only the
+# > MNIST-trained direction is tested. Why:
 # > [docs/choices.md](../docs/choices.md#notebooks-05-and-06-beyond-the-paper); how the
 # > notebook got here: [docs/lab_log.md](../docs/lab_log.md#notebook-05).
 
@@ -93,7 +96,7 @@ H.use_style()
 # | deep ensemble ([Lakshminarayanan et al. 2017](https://arxiv.org/abs/1612.01474)) | five MAP networks trained from different seeds |
 #
 # **Flagging unfamiliar images.** The score of uncertainty is the **predictive entropy**
-# $\mathbb H[\bar p]$; the **mutual information** $\mathbb H[\bar p]-\frac1S\sum_s\mathbb H[p_s]$
+# $\mathbb H[\bar p]$; the **mutual information** (MI) $\mathbb H[\bar p]-\frac1S\sum_s\mathbb H[p_s]$
 # is the part due to disagreement between members (zero for one network). A score that is
 # higher on unfamiliar images separates them; the **AUROC** (area under the ROC curve) is the
 # chance that a random Fashion-MNIST image scores higher than a random MNIST test image (0.5:
@@ -112,7 +115,8 @@ H.use_style()
 #   (the last 10,000), never by a test score. Every method gets 16 trials of a 784-400-400-10
 #   network, each trained 60 epochs from random weights with Adam at a constant learning rate;
 #   the training length is chosen too, by the validation NLL averaged over the five epochs
-#   ending there. The search table below lists the grids.
+#   ending there. The search table below lists the grids. BBB's grid includes $\rho_0$, the
+#   starting value of every $\rho$ of its posterior, whose $\sigma=\log(1+e^\rho)$.
 # - **The runs.** The chosen settings are trained on seeds 0–9, with the same data order for
 #   every method at a given seed, so the seeds are **paired**. The deep ensemble of seed $s$ is
 #   MAP's network of that seed and four more MAP networks.
@@ -136,7 +140,8 @@ H.use_style()
 # %%
 show_markdown("**Table 5.1.** What each search varied and chose (validation NLL only).")
 H.show_table(*O.choices_rows())
-show_markdown(O.edges_words());
+show_markdown(O.edges_words())
+show_markdown(O.cost_words());
 
 # %% [markdown]
 # ## 3. Trained on MNIST, shown Fashion-MNIST
@@ -147,7 +152,8 @@ show_markdown(O.edges_words());
 # cost, and leaves the AUROC and ECE detail to this section.
 
 # %%
-if not H.pending(runs, "the final runs", "python tools/alternatives_search.py analyse"):
+if not H.pending(runs, "the runs of MAP, MC dropout, the ensemble and BBB (notebook 06's; "
+                 "hours of CPU time)", "python tools/alternatives_search.py analyse"):
     show_markdown("**Table 5.2.** Mean ± sd over the ten seeds (MNIST test set; AUROC: MNIST "
                   "test images against Fashion-MNIST's test images; S: the members averaged "
                   "per prediction).")
@@ -217,30 +223,33 @@ if toy:
     show_markdown(U.prior_table_text(toy_acc, n_test, steps, check=check, n_train=n_train));
 
 # %% [markdown]
-# The class-1 probability (mean over 100 weight samples) and its standard deviation over the
-# samples, for every prior, on each data set. A network at chance in the table draws a flat map
-# at 0.5. On the std rows, the dashed line lies 0.5 from the nearest training point; below the
-# maps: how sure the networks are outside it, far from the data.
+# The class-1 probability and its standard deviation over weight samples (100 samples at each
+# point of a grid over the map), for every prior, on each data set; a network at chance in the
+# table (marked so in its panel's title) draws a flat map at 0.5. On the std rows, the dashed
+# line lies 0.5 from the nearest training point; below the maps: how sure the networks are
+# outside it, far from the data.
 
 # %%
+if toy:
+    stds = U.far_std(toy_models, toy_data, LIMS)
+    show_markdown(U.maps_caption(stds, toy_acc, n_test))
 for ds in TOY if toy else ():
     torch.manual_seed(SEED)
     fig = prior_maps({p: toy_models[(ds, p)] for p in PRIORS_2D}, LIMS[ds], *toy_data[ds])
     fig.suptitle(f"{ds}: P(class 1) (top two rows) and its std over weight samples (bottom two)")
-    U.outline_points(fig)
-    U.mark_far(fig, toy_data[ds][0], LIMS[ds])
+    U.style_maps(fig, toy_data[ds][0], LIMS[ds], U.at_chance(toy_acc, ds, n_test))
     H.savefig(fig, NB, f"priors-{ds}")
     plt.show()
 if toy:
-    stds = U.far_std(toy_models, toy_data, LIMS)
     show_markdown(U.far_std_text(stds, toy_acc, n_test))
 
 # %% [markdown]
 # What each prior does to the weights: the density of the last layer's weights drawn from $q$
 # (its $5\times2$ weights, 1,000 draws of each, over their whole range), and each prior's own
 # density, dashed. Then why the networks at chance sit there: where each layer's $q$ lies
-# against the Gaussian closest to its prior, and whether the objective they were trained on
-# (the negative ELBO) prefers that state to a posterior that fits.
+# against the Gaussian closest to its prior (defined under the accuracy table), and whether
+# the objective they were trained on (the negative ELBO) prefers that state to a posterior
+# that fits.
 
 # %%
 if toy:
