@@ -5,10 +5,12 @@ from the results files.
     python tools/runtimes_table.py --check   # exit 1 when a block differs from the results
 
 Times, all recorded by committed code: `make notebooks` from results/runtimes.json (written by
-tools/run_notebooks.py), every training step from the wall times its own results files hold.
+tools/run_notebooks.py), every training step from the wall times its own results files hold:
+the runs of the version each notebook reports (``steps``), each record timed by
+``record_seconds``. Campaigns still running whose runs no notebook reports yet (the paper
+protocol's version 2, the bandit's plan v3) are not timed.
 """
 import argparse
-import re
 import json
 import sys
 from pathlib import Path
@@ -52,65 +54,127 @@ def notebooks_time(profile="default"):
     return sum(e["wall_s"] for e in entries), entries
 
 
-def _run_seconds(names):
-    """Training wall time of notebook 01's run records ``names`` and of the runs their means start
-    from, each counted once."""
-    from helpers.classification import RunConfig
-    todo, seen, total = list(names), set(), 0.0
-    while todo:
-        name = todo.pop(0)
-        rec = None if name in seen else _load(f"01_mnist_classification/runs/{name}.json")
-        seen.add(name)
-        if rec is None:
+NB01, NB05, NB06 = "01_mnist_classification", "05_uncertainty", "06_alternatives"
+V3 = f"{NB06}/v3"  # the version of notebook 06's runs that notebooks 05 and 06 report
+OOD_METHODS = ("map", "mc_dropout", "ensemble", "bbb")  # notebook 05's four (ood_plan.ROWS)
+OOD_SEARCHES = ("map", "mc_dropout", "bbb")  # the deep ensemble's members are MAP's setting
+MORE_06 = ("ivon", "laplace_ll_kron", "laplace_diag", "laplace_kron")  # 06's rows beyond 05's
+
+
+def record_seconds(rec):
+    """Seconds that one record's run took: the largest of its training time
+    (``metrics.train_wall_s``, or its trial row's ``wall_s``: both span every process of a run
+    resumed after a stop), its process's wall time (``process_wall_s``: the last process only,
+    evaluation included) and a plain ``wall_s``; None when it holds none."""
+    metrics = rec.get("metrics") if isinstance(rec.get("metrics"), dict) else {}
+    row = rec.get("row") if isinstance(rec.get("row"), dict) else {}
+    found = [metrics.get("train_wall_s"), row.get("wall_s"), rec.get("process_wall_s"),
+             rec.get("wall_s")]
+    found = [v for v in found if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return max(found) if found else None
+
+
+def _on_gpu(rec):
+    """True when the run (or a segment of a resumed run) ran on a GPU."""
+    machines = [rec.get("machine")] + [s.get("machine") for s in rec.get("segments") or []]
+    return any(isinstance(m, dict) and str(m.get("device", "")).startswith("cuda")
+               for m in machines)
+
+
+def timed(patterns, keep=None):
+    """Sum the records under results/ that match the glob ``patterns``: return (seconds, n,
+    n_gpu), seconds None when no record holds a time. ``keep(record)`` filters the records."""
+    root, total, n, gpu = _results(), 0.0, 0, 0
+    for path in sorted({p for pat in patterns for p in root.glob(pat)}):
+        rec = json.loads(path.read_text())
+        if keep is not None and not keep(rec):
             continue
-        total += rec["metrics"]["train_wall_s"]
-        source = RunConfig.from_dict(rec["config"]).init_source()
-        if source is not None:
-            todo.append(source.name)
-    return total
+        s = record_seconds(rec)
+        if s is None:
+            continue
+        total, n, gpu = total + s, n + 1, gpu + _on_gpu(rec)
+    return (total if n else None), n, gpu
 
 
-def _sweeps(notebook):
-    files = sorted((_results() / notebook / "sweep").glob("*.json"))
-    return sum(json.loads(f.read_text())["wall_s"] or 0 for f in files) if files else None
+def _what(label, n, gpu, noun="runs"):
+    """'label: N runs' (+ ', M of them on a GPU, in whole or in part')."""
+    on = f", {gpu} of them on a GPU (in whole or in part)" if gpu else ""
+    return f"{label}: {n} {noun if n != 1 else noun[:-1]}{on}"
+
+
+def _v3(kind, methods):
+    return [f"{V3}/{kind}/{m}/*.json" for m in methods]
 
 
 def steps():
-    """Return the rows (what, seconds, command, counted in the total) of every long step."""
+    """Return the rows (what, seconds, command, counted in the total) of every long step: the
+    runs each notebook reports, read from their own records (the version it reports)."""
     from helpers import pruning
-    from helpers.alternatives import training_minutes
-    table1, snr = _load("01_mnist_classification/table1.json"), _load("04_pruning/snr.json")
     fits, toy = _load("02_regression_uncertainty/fits.json"), _load("05_uncertainty/priors_2d.json")
-    conv, ood = _load("05_uncertainty/bbb_conv_net.json"), _load("05_uncertainty/ood.json")
-    summary06 = _load("06_alternatives/summary.json")
+    snr = _load("04_pruning/snr.json")
     bandit = [_load(f"03_contextual_bandit/{n}.json")
               for n in ("tuning", "reported_paper", "reported_keep_all")]
-    sweeps = [_sweeps(nb) for nb in ("01_mnist_classification", "05_uncertainty", "06_alternatives")]
-    t1 = _run_seconds([n for r in table1["metrics"]["rows"] for n in r["runs"]]) if table1 else None
-    return [
-        ("searches (01, 05, 06)", sum(s for s in sweeps if s) if any(sweeps) else None,
-         "`make sweep`", True),
-        ("Table 1 (01)", t1, "`make table1`", True),
-        ("regression fits (02)", fits and fits["wall_s"], "`make retrain ONLY=02`", True),
-        ("bandit (03)",
-         sum(b["wall_s"] for b in bandit) if all(bandit) else None,
-         "`tools/bandit_*.py`", True),
-        ("pruned nets (04; in Table 1)",
-         snr and pruning.retrain_seconds(snr)[0], "`make retrain ONLY=04`", False),
-        ("OOD runs (05)",
-         ood and sum(r["train_wall_s"] for r in ood["metrics"]["rows"]), "`tools/ood_table.py`",
-         True),
-        ("2-D priors, conv net (05)",
-         ((toy or {}).get("wall_s") or 0) + (conv["metrics"]["train_wall_s"] if conv else 0),
-         "`make retrain ONLY=05`", True),
-        ("methods compared (06)", summary06 and 60 * training_minutes(summary06)[0],
-         "`tools/alternatives.py`", True),
-    ]
+    rows = []
+
+    def add(label, patterns, command, noun="runs", keep=None):
+        s, n, gpu = timed(patterns, keep)
+        rows.append((_what(label, n, gpu, noun), s, command, True))
+
+    v1, pp = f"{NB01}/plan_v1", f"{NB01}/paper_protocol"
+    add(f"Table 1, Adam recipe (01): the searches (trials, and the SGD networks the "
+        f"warm-started trials start from), `{v1}/search/`", [f"{v1}/search/h*/*/*.json"],
+        "`make table1 PROTOCOL=plan_v1 JOBS=2`", noun="records")
+    add(f"Table 1, Adam recipe (01): the final runs, controls and warm-start sources, "
+        f"`{v1}/runs/`", [f"{v1}/runs/h*/*/*.json"], "`make table1 PROTOCOL=plan_v1 JOBS=2`")
+    add(f"Table 1, paper's protocol (01): the searches, `{pp}/search/`",
+        [f"{pp}/search/*.json"], "`python tools/paper_protocol.py run --version=1`",
+        noun="trials")
+    for H in sorted({(json.loads(p.read_text()).get("config") or {}).get("H")
+                     for p in _results().glob(f"{pp}/runs/*.json")} - {None}):
+        add(f"Table 1, paper's protocol, 2×{H} (01): the final runs, `{pp}/runs/`",
+            [f"{pp}/runs/*.json"], "`python tools/paper_protocol.py run --version=1"
+            + ("`" if H == 400 else f" --widths {H}`"),
+            keep=lambda r, H=H: (r.get("config") or {}).get("H") == H)
+    rows.append(("regression fits (02): `02_regression_uncertainty/fits.json`",
+                 fits and fits["wall_s"], "`make retrain ONLY=02`", True))
+    rows.append(("bandit (03): the earlier runs notebook 03 reports (its tuning, then both "
+                 "buffers' runs), `03_contextual_bandit/{tuning,reported_paper,"
+                 "reported_keep_all}.json`",
+                 sum(b["wall_s"] for b in bandit) if all(bandit) else None,
+                 "`python tools/bandit_tuning.py`, then `python tools/bandit_runs.py`", True))
+    rows.append(("pruned networks (04): notebook 01's earlier Adam runs, not Table 1's (each "
+                 f"with the SGD network its means start from), `{NB01}/runs/`",
+                 snr and pruning.retrain_seconds(snr)[0], "`make retrain ONLY=04`", True))
+    add("pruning's reference networks (04): SGD and dropout retrained, and BBB's starting "
+        "networks, `04_pruning/{v2,v3}/networks/`",
+        ["04_pruning/v2/networks/*.json", "04_pruning/v3/networks/*.json"],
+        "`python tools/pruning_refs.py run`", noun="networks")
+    add(f"unfamiliar inputs (05): notebook 06's final runs of MAP, MC dropout, the deep "
+        f"ensemble and BBB, `{V3}/final/`", _v3("final", OOD_METHODS),
+        "`python tools/alternatives_search.py final --methods map mc_dropout ensemble bbb`")
+    add(f"unfamiliar inputs (05): their searches (the ensemble's members use MAP's), "
+        f"`{V3}/search/`", _v3("search", OOD_SEARCHES),
+        "`python tools/alternatives_search.py search --methods map mc_dropout bbb`",
+        noun="trials")
+    add(f"methods compared (06), beyond 05's rows: the final runs of IVON and the three Laplace "
+        f"fits (around MAP's networks), `{V3}/final/`", _v3("final", MORE_06),
+        "`python tools/alternatives_search.py final --methods " + " ".join(MORE_06) + "`")
+    add(f"methods compared (06): IVON's search, `{V3}/search/ivon/`", _v3("search", ("ivon",)),
+        "`python tools/alternatives_search.py search --methods ivon`", noun="trials")
+    add(f"methods compared (06): the Laplace fits with a fair prior precision (validation, "
+        f"then test), `{V3}/laplace_fair/`",
+        [f"{V3}/laplace_fair/seed*.json", f"{V3}/laplace_fair/test/seed*.json"],
+        "`python tools/laplace_fair.py run`, then `score`", noun="records")
+    rows.append(("2-D priors (05), section 4's networks (the conv net, an exercise, is not "
+                 "timed), `05_uncertainty/priors_2d.json`",
+                 (toy or {}).get("wall_s"), "`make retrain ONLY=05`", True))
+    return rows
 
 
 def lacking():
     """Return [(what, seconds)]: the training steps of notebooks 02, 04 and 05 whose results a
-    plain `make notebooks` cannot read back, with the time they took when last recorded."""
+    plain `make notebooks` cannot read back, with the time they took when last recorded (05's
+    conv net is an exercise now: no notebook trains it)."""
     from helpers import regression, toy
     from helpers.profiles import get_profile
     out = []
@@ -121,9 +185,6 @@ def lacking():
         out.append(("regression fits", fits and fits["wall_s"]))
     if toy.load_toy("default", p05.toy_n, p05.toy_steps) is None:
         out.append(("2-D priors", (_load("05_uncertainty/priors_2d.json") or {}).get("wall_s")))
-    conv = _load("05_uncertainty/bbb_conv_net.json")
-    if not conv or "per_image" not in conv:
-        out.append(("conv net", conv and conv["metrics"]["train_wall_s"]))
     snr = _load("04_pruning/snr.json")
     if not snr or not snr["metrics"].get("complete"):
         from helpers import pruning
@@ -132,12 +193,14 @@ def lacking():
 
 
 def summary():
-    """The README's line: how long `make notebooks` takes from results/ and training everything
-    from nothing; the table with every step, its date and machines is in docs/reading.md."""
+    """The README's line: how long `make notebooks` takes from results/, and the sum of the
+    training times of every run the notebooks report; each step's time, runs and command are
+    in docs/reading.md."""
     total, _ = notebooks_time()
     cold = sum(s or 0 for _, s, _, counted in steps() if counted)
-    return (f"`make notebooks` takes about {duration(total)}; `make retrain` from an empty "
-            f"`results/` about {duration(cold)} ([each step](docs/reading.md#how-long-each-step-takes)).")
+    return (f"`make notebooks` takes about {duration(total)}; training every run the notebooks "
+            f"report, from an empty `results/`, about {duration(cold)} summed over the runs "
+            "([each step and its command](docs/reading.md#how-long-each-step-takes)).")
 
 
 def body():
@@ -157,40 +220,11 @@ def body():
     long = steps()
     rows += [(what, duration(s), cmd) for what, s, cmd, _ in long]
     cold = sum(s or 0 for _, s, _, counted in long if counted)
-    rows.append(("from nothing (sum)", duration(cold), "`make retrain`, empty results/"))
-    rows += paper_protocol_rows()
-    lines = ["| step | time | command |", "|---|---|---|"]
+    rows.append(("every run above, from nothing (sum)", duration(cold),
+                 "each row's command, on an empty results/"))
+    lines = ["| step: the runs timed | time | command |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     return "\n".join(lines)
-
-
-def paper_protocol_rows():
-    """Rows for Table 1 under the paper's protocol (not in the sum above): the plan's CPU-hour
-    estimate per width, and the training time of the runs finished so far, with the kinds of
-    machine they ran on (summary.json names them)."""
-    plan = _load("01_mnist_classification/paper_protocol/plan.json")
-    if not plan:
-        return []
-    summ = _load("01_mnist_classification/paper_protocol/summary.json") or {"rows": []}
-    rows = []
-    for H in plan["settings"]["widths"]:
-        est = plan["estimate"][f"final_h{H}_cpu_h"]
-        done = [(w, h) for r in summ["rows"] if r["H"] == H
-                for w, h in zip(r["train_wall_s"], r.get("hardware") or [None] * len(r["runs"]))]
-        n_all = len(plan["settings"]["seeds"][str(H)]) * 4
-        # a run resumed on another machine lists its segments ("GPU; CPU from epoch N"): the
-        # kinds of machine (a GPU, one CPU thread), each once; their names are in summary.json
-        machines = sorted({"GPU" if re.match(r"^(NVIDIA|AMD Instinct|Tesla)", part) else
-                           "1 CPU thread" if "1 thread" in part else "CPU"
-                           for _, h in done if h for part in h.split("; ")})
-        took = f"{duration(sum(w for w, _ in done))} ({'; '.join(machines)})"
-        # complete: what the runs took (the plan's estimate stays in plan.json)
-        when = (f"{len(done)} runs: {took}" if len(done) == n_all else
-                f"{duration(est * 3600)} planned (1 CPU thread/run); "
-                + (f"{len(done)} of {n_all} done: {took}" if done else f"0 of {n_all} done"))
-        rows.append((f"paper's protocol, 2×{H} (01; not summed)", when,
-                     f"`make table1 PROTOCOL=paper{'' if H == 400 else f' WIDTH={H}'} JOBS=2`"))
-    return rows
 
 
 def main(argv=None):
