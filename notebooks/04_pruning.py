@@ -43,7 +43,7 @@ refs, start_refs = pruning_plan.load_both()
 
 # %%
 if rec:
-    show_markdown(pruning_plan.answer_text(rec, dip["metrics"], refs));
+    show_markdown(pruning_plan.answer_text(rec, dip["metrics"], refs, v3=start_refs));
 
 # %% [markdown]
 # **What you will see.** Figure 4, the SNR density, read where its two modes part (section
@@ -53,35 +53,44 @@ if rec:
 # prunable a network is (section 4). Two appendices: SNR against $|\mu|$ network by network
 # (A), and what pruning saves in storage and time (B).
 #
-# **Terms.** *Warm start*: a BBB run whose posterior means start from a trained SGD network.
-# A claim "a < b" is tested by a two-sided paired $t$-test over the seeds (seed $s$ against
-# seed $s$); *Holm's correction* raises the $p$-values to allow for the number of claims in a
-# *family* tested together. A claim *holds* when its Holm-adjusted $p$ is below 0.05 and a is
-# below b, is *reversed* when that $p$ is below 0.05 and a is above b, and is otherwise *not
-# resolved* at that many seeds. Each difference a − b comes with its *95 % interval
-# (unadjusted)*, the plain $t$ interval of that one claim; the verdict uses Holm's correction
-# over the family, so an interval that excludes 0 can still read "not resolved".
-# A test is *declared* when its claim and verdict rule were written down before the numbers it
-# judges were computed. Every test here was declared after BBB's own pruning numbers had been
-# seen, but before the numbers of what BBB is compared with (SGD, dropout, the starting
-# networks; section 4's eq. 9 networks of seeds 1 and 2). *Exploratory* marks the rest: SNR
-# against $|\mu|$ (both sides seen; tagged in the tables), appendix A's tests, and comparisons
-# no test covers. Section 4's reading gives its unseen seeds alone.
+# **Terms.**
+# - *SGD network*: a plain network (no weight uncertainty, no dropout); here every one is
+#   trained with the Adam optimiser. *Plain SGD* names the optimiser.
+# - *Warm start*: a BBB run whose posterior means start from a trained SGD network.
+# - *Holm's correction*: a claim "a < b" is tested by a two-sided paired $t$-test over the seeds
+#   (seed $s$ against seed $s$); Holm's step-down correction raises the $p$-values to allow for
+#   the number of claims in a *family* tested together.
+# - *Holds* / *reversed* / *not resolved*: Holm-adjusted $p$ below 0.05 with a below b / with a
+#   above b / otherwise, at that many seeds.
+# - *95 % interval (unadjusted)*: the plain $t$ interval of one difference a − b; the verdict
+#   uses Holm's correction, so an interval that excludes 0 can still read "not resolved".
+#
+# **What was seen before the tests.** A test is *declared* when its claim and verdict rule
+# were written down before the numbers it judges were computed. Every test here was declared
+# after BBB's own pruning numbers had been seen, but before the numbers of what BBB is compared
+# with (SGD, dropout, the starting networks; section 4's eq. 9 networks of seeds 1 and 2).
+# *Exploratory* marks the rest: SNR against $|\mu|$ (both sides seen; tagged in the tables),
+# appendix A's tests, and comparisons no test covers. Section 4 also reports seeds 1 and 2,
+# whose numbers were not seen, on their own.
 
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.**
-# > - The networks are notebook 01's earlier Adam runs, not the networks of its final Table 1
-# >   or the README's Table 1 row (section 2): Adam warm starts, not 600 epochs of plain SGD
-# >   from scratch; the KL weighted as the paper's eq. 8, where the paper proposes eq. 9 (the
-# >   two weightings: section 4 and [notebook 00](00_theory.ipynb)).
+# > - The networks are BBB networks of notebook 01's earlier Adam runs, not those of its final
+# >   Table 1 or the README's Table 1 row (section 2 gives both recipes): Adam warm starts, not
+# >   600 epochs of plain SGD from scratch; the KL weighted as the paper's eq. 8, where the
+# >   paper proposes eq. 9 (the two weightings: section 4 and [notebook 00](00_theory.ipynb)).
 # > - The tests of sections 3 and 4 were declared after BBB's own pruning numbers had been seen
 # >   ([docs/choices.md](../docs/choices.md), its notebook 04 entries).
+# > - The family against BBB's starting networks (section 3) was added after the comparison
+# >   with the SGD references had come out; the starting networks' own numbers were unseen
+# >   ([docs/choices.md](../docs/choices.md), its notebook 04 entries).
 # > - Figure 4 is read at the density's dip, a reading chosen after seeing the densities
-# >   ([docs/lab_log.md](../docs/lab_log.md)).
+# >   ([docs/lab_log.md](../docs/lab_log.md#notebook-04)).
 #
 # **Rebuilding the results.** From notebook 01's checkpoints (minutes), or
-# `make notebooks ONLY=04 TRAIN=1` trains them again (how long that took is printed below); the
-# networks of sections 3 and 4: [docs/lab_log.md](../docs/lab_log.md).
+# `make notebooks ONLY=04 TRAIN=1` trains the pruned networks again; the networks of sections 3
+# and 4: `python tools/pruning_refs.py run && python tools/pruning_refs.py analyse` (how long
+# each took is printed below).
 
 # %%
 retrain = f"make notebooks ONLY=04 PROFILE={PROFILE} TRAIN=1"
@@ -91,14 +100,16 @@ if not H.pending(rec, "the pruning analysis (results/04_pruning/snr.json)", retr
               "other KL weighting's)", retrain)
     print(pruning.pruned_words(rec, pruning_plan.replication_seeds(refs)))
     print(pruning.retrain_words(rec))
+    print(pruning_plan.refs_time_words(refs, start_refs))
 
 # %% [markdown]
 # ## 1. Figure 4: the signal-to-noise ratio, read at the dip
 #
 # The SNR is computed over the weights (biases are kept) of the pruned BBB networks (section 2
 # names them). **The figure** shows the 2×1200 seed-0 network: its density on a linear
-# axis as the paper draws it, the same density on a log axis with a smoothed curve, its
-# cumulative distribution, and the smoothed densities of all six networks. The paper's figure
+# axis as the paper draws it, the same density on a log axis with a smoothed curve, the share
+# of weights above each SNR (1 − the cumulative distribution, log axis; the paper draws the
+# cumulative distribution itself), and the smoothed densities of all six networks. The paper's figure
 # marks the 75 % cut-off; the reading here asks where the density's two *modes* (peaks) lie,
 # where the *dip* between them lies, how many weights lie below the dip, and what removing them
 # costs. The smoothing is a Gaussian kernel density estimate with a bandwidth fixed by a
@@ -121,18 +132,22 @@ if rec:
 #
 # The lowest-scoring fraction of weights is set to zero and the posterior means of the rest
 # predict, without retraining. Nothing is chosen here: the test set only reports each fraction.
-# First which networks these are, and why their unpruned error differs from notebook 01's.
+# First **which networks** these are: every network this notebook prunes, its recipe from its
+# run record and notebook 01's final Table 1 beside it; then why their unpruned error differs
+# from the runs' own records and from the paper's.
 
 # %%
 if rec:
-    show_markdown(pruning_plan.networks_text(rec))
+    H.show_table(*pruning_plan.networks_rows(rec, refs, start_refs));
+    show_markdown(pruning_plan.networks_text(rec, start_refs))
 
 # %% [markdown]
 # **Table 2 (ours beside the paper's).** Test error after removing each fraction of the weights:
 # the paper's 2×1200 network, and ours ranked by SNR, by $|\mu|$ and at random, as mean ± sd over
 # the seeds. Unpruned, our networks err more than the paper's (the 0 % row), so what compares
 # with the paper is the error pruning *adds*: the line under the table gives it for 95 % removed
-# by SNR at 2×1200, with its 95 % interval, against the paper's.
+# by SNR at 2×1200 (pruned − unpruned), with its 95 % interval, against the paper's, and
+# ours minus the paper's (the same interval, moved by the paper's value).
 
 # %%
 if rec:
@@ -198,15 +213,16 @@ if not H.pending(start_refs, *pruning_plan.MISSING["starts"]):
 if start_refs and start_refs["retrained"]:
     show_markdown(pruning_plan.needs_text(start_refs, explain=False));
     H.show_table(*pruning_plan.test_rows(start_refs));
-    show_markdown(pruning_plan.start_reading_text(start_refs, refs));
+    show_markdown(pruning_plan.start_reading_text(start_refs, refs, rec));
 
 # %% [markdown]
 # ## 4. Does the KL weighting change how prunable a network is?
 #
 # Each epoch's KL term is split over its $M$ minibatches. With the paper's eq. 9 weights
-# $\pi_i=2^{M-i}/(2^M-1)$ for minibatch $i$ the KL acts on the first minibatches of an epoch
-# only; with the paper's eq. 8, $1/M$ for every minibatch (what the pruned networks use), it
-# acts on every minibatch. The paper proposes eq. 9 and does not say which weighting its
+# $\pi_i=2^{M-i}/(2^M-1)$ for minibatch $i$ (eq. 9's KL weights, not the prior's $\pi$) the
+# weights halve from one minibatch to the next, so the KL acts almost entirely on the first few
+# minibatches of an epoch; with the paper's eq. 8, $1/M$ for every minibatch (what the pruned
+# networks use), it acts on every minibatch evenly. The paper proposes eq. 9 and does not say which weighting its
 # Table 2 used. The question: does the weighting change how strongly the prior's narrow
 # component pulls weights, and so how many can go? Notebook 01's 2×400 recipe against the same
 # recipe with eq. 9's weights: **the figure** shows their SNR densities for seed 0; the test

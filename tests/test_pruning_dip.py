@@ -172,8 +172,8 @@ def test_outside_words_place_the_weights_outside_the_histogram_by_its_left_tail(
     q = math.exp(-width)
     assert abs(est - 100 * q / (1 - q)) < 5  # the geometric tail of the same slope
     text = P.outside_words(entry)
-    assert "the 400 weights (" in text and "on a side that was not recorded" in text
-    assert f"would hold about {est:,.0f} weights (an extrapolation, not measured)" in text
+    assert "the 400 weights (" in text and "keeps their count, not their side" in text
+    assert f"would hold about {est:,.0f} weights, an extrapolation, not measured" in text
     # a tail that does not fall to the left, or an empty lowest bin: no extrapolation
     flat = {**entry, "snr_hist": [0] + hist[1:]}
     assert P.left_tail_estimate(flat) is None and "extrapolation" not in P.outside_words(flat)

@@ -8,7 +8,7 @@
                                             # v3/summary.json (v3: BBB's starting networks)
     python tools/pruning_refs.py status     # what is done, adopted and still to do
 
-Only the `default` profile writes the committed results; the plan's networks are Table 1's.
+Only the `default` profile writes the committed results; the plan's networks are notebook 01's earlier Adam runs (table1.json), not its final Table 1's.
 """
 import argparse
 import sys
