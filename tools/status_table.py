@@ -112,10 +112,11 @@ PRUNE_NAMES = {"bbb_magnitude": "|μ|", "sgd_magnitude": "SGD's |w|",
 
 
 def pruning_claims():
-    """Notebook 04's declared claims "SNR < x" (BBB pruned by SNR against BBB pruned by |μ| and
-    the reference networks pruned by |w|), per fraction removed: {fraction: [(x, verdict)]} from
+    """Notebook 04's claims "SNR < x" (BBB pruned by SNR against BBB pruned by |μ| and the
+    reference networks pruned by |w|), per fraction removed: {fraction: [(x, verdict)]} from
     its two summaries (v2: |μ|, SGD, dropout; v3: the start net), "pending" while either is
-    interim, None before the first exists."""
+    interim, None before the first exists. A claim whose two sides were both seen before its
+    plan was written (``seen_before_plan``: SNR against |μ|) is named "x (exploratory)"."""
     v2, v3 = _load("04_pruning/v2/summary.json"), _load("04_pruning/v3/summary.json")
     if v2 is None:
         return None
@@ -127,7 +128,9 @@ def pruning_claims():
         for claim, res in s["families"][fam].items():
             m = re.match(r"bbb_snr < (\w+) at (\d+)%$", claim)
             if m and m.group(1) in PRUNE_NAMES:
-                out.setdefault(m.group(2), []).append((PRUNE_NAMES[m.group(1)], res["verdict"]))
+                name = PRUNE_NAMES[m.group(1)] + (" (exploratory)" if res.get("seen_before_plan")
+                                                  else "")
+                out.setdefault(m.group(2), []).append((name, res["verdict"]))
     return dict(sorted(out.items(), key=lambda kv: int(kv[0])))
 
 
@@ -171,25 +174,42 @@ def pruned_nets():
     plan = _load("01_mnist_classification/plan_v1/summary.json")
     runs = " ".join(" ".join(r.get("runs") or []) for r in (plan or {}).get("rows", []))
     first = min((plan or {}).get("records_created") or [None]) if plan else None
+    t1 = next((r.get("recipe") for r in (plan or {}).get("rows", [])
+               if r.get("key") == c.get("method") and r.get("H") == models[0]["H"]), None)
     return {"n": sum(m["H"] == models[0]["H"] for m in models), "H": models[0]["H"],
             "optimizer": {"adam": "Adam", "sgd": "SGD"}.get(c["optimizer"], c["optimizer"]),
             "epochs": c["epochs"], "warm": c["init_epochs"] if c.get("init_from") else None,
+            "pi": c.get("pi"), "kl": KL_EQ.get(c.get("kl_weighting")), "table1": t1 and {
+                "epochs": t1.get("epochs"), "pi": t1.get("pi"),
+                "warm": t1.get("init_epochs") if t1.get("init_from") else None},
             "in_table1": all(m["name"] in runs for m in models),
             "earlier": bool(first and rec.get("created") and rec["created"] < first)}
 
 
+KL_EQ = {"uniform": "eq. 8", "blundell": "eq. 9"}  # helpers.elbo.kl_weights: the paper's eqs.
+
+
 def pruned_nets_words(short=False):
-    """'3 earlier Adam nets with a 60-epoch warm start, not Table 1's' (``short``: the README's
-    cells) or the longer form with epochs; '' when the pruned nets are Table 1's own runs."""
+    """'3 Adam nets with a 60-epoch warm start, not Table 1's' (``short``: the README's cells)
+    or docs/reading.md's longer form with epochs and whether they were trained before Table 1's
+    runs ("earlier"); '' when the pruned nets are Table 1's own runs."""
     n = pruned_nets()
     if not n or n["in_table1"]:
         return ""
     when = "earlier " if n["earlier"] else ""
     warm = f"{n['warm']}-epoch warm start" if n["warm"] else "random start"
     if short:
-        return f"{n['n']} {when}{n['optimizer']} nets with a {warm}, not Table 1's"
-    return (f"{n['n']} {when}scale-mixture nets per width, not Table 1's runs: {n['optimizer']}, "
+        return f"{n['n']} {n['optimizer']} nets with a {warm}, not Table 1's"
+    text = (f"{n['n']} {when}scale-mixture nets per width, not Table 1's runs: {n['optimizer']}, "
             f"{n['epochs']} epochs at 2×{n['H']} after a {warm}")
+    if n.get("kl"):
+        text += f", KL weighted as the paper's {n['kl']}"
+    t1 = n.get("table1")
+    if t1 and n.get("pi") is not None:  # the recipe differences the records show
+        t1_warm = f"a {t1['warm']}-epoch warm start" if t1["warm"] else "a random start"
+        text += (f", π = {n['pi']:g} (Table 1's: {t1['epochs']} epochs after {t1_warm}, "
+                 f"π = {t1['pi']:g})")
+    return text
 
 
 def _pending(what, paper, command, notebook):
@@ -427,7 +447,9 @@ def rows():
         bbb = s["bbb"]
         # notebook 03's own tests (helpers.bandit.bbb_orderings), not a second computation
         tests = _bandit().bbb_orderings(rec)
+        # no plan declared these tests; they were chosen after the runs (notebook 03)
         verdict = _verdict_words({AGENTS[a]: tests[a] for a in AGENTS}, "BBB lower than")
+        verdict = verdict.replace(" (Holm)", " (Holm; exploratory)")
         steps = "" if buffer != "paper" else " after 50,000 steps"  # the next row: as above
         out.append([f"Figure 6: BBB's regret{steps}, buffer: {buffer.replace('_', ' ')}",
                     "~5,700", f"{bbb['mean']:,.0f} ± {bbb['sd']:,.0f} ({len(bbb['final_per_seed'])} seeds)",
@@ -437,7 +459,7 @@ def rows():
                     {"vs": minus_paper(bbb["mean"], _stats().mean_ci(bbb["final_per_seed"])["ci"],
                                        5700, fmt=_regret, unit=""),
                      "claims": claims_cell([(f"BBB < {AGENTS[a]}", tests[a]["verdict"])
-                                            for a in AGENTS])}])
+                                            for a in AGENTS]) + " (exploratory)"}])
     out.append(_beyond_05())
     out.append(_beyond_06())
     return out
@@ -520,8 +542,7 @@ def pruning_readme(ds, dip):
     vs = minus_paper(s["mean"] / 100, s["ci"] and [x / 100 for x in s["ci"]], 0.0005)
     sd = f" ± {statistics.stdev(ds):.2f}" if len(ds) > 1 else ""
     n = pruned_nets()  # the finding names them in full
-    who = f"{len(ds)} {'earlier ' if n['earlier'] else ''}nets, not Table 1's" if n and \
-        not n["in_table1"] else _seeds(len(ds))
+    who = f"{len(ds)} nets, not Table 1's" if n and not n["in_table1"] else _seeds(len(ds))
     ours = f"{statistics.fmean(ds):+.2f}{sd} pp ({who})"
     if dip:
         from helpers.pruning import dip_row_words
@@ -757,7 +778,7 @@ def paper_protocol_rows(nb01):
             ours += (f" ({want} seed{'s' if want > 1 else ''})" if n == [want] else
                      f" ({'–'.join(map(str, n))} of {want} seed{'s' if want > 1 else ''})")
             cell = summ["analysis"]["cells"].get(f"bbb_mixture_h{H}")
-            verdict = "mixture: " + cell_words(cell)  # the interval, whatever the word
+            verdict = "mixture: " + no_verdict_words(cell)  # σ did not learn: the interval only
             fam = summ["analysis"]["orderings"].get(str(H))
             if fam:  # σ did not learn: BBB's orderings get no verdict here either
                 verdict += f"; orderings: {fixed_sigma_claims(fam, full=True)}"
@@ -815,6 +836,17 @@ def table(full_rows=None):
         [r[0].replace(*README_LABELS[0])] + list(r[1:6])) + " |")  # named by recipe, as the README
               for r in (full_rows if full_rows is not None else rows())]
     return "\n".join(lines + [""] + link_definitions(prefix="../"))
+
+
+def no_verdict_words(cell):
+    """The paper's protocol's scale-mixture cell: no verdict against the paper (σ did not learn
+    there, as for its claims), with the interval of ours − paper where there is one."""
+    if not cell:
+        return "not run yet"
+    if not cell.get("ci"):
+        return "no verdict (σ did not learn; 1 seed)"
+    lo, hi = (x - cell["published"] for x in cell["ci"])
+    return f"no verdict (σ did not learn; ours − paper {_pp(lo)} to {_pp(hi)} pp)"
 
 
 def cell_words(cell):
@@ -904,7 +936,7 @@ def found_paper_protocol():
             f"{100 * c['published']:.2f}%)")
     if g:
         text += f" and the Gaussian prior on {100 * g['mean']:.2f}%"
-    return text + (f". But σ shifted uniformly (every weight alike) and did not learn ({phrase}"
+    return text + (f". But σ moved alike for every weight and did not learn ({phrase}"
                    "): these runs give no verdict on BBB.")
 
 
@@ -931,15 +963,15 @@ def found_modern_recipe():
              for (W, a, b), x in eff.items() if W == 400 and x.get("paper") is not None]
     if named and " differences lies" in ex:  # which differences: the paper's, as notebook 01
         ex = ex.replace(" differences lies", f" differences ({', '.join(named)}) lies", 1)
-    text = ("**Table 1, a modern recipe.** With every method trained by Adam, "
-            + (f"none of the paper's Table 1 margins reappear: {ex}. " if ex else "")
-            + f"The warm-started 2×400 scale mixture errs on "
+    text = ("**Table 1, a modern recipe.** With every method trained by Adam"
+            + (f", {ex}. " if ex else ", t")
+            + ("T" if ex else "") + f"he warm-started 2×400 scale mixture errs on "
             f"{100 * c['mean']:.2f} ± {100 * c['sd']:.2f}% ({c['n']} seeds; paper "
             f"{100 * c['published']:.2f}%): {_pp(e['diff'])} pp against the plain network "
             f"{_interval(e['ci_adj'])[:-3]} (paper {_pp(e['paper'])} pp), "
-            f"{e['verdict']} (Holm)")
+            f"{e['verdict']}")
     if ctl and ctl.get("ci_adj"):
-        text += (f"; against its own start net trained on for as many epochs, "
+        text += (f"; against its start net trained on as long, "
                  f"{_pp(ctl['diff'])} pp {_interval(ctl['ci_adj'])[:-3]}")
     return text + " (intervals adjusted, as in notebook 01)."
 
@@ -965,7 +997,7 @@ def found_pruning():
     ci = _stats().mean_ci(ds)
     span = f" [{ci['ci'][0]:+.2f}, {ci['ci'][1]:+.2f}]" if ci["ci"] else ""
     text = (f"**Table 2, Figure 4: pruning.** Removing the 95% of a 2×{H} network's weights "
-            "with the lowest SNR = |μ|/σ changes its test error by "
+            "with the lowest SNR = |μ|/σ changes the test error by "
             f"{ci['mean']:+.2f} pp{span} ({pruned_nets_words(short=True) or _seeds(len(ds))}; "
             "paper +0.05 pp)")
     v2 = _load("04_pruning/v2/summary.json")
@@ -973,16 +1005,17 @@ def found_pruning():
         "bbb_snr < bbb_magnitude at 95%")
     if r and r["verdict"].startswith("not resolved"):
         t = r["t_test"]
+        tag = ", exploratory" if r.get("seen_before_plan") else ""  # both sides seen first
         text += (f". But ranking by |μ| alone does as well (SNR − |μ| {_pp(t['mean_diff'])} "
-                 f"pp {_interval(t['ci'])[:-3]}, {r['verdict']}): at this "
+                 f"pp {_interval(t['ci'])[:-3]}, {r['verdict']}{tag}): at this "
                  "width σ adds nothing measurable")
         other = [w for w in dict.fromkeys(m["H"] for m in models) if w != H]
         for W in other:
             fs, nets = _mcnemar_all(prune, W)
             if fs:
-                text += (f". At 2×{W}, SNR leaves fewer errors than |μ| at "
-                         f"{'–'.join(dict.fromkeys([fs[0], fs[-1]]))}% removed on each of its "
-                         f"{nets} networks (per-network McNemar tests, exploratory)")
+                text += (f". At 2×{W}, SNR beats |μ| at "
+                         f"{'–'.join(dict.fromkeys([fs[0], fs[-1]]))}% removed on all "
+                         f"{nets} networks (McNemar tests per network, exploratory)")
     return text.replace(" -", " −").replace("[-", "[−") + "."
 
 
@@ -1026,13 +1059,13 @@ def found_bandit():
     holds = [AGENTS[a] for a in AGENTS if tests[a]["verdict"] == "holds"]
     n = len(bbb["final_per_seed"])
     wins = sum(g < b for g, b in zip(greedy["final_per_seed"], bbb["final_per_seed"]))
-    text = (f"**Figure 6: a bandit.** On the mushroom task, BBB's regret after 50,000 steps is "
+    text = (f"**Figure 6: a bandit.** BBB's regret after 50,000 steps of the mushroom task is "
             f"{bbb['mean']:,.0f} ± {bbb['sd']:,.0f} ({n} seeds; paper about 5,700)"
-            + (f", lower than {' and '.join(holds)} ({'both hold' if len(holds) == 2 else 'holds'})"
-               if holds else ""))
+            + (f", lower than {' and '.join(holds)} ({'both hold' if len(holds) == 2 else 'holds'}"
+               ", exploratory)" if holds else ""))  # tests chosen after the runs: no plan
     if wins:
         text += (f". But plain greedy has the lower regret on {wins} of {n} seeds (median "
-                 f"{greedy['median']:,.0f} against BBB's {bbb['median']:,.0f}); BBB's lower "
+                 f"{greedy['median']:,.0f}, BBB's {bbb['median']:,.0f}); BBB's lower "
                  f"mean comes from greedy's worst seed ({max(greedy['final_per_seed']):,.0f})")
     return text + "."
 
@@ -1051,6 +1084,16 @@ def _rivals_with(summary, family, word):
     return out
 
 
+def _word_of(summary, family, rival):
+    """The verdict word ('holds', 'reversed', 'not resolved') of BBB's claim against ``rival``
+    in ``family`` of a plan summary; '' when there is none."""
+    for claim, c in (summary.get("families", {}).get(family) or {}).items():
+        lhs, tail = claim.split(" < ")
+        if (tail.split(" on ")[0] if lhs == "bbb" else lhs) == rival:
+            return _word(c["verdict"])
+    return ""
+
+
 def _and(names):
     return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
@@ -1066,11 +1109,17 @@ def found_beyond():
     a = v2["table"]["bbb"]["full"]["auroc_entropy"]
     m, b = _best(v2, "auroc_entropy", max)
     base = v2["table"].get("map", {}).get("full", {}).get("auroc_entropy")
+    auroc = "OOD AUROC (entropy)"
     text = (f"**Beyond the paper.** BBB tells unfamiliar images (Fashion-MNIST) from MNIST with "
             f"an AUROC of {a['mean']:.3f} ± {a['sd']:.3f} ({len(a['seeds'])} seeds)"
-            + (f", above a single network's (MAP: weight decay) {base['mean']:.3f}" if base else "")
-            + f" but below {NAMES[m]}'s {b['mean']:.3f} ± {b['sd']:.3f}")
+            + (f", above MAP's {base['mean']:.3f} ({_word_of(v2, auroc, 'map')})" if base else "")
+            + f", below {NAMES[m]}'s {b['mean']:.3f} ± {b['sd']:.3f} ({_word_of(v2, auroc, m)})")
+    unresolved = [n for n in _rivals_with(v2, auroc, f"not resolved at {len(a['seeds'])} seeds")
+                  if n not in (NAMES["map"], NAMES[m])]
     the = {"ensemble": "the ensemble"}
+    if unresolved:
+        first = {"ensemble": "the deep ensemble"}  # its first use in the findings' Beyond
+        text += f", not resolved against {_and([first.get(n, n) for n in unresolved])}"
     ece = [the.get(n, n) + "'s" for n in _rivals_with(v2, "test ECE", "holds")]
     if ece:
         text += f"; its ECE is lower than {_and(ece)} ({'both hold' if len(ece) == 2 else 'holds'})"
@@ -1089,32 +1138,40 @@ def found_beyond():
 
 
 def headline():
-    """The README's one-sentence answer, each clause only where results/ say it: the paper's
-    Table 1 margins absent under the modern recipe (helpers.table1.excluded_words), σ not
-    learning under the paper's protocol, the claims of BBB that hold (pruning, the bandit against
-    ε-greedy) with a simpler rival not measurably worse, and MC dropout's higher AUROC."""
+    """The README's one-sentence answer, in words a newcomer knows (no symbol the Terms define
+    later), each clause only where results/ say it: the paper's Table 1 margins absent under the
+    modern recipe (helpers.table1.excluded_words), σ not learning under the paper's protocol,
+    the claims of BBB that hold (pruning at 95 % matches the paper, the bandit against
+    ε-greedy) with a simpler rival not measurably worse (|μ|, greedy), and MC dropout's higher
+    AUROC."""
     s = _load("01_mnist_classification/plan_v1/summary.json")
     sys.path.insert(0, str(ROOT))
     from helpers import table1 as T
     if not s or not T.excluded_words(s) or not found_paper_protocol():
         return None
-    text = ("**In short:** none of the paper's Table 1 margins reappear with a modern recipe; "
-            "under the paper's own protocol σ did not learn (no verdict on BBB)")
+    text = ("**In short:** trained with Adam, none of Table 1's gaps between methods "
+            "reappear; trained the paper's own way, BBB's weight uncertainty never learned (no "
+            "verdict there)")
     claims = pruning_claims()
     mu = [v for f, pairs in (claims if isinstance(claims, dict) else {}).items()
-          for n, v in pairs if f == "95" and n == "|μ|"]
+          for n, v in pairs if f == "95" and n.startswith("|μ|")]
     rec = _load("03_contextual_bandit/reported_paper.json")
     tests = _bandit().bbb_orderings(rec) if rec and rec["metrics"].get("complete") else {}
-    if mu and mu[0].startswith("not resolved") and tests and \
+    prune = _load("04_pruning/snr.json")
+    models = (prune or {}).get("metrics", {}).get("models") or []
+    ds = [100 * (m["error_at"]["snr"]["95"] - m["error_at"]["snr"]["0"]) for m in models
+          if models and m["H"] == models[0]["H"]]  # pp, as Table 2's row
+    cheap = ds and _stats().vs_published(ds, 0.05, unit=" pp")["verdict"].startswith("matches")
+    if cheap and mu and mu[0].startswith("not resolved") and tests and \
             tests["greedy"]["verdict"].startswith("not resolved") and \
             all(tests[a]["verdict"] == "holds" for a in ("eps1", "eps5")):
-        text += ("; where BBB's other claims hold (pruning by signal-to-noise ratio, a bandit "
-                 "against ε-greedy), a simpler rival (pruning by |μ|, a greedy agent) is not "
-                 "measurably worse")
+        text += ("; BBB's pruning costs as little as the paper says and its bandit beats random "
+                 "exploration, but pruning by weight size alone and a never-exploring agent are "
+                 "not measurably worse")
     v2 = _load("05_uncertainty/v2/summary.json")
     au = (v2 or {}).get("families", {}).get("OOD AUROC (entropy)", {})
     if any(k.startswith("mc_dropout < bbb") and c["verdict"] == "reversed" for k, c in au.items()):
-        text += "; MC dropout tells unfamiliar images apart better"
+        text += "; dropout kept on at test time spots unfamiliar images better"
     return text + "."
 
 
