@@ -117,7 +117,7 @@ def words(rec):
         lo1, hi1 = min(v["sigma_q"][0] for v in last.values()), max(v["sigma_q"][2] for v in last.values())
         med = [v["rho_drift_q"][0] for v in last.values()]
         top = max(v["rho_drift_q"][1] for v in last.values())
-        alike = top <= 1.1 * min(med)
+        alike = shifted_uniformly(last)
         share = [v["narrow_share"] for v in last.values() if v["narrow_share"] is not None]
         end = run["trace"][-1]
         lines.append(f"| {label} | {lo0:.4f}–{hi0:.4f} → {lo1:.4f}–{hi1:.4f} | "
@@ -140,6 +140,17 @@ def words(rec):
                    "learned where the data allow uncertainty. ")
     answer += panel_words(rec)
     return "\n".join(lines + ["", answer.strip()])
+
+
+def shifted_uniformly(layers):
+    """Section 3's test on one reading of a network (``posterior_state``'s {layer: readings}
+    with ρ drift): True when σ *shifted uniformly* (ρ's 95th-percentile drift, the largest
+    over layers, at most 1.1 times the smallest layer median: every ρ moved by about the same
+    amount), False when it *learned* (spread apart weight by weight). The one rule every
+    reader here uses."""
+    med = [v["rho_drift_q"][0] for v in layers.values()]
+    top = max(v["rho_drift_q"][1] for v in layers.values())
+    return top <= 1.1 * min(med)
 
 
 def panel_words(rec):
@@ -181,11 +192,9 @@ def _growth(rec):
     still, grew = [], []
     for label, run in rec["runs"].items():
         first, last = run["trace"][0]["layers"], run["trace"][-1]["layers"]
-        med = [v["rho_drift_q"][0] for v in last.values()]
-        top = max(v["rho_drift_q"][1] for v in last.values())
         hi0 = max(v["sigma_q"][2] for v in first.values())
         hi1 = max(v["sigma_q"][2] for v in last.values())
-        (still if top <= 1.1 * min(med) else grew).append((label, hi0, hi1))
+        (still if shifted_uniformly(last) else grew).append((label, hi0, hi1))
     return still, grew
 
 
@@ -458,13 +467,16 @@ def sigma_floor(record, n_train=50_000):
     return {"floor": floor, "start": start, "ratio": floor / start}
 
 
-def adam_sigma_check(get, widths, labels, warm=None):
+def adam_sigma_check(get, widths, labels, warm=None, measured=None):
     """Markdown: what the run records of the Adam recipe's Table 1 BBB runs say about σ
     (``get(method, H)``: their records; ``widths``; ``labels``: {method: name}; ``warm``:
     {method: [widths where it starts warm]}). Whether the records hold σ at all; for the
     Gaussian prior, the KL's lower bound on σ's geometric mean (``sigma_floor``) against its
     start, beside a single sampled network's test error; for a prior whose KL bounds nothing
-    (the scale mixture), that σ is not checked on these runs. '' without records."""
+    (the scale mixture), σ measured in a rerun of seed 0 (``measured``: ``adam_load()``'s
+    value; ``measured_words``) at the widths it holds, and "not checked" at the others. ''
+    without records."""
+    got = {H for H in widths if str(H) in ((measured or {}).get("widths") or {})}
     rows, held, unchecked, grown = [], False, [], []
     for m in ("bbb_gaussian", "bbb_mixture"):
         recs = {H: get(m, H) for H in widths}
@@ -489,6 +501,11 @@ def adam_sigma_check(get, widths, labels, warm=None):
             st = {round(f["start"], 4) for f in floors}
             what = (f"≥ {lo:.2f} at the end (KL bound), {min(st):.4f} at the start: "
                     f"≥ {min(f['ratio'] for f in floors):.0f}-fold")
+        elif m == "bbb_mixture" and got:
+            what = "measured in a rerun of seed 0 (below)"
+            if set(recs) - got:
+                unchecked.append(labels[m] + " at " + " and ".join(
+                    f"2×{H}" for H in sorted(set(recs) - got)))
         else:
             what = "not bounded by the records"
             unchecked.append(labels[m])
@@ -515,4 +532,363 @@ def adam_sigma_check(get, widths, labels, warm=None):
                     "checked on these runs; their verdicts rest on section 3's related run "
                     "(same optimiser, ρ₀ and 2×400 prior; random start, 50 epochs, one seed), "
                     "where σ learned.")
-    return head + "\n".join(table) + " ".join(tail)
+    more = measured_words(measured, sorted(got), labels["bbb_mixture"]) if got else ""
+    return head + "\n".join(table) + " ".join(tail) + (f"\n\n{more}" if more else "")
+
+
+MIXTURE_NO_VERDICT = "no verdict (σ did not learn)"  # the Adam recipe's mixture, where it did not
+
+
+def adam_unlearned(measured):
+    """The widths (ints, ascending) at which the rerun of the Adam recipe's warm-started scale
+    mixture (``measured``: ``adam_load()``'s value) found σ *shifted uniformly*
+    (``shifted_uniformly``): there the mixture's Adam-recipe verdicts read
+    ``MIXTURE_NO_VERDICT``, as the paper protocol's BBB rows do. [] without measurements."""
+    got = (measured or {}).get("widths") or {}
+    return sorted(int(H) for H, e in got.items() if shifted_uniformly(e["layers"]))
+
+
+def mixture_verdict(measured, H, verdict):
+    """The Adam recipe's scale-mixture verdict ``verdict`` at width ``H`` as it may be read:
+    ``MIXTURE_NO_VERDICT`` where σ did not learn there (``adam_unlearned``), else
+    ``verdict`` unchanged (σ learned, or was not measured at ``H``)."""
+    return MIXTURE_NO_VERDICT if int(H) in adam_unlearned(measured) else verdict
+
+
+def _pct(x):
+    return "—" if x is None else f"{100 * x:.2f} %"
+
+
+def rerun_words(entry):
+    """Whether a width's rerun reproduced its committed record: 'the record exactly (test error
+    X)' when every compared value is equal, else "a rerun of the same recipe and seed, test
+    error X vs the record's Y"."""
+    m, r = entry["metrics"], entry["record_metrics"]
+    if entry["reproduced"]["exact"]:
+        return f"reproduced the record exactly (test error {_pct(m['test_error'])})"
+    return (f"a rerun of the same recipe and seed, test error {_pct(m['test_error'])} vs the "
+            f"record's {_pct(r['test_error'])}")
+
+
+def measured_words(measured, widths, label="BBB, scale mixture prior"):
+    """Markdown: σ measured at the end of the rerun of seed 0 at each of ``widths`` (the
+    warm-started scale mixture; ``measured``: ``adam_load()``'s value): σ's median (range over
+    layers) and 5–95 % range beside its start softplus(ρ₀), ρ's drift (median, range over
+    layers; 95th percentile, the largest), section 3's reading (``shifted_uniformly``) and whether
+    the rerun reproduced the record (``rerun_words``); then what that means for the mixture's
+    Adam-recipe verdicts (``MIXTURE_NO_VERDICT`` where σ did not learn). '' without them."""
+    got = (measured or {}).get("widths") or {}
+    widths = [H for H in widths if str(H) in got]
+    if not widths:
+        return ""
+    lines = [f"| {label}, seed 0 rerun | σ at the end: median (over layers); 5–95 % | "
+             "ρ drift: median; 95th percentile | σ | the rerun |", "|---|---|---|---|---|"]
+    for H in widths:
+        e = got[str(H)]
+        lay = e["layers"].values()
+        med = [v["sigma_q"][1] for v in lay]
+        lo, hi = min(v["sigma_q"][0] for v in lay), max(v["sigma_q"][2] for v in lay)
+        dmed = [v["rho_drift_q"][0] for v in lay]
+        dtop = max(v["rho_drift_q"][1] for v in lay)
+        lines.append(f"| 2×{H} | {_span(min(med), max(med))}; {lo:.4f}–{hi:.4f} (start "
+                     f"{e['sigma_start']:.4f}) | {_span(min(dmed), max(dmed), 2)}; {dtop:.2f} | "
+                     + ("shifted uniformly" if shifted_uniformly(e["layers"]) else "learned")
+                     + f" | {rerun_words(e)} |")
+    still = [H for H in adam_unlearned(measured) if H in widths]
+    learned = [H for H in widths if H not in still]
+    def at(ws):
+        from .report import and_list
+        return and_list([f"2×{H}" for H in ws])
+    parts = []
+    if learned:
+        parts.append(f"At {at(learned)} σ learned, spreading apart weight by weight (section "
+                     "3's test)" + ("" if still else ": the mixture's Adam-recipe verdicts "
+                                    "count (σ measured on seed 0)") + ".")
+    if still:
+        parts.append(f"At {at(still)} σ shifted uniformly, every ρ by about the same amount: "
+                     f"the mixture's Adam-recipe verdicts there read *{MIXTURE_NO_VERDICT}*.")
+    return "\n".join(lines) + "\n\n" + " ".join(parts)
+
+
+def _span(a, b, digits=4):
+    """'a–b' to ``digits`` decimals, one number where they agree at that precision."""
+    x, y = f"{a:.{digits}f}", f"{b:.{digits}f}"
+    return x if x == y else f"{x}–{y}"
+
+
+# ---- σ measured in the Adam recipe's warm-started scale-mixture runs: a rerun of seed 0 ----
+#
+# The Table 1 run records of the Adam recipe hold no σ, and their checkpoints are not kept. So
+# the committed seed-0 record of the warm-started scale mixture at each width is trained again
+# exactly as it was run (helpers.classification.run, the record's config, the plan's data and
+# predictor samples, one thread on the same kind of CPU), and σ is read from the rerun's network
+# at its end. Whether the rerun reproduced the record (its per-epoch history and final metrics)
+# is part of the result: where it did, the σ read is the σ of the reported run.
+
+ADAM_NOTEBOOK = "01_adam_sigma_check"  # the reruns' checkpoint folder (not the campaign's)
+ADAM_SETTINGS = {"default": dict(widths=[400, 800, 1200], n_train=None, n_eval=None,
+                                 eval_samples=10, overrides={}),
+                 "smoke": dict(widths=[400], n_train=1_000, n_eval=500, eval_samples=2,
+                               overrides=dict(H=16, epochs=1, init_epochs=1))}
+ADAM_HISTORY_KEYS = ("loss", "nll", "kl", "val_error", "test_error")
+ADAM_METRIC_KEYS = ("test_error", "val_error", "predictor", "test_error_ensemble",
+                    "test_error_mean_weights", "val_error_ensemble", "val_error_mean_weights",
+                    "test_error_single_samples")
+
+
+def adam_path():
+    """The measurements' file (under ``results_dir()``: the smoke profile's under build/)."""
+    return results_dir() / NB / "adam_sigma_check.json"
+
+
+def adam_load():
+    """The stored measurements, or None."""
+    p = adam_path()
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def adam_source(H):
+    """The committed seed-0 record of the warm-started scale mixture at width ``H`` (the Adam
+    recipe's Table 1 run): its path relative to the project."""
+    folder = PROJECT / "results" / NB / "plan_v1" / "runs" / f"h{H}" / "bbb_mixture"
+    for p in sorted(folder.glob("*.json")):
+        c = json.loads(p.read_text())["config"]
+        if c["seed"] == 0 and c.get("init_from"):
+            return p.relative_to(PROJECT)
+    raise FileNotFoundError(f"no warm-started seed-0 scale-mixture record under {folder}")
+
+
+def _max_abs(a, b):
+    """Largest |a − b| over paired numbers (lists or numbers); None where either is missing or
+    the lengths differ; 0.0 for equal non-numbers, inf for unequal ones."""
+    if isinstance(a, list) or isinstance(b, list):
+        if not isinstance(a, list) or not isinstance(b, list) or len(a) != len(b):
+            return None
+        vals = [_max_abs(x, y) for x, y in zip(a, b)]
+        return None if any(v is None for v in vals) else max(vals, default=0.0)
+    if a is None or b is None:
+        return None if a is not b else 0.0
+    if isinstance(a, str) or isinstance(b, str):
+        return 0.0 if a == b else math.inf
+    return abs(float(a) - float(b))
+
+
+def compare_runs(rerun, record):
+    """Whether ``rerun`` (a record ``run`` returned) reproduced ``record`` (the committed one):
+    {"history": {key: max |Δ| over epochs}, "metrics": {key: max |Δ|}, "epochs": [rerun's,
+    record's], "exact": every compared value equal, "max_abs_diff": the largest |Δ| (None where
+    something could not be paired)}. Compared: ``ADAM_HISTORY_KEYS`` of each epoch and
+    ``ADAM_METRIC_KEYS`` (wall times and paths are not)."""
+    h1, h0 = rerun.get("history") or [], record.get("history") or []
+    hist = {k: (_max_abs([r.get(k) for r in h1], [r.get(k) for r in h0]) if len(h1) == len(h0)
+                else None) for k in ADAM_HISTORY_KEYS}
+    met = {k: _max_abs(rerun["metrics"].get(k), record["metrics"].get(k))
+           for k in ADAM_METRIC_KEYS if k in rerun["metrics"] or k in record["metrics"]}
+    diffs = list(hist.values()) + list(met.values())
+    exact = all(d == 0.0 for d in diffs)
+    return {"history": hist, "metrics": met, "epochs": [len(h1), len(h0)], "exact": exact,
+            "max_abs_diff": None if any(d is None for d in diffs) else max(diffs, default=0.0)}
+
+
+def bias_state(model, rho_init):
+    """{layer name: {"sigma_q", "rho_drift_q", "n"}} of the Bayesian layers' biases (their ρ
+    start at ``rho_init`` too), as ``posterior_checks.posterior_state`` reads the weights."""
+    import torch
+
+    from .posterior_checks import QUANTILES, _linear_layers, _quantiles, layer_names
+    out = {}
+    for name, layer in zip(layer_names(model), _linear_layers(model)):
+        rho = getattr(layer, "bias_rho", None)
+        if rho is None:
+            continue
+        rho = rho.detach()
+        out[name] = {"n": rho.numel(),
+                     "sigma_q": _quantiles(torch.nn.functional.softplus(rho), QUANTILES),
+                     "rho_drift_q": _quantiles((rho - rho_init).abs(), (0.5, 0.95))}
+    return out
+
+
+def code_snapshot(commit):
+    """The package ``helpers/`` as it was at ``commit``, extracted (``git archive``, which reads
+    the repository and changes nothing) under build/code/<commit>/; return that folder. A run
+    started there with it as the working directory imports that code, not today's."""
+    import io
+    import shutil
+    import subprocess
+    import tarfile
+    dest = PROJECT / "build" / "code" / commit[:12]
+    if not (dest / "helpers" / "__init__.py").exists():
+        tmp = dest.with_name(dest.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        tar = subprocess.run(["git", "archive", commit, "helpers"], cwd=PROJECT,
+                             capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(tar)) as t:
+            t.extractall(tmp, filter="data")
+        shutil.rmtree(dest, ignore_errors=True)
+        tmp.rename(dest)
+    return dest
+
+
+# run in a subprocess from a code snapshot: train as helpers.classification.run did then, and
+# save the trained network's parameters and the record it returned
+_SNAPSHOT_RUN = """
+import json, os, sys, torch
+torch.set_num_threads(1)
+import helpers
+from helpers.classification import RunConfig, run
+from helpers.data import load_mnist
+a = json.loads(sys.argv[1])
+assert os.path.abspath(helpers.__file__).startswith(a["code_dir"]), helpers.__file__
+data = load_mnist(scale="paper", n_train=a["n_train"], n_test=a["n_eval"])
+model, rec = run(RunConfig.from_dict(a["config"]), data, notebook=a["notebook"],
+                 eval_samples=a["eval_samples"], test=True, checkpoint_every=1, desc=a["desc"])
+torch.save({"model": model.state_dict(), "record": rec, "threads": torch.get_num_threads()},
+           a["out"])
+"""
+
+
+def _train_under(commit, config, settings, notebook, desc):
+    """Train ``config`` with the code of ``commit`` (``code_snapshot``) in a subprocess on one
+    thread; return (its parameters, the record its ``run`` returned, its thread count)."""
+    import os
+    import subprocess
+    import sys
+
+    import torch
+
+    from .utils import checkpoints_dir
+    code = code_snapshot(commit)
+    out = checkpoints_dir() / notebook / "trained.pt"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    args = {"code_dir": str(code), "config": config, "n_train": settings["n_train"],
+            "n_eval": settings["n_eval"], "eval_samples": settings["eval_samples"],
+            "notebook": notebook, "desc": desc, "out": str(out)}
+    env = {**os.environ, "BBB_CHECKPOINT_DIR": str(checkpoints_dir()), "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1", "PYTHONPATH": str(code)}
+    subprocess.run([sys.executable, "-c", _SNAPSHOT_RUN, json.dumps(args)], cwd=code, env=env,
+                   check=True)
+    state = torch.load(out, map_location="cpu", weights_only=False)
+    out.unlink()
+    return state["model"], state["record"], state["threads"]
+
+
+def adam_rerun(H, data, settings, log=print, code="record"):
+    """Train the committed seed-0 warm-started scale-mixture record at width ``H`` again as it
+    was run (its config without "prior", ``settings``' overrides applied in the smoke profile)
+    through ``helpers.classification.run`` with the test set (as the record was; the numbers are
+    the reported run's, nothing is chosen from them); return the file's entry: σ and ρ drift per
+    layer at the end (``posterior_state`` from a constant ρ₀: the means start from the source
+    network, every ρ at ρ₀), the same for the biases, the narrow component's share, and whether
+    the rerun reproduced the record (``compare_runs``), with the source network's history
+    compared too. ``code``: 'record' trains with the code of the record's commit
+    (``_train_under``; today's BBB kernels draw another noise stream), 'current' with today's
+    (``data``: the images, used only then)."""
+    import torch
+
+    from .classification import RunConfig, build_model, checkpoint_path, run
+    from .posterior_checks import _linear_layers, layer_names, posterior_state
+    from .train import load_checkpoint
+    src = adam_source(H)
+    record = json.loads((PROJECT / src).read_text())
+    config = {k: v for k, v in record["config"].items() if k != "prior"}
+    cfg = RunConfig.from_dict({**config, **settings["overrides"]})
+    t0 = time.perf_counter()
+    desc = f"adam sigma check 2x{H}"
+    if code == "record":
+        commit = record["code"]["commit"]
+        folder = f"{ADAM_NOTEBOOK}/{commit[:12]}"  # its checkpoints apart from today's code's
+        params, rec, threads = _train_under(commit, {**config, **settings["overrides"]},
+                                            settings, folder, desc)
+        model = build_model(cfg)
+        model.load_state_dict(params)
+        ran = {"commit": commit, "how": "the record's commit (helpers/ by git archive)",
+               "threads": threads}
+    else:
+        folder = ADAM_NOTEBOOK
+        model, rec = run(cfg, data, notebook=folder, eval_samples=settings["eval_samples"],
+                         test=True, checkpoint_every=1, desc=desc)
+        ran = {"commit": code_label(), "how": "today's code", "threads": torch.get_num_threads()}
+    wall = time.perf_counter() - t0
+    start = {n: torch.full_like(lay.weight_rho, cfg.rho_init)  # every ρ started at ρ₀
+             for n, lay in zip(layer_names(model), _linear_layers(model))}
+    entry = {"H": H, "source": str(src), "source_code": record.get("code"), "ran_with": ran,
+             "config": {**config, **settings["overrides"]}, "seed": cfg.seed,
+             "rho_init": cfg.rho_init, "sigma_start": _softplus(cfg.rho_init),
+             "layers": posterior_state(model, start),
+             "biases": bias_state(model, cfg.rho_init), "layer_order": layer_names(model),
+             "metrics": {k: rec["metrics"].get(k) for k in ADAM_METRIC_KEYS},
+             "record_metrics": {k: record["metrics"].get(k) for k in ADAM_METRIC_KEYS},
+             "history": [{k: r.get(k) for k in ADAM_HISTORY_KEYS + ("epoch",)}
+                         for r in rec["history"]],
+             "reproduced": compare_runs(rec, record), "wall_s": round(wall, 1)}
+    src_cfg = cfg.init_source()
+    ck = checkpoint_path(src_cfg, folder)
+    src_rec = PROJECT / "results" / NB / "plan_v1" / "runs" / f"h{H}" / "warm_start_source" / \
+        f"{src_cfg.name}.json"
+    if ck.exists() and src_rec.exists():
+        hist, want = load_checkpoint(ck)["history"], json.loads(src_rec.read_text())["history"]
+        entry["source_reproduced"] = {
+            k: (_max_abs([r.get(k) for r in hist], [r.get(k) for r in want])
+                if len(hist) == len(want) else None) for k in ("loss", "val_error", "test_error")}
+    log(f"2x{H} ({ran['how']}): {wall:.0f} s; reproduced exactly: "
+        f"{entry['reproduced']['exact']} (max |Δ| {entry['reproduced']['max_abs_diff']}); test "
+        f"error {rec['metrics']['test_error']} vs the record's {record['metrics']['test_error']}")
+    return entry
+
+
+ADAM_NOTE = ("seed 0 of each width's warm-started scale-mixture Table 1 run (the Adam recipe), "
+             "trained again with the committed record's config, data and code path ('widths': "
+             "with the code of the record's commit; 'current_code': with today's, whose BBB "
+             "kernels draw another noise stream); σ read from "
+             "the network at its end (ρ drift from ρ₀, where every ρ starts). The test errors "
+             "computed here are the reported run's own (same seed, same code path), already "
+             "reported: nothing is chosen from them.")
+
+
+def adam_run_all(profile="default", widths=None, log=print, code="record"):
+    """Rerun every width of ``widths`` (default: the profile's) not yet in the file, in order,
+    writing the file atomically after each; return it. ``code`` (``adam_rerun``): 'record'
+    fills "widths" (what the notebook reads), 'current' fills "current_code"."""
+    import torch
+
+    from .data import load_mnist
+    settings = ADAM_SETTINGS[profile]
+    key = "widths" if code == "record" else "current_code"
+    out = adam_load() or {}
+    out.setdefault(key, {})
+    todo = [H for H in (widths or settings["widths"]) if str(H) not in out[key]]
+    for H in (widths or settings["widths"]):
+        if str(H) in out[key]:
+            log(f"2x{H}: done already")
+    if not todo:
+        return out
+    data = (load_mnist(scale="paper", n_train=settings["n_train"], n_test=settings["n_eval"])
+            if code == "current" else None)
+    for H in todo:
+        entry = adam_rerun(H, data, settings, log=log, code=code)
+        out = _adam_store(key, H, entry, dict(
+            profile=profile, settings={k: v for k, v in settings.items()}, code=code_label(),
+            machine=machine_info(), threads=torch.get_num_threads(),
+            created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            note=ADAM_NOTE))
+    return out
+
+
+def _adam_store(key, H, entry, meta):
+    """Add ``entry`` under ``key``/``H`` to the file as it is now (read again under a lock, so
+    that runs of different widths in parallel keep each other's entries), widths in ascending
+    order; write it atomically; return it."""
+    import fcntl
+    path = adam_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = PROJECT / "build" / "adam_sigma_check.lock"  # not beside the results
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        out = adam_load() or {}
+        got = {**out.get(key, {}), str(H): entry}
+        out[key] = {k: got[k] for k in sorted(got, key=int)}
+        out.update(meta)
+        atomic_write_bytes(path, (json.dumps(out, indent=1) + "\n").encode())
+    return out

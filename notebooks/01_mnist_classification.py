@@ -61,7 +61,7 @@ R.show_markdown(T.plain_answer(paper_run, adam, sigma_fixed=sigma));
 # %%
 R.show_markdown(T.answer(paper_run, adam, sigma_fixed=sigma))
 get, warm = T.adam_records(adam), T.warm_widths(adam, raw=True)
-R.show_markdown(PD.adam_sigma_check(get, adam["widths"], T.BRIEF, warm))
+R.show_markdown(PD.adam_sigma_check(get, adam["widths"], T.BRIEF, warm, PD.adam_load()))
 R.show_markdown(T.detectable_words(paper_run, adam));
 
 # %% [markdown]
