@@ -344,13 +344,14 @@ def effects(v2):
     the family's size, the seeds, the plain verdict (``word``) and whether a higher value is
     better (``high``)."""
     out = []
-    for claims in v2["families"].values():
+    for family, claims in v2["families"].items():
         for claim, res in claims.items():
             rival, metric, high = _claim(claim)
             tt = res.get("t_test") or {}
             sign = 1.0 if claim.startswith("bbb < ") else -1.0  # a − b → BBB − rival
             ci = tt.get("ci")
             out.append({"claim": claim, "rival": rival, "metric": metric, "high": high,
+                        "family": family, "sd_diff": tt.get("sd_diff"), "n": tt.get("n"),
                         "bbb": _mean(v2, "bbb", metric), "other": _mean(v2, rival, metric),
                         "diff": None if tt.get("mean_diff") is None else sign * tt["mean_diff"],
                         "ci": None if ci is None else sorted(sign * c for c in ci),
@@ -392,55 +393,75 @@ def _near(v2, e, lo=0.01, hi=0.1):
     return any(p is not None and lo <= p < hi for p in [e["p_holm"], *rescored])
 
 
+def _lead(v2, es):
+    """The answer's lead sentence from the verdicts: where BBB stands on AUROC, then on ECE
+    (each rival named under its verdict), then the comparisons the seeds do not decide."""
+    n = len(v2["seeds"])
+    said, open_ = [], []
+    for high, better, worse in ((True, "flags the unfamiliar images better than", "worse than"),
+                                (False, "is better calibrated than", "worse calibrated than")):
+        group = [e for e in es if e["high"] == high]
+        good = [NOUNS[e["rival"]] for e in group if e["word"] == "BBB better"]
+        bad = [NOUNS[e["rival"]] for e in group if e["word"] == "BBB worse"]
+        if not good:
+            worse = better.replace("better", "worse")
+        bits = ([f"{better} {_join(good)}"] if good else []) + \
+            ([f"{worse} {_join(bad)}"] if bad else [])
+        if bits:
+            said.append(" and ".join(bits))
+        open_ += [f"from {NOUNS[e['rival']]} on {'AUROC' if high else 'ECE'}"
+                  for e in group if e["word"] not in DIRECTION.values()]
+    text = "BBB " + ", and ".join(said) if said else "BBB"
+    if open_:
+        text += (f"; {n} seeds do not separate it " if said
+                 else f" is not separated at {n} seeds ") + " or ".join(open_)
+    return f"**The answer: trained on MNIST and shown Fashion-MNIST, {text}.**"
+
+
+def _answer_cell(v2, e):
+    """One cell of the answer's table: the difference BBB − rival, its 95 % interval, the
+    verdict, and Holm's p where the verdict lies near the threshold."""
+    near = (f" (Holm p {e['p_holm']:.3f}, near the {ALPHA:g} threshold; section 3)"
+            if _near(v2, e) else "")
+    return f"{effect_words(e, False)}: {e['word']}{near}"
+
+
 def answer_text(v2, recipe=None):
-    """The chapter's answer: AUROC, then ECE (each comparison with its difference BBB − rival
-    and 95 % interval), how large the ECEs are, and (``recipe``: ``recipe_facts``, read from
-    the records when not given; omitted when they are missing) that this BBB is a weaker
-    classifier than notebook 01's, trained on the budget every method here shares."""
+    """The chapter's answer: one lead sentence (``_lead``), then a table of the six comparisons
+    (each rival's AUROC and ECE difference BBB − rival with its 95 % interval and verdict), and
+    (``recipe``: ``recipe_facts``, read from the records when not given; omitted when they are
+    missing) that this BBB is a weaker classifier than notebook 01's, trained on the budget
+    every method here shares."""
     if v2 is None:
         return "*No final runs yet: the answer is not computed.*"
     n = len(v2["seeds"])
     es = effects(v2)
-    parts = {}
-    for high, better, worse in ((True, "separates the unfamiliar images better than",
-                                 "worse than"),
-                                (False, "is better calibrated than", "worse calibrated than")):
-        group = [e for e in es if e["high"] == high]
-        name = "AUROC" if high else "ECE"
-        good = [e for e in group if e["word"] == "BBB better"]
-        bad = [e for e in group if e["word"] == "BBB worse"]
-        open_ = [e for e in group if e not in good and e not in bad]
-        bits = []
-        def named(e):
-            return (f"{NOUNS[e['rival']]} ({name} {effect_words(e, False)}"
-                    + ("; close to the threshold, see section 3" if _near(v2, e) else "") + ")")
-        if good:
-            bits.append(f"{better} " + _join(named(e) for e in good))
-        if bad:
-            bits.append((f"{worse} " if good else f"{better.replace('better', 'worse')} ")
-                        + _join(named(e) for e in bad))
-        text = "BBB " + (" and " if len(bits) == 2 else "").join(bits) if bits else "BBB"
-        if open_:
-            text += ("; against " if bits else " against ") + _join(
-                f"{NOUNS[e['rival']]} ({effect_words(e, False)})" for e in open_) \
-                + f" the difference is not resolved at {n} seeds"
-        parts[high] = text
+    by = {(e["rival"], e["high"]): e for e in es}
+    rows = ["| BBB against | AUROC on Fashion-MNIST (higher is better) | ECE on MNIST (lower "
+            "is better) |", "|---|---|---|"]
+    for r in RIVALS:
+        cells = [_answer_cell(v2, by[(r, h)]) if (r, h) in by else "—" for h in (True, False)]
+        rows.append(f"| {LABELS[r]} | " + " | ".join(cells) + " |")
     interim = (" *(Interim: not every run is in; these are not the final verdicts.)*"
                if v2["interim"] else "")
-    scale = _ece_range(v2)
-    scale = (f"; all four mean ECEs lie between {scale[0]:.4f} and {scale[1]:.4f}, so these are "
-             "small differences between well-calibrated networks" if scale else "")
+    lo_hi = _ece_range(v2)
+    scale = (f" All four mean ECEs lie between {lo_hi[0]:.4f} and {lo_hi[1]:.4f} (on average "
+             "over the confidence bins, confidence and accuracy differ by "
+             f"{100 * lo_hi[0]:.2f}–{100 * lo_hi[1]:.2f} percentage "
+             "points): these are small differences between well-calibrated networks."
+             if lo_hi else "")
     facts = recipe_facts(v2) if recipe is None else recipe
     weaker = ""
     if facts:
-        weaker = (f" This BBB is a weaker classifier than notebook 01's at the same width (test "
-                  f"error {facts['here']:.2f} % against {facts['nb01']:.2f} %): every method "
-                  f"here gets the same search and at most {facts['max_epochs']} epochs from "
-                  "random weights, so the comparison is at one shared budget, not at each "
+        weaker = (f"\n\nThis BBB is a weaker classifier than notebook 01's at the same width "
+                  f"(test error {facts['here']:.2f} % against {facts['nb01']:.2f} %): the three "
+                  f"searched methods get searches of the same size and at most "
+                  f"{facts['max_epochs']} epochs from random weights, and the ensemble reuses "
+                  "MAP's choice, so the comparison is at one shared budget, not at each "
                   "method's best.")
-    return (f"**The answer** ({n} paired seeds; each difference is BBB minus its rival, with "
-            f"its 95 % interval). Trained on MNIST and shown Fashion-MNIST, "
-            f"{parts[True]}. On the MNIST test set, {parts[False]}{scale}.{weaker}" + interim)
+    return (_lead(v2, es) + "\n\n" + "\n".join(rows) + f"\n\nEach cell: the mean difference "
+            f"BBB − rival over {n} paired seeds, its 95 % interval, and the verdict of the test "
+            "corrected for the number of comparisons (section 2)." + scale + interim + weaker)
 
 
 def _recipes(v2, v1_row=None, setting=None):
@@ -490,7 +511,8 @@ def recipe_text(v2, v1_row=None, setting=None):
             f"ρ₀ = {_signed(r['rho_init'], 0).lstrip('+')}; here BBB trains {setting['epochs']} epochs from random "
             f"weights at a constant learning rate {setting['lr']:g}, with {setting['samples']} "
             f"sample per step and ρ₀ = {_signed(setting['rho_init'], 0).lstrip('+')}{edge}, "
-            "because every method here gets the same search and budget. Which of these "
+            "because every searched method here gets a search of the same size and the same "
+            "budget. Which of these "
             "differences makes the gap is not tested.")
 
 
@@ -614,6 +636,76 @@ def _excludes(e):
             f"deficit above {loss:.{d}f}")
 
 
+def family_ps(v2, family, v3=None):
+    """{claim: unadjusted p} of every claim in ``family`` as declared: this notebook's claims
+    from ``v2``, and for a family shared with notebook 06 (the AUROC one) its other claims from
+    notebook 06's summary ``v3`` (helpers.alternatives_report.load_summary() when None; False:
+    this notebook's claims only). A claim without a p counts as p = 1, as Holm counts it."""
+    if v3 is None:
+        from .alternatives_report import load_summary
+        v3 = load_summary()
+    out = {c: (r.get("t_test") or {}).get("p") for c, r in v3["families"].get(family, {}).items()
+           } if v3 and family in FROM_V3 else {}
+    out.update({c: (r.get("t_test") or {}).get("p") for c, r in v2["families"][family].items()})
+    return {c: 1.0 if p is None else p for c, p in out.items()}
+
+
+def needed_difference(v2, e, v3=None, alpha=ALPHA):
+    """(difference, bar, k): the mean difference BBB − rival, in size, that claim ``e``
+    (``effects``) would need at its own spread of per-seed differences (sd, n) to hold, given
+    the other p-values of its family as they are (``family_ps``): ``bar``, the largest
+    unadjusted p at which it holds under Holm's step-down (notebook 04's
+    ``helpers.pruning_plan.holm_p_needed``), is alpha / ``k``, k the claims left at its step;
+    the paired t-test's two-sided p at that difference equals the bar. None without a
+    spread."""
+    from .pruning_plan import holm_p_needed
+    from .stats import t_ppf
+    if not e.get("sd_diff") or not e.get("n") or e["n"] < 2:
+        return None
+    ps = family_ps(v2, e["family"], v3)
+    bar = holm_p_needed([p for c, p in ps.items() if c != e["claim"]], alpha)
+    return t_ppf(1 - bar / 2, e["n"] - 1) * e["sd_diff"] / e["n"] ** 0.5, bar, round(alpha / bar)
+
+
+def family_text(v2, v3=None, alpha=ALPHA):
+    """The AUROC family as Holm's correction reads it: its claims (this notebook's three and
+    notebook 06's others) in order of unadjusted p, each with the bar it is tested at, where
+    the steps stop, and which rivals are failed fits (helpers.alternatives_report.failed_fits:
+    no verdict against them, their claims kept in the family as declared); empty when the
+    family is this notebook's alone."""
+    from .alternatives_report import SHORT, failed_fits, load_summary
+    v3 = load_summary() if v3 is None else v3
+    family = next(iter(FROM_V3))
+    ps = family_ps(v2, family, v3)
+    if not v3 or len(ps) <= len(v2["families"][family]):
+        return ""
+    failed = failed_fits(v3)
+    m, stopped, items = len(ps), None, []
+    for step, (c, p) in enumerate(sorted(ps.items(), key=lambda kv: kv[1])):
+        rival = _claim(c)[0]
+        bar = f"{alpha:g}/{m - step} = {alpha / (m - step):.3g}"
+        mark = "†" if rival in failed else ""
+        if stopped is None and (m - step) * p >= alpha:
+            stopped = step
+            items.append(f"{SHORT.get(rival, rival)}{mark} {_p(p)} (above its bar {bar}: the "
+                         "steps stop here)")
+        else:
+            items.append(f"{SHORT.get(rival, rival)}{mark} {_p(p)}"
+                         + (f" (bar {bar})" if stopped is None else ""))
+    ours = _join(NOUNS[_claim(c)[0]] for c in v2["families"][family])
+    text = (f"**The AUROC threshold.** Holm's correction for the AUROC claims runs over {m} "
+            f"claims: BBB against {ours}, and against the {m - len(v2['families'][family])} "
+            f"other methods of [notebook 06](06_alternatives.ipynb). In order of their "
+            f"unadjusted p, each tested at {alpha:g} divided by the number of claims not yet "
+            "passed: BBB against " + _join(items) + ".")
+    if failed:
+        text += (" † A failed fit: its NLL is worse than that of the MAP networks it wraps, so "
+                 "notebook 06 gives no verdict against it; its claim stays in the family as "
+                 "declared before the runs, which can only make the other verdicts harder to "
+                 "reach.")
+    return text
+
+
 def _range_words(e):
     """'between 0.014 and 0.061': the size of BBB's gain or deficit its interval allows."""
     d = _digits(e)
@@ -621,7 +713,7 @@ def _range_words(e):
     return f"between {lo:.{d}f} and {hi:.{d}f}"
 
 
-def effects_text(v2):
+def effects_text(v2, v3=None):
     """The table's reading in two sentences: for the comparisons the test decides, the size of
     BBB's gain or deficit the interval allows; for those not resolved, the gains and deficits
     the interval rules out."""
@@ -643,9 +735,15 @@ def effects_text(v2):
             d = _digits(e)
             lo, hi = e["ci"]
             gain, loss = (hi, -lo) if e["high"] else (-lo, hi)
+            need = needed_difference(v2, e, v3)
+            k = need and need[2]  # the claims left at its step of Holm's correction
+            held = (f" (at this spread, a mean difference of {need[0]:.{d}f} or more would "
+                    "have held: its step of Holm's correction tests it at "
+                    + (f"{ALPHA:g}/{k})" if k > 1 else f"{ALPHA:g}, the last step)")
+                    if need else "")
             return (f"against {NOUNS[e['rival']]} on "
                     f"{METRIC_NAMES.get(e['metric'], e['metric'])}, a gain of BBB above "
-                    f"{gain:.{d}f} or a deficit above {loss:.{d}f}")
+                    f"{gain:.{d}f} or a deficit above {loss:.{d}f}{held}")
         out.append(("The one" if len(open_) == 1 else
                     f"The {_WORDS.get(len(open_), str(len(open_))).lower()}")
                    + f" not resolved at {n} seeds still "
@@ -707,8 +805,10 @@ def cost_words(recs=None, trials=None):
     if not any(final.values()):
         return ""
     n = len({s for (m, s) in recs if m in ROWS})
-    return (f"Training took {sum(final.values()) / 3600:.1f} hours for the runs on the {n} "
-            f"seeds ({_join(f'{NOUNS[m]} {final[m] / 3600:.1f}' for m in ROWS if final[m])}) "
+    parts = {m: round(final[m] / 3600, 2) for m in ROWS if final[m]}  # the total adds them up
+    return (f"Training took {sum(parts.values()):.2f} hours for the runs on the {n} "
+            f"seed{'s' if n != 1 else ''} "
+            f"({_join(f'{NOUNS[m]} {h:.2f}' for m, h in parts.items())}) "
             + (f"and {search / 3600:.1f} hours for the searches' "
                f"{sum(len(v) for v in trials.values())} trials " if search else "")
             + "(wall-clock, one CPU process each, summed); this notebook reads the stored "
@@ -767,7 +867,8 @@ def differences_figure(v2):
                         color="black", capsize=3, ms=5, zorder=4)
         ax.axvline(0, color="black", lw=0.8, ls=":")
         ax.set_yticks(range(len(group)),
-                      [f"vs {LABELS[e['rival']]}\n{e['word']}" for e in group], fontsize=9)
+                      [f"vs {LABELS[e['rival']]}\n{e['word']}\n(Holm p {_p(e['p_holm'])})"
+                       for e in group], fontsize=9)
         ax.set_ylim(len(group) - 0.4, -0.7)
         name = METRIC_NAMES.get(k, k)
         high = group[0]["high"]
@@ -813,13 +914,14 @@ def takeaways_text(v2, recipe=None):
     helps = any(e["metric"] == "auroc_entropy" and e["rival"] == "map"
                 and e["word"] == "BBB better" for e in es)
     best = max(ROWS, key=lambda m: _mean(v2, m, "auroc_entropy") or -1)
-    out = [f"- **Flagging unfamiliar images.** At one shared search and budget, "
+    out = [f"- **Flagging unfamiliar images.** At one shared budget, "
            f"{NOUNS[best]} has the highest mean AUROC "
            f"({_mean(v2, best, 'auroc_entropy'):.3f}; only BBB against each rival is tested). "
            f"BBB (mean AUROC "
            f"{_mean(v2, 'bbb', 'auroc_entropy'):.3f}) is {where('auroc_entropy')}"
-           + (": its weight uncertainty helps over one network"
-              + (", but less than dropout's random masks do" if best == "mc_dropout" else "")
+           + (": BBB's averaged predictions separate them better than MAP's single network "
+              "(each with its own searched settings)"
+              + (", but less well than MC dropout's" if best == "mc_dropout" else "")
               if helps else "") + "."]
     lo_hi = _ece_range(v2)
     if lo_hi:

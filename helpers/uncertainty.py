@@ -991,11 +991,13 @@ def prior_table_text(acc, n_test, steps, n_seeds=1, reference="Normal", chance=0
                         "*collapsed onto the prior* when q's mean σ lies within a factor of "
                         "1.5 of the sd of the *Gaussian closest to the prior* (the N(0, σ²) "
                         "with the smallest KL[N(0, σ²) ‖ prior]) and its means lie near zero. "
-                        + _collapsed_where(check) + " (details below the weight densities). "
+                        + _collapsed_where(check) + ". "
                         + ("Yet a posterior that fits scores better under the same objective: "
-                           "a failed optimisation, not the KL term outweighing the likelihood."
+                           "a failed optimisation, not the KL term outweighing the likelihood"
                            if failed else "For some the collapsed state is what the "
-                           "objective prefers."))
+                           "objective prefers")
+                        + " (the layers and the objective's values are below the weight "
+                        "densities).")
                        + (" The width of Laplace(0, 1) does not explain it: its variance is 2, "
                           "twice that of N(0, 1), whose network fits." if laplace else ""))
     gains = [(d, *f["gain"]) for d, f in found.items() if f["gain"]]
@@ -1112,6 +1114,7 @@ def last_layer_figure_full(draws, bins_per_unit=10, n_samples=1000, priors=None)
                         color=PRIOR_COLORS[names.index(prior) % len(PRIOR_COLORS)])
         ax.set_yscale("log")
         lo, hi = ax.get_ylim()  # the draws set the density range; a prior's far tail may
+        top = hi
         for prior, logp in (priors or {}).items():  # fall below it (it holds no draws)
             if prior in names:
                 x = torch.linspace(-lim, lim, 4001)
@@ -1119,6 +1122,12 @@ def last_layer_figure_full(draws, bins_per_unit=10, n_samples=1000, priors=None)
                 hi = max(hi, 2 * float(y.max()))
                 ax.plot(x.numpy(), y.numpy(), ls="--", lw=1.0, alpha=0.9,
                         color=PRIOR_COLORS[names.index(prior) % len(PRIOR_COLORS)])
+                peak = float(y.max())
+                if peak > 10 * top:  # a prior far above the draws sets the top: say so
+                    ax.annotate(f"{prior} prior: narrow spike, peak {peak:.0f}",
+                                xy=(float(x[y.argmax()]), peak), xytext=(8, -4),
+                                textcoords="offset points", fontsize=8, va="top",
+                                color=PRIOR_COLORS[names.index(prior) % len(PRIOR_COLORS)])
         ax.set_ylim(lo, hi)
         n_w = len(next(w for (d, _), w in draws.items() if d == ds)) // n_samples
         ax.set(yscale="log", ylabel="density (log scale)",
@@ -1127,8 +1136,8 @@ def last_layer_figure_full(draws, bins_per_unit=10, n_samples=1000, priors=None)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     if priors:
         none = [p for p in names if p not in priors]
-        handles.append(plt.Line2D([], [], ls="--", lw=1.0, color="0.3"))
-        labels.append("dashed: the prior's density"
+        handles.append(plt.Line2D([], [], ls="--", lw=1.0, color="0.6"))
+        labels.append("dashed, in its posterior's colour: the prior's density"
                       + (f" ({', '.join(none)}: none)" if none else ""))
     fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), fontsize=9,
                frameon=False)
@@ -1228,36 +1237,41 @@ def _band_reading(stds, fit):
     return out
 
 
+def _of(k, n):
+    """'none of the 7', 'all 10', '9 of the 10'."""
+    return "none of the " + str(n) if k == 0 else f"all {n}" if k == n else f"{k} of the {n}"
+
+
 def far_std_text(stds, acc, n_test, far=0.5, chance=0.5, q=0.95):
     """Section 4's reading of the std maps far from the data (``stds``: ``far_std``), over the
-    networks that are not at chance in ``acc``: the median std far from the data against near
-    it (how sure most of each region is), then per data set where the largest std lies and the
-    ``q``-quantile far and near (the bright band along the decision boundary that a median
-    hides), and what it means."""
+    networks that are not at chance in ``acc``: first what the maps show, per data set where the
+    largest std lies and the ``q``-quantile far and near (the bright band along the decision
+    boundary, which can run on into the corners), then the median std far against near (how
+    sure most of each region is, which hides that band), and what it means."""
     r = _far_reading(stds, acc, n_test, chance)
     if r is None:
         return ""
     fit, fars, nears, share, higher, sure = r
     band = _band_reading(stds, fit)
     pct = f"{100 * q:.0f}th percentile"
-    lines = [f"on the {ds}, the largest std of {k} of the {n} maps lies far from the data; "
-             f"the {pct} of the std is {fq[0]:.3f}–{fq[1]:.3f} far from the data against "
-             f"{nq[0]:.3f}–{nq[1]:.3f} near it (higher far away on {j} of the {n})."
+    lines = [f"on the {ds}, the largest std lies far from the data on {_of(k, n)} maps; the "
+             f"{pct} of the std is {fq[0]:.3f}–{fq[1]:.3f} far from the data against "
+             f"{nq[0]:.3f}–{nq[1]:.3f} near it (higher far away on {_of(j, n)})."
              for ds, (n, k, fq, nq, j) in band.items()]
+    lines.append(f"over most of the far region the std is small: its median is "
+                 f"{min(fars):.3f}–{max(fars):.3f} far from the data against "
+                 f"{min(nears):.3f}–{max(nears):.3f} within that distance (higher far away for "
+                 f"{_of(higher, len(fit))} networks); by the median alone, these small "
+                 f"classifiers are {sure}.")
     beyond = any(k > n / 2 for n, k, *_ in band.values())
     return (f"**Far from the data** (grid points more than {far:g} from every training point: "
-            f"about {_pct(share, 0)} of each map), the median std over weight "
-            f"samples is {min(fars):.3f}–{max(fars):.3f} for the {len(fit)} networks not at "
-            f"chance, against {min(nears):.3f}–{max(nears):.3f} within that distance of the "
-            f"data; it is higher far from the data for {higher} of the {len(fit)}. By the "
-            f"median, then, these small classifiers are {sure}. The median hides a "
-            "bright band: the std is large along the decision boundary, which can run on "
-            "beyond the data (the bottom rows of the maps), and a high percentile and the "
-            "largest value show it:\n\n"
+            f"about {_pct(share, 0)} of each map), on the std maps of the {len(fit)} networks "
+            "not at chance:\n\n"
             + "\n".join(f"- {x[0].upper()}{x[1:]}" for x in lines)
             + "\n\n"
-            + ("So far from the data these classifiers are sure over most of the area, but not "
-               "where the decision boundary runs on beyond the data: there they are unsure. "
+            + ("So the median hides the bright band of the maps: far from the data these "
+               "classifiers are sure over most of the area, but unsure where the decision "
+               "boundary runs on beyond the data, into the corners. "
                if beyond else
                "So far from the data these classifiers are sure almost everywhere. ")
             + "Their weight uncertainty marks the decision boundary, not the edge of the data: "
@@ -1267,24 +1281,24 @@ def far_std_text(stds, acc, n_test, far=0.5, chance=0.5, q=0.95):
 
 
 def far_std_takeaway(stds, acc, n_test, far=0.5, chance=0.5):
-    """The takeaway of section 4's maps (one Markdown bullet): whether the 2-D classifiers are
-    less sure far from their data (``stds``: ``far_std``), by the median and where the largest
-    std lies."""
+    """The takeaway of section 4's maps (one Markdown bullet): where the 2-D classifiers'
+    largest std lies (on the data sets where it lies far from the data on most maps), then the
+    median std far from and near the data (``stds``: ``far_std``)."""
     r = _far_reading(stds, acc, n_test, chance)
     if r is None:
         return ""
     fit, fars, nears, _, higher, sure = r
     band = [(ds, n, k) for ds, (n, k, *_) in _band_reading(stds, fit).items() if k > n / 2]
-    return (f"- On 2-D data (one seed each), the {len(fit)} BBB classifiers that fit are, by the "
-            f"median, {sure} (median std "
-            f"over weight samples {min(fars):.3f}–{max(fars):.3f} beyond {far:g} from every "
-            f"training point, {min(nears):.3f}–{max(nears):.3f} within it)"
-            + (", but not everywhere: on " + _join(f"the {ds} the largest std of {k} of the "
-                                                    f"{n} maps" for ds, n, k in band)
-               + " lies far from the data, where the decision boundary runs on beyond it"
-               if band else "")
-            + ". Their weight uncertainty marks the decision boundary, not the edge of the "
-            "data.")
+    return (f"- On 2-D data (one seed each), the weight uncertainty of the {len(fit)} BBB "
+            "classifiers that fit marks the decision boundary, not the edge of the data"
+            + (": on " + _join(f"the {ds} the largest std lies far from the data on "
+                               f"{_of(k, n)} maps" for ds, n, k in band)
+               + ", where the decision boundary runs on beyond it; elsewhere" if band else
+               "; far from the data")
+            + (" the std is mostly small" if higher <= len(fit) / 4 else
+               f" they are, by the median, {sure}")
+            + f" (median std {min(fars):.3f}–{max(fars):.3f} beyond {far:g} from every "
+            f"training point, {min(nears):.3f}–{max(nears):.3f} within it).")
 
 
 def maps_caption(stds, acc, n_test, far=0.5, chance=0.5):
@@ -1574,11 +1588,12 @@ def conv_line(conv, v2):
 POINT_STYLES = {0: ("o", "white", "black"), 1: ("^", "black", "white")}
 
 
-def outline_points(fig, size=9, alpha=0.9):
+def outline_points(fig, size=16, alpha=1.0):
     """Draw every scatter of ``fig`` (and its legend markers) in black and white instead of the
     colours of its class, each class in its own shape (``POINT_STYLES``): class 0 white circles
-    with a black edge, class 1 black triangles with a white edge, so that the training points
-    stand apart from the red-blue and viridis maps behind them and from each other."""
+    with a black edge, class 1 black triangles with a thin white edge, large enough and opaque
+    so that each keeps its look (and the legend's) on the red-blue maps, on the viridis maps
+    and on a white map at chance."""
     from matplotlib.collections import PathCollection
     from matplotlib.markers import MarkerStyle
 
@@ -1593,7 +1608,7 @@ def outline_points(fig, size=9, alpha=0.9):
                 c.set_paths([path(POINT_STYLES[v][0]) for v in y])
                 c.set_facecolor([POINT_STYLES[v][1] for v in y])
                 c.set_edgecolor([POINT_STYLES[v][2] for v in y])
-                c.set_linewidth(0.7)
+                c.set_linewidth([0.6 if v == 0 else 0.35 for v in y])
                 c.set_sizes([size])
                 c.set_alpha(alpha)
     for leg in fig.legends:
@@ -1603,7 +1618,7 @@ def outline_points(fig, size=9, alpha=0.9):
                 h.set_markersize(6)
                 h.set_markerfacecolor(POINT_STYLES[v][1])
                 h.set_markeredgecolor(POINT_STYLES[v][2])
-                h.set_markeredgewidth(0.6)
+                h.set_markeredgewidth(0.6 if v == 0 else 0.35)
     return fig
 
 
@@ -1615,13 +1630,24 @@ def at_chance(acc, ds, n_test, chance=0.5):
 
 def style_maps(fig, x_train, lim, flat=()):
     """Finish a ``helpers.toy.prior_maps`` figure: the training points in black and white, one
-    shape per class (``outline_points``), the dashed line of ``mark_far`` on the std panels, and
-    "(at chance)" under the title of every panel whose prior is in ``flat``."""
+    shape per class (``outline_points``), the dashed line of ``mark_far`` on the std panels,
+    "(at chance)" under the title of every panel whose prior is in ``flat``, and the plane's
+    coordinates (ticks every unit) on the left column and the bottom row."""
+    from matplotlib.ticker import MultipleLocator
     outline_points(fig)
     mark_far(fig, x_train, lim)
     for ax in fig.axes:
         if ax.get_title() in flat:
             ax.set_title(f"{ax.get_title()}\n(at chance)", fontsize=9)
+        spec = ax.get_subplotspec() if hasattr(ax, "get_subplotspec") else None
+        if spec is None or not ax.collections:  # colour bars: no scale of the plane
+            continue
+        if spec.is_first_col():  # coordinates on the outer panels, so that the dashed
+            ax.yaxis.set_major_locator(MultipleLocator(1))  # distance has a scale
+            ax.tick_params(axis="y", labelsize=7, length=2, left=True, labelleft=True)
+        if spec.is_last_row():
+            ax.xaxis.set_major_locator(MultipleLocator(1))
+            ax.tick_params(axis="x", labelsize=7, length=2, bottom=True, labelbottom=True)
     return fig
 
 

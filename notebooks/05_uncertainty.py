@@ -16,25 +16,29 @@
 # sees something it was not trained on, and are its probabilities calibrated? The paper does not
 # ask; [N. Rajkumar's blog post](https://www.nitarshan.com/bayes-by-backprop/) shows BBB's
 # predictions on images from another data set. Here BBB, one network (MAP), MC dropout and a
-# deep ensemble are trained on MNIST, each with the same search, on ten paired seeds, and shown
-# Fashion-MNIST.
-# Sections 1–3 answer this question. Section 4 (the choice of prior, on 2-D data) is an aside
-# on **one seed**: an illustration, not a test.
+# deep ensemble are trained on MNIST on ten paired seeds and shown Fashion-MNIST; the first three
+# get searches of the same size, and the ensemble reuses MAP's choice.
+# Sections 1–3 answer this question. The appendix (the choice of prior, on 2-D data) is an
+# illustration on **one seed**, not a test.
 #
 # **Terms.** *MAP*: one network trained with weight decay, its weights the *maximum a
 # posteriori* estimate. *MC dropout*: one network with dropout, predicting with a fresh random
 # dropout mask per sample. *Deep ensemble*: five MAP networks trained from different seeds.
-# *AUROC* (of the predictive entropy): the chance that a random Fashion-MNIST image gets a more
-# uncertain prediction than a random MNIST test image (0.5: chance; higher is better). *ECE*
+# *AUROC* (of the predictive entropy, the entropy of the averaged class probabilities): the
+# chance that a random Fashion-MNIST image gets a more uncertain prediction than a random MNIST
+# test image (0.5: chance; higher is better). *ECE*
 # (expected calibration error): the average gap between the confidence and the accuracy of the
-# predictions (lower is better). *$95\,\%$ interval*: the paired t-interval of that one comparison.
-# *Better* / *worse* (the README's *holds* / *reversed*): the test over the ten paired seeds,
-# corrected for the number of comparisons (Holm, section 2), decides that direction; *not
-# resolved at 10 seeds*: it decides neither. Section 1 gives the formulas, section 2 the tests.
+# predictions (lower is better). *Paired seeds*: at a given seed every method sees the same
+# data order, so each comparison is a difference taken seed by seed. *$95\,\%$ interval*: the
+# paired t-interval of that one comparison. *Better* / *worse*
+# (the README's *holds* / *reversed*): the test over the ten paired seeds, its p-value
+# corrected for the number of comparisons (Holm, section 2), decides that direction when the
+# corrected p lies below the threshold $\alpha=0.05$; *not resolved at 10 seeds*: it decides
+# neither. Section 1 gives the formulas, section 2 the tests.
 #
 # **Runtime** (profile `default`): about two minutes. Nothing is trained: the tables and
 # comparison figures read the stored results (the same runs as
-# [notebook 06](06_alternatives.ipynb); what training them took is in section 2); section 4
+# [notebook 06](06_alternatives.ipynb); what training them took is in section 2); the appendix
 # recomputes its maps and checks from its stored networks (retraining them,
 # `TRAIN_MISSING = True`, takes minutes).
 
@@ -48,14 +52,15 @@ show_markdown(O.answer_text(runs));
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.** Nothing here is in the
 # > paper. Every setting is chosen on validation data only, and the search grids were fixed
-# > before any test number of these runs was seen. Two earlier runs shaped this: an earlier
+# > before any test number of these runs was seen. Two earlier runs shaped this. An earlier
 # > comparison, whose BBB settings had been picked on the test set, showed AUROCs before these
-# > comparisons were chosen, so the claims are not blind to them (docs/choices.md, entries 8
-# > and 12); and an earlier MAP search placed MAP's grid, a pilot no other method had (entry
-# > 11). The other learning-rate grids are centred on earlier validation choices, and only the
-# > MNIST-trained direction is tested. Why:
-# > [docs/choices.md](../docs/choices.md#notebooks-05-and-06-beyond-the-paper); how the
-# > notebook got here: [docs/lab_log.md](../docs/lab_log.md#notebook-05).
+# > comparisons were chosen, so the claims are not blind to them
+# > ([why](../docs/choices.md#notebooks-05-and-06-beyond-the-paper)); it also trained the
+# > networks once on Fashion-MNIST and showed them MNIST (one seed), which is not shown here.
+# > An earlier MAP search placed MAP's grid, a pilot no other method had; the other
+# > learning-rate grids are centred on earlier validation choices
+# > ([why](../docs/choices.md#notebook-06s-plan-versions)). How the notebook got here:
+# > [docs/lab_log.md](../docs/lab_log.md#notebook-05).
 
 # %% [markdown]
 # ## Parameters
@@ -108,15 +113,16 @@ H.use_style()
 # Zero means that of the images predicted with confidence $c$, a fraction $c$ is right.
 
 # %% [markdown]
-# ## 2. One search for every method, ten paired seeds
+# ## 2. Searches of one size, ten paired seeds
 #
 # - **The search.** Each method's settings are chosen by the **validation negative
-#   log-likelihood** (NLL) of its own predictive distribution on held-out training images
-#   (the last 10,000), never by a test score. Every method gets 16 trials of a 784-400-400-10
-#   network, each trained 60 epochs from random weights with Adam at a constant learning rate;
-#   the training length is chosen too, by the validation NLL averaged over the five epochs
-#   ending there. The search table below lists the grids. BBB's grid includes $\rho_0$, the
-#   starting value of every $\rho$ of its posterior, whose $\sigma=\log(1+e^\rho)$.
+#   log-likelihood** (NLL) of its own predictive distribution on held-out training images (the
+#   last 10,000), never by a test score. MAP, MC dropout and BBB each get 16 trials of a
+#   784-400-400-10 network, each trained 60 epochs from random weights with Adam at a constant
+#   learning rate; the training length is chosen too, by the validation NLL averaged over the
+#   five epochs ending there. The search table below lists the grids. BBB's grid includes
+#   $\rho_0$, the starting value of every $\rho$ of its posterior, whose
+#   $\sigma=\log(1+e^\rho)$.
 # - **The runs.** The chosen settings are trained on seeds 0–9, with the same data order for
 #   every method at a given seed, so the seeds are **paired**. The deep ensemble of seed $s$ is
 #   MAP's network of that seed and four more MAP networks.
@@ -131,8 +137,9 @@ H.use_style()
 #   BBB against four more methods trained in the same runs, **IVON** (a variational method
 #   that learns a Gaussian over the weights with an Adam-like optimiser) and three **Laplace
 #   approximations** (a Gaussian fitted around the MAP weights from the curvature of the loss;
-#   not the Laplace *prior* of section 4). Those four p-values, which set the thresholds here,
-#   are in the comparisons table of [notebook 06](06_alternatives.ipynb), section 3.
+#   not the Laplace *prior* of the appendix). Those four claims change the thresholds here,
+#   although three of them are against Laplace fits that failed; section 3 lists all seven
+#   p-values and says what a failed fit is.
 # - **The verdict words.** *BBB better* or *BBB worse*: the corrected test decides that
 #   direction. *Not resolved at 10 seeds*: it decides neither; the interval says which
 #   differences the data still allow.
@@ -147,9 +154,10 @@ show_markdown(O.cost_words());
 # ## 3. Trained on MNIST, shown Fashion-MNIST
 #
 # The scores table and the first figure give each method's scores; the comparisons table and the
-# second figure the six comparisons behind the answer. [Notebook 06](06_alternatives.ipynb) uses
-# the same runs (and adds IVON and the Laplace approximations); it reads them for test NLL and
-# cost, and leaves the AUROC and ECE detail to this section.
+# second figure the six comparisons behind the answer, then the AUROC family's seven p-values.
+# [Notebook 06](06_alternatives.ipynb) uses the same runs (and adds IVON and the Laplace
+# approximations); it reads them for test NLL and cost, and leaves the AUROC and ECE detail to
+# this section.
 
 # %%
 if not H.pending(runs, "the runs of MAP, MC dropout, the ensemble and BBB (notebook 06's; "
@@ -173,14 +181,16 @@ if runs:
     H.savefig(fig, NB, "ood-differences")
     plt.show()
     show_markdown(O.effects_text(runs))
+    show_markdown(O.family_text(runs))
     show_markdown(O.robustness_words(runs));
 
 # %% [markdown]
-# ## 4. The choice of prior, on 2-D data
+# ## Appendix: the choice of prior on 2-D data (one seed)
 #
-# A 2-5-5-2 tanh network, every weight Bayesian, trained with the whole training set as one
-# minibatch on the *moons* and *circles* data (re-implemented in `helpers.make_toy_2d`) under
-# each prior (the setup, with the training set's size, is printed below the next cell):
+# An illustration beside the question, not a test. A 2-5-5-2 tanh network, every weight
+# Bayesian, trained with the whole training set as one minibatch on the *moons* and *circles*
+# data (re-implemented in `helpers.make_toy_2d`) under each prior (the setup, with the training
+# set's size, is printed below the next cell):
 #
 # | prior | $\log p(w)$ (up to a constant) |
 # |---|---|
@@ -277,9 +287,10 @@ if toy:
 # 1. BBB's chosen $\rho_0$ sits at the end of its grid with the least initial posterior
 #    uncertainty. Add $\rho_0=-8$ to BBB's grid in `helpers/alternatives_plan.py` and run its
 #    search (`python tools/alternatives_search.py search --methods bbb`): does the choice move?
-# 2. The scores table of section 3 also scores the mutual information. For which methods does it separate
-#    Fashion-MNIST better than the entropy, and why is it missing for MAP?
-# 3. In section 4, train the Laplace-prior network on the circles again from other seeds, or
+# 2. The scores table of section 3 also scores the mutual information. For which methods does it
+#    separate Fashion-MNIST better than the entropy? Compare the two AUROC columns seed by
+#    seed (`helpers.stats.paired_t`) before reading a difference into the means.
+# 3. In the appendix, train the Laplace-prior network on the circles again from other seeds, or
 #    for ten times more steps: how often does it stay at chance?
 # 4. Weight uncertainty is not tied to dense layers. `helpers.bayes_conv_net` is a Bayesian
 #    conv net (two $5\times5$ convolutions with 32 filters, a 64-unit dense layer, every weight

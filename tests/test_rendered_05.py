@@ -390,32 +390,35 @@ def test_far_std_text_reads_the_maps_far_from_the_data():
             stds[k] = (0.002, 0.010, 0.36, 0.31, 0.26, 0.35, 0.31)
     text = U.far_std_text(stds, acc, n_test=1000)
     assert text.startswith("**Far from the data** (grid points more than 0.5 from every "
-                           "training point: about 36 % of each map), the median std over weight "
-                           "samples is 0.002–0.002 for the 9 networks not at chance, against "
-                           "0.010–0.010")
-    assert "higher far from the data for 0 of the 9" in text
-    assert "By the median, then, these small classifiers are at least as sure far from the " \
-        "data as near it." in text
-    assert "- On the moons, the largest std of 5 of the 5 maps lies far from the data; the " \
-        "95th percentile of the std is 0.310–0.310 far from the data against 0.260–0.260 near " \
-        "it (higher far away on 5 of the 5)." in text
-    assert "- On the circles, the largest std of 0 of the 4 maps lies far from the data" in text
-    assert "sure over most of the area, but not where the decision boundary runs on" in text
+                           "training point: about 36 % of each map), on the std maps of the 9 "
+                           "networks not at chance:\n\n- On the moons, the largest std lies far "
+                           "from the data on all 5 maps; the 95th percentile of the std is "
+                           "0.310–0.310 far from the data against 0.260–0.260 near it (higher "
+                           "far away on all 5).")
+    assert "- On the circles, the largest std lies far from the data on none of the 4 maps" \
+        in text
+    assert "- Over most of the far region the std is small: its median is 0.002–0.002 far " \
+        "from the data against 0.010–0.010 within that distance (higher far away for none " \
+        "of the 9 networks); by the median alone, these small classifiers are at least as " \
+        "sure far from the data as near it." in text
+    # what the maps show comes before what their medians say
+    assert text.index("largest std") < text.index("its median is")
+    assert "sure over most of the area, but unsure where the decision boundary runs on" in text
     take = U.far_std_takeaway(stds, acc, n_test=1000)
-    assert "are, by the median, at least as sure far from the data as near it" in take
-    assert ", but not everywhere: on the moons the largest std of 5 of the 5 maps lies far " \
-        "from the data, where the decision boundary runs on beyond it." in take
+    assert take.startswith("- On 2-D data (one seed each), the weight uncertainty of the 9 BBB "
+                           "classifiers that fit marks the decision boundary, not the edge of "
+                           "the data: on the moons the largest std lies far from the data on "
+                           "all 5 maps, where the decision boundary runs on beyond it; "
+                           "elsewhere the std is mostly small (median std 0.002–0.002")
     calm = {k: (0.002, 0.010, 0.36, 0.05, 0.25, 0.06, 0.30) for k in acc}
     text = U.far_std_text(calm, acc, n_test=1000)
-    assert "sure almost everywhere" in text and "not where" not in text
-    assert "not everywhere" not in U.far_std_takeaway(calm, acc, n_test=1000)
+    assert "sure almost everywhere" in text and "unsure where" not in text
+    assert "runs on beyond it" not in U.far_std_takeaway(calm, acc, n_test=1000)
     stds = {k: (0.05, 0.01, 0.3, 0.1, 0.05, 0.2, 0.1) for k in acc}
     text = U.far_std_text(stds, acc, n_test=1000)
-    assert "for 9 of the 9" in text and "less sure far from the data than near it" in text
-    assert U.far_std_takeaway(stds, acc, n_test=1000).startswith(
-        "- On 2-D data (one seed each), the 9 BBB classifiers that fit are, by the median, less "
-        "sure far from the data than near it (median std over weight samples 0.050–0.050 beyond "
-        "0.5")
+    assert "for all 9 networks" in text and "less sure far from the data than near it" in text
+    assert "they are, by the median, less sure far from the data than near it (median std " \
+        "0.050–0.050 beyond 0.5" in U.far_std_takeaway(stds, acc, n_test=1000)
     assert U.maps_caption(stds, acc, n_test=1000).endswith("covers about 30 % of each map.")
     flat = {("circles", "Laplace"): (0.1, 0.1, 0.3, 0.1, 0.1, 0.1, 0.1)}
     assert U.far_std_takeaway(flat, {("circles", "Laplace"): 0.5}, n_test=1000) == ""
@@ -435,8 +438,9 @@ def test_outline_points_draws_the_classes_in_black_and_white():
         U.outline_points(fig)
         fig.canvas.draw()
         face = [tuple(c) for c in sc.get_facecolor()]
-        assert face[0] == face[2] == to_rgba("white", 0.9) and face[1] == to_rgba("black", 0.9)
-        assert tuple(sc.get_edgecolor()[1]) == to_rgba("white", 0.9)
+        assert face[0] == face[2] == to_rgba("white") and face[1] == to_rgba("black")
+        assert tuple(sc.get_edgecolor()[1]) == to_rgba("white")
+        assert list(sc.get_linewidths()) == [0.6, 0.35, 0.6]  # the fill shows, not the edge
         paths = sc.get_paths()  # one shape per class, not only one fill
         assert len(paths) == 3 and len(paths[0].vertices) == len(paths[2].vertices) \
             != len(paths[1].vertices)
@@ -848,13 +852,29 @@ def test_answer_says_the_direction_with_each_interval():
     v2 = _planted()
     es = {(e["metric"], e["rival"]): e for e in O.effects(v2)}
     text = O.answer_text(v2, recipe={"here": 1.86, "nb01": 1.48, "max_epochs": 60})
-    assert text.count(". ") <= 4 and "**The answer** (10 paired seeds" in text
-    assert text.endswith("(test error 1.86 % against 1.48 %): every method here gets the same "
-                         "search and at most 60 epochs from random weights, so the comparison "
-                         "is at one shared budget, not at each method's best.")
+    lead, table, note, weaker = text.split("\n\n")
+    # one bold lead sentence, from the verdicts
+    assert lead == ("**The answer: trained on MNIST and shown Fashion-MNIST, BBB flags the "
+                    "unfamiliar images "
+                    "better than MAP and worse than MC dropout, and is better calibrated than MC "
+                    "dropout and the deep ensemble; 10 seeds do not separate it from the deep "
+                    "ensemble on AUROC or from MAP on ECE.**")
+    rows = table.split("\n")
+    assert rows[0] == ("| BBB against | AUROC on Fashion-MNIST (higher is better) | ECE on "
+                       "MNIST (lower is better) |") and len(rows) == 2 + len(O.RIVALS)
+    assert rows[2] == (f"| MAP | {O.effect_words(es[('auroc_entropy', 'map')], False)}: BBB "
+                       f"better | {O.effect_words(es[('ece', 'map')], False)}: not resolved at "
+                       "10 seeds |")
     lo, hi = O._ece_range(v2)
-    assert (f"all four mean ECEs lie between {lo:.4f} and {hi:.4f}, so these are small "
-            "differences between well-calibrated networks") in text
+    assert note.startswith("Each cell: the mean difference BBB − rival over 10 paired seeds")
+    assert (f"All four mean ECEs lie between {lo:.4f} and {hi:.4f} (on average over the "
+            "confidence bins, confidence and accuracy differ by "
+            f"{100 * lo:.2f}–{100 * hi:.2f} percentage points)") in note
+    assert weaker.endswith("(test error 1.86 % against 1.48 %): the three searched methods get "
+                           "searches of the same size and at most 60 epochs from random "
+                           "weights, and the ensemble reuses MAP's choice, so the comparison is "
+                           "at one shared budget, not at each method's best.")
+    assert "same search" not in text
     assert "weaker classifier" not in O.answer_text(v2, recipe=False)
     # the weaker-network sentence only when BBB here is the weaker one
     bbb = {"mean": 0.0186}
@@ -863,29 +883,27 @@ def test_answer_says_the_direction_with_each_interval():
                                                               "max_epochs": O.A.MAX_EPOCHS})
     assert O.recipe_facts({"table": {"bbb": {"full": {"test_error": bbb}}}}, {"mean": 0.02},
                           {"rho_init": -7}) is None
-    assert (f"better than MAP (AUROC {O.effect_words(es[('auroc_entropy', 'map')], False)})"
-            in text)
-    assert "worse than MC dropout (AUROC −" in text
-    assert (f"against the deep ensemble ({O.effect_words(es[('auroc_entropy', 'ensemble')], False)})"
-            " the difference is not resolved at 10 seeds") in text
-    assert "is better calibrated than" in text
     # BBB worst calibrated of the four: the sentence turns
     worse = O.answer_text(_planted(bbb_ece=0.02), recipe=False)
-    assert "is worse calibrated than MAP" in worse and "better calibrated" not in worse
-    for t in (text, worse, O.effects_text(v2), O.takeaways_text(v2, recipe=False)):
+    assert "is worse calibrated than MAP, MC dropout and the deep ensemble" in worse
+    assert "better calibrated" not in worse
+    for t in (text, worse, O.effects_text(v2, v3=False), O.takeaways_text(v2, recipe=False)):
         assert "reversed" not in t and "holds" not in t and "version" not in t
 
 
 def test_effects_text_says_what_each_interval_excludes():
     from helpers import ood_plan as O
     v2 = _planted()
-    text = O.effects_text(v2)
+    text = O.effects_text(v2, v3=False)
     assert "\n- " not in text and text.count(". ") <= 3  # a reading, not the table again
     assert "Four of the six intervals exclude zero: " in text
     e = next(e for e in O.effects(v2) if e["rival"] == "ensemble" and e["high"])
+    need, bar, k = O.needed_difference(v2, e, v3=False)
     assert ("The two not resolved at 10 seeds still rule out larger effects: against the deep "
             f"ensemble on AUROC, a gain of BBB above {e['ci'][1]:.3f} or a deficit above "
-            f"{-e['ci'][0]:.3f}") in text
+            f"{-e['ci'][0]:.3f} (at this spread, a mean difference of {need:.3f} or more would "
+            "have held: its step of Holm's correction tests it at "
+            + (f"0.05/{k})" if k > 1 else "0.05, the last step)")) in text
     e = next(e for e in O.effects(v2) if e["rival"] == "mc_dropout" and e["high"])
     assert (f"a deficit of BBB against MC dropout on AUROC between {-e['ci'][1]:.3f} and "
             f"{-e['ci'][0]:.3f}") in text
@@ -898,7 +916,9 @@ def test_takeaways_are_lessons_that_follow_the_verdicts():
     assert text.count("\n- ") == 1  # two bullets: no recipe facts, no third
     assert "MC dropout has the highest mean AUROC (" in text
     assert "; only BBB against each rival is tested)" in text
-    assert "its weight uncertainty helps over one network, but less than dropout's" in text
+    assert ": BBB's averaged predictions separate them better than MAP's single network " \
+        "(each with its own searched settings), but less well than MC dropout's." in text
+    assert "weight uncertainty" not in text  # two recipes compared, not uncertainty on and off
     assert "not resolved at 10 seeds against the deep ensemble (" in text
     assert "BBB is better calibrated than " in text
     # BBB no better than MAP on AUROC: no word of its uncertainty helping
@@ -906,7 +926,7 @@ def test_takeaways_are_lessons_that_follow_the_verdicts():
                    "mc_dropout": _wiggle(0.96, 0.01, 5), "ensemble": _wiggle(0.92, 0.02, 7)},
                   {m: _wiggle(0.005, 0.0005, k) for m, k in
                    (("bbb", 3), ("map", 2), ("mc_dropout", 6), ("ensemble", 8))})
-    assert "helps over one network" not in O.takeaways_text(flat, recipe=False)
+    assert "separate them better" not in O.takeaways_text(flat, recipe=False)
     three = O.takeaways_text(v2, recipe={"here": 1.86, "nb01": 1.48, "max_epochs": 60})
     assert "- **What the verdicts are about.** This BBB (1.86 % test error, against notebook " \
         "01's 1.48 %)" in three
@@ -983,7 +1003,7 @@ def test_the_committed_chapter_opens_with_its_answer_and_tells_no_history(commit
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     first = "".join("".join(o.get("data", {}).get("text/markdown", ""))
                     for o in code[0].get("outputs", []))
-    assert first == O.answer_text(v2) and "**The answer**" in first
+    assert first == O.answer_text(v2) and first.startswith("**The answer: ")
     src = "".join(code[0]["source"])
     assert "v2" not in src and "runs = O.load_summary()" in src  # no plan version in a name
     for e in O.effects(v2):
@@ -1036,12 +1056,15 @@ def test_prior_table_and_takeaway_follow_the_check():
     # "collapsed" defined where first used, and said per network from the check's layers
     assert "A layer has *collapsed onto the prior* when q's mean σ lies within a factor of " \
         "1.5 of the sd of the *Gaussian closest to the prior*" in text
-    assert "Collapsed here: the hidden layers of *Laplace* on the circles (details" in text
+    assert "Collapsed here: the hidden layers of *Laplace* on the circles. Yet a posterior" \
+        in text
+    assert text.index("failed optimisation") < text.index("(the layers and the objective's " \
+        "values are below the weight densities)")
     both = {**_check(), ("circles", "Cauchy, s ~ half-Cauchy"): _check(
         layers=[(0.38, 0.1, 0.44), (0.25, 0.1, 0.29), (0.10, 0.05, 0.11)])[("circles", "Laplace")]}
     text = U.prior_table_text(acc, n_test=1000, steps=2000, check=both, n_train=500)
     assert "Collapsed here: the hidden layers of *Laplace* on the circles; every layer of " \
-        "*Cauchy, s ~ half-Cauchy* on the circles (details" in text
+        "*Cauchy, s ~ half-Cauchy* on the circles. Yet" in text
     take = U.prior_takeaway(acc, n_test=1000, steps=2000, check=_check())
     assert take.endswith("collapsed onto the prior although a posterior that fits scores "
                          "better under the same objective: a failed optimisation.")
@@ -1084,12 +1107,14 @@ def test_answer_flags_a_verdict_close_to_the_threshold():
     from helpers import ood_plan as O
     v2 = _planted()
     claim = next(e["claim"] for e in O.effects(v2) if e["rival"] == "map" and e["high"])
-    assert "close to the threshold" not in O.answer_text(v2, recipe=False)
+    assert "near the 0.05 threshold" not in O.answer_text(v2, recipe=False)
     v2["mc_robustness"] = {"OOD AUROC (entropy)": {claim: {"verdicts": ["holds"] * 3,
                                                            "p_holm": [0.04, 0.03, 0.045]}}}
     text = O.answer_text(v2, recipe=False)
-    assert "better than MAP (AUROC " in text and "; close to the threshold, see section 3)" in text
-    assert text.count("close to the threshold") == 1
+    e = next(e for e in O.effects(v2) if e["claim"] == claim)
+    assert (f"| MAP | {O.effect_words(e, False)}: BBB better (Holm p {e['p_holm']:.3f}, near the "
+            "0.05 threshold; section 3) |") in text
+    assert text.count("near the 0.05 threshold") == 1
 
 
 def test_scores_rows_give_each_methods_number_of_samples():
@@ -1179,6 +1204,71 @@ def test_cost_words_sum_the_records_wall_clock():
     from helpers import ood_plan as O
     recs = {(m, k): {"process_wall_s": 360.0} for m in ("map", "bbb", "ivon") for k in (0, 1)}
     text = O.cost_words(recs, {"map": [{"process_wall_s": 1800.0}] * 2, "bbb": []})
-    assert text.startswith("Training took 0.4 hours for the runs on the 2 seeds (MAP 0.2 and BBB "
-                           "0.2) and 1.0 hours for the searches' 2 trials")  # IVON not a row here
+    assert text.startswith("Training took 0.40 hours for the runs on the 2 seeds (MAP 0.20 and "
+                           "BBB 0.20) and 1.0 hours for the searches' 2 trials")  # IVON not here
+    # the total is the sum of the parts as printed (3 × 0.14 h, not the rounded 0.4 h of 0.42)
+    recs = {(m, 0): {"process_wall_s": 0.1449 * 3600} for m in ("map", "mc_dropout", "bbb")}
+    assert O.cost_words(recs, {}).startswith("Training took 0.42 hours for the runs on the 1 "
+                                             "seed (MAP 0.14, MC dropout 0.14 and BBB 0.14)")
     assert O.cost_words({}, {}) == ""
+
+
+# ---- round r12: Holm's bar given the family's other p-values, and the AUROC family shown ----
+
+def test_needed_difference_follows_the_step_down_of_the_other_claims():
+    """The bar a claim must pass depends on how many of its family's other claims pass before
+    it: planted ECE families where that bar is neither alpha/m nor alpha, checked against
+    helpers.stats.holm itself, and the difference whose paired-t p meets the bar."""
+    from helpers import ood_plan as O
+    from helpers import stats
+    v2 = _planted()
+    e = next(e for e in O.effects(v2) if e["rival"] == "map" and not e["high"])
+    fam = v2["families"]["test ECE"]
+    others = [c for c in fam if c != e["claim"]]
+    # (the other two claims' p) -> (bar, claims left at the claim's step)
+    cases = {(0.001, 0.03): (0.05 / 2, 2),   # one passes at 0.05/3, the second stops the steps
+             (0.001, 0.002): (0.05, 1),      # both pass: the last step's bar
+             (0.2, 0.3): (0.05 / 3, 3)}      # none passes: the first step's
+    for ps, (want, k) in cases.items():
+        for c, p in zip(others, ps):
+            fam[c]["t_test"] = {**fam[c]["t_test"], "p": p}
+        need, bar, got_k = O.needed_difference(v2, e, v3=False)
+        assert bar == pytest.approx(want, rel=1e-9) and got_k == k
+        for p, holds in ((0.999 * bar, True), (1.001 * bar, False)):
+            assert (stats.holm([p, *ps])[0] < 0.05) is holds, (ps, p)
+        t = need / (e["sd_diff"] / e["n"] ** 0.5)
+        assert 2 * stats.t_sf(t, e["n"] - 1) == pytest.approx(bar, rel=1e-6)
+
+
+def _v3_with(v2, laplace_p=0.5, laplace_nll=0.08, map_nll=0.06):
+    """Notebook 06's summary around ``v2``: its AUROC claims and one more, BBB against the
+    all-layer KFAC Laplace fit (p ``laplace_p``), whose NLL against MAP's makes it a failed fit
+    or not."""
+    fam = "OOD AUROC (entropy)"
+    claims = dict(v2["families"][fam])
+    claims["laplace_kron < bbb on auroc_entropy"] = {"t_test": {"p": laplace_p}, "on": "subset"}
+    nll = {m: {"subset": {"nll": {"seeds": list(range(10)), "mean": v,
+                                  "per_seed": [v + 0.001 * (i % 3) for i in range(10)]}}}
+           for m, v in (("laplace_kron", laplace_nll), ("map", map_nll))}
+    return {"families": {fam: claims}, "table": nll}
+
+
+def test_family_text_lists_the_shared_family_and_its_failed_fits():
+    from helpers import ood_plan as O
+    v2 = _planted()
+    v3 = _v3_with(v2)
+    ps = O.family_ps(v2, "OOD AUROC (entropy)", v3)
+    assert len(ps) == 4 and ps["laplace_kron < bbb on auroc_entropy"] == 0.5
+    text = O.family_text(v2, v3)
+    assert text.startswith("**The AUROC threshold.** Holm's correction for the AUROC claims runs "
+                           "over 4 claims: BBB against MAP, MC dropout and the deep ensemble, "
+                           "and against the 1 other methods of [notebook 06]")
+    assert "all-layer KFAC Laplace† 0.5" in text and "† A failed fit" in text
+    assert "(bar 0.05/4 = 0.0125)" in text and "the steps stop here" in text
+    # the family's other claim changes the bar of a claim not resolved
+    e = next(e for e in O.effects(v2) if e["rival"] == "ensemble" and e["high"])
+    # the family's fourth claim fails at its step, so the bar of the claim left open moves
+    assert O.needed_difference(v2, e, v3)[1] < O.needed_difference(v2, e, False)[1]
+    fits = O.family_text(v2, _v3_with(v2, laplace_nll=0.05))  # better than MAP: not failed
+    assert "†" not in fits
+    assert O.family_text(v2, False) == ""  # this notebook's three alone: nothing to add
