@@ -5,6 +5,7 @@ Reads what ``helpers.alternatives_plan`` (the search records) and ``helpers.alte
 on. Every number shown comes from those files.
 """
 import json
+import math
 import statistics
 from pathlib import Path
 
@@ -757,14 +758,17 @@ def version1_text(summary, v1=None, searches=None, recs=None):
     return "\n".join(out)
 
 
-def robustness_text(summary, skip=()):
+def robustness_text(summary, skip=(), nb05=None):
     """Whether any verdict rests on one draw of the predictive's samples: the claims retested
     with every sampling method scored with each extra predictive seed (``mc_robustness``);
-    claims against a rival in ``skip`` (failed fits: no verdict) and those notebook 05 reads
-    (``IN_NOTEBOOK_05``, its own check) are left out."""
-    rob = {f: {c: e for c, e in claims.items() if _rival(c) not in skip
-               and (f, _rival(c)) not in IN_NOTEBOOK_05}
+    claims against a rival in ``skip`` (failed fits: no verdict) are left out, and those
+    notebook 05 tests (``IN_NOTEBOOK_05``) are read from its summary ``nb05`` (its own check;
+    left out without it)."""
+    theirs = (nb05 or {}).get("mc_robustness") or {}
+    rob = {f: {c: (theirs.get(f, {}).get(c) if (f, _rival(c)) in IN_NOTEBOOK_05 else e)
+               for c, e in claims.items() if _rival(c) not in skip}
            for f, claims in (summary.get("mc_robustness") or {}).items()}
+    rob = {f: {c: e for c, e in cl.items() if e} for f, cl in rob.items()}
     rob = {f: c for f, c in rob.items() if c}
     if not rob:
         return ""
@@ -774,16 +778,20 @@ def robustness_text(summary, skip=()):
     for family, claims in rob.items():
         for claim, e in claims.items():
             total += 1
-            main = summary["families"][family][claim]
+            in05 = (family, _rival(claim)) in IN_NOTEBOOK_05
+            main = (nb05["families"][family][claim] if in05 else
+                    summary["families"][family][claim])
             label = f"BBB vs {SHORT[_rival(claim)]}"
+            where = "; tested in notebook 05" if in05 else ""
+            fam_name = SCORE_OF.get(family, (None, family))[1]
             if any(v != main["verdict"] for v in e["verdicts"]):
                 word = lambda v: WORDS.get(v, v)  # noqa: E731
-                changed.append(f"{label} ({family}): {word(main['verdict'])} → "
+                changed.append(f"{label} ({fam_name}{where}): {word(main['verdict'])} → "
                                + ", ".join(word(v) for v in e["verdicts"]))
             elif any(p is not None and 0.01 <= p < 0.1
                      for p in [main.get("p_holm"), *e["p_holm"]]):
                 word = WORDS.get(main["verdict"], main["verdict"])
-                close.append(f"{label} ({family}, {word}): Holm p {main['p_holm']:.3f}; "
+                close.append(f"{label} ({fam_name}, {word}{where}): Holm p {main['p_holm']:.3f}; "
                              f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f} under the other "
                              "draws")
     text = ("**Does a verdict rest on one draw of the samples?** BBB, MC dropout and IVON "
@@ -1335,15 +1343,29 @@ def _excludes(e):
             f"{bad:.{d}f}")
 
 
-def effect_rows(summary):
-    """(header, rows) of the comparisons table: per claim of this notebook's own (not
-    ``IN_NOTEBOOK_05``) the score, the rival, the images, BBB − rival with its 95 % interval,
-    Holm's p, the sign test's p and the outcome word; a failed fit's row has no p-values."""
+def effect_rows(summary, nb05=None):
+    """(header, rows) of the comparisons table: per claim the score, the rival, the images, BBB
+    − rival with its 95 % interval, Holm's p, the sign test's p and the outcome word; a failed
+    fit's row has no p-values. The claims notebook 05 tests (``IN_NOTEBOOK_05``) appear only
+    with ``nb05`` (its summary, ``load_nb05``), read from it and marked as tested there, with
+    notebook 05's near-threshold flag."""
     header = ["score", "rival", "scored on", "BBB − rival (mean)", "95 % interval",
               "p (Holm)", "sign test p", "outcome"]
+    theirs = nb05_claims(nb05) if nb05 else {}
     rows = []
-    for e in own_effects(summary):
+    for e in effects(summary):
+        in05 = (e["family"], e["rival"]) in IN_NOTEBOOK_05
+        if in05 and e["rival"] not in theirs:
+            continue
+        if in05:
+            c = theirs[e["rival"]]
+            e = {**e, "mean": c["mean"], "ci": c["ci"], "p_holm": c["p_holm"],
+                 "sign_p": c["sign_p"], "word": c["word"], "on": "full"}
         fit = e["word"] == FAILED_FIT
+        word = e["word"] + (" (interim)" if summary.get("interim") else "")
+        if in05:
+            near = _near_words(theirs[e["rival"]])
+            word += " (tested in notebook 05" + (f"; {near}" if near else "") + ")"
         rows.append([e["score"] + (" (lower is better)" if e["lower_better"] else
                                    " (higher is better)"),
                      LABELS[e["rival"]], "2,000 + 2,000-image subset" if e["on"] == "subset"
@@ -1352,13 +1374,46 @@ def effect_rows(summary):
                      if e["ci"] else "—",
                      f"{e['p_holm']:.2g}" if e["p_holm"] is not None and not fit else "—",
                      f"{e['sign_p']:.2g}" if e["sign_p"] is not None and not fit else "—",
-                     e["word"] + (" (interim)" if summary.get("interim") else "")])
+                     word])
     return header, rows
 
 
-def _group(es):
-    """'MC dropout (+0.0052 [+0.0027, +0.0078]) and the deep ensemble (…)'."""
-    return _join([f"{SHORT[e['rival']]} ({_effect(e)})" for e in es])
+def _group(es, near=None):
+    """'MC dropout (+0.0052 [+0.0027, +0.0078]) and the deep ensemble (…)'; a verdict near the
+    threshold (``near``: {(family, rival): words}) says so inside its brackets."""
+    near = near or {}
+    return _join([f"{SHORT[e['rival']]} ({_effect(e)}"
+                   + (f"; {near[(e['family'], e['rival'])]}" if (e["family"], e["rival"]) in near
+                      else "") + ")" for e in es])
+
+
+def near_threshold(summary, nb05=None, lo=0.01, hi=0.1):
+    """{(family, rival): words} for every decided verdict (BBB better / worse) whose Holm p, in
+    the test or under any other predictive draw (``mc_robustness``), lies in [lo, hi): the
+    claims tested here from ``summary``, notebook 05's from its summary (its own flag)."""
+    out = {}
+    theirs = nb05_claims(nb05) if nb05 else {}
+    for e in effects(summary):
+        key = (e["family"], e["rival"])
+        if key in IN_NOTEBOOK_05:
+            c = theirs.get(e["rival"])
+            if c and c["near"]:
+                r = c["rescored"]
+                out[key] = (f"Holm p {c['p_holm']:.3f}" + (f", {min(r):.3f}–{max(r):.3f} under "
+                            "other draws" if r else "") + ": near the threshold")
+            continue
+        if e["word"] not in WORDS.values():
+            continue
+        r = [p for p in (((summary.get("mc_robustness") or {}).get(e["family"]) or {})
+                         .get(_claim_of(summary, e)) or {}).get("p_holm") or [] if p is not None]
+        if any(lo <= p < hi for p in [e["p_holm"], *r] if p is not None):
+            out[key] = (f"Holm p {e['p_holm']:.3f}" + (f", {min(r):.3f}–{max(r):.3f} under "
+                        "other draws" if r else "") + ": near the threshold")
+    return out
+
+
+def _claim_of(summary, e):
+    return next(c for c in summary["families"][e["family"]] if _rival(c) == e["rival"])
 
 
 def plain_answer(summary):
@@ -1386,7 +1441,7 @@ def plain_answer(summary):
     return f"{word}, at this budget: {who}{tail}."
 
 
-def headline_text(summary):
+def headline_text(summary, nb05=None):
     """The notebook's answer: one short sentence per score, each with its sign convention
     (BBB − rival; lower or higher is better), whom BBB is worse and better than (with the 95 %
     interval) and whom the seeds do not separate it from; then the Laplace rows that are failed
@@ -1394,6 +1449,7 @@ def headline_text(summary):
     if summary is None:
         return "No final run yet: `python tools/alternatives_search.py final`, then `analyse`."
     es = effects(summary)
+    near = near_threshold(summary, nb05)
     n = len(summary["seeds"])
     lead = ("**The answer** (interim: not every run exists). " if summary["interim"] else
             "**The answer.** ")
@@ -1407,8 +1463,8 @@ def headline_text(summary):
         worse = [e for e in fam if e["word"] == WORDS["reversed"]]
         better = [e for e in fam if e["word"] == WORDS["holds"]]
         open_ = [e for e in fam if e["word"].startswith("not resolved")]
-        bits = ([f"worse than {_group(worse)}"] if worse else []) + \
-            ([f"better than {_group(better)}"] if better else [])
+        bits = ([f"worse than {_group(worse, near)}"] if worse else []) + \
+            ([f"better than {_group(better, near)}"] if better else [])
         if open_:
             bits.append(f"not resolved at {n} seeds against {_group(open_)}")
         side = "lower" if fam[0]["lower_better"] else "higher"
@@ -1458,8 +1514,10 @@ def families_text(summary):
                  f"test and family), {_join(here)} here (Table 6.3)")
         out.append(f"- *{score}* ({k} claims): BBB against {_join([SHORT[r] for r in rivals])}; "
                    f"{where}.")
-    out += ["", "Table 6.5's refits are tested in these families, each row in place of the "
-            "Laplace claim of its own flavour."]
+    out += ["", "Table 6.6's refits are each tested in a copy of their score's family, in "
+            "place of the plan's claim on the same Laplace variant (last layer, all-layer "
+            "diagonal or all-layer KFAC); the other claims, the failed fits' included, count in "
+            "that copy's Holm correction (section 4)."]
     return "\n".join(out)
 
 
@@ -1667,7 +1725,7 @@ def summary_figure(summary):
     return fig
 
 
-def effects_figure(summary):
+def effects_figure(summary, nb05=None):
     """BBB − rival with its 95 % interval for every rival that is not a failed fit, on test
     NLL (left: below zero favours BBB) and OOD AUROC (right: above zero favours BBB); the
     outcome word above each row. The claims notebook 05 tests (``IN_NOTEBOOK_05``: the same
@@ -1676,8 +1734,9 @@ def effects_figure(summary):
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
     es = [e for e in effects(summary) if e["word"] != FAILED_FIT and e["ci"]]
+    near = near_threshold(summary, nb05)
     fams = list(dict.fromkeys(e["score"] for e in es))
-    fig, axes = plt.subplots(1, len(fams), figsize=(6.5 * len(fams), 3.6),
+    fig, axes = plt.subplots(1, len(fams), figsize=(6.5 * len(fams), 3.9),
                              constrained_layout=True, squeeze=False)
     colour = {WORDS["holds"]: "#0072B2", WORDS["reversed"]: "#D55E00"}
     for ax, fam in zip(axes[0], fams):
@@ -1688,8 +1747,10 @@ def effects_figure(summary):
             in05 = (e["family"], e["rival"]) in IN_NOTEBOOK_05
             ax.plot([lo, hi], [i, i], color=c, lw=2.2, ls=(0, (4, 2)) if in05 else "-")
             ax.plot(e["mean"], i, "o", color=c, ms=7, mfc="white" if in05 else c, mew=1.6)
-            ax.annotate(e["word"], (e["mean"], i), xytext=(0, 6), textcoords="offset points",
-                        ha="center", va="bottom", fontsize=8, color=c)
+            ax.annotate(e["word"] + (" (near the threshold)" if (e["family"], e["rival"]) in near
+                                     else ""), (e["mean"], i), xytext=(0, 6),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=8,
+                        color=c, bbox={"fc": "white", "ec": "none", "pad": 0.6}, zorder=5)
         ax.axvline(0, color="black", lw=0.8)
         ax.set_yticks(range(len(rows)),
                       [f"BBB vs {LABELS[e['rival']]}" + ("\n(tested in notebook 05)"
@@ -1705,18 +1766,26 @@ def effects_figure(summary):
         ax.set_xlabel(f"{fam}: BBB − rival ({side})", fontsize=9)
         ax.set_title(f"{fam}, {len(summary['seeds'])} paired seeds: mean and 95 % interval",
                      fontsize=9)
+    handles = [Line2D([], [], color=colour[WORDS["reversed"]], lw=2.2, marker="o", ms=7,
+                      label="BBB worse (Holm p < 0.05)"),
+               Line2D([], [], color=colour[WORDS["holds"]], lw=2.2, marker="o", ms=7,
+                      label="BBB better (Holm p < 0.05)"),
+               Line2D([], [], color="0.45", lw=2.2, marker="o", ms=7,
+                      label=f"not resolved at {len(summary['seeds'])} seeds")]
     if any((e["family"], e["rival"]) in IN_NOTEBOOK_05 for e in es):
-        handles = [Line2D([], [], color="0.45", lw=2.2, marker="o", ms=7,
-                          label="tested in this notebook (Table 6.3)"),
-                   Line2D([], [], color="0.45", lw=2.2, ls=(0, (4, 2)), marker="o", ms=7,
-                          mfc="white", mew=1.6,
-                          label="tested in notebook 05 (the same runs, test and Holm family)")]
-        fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=8,
-                   frameon=False)
+        style = [Line2D([], [], color="0.2", lw=1.6, marker="o", ms=6,
+                        label="solid, filled: tested in this notebook (Table 6.3)"),
+                 Line2D([], [], color="0.2", lw=1.6, ls=(0, (4, 2)), marker="o", ms=6,
+                        mfc="white", mew=1.4, label="dashed, hollow: tested in notebook 05 "
+                                                     "(the same runs, test and Holm family)"),
+                 Line2D([], [], ls="", label=" ")]
+        # matplotlib fills a legend column by column: colours on the first row, styles below
+        handles = [h for pair in zip(handles, style) for h in pair]
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=8, frameon=False)
     return fig
 
 
-def verdict_words(summary):
+def verdict_words(summary, near=None):
     """The verdict in words, without numbers (the answer gives them): per tested score the
     rivals that beat BBB and those BBB beats, and the Laplace rows without a verdict; whether BBB
     is worth it here: "No" when some rival beats it on every score, "Yes" when none beats it on
@@ -1726,8 +1795,10 @@ def verdict_words(summary):
     parts, unbeaten = [], []
     for score in scores:
         fam = [e for e in es if e["score"] == score]
-        worse = [SHORT[e["rival"]] for e in fam if e["word"] == WORDS["reversed"]]
-        better = [SHORT[e["rival"]] for e in fam if e["word"] == WORDS["holds"]]
+        mark = lambda e: SHORT[e["rival"]] + (  # noqa: E731
+            " (near the threshold)" if (e["family"], e["rival"]) in (near or {}) else "")
+        worse = [mark(e) for e in fam if e["word"] == WORDS["reversed"]]
+        better = [mark(e) for e in fam if e["word"] == WORDS["holds"]]
         unbeaten += [] if worse else [score]
         bit = (f"{_join(worse)} beat{'s' if len(worse) == 1 else ''} BBB" if worse else
                "no rival beats BBB")
@@ -1742,7 +1813,7 @@ def verdict_words(summary):
     return f"{lead}, at this budget: " + "; ".join(parts) + tail + "."
 
 
-def story_takeaways(summary, ps=None, fair=None):
+def story_takeaways(summary, ps=None, fair=None, nb05=None):
     """Notebook 06's takeaways as short bullets: the verdict first (``verdict_words``), then the
     cost (what the rivals that beat BBB cost to train, against BBB's cost) and the caveats (the
     Laplace rows, the grid edges, the scope)."""
@@ -1752,7 +1823,7 @@ def story_takeaways(summary, ps=None, fair=None):
     cost = summary.get("cost", {})
     ratio = lambda m: cost.get(m, {}).get("train_ratio_to_map")  # noqa: E731
     beat = list(dict.fromkeys(e["rival"] for e in es if e["word"] == WORDS["reversed"]))
-    out = ["- **Verdict.** " + verdict_words(summary)]
+    out = ["- **Verdict.** " + verdict_words(summary, near_threshold(summary, nb05))]
     deciding = [e for e in es if e["word"] == WORDS["reversed"]]
     if deciding:
         out[0] += (" The deciding intervals, BBB − rival: "
@@ -1777,7 +1848,8 @@ def story_takeaways(summary, ps=None, fair=None):
         caveats.append(f"Laplace: with the marginal likelihood's prior precision {k} of "
                        f"{len(fl)} fits are failed fits; with a prior precision chosen on "
                        f"validation NLL the fits are {_join(vg)} on NLL, MAP's network with "
-                       "almost no added uncertainty (section 4)")
+                       "almost no added uncertainty, so BBB against them restates BBB against "
+                       "MAP (section 4)")
     elif failed:
         caveats.append("Laplace is not yet compared: its fits are failed fits, and no prior "
                        "precision tried brings the last-layer fit below MAP's NLL (section 4)"
@@ -1788,6 +1860,12 @@ def story_takeaways(summary, ps=None, fair=None):
                any(x != "epochs" for x in edges(m, c))]
     if at_edge:
         caveats.append(f"{_join(at_edge)} chose settings at the edge of their grids (Table 6.1)")
+    nb01 = _nb01_bbb() if "bbb" in summary.get("table", {}) else None
+    if nb01 and summary["table"]["bbb"].get("full", {}).get("test_error"):
+        err = 100 * summary["table"]["bbb"]["full"]["test_error"]["mean"]
+        caveats.append(f"this BBB errs {err:.2f} % against {100 * nb01['mean']:.2f} % for "
+                       "notebook 01's BBB at the same "
+                       "width (section 2)")
     caveats.append(f"one architecture, one split, at most {A.MAX_EPOCHS} epochs at a constant "
                    f"learning rate, {len(summary['seeds'])} seeds")
     out.append("- **Caveats.** " + "; ".join(c[0].upper() + c[1:] if k == 0 else c
@@ -1833,13 +1911,33 @@ def _diff(d):
     return (d["mean_diff"], d["ci"]) if d else (None, None)
 
 
-def _fair_delta(row, n):
+def _log10_text(x):
+    """δ = 10^x written plainly: 10^1.75, 10^12."""
+    return f"10^{x:g}".replace("-", "−")
+
+
+def _grid_choices(fair, f):
+    """The validation grid's chosen log10 δ on each analysed seed of flavour ``f``."""
+    val = fair["flavours"][f].get("validation") or {}
+    return [val[str(s)]["chosen_log10"] for s in fair["seeds"] if str(s) in val]
+
+
+def _fair_delta(row, n, choices=None, cap=None):
+    """The chosen δ over the seeds. The validation grid: how many seeds chose the cap and the
+    range of the others' choices (``choices``: per-seed log10 δ; a median would hide that
+    split); the marginal likelihood: the range of its per-tensor medians over the seeds."""
     if "median_log10" in row:
         at = row["at_cap"]
-        return (f"{10 ** row['median_log10']:.2g}"
-                + (f" (at the cap on {at} of {n})" if at else " (interior on every seed)"))
+        rest = sorted(x for x in (choices or []) if cap is None or x < cap)
+        where = ("" if not rest else
+                 f"{_log10_text(rest[0])}" if rest[0] == rest[-1] else
+                 f"{_log10_text(rest[0])} to {_log10_text(rest[-1])}")
+        if not at:
+            return f"all {n} interior: {where}" if where else "interior on every seed"
+        return (f"{at} of {n} at the cap" + (f" ({_log10_text(cap)})" if cap is not None else "")
+                + (f"; the other {n - at}: {where}" if where else ""))
     vals = [10 ** v for v in row["median_log10_per_tensor"]]
-    return f"{min(vals):.3g} to {max(vals):.3g} (per tensor)"
+    return f"{min(vals):.3g} to {max(vals):.3g} per tensor"
 
 
 def _fair_outcome(row, claims):
@@ -1854,31 +1952,112 @@ def _fair_outcome(row, claims):
 
 
 def fair_rows(fair):
-    """(header, rows) of Table 6.5: per flavour and choice of the prior precision, the median
-    δ, the full-set test NLL, fit − MAP NLL with its 95 % interval, ECE, OOD AUROC, BBB − it
-    on NLL and AUROC (the plan's tests, the row in place of the plan's) and the outcome."""
+    """(header, rows) of Table 6.5, the refits' scores, all on the full test sets: per flavour
+    and choice of the prior precision, the δ chosen over the seeds (``_fair_delta``), the test
+    NLL, fit − MAP NLL with its 95 % interval, ECE, OOD AUROC and the fit's outcome (failed fit
+    / equal to MAP / better than MAP). The tests against BBB: ``fair_test_rows``."""
     from . import laplace_fair as P
-    header = ["Laplace fit", "δ chosen by", "δ (median over seeds)", "test NLL",
-              "fit − MAP, NLL [95 %]", "ECE", "OOD AUROC", "BBB − it, NLL [95 %]",
-              "BBB − it, AUROC [95 %]", "Holm p (NLL; AUROC)", "outcome"]
+    header = ["Laplace fit", "δ chosen by", "δ chosen (10 seeds)", "test NLL",
+              "fit − MAP, NLL [95 %]", "ECE", "OOD AUROC", "outcome"]
     n = len(fair["seeds"])
+    header[2] = f"δ chosen ({n} seed{'s' if n != 1 else ''})"
+    cap = (fair.get("grid_cap_log10") or [None, None])[1]
     rows = [[LABELS["map"] + " (the network each fit wraps)", "—", "—",
              f"{fair['map']['full']['nll']:.4f}", "—", f"{fair['map']['full']['ece']:.4f}",
-             f"{fair['map']['full']['auroc_entropy']:.3f}", "—", "—", "—", "—"]]
+             f"{fair['map']['full']['auroc_entropy']:.3f}", "—"]]
     for f in P.FLAVOURS:
         for choice in P.CHOICES:
             row = fair["flavours"][f][choice]
             m, d = row["mean"]["full"], row["fit_minus_map_nll"]["full"]
-            eff, holm = [(None, None), (None, None)], "—"
-            if row.get("tests"):
-                eff = [_fair_effect(row["tests"][c], c) for c in P.CLAIMS[f]]
-                holm = "; ".join("—" if row["tests"][c].get("p_holm") is None else
-                                 f"{row['tests'][c]['p_holm']:.2g}" for c in P.CLAIMS[f])
-            rows.append([LABELS[f], FAIR_CHOICES[choice], _fair_delta(row, n), f"{m['nll']:.4f}",
-                         _with_ci(*(d and (d["mean_diff"], d["ci"]) or (None, None)), 4),
-                         f"{m['ece']:.4f}",
-                         f"{m['auroc_entropy']:.3f}", _with_ci(*eff[0], 4),
-                         _with_ci(*eff[1], 3), holm, _fair_outcome(row, P.CLAIMS[f])])
+            rows.append([LABELS[f], FAIR_CHOICES[choice],
+                         _fair_delta(row, n, _grid_choices(fair, f), cap), f"{m['nll']:.4f}",
+                         _small_ci(*(d and (d["mean_diff"], d["ci"]) or (None, None)), 4),
+                         f"{m['ece']:.4f}", f"{m['auroc_entropy']:.3f}",
+                         FAIR_OUTCOME_WORDS.get(row["outcome"], "—")])
+    return header, rows
+
+
+def _small_ci(mean, ci, d):
+    """``_with_ci``, with as many more decimals as keep every bound off ±0 (at most 2 more)."""
+    if mean is None:
+        return "—"
+    for k in (d, d + 1, d + 2):
+        if all(abs(v) >= 0.5 * 10 ** -k or v == 0 for v in [mean, *(ci or [])]):
+            break
+    return _with_ci(mean, ci, k)
+
+
+def _family_of(summary, claim):
+    return next((f for f, cl in summary["families"].items() if claim in cl), None)
+
+
+def _holm_rank(summary, claim, p):
+    """(multiplier, the claims below): Holm multiplies the k-th smallest of a family's m
+    p-values by m − k + 1. ``claim`` replaced by a refit with raw p ``p``, the others keep the
+    plan's raw p (``summary``): the rivals whose claims have a smaller p, and m minus their
+    number."""
+    fam = summary["families"][_family_of(summary, claim)]
+    below = [c for c, r in fam.items() if c != claim
+             and ((r.get("t_test") or {}).get("p") or 1.0) < p]
+    return len(fam) - len(below), [_rival(c) for c in below]
+
+
+def _per_seed(summary, method, on, key):
+    e = summary["table"][method][on][key]
+    return dict(zip(e["seeds"], e["per_seed"]))
+
+
+def _bbb_minus(summary, other, on, key, seeds):
+    """paired_t of BBB − ``other`` ({seed: value}) on the seeds both have."""
+    from .stats import paired_t
+    b = _per_seed(summary, "bbb", on, key)
+    s = [x for x in seeds if x in b and x in other]
+    return paired_t([b[x] for x in s], [other[x] for x in s]) if len(s) > 1 else None
+
+
+TESTED_ON = {"full": "full test sets", "subset": "2,000 + 2,000 subset"}
+
+
+def fair_test_rows(fair, summary):
+    """(header, rows) of Table 6.6: on each refit that is not a failed fit, the plan's two
+    claims as the refits' plan tests them (the row in place of the plan's, in the plan's
+    families; the last-layer row on the full test sets, the all-layer rows on the plan's
+    subset): the images, BBB − it with its 95 % interval, the unadjusted p, Holm's p with its
+    multiplier, the verdict; beside them, not tested, BBB − it on the full test sets and BBB −
+    MAP on the images the claim is tested on."""
+    from . import laplace_fair as P
+    header = ["refit", "score", "tested on", "BBB − it [95 %] (tested)", "p", "Holm p (× m)",
+              "verdict", "BBB − it, full test sets [95 %] (not tested)",
+              "BBB − MAP, same images as the test [95 %]"]
+    rows = []
+    if not fair or summary is None:
+        return header, rows
+    seeds = fair["seeds"]
+    for f in P.FLAVOURS:
+        for choice in P.CHOICES:
+            row = fair["flavours"][f][choice]
+            if not row.get("tests"):
+                continue
+            for c in P.CLAIMS[f]:
+                res = row["tests"][c]
+                key, d = ("nll", 4) if c.endswith(" on nll") else ("auroc_entropy", 3)
+                on = res.get("on") or "full"
+                mean, ci = _fair_effect(res, c)
+                p = (res.get("t_test") or {}).get("p")
+                k, _ = _holm_rank(summary, c, p) if p is not None else (None, [])
+                holm = "—" if res.get("p_holm") is None else (
+                    f"{res['p_holm']:.2g}" + (f" (× {k})" if k and abs(res["p_holm"] - min(
+                        1.0, k * p)) < 1e-9 else ""))
+                fit_full = dict(zip(seeds, row["per_seed"]["full"][key]))
+                full = _bbb_minus(summary, fit_full, "full", key, seeds)
+                bm = _bbb_minus(summary, _per_seed(summary, "map", on, key), on, key, seeds)
+                rows.append([f"{LABELS[f]}, δ by " + ("the validation grid" if choice == "val_grid"
+                                                      else "the marginal likelihood"),
+                             "test NLL" if key == "nll" else "OOD AUROC", TESTED_ON[on],
+                             _small_ci(mean, ci, d), "—" if p is None else f"{p:.2g}", holm,
+                             WORDS.get(res["verdict"], res["verdict"]),
+                             "same as tested" if on == "full" else _small_ci(*_diff(full), d),
+                             _small_ci(*_diff(bm), d)])
     return header, rows
 
 
@@ -1897,9 +2076,16 @@ def fair_text(fair):
     out = [f"**What the fair fits show** ({n} seed{'s' if n != 1 else ''}; test scores on the full MNIST and "
            "Fashion-MNIST test sets; *δ*: the prior precision, the Gaussian prior's inverse "
            "variance: the larger δ, the less uncertainty the fit adds around MAP's network):", ""]
-    out.append("- *The marginal likelihood* picks one δ per weight tensor (medians over seeds "
-               + _join([f"{_fair_delta(ml[f], n).split(' (')[0]} for {SHORT[f]}"
-                        for f in P.FLAVOURS]) + "); "
+    spread = max((max(v) - min(v) for f in P.FLAVOURS
+                  for v in zip(*[[math.log10(x) for x in pp]
+                                 for pp in ml[f]["prior_precision"]])), default=None)
+    out.append("- *The marginal likelihood* picks one δ per weight tensor (per-tensor medians "
+               "over the seeds: "
+               + _join([f"{_fair_delta(ml[f], n).removesuffix(' per tensor')} for {SHORT[f]}"
+                        for f in P.FLAVOURS])
+               + ("" if spread is None else
+                  f"; no tensor's δ varies by more than {spread:.2f} decades over the seeds, so "
+                  "the medians hide no split") + "); "
                + (f"with it {_join(failed)} {'is a failed fit' if len(failed) == 1 else 'are failed fits'}"
                   " (test NLL "
                   + ", ".join(f"{ml[f]['mean']['full']['nll']:.4f}" for f in P.FLAVOURS
@@ -1907,31 +2093,30 @@ def fair_text(fair):
                   + f" against MAP's {mp['nll']:.4f}): it adds more uncertainty than the test "
                   "data support." if failed else
                   f"no fit is a failed fit (MAP's test NLL {mp['nll']:.4f})."))
-    caps = sum(vg[f]["at_cap"] for f in P.FLAVOURS)
-    out.append("- *The validation grid* chooses a median δ of "
-               + _join([f"{10 ** vg[f]['median_log10']:.2g} ({SHORT[f]})" for f in P.FLAVOURS])
-               + f"; its best value lies at the cap ({10 ** fair['grid_cap_log10'][1]:.0e}, "
-               f"where the fit is MAP's network) on {caps} of {3 * n} seed-fits. Test NLL "
-               + _join([f"{vg[f]['mean']['full']['nll']:.4f}" for f in P.FLAVOURS])
-               + ", fit − MAP " + _join([_with_ci(*_diff(vg[f]["fit_minus_map_nll"]["full"]), 4)
+    cap = fair["grid_cap_log10"][1]
+    out.append(f"- *The validation grid's choices split*: at the cap ({_log10_text(cap)}, where "
+               "the fit is MAP's network) on "
+               + _join([f"{vg[f]['at_cap']} of {n} seeds ({SHORT[f]})" for f in P.FLAVOURS])
+               + "; the other seeds choose "
+               + _join([f"{_fair_delta(vg[f], n, _grid_choices(fair, f), cap).split(': ')[-1]}"
+                        f" ({SHORT[f]})" for f in P.FLAVOURS if vg[f]["at_cap"] < n])
+               + ". Test NLL " + _join([f"{vg[f]['mean']['full']['nll']:.4f}" for f in P.FLAVOURS])
+               + ", fit − MAP " + _join([_small_ci(*_diff(vg[f]["fit_minus_map_nll"]["full"]), 4)
                                          for f in P.FLAVOURS]) + ".")
     au = [vg[f]["fit_minus_map_auroc"] for f in P.FLAVOURS]
     out.append("- *What that means.* A Laplace fit whose δ is chosen on validation NLL adds "
                "almost no uncertainty around this MAP network, so its OOD AUROC stays within a "
                f"few thousandths of MAP's ({mp['auroc_entropy']:.3f}): fit − MAP "
-               + _join([_with_ci(*_diff(a), 3) for a in au]) + " (the three fits in turn).")
+               + _join([_small_ci(*_diff(a), 3) for a in au]) + " (the three fits in turn).")
     same = kfac_last_layer_match(fair)
     med = ml["laplace_kron"].get("median_log10_per_tensor") or []
     k = len(ml["laplace_ll_kron"].get("median_log10_per_tensor") or [])
     ends = {med.index(min(med)), med.index(max(med))} if med else set()
     if same is not None and same < 1e-3 and k and ends <= set(range(len(med) - k, len(med))):
-        out.insert(3, "- *Why two ranges are identical.* All-layer KFAC Laplace's per-tensor δ "
-                   "range equals last-layer Laplace's because its extremes are the last layer's "
-                   "two tensors (weight and bias), whose δ are the same in both fits (largest "
-                   f"difference over the seeds {same:.0e} in log10 δ). With a Kronecker-factored "
-                   "Hessian the marginal likelihood is a sum of one term per tensor, each "
-                   "depending on that tensor's δ alone, and the last layer's term is the same "
-                   "whether or not the other layers are fitted.")
+        out.insert(3, "- *Why two ranges are identical.* All-layer KFAC Laplace's extremes are the "
+                   "last layer's two tensors, whose δ agree with last-layer Laplace's (largest "
+                   f"difference over the seeds {same:.0e} in log10 δ): with a Kronecker-factored "
+                   "Hessian each tensor's marginal-likelihood term depends on its own δ alone.")
     return "\n".join(out)
 
 
@@ -2014,6 +2199,11 @@ def fair_figure(fair):
     return fig
 
 
+def _plain(x):
+    """A tick value as a plain decimal, one format on the whole axis: 0.0003, 0.01, 1."""
+    return f"{x:.10f}".rstrip("0").rstrip(".")
+
+
 def _fair_yticks(ax, ys):
     """Labelled ticks on the symlog axis, the region below zero included: below zero the most
     negative value's decade and that value rounded away from zero to one significant figure, 0,
@@ -2025,11 +2215,11 @@ def _fair_yticks(ax, ys):
         e = math.floor(math.log10(-low))
         for m in sorted({1, math.ceil(round(-low / 10 ** e, 9))}):  # its decade; the lowest
             ticks.insert(0, -m * 10 ** e)
-            labels.insert(0, f"−{m}e{e}")
+            labels.insert(0, "−" + _plain(m * 10 ** e))
     e = round(math.log10(FAIR_LINTHRESH))
     while 10 ** e <= max(ys):
         ticks.append(10 ** e)
-        labels.append(f"1e{e}" if e < -3 else f"{10 ** e:g}")
+        labels.append(_plain(10 ** e))
         e += 1
     ax.set_yticks(ticks, labels)  # the axes share y: one call labels all three
 
@@ -2043,6 +2233,11 @@ def fair_method_text():
     from . import laplace_fair as P
     lo, hi = P.GRID["start_log10"]
     cap = P.GRID["cap_log10"][1]
+    try:
+        fast = max(v["fast_vs_library_max"] for v in P.summary()["flavours"].values()
+                   if v["fast_vs_library_max"] is not None)
+    except (OSError, ValueError, KeyError, IndexError):
+        fast = None
     return ("**The Laplace fits with their prior precision chosen as laplace-torch advises.** "
             "Around the same MAP networks, each of the three fits takes its prior precision δ "
             "two ways: (a) the marginal likelihood of the training data with one δ per weight "
@@ -2051,10 +2246,15 @@ def fair_method_text():
             f"on the first {P.VAL_IMAGES:,} validation images (never a test image), over "
             f"log10 δ = {_fmt(lo, 0)}, …, {_fmt(hi, 0)}, widened a decade at a time while the best value lies at "
             f"an end, up to a cap of 10^{cap} (where the fit is MAP's network), then refined to "
-            "quarter decades. Each is scored on the full test sets; the failed-fit rule is the "
-            "one above, and on each row that is not a failed fit the plan's two comparisons "
-            "with BBB are tested with the row in place of the plan's (Holm within each family; "
-            "the all-layer rows on the subset, as in Table 6.3; why these fits were added: "
+            "quarter decades. Each is scored on the full test sets and on the plan's subset with "
+            "an exact, faster implementation of the same predictive"
+            + (f" (largest difference in a predicted probability from laplace-torch's, on "
+                f"validation images: {fast:.0e})"
+               if fast is not None else "")
+            + ". Table 6.5 gives the scores on the full test sets, with the failed-fit rule "
+            "above; Table 6.6 tests, on each row that is not a failed fit, the plan's two "
+            "claims with the row in place of the plan's, on the images the plan uses for that "
+            "Laplace variant (why these fits were added: "
             f"[docs/choices.md]({FAIR_CHOICES_LINK})).")
 
 
@@ -2075,16 +2275,266 @@ def fair_answer(fair):
         t = fl[f]["val_grid"].get("tests") or {}
         c = P.CLAIMS[f][1]
         if c in t:
-            by.setdefault(WORDS.get(t[c]["verdict"], t[c]["verdict"]), []).append(SHORT[f])
+            key = (WORDS.get(t[c]["verdict"], t[c]["verdict"]), t[c].get("on") or "full")
+            by.setdefault(key, []).append((SHORT[f], t[c].get("p_holm")))
     as_ = {WORDS["holds"]: "better than", WORDS["reversed"]: "worse than"}
-    verdicts = "; ".join(f"{as_[w]} {_join(fs)}" if w in as_ else
-                         f"{w} against {_join(fs)} (Holm p ≥ 0.05)" for w, fs in by.items())
+    ps = [(k, [f"{p:.3f}" for _, p in fs if p is not None]) for k, fs in by.items()]
+    verdicts = _join([(f"{as_[w]} {_join([n for n, _ in by[(w, on)]])}" if w in as_ else
+                       f"{w} against {_join([n for n, _ in by[(w, on)]])}")
+                      + f" (tested on the {TESTED_ON[on]}"
+                      + (f", Holm p {_join(p)})" if p else ")")
+                      for (w, on), p in ps]) if by else ""
     return ("With Laplace's prior precision δ (the Gaussian prior's inverse variance) chosen as "
             "laplace-torch advises (section 4), by the marginal likelihood (the training data's "
-            "evidence p(D | δ) under the Laplace approximation, maximised over δ), the fits "
+            "evidence p(D | δ), maximised over δ), the fits "
             + (f"stay failed fits ({len(ml)} of 3)" if ml else "are no longer failed fits")
-            + "; with δ chosen on validation NLL they are "
-            + _join(sorted(vg)) + " on NLL and add almost no uncertainty to MAP's network, so "
-            "they score as MAP does"
+            + ". With δ chosen on validation NLL they are " + _join(sorted(vg))
+            + " on NLL and in effect MAP's network"
             + (f" (OOD AUROC within {max(au):.3f} of MAP's)" if au else "")
-            + (f"; on OOD AUROC, BBB is {verdicts}" if verdicts else "") + ".")
+            + (", so BBB against them restates BBB against MAP: on OOD AUROC, BBB is "
+               + verdicts + ", a difference of image set and Holm ranking, not of method"
+               if verdicts else "") + ".")
+
+
+# ---- which BBB was run; the search's validation NLL against the test NLL ----
+
+def _plan_json():
+    from .utils import PROJECT_ROOT
+    path = PROJECT_ROOT / A.PLAN
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _test_samples(method="bbb"):
+    """The predictive samples each final record of ``method`` averages at test (its records'
+    ``test_samples``), or None."""
+    got = set()
+    for s in A.REPORTED_SEEDS:
+        p = F.record_path(method, s)
+        if p.exists():
+            got.add(json.loads(p.read_text()).get("test_samples"))
+    got -= {None}
+    return got.pop() if len(got) == 1 else None
+
+
+def _nb01_bbb():
+    """Notebook 01's scale-mixture BBB at this width (its plan_v1 row, read as notebook 05 reads
+    it: ``helpers.ood_plan._recipes``; read-only), or None."""
+    from . import ood_plan as O
+    try:
+        return O._recipes(None)[1]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def bbb_run_text(summary, plan=None, nb01=None):
+    """One line: which BBB was run. Its prior (π, σ₁, σ₂) and samples per step from the plan's
+    search base, the predictive samples in the search (the plan's budget) and at test (the
+    records), the chosen ρ₀ and epochs and the grid edges they sit at (the search records),
+    and its test error beside notebook 01's BBB at the same width and the paper's."""
+    import math
+    from .classification import PAPER_TABLE1
+    plan = _plan_json() if plan is None else plan
+    c = A.chosen("bbb")
+    if summary is None or plan is None or c is None:
+        return ""
+    base = plan["searches"]["bbb"]["base"]
+    s1, s2 = math.exp(-base["neg_log_sigma1"]), math.exp(-base["neg_log_sigma2"])
+    rho = c["config"]["rho_init"]
+    at = [REG_SHORT.get(x, x) for x in edges("bbb", c)]
+    test_s = _test_samples("bbb")
+    nb01 = _nb01_bbb() if nb01 is None else nb01
+    ours = 100 * summary["table"]["bbb"]["full"]["test_error"]["mean"]
+    text = (f"**Which BBB was run.** The paper's scale-mixture prior with π = {base['pi']:g}, "
+            f"σ₁ = {s1:g}, σ₂ = e^−{base['neg_log_sigma2']:g} ≈ {s2:.4f} (fixed, not searched); "
+            f"{base['samples']} weight sample per training step; "
+            f"{plan['budget']['eval_samples']} predictive samples per validation score in the "
+            "search" + (f", {test_s} at test" if test_s else "")
+            + f"; the search chose ρ₀ = {_num(rho)} (σ₀ = log(1 + e^ρ₀) ≈ "
+            f"{math.log1p(math.exp(rho)):.4f}) and {c['epochs']} epochs"
+            + (f", stopping at {len(at)} edge{'s' if len(at) != 1 else ''} of its grid "
+               f"({_join(at)})" if at else "") + f". Its test error, {ours:.2f} %")
+    if nb01:
+        r = nb01.get("recipe") or {}
+        how = ([f"a warm start of {r['init_epochs']} epochs"] if r.get("init_from") else []) \
+            + ([f"{r['samples']} samples per step"] if r.get("samples") else []) \
+            + (["a decaying learning rate"] if r.get("lr_decay", 1.0) != 1.0 else [])
+        text += (f", against {100 * nb01['mean']:.2f} % for [notebook 01](01_mnist_classification"
+                 f".ipynb)'s BBB at the same width (its Adam recipe"
+                 + (f": {_join(how)}" if how else "") + f"; {len(nb01['seeds'])} seeds)")
+    return text + f" and the paper's {100 * PAPER_TABLE1['bbb_mixture'][A.H]:.2f} %."
+
+
+SIGMA_CHECK = "v3/bbb_sigma_check.json"
+
+
+def sigma_check_text():
+    """**Placeholder** for whether BBB's σ moved in these runs: '' until
+    results/06_alternatives/v3/bbb_sigma_check.json exists (another session measures it and
+    writes that file; this module never does). Once it exists: its ``text`` (or ``summary``)
+    field when it has one, else a pointer to the file."""
+    from .utils import results_dir
+    path = results_dir() / A.NB / SIGMA_CHECK
+    if not path.exists():
+        return ""
+    try:
+        rec = json.loads(path.read_text())
+    except ValueError:
+        return ""
+    said = rec.get("text") or rec.get("summary") if isinstance(rec, dict) else None
+    return ("**Did BBB's σ move from its start?** "
+            + (said if isinstance(said, str) else
+               f"Measured in [the σ check](../results/{A.NB}/{SIGMA_CHECK})."))
+
+
+def search_vs_test_text(summary, plan=None):
+    """Below Table 6.1: why its validation NLL is not Table 6.2's test NLL. The search scores
+    one run (the plan's search seed) on the validation images, averaged over the epochs ending
+    at the choice, with the plan's ``eval_samples`` predictive samples; the test scores average
+    the final runs' ``test_samples`` over the reported seeds. The gaps test − validation per
+    searched method, from the records; what the samples contribute is not measured."""
+    plan = _plan_json() if plan is None else plan
+    if summary is None or plan is None:
+        return ""
+    gap = {}
+    for m in A.SEARCHES:
+        c = A.chosen(m)
+        if c is not None and m in summary["table"]:
+            gap[m] = summary["table"][m]["full"]["nll"]["mean"] - c["val"]
+    sampled = [m for m in gap if F.SAMPLES.get(m)]
+    plain = [m for m in gap if not F.SAMPLES.get(m)]
+    if not sampled or not plain:
+        return ""
+    test_s = _test_samples("bbb")
+    b = plan["budget"]
+    lo, hi = min(gap[m] for m in sampled), max(gap[m] for m in sampled)
+    return (f"*Validation against test NLL.* Table 6.1's validation NLL is one run (seed "
+            f"{b['seed']}) on the validation images, averaged over the "
+            f"{plan.get('smooth', A.SMOOTH)} epochs ending at the choice, and the sampling methods "
+            f"({_join([LABELS[m] for m in sampled])}) "
+            f"average {b['eval_samples']} predictive samples there"
+            + (f" against {test_s} at test" if test_s else "")
+            + f"; Table 6.2 averages {len(summary['seeds'])} seeds at the chosen epoch on the "
+            "test images. So the two are not comparable across tables, and the ranking may "
+            "differ: the sampling methods' test NLL lies "
+            + (f"{-hi:.4f} to {-lo:.4f} below" if hi < 0 else
+               f"{_fmt(lo, 4)} to {_fmt(hi, 4)} from")
+            + f" their validation NLL, while {_join([LABELS[m] for m in plain])}'s (no "
+            "samples) moves by " + _join([_fmt(gap[m], 4) for m in plain])
+            + ". More samples lower a sampled predictive's NLL, which fits that pattern; how "
+            "much of the gap they make was not measured.")
+
+
+def scores_title(summary, on="full"):
+    """A scores table's title, with the status line before it while the analysis is interim."""
+    title = ("**Table 6.2. Full test sets** (MNIST and Fashion-MNIST)." if on == "full" else
+             "**Table 6.4. The plan's subset** (2,000 + 2,000 test images).")
+    return (status_text(summary) + "\n\n" + title) if summary and summary.get("interim") \
+        else title
+
+
+# ---- notebook 05's three AUROC claims, read from its results (helpers.ood_plan, read-only) ----
+
+def load_nb05():
+    """Notebook 05's summary (results/05_uncertainty/v2/summary.json, through
+    helpers.ood_plan.load_summary), or None."""
+    from . import ood_plan as O
+    return O.load_summary()
+
+
+def nb05_claims(v2):
+    """{rival: {mean, ci, p_holm, sign_p, word, near, rescored}} for notebook 05's AUROC claims
+    of BBB against MAP, MC dropout and the deep ensemble (``IN_NOTEBOOK_05``), as notebook 05
+    reports them: BBB − rival with its 95 % interval, Holm p, the verdict word, whether notebook
+    05 flags it as near the threshold (``helpers.ood_plan._near``) and its Holm p under the other
+    predictive draws (``mc_robustness``)."""
+    from . import ood_plan as O
+    if not v2:
+        return {}
+    out = {}
+    for e in O.effects(v2):
+        fam = next((f for f, cl in v2["families"].items() if e["claim"] in cl), None)
+        if (fam, e["rival"]) not in IN_NOTEBOOK_05 or e["diff"] is None:
+            continue
+        res = v2["families"][fam][e["claim"]]
+        rob = ((v2.get("mc_robustness") or {}).get(fam) or {}).get(e["claim"]) or {}
+        out[e["rival"]] = {"mean": e["diff"], "ci": e["ci"], "p_holm": e["p_holm"],
+                           "sign_p": (res.get("sign_test") or {}).get("p"),
+                           "word": e["word"], "near": bool(O._near(v2, e)),
+                           "rescored": [p for p in rob.get("p_holm") or [] if p is not None],
+                           "rescored_verdicts": rob.get("verdicts") or []}
+    return out
+
+
+def _near_words(c):
+    """'near the threshold: Holm p 0.039–0.046 under other draws' for a flagged claim."""
+    if not c.get("near"):
+        return ""
+    r = c.get("rescored") or []
+    return ("near the threshold" + (f": Holm p {min(r):.3f}–{max(r):.3f} under other draws"
+                                    if r else ""))
+
+
+# ---- section 4: why the refits' verdicts differ ----
+
+def fair_tests_text(fair, summary, nb05=None):
+    """Below Table 6.6: why near-identical refits get different verdicts. The images each claim
+    is tested on (the plan's rule); Holm's multiplier per row (each refit replaces one plan
+    claim in its family; the other claims, the plan's failed fits' included, keep their p and
+    count); and that the validation-grid fits are MAP's network in effect, so their AUROC
+    claims restate BBB against MAP (BBB − MAP on both image sets; notebook 05's test)."""
+    from . import laplace_fair as P
+    if not fair or summary is None:
+        return ""
+    ranks, near, size = [], [], None
+    for f in P.FLAVOURS:
+        row = fair["flavours"][f]["val_grid"]
+        t = row.get("tests") or {}
+        c = P.CLAIMS[f][1]
+        if c not in t or (t[c].get("t_test") or {}).get("p") is None:
+            continue
+        p = t[c]["t_test"]["p"]
+        k, below = _holm_rank(summary, c, p)
+        failed = failed_fits(summary)
+        names = [("the plan's failed " + SHORT[r] + " fit") if r in failed else SHORT[r]
+                 for r in below]
+        size = len(summary["families"][_family_of(summary, c)])
+        ranks.append(f"{SHORT[f]}: p {p:.4f}, {len(below)} smaller"
+                     + (f" ({', '.join(names)})" if names else "") + f", × {k}")
+        if t[c].get("p_holm") is not None and 0.01 <= t[c]["p_holm"] < 0.1 \
+                and t[c]["verdict"] in WORDS:
+            near.append(f"{SHORT[f]} (Holm p {t[c]['p_holm']:.3f})")
+    out = ["**Why near-identical refits get different verdicts.**", ""]
+    out.append("- *Images.* The plan tests claims on the last-layer row on the full test sets and "
+               "claims on the all-layer rows on the 2,000 + 2,000 subset (as Table 6.3 does); "
+               "the refits' plan keeps that. The next-to-last column gives every refit's "
+               "difference on the full test sets: descriptive, not tested.")
+    if ranks:
+        out.append("- *Holm.* Each refit row replaces one of the plan's claims in its score's "
+                   f"family of {size}; the other {size - 1} claims keep their p values and "
+                   "count, the plan's failed fits' included (they get no verdict but stay in "
+                   "the family). "
+                   f"Holm multiplies the k-th smallest of the family's {size} p values by "
+                   f"{size + 1} − k; on OOD AUROC: " + "; ".join(ranks) + ".")
+    b = {on: _bbb_minus(summary, _per_seed(summary, "map", on, "auroc_entropy"), on,
+                        "auroc_entropy", fair["seeds"]) for on in ("full", "subset")}
+    m05 = (nb05_claims(nb05) if nb05 else {}).get("map")
+    out.append("- *What they test.* The validation-grid fits are in effect MAP's network (fit − "
+               "MAP on OOD AUROC within a few thousandths, Table 6.5), so BBB against them "
+               "restates BBB against MAP: BBB − MAP on OOD AUROC "
+               + _with_ci(*_diff(b["full"]), 3) + " on the full test sets"
+               + (f" (Holm p {m05['p_holm']:.3f}, tested in {NOTEBOOK_05}"
+                  + (f"; {_near_words(m05)}" if _near_words(m05) else "") + ")" if m05 else "")
+               + " and " + _with_ci(*_diff(b["subset"]), 3) + " on the subset (not tested). "
+               "The verdicts differ by image set and Holm rank, not by method"
+               + (f"; {_join(near)} lies near the threshold and was not rescored under other "
+                  "draws" if near else "") + ".")
+    return "\n".join(out)
+
+
+FAIR_TITLE = ("**Table 6.5. The refitted Laplace fits: their scores on the full test sets** "
+              "(MNIST and Fashion-MNIST; their tests against BBB: Table 6.6).")
+FAIR_TESTS_TITLE = ("**Table 6.6. BBB against each refit that is not a failed fit**, paired by "
+                    "seed, each claim on the images the plan tests it on (*tested on*): "
+                    "unadjusted 95 % intervals and p, Holm p with its multiplier m, the verdict "
+                    "by Holm p alone. Beside them, not tested: BBB − it on the full test sets, "
+                    "and BBB − MAP on the claim's images.")

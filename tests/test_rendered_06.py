@@ -997,24 +997,79 @@ def _fair(nll_ml, nll_grid, cap_seeds=(1, 2, 3), seeds=(0, 1, 2, 3)):
     return P.analysis(scores, phase1, plan_recs, {"tests": {"families": claims, "alpha": 0.05}})
 
 
+def _fair_summary(seeds=range(4)):
+    """A plan analysis beside ``_fair``: BBB's and MAP's per-seed scores as ``_fair`` plants
+    them, and the plan's claims (MAP and the three Laplace rows) with planted raw p values."""
+    from helpers import laplace_fair as P
+    wob = [0.0, 0.0004, -0.0003, -0.0001]
+    seeds = list(seeds)
+    col = lambda vals: {"seeds": seeds, "per_seed": vals,  # noqa: E731
+                        "mean": sum(vals) / len(vals)}
+    table = {"map": {on: {"nll": col([0.06] * 4), "auroc_entropy": col([0.88] * 4)}
+                     for on in ("full", "subset")},
+             "bbb": {on: {"nll": col([0.05] * 4),
+                          "auroc_entropy": col([0.92 + w for w in wob])}
+                     for on in ("full", "subset")}}
+    fams = {"test NLL": {"bbb < map on nll": {"t_test": {"p": 0.001}}},
+            "OOD AUROC (entropy)": {"map < bbb on auroc_entropy": {"t_test": {"p": 0.002}}}}
+    for f in P.FLAVOURS:
+        fams["test NLL"][f"bbb < {f} on nll"] = {"t_test": {"p": 0.5}}
+        fams["OOD AUROC (entropy)"][f"{f} < bbb on auroc_entropy"] = {"t_test": {"p": 0.9}}
+    return {"seeds": seeds, "table": table, "families": fams, "interim": False}
+
+
 def test_fair_fit_table_and_reading_follow_the_outcomes():
     fair = _fair(nll_ml=0.07, nll_grid=0.06)
     header, rows = R.fair_rows(fair)
     assert header[4] == "fit − MAP, NLL [95 %]" and rows[0][3] == "0.0600"
+    assert header[2] == "δ chosen (4 seeds)"
     out = {(r[0], r[1]): r for r in rows[1:]}
     ml = out[(R.LABELS["laplace_kron"], R.FAIR_CHOICES["marglik_layerwise"])]
     grid = out[(R.LABELS["laplace_kron"], R.FAIR_CHOICES["val_grid"])]
-    assert ml[-1] == R.FAILED_FIT and ml[7] == ml[9] == "—"  # no test on a failed fit
-    assert header[9] == "Holm p (NLL; AUROC)" and grid[9].count("; ") == 1
-    assert ml[2] == "10 to 100 (per tensor)" and ml[4].startswith("+0.0100 [")
-    assert grid[-1].startswith("equal to MAP; NLL: BBB better; AUROC: ")
-    assert grid[2] == "1e+12 (at the cap on 3 of 4)"
-    assert grid[7].startswith("−0.0100 [")  # BBB − it on NLL
+    assert ml[-1] == R.FAILED_FIT
+    assert ml[2] == "10 to 100 per tensor" and ml[4].startswith("+0.0100 [")
+    assert grid[-1] == "equal to MAP"
+    # the grid's split, not a median: 3 seeds at the cap, the fourth at 10^5
+    assert grid[2] == "3 of 4 at the cap (10^12); the other 1: 10^5"
+    # the tests: only rows that are not failed fits, each claim on the images the plan uses
+    summary = _fair_summary()
+    header, tests = R.fair_test_rows(fair, summary)
+    assert header[2] == "tested on" and len(tests) == 3 * 2
+    on = {(r[0].split(",")[0], r[1]): r for r in tests}
+    ll = on[(R.LABELS["laplace_ll_kron"], "test NLL")]
+    kr = on[(R.LABELS["laplace_kron"], "test NLL")]
+    assert ll[2] == "full test sets" and ll[7] == "same as tested"
+    assert kr[2] == "2,000 + 2,000 subset" and kr[7].startswith("−0.0100 [")
+    assert kr[3].startswith("−0.0100 [")  # BBB − it on NLL, tested
+    assert kr[6] == "BBB better" and ll[8].startswith("−0.0100")  # BBB − MAP beside it
+    checked = 0
+    for r in tests:  # Holm's multiplier: its p against the family's other raw p
+        if r[4] == "—":  # a difference the same on every seed: no t-test
+            continue
+        checked += 1
+        p, holm = float(r[4]), r[5]
+        m = int(holm.split("× ")[1].rstrip(")"))
+        assert float(holm.split(" ")[0]) == pytest.approx(min(1.0, m * p), rel=0.05)
+    assert checked >= 3
+    text = R.fair_tests_text(fair, summary)
+    assert "*Images.*" in text and "restates BBB against MAP" in text
+    assert "*Holm.*" not in text  # no AUROC p here (the same difference on every seed)
+    from helpers import laplace_fair as P
+    for k, f in enumerate(P.FLAVOURS):  # plant AUROC p values: 0.001 < 0.002 (MAP's) < ...
+        t = fair["flavours"][f]["val_grid"]["tests"][P.CLAIMS[f][1]]
+        t["t_test"] = {**t["t_test"], "p": [0.001, 0.01, 0.02][k]}
+    text = R.fair_tests_text(fair, summary)
+    assert "family of 4; the other 3 claims" in text
+    assert "last-layer Laplace: p 0.0010, 0 smaller, × 4" in text
+    assert "all-layer KFAC Laplace: p 0.0200, 1 smaller (MAP), × 3" in text
     text = R.fair_text(fair)
     assert "(4 seeds;" in text and "with it last-layer Laplace, all-layer diagonal Laplace " \
         "and all-layer KFAC Laplace are failed fits (test NLL 0.0700, 0.0700, 0.0700 against " \
         "MAP's 0.0600)" in text
-    assert "on 9 of 12 seed-fits" in text
+    # the grid's split per fit (at the cap, and the range of the others), not a median
+    assert "on 3 of 4 seeds (last-layer Laplace), 3 of 4 seeds (all-layer diagonal Laplace)" \
+        in text and "the other seeds choose 10^5 (last-layer Laplace)" in text
+    assert "median" not in text.split("*The validation grid")[1]
     assert "largest difference: NLL" not in text  # the rescoring check lives in docs/lab_log.md
     # the same last-layer δ in last-layer and all-layer KFAC Laplace, said and explained
     assert R.kfac_last_layer_match(fair) == 0.0 and "*Why two ranges are identical.*" in text
@@ -1022,16 +1077,18 @@ def test_fair_fit_table_and_reading_follow_the_outcomes():
     first = next(iter(kr))
     kr[first]["marglik_log10_per_tensor"] = [1.0, 1.5]
     assert R.kfac_last_layer_match(fair) == 0.5 and "identical" not in R.fair_text(fair)
-    assert "with δ chosen on validation NLL they are equal to MAP on NLL" in R.fair_answer(fair)
+    assert "With δ chosen on validation NLL they are equal to MAP on NLL" in R.fair_answer(fair)
+    assert "restates BBB against MAP" in R.fair_answer(fair)
     assert "the Gaussian prior's inverse variance" in R.fair_answer(fair)
     assert "compare as MAP does" not in R.fair_answer(fair)
     assert "stay failed fits (3 of 3)" in R.fair_answer(fair)
     # the marginal likelihood below MAP, the grid never at the cap: other words
     fair = _fair(nll_ml=0.055, nll_grid=0.059, cap_seeds=())
     text = R.fair_text(fair)
-    assert "no fit is a failed fit" in text and "on 0 of 12 seed-fits" in text
+    assert "no fit is a failed fit" in text and "on 0 of 4 seeds (last-layer Laplace)" in text
     rows = R.fair_rows(fair)[1]
-    assert all(r[-1].startswith("better than MAP; NLL: ") for r in rows[1:])
+    assert all(r[-1] == "better than MAP" for r in rows[1:])
+    assert len(R.fair_test_rows(fair, _fair_summary())[1]) == 6 * 2  # every row tested
     assert "are no longer failed fits" in R.fair_answer(fair)
     assert "better than MAP on NLL" in R.fair_answer(fair)
     t = R.story_takeaways(_story(), fair=fair)
@@ -1050,11 +1107,28 @@ def test_fair_fits_render_from_the_committed_results(monkeypatch):
         lo = float(r[4].split("[")[1].split(",")[0].replace("−", "-"))
         hi = float(r[4].split(", ")[1].rstrip("]").replace("−", "-"))
         word = R.FAILED_FIT if lo > 0 else "better than MAP" if hi < 0 else "equal to MAP"
-        assert r[-1].startswith(word)
-        assert (r[7] == "—") == (word == R.FAILED_FIT)
-        if r[9] != "—":  # the verdict words follow Holm p alone, whatever the interval shows
-            for p, part in zip(r[9].split("; "), r[-1].split("; ")[1:]):
-                assert part.endswith("not resolved at 10 seeds") == (float(p) >= 0.05), r
+        assert r[-1] == word
+    # the tests: one row per claim on every refit that is not a failed fit, each on the images
+    # the refits' analysis tested it on (its claims_on), the verdict by Holm p alone
+    s = R.load_summary()
+    header, tests = R.fair_test_rows(fair, s)
+    kept = [(r[0], r[1]) for r in rows[1:] if r[-1] != R.FAILED_FIT]
+    assert len(tests) == 2 * len(kept)
+    by_label = {R.LABELS[f]: f for f in fair["flavours"]}
+    for r in tests:
+        f = by_label[r[0].split(", δ by")[0]]
+        assert r[2] == R.TESTED_ON[fair["claims_on"][f]]
+        assert (r[7] == "same as tested") == (fair["claims_on"][f] == "full")
+        assert r[6].startswith("not resolved") == (float(r[5].split(" ")[0]) >= 0.05), r
+    # the AUROC rows on the full sets: BBB − MAP beside them is notebook 05's BBB vs MAP
+    v2 = R.load_nb05()
+    if v2 is not None:
+        m05 = R.nb05_claims(v2)["map"]
+        full = [r for r in tests if r[1] == "OOD AUROC" and r[2] == "full test sets"]
+        assert full and all(r[8].startswith(f"{m05['mean']:+.3f}".replace("-", "−"))
+                            for r in full)
+    text = R.fair_tests_text(fair, s, v2)
+    assert "*Holm.*" in text and "tested in [notebook 05]" in text
     text = R.fair_text(fair)
     assert f"MAP's test NLL {fair['map']['full']['nll']:.4f}" in text or \
         f"MAP's {fair['map']['full']['nll']:.4f}" in text
@@ -1133,7 +1207,7 @@ def test_the_prior_figure_marks_the_cap_count_and_labels_below_zero():
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert texts.count("n = 3\nat the cap") == 3  # cap_seeds (1, 2, 3), every flavour
     ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert ticks[:4] == ["−2e-4", "−1e-4", "0", "1e-4"], ticks  # below zero labelled
+    assert ticks[:4] == ["−0.0002", "−0.0001", "0", "0.0001"], ticks  # below zero labelled
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "marginal likelihood: mean log10 of that seed's δ" in labels
 
@@ -1149,3 +1223,50 @@ def test_notebook_06_text_carries_no_history_words():
     words = re.compile(r"version \d|plan[- ]v\d|\bcommit|referee|issue \d", re.I)
     hits = [m.group(0) for t in texts for m in words.finditer(t)]
     assert not hits, f"history words in notebook 06: {hits}"
+
+
+def test_notebook_05s_claims_which_bbb_and_the_sigma_placeholder(monkeypatch, tmp_path):
+    """Table 6.3 carries notebook 05's three AUROC claims read from notebook 05's summary, with
+    its near-threshold flag; the answer marks near-threshold verdicts; the line saying which BBB
+    ran reads the plan and the records; the σ line stays empty until its check exists."""
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(ROOT / "results"))
+    s, v2 = R.load_summary(), R.load_nb05()
+    if s is None or v2 is None:
+        pytest.skip("no committed analysis of notebooks 05 and 06")
+    theirs = R.nb05_claims(v2)
+    assert set(theirs) == {"map", "mc_dropout", "ensemble"}
+    header, rows = R.effect_rows(s, v2)
+    marked = [r for r in rows if "tested in notebook 05" in r[-1]]
+    assert len(marked) == 3 and len(rows) == len(R.effect_rows(s)[1]) + 3
+    for r in marked:
+        rival = next(k for k, v in R.LABELS.items() if v == r[1])
+        assert r[5] == f"{theirs[rival]['p_holm']:.2g}"
+        assert ("near the threshold" in r[-1]) == theirs[rival]["near"]
+    near = R.near_threshold(s, v2)
+    text = R.headline_text(s, v2)
+    assert text.count("near the threshold") == len(near)
+    assert R.headline_text(s).count("near the threshold") == len(R.near_threshold(s))
+    # which BBB: the plan's prior and samples, the records' test samples and notebook 01's error
+    plan = json.loads((ROOT / "results" / "06_alternatives" / "plan_v3.json").read_text())
+    base = plan["searches"]["bbb"]["base"]
+    line = R.bbb_run_text(s)
+    assert f"π = {base['pi']:g}" in line and f"{plan['budget']['eval_samples']} predictive " \
+        "samples per validation score in the search" in line
+    assert f"{100 * s['table']['bbb']['full']['test_error']['mean']:.2f} %" in line
+    nb01 = R._nb01_bbb()
+    if nb01:
+        assert f"{100 * nb01['mean']:.2f} % for [notebook 01]" in line
+    assert "edges of its grid (initial ρ and epochs)" in line
+    assert "not measured" in R.search_vs_test_text(s)
+    # the σ line: nothing until results/06_alternatives/v3/bbb_sigma_check.json exists
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(tmp_path))
+    assert R.sigma_check_text() == ""
+    path = tmp_path / "06_alternatives" / R.SIGMA_CHECK
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"text": "σ moved."}))
+    assert R.sigma_check_text().endswith("σ moved.")
+    path.write_text(json.dumps({"other": 1}))
+    assert "bbb_sigma_check.json" in R.sigma_check_text()
+    s2 = {**s, "interim": True}
+    assert R.scores_title(s2).endswith("**Table 6.2. Full test sets** (MNIST and Fashion-MNIST).")
+    assert R.scores_title(s2) != R.scores_title(s)
