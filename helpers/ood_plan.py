@@ -655,10 +655,10 @@ def needed_difference(v2, e, v3=None, alpha=ALPHA):
     (``effects``) would need at its own spread of per-seed differences (sd, n) to hold, given
     the other p-values of its family as they are (``family_ps``): ``bar``, the largest
     unadjusted p at which it holds under Holm's step-down (notebook 04's
-    ``helpers.pruning_plan.holm_p_needed``), is alpha / ``k``, k the claims left at its step;
+    ``helpers.stats.holm_p_needed``), is alpha / ``k``, k the claims left at its step;
     the paired t-test's two-sided p at that difference equals the bar. None without a
     spread."""
-    from .pruning_plan import holm_p_needed
+    from .stats import holm_p_needed
     from .stats import t_ppf
     if not e.get("sd_diff") or not e.get("n") or e["n"] < 2:
         return None

@@ -757,19 +757,9 @@ def starting_network_text(starts, sgd=None):
 
 
 def holm_p_needed(others, alpha=ALPHA):
-    """The largest raw p below which one more claim, added to a family whose other claims'
-    p-values are ``others`` (None counts as 1, as in ``stats.holm``), gets a Holm-adjusted p
-    below ``alpha`` (Holm's step-down with the other p-values as they are: the claim's place in
-    the order, and the steps before it, decide; alpha / m only when it must come first)."""
+    """``helpers.stats.holm_p_needed`` at this plan's level."""
     from . import stats
-    ps = [1.0 if p is None else p for p in others]
-    lo, hi = 0.0, 1.0  # holds at lo (adjusted p -> 0 as p -> 0), not at hi unless it holds at 1
-    if stats.holm([hi] + ps)[0] < alpha:
-        return hi
-    for _ in range(200):  # the adjusted p only grows with p: bisect to the boundary
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if stats.holm([mid] + ps)[0] < alpha else (lo, mid)
-    return lo
+    return stats.holm_p_needed(others, alpha)
 
 
 def needed_pp(summary, family, r):

@@ -343,6 +343,21 @@ def holm(pvalues):
     return adjusted
 
 
+
+def holm_p_needed(others, alpha=0.05):
+    """The largest raw p below which one more claim, added to a family whose other claims'
+    p-values are ``others`` (None counts as 1, as in ``holm``), gets a Holm-adjusted p below
+    ``alpha`` (Holm's step-down with the other p-values as they are: the claim's place in the
+    order, and the steps before it, decide; alpha / m only when it must come first)."""
+    ps = [1.0 if p is None else p for p in others]
+    lo, hi = 0.0, 1.0  # holds at lo (adjusted p -> 0 as p -> 0), not at hi unless it holds at 1
+    if holm([hi] + ps)[0] < alpha:
+        return hi
+    for _ in range(200):  # the adjusted p only grows with p: bisect to the boundary
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if holm([mid] + ps)[0] < alpha else (lo, mid)
+    return lo
+
 def bonferroni_interval(a, b, m, level=0.95):
     """Paired t-interval of the mean of a - b at level 1 - (1 - ``level``) / ``m``.
 

@@ -270,3 +270,15 @@ def test_holm_rejects_whenever_the_bonferroni_interval_excludes_zero():
             assert (lo > 0 or hi < 0) == (3 * S.paired_t(a, b)["p"] < 0.05)
             if lo > 0 or hi < 0:
                 assert p < 0.05
+
+
+def test_holm_p_needed_is_the_bar_at_the_claims_own_step():
+    """The raw p a new claim needs is decided by its place in Holm's order: with two others
+    at 0.001 and 0.5 it comes second (bar 0.05/2); with others at 0.5 it must come first (0.05/3);
+    with none it is alpha. At the bar the claim holds; just above it, it does not."""
+    for others, bar in (([0.001, 0.5], 0.025), ([0.5, 0.6], 0.05 / 3), ([], 0.05)):
+        got = S.holm_p_needed(others)
+        assert got == pytest.approx(bar, rel=1e-9)
+        assert S.holm([got * (1 - 1e-9)] + others)[0] < 0.05
+        if got < 1:
+            assert S.holm([got * (1 + 1e-6)] + others)[0] >= 0.05
