@@ -770,7 +770,9 @@ def mcnemar_text(rec, fractions=("95", "98", "99"), alpha=MCNEMAR_ALPHA):
             for f in fractions)
     lines.append(f"- These are {n} tests: if the two rankings were equivalent, about "
                  f"{alpha * n:.1f} of them would still give p < {alpha:g} by chance.")
-    return "\n".join(lines)
+    from .pruning_plan import lean_words
+    lean = lean_words(rec)
+    return "\n".join(lines + ([lean] if lean else []))
 
 
 def mcnemar_counts(rec, H, fractions=("95", "98", "99"), alpha=MCNEMAR_ALPHA):

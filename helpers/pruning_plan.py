@@ -41,7 +41,7 @@ ARMS = dict(ARMS_V2)  # every tested arm (plan v3 adds one below)
 FLOORS = {"bbb_random": ("bbb", "random"), "sgd_random": ("sgd", "random"),
           "dropout_random": ("dropout", "random"), "start_random": ("start", "random")}
 ARM_LABELS = {"bbb_random": "BBB, random", "sgd_random": "SGD, random",
-              "dropout_random": "dropout, random", "start_random": "starting network, random",
+              "dropout_random": "dropout, random", "start_random": "BBB's start net, random",
               "bbb_snr": "BBB, SNR |μ|/σ", "bbb_magnitude": "BBB, |μ|",
               "sgd_magnitude": "SGD, |w|", "dropout_magnitude": "dropout, |w|",
               "uniform_snr": "BBB eq. 8 (1/M), SNR", "blundell_snr": "BBB eq. 9 (π_i), SNR"}
@@ -66,7 +66,7 @@ VERSION_V3 = 3
 PLAN_V3 = Path("results") / NB / f"plan_v{VERSION_V3}.json"
 GOVERNS_V3 = [f"results/{NB}/v{VERSION_V3}/**"]
 ARMS["start_magnitude"] = ("start", "magnitude")
-ARM_LABELS["start_magnitude"] = "BBB's starting SGD network, |w|"
+ARM_LABELS["start_magnitude"] = "BBB's start net, |w|"
 ROLE_VERSION = {"start": VERSION_V3}  # roles of plan v3 (every other role: plan v2)
 FAMILIES_V3 = {"against BBB's starting network":
                [f"bbb_snr < start_magnitude at {f}%" for f in TESTED]}
@@ -734,10 +734,10 @@ def starting_network_text(starts, sgd=None):
     if len(recipes) == 1:
         e, lr = recipes.pop()
         recipe = f", trained for {e} epochs with learning rate {lr:g}"
-    text = ("*BBB's starting network* is the SGD network whose weights become the initial "
+    text = ("*BBB's start net* is the SGD network whose weights become the initial "
             f"means of the pruned 2×{H_MAIN} BBB network of the same seed{recipe}.")
     if sgd is not None:
-        text += (" The SGD references above are other runs, with the settings notebook 01 chose "
+        text += (" The SGD references above are other networks, trained with the settings notebook 01 chose "
                  f"for SGD on validation ({sgd['epochs']} epochs, learning rate {sgd['lr']:g}).")
     wrong = [set(s["misclassified"]) for s in starts if s["misclassified"] is not None]
     n = len(starts)
@@ -745,11 +745,11 @@ def starting_network_text(starts, sgd=None):
         k = len(wrong[0])
         seeds = ", ".join(str(s["seed"]) for s in starts)
         if all(w == wrong[0] for w in wrong):
-            text += (f" By notebook 01's records of them, the {n} starting networks (seeds {seeds}) "
+            text += (f" By notebook 01's records of them, the {n} start nets (seeds {seeds}) "
                      f"misclassify the same {k} test images.")
         else:
             shared = len(set.intersection(*wrong))
-            text += (f" By notebook 01's records of them, each of the {n} starting networks (seeds {seeds}) "
+            text += (f" By notebook 01's records of them, each of the {n} start nets (seeds {seeds}) "
                      f"misclassifies {k} test images, hence their equal test error, but not the "
                      f"same images ({shared} are wrong in all {n}): {n} different networks with "
                      "the same count.")
@@ -831,15 +831,15 @@ def start_reading_text(summary, v2=None, rec=None):
                          f"network it started from, pruned by |w|: {means}{effect_words(r)}, "
                          "holds.")
         else:
-            wide = (f"; the interval includes 0, the starting networks pruned by |w| ranging "
+            wide = (f"; the interval includes 0, the start nets pruned by |w| ranging "
                     f"from {100 * min(st):.2f} to {100 * max(st):.2f} % across the seeds"
                     if ci and ci[0] <= 0 <= ci[1] and st else "")
             lines.append(f"- At {f} % removed: {means}{effect_words(r)}, {r['verdict']}{wide}"
                          + _needed_words(summary, family, r) + ".")
     shift = mu_shift(v2, summary) if v2 is not None else None
     if shift is not None:
-        lines.append(f"- Ranked by |μ| instead of SNR, BBB's difference from its starting "
-                     f"networks moves by at most {shift:.2f} pp at these fractions (described; "
+        lines.append(f"- Ranked by |μ| instead of SNR, BBB's difference from its start "
+                     f"nets moves by at most {shift:.2f} pp at these fractions (described; "
                      "no declared test compares |μ| with |w|).")
     holds = [f for f in TESTED if fam[f"bbb_snr < start_magnitude at {f}%"]["verdict"] == "holds"]
     lines.append("- **What makes them prunable?** The comparison changes two things at once, "
@@ -953,8 +953,9 @@ def training_effect(summary, v3, fractions=TESTED):
 
 
 def _raise_sentence(rec, summary, v3):
-    """" That training has a price: BBB's training raised the unpruned test error from 1.33 %
-    ... to 1.44 % ..., and kept it within x pp of that up to 99 % removed by SNR." (or "")."""
+    """" That training costs unpruned test error (section 2 gives how much) and kept the error
+    within x pp of the unpruned error up to 99 % removed by SNR." (or ""): the raise itself is
+    stated once, in section 2's reading (``networks_text``)."""
     from . import pruning
     words = training_raise_words(rec, v3) if rec else ""
     if not words:
@@ -963,8 +964,9 @@ def _raise_sentence(rec, summary, v3):
     fs = [f for f in map(str, pruning.FRACTIONS) if f not in ("0", "100")]
     worst = max(sum(m["error_at"]["snr"][f] - m["error_at"]["snr"]["0"] for m in ms) / len(ms)
                 for f in fs)
-    return (f" That training has a price: {words}, and kept it within {100 * worst:.2f} pp of "
-            f"that up to {fs[-1]} % removed by SNR (means over the seeds).")
+    return (" That training costs unpruned test error (section 2 gives how much), and it kept "
+            f"the error within {100 * worst:.2f} pp of the unpruned error up to {fs[-1]} % "
+            "removed by SNR (means over the seeds).")
 
 
 def _prunable_takeaway(summary, v3, rec=None):
@@ -986,11 +988,11 @@ def _prunable_takeaway(summary, v3, rec=None):
     t = v3["table"]
     f = holds[-1]
     return (f"At {' and '.join(map(str, holds))} % removed BBB's networks pruned by SNR keep a "
-            f"lower error than the SGD networks they start from, pruned by |w| (at {f} %: "
+            f"lower error than their start nets, pruned by |w| (at {f} %: "
             f"{_mean_pct(t, 'bbb_snr', f)} against {_mean_pct(t, 'start_magnitude', f)}, holds"
             + (f"; {', '.join(rest)}" if rest else "") + f"). At 2×{H_MAIN} SNR against |μ| is "
             "not resolved, so this points to BBB's training rather than to σ in the ranking; its "
-            "parts are not separated (section 3)." + _raise_sentence(rec, summary, v3))
+            "parts are not separated (section 3).")
 
 
 def _narrow_words(rec, H):
@@ -1116,17 +1118,16 @@ def _headline(rec, dip, summary, fraction, H, s, flat):
                  "ranking by the means' magnitude |μ| alone does as well"
                  + (f"; only in the 2×{narrow['H']} networks, at {narrow['words']} removed, "
                     "does SNR beat |μ| (*exploratory*: no test declared in advance covers it; "
-                    "appendix A)" if narrow else "") + "."
-                 + (f" Those networks differ from the 2×{H} ones in more than width "
-                    f"{width_differences_words(rec)}, so width and recipe are not separated."
-                    if narrow and width_differences_words(rec) else ""))
+                    "appendix A)" if narrow else "") + ".")
     return text
 
 
 def lean_words(rec, H=None, fractions=("95", "98", "99")):
-    """Which way the point estimates lean at width ``H`` (default: the first) where no test
-    separates SNR from |μ| (a clause with a leading "; ", or ""): the ranking with fewer images
-    only it gets wrong on most network–fraction pairs of appendix A, and the totals."""
+    """Appendix A's bullet on which way the per-image counts lean at width ``H`` (default: the
+    first), where no test separates SNR from |μ|, with its caveat (Markdown "- ...", or ""): the
+    ranking with fewer images only it gets wrong on most network–fraction pairs, the totals, and
+    why this is weak (the fractions of one network share the test images; how many pairs have
+    p < 0.05)."""
     from . import pruning
     H = H or rec["metrics"]["models"][0]["H"]
     ts = [m["mcnemar_snr_vs_magnitude"][f] for m in pruning._by_width(rec, H) for f in fractions
@@ -1139,20 +1140,21 @@ def lean_words(rec, H=None, fractions=("95", "98", "99")):
     lose = "SNR" if win == "|μ|" else "|μ|"
     tot = {r: sum(t[f"only_{'snr' if r == 'SNR' else 'magnitude'}_wrong"] for t in ts)
            for r in ("SNR", "|μ|")}
-    return (f". If anything {win} is slightly better there: on {k} of the {len(ts)} "
-            f"network–fraction pairs of appendix A fewer test images are wrong only under {win} "
-            f"than only under {lose} ({tot[win]} against {tot[lose]} in all)")
+    small = sum(t["p"] < pruning.MCNEMAR_ALPHA for t in ts)
+    return (f"- Which way 2×{H} leans (not tested): on {k} of the {len(ts)} network–fraction "
+            f"pairs fewer test images are wrong only under {win} than only under {lose} "
+            f"({tot[win]} against {tot[lose]} in all). Weak evidence: the fractions of one "
+            "network are scored on the same test images, so the pairs are not independent, "
+            f"and {small} of the {len(ts)} {'has' if small == 1 else 'have'} p < {pruning.MCNEMAR_ALPHA:g}.")
 
 
 def answer_text(rec, dip, summary=None, fraction=95, v3=None):
-    """Notebook 04's answer on its first screen (Markdown): a one- or two-sentence headline, then
-    short bullets, every number from the results: the test error that removing ``fraction`` % by
-    SNR adds at 2×1200 with its 95 % interval against the paper's, and the unpruned errors beside
-    each other; the dip of Figure 4's density with the share of weights below it and the
-    measured cost there (``dip``: snr_dip.json's metrics); from ``summary``, SNR against |μ| on
-    the same networks with what its interval excludes and which way the estimates lean, and the
-    narrower width's per-network tests (exploratory); which networks are pruned
-    (``networks_bullet``). Terms are defined where used."""
+    """Notebook 04's answer on its first screen (Markdown), three lines, every number from the
+    results: the headline (``_headline``); the test error that removing ``fraction`` % by SNR
+    adds at 2×1200 with its 95 % interval against the paper's; from ``summary``, SNR − |μ| on the
+    same networks with its interval and what the interval excludes. ``dip`` feeds the headline's
+    "(even 99 %)"; ``v3`` is accepted for the notebook's call and not read (the unpruned gap's
+    reasons are section 2's)."""
     from . import pruning
     H = rec["metrics"]["models"][0]["H"]
     ms = pruning._by_width(rec, H)
@@ -1163,58 +1165,24 @@ def answer_text(rec, dip, summary=None, fraction=95, v3=None):
     ci = s["ci"]
     where = ("" if ci is None else
              f", {'inside' if ci[0] <= paper <= ci[1] else 'outside'} the interval")
-    paper0 = 100 * pruning.PAPER_TABLE2[0]
     lines = [_headline(rec, dip, summary, fraction, H, s, flat), "",
-             f"- **Table 2.** Removing {fraction} % of the weights by SNR changes the test error "
-             f"of our 2×{H} networks by {s['mean']:+.2f} pp"
-             + (f" (the *error added*, pruned − unpruned on the same network; 95 % interval "
-                f"{ci[0]:+.2f} to {ci[1]:+.2f}; {len(ms)} seeds)" if ci else "")
-             + f" against the paper's {paper:+.2f} pp{where}. The error added is what compares: "
-             f"unpruned, ours err {100 * unpruned:.2f} % against the paper's {paper0:.2f} %"
-             + _gap_reasons(rec, v3) + "."]
-    w = dip["widths"].get(str(H)) if dip else None
-    if w and w["bimodal"] and w.get("cost_below"):
-        lo = w["cost_below"]
-        lines.append(f"- **Figure 4.** The SNR density has the paper's two modes (peaks); "
-                     f"{100 * w['share_below']['mean']:.1f} % of the weights lie below the "
-                     f"*dip*, the lowest density between the two modes (at "
-                     f"{pruning._ci_words(w['dip_db'], unit=' dB')}), and removing "
-                     f"{lo['removed_pct']} % adds {pruning._ci_words(lo, unit=' pp')} of test "
-                     "error (error added, as above).")
+             f"- **Error added** (pruned − unpruned on the same network), {fraction} % removed "
+             f"by SNR, 2×{H}: {s['mean']:+.2f} pp"
+             + (f", 95 % interval [{ci[0]:+.2f}, {ci[1]:+.2f}] ({len(ms)} seeds)" if ci else "")
+             + f"; the paper's {paper:+.2f} pp{where}."]
     if summary is not None and not summary["interim"]:
         fam = summary["families"]["error after pruning"]
         r = fam[f"bbb_snr < bbb_magnitude at {fraction}%"]
         rci = (r.get("t_test") or {}).get("ci")
-        word = r["verdict"] + (" (the paired test over the seeds decides neither way)"
-                               if r["verdict"].startswith("not resolved") else "")
-        effect = f"SNR − |μ| at {fraction} % removed is {effect_words(r)}, {word}"
-        if r["verdict"] == "holds":
-            said = f"ranking by SNR beats ranking by the means' magnitude |μ|: {effect}."
-        elif r["verdict"] == "reversed":
-            said = (f"ranking by the means' magnitude |μ| beats ranking by SNR: {effect}, so "
-                    "the posterior's width does not help here.")
-        else:
-            excl = (f"; the interval excludes an SNR advantage above {-100 * rci[0]:.2f} pp"
-                    if rci and rci[0] < 0 else "")
-            said = (f"ranking by the means' magnitude |μ| does as well as SNR on the same "
-                    f"networks: {effect}{excl}{lean_words(rec, H)}.")
-        lines.append(f"- **SNR or |μ|?** At 2×{H}, {said}" + (other_width_clause(rec) or ""))
-    nets = networks_bullet(rec)
-    if nets:
-        lines.append(nets)
+        excl = (f"; the interval excludes an SNR advantage above {-100 * rci[0]:.2f} pp"
+                if rci and rci[0] < 0 and r["verdict"].startswith("not resolved") else "")
+        lines.append(f"- **SNR − |μ|** (test error, same networks), {fraction} % removed, "
+                     f"2×{H}: {effect_words(r)} (95 % interval), {r['verdict']}"
+                     + (" (the paired test over the seeds decides neither way)"
+                        if r["verdict"].startswith("not resolved") else "")
+                     + f"{excl} (section 3; per "
+                     "network: appendix A).")
     return "\n".join(lines)
-
-
-def _gap_reasons(rec, v3):
-    """The answer's reasons for the unpruned gap to the paper (leading ": "): another recipe's
-    networks, and, with ``v3``, that BBB's training raised the error of the SGD networks they
-    start from."""
-    t = training_raise(rec, v3)
-    text = ": they come from another recipe (section 2)"
-    if t and t["bbb"] > t["start"]:
-        text += (f", and BBB's training raised the error of the SGD networks they start from "
-                 f"({100 * t['start']:.2f} %; higher on {t['higher_on']} of {t['n']} seeds)")
-    return text
 
 
 def _narrow_snr(rec, alpha=None):
@@ -1465,7 +1433,7 @@ def training_raise_words(rec, v3):
         return ""
     way = "raised" if t["bbb"] > t["start"] else "lowered" if t["bbb"] < t["start"] else "kept"
     return (f"BBB's training {way} the unpruned test error from {100 * t['start']:.2f} % (the "
-            f"SGD networks it starts from) to {100 * t['bbb']:.2f} % (higher on "
+            f"start nets) to {100 * t['bbb']:.2f} % (higher on "
             f"{t['higher_on']} of {t['n']} seeds; described, not tested)")
 
 
@@ -1518,7 +1486,7 @@ def networks_rows(rec, v2=None, v3=None):
             (v2, "sgd", "sgd_magnitude", "sgd", "SGD references (section 3)", VERSION),
             (v2, "dropout", "dropout_magnitude", "dropout", "dropout references (section 3)",
              VERSION),
-            (v3, "start", "start_magnitude", None, "BBB's starting SGD networks (section 3)",
+            (v3, "start", "start_magnitude", None, "BBB's start nets (section 3)",
              VERSION_V3),
             (v2, "blundell", "blundell_snr", None, f"BBB 2×{H_KL}, eq. 9's KL weights "
              "(section 4)", VERSION)):

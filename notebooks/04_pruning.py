@@ -54,9 +54,6 @@ if rec:
 # (A), and what pruning saves in storage and time (B).
 #
 # **Terms.**
-# - *SGD network*: a plain network (no weight uncertainty, no dropout); here every one is
-#   trained with the Adam optimiser. *Plain SGD* names the optimiser.
-# - *Warm start*: a BBB run whose posterior means start from a trained SGD network.
 # - *Holm's correction*: a claim "a < b" is tested by a two-sided paired $t$-test over the seeds
 #   (seed $s$ against seed $s$); Holm's step-down correction raises the $p$-values to allow for
 #   the number of claims in a *family* tested together.
@@ -68,21 +65,36 @@ if rec:
 # **What was seen before the tests.** A test is *declared* when its claim and verdict rule
 # were written down before the numbers it judges were computed. Every test here was declared
 # after BBB's own pruning numbers had been seen, but before the numbers of what BBB is compared
-# with (SGD, dropout, the starting networks; section 4's eq. 9 networks of seeds 1 and 2).
+# with (SGD, dropout, the start nets; section 4's eq. 9 networks of seeds 1 and 2).
 # *Exploratory* marks the rest: SNR against $|\mu|$ (both sides seen; tagged in the tables),
 # appendix A's tests, and comparisons no test covers. Section 4 also reports seeds 1 and 2,
 # whose numbers were not seen, on their own.
 
 # %% [markdown]
+# **The networks, named once.** An *SGD network* is a plain network (no weight uncertainty, no
+# dropout); here every one is trained with the Adam optimiser (*plain SGD* names the optimiser).
+# A *warm start* is a BBB run whose posterior means start from a trained SGD network. Two
+# different kinds of SGD network appear below, so each kind has its own name:
+#
+# | name | what it is | where |
+# |---|---|---|
+# | *BBB nets* | the pruned networks: BBB with the scale-mixture prior, 2×1200 and 2×400, three seeds each, from notebook 01's earlier Adam runs, each warm-started from its start net; not the networks of notebook 01's final Table 1 (nor the README's Table 1 row) | sections 1–2 |
+# | *BBB's start nets* | the SGD networks whose weights become the BBB nets' initial means, one per seed | section 3 |
+# | *SGD references* | other SGD networks of the same width and seeds, trained with the settings notebook 01 chose for SGD on validation | section 3 |
+# | *dropout references* | dropout networks of the same width and seeds | section 3 |
+# | *eq. 9 nets* | 2×400 BBB nets trained with eq. 9's KL weights instead of eq. 8's | section 4 |
+#
+# Their recipes, read from their run records, and their unpruned test errors: section 2's table.
+
+# %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.**
-# > - The networks are BBB networks of notebook 01's earlier Adam runs, not those of its final
-# >   Table 1 or the README's Table 1 row (section 2 gives both recipes): Adam warm starts, not
-# >   600 epochs of plain SGD from scratch; the KL weighted as the paper's eq. 8, where the
+# > - The BBB nets (named above) are Adam warm starts, not the paper's 600 epochs of plain SGD
+# >   from scratch; the KL weighted as the paper's eq. 8, where the
 # >   paper proposes eq. 9 (the two weightings: section 4 and [notebook 00](00_theory.ipynb)).
 # > - The tests of sections 3 and 4 were declared after BBB's own pruning numbers had been seen
 # >   ([docs/choices.md](../docs/choices.md), its notebook 04 entries).
-# > - The family against BBB's starting networks (section 3) was added after the comparison
-# >   with the SGD references had come out; the starting networks' own numbers were unseen
+# > - The family against BBB's start nets (section 3) was added after the comparison
+# >   with the SGD references had come out; the start nets' own numbers were unseen
 # >   ([docs/choices.md](../docs/choices.md), its notebook 04 entries).
 # > - Figure 4 is read at the density's dip, a reading chosen after seeing the densities
 # >   ([docs/lab_log.md](../docs/lab_log.md#notebook-04)).
@@ -105,8 +117,7 @@ if not H.pending(rec, "the pruning analysis (results/04_pruning/snr.json)", retr
 # %% [markdown]
 # ## 1. Figure 4: the signal-to-noise ratio, read at the dip
 #
-# The SNR is computed over the weights (biases are kept) of the pruned BBB networks (section 2
-# names them). **The figure** shows the 2×1200 seed-0 network: its density on a linear
+# The SNR is computed over the weights (biases are kept) of the BBB nets. **The figure** shows the 2×1200 seed-0 network: its density on a linear
 # axis as the paper draws it, the same density on a log axis with a smoothed curve, the share
 # of weights above each SNR (1 − the cumulative distribution, log axis; the paper draws the
 # cumulative distribution itself), and the smoothed densities of all six networks. The paper's figure
@@ -171,8 +182,7 @@ if rec:
 # ## 3. Is it special to BBB?
 #
 # SNR pruning is only impressive if it beats the obvious alternatives. The SGD and dropout
-# networks of the same earlier runs of notebook 01 (same width and seeds; the *references*),
-# trained again with the settings notebook 01 recorded for them, are pruned at the same
+# references (named at the top), trained again with the settings notebook 01 recorded for them, are pruned at the same
 # fractions, without retraining, by weight magnitude $|w|$, the simplest rule a practitioner
 # would use. The claims (one family, tested as in Terms over the three seeds): at 95 % and 98 % removed, BBB by SNR has the lower test error than each of these,
 # and than BBB pruned by $|\mu|$ (*error after pruning*). A secondary family, *error added by
@@ -193,12 +203,12 @@ if not H.pending(refs, *pruning_plan.MISSING["references"]):
     show_markdown(pruning_plan.reading_text(refs));
 
 # %% [markdown]
-# These SGD and dropout networks were trained without any pull towards zero. BBB's 2×1200
-# networks start from an SGD network of the same seed (their warm start; its settings are
-# given below) and are then pulled towards zero by the prior's narrow component (the scale
+# The references were trained without any pull towards zero. Each 2×1200 BBB net starts from
+# its start net (its settings are given below) and is then pulled towards zero by the prior's
+# narrow component (the scale
 # mixture's spike at zero). So the comparison above tests the regulariser as much as
 # the ranking. The next claims set BBB by SNR against the very network each BBB run starts
-# from, pruned by $|w|$: what that network is, **the error table** (the starting networks by
+# from, pruned by $|w|$: what that network is, **the error table** (the start nets by
 # $|w|$ and at random; BBB's columns are Table 2's), what a verdict needs, **the test table**
 # and the reading.
 

@@ -461,7 +461,7 @@ def test_start_reading_text_says_what_the_v3_verdicts_show():
     wide = _v3(NR, "holds")
     r95 = wide["families"]["against BBB's starting network"]["bbb_snr < start_magnitude at 95%"]
     r95["t_test"].update(ci=[-0.35, 0.06], sd_diff=0.0823, n=3)
-    assert "not resolved at 3 seeds; the interval includes 0, the starting networks pruned by " \
+    assert "not resolved at 3 seeds; the interval includes 0, the start nets pruned by " \
            "|w| ranging from 14.00 to 16.00 % across the seeds; at this spread, a mean " \
            "difference of 29.5 pp or more would hold (given the family's other p-values)." \
         in PP.start_reading_text(wide)  # the other claim's p is unplanted: it must come first
@@ -531,10 +531,10 @@ def test_starting_network_text_tells_one_network_from_equal_counts():
               for s, w in ((0, [1, 2, 3]), (1, [1, 2, 4]), (2, [1, 5, 6]))]
     text = PP.starting_network_text(starts, {"epochs": 25, "lr": 0.0003})
     assert "trained for 60 epochs with learning rate 0.001." in text
-    assert "The SGD references above are other runs, with the settings notebook 01 chose for " \
+    assert "The SGD references above are other networks, trained with the settings notebook 01 chose for " \
            "SGD on validation (25 epochs, learning rate 0.0003)." in text
     assert "Table 1" not in text
-    assert "each of the 3 starting networks (seeds 0, 1, 2) misclassifies 3 test images, hence " \
+    assert "each of the 3 start nets (seeds 0, 1, 2) misclassifies 3 test images, hence " \
            "their equal test error, but not the same images (1 are wrong in all 3)" in text
     same = [{**s, "misclassified": [1, 2, 3]} for s in starts]
     assert "misclassify the same 3 test images." in PP.starting_network_text(same)
@@ -606,15 +606,19 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
     assert "or more" not in lines[2]
     # what makes them prunable: from the declared claims against the starting networks only
     assert lines[3] == ("- **What makes them prunable?** At 98 % removed BBB's networks pruned by "
-                        "SNR keep a lower error than the SGD networks they start from, pruned by "
+                        "SNR keep a lower error than their start nets, pruned by "
                         "|w| (at 98 %: 1.50 % against 60.00 %, holds; not resolved at 3 seeds at "
                         "95 %). At 2×1200 SNR against |μ| is not resolved, so this points to "
                         "BBB's training rather than to σ in the ranking; its parts are not "
-                        "separated (section 3). That training has a price: BBB's training "
-                        "raised the unpruned test error from 1.33 % (the SGD networks it starts "
-                        "from) to 1.40 % (higher on 2 of 3 seeds; described, not tested), and "
-                        "kept it within 0.05 pp of that up to 99 % removed by SNR (means over "
-                        "the seeds).")
+                        "separated (section 3).")
+    # the unpruned raise is stated once (section 2's networks_text); section 3 points there
+    assert PP._raise_sentence(_pruned(), _v2(_after()), _v3(NR, "holds")) == (
+        " That training costs unpruned test error (section 2 gives how much), and it kept the "
+        "error within 0.05 pp of the unpruned error up to 99 % removed by SNR (means over the "
+        "seeds).")
+    assert PP.training_raise_words(_pruned(), _v3(NR, "holds")) == (
+        "BBB's training raised the unpruned test error from 1.33 % (the start nets) to 1.40 % "
+        "(higher on 2 of 3 seeds; described, not tested)")
     # no claim against the starting networks holds, or SNR beats |μ|: no such line
     assert "What makes them" not in PP.takeaways_text(_pruned(), _dip(), _v2(_after()),
                                                       _v3(NR, NR))
@@ -659,32 +663,39 @@ def test_answer_gives_the_width_the_lean_and_names_the_networks(monkeypatch):
                     "99 %) can be removed by SNR at no measurable cost in test error, as the "
                     "paper reports. But at 2×1200 the posterior's width σ is not what makes this "
                     "possible: ranking by the means' magnitude |μ| alone does as well.")
-    # the effect, what its interval excludes, and which way the per-image counts lean:
-    # |μ| has fewer images only it gets wrong on 6 of the 9 planted pairs (30 against 42)
-    assert "- **SNR or |μ|?** At 2×1200, ranking by the means' magnitude |μ| does as well as " \
-           "SNR on the same networks: SNR − |μ| at 95 % removed is +0.02 pp [-0.09, +0.14], not " \
-           "resolved at 3 seeds (the paired test over the seeds decides neither way); the " \
-           "interval excludes an SNR advantage above 0.09 pp. If anything |μ| is slightly " \
-           "better there: on 6 of the 9 network–fraction pairs of appendix A fewer test images " \
-           "are wrong only under |μ| than only under SNR (30 against 42 in all)." in text
+    # three lines: the headline, the error added, and SNR − |μ| with what its interval excludes
+    assert text.count("\n") == 3 and text.split("\n")[1] == ""
+    assert text.split("\n")[3] == (
+        "- **SNR − |μ|** (test error, same networks), 95 % removed, 2×1200: +0.02 pp [-0.09, "
+        "+0.14] (95 % interval), not resolved at 3 seeds (the paired test over the seeds "
+        "decides neither way); the interval excludes an SNR advantage above 0.09 pp (section 3; "
+        "per network: appendix A).")
+    # which way the per-image counts lean is appendix A's, with its caveat: |μ| has fewer
+    # images only it gets wrong on 6 of the 9 planted pairs (30 against 42), 0 with p < 0.05
+    assert "in all" not in text
+    lean = ("- Which way 2×1200 leans (not tested): on 6 of the 9 network–fraction pairs fewer "
+            "test images are wrong only under |μ| than only under SNR (30 against 42 in all). "
+            "Weak evidence: the fractions of one network are scored on the same test images, so "
+            "the pairs are not independent, and 0 of the 9 have p < 0.05.")
+    assert PP.lean_words(rec) == lean and P.mcnemar_text(rec).endswith("\n" + lean)
     snr = _rec([_model(1200, s, tests=NONE) for s in (0, 1, 2)])  # 5 against 6 on every pair
-    assert PP.lean_words(snr) == (". If anything SNR is slightly better there: on 9 of the 9 "
-                                  "network–fraction pairs of appendix A fewer test images are "
-                                  "wrong only under SNR than only under |μ| (45 against 54 in "
-                                  "all)")
+    assert PP.lean_words(snr).startswith("- Which way 2×1200 leans (not tested): on 9 of the 9 "
+                                         "network–fraction pairs fewer test images are wrong "
+                                         "only under SNR than only under |μ| (45 against 54 in "
+                                         "all).")
     assert PP.lean_words(_rec([_model(1200, 0)])) == ""  # 5 against 5: no lean
     tied = _rec([_model(1200, 0, tests={"95": (6, 2, 0.3), "98": (2, 6, 0.3)})])
     assert PP.lean_words(tied) == ""
-    # the unpruned errors side by side (ours 1.40 % planted, the paper's 1.24 %)
-    assert "unpruned, ours err 1.40 % against the paper's 1.24 %: they come from another " \
-           "recipe (section 2)." in text  # without the starting networks: no second reason
-    assert "below the *dip*, the lowest density between the two modes" in text
-    assert "Caveat" not in text and "What makes them prunable" not in text
+    # the error added against the paper's, with its interval; the unpruned gap is section 2's
+    assert text.split("\n")[2].startswith(
+        "- **Error added** (pruned − unpruned on the same network), 95 % removed by SNR, "
+        "2×1200: ") and "the paper's +0.05 pp, inside the interval." in text
+    assert "1.24 %" not in text and "Caveat" not in text and "What makes them prunable" not in text
     held = PP.answer_text(rec, _dip(), _summary("holds", NR))
-    assert "ranking by SNR beats" in held and "so the posterior's width σ helps" in held
-    assert "If anything" not in held
+    assert "holds" in held.split("\n")[3] and "so the posterior's width σ helps" in held
+    assert "excludes an SNR advantage" not in held
     rev = PP.answer_text(rec, _dip(), _summary("reversed", NR))
-    assert "does not help here" in rev and "does not help there" in rev.split("\n")[0]
+    assert "reversed" in rev.split("\n")[3] and "does not help there" in rev.split("\n")[0]
     # a measurable cost, or a dip cost whose interval excludes 0: no "no measurable cost"
     costly = _dip()
     costly["widths"]["1200"]["cost_below"]["ci"] = [0.0001, 0.0013]
@@ -705,8 +716,7 @@ def test_answer_gives_the_width_the_lean_and_names_the_networks(monkeypatch):
         else None)
     monkeypatch.setattr(PP, "_earlier_table1_row", lambda H, key="bbb_mixture": None)
     monkeypatch.setattr(PP, "_widths_phrase", lambda: "σ moved 1 %")
-    text = PP.answer_text(rec, _dip(), summary)
-    assert text.split("\n")[-1] == (
+    assert PP.networks_bullet(rec) == (
         "- **Which networks.** BBB networks with the scale-mixture prior from notebook 01's "
         "earlier Adam runs (3 seeds per width, each warm-started from a 60-epoch SGD network), "
         "not those of its final Table 1: section 2 gives both recipes.")
@@ -769,8 +779,8 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
     if summary is not None and not summary["interim"]:
         v = summary["families"]["error after pruning"]["bbb_snr < bbb_magnitude at 95%"]
         answer = PP.answer_text(rec, None, summary)
-        assert f"SNR − |μ| at 95 % removed is {PP.effect_words(v)}, {v['verdict']}" in answer
-        assert "notebook 01's earlier Adam runs" in answer and "Table 1's BBB" not in answer
+        assert f"95 % removed, 2×1200: {PP.effect_words(v)} (95 % interval), {v['verdict']}" \
+            in answer and "Table 1's BBB" not in answer
         nets = PP.networks_text(rec, PP.load_summary(3))
         assert "another recipe" in nets and "raised the unpruned test error" in nets
         h, rows = PP.networks_rows(rec, summary, PP.load_summary(3))
@@ -788,7 +798,7 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
             assert (f"At {f} % removed" + (", BBB pruned by SNR" if r["verdict"] == "holds"
                                            else ": ")) in text and r["verdict"] in text
         starts, sgd = PP.starting_networks(v3, summary)
-        assert len(starts) == len(PP.SEEDS) and "BBB's starting network" in \
+        assert len(starts) == len(PP.SEEDS) and "BBB's start net" in \
             PP.starting_network_text(starts, sgd)
 
 
