@@ -579,6 +579,13 @@ GRID_WORDS = {"lr": "learning rate", "weight_decay": "weight decay", "dropout": 
               "rho_init": "ρ0"}
 
 
+def prior_words(config):
+    """'prior (fixed, not searched): π = 0.5, −log σ1 = 0, −log σ2 = 6' (the paper's
+    parametrisation): a BBB record's scale-mixture prior, read from its config."""
+    return (f"prior (fixed, not searched): π = {config['pi']:g}, "
+            f"−log σ1 = {config['neg_log_sigma1']:g}, −log σ2 = {config['neg_log_sigma2']:g}")
+
+
 def choices_rows(choices=None):
     """(header, rows): per method, what its search varied (grid values), what validation NLL
     chose (with its epochs) and which of the choices sit at an edge of the grid."""
@@ -594,6 +601,8 @@ def choices_rows(choices=None):
             rows.append([LABELS[m], searched, "no choice yet", "—", "—"])
             continue
         chosen = ", ".join(f"{GRID_WORDS.get(k, k)} {c['config'][k]:g}" for k in grid)
+        if m == "bbb" and "pi" in c["config"]:  # its scale-mixture prior: fixed
+            chosen += "; " + prior_words(c["config"])
         edge = [GRID_WORDS.get(k, k) for k, vals in grid.items()
                 if c["config"][k] in (min(vals), max(vals))]
         if c["epochs"] == A.MAX_EPOCHS:
@@ -811,7 +820,7 @@ def cost_words(recs=None, trials=None):
             f"({_join(f'{NOUNS[m]} {h:.2f}' for m, h in parts.items())}) "
             + (f"and {search / 3600:.1f} hours for the searches' "
                f"{sum(len(v) for v in trials.values())} trials " if search else "")
-            + "(wall-clock, one CPU process each, summed); this notebook reads the stored "
+            + "(wall-clock, summed over the runs); this notebook reads the stored "
             "results and trains none of them.")
 
 

@@ -1867,3 +1867,35 @@ def toy_setup_text(rec):
             "negative ELBO, evidence lower bound: the cost Bayes by Backprop minimises), so "
             "the prior competes with the likelihood of only "
             f"{n:,} points.")
+
+
+def appendix_text(acc, n_test, steps, stds, check=None, reference="Normal", chance=0.5):
+    """The appendix's whole reading (a heading and three Markdown bullets): whether any prior
+    beats ``reference`` beyond the test set's noise (two binomial standard errors); which
+    networks stay at chance and, from ``collapse_check``, whether a posterior that fits scores
+    better under their own objective (a failed optimisation); and where the weight uncertainty
+    lies on the maps (``far_std_takeaway``, from ``stds``: ``far_std``)."""
+    found = _prior_findings(acc, n_test, reference, chance)
+    beat = {d: f["gain"][2] for d, f in found.items() if f["gain"] and f["gain"][2]}
+    out = [f"**What the appendix shows** (one seed, {steps:,} steps, {n_test:,} test points "
+           "per network; two accuracies differ when they lie more than two binomial standard "
+           "errors of their difference apart):", ""]
+    out.append("- **The prior.** " + (
+        f"No prior beats the plain {reference} one beyond the test set's noise." if not beat
+        else _join(f"{_join(f'*{p}*' for p in ps)} beat{'s' if len(ps) == 1 else ''} the "
+                   f"plain {reference} prior on the {d}" for d, ps in beat.items()) + "."))
+    flat = {d: f["groups"][2] for d, f in found.items() if f["groups"][2]}
+    if flat:
+        n = sum(len(v) for v in flat.values())
+        failed = _failed(check)
+        out.append("- **Networks at chance.** " + _join(
+            f"{_join(f'*{p}*' for p in v)} on the {d}" for d, v in flat.items())
+            + f" {'stays' if n == 1 else 'stay'} at chance (about 0.5 everywhere). "
+            + ("One run cannot tell why." if failed is None else
+               "A posterior that fits scores better under the same prior and objective (the "
+               "negative ELBO): a failed optimisation, not the prior outweighing the data."
+               if failed else "For some, the objective prefers that state to a fit."))
+    band = far_std_takeaway(stds, acc, n_test, chance=chance)
+    if band:
+        out.append("- **Where the uncertainty lies.** " + band[2].upper() + band[3:])
+    return "\n".join(out)

@@ -52,15 +52,15 @@ show_markdown(O.answer_text(runs));
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.** Nothing here is in the
 # > paper. Every setting is chosen on validation data only, and the search grids were fixed
-# > before any test number of these runs was seen. Two earlier runs shaped this. An earlier
-# > comparison, whose BBB settings had been picked on the test set, showed AUROCs before these
-# > comparisons were chosen, so the claims are not blind to them
-# > ([why](../docs/choices.md#notebooks-05-and-06-beyond-the-paper)); it also trained the
-# > networks once on Fashion-MNIST and showed them MNIST (one seed), which is not shown here.
-# > An earlier MAP search placed MAP's grid, a pilot no other method had; the other
-# > learning-rate grids are centred on earlier validation choices
-# > ([why](../docs/choices.md#notebook-06s-plan-versions)). How the notebook got here:
-# > [docs/lab_log.md](../docs/lab_log.md#notebook-05).
+# > before any test number of these runs was seen. But:
+# >
+# > - the claims were chosen after an earlier comparison had shown AUROCs, so they are not
+# >   blind to them;
+# > - MAP's grid was placed by an earlier MAP search, a pilot no other method had;
+# > - the other learning-rate grids are centred on earlier validation choices.
+# >
+# > Why: [docs/choices.md](../docs/choices.md#notebooks-05-and-06-beyond-the-paper). How the
+# > notebook got here: [docs/lab_log.md](../docs/lab_log.md#notebook-05).
 
 # %% [markdown]
 # ## Parameters
@@ -135,14 +135,16 @@ H.use_style()
 #   ECE comparisons are corrected over their own three. The AUROC comparisons are corrected
 #   over a family of seven, shared with [notebook 06](06_alternatives.ipynb): these three and
 #   BBB against four more methods trained in the same runs, **IVON** (a variational method
-#   that learns a Gaussian over the weights with an Adam-like optimiser) and three **Laplace
+#   with an Adam-like optimiser) and three **Laplace
 #   approximations** (a Gaussian fitted around the MAP weights from the curvature of the loss;
-#   not the Laplace *prior* of the appendix). Those four claims change the thresholds here,
-#   although three of them are against Laplace fits that failed; section 3 lists all seven
-#   p-values and says what a failed fit is.
+#   not the Laplace *prior* of the appendix): *last-layer* (only the output layer's weights
+#   get a Gaussian, the rest stay at MAP), *all-layer diagonal* (every weight, each with only
+#   its own curvature) and *all-layer KFAC* (every weight, each layer's curvature approximated
+#   as a Kronecker product). Those four claims change the thresholds here, although three are
+#   against Laplace fits that failed; section 3 lists all seven p-values and defines a failed
+#   fit.
 # - **The verdict words.** *BBB better* or *BBB worse*: the corrected test decides that
-#   direction. *Not resolved at 10 seeds*: it decides neither; the interval says which
-#   differences the data still allow.
+#   direction. *Not resolved at 10 seeds*: it decides neither.
 
 # %%
 show_markdown("**Table 5.1.** What each search varied and chose (validation NLL only).")
@@ -216,7 +218,10 @@ if not H.pending(toy, "the networks of the 2-D priors", retrain):
 
 # %% [markdown]
 # Test accuracy of the predictive distribution (100 weight samples) on 1,000 fresh points, and
-# the learned prior scale $e^{m}$ of each layer where it is learned.
+# the learned prior scale $e^{m}$ of each layer where it is learned; then the class-1
+# probability on the moons and its standard deviation over weight samples (100 samples at each
+# point of a grid), for every prior. On the std rows, the dashed line lies 0.5 from the nearest
+# training point.
 
 # %%
 def scales(ds, prior):
@@ -230,20 +235,9 @@ if toy:
                  [[p, f"{toy_acc[('moons', p)]:.3f}", f"{toy_acc[('circles', p)]:.3f}",
                    " | ".join(filter(None, (scales("moons", p), scales("circles", p))))]
                   for p in PRIORS_2D])
-    show_markdown(U.prior_table_text(toy_acc, n_test, steps, check=check, n_train=n_train));
-
-# %% [markdown]
-# The class-1 probability and its standard deviation over weight samples (100 samples at each
-# point of a grid over the map), for every prior, on each data set; a network at chance in the
-# table (marked so in its panel's title) draws a flat map at 0.5. On the std rows, the dashed
-# line lies 0.5 from the nearest training point; below the maps: how sure the networks are
-# outside it, far from the data.
 
 # %%
-if toy:
-    stds = U.far_std(toy_models, toy_data, LIMS)
-    show_markdown(U.maps_caption(stds, toy_acc, n_test))
-for ds in TOY if toy else ():
+for ds in ("moons",) if toy else ():
     torch.manual_seed(SEED)
     fig = prior_maps({p: toy_models[(ds, p)] for p in PRIORS_2D}, LIMS[ds], *toy_data[ds])
     fig.suptitle(f"{ds}: P(class 1) (top two rows) and its std over weight samples (bottom two)")
@@ -251,35 +245,15 @@ for ds in TOY if toy else ():
     H.savefig(fig, NB, f"priors-{ds}")
     plt.show()
 if toy:
-    show_markdown(U.far_std_text(stds, toy_acc, n_test))
-
-# %% [markdown]
-# What each prior does to the weights: the density of the last layer's weights drawn from $q$
-# (its $5\times2$ weights, 1,000 draws of each, over their whole range), and each prior's own
-# density, dashed. Then why the networks at chance sit there: where each layer's $q$ lies
-# against the Gaussian closest to its prior (defined under the accuracy table), and whether
-# the objective they were trained on (the negative ELBO) prefers that state to a posterior
-# that fits.
-
-# %%
-if toy:
-    names = ("Normal", "Laplace", "Cauchy", "scale mixture", "flat")
-    draws = U.last_layer_draws(toy_models, TOY, names, seed=SEED)
-    fig = U.last_layer_figure_full(draws, priors=U.prior_densities(names))
-    H.savefig(fig, NB, "priors-last-layer-weights")
-    plt.show()
-    show_markdown(U.weights_text(draws, toy_acc, n_test))
-    show_markdown(U.collapse_text(check, n_train, steps));
+    stds = U.far_std(toy_models, toy_data, LIMS)
+    show_markdown(U.appendix_text(toy_acc, n_test, steps, stds, check=check));
 
 # %% [markdown]
 # ## Takeaways
 
 # %%
 if runs:
-    show_markdown(O.takeaways_text(runs))
-if toy:
-    show_markdown(U.far_std_takeaway(stds, toy_acc, n_test))
-    show_markdown(U.prior_takeaway(toy_acc, n_test, steps, check=check));
+    show_markdown(O.takeaways_text(runs));
 
 # %% [markdown]
 # ## Exercises

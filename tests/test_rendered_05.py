@@ -986,6 +986,15 @@ def test_choices_rows_mark_the_edges_of_each_grid():
                            "mc_dropout": None, "bbb": edge})[1]
     assert rows[0][-1] == "none" and rows[1][2] == "no choice yet"
     assert rows[2][-1] == "learning rate, ρ0, epochs (the most allowed)"
+    assert "prior" not in rows[2][2]  # no prior in the config: none made up
+    mix = edge | {"config": edge["config"] | {"pi": 0.25, "neg_log_sigma1": 1.0,
+                                              "neg_log_sigma2": 7.0}}
+    row = O.choices_rows({"map": None, "mc_dropout": None, "bbb": mix})[1][2]
+    assert row[2].endswith("prior (fixed, not searched): π = 0.25, −log σ1 = 1, −log σ2 = 7")
+    mapc = {"config": {k: v[1] for k, v in A.SEARCHES["map"]["grid"].items()}
+            | {"pi": 0.5, "neg_log_sigma1": 0.0, "neg_log_sigma2": 6.0}, "epochs": 60}
+    rows = O.choices_rows({"map": mapc, "mc_dropout": None, "bbb": None})[1]
+    assert "prior" not in rows[0][2]  # MAP's config carries BBB's defaults: not its prior
     assert "learning rate" in O.edges_words({"map": None, "mc_dropout": None, "bbb": edge})
 
 
