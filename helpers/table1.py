@@ -15,6 +15,7 @@ start. The row key ``sgd_equal_compute`` is kept as stored in table1.json; only 
 """
 import hashlib
 import json
+import math
 import statistics
 import time
 from dataclasses import dataclass, replace
@@ -1129,7 +1130,7 @@ def fixed_sigma_label(sigma=None):
     return f"BBB whose σ shifted uniformly from its start{near} and did not learn: not a learned posterior"
 
 
-NO_VERDICT = "σ shifted uniformly, did not learn: no verdict"  # shown in section 3 itself
+NO_VERDICT = "no verdict (σ did not learn)"  # shown in section 3 itself
 
 
 def fixed_sigma_rows(paper_rec, sigma=None):
@@ -1422,10 +1423,9 @@ def confound_words(adam_rec, a, b):
     x, y = (a, b) if all(W in warm.get(a, []) for W in split) else (b, a)
     both = [W for W in every if W not in split and W in warm.get(a, [])]
     eff = effects(adam_rec)
-    both = [f"{_pp(eff[(W, a, b)]['diff'])} {_ci_pp(eff[(W, a, b)]['ci_adj'])} at 2×{W}"
-            for W in both if (eff.get((W, a, b)) or {}).get("ci_adj")]
+    both = [f"2×{W}" for W in both if (eff.get((W, a, b)) or {}).get("ci_adj")]
     return (f" (start differs too at {and_list([f'2×{W}' for W in split])}: {SHORT[x]} "
-            f"warm, {SHORT[y]} random" + (f"; both warm: {and_list(both)}" if both else "") + ")")
+            f"warm, {SHORT[y]} random" + (f"; both warm at {and_list(both)}" if both else "") + ")")
 
 
 def paper_fill_in():
@@ -1573,9 +1573,32 @@ def paper_excluded(rec):
     return out
 
 
+_NUM = {1: "one", 2: "two", 3: "three", 4: "four"}
+
+
+def widths_exceptions(rec, widths=None):
+    """['at 2×W the paper's mixture − dropout, d pp, lies inside its interval adjusted for the m
+    widths, lo to hi'] for each effect of summary ``rec`` (at ``widths``, default all) whose
+    per-width interval (``ci_adj``) excludes the paper's difference while its interval adjusted
+    for the widths (``ci_widths``: mixture − dropout) holds it: 'outside our interval' is then
+    true of the per-width interval only."""
+    out = []
+    for (W, a, b), e in sorted(effects(rec).items()):
+        cw, p = e.get("ci_widths"), e.get("paper")
+        if (widths is not None and W not in widths) or not cw or p is None \
+                or excluded(e)[1] is not True or not cw[0] <= p <= cw[1]:
+            continue
+        name = next((w for x, y, w in ANSWER_CLAIMS if (x, y) == (a, b)), f"{a} − {b}")
+        lo, hi = _ci_pp(cw).strip("[]").split(", ")
+        out.append(f"at 2×{W} the paper's {name}, {_pp(p)} pp, lies inside its interval "
+                   f"adjusted for the {_NUM.get(e['m_widths'], e['m_widths'])} widths, {lo} to {hi}")
+    return out
+
+
 def excluded_words(rec):
-    """'at 2×400 and 2×1200 each of the paper's four differences lies outside our interval;
-    2×800 (3 seeds) cannot tell' from ``paper_excluded``; '' without intervals."""
+    """'at 2×400 and 2×1200 each of the paper's four differences lies outside our per-width
+    interval (…: ``widths_exceptions``); 2×800 (3 seeds) cannot tell' from ``paper_excluded``;
+    '' without intervals."""
     from .report import and_list
     ex = paper_excluded(rec)
     if not ex:
@@ -1587,26 +1610,83 @@ def excluded_words(rec):
     parts = []
     if every:
         ns = {ex[W][1] for W in every}
+        but = widths_exceptions(rec, every)
         parts.append(f"at {and_list([f'2×{W}' for W in every])} "
                      + (f"each of the paper's {num.get(ns.pop(), 'its')} differences"
                         if len(ns) == 1 else "each of the paper's differences")
-                     + " lies outside our interval")
+                     + " lies outside our per-width interval"
+                     + (f" (but {and_list(but)})" if but else ""))
     if some:
         parts.append(and_list([f"2×{W} ({n_seeds[W]} seeds; {ex[W][0]} of {ex[W][1]} outside)"
                                for W in some]) + " cannot tell")
     return "; ".join(parts)
 
 
+def _prior_clause(adam_rec):
+    """'- Its prior: mixture − Gaussian compares the priors alone only at 2×W, where both start
+    warm: d pp (lo to hi), which rules out the paper's … pp; at 2×V the mixture starts warm, the
+    Gaussian from random' where the Adam recipe starts the two BBB rows differently at some width
+    (``confound_words``); '' otherwise."""
+    from .report import and_list
+    warm, rows = warm_widths(adam_rec), story_rows(adam_rec)
+    a, b = "bbb_mixture", "bbb_gaussian"
+    every = sorted({W for (k, W) in rows if k in (a, b)})
+    split = [W for W in every if (W in warm.get(a, [])) != (W in warm.get(b, []))]
+    if not split:
+        return ""
+    ea = effects(adam_rec)
+    clean = [(W, ea[(W, a, b)]) for W in every if W not in split and W in warm.get(a, [])
+             and (ea.get((W, a, b)) or {}).get("ci_adj")]
+    x, y = (a, b) if all(W in warm.get(a, []) for W in split) else (b, a)
+    text = (f"\n- Mixture − Gaussian also compares a warm start with a random one at "
+            f"{and_list([f'2×{W}' for W in split])} ({SHORT[x]} warm, {SHORT[y]} random)")
+    if clean:
+        text += "; where both start warm, " + and_list(
+            [f"at 2×{W} by {_plain_ci(e)}" + ("" if excluded(e)[1] is None else
+                                               ", which rules out" if excluded(e)[1] else
+                                               ", which still allows")
+             + ("" if e["paper"] is None else f" the paper's {_pp(e['paper'])} pp")
+             for W, e in clean])
+    return text + "."
+
+
+def _paper_protocol_clause(paper_rec):
+    """With σ fixed under the paper's protocol: its orderings with BBB get no verdict, and each
+    ordering without BBB that Holm resolves is stated with its interval and whether the paper's
+    difference lies inside it."""
+    from .report import and_list
+    ep = effects(paper_rec)
+    bbb = [e for (W, a, b), e in ep.items() if e["family"] == "orderings"
+           and "bbb" in a + b and e.get("ci_adj")]
+    held = [(W, a, b, e) for (W, a, b), e in sorted(ep.items()) if e["family"] == "orderings"
+            and "bbb" not in a + b and e["p_holm"] is not None and e["p_holm"] < ALPHA]
+    text = ("\n- The paper's own protocol (plain SGD, 600 epochs), as we filled it in: BBB's σ "
+            "(each weight's posterior spread) shifted uniformly and did not learn (section 3)")
+    n = len({(a, b) for (W, a, b), e in ep.items() if e in bbb})
+    if n:
+        text += f", so its {_NUM.get(n, n)} orderings with BBB get no verdict"
+    if held:
+        name = {(x, y): w for x, y, w in ANSWER_CLAIMS}
+        text += "; " + and_list(
+            [f"{name.get((a, b), f'{a} − {b}')} {'holds' if e['verdict'] == 'holds' else 'is reversed'}"
+             f" at 2×{W}: {_plain_ci(e)}"
+             + ("" if excluded(e)[1] is None else
+                f", the paper's {_pp(e['paper'])} pp {'outside' if excluded(e)[1] else 'inside'}")
+             for W, a, b, e in held])
+    return text + "."
+
+
 def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
     """The answer in plain sentences, no test names or verdict words, every term defined where
     it is used and every number from the summaries: (1) which of the paper's Table 1
-    differences the Adam recipe's intervals exclude, by width (``excluded_words``); (2)
-    whether its scale mixture is measurably better than the plain network (Holm at any width),
-    with its difference at the answer's width, and how far its plain network lies below the
-    paper's; (3) where it stands against dropout: a width whose own interval lies on one side
-    of 0 is named as one width of the m, with the interval adjusted for the m widths when that
-    contains 0; (4) with ``sigma_fixed``, that the paper-protocol half of the question is not
-    tested. '' when no width has both recipes."""
+    differences the Adam recipe's per-width intervals exclude, by width, and where an interval
+    adjusted for the widths holds one (``excluded_words``); (2) whether its scale mixture is
+    measurably better than the plain network (Holm at any width), with its difference at the
+    answer's width, and how far its plain network lies below the paper's; (3) whether it is
+    shown as good as dropout; (4) where mixture − Gaussian compares starts as well as priors,
+    the clean width's difference (``_prior_clause``); (5) with ``sigma_fixed``, that the paper's
+    protocol gives its BBB orderings no verdict, and the orderings without BBB that hold there
+    (``_paper_protocol_clause``). '' when no width has both recipes."""
     from .report import and_list
     ep, ea = effects(paper_rec), effects(adam_rec)
     W = _width_with_both(ep, ea)
@@ -1621,10 +1701,10 @@ def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
             "searched on validation; test error in *pp*, percentage points, each "
             "difference with a 95 % interval over seeds, widened for the comparisons read "
             "together), "
-            + (f"none of the paper's Table 1 margins reappear: {ex}. " if ex and not any(
+            + (f"none of the paper's Table 1 margins reappear: {ex}." if ex and not any(
                 o["family"] == "orderings" and o["p_holm"] is not None and o["p_holm"] < ALPHA
-                and o["verdict"] == "holds" for o in ea.values()) else f"the intervals read: {ex}. " if ex else "")
-            + "BBB with the scale mixture prior is "
+                and o["verdict"] == "holds" for o in ea.values()) else f"the intervals read: {ex}." if ex else "")
+            + "\n\n- BBB with the scale mixture prior is "
             + (f"better than a plain network at {and_list([f'2×{V}' for V in better])}"
                if better else "not measurably better than a plain network")
             + f": at 2×{W} by {_plain_ci(e)}"
@@ -1636,30 +1716,18 @@ def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
         d = sorted(-100 * v["diff"] for v in sgd)
         text += (f"; part of the paper's margin came from a weak baseline, as our plain network "
                  f"is {d[0]:.2f}–{d[-1]:.2f} pp better than the paper's")
-    text += "."
     md = sorted((V, o) for (V, x, y), o in ea.items() if (x, y) == ("bbb_mixture", "dropout")
                 and o.get("ci_adj"))
-    side = [(V, o) for V, o in md if comparable_side(o)]
     if md and all(o["verdict"] == "comparable" for _, o in md):
-        text += f" It is as good as dropout, within ±{100 * STORY_MARGIN:g} pp at every width."
+        text += f"; it is as good as dropout, within ±{100 * STORY_MARGIN:g} pp at every width."
     elif md:
-        text += (f" Nor is it shown to be as good as dropout (within ±{100 * STORY_MARGIN:g} pp)"
-                 " at any width")
-        for V, o in side:
-            lo, hi = o.get("ci_widths") or (None, None)
-            num = {2: "two", 3: "three", 4: "four"}.get(len(md), str(len(md)))
-            text += (f"; at 2×{V}" + (f", one width of {num}," if len(md) > 1 else "")
-                     + " its error is "
-                     f"{comparable_side(o).split()[0]}, by "
-                     + _plain_ci(o).replace("(95 % interval", "(at that width alone")
-                     + (f", but over the {num} widths the interval is "
-                        f"{_ci_pp(o['ci_widths']).strip('[]').replace(', ', ' to ')} and "
-                        "contains 0" if lo is not None and lo <= 0 <= hi else ""))
+        text += (f"; it is not shown to be as good as dropout (within ±{100 * STORY_MARGIN:g} "
+                 "pp) at any width.")
+    else:
         text += "."
+    text += _prior_clause(adam_rec)
     if sigma_fixed:
-        text += (" The paper's own protocol (plain SGD, 600 epochs) is not tested here: with "
-                 "our settings for what the paper leaves open, BBB's σ (each weight's posterior "
-                 "spread) shifted uniformly, every weight alike, and did not learn (section 3).")
+        text += _paper_protocol_clause(paper_rec)
     return text
 
 
@@ -1711,9 +1779,6 @@ def _predictor_takeaway(groups):
         return ""
     diffs = [x for x, _ in d]
     below = sum(ci is not None and ci[1] < 0 for _, ci in d)
-    runs = [r["metrics"] for _, widths, get in groups for m in ("bbb_gaussian", "bbb_mixture")
-            for H in widths for r in get(m, H) if "test_error_ensemble" in r.get("metrics", {})]
-    mean = sum(v["predictor"] == "mean_weights" for v in runs)
     lead = ("Averaging sampled networks was worse on test than BBB's mean network μ"
             if max(diffs) < 0 else "Averaging sampled networks was not better than μ throughout")
     span = (_pp(min(diffs)) if _pp(min(diffs)) == _pp(max(diffs)) else
@@ -1723,16 +1788,13 @@ def _predictor_takeaway(groups):
 
 
 def _predictor_diffs(groups):
-    """[(mean of μ − average in test error, its 95% interval or None)] per method and width."""
+    """[(mean of μ − average in test error, its 95% interval or None)] per method (the
+    random-start control included) and width."""
     out = []
-    for _, widths, get in groups or []:
-        for m in ("bbb_gaussian", "bbb_mixture"):
-            for H in widths:
-                x = [r["metrics"] for r in get(m, H) if "test_error_ensemble" in r.get("metrics", {})]
-                if x:
-                    d = stats.paired_t([v["test_error_mean_weights"] for v in x],
-                                       [v["test_error_ensemble"] for v in x])
-                    out.append((d["mean_diff"], d["ci"]))
+    for _, _, _, x in _rule_runs(groups):
+        d = stats.paired_t([v["test_error_mean_weights"] for v in x],
+                           [v["test_error_ensemble"] for v in x])
+        out.append((d["mean_diff"], d["ci"]))
     return out
 
 
@@ -1754,8 +1816,8 @@ def _sigma_takeaway(paper_rec, W, diag=None):
     what = ("" if not mix else f" (its scale mixture: {100 * mix['mean']:.2f}% at 2×{W}, "
             + ("the worst of the four, " if worst else "") + f"the paper's {100 * mix['paper']:.2f}%)")
     return ("- **The paper's protocol, as run here, does not test a learned posterior**: " + how
-            + f", so its BBB numbers{what} do not describe BBB with a learned σ; that half of "
-            "the question is open.")
+            + f", so its BBB numbers{what} do not describe BBB with a learned σ; for BBB that "
+            "half of the question is open.")
 
 
 def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, diag=None):
@@ -1783,8 +1845,8 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, 
         ctl = (f"; against the plain network with extended training, {_pp(ctl['diff'])} pp "
                f"{_ci_pp(ctl['ci_adj'])}" if ctl and ctl.get("ci_adj") else "")
         every = [V for V, (k, n) in paper_excluded(adam_rec).items() if k == n]
-        ex = (f": at {and_list([f'2×{V}' for V in every])} our intervals exclude every one of "
-              "the paper's Table 1 differences;" if every else ":")
+        ex = (f": at {and_list([f'2×{V}' for V in every])} our per-width intervals exclude "
+              "every one of the paper's Table 1 differences;" if every else ":")
         out.append("- **With a modern recipe, " + ("BBB is resolved below neither the plain "
                    "network nor its extended-training control at any width**"
                    if not res else "BBB is resolved below the plain network or its control at "
@@ -1849,21 +1911,27 @@ def _baseline_takeaway(ep, ea):
 
 def _reach_takeaway(paper_rec, adam_rec):
     """Whether any recipe's scale mixture reaches the paper's test error: the range of ours
-    against the paper's, and whether every interval of our mean lies above it."""
-    mix = [vs_paper(rec, "bbb_mixture", V) for rec in (paper_rec, adam_rec)
+    against the paper's, and whether every interval of our mean lies above it (the one-seed
+    rows, which have none, named)."""
+    from .report import and_list
+    mix = [(name, V, vs_paper(rec, "bbb_mixture", V))
+           for name, rec in ((RECIPES["paper"], paper_rec), (RECIPES["adam"], adam_rec))
            for V in sorted({w for _, w in story_rows(rec)})]
-    mix = [v for v in mix if v]
+    mix = [(name, V, v) for name, V, v in mix if v]
     if not mix:
         return ""
-    papers = sorted({v["paper"] for v in mix})
-    ours = [v["mean"] for v in mix]
-    reach = [v for v in mix if (v["ci"][0] if v["ci"] else v["diff"]) <= 0]
+    papers = sorted({v["paper"] for _, _, v in mix})
+    ours = [v["mean"] for _, _, v in mix]
+    reach = [v for _, _, v in mix if (v["ci"][0] if v["ci"] else v["diff"]) <= 0]
     if reach:
         return ""
+    bare = [f"the {'one' if v['n'] == 1 else v['n']}-seed 2×{V} run of {name}"
+            for name, V, v in mix if not v["ci"]]
     return ("- **Our scale mixture never reaches the paper's test error under either recipe**: "
             f"{100 * min(ours):.2f}–{100 * max(ours):.2f}% against "
             f"{100 * papers[0]:.2f}–{100 * papers[-1]:.2f}%, every interval of our mean above "
-            "the paper's value (section 2).")
+            "the paper's value" + (f" ({and_list(bare)} has none; section 2)." if bare
+                                   else " (section 2)."))
 
 
 def _warm_takeaway(adam_rec):
@@ -2152,6 +2220,10 @@ def effects_figure(paper_rec, adam_rec, sigma_fixed=None):
                     xs += [100 * x for x in e["ci_adj"]]
                     ax.plot(100 * e["diff"], y, mk, c=col, ms=5, mfc="white" if pale else col,
                             alpha=kw.get("alpha", 1))
+                    if name == "adam" and e.get("ci_widths"):  # mixture − dropout, m widths
+                        ax.plot([100 * x for x in e["ci_widths"]], [y + 0.2] * 2, c=col,
+                                lw=0.9, marker="|", ms=6)
+                        xs += [100 * x for x in e["ci_widths"]]
                 else:
                     ax.plot(100 * e["diff"], y, mk, mfc="white", mec=col, ms=5,
                             alpha=kw.get("alpha", 1))
@@ -2178,6 +2250,11 @@ def effects_figure(paper_rec, adam_rec, sigma_fixed=None):
                       label="the paper's difference (Table 1)"),
                plt.Rectangle((0, 0), 1, 1, color="0.85",
                              label=f"±{100 * STORY_MARGIN:g} pp: 'comparable' margin")]
+    mw = {e.get("m_widths") for e in ea.values() if e.get("ci_widths")}
+    if mw:
+        handles.append(Line2D([], [], c=style["adam"][0], lw=0.9, marker="|", ms=6,
+                              label=f"{RECIPES['adam']}, mixture − dropout: interval adjusted "
+                                    f"for the {_NUM.get(max(mw), max(mw))} widths"))
     if sigma_fixed:
         handles.insert(1, Line2D([], [], c=style["paper"][0], marker="o", mfc="white", lw=2,
                                  alpha=0.55, ls=(0, (2, 1.5)),
@@ -2187,7 +2264,7 @@ def effects_figure(paper_rec, adam_rec, sigma_fixed=None):
         ax.set_xlabel("a − b, test error (pp)", fontsize=9)
     fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8,
                bbox_to_anchor=(0.5, 0.0), title=f"bar: the {ADJUSTED}", title_fontsize=8)
-    fig.tight_layout(rect=(0, 0.15, 1, 1))
+    fig.tight_layout(rect=(0, 0.19, 1, 1))
     return fig
 
 
@@ -2252,6 +2329,28 @@ def adam_records(adam_rec, root=None):
     return get
 
 
+RULE_KEYS = ("bbb_gaussian", "bbb_mixture", "bbb_random_start")  # every BBB run the rule chose for
+RULE_LABELS = {**BRIEF, "bbb_random_start": "random-start mixture (control)"}
+
+
+def _rule_runs(groups):
+    """[(recipe name, method, H, [metrics])] of every BBB run in ``groups`` (as
+    ``predictor_summary``) whose record holds both predictors' test errors, the random-start
+    control included; a records reader without that method gives none."""
+    out = []
+    for name, widths, get in groups or []:
+        for m in RULE_KEYS:
+            for H in widths:
+                try:
+                    recs = get(m, H)
+                except KeyError:
+                    recs = []
+                x = [r["metrics"] for r in recs or [] if "test_error_ensemble" in r.get("metrics", {})]
+                if x:
+                    out.append((name, m, H, x))
+    return out
+
+
 PREDICTOR_HEADER = ["recipe", "method", "width", "seeds", "validation chose μ",
                     "test error, μ − average (pp), 95% interval (each row alone, unadjusted)",
                     "average lower on test"]
@@ -2259,36 +2358,31 @@ PREDICTOR_HEADER = ["recipe", "method", "width", "seeds", "validation chose μ",
 
 def predictor_summary(groups):
     """(header, rows, words) of the predictor rule under each recipe. ``groups``: [(recipe
-    name, widths, records(method, H))]. Per recipe, BBB method and width: the seeds, on how many
-    validation chose the posterior-mean weights, the paired difference of the two predictors'
-    test errors (posterior mean − average) with its 95% interval, on how many the average of
-    sampled networks had the lower test error; ``words``: one sentence per recipe with the
-    totals."""
-    rows, words = [], []
-    for name, widths, get in groups:
-        runs = []
-        for m in ("bbb_gaussian", "bbb_mixture"):
-            for H in widths:
-                recs = [r for r in get(m, H) if "test_error_ensemble" in r.get("metrics", {})]
-                if not recs:
-                    continue
-                x = [r["metrics"] for r in recs]
-                runs += x
-                mean = sum(v["predictor"] == "mean_weights" for v in x)
-                better = sum(v["test_error_ensemble"] < v["test_error_mean_weights"] for v in x)
-                d = stats.paired_t([v["test_error_mean_weights"] for v in x],
-                                   [v["test_error_ensemble"] for v in x])
-                rows.append([name, BRIEF[m], f"2×{H}", str(len(x)), f"{mean} of {len(x)}",
-                             f"{_pp(d['mean_diff'])} {_ci_pp(d['ci'])}" if d["ci"] else
-                             f"{_pp(d['mean_diff'])} (one seed: no interval)",
-                             f"{better} of {len(x)}"])
-        if runs:
-            mean = sum(v["predictor"] == "mean_weights" for v in runs)
-            better = sum(v["test_error_ensemble"] < v["test_error_mean_weights"] for v in runs)
-            k = runs[0].get("eval_samples", "several")
-            words.append(f"{name[:1].upper() + name[1:]}: validation chose μ in {mean} of "
-                         f"{len(runs)} BBB runs; on test the average of {k} sampled networks "
-                         f"was lower in {better}.")
+    name, widths, records(method, H))]. Per recipe, BBB method (the random-start control
+    included) and width: the seeds, on how many validation chose the posterior-mean weights,
+    the paired difference of the two predictors' test errors (posterior mean − average) with
+    its 95% interval, on how many the average of sampled networks had the lower test error;
+    ``words``: one sentence per recipe with the totals."""
+    rows, words, by, ctl = [], [], {}, set()
+    for name, m, H, x in _rule_runs(groups):
+        by.setdefault(name, []).extend(x)
+        ctl |= {name} if m == "bbb_random_start" else set()
+        mean = sum(v["predictor"] == "mean_weights" for v in x)
+        better = sum(v["test_error_ensemble"] < v["test_error_mean_weights"] for v in x)
+        d = stats.paired_t([v["test_error_mean_weights"] for v in x],
+                           [v["test_error_ensemble"] for v in x])
+        rows.append([name, RULE_LABELS[m], f"2×{H}", str(len(x)), f"{mean} of {len(x)}",
+                     f"{_pp(d['mean_diff'])} {_ci_pp(d['ci'])}" if d["ci"] else
+                     f"{_pp(d['mean_diff'])} (one seed: no interval)",
+                     f"{better} of {len(x)}"])
+    for name, runs in by.items():
+        mean = sum(v["predictor"] == "mean_weights" for v in runs)
+        better = sum(v["test_error_ensemble"] < v["test_error_mean_weights"] for v in runs)
+        k = runs[0].get("eval_samples", "several")
+        words.append(f"{name[:1].upper() + name[1:]}: validation chose μ in {mean} of "
+                     f"{len(runs)} BBB runs" + (" (the random-start control included)"
+                                                if name in ctl else "")
+                     + f"; on test the average of {k} sampled networks was lower in {better}.")
     d = _predictor_diffs(groups)
     if d:
         below = sum(ci is not None and ci[1] < 0 for _, ci in d)
@@ -2325,14 +2419,14 @@ def choices_direction(adam_rec, groups):
     """One sentence on which way the two choices made after test errors were seen lean: the
     warm start (the Adam recipe's warm-started scale mixture minus the same mixture from a
     random start: its mean difference at every width, from summary ``adam_rec``) and the
-    predictor rule (``groups`` as in ``predictor_summary``: how often validation picked μ over
-    the average, and what picking the average did to the test error in the other runs, against
-    μ). '' without either."""
+    predictor rule over every BBB run of ``groups`` (as in ``predictor_summary``, the
+    random-start control included): how often validation picked μ over the average, and, in
+    the other runs, whose test error the pick raised or lowered against μ (BBB's own, or the
+    control's, which moves the warm-start comparison the other way). '' without either."""
     from .report import and_list
     rs = sorted((W, e) for (W, a, b), e in effects(adam_rec).items()
                 if (a, b) == ("bbb_mixture", "bbb_random_start"))
-    runs = [r["metrics"] for _, widths, get in groups for m in ("bbb_gaussian", "bbb_mixture")
-            for H in widths for r in get(m, H) if "test_error_ensemble" in r.get("metrics", {})]
+    runs = _rule_runs(groups)
     parts = []
     if rs:
         below = [W for W, e in rs if e["diff"] < 0]
@@ -2340,28 +2434,149 @@ def choices_direction(adam_rec, groups):
                      "mixture's at "
                      + ("every width" if len(below) == len(rs) else
                         and_list([f"2×{W}" for W in below]) if below else "no width") + ")")
-    cost = []
+    own_up = own_down = ctl_up = ctl_down = 0
+    own_cost, own_gain, ctl_mean = [], [], []
     if runs:
-        avg = [x["test_error_ensemble"] - x["test_error_mean_weights"] for x in runs
-               if x["predictor"] != "mean_weights"]
-        cost = [d for d in avg if d > 0]
-        count = [(sum("test_error_ensemble" in r.get("metrics", {}) for m in
-                      ("bbb_gaussian", "bbb_mixture") for H in widths for r in get(m, H)), name)
-                 for name, widths, get in groups]
-        count = " and ".join(f"{n} with the {name}" if name == RECIPES["adam"] else
-                             f"{n} under {name}" for n, name in count if n)
-        text = ("the predictor rule (section 6) picked μ in "
-                f"{len(runs) - len(avg)} of {len(runs)} BBB runs ({count})")
-        if avg:
-            one = len(avg) == 1
-            text += (f"; in the other {'run' if one else f'{len(avg)} runs'} it picked the "
-                     "average, which " + (f"cost BBB {'' if one else 'up to '}"
-                                          f"{100 * max(cost):.2f} pp against μ"
-                                          if cost else "lowered BBB's test error against μ"))
+        n = sum(len(x) for *_, x in runs)
+        mu = sum(v["predictor"] == "mean_weights" for *_, x in runs for v in x)
+        count = {}
+        for name, m, H, x in runs:
+            k = (name, m == "bbb_random_start")
+            count[k] = count.get(k, 0) + len(x)
+        where = [f"{c} in its random-start control" if ctl else
+                 f"{c} with the {name}" if name == RECIPES["adam"] else f"{c} under {name}"
+                 for (name, ctl), c in count.items()]
+        text = f"the predictor rule (section 6) picked μ in {mu} of {n} BBB runs ({and_list(where)})"
+        for name, m, H, x in runs:
+            d = [v["test_error_ensemble"] - v["test_error_mean_weights"] for v in x
+                 if v["predictor"] != "mean_weights"]
+            if m == "bbb_random_start":
+                ctl_up += sum(v > 0 for v in d)
+                ctl_down += sum(v < 0 for v in d)
+                if d and sum(d) / len(x) > 0.00005:
+                    ctl_mean.append(f"{100 * sum(d) / len(x):.2f} pp at 2×{H}")
+            else:
+                own_up += sum(v > 0 for v in d)
+                own_down += sum(v < 0 for v in d)
+                own_cost += [v for v in d if v > 0]
+                own_gain += [-v for v in d if v < 0]
+        said = []
+        if own_up:
+            said.append(f"raised BBB's own test error in {own_up} "
+                        + ("run" if own_up == 1 else "runs") + " (by "
+                        + and_list([f"{100 * v:.2f}" for v in sorted(own_cost)]) + " pp)")
+        if own_down:
+            said.append(f"lowered BBB's own test error in {own_down} "
+                        + ("run" if own_down == 1 else "runs") + " (by "
+                        + and_list([f"{100 * v:.2f}" for v in sorted(own_gain)]) + " pp)")
+        if ctl_up or ctl_down:
+            said.append(f"raised the random-start control's in {ctl_up} and lowered it in "
+                        f"{ctl_down}" + (f" (raising its mean by {and_list(ctl_mean)}, which "
+                                         "favours the warm start)" if ctl_mean else ""))
+        if said:
+            text += "; where it picked the average, it " + " and ".join(said)
         parts.append(text)
     if not parts:
         return ""
-    return ("> **Which way these choices lean.** Both give BBB an option the other methods "
-            "lack. On test, " + ", and ".join(parts) + ". So neither choice made BBB look "
-            "worse" + (", except in that run" if cost else "")
-            + ": a finding that BBB is not better is conservative.")
+    return ("> **Which way these choices lean.** "
+            "On test, " + ", and ".join(parts) + ". So "
+            + ("but for that one run, " if own_up == 1 else f"but for those {own_up} runs, "
+               if own_up else "")
+            + "both lean BBB's way: a finding that BBB is not better is conservative.")
+
+
+# ---- the rule "σ learned or shifted uniformly", as helpers.posterior_diagnostics applies it ----
+
+def shift_threshold():
+    """The ratio at which ``posterior_diagnostics.shifted_uniformly`` changes its reading: σ
+    *shifted uniformly* while ρ's 95th-percentile drift (the largest over layers) is at most
+    this many times the median drift (the smallest over layers). Found by bisection on the
+    function itself, so the words follow the code; None if the function reads no ratio."""
+    from . import posterior_diagnostics as PD
+
+    def alike(r):
+        return PD.shifted_uniformly({"0": {"rho_drift_q": [1.0, r]}})
+    lo, hi = 1.0, 1e4
+    if not alike(lo) or alike(hi):
+        return None
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if alike(mid) else (lo, mid)
+    return float(f"{lo:.6g}")
+
+
+def drift_ratio(layers):
+    """ρ's 95th-percentile drift, the largest over ``layers``, over the smallest layer median:
+    the number ``shift_threshold`` is compared with."""
+    return (max(v["rho_drift_q"][1] for v in layers.values())
+            / min(v["rho_drift_q"][0] for v in layers.values()))
+
+
+def _ratios(xs):
+    xs = sorted(xs)
+    f = (lambda x: f"{x:.2f}" if x < 10 else f"{x:.0f}")
+    return f(xs[0]) if f(xs[0]) == f(xs[-1]) else f"{f(xs[0])}–{f(xs[-1])}"
+
+
+def sigma_rule_words(diag, measured=None):
+    """Markdown: the rule that reads σ as *learned* or *shifted uniformly*, with its threshold
+    as the code applies it (``shift_threshold``) and each run's ratio against it (section 3's
+    runs, ``diag``; the seed-0 reruns of the Adam recipe's scale mixture, ``measured``); why the
+    learned runs' median σ sits at its start (softplus(ρ₀) ≈ the prior's narrow σ₂, most means
+    in that component); and what the *KL bound* is. '' without the diagnostics."""
+    from . import posterior_diagnostics as PD
+    thr = shift_threshold()
+    if not diag or thr is None:
+        return ""
+    runs = {k: v for k, v in diag["runs"].items() if v.get("trace")}
+    last = {k: v["trace"][-1]["layers"] for k, v in runs.items()}
+    still = [drift_ratio(L) for k, L in last.items() if PD.shifted_uniformly(L)]
+    moved = {k: L for k, L in last.items() if not PD.shifted_uniformly(L)}
+    re = [drift_ratio(e["layers"]) for e in ((measured or {}).get("widths") or {}).values()
+          if not PD.shifted_uniformly(e["layers"])]
+    text = ("**σ learned or shifted uniformly: the rule.** A weight's *ρ drift* (or ρ change): "
+            "how far its ρ moved from ρ₀. σ *shifted uniformly* when ρ's 95th-percentile drift "
+            f"(largest layer) is at most {thr:g} times its median drift (smallest layer); else "
+            "it *learned*. The ratio: ")
+    said = []
+    if still:
+        said.append(f"{_ratios(still)} in section 3's plain-SGD runs (shifted)")
+    if moved:
+        said.append(f"{_ratios([drift_ratio(L) for L in moved.values()])} in its Adam-recipe "
+                    "run" + (f" and {_ratios(re)} in the seed-0 reruns below" if re else "")
+                    + " (learned)")
+    text += "; ".join(said) + "."
+    for k, L in moved.items():  # why a learned run's median σ can sit at its start
+        c = runs[k]["config"]
+        s2 = c.get("neg_log_sigma2")
+        meds = [v["sigma_q"][1] for v in L.values()]
+        share = [v["narrow_share"] for v in L.values() if v.get("narrow_share") is not None]
+        start = PD._softplus(c["rho_init"])
+        if s2 is None or not share or abs(min(meds) / start - 1) > 0.05:
+            continue
+        text += (f" A learned σ's median can sit at its start, "
+                 f"{start:.4f} = softplus(ρ₀ = {c['rho_init']:g})".replace("-", "−")
+                 + f", also the prior's narrow σ₂ = e{_sup(-s2)}: most means "
+                 f"({100 * min(share):.0f}–{100 * max(share):.0f} % by layer) lie in that "
+                 "component, whose KL holds σ near σ₂.")
+        break
+    return (text + " *KL bound*: under the prior N(0, s²) each weight's KL is at least "
+            "log s − log σⱼ − ½, so the recorded KL bounds σ's geometric mean from below.")
+
+
+def _sup(x):
+    """``x`` (a whole number) as a superscript exponent: −6 -> ⁻⁶."""
+    return f"{x:g}".translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def learning_scope(fig, diag):
+    """Title section 3's figure ``fig`` with what its runs are (from ``diag``): the width, seed
+    and epochs of the reruns; ``fig`` unchanged without them. Returns ``fig``."""
+    cfg = [r.get("config") or {} for r in ((diag or {}).get("runs") or {}).values()]
+    Hs = sorted({c.get("H") for c in cfg if c.get("H")})
+    st = (diag or {}).get("settings") or {}
+    if Hs and st.get("epochs") is not None:
+        fig.suptitle(", ".join(f"2×{H}" for H in Hs) + f" networks, seed {st.get('seed', 0)}, "
+                     f"{st['epochs']} epochs: each run's σ per layer and its fit against KL",
+                     fontsize=10, y=1.04)
+    return fig

@@ -1,0 +1,117 @@
+"""Notebook 01 after its thirteenth reading: the short answer carries the paper protocol's one
+resolved ordering and the prior/start confound; "outside our interval" names the per-width
+interval and the three-width exception; the predictor-rule count covers every BBB run (the
+random-start control included); the σ rule's threshold is the code's. Each check reads the
+committed results or planted records, so each can fail."""
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import paper_protocol as P
+from helpers import posterior_diagnostics as PD
+from helpers import table1 as T
+
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "results" / T.NB
+
+
+@pytest.fixture
+def committed(monkeypatch):
+    paper, plan = RESULTS / "paper_protocol" / "summary.json", RESULTS / "plan_v1" / "summary.json"
+    if not paper.exists() or not plan.exists():
+        pytest.skip("no committed summaries")
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(ROOT / "results"))
+    return (P.settings("default"), json.loads(paper.read_text()),
+            json.loads(plan.read_text()))
+
+
+def test_short_answer_names_the_paper_protocols_resolved_ordering(committed):
+    _, paper_run, adam = committed
+    plain = T.plain_answer(paper_run, adam, sigma_fixed=0.0067)
+    e = T.effects(paper_run)[(400, "dropout", "sgd")]
+    resolved = e["p_holm"] is not None and e["p_holm"] < T.ALPHA
+    assert ("dropout − plain network holds at 2×400: " in plain) == (
+        resolved and e["verdict"] == "holds")
+    if resolved:
+        lo, hi = T._ci_pp(e["ci_adj"]).strip("[]").split(", ")
+        assert f"(95 % interval {lo} to {hi}), the paper's {T._pp(e['paper'])} pp " in plain
+        inside = e["ci_adj"][0] <= e["paper"] <= e["ci_adj"][1]
+        assert plain.rstrip(".").endswith("inside" if inside else "outside")
+    assert "orderings with BBB get no verdict" in plain
+    assert "not tested here" not in plain
+    # without sigma_fixed nothing is said of the paper's protocol
+    assert "as we filled it in" not in T.plain_answer(paper_run, adam)
+
+
+def test_outside_names_the_per_width_interval_and_the_widths_exception(committed):
+    _, paper_run, adam = committed
+    ea = T.effects(adam)
+    but = T.widths_exceptions(adam)
+    want = [W for (W, a, b), e in ea.items() if e.get("ci_widths") and e["paper"] is not None
+            and T.excluded(e)[1] and e["ci_widths"][0] <= e["paper"] <= e["ci_widths"][1]]
+    assert [int(x.split("×")[1].split()[0]) for x in but] == sorted(want)
+    words = T.excluded_words(adam)
+    assert "lies outside our per-width interval" in words
+    assert ("(but " in words) == bool([W for W in want if W in
+                                       [V for V, (k, n) in T.paper_excluded(adam).items()
+                                        if k == n]])
+    if 1200 in want:
+        assert "at 2×1200 the paper's mixture − dropout, −0.04 pp, lies inside its interval " \
+               "adjusted for the three widths" in T.plain_answer(paper_run, adam, 0.0067)
+    # the other way: move the paper's value outside the three-width interval too
+    e = ea[(1200, "bbb_mixture", "dropout")]
+    far = dict(e, ci_widths=[e["ci_adj"][0] - 1e-9, e["ci_adj"][1] + 1e-9])
+    import unittest.mock as mock
+    with mock.patch.object(T, "effects", return_value={**ea, (1200, "bbb_mixture", "dropout"): far}):
+        assert T.widths_exceptions(adam) == []
+        assert "(but " not in T.excluded_words(adam)
+
+
+def test_short_answer_names_the_prior_start_confound(committed):
+    _, paper_run, adam = committed
+    plain = T.plain_answer(paper_run, adam, sigma_fixed=0.0067)
+    warm = T.warm_widths(adam)
+    split = [W for W in adam["widths"] if (W in warm.get("bbb_mixture", []))
+             != (W in warm.get("bbb_gaussian", []))]
+    assert ("also compares a warm start with a random one" in plain) == bool(split)
+    e = T.effects(adam).get((1200, "bbb_mixture", "bbb_gaussian"))
+    if split and 1200 not in split and e:
+        assert f"where both start warm, at 2×1200 by {T._plain_ci(e)}" in plain
+
+
+def test_predictor_rule_counts_every_bbb_run(committed):
+    pp, _, adam = committed
+    groups = [(T.RECIPES["paper"], pp["widths"], lambda m, W: P.run_records(pp, W)[m]),
+              (T.RECIPES["adam"], adam["widths"], T.adam_records(adam))]
+    runs = [v for *_, x in T._rule_runs(groups) for v in x]
+    ctl = [v for _, m, _, x in T._rule_runs(groups) if m == "bbb_random_start" for v in x]
+    assert ctl, "the random-start control's runs are counted"
+    mu = sum(v["predictor"] == "mean_weights" for v in runs)
+    text = T.choices_direction(adam, groups)
+    assert f"picked μ in {mu} of {len(runs)} BBB runs (" in text
+    assert f"{len(ctl)} in its random-start control" in text
+    up = sum(v["predictor"] != "mean_weights" and v["test_error_ensemble"]
+             > v["test_error_mean_weights"] for v in ctl)
+    if up:
+        assert f"raised the random-start control's in {up}" in text
+    head, rows, words = T.predictor_summary(groups[1:])
+    assert any(r[0] == T.RULE_LABELS["bbb_random_start"] for r in rows)
+
+
+def test_sigma_rule_states_the_codes_threshold(monkeypatch):
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(ROOT / "results"))
+    thr = T.shift_threshold()
+    assert PD.shifted_uniformly({"0": {"rho_drift_q": [1.0, thr * 0.999]}})
+    assert not PD.shifted_uniformly({"0": {"rho_drift_q": [1.0, thr * 1.001]}})
+    diag = PD.load()
+    if diag is None:
+        pytest.skip("no committed diagnostics")
+    words = T.sigma_rule_words(diag, PD.adam_load())
+    assert f"at most {thr:g} times its median drift" in words
+    for run in diag["runs"].values():
+        r = T.drift_ratio(run["trace"][-1]["layers"])
+        assert T._ratios([r]) in words or "–" in words  # each run's ratio, or a range holding it
+    assert "*KL bound*" in words and "*ρ drift*" in words
+    assert "softplus(ρ₀ = −6)" in words and "σ₂ = e⁻⁶" in words
