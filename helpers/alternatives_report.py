@@ -773,7 +773,7 @@ def robustness_text(summary, skip=(), nb05=None):
     if not rob:
         return ""
     n = len(next(iter(next(iter(rob.values())).values()))["verdicts"])
-    changed, close = [], []
+    changed, close, low = [], [], []
     total = 0
     for family, claims in rob.items():
         for claim, e in claims.items():
@@ -788,12 +788,13 @@ def robustness_text(summary, skip=(), nb05=None):
                 word = lambda v: WORDS.get(v, v)  # noqa: E731
                 changed.append(f"{label} ({fam_name}{where}): {word(main['verdict'])} → "
                                + ", ".join(word(v) for v in e["verdicts"]))
-            elif any(p is not None and 0.01 <= p < 0.1
-                     for p in [main.get("p_holm"), *e["p_holm"]]):
-                word = WORDS.get(main["verdict"], main["verdict"])
-                close.append(f"{label} ({fam_name}, {word}{where}): Holm p {main['p_holm']:.3f}; "
-                             f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f} under the other "
-                             "draws")
+            elif main["verdict"] in WORDS and is_near(main.get("p_holm"), e["p_holm"]):
+                word = WORDS[main["verdict"]]
+                close.append(f"{label} ({fam_name}, {word}{where}): "
+                             + near_label(main["p_holm"], e["p_holm"]).split(": near")[0])
+            elif main["verdict"] not in WORDS and is_near(None, e["p_holm"]):
+                low.append(f"{label} ({fam_name}): Holm p {main['p_holm']:.3f}; "
+                           f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f} under the other draws")
     text = ("**Does a verdict rest on one draw of the samples?** BBB, MC dropout and IVON "
             "predict by averaging over random draws of their weights (or dropout masks). Scored "
             f"again with {n} other sets of such draws on every seed, "
@@ -801,9 +802,12 @@ def robustness_text(summary, skip=(), nb05=None):
                if changed else f"every one of the {total} verdicts stays the same"))
     text += (": changed: " + "; ".join(changed) + "." if changed else ".")
     if close:
-        text += ("\n\nNear the threshold (a Holm p from 0.01 to 0.1 in the test or under another "
-                 "draw):\n\n"
+        text += ("\n\nNear the threshold (as defined under Terms):\n\n"
                  + "\n".join(f"- {x}." for x in close))
+    if low:
+        text += ("\n\nNot resolved in the test or under any other draw, though some draws "
+                 f"give a Holm p under {NEAR[1]:g} (a verdict needs one under 0.05): "
+                 + "; ".join(low) + ".")
     return text
 
 
@@ -1387,10 +1391,42 @@ def _group(es, near=None):
                       else "") + ")" for e in es])
 
 
-def near_threshold(summary, nb05=None, lo=0.01, hi=0.1):
-    """{(family, rival): words} for every decided verdict (BBB better / worse) whose Holm p, in
-    the test or under any other predictive draw (``mc_robustness``), lies in [lo, hi): the
-    claims tested here from ``summary``, notebook 05's from its summary (its own flag)."""
+# *near the threshold*, the one rule (notebook 05's too: helpers.ood_plan._near's defaults): a
+# decided verdict whose Holm p, in the test or under any other draw of the predictive samples,
+# lies in [NEAR[0], NEAR[1])
+NEAR = (0.01, 0.1)
+
+
+def is_near(p, redraws=()):
+    """Whether a decided verdict's Holm p ``p`` or any of its ``redraws`` lies in ``NEAR``."""
+    return any(NEAR[0] <= x < NEAR[1] for x in [p, *redraws] if x is not None)
+
+
+def near_label(p, redraws=()):
+    """The flag's words, the test's Holm p first: 'Holm p 0.031; 0.039–0.046 under other
+    draws: near the threshold' when the test's p lies in the band; 'Holm p 0.004, but up to
+    0.028 under other draws: near the threshold' when only another draw's does; a draw that
+    moves p across 0.05 is said so."""
+    r = [x for x in redraws if x is not None]
+    if p is None or not is_near(p, r):
+        return ""
+    if NEAR[0] <= p < NEAR[1]:
+        text = f"Holm p {p:.3f}" + (f"; {min(r):.3f}–{max(r):.3f} under other draws" if r
+                                    else "")
+    else:
+        inside = [x for x in r if NEAR[0] <= x < NEAR[1]]
+        text = f"Holm p {p:.3f}, but up to {max(inside):.3f} under other draws"
+    across = [x for x in r if (x < 0.05) != (p < 0.05)]
+    if across:
+        text += f"; {len(across)} of {len(r)} other draws put it across 0.05"
+    return text + ": near the threshold"
+
+
+def near_threshold(summary, nb05=None):
+    """{(family, rival): words} for every decided verdict (BBB better / worse) near the
+    threshold (``is_near``: its Holm p in the test or under any other predictive draw,
+    ``mc_robustness``, in ``NEAR``), the words from ``near_label``: the claims tested here from
+    ``summary``, notebook 05's from its summary (its own flag, the same rule)."""
     out = {}
     theirs = nb05_claims(nb05) if nb05 else {}
     for e in effects(summary):
@@ -1398,17 +1434,14 @@ def near_threshold(summary, nb05=None, lo=0.01, hi=0.1):
         if key in IN_NOTEBOOK_05:
             c = theirs.get(e["rival"])
             if c and c["near"]:
-                r = c["rescored"]
-                out[key] = (f"Holm p {c['p_holm']:.3f}" + (f", {min(r):.3f}–{max(r):.3f} under "
-                            "other draws" if r else "") + ": near the threshold")
+                out[key] = near_label(c["p_holm"], c["rescored"]) or "near the threshold"
             continue
         if e["word"] not in WORDS.values():
             continue
         r = [p for p in (((summary.get("mc_robustness") or {}).get(e["family"]) or {})
                          .get(_claim_of(summary, e)) or {}).get("p_holm") or [] if p is not None]
-        if any(lo <= p < hi for p in [e["p_holm"], *r] if p is not None):
-            out[key] = (f"Holm p {e['p_holm']:.3f}" + (f", {min(r):.3f}–{max(r):.3f} under "
-                        "other draws" if r else "") + ": near the threshold")
+        if is_near(e["p_holm"], r):
+            out[key] = near_label(e["p_holm"], r)
     return out
 
 
@@ -1472,13 +1505,16 @@ def headline_text(summary, nb05=None):
         where = (f"; {_join(in05)}: tested in {NOTEBOOK_05}" if in05 else "")
         sentences.append(f"on {score} ({side} is better{where}), BBB is "
                          + (_join(bits) if bits else "compared with no rival") + ".")
+    ece = ece_words(nb05, n) if nb05 else ""
+    if ece:
+        sentences.append(f"on ECE (lower is better; tested in {NOTEBOOK_05}), BBB is {ece}.")
     text = lead + "\n\n" + "\n".join("- " + x[0].upper() + x[1:] for x in sentences)
     failed = failed_fits(summary)
     if failed:
-        text += ("\n- The Laplace fit is worse on NLL than the MAP network it wraps: a failed fit, "
-                 "with no verdict." if len(failed) == 1 else
-                 f"\n- The {len(failed)} Laplace fits are worse on NLL than the MAP network they "
-                 "wrap: failed fits, with no verdict.")
+        text += ("\n- Laplace: the fit is worse on NLL than the MAP network it wraps: a failed "
+                 "fit, with no verdict." if len(failed) == 1 else
+                 f"\n- Laplace: the {len(failed)} fits are worse on NLL than the MAP network "
+                 "they wrap: failed fits, with no verdict.")
     return text
 
 
@@ -1747,8 +1783,9 @@ def effects_figure(summary, nb05=None):
             in05 = (e["family"], e["rival"]) in IN_NOTEBOOK_05
             ax.plot([lo, hi], [i, i], color=c, lw=2.2, ls=(0, (4, 2)) if in05 else "-")
             ax.plot(e["mean"], i, "o", color=c, ms=7, mfc="white" if in05 else c, mew=1.6)
-            ax.annotate(e["word"] + (" (near the threshold)" if (e["family"], e["rival"]) in near
-                                     else ""), (e["mean"], i), xytext=(0, 6),
+            flag = near.get((e["family"], e["rival"]))
+            ax.annotate(e["word"] + (" (near the threshold)\n" + flag.split(": near")[0]
+                                     if flag else ""), (e["mean"], i), xytext=(0, 6),
                         textcoords="offset points", ha="center", va="bottom", fontsize=8,
                         color=c, bbox={"fc": "white", "ec": "none", "pad": 0.6}, zorder=5)
         ax.axvline(0, color="black", lw=0.8)
@@ -1796,7 +1833,8 @@ def verdict_words(summary, near=None):
     for score in scores:
         fam = [e for e in es if e["score"] == score]
         mark = lambda e: SHORT[e["rival"]] + (  # noqa: E731
-            " (near the threshold)" if (e["family"], e["rival"]) in (near or {}) else "")
+            f" ({(near or {})[(e['family'], e['rival'])]})"
+            if (e["family"], e["rival"]) in (near or {}) else "")
         worse = [mark(e) for e in fam if e["word"] == WORDS["reversed"]]
         better = [mark(e) for e in fam if e["word"] == WORDS["holds"]]
         unbeaten += [] if worse else [score]
@@ -1829,6 +1867,11 @@ def story_takeaways(summary, ps=None, fair=None, nb05=None):
         out[0] += (" The deciding intervals, BBB − rival: "
                    + "; ".join(f"{SHORT[e['rival']]}, {e['score']} {_effect(e)}"
                                for e in deciding) + ".")
+    wins = [c for c in nb05_ece(nb05) if c["word"] == WORDS["holds"]] if nb05 else []
+    if wins:
+        out[0] += (f" On ECE (tested in {NOTEBOOK_05}) BBB is better calibrated than "
+                   f"{_join([SHORT[c['rival']] for c in wins])}, by at most "
+                   f"{100 * max(-c['mean'] for c in wins):.2f} percentage points.")
     if beat and ratio("bbb") is not None and all(ratio(m) is not None for m in beat):
         cheap = [m for m in beat if ratio(m) <= ratio("bbb")]
         dear = [m for m in beat if m not in cheap]
@@ -2073,7 +2116,7 @@ def fair_text(fair):
     ml = {f: fl[f]["marglik_layerwise"] for f in P.FLAVOURS}
     vg = {f: fl[f]["val_grid"] for f in P.FLAVOURS}
     failed = [SHORT[f] for f in P.FLAVOURS if ml[f]["outcome"] == "failed fit"]
-    out = [f"**What the fair fits show** ({n} seed{'s' if n != 1 else ''}; test scores on the full MNIST and "
+    out = [f"**What the refits show** ({n} seed{'s' if n != 1 else ''}; test scores on the full MNIST and "
            "Fashion-MNIST test sets; *δ*: the prior precision, the Gaussian prior's inverse "
            "variance: the larger δ, the less uncertainty the fit adds around MAP's network):", ""]
     spread = max((max(v) - min(v) for f in P.FLAVOURS
@@ -2228,7 +2271,7 @@ FAIR_CHOICES_LINK = "../docs/choices.md#notebook-06s-laplace-rows-refitted"
 
 
 def fair_method_text():
-    """How section 4's fair fits choose their prior precision (rendered from
+    """How section 4's refits choose their prior precision (rendered from
     helpers.laplace_fair's declared settings)."""
     from . import laplace_fair as P
     lo, hi = P.GRID["start_log10"]
@@ -2238,11 +2281,10 @@ def fair_method_text():
                    if v["fast_vs_library_max"] is not None)
     except (OSError, ValueError, KeyError, IndexError):
         fast = None
-    return ("**The Laplace fits with their prior precision chosen as laplace-torch advises.** "
-            "Around the same MAP networks, each of the three fits takes its prior precision δ "
-            "two ways: (a) the marginal likelihood of the training data with one δ per weight "
-            "tensor (what the all-layer rows above already use; the last-layer row above had "
-            "one δ); (b) one δ minimising the validation NLL of the linearised (GLM) predictive "
+    return ("**How the refits choose δ.** Around the same MAP networks, each of the three "
+            "fits takes its prior precision δ two ways: (a) the marginal likelihood of the "
+            "training data (its evidence p(D | δ), maximised over δ) with one δ per weight "
+            "tensor; (b) one δ minimising the validation NLL of the linearised (GLM) predictive "
             f"on the first {P.VAL_IMAGES:,} validation images (never a test image), over "
             f"log10 δ = {_fmt(lo, 0)}, …, {_fmt(hi, 0)}, widened a decade at a time while the best value lies at "
             f"an end, up to a cap of 10^{cap} (where the fit is MAP's network), then refined to "
@@ -2259,7 +2301,10 @@ def fair_method_text():
 
 
 def fair_answer(fair):
-    """One sentence for the answer: the Laplace fits with a fairly chosen prior precision."""
+    """The answer's Laplace clause on section 4's refits: with one δ per weight tensor by the
+    marginal likelihood, still failed fits (or not); with δ chosen on validation NLL, their
+    outcome on NLL and that they are MAP's network in effect (OOD AUROC within so much of
+    MAP's), so BBB against them restates BBB against MAP. Their tests: section 4."""
     from . import laplace_fair as P
     if not fair or not fair.get("seeds"):
         return ""
@@ -2270,30 +2315,13 @@ def fair_answer(fair):
         return ""
     au = [abs(fl[f]["val_grid"]["fit_minus_map_auroc"]["mean_diff"]) for f in P.FLAVOURS
           if fl[f]["val_grid"].get("fit_minus_map_auroc")]
-    by = {}
-    for f in P.FLAVOURS:
-        t = fl[f]["val_grid"].get("tests") or {}
-        c = P.CLAIMS[f][1]
-        if c in t:
-            key = (WORDS.get(t[c]["verdict"], t[c]["verdict"]), t[c].get("on") or "full")
-            by.setdefault(key, []).append((SHORT[f], t[c].get("p_holm")))
-    as_ = {WORDS["holds"]: "better than", WORDS["reversed"]: "worse than"}
-    ps = [(k, [f"{p:.3f}" for _, p in fs if p is not None]) for k, fs in by.items()]
-    verdicts = _join([(f"{as_[w]} {_join([n for n, _ in by[(w, on)]])}" if w in as_ else
-                       f"{w} against {_join([n for n, _ in by[(w, on)]])}")
-                      + f" (tested on the {TESTED_ON[on]}"
-                      + (f", Holm p {_join(p)})" if p else ")")
-                      for (w, on), p in ps]) if by else ""
-    return ("With Laplace's prior precision δ (the Gaussian prior's inverse variance) chosen as "
-            "laplace-torch advises (section 4), by the marginal likelihood (the training data's "
-            "evidence p(D | δ), maximised over δ), the fits "
+    return ("Refitted in section 4 by the marginal likelihood with one δ per weight tensor (δ: "
+            "the prior precision, the Gaussian prior's inverse variance), the fits "
             + (f"stay failed fits ({len(ml)} of 3)" if ml else "are no longer failed fits")
             + ". With δ chosen on validation NLL they are " + _join(sorted(vg))
             + " on NLL and in effect MAP's network"
             + (f" (OOD AUROC within {max(au):.3f} of MAP's)" if au else "")
-            + (", so BBB against them restates BBB against MAP: on OOD AUROC, BBB is "
-               + verdicts + ", a difference of image set and Holm ranking, not of method"
-               if verdicts else "") + ".")
+            + ", so BBB against them restates BBB against MAP.")
 
 
 # ---- which BBB was run; the search's validation NLL against the test NLL ----
@@ -2368,10 +2396,11 @@ SIGMA_CHECK = "v3/bbb_sigma_check.json"
 
 
 def sigma_check_text():
-    """**Placeholder** for whether BBB's σ moved in these runs: '' until
-    results/06_alternatives/v3/bbb_sigma_check.json exists (another session measures it and
-    writes that file; this module never does). Once it exists: its ``text`` (or ``summary``)
-    field when it has one, else a pointer to the file."""
+    """Whether BBB's σ moved in these runs: '' until
+    results/06_alternatives/v3/bbb_sigma_check.json exists (``tools/posterior_diagnostics.py
+    --alternatives-bbb`` writes it: reruns of seeds 0-2, ``posterior_diagnostics.bbb06_text``
+    renders its ``text``; this module never writes it). Once it exists: its ``text`` (or
+    ``summary``) field when it has one, else a pointer to the file."""
     from .utils import results_dir
     path = results_dir() / A.NB / SIGMA_CHECK
     if not path.exists():
@@ -2465,13 +2494,75 @@ def nb05_claims(v2):
     return out
 
 
+def nb05_ece(v2):
+    """Notebook 05's ECE claims (BBB against MAP, MC dropout and the deep ensemble, its own Holm
+    family), read from its summary through ``helpers.ood_plan`` (read-only): a list of
+    {rival, mean, ci, p_holm, word, near, rescored, family_size}, BBB − rival (lower is
+    better)."""
+    from . import ood_plan as O
+    if not v2:
+        return []
+    out = []
+    for e in O.effects(v2):
+        if e["metric"] != "ece" or e["diff"] is None:
+            continue
+        rob = ((v2.get("mc_robustness") or {}).get(e["family"]) or {}).get(e["claim"]) or {}
+        out.append({"rival": e["rival"], "mean": e["diff"], "ci": e["ci"], "p_holm": e["p_holm"],
+                    "word": e["word"], "near": bool(O._near(v2, e)),
+                    "rescored": [p for p in rob.get("p_holm") or [] if p is not None],
+                    "family_size": e["family_size"]})
+    return out
+
+
+def _ece_group(cs, near=True):
+    return _join([f"{SHORT[c['rival']]} ({_fmt(c['mean'], 4)} [{_fmt(c['ci'][0], 4)}, "
+                  f"{_fmt(c['ci'][1], 4)}]" + (f"; {_near_words(c)}" if near and _near_words(c)
+                                                else "") + ")" for c in cs])
+
+
+def ece_words(v2, n=None):
+    """'better calibrated than MC dropout (−0.0008 [...]; Holm p ...: near the threshold) and
+    the deep ensemble (...), by at most 0.41 percentage points, and not resolved at 10 seeds
+    against MAP (...)': notebook 05's ECE verdicts; '' without them."""
+    cs = nb05_ece(v2)
+    if not cs:
+        return ""
+    n = n or len(v2["seeds"])
+    good = [c for c in cs if c["word"] == WORDS["holds"]]
+    bad = [c for c in cs if c["word"] == WORDS["reversed"]]
+    rest = [c for c in cs if c not in good and c not in bad]
+    bits = ([f"better calibrated than {_ece_group(good)}, by at most "
+             f"{100 * max(-c['mean'] for c in good):.2f} percentage points"] if good else []) +         ([f"worse calibrated than {_ece_group(bad)}"] if bad else []) +         ([f"not resolved at {n} seeds against {_ece_group(rest)}"] if rest else [])
+    return "; ".join(bits)
+
+
+def not_tested_text(v2):
+    """Method's last bullet: what is tested elsewhere (ECE, in notebook 05: its family size and
+    rivals, from its summary) and what is shown only (cost, test error)."""
+    cs = nb05_ece(v2)
+    ece = (f"*ECE: tested in {NOTEBOOK_05}* on these same runs (BBB against "
+           f"{_join([SHORT[c['rival']] for c in cs])}, its own Holm family of "
+           f"{cs[0]['family_size']} claims; its verdicts below Table 6.2). " if cs else
+           "*ECE*: shown, not tested here. ")
+    return "- " + ece + "*Cost and test error*: shown, not tested."
+
+
+def ece_text(v2):
+    """Below Table 6.2: notebook 05's ECE tests on these runs, with each difference and its
+    95 % interval; '' without notebook 05's summary."""
+    words = ece_words(v2)
+    if not words:
+        return ""
+    return (f"**ECE: tested in {NOTEBOOK_05}** (the same runs and seeds; BBB − rival, lower is "
+            "better, Holm-corrected over notebook 05's own ECE claims). BBB is " + words
+            + ". IVON and the Laplace fits are not tested on ECE.")
+
+
 def _near_words(c):
-    """'near the threshold: Holm p 0.039–0.046 under other draws' for a flagged claim."""
+    """``near_label``'s words for a claim notebook 05 flags (the same rule), else ''."""
     if not c.get("near"):
         return ""
-    r = c.get("rescored") or []
-    return ("near the threshold" + (f": Holm p {min(r):.3f}–{max(r):.3f} under other draws"
-                                    if r else ""))
+    return near_label(c.get("p_holm"), c.get("rescored") or []) or "near the threshold"
 
 
 # ---- section 4: why the refits' verdicts differ ----
@@ -2500,7 +2591,7 @@ def fair_tests_text(fair, summary, nb05=None):
         size = len(summary["families"][_family_of(summary, c)])
         ranks.append(f"{SHORT[f]}: p {p:.4f}, {len(below)} smaller"
                      + (f" ({', '.join(names)})" if names else "") + f", × {k}")
-        if t[c].get("p_holm") is not None and 0.01 <= t[c]["p_holm"] < 0.1 \
+        if t[c].get("p_holm") is not None and is_near(t[c]["p_holm"]) \
                 and t[c]["verdict"] in WORDS:
             near.append(f"{SHORT[f]} (Holm p {t[c]['p_holm']:.3f})")
     out = ["**Why near-identical refits get different verdicts.**", ""]
@@ -2522,12 +2613,12 @@ def fair_tests_text(fair, summary, nb05=None):
                "MAP on OOD AUROC within a few thousandths, Table 6.5), so BBB against them "
                "restates BBB against MAP: BBB − MAP on OOD AUROC "
                + _with_ci(*_diff(b["full"]), 3) + " on the full test sets"
-               + (f" (Holm p {m05['p_holm']:.3f}, tested in {NOTEBOOK_05}"
-                  + (f"; {_near_words(m05)}" if _near_words(m05) else "") + ")" if m05 else "")
+               + (f" (tested in {NOTEBOOK_05}; "
+                  + (_near_words(m05) or f"Holm p {m05['p_holm']:.3f}") + ")" if m05 else "")
                + " and " + _with_ci(*_diff(b["subset"]), 3) + " on the subset (not tested). "
                "The verdicts differ by image set and Holm rank, not by method"
-               + (f"; {_join(near)} lies near the threshold and was not rescored under other "
-                  "draws" if near else "") + ".")
+               + (f"; {_join(near)} is near the threshold by the test's Holm p alone (the "
+                  "refits were not rescored under other draws)" if near else "") + ".")
     return "\n".join(out)
 
 

@@ -659,12 +659,18 @@ def adam_source(H):
 
 
 def _max_abs(a, b):
-    """Largest |a − b| over paired numbers (lists or numbers); None where either is missing or
-    the lengths differ; 0.0 for equal non-numbers, inf for unequal ones."""
+    """Largest |a − b| over paired numbers (lists, dicts with the same keys, or numbers); None
+    where either is missing or the lengths or keys differ; 0.0 for equal non-numbers, inf for
+    unequal ones."""
     if isinstance(a, list) or isinstance(b, list):
         if not isinstance(a, list) or not isinstance(b, list) or len(a) != len(b):
             return None
         vals = [_max_abs(x, y) for x, y in zip(a, b)]
+        return None if any(v is None for v in vals) else max(vals, default=0.0)
+    if isinstance(a, dict) or isinstance(b, dict):  # the same keys, the largest over them
+        if not isinstance(a, dict) or not isinstance(b, dict) or set(a) != set(b):
+            return None
+        vals = [_max_abs(a[k], b[k]) for k in a]
         return None if any(v is None for v in vals) else max(vals, default=0.0)
     if a is None or b is None:
         return None if a is not b else 0.0
@@ -748,9 +754,12 @@ torch.save({"model": model.state_dict(), "record": rec, "threads": torch.get_num
 """
 
 
-def _train_under(commit, config, settings, notebook, desc):
+def _train_under(commit, config, settings, notebook, desc, script=None, extra=None, env=None):
     """Train ``config`` with the code of ``commit`` (``code_snapshot``) in a subprocess on one
-    thread; return (its parameters, the record its ``run`` returned, its thread count)."""
+    thread; return (its parameters, the record its ``run`` returned, its thread count).
+    ``script`` (default ``_SNAPSHOT_RUN``: ``helpers.classification.run``) is the code the
+    subprocess runs, ``extra`` more of its arguments, ``env`` more of its environment (e.g.
+    another checkpoint folder)."""
     import os
     import subprocess
     import sys
@@ -762,12 +771,12 @@ def _train_under(commit, config, settings, notebook, desc):
     out = checkpoints_dir() / notebook / "trained.pt"
     out.parent.mkdir(parents=True, exist_ok=True)
     args = {"code_dir": str(code), "config": config, "n_train": settings["n_train"],
-            "n_eval": settings["n_eval"], "eval_samples": settings["eval_samples"],
-            "notebook": notebook, "desc": desc, "out": str(out)}
+            "n_eval": settings["n_eval"], "eval_samples": settings.get("eval_samples"),
+            "notebook": notebook, "desc": desc, "out": str(out), **(extra or {})}
     env = {**os.environ, "BBB_CHECKPOINT_DIR": str(checkpoints_dir()), "OMP_NUM_THREADS": "1",
-           "MKL_NUM_THREADS": "1", "PYTHONPATH": str(code)}
-    subprocess.run([sys.executable, "-c", _SNAPSHOT_RUN, json.dumps(args)], cwd=code, env=env,
-                   check=True)
+           "MKL_NUM_THREADS": "1", "PYTHONPATH": str(code), **(env or {})}
+    subprocess.run([sys.executable, "-c", script or _SNAPSHOT_RUN, json.dumps(args)], cwd=code,
+                   env=env, check=True)
     state = torch.load(out, map_location="cpu", weights_only=False)
     out.unlink()
     return state["model"], state["record"], state["threads"]
@@ -892,3 +901,249 @@ def _adam_store(key, H, entry, meta):
         out.update(meta)
         atomic_write_bytes(path, (json.dumps(out, indent=1) + "\n").encode())
     return out
+
+
+# ---- σ measured in notebook 06's (and 05's) final BBB runs: reruns of seeds 0, 1, 2 ----
+#
+# The final BBB records of notebook 06's plan v3 (results/06_alternatives/v3/final/bbb/, which
+# notebook 05 reads too) hold no σ and no checkpoint of them is kept. So each seed's run is
+# trained again as it was run: ``helpers.alternatives_final.run_one`` of the record's own commit
+# (helpers/ by ``git archive``, a subprocess on one thread, the plan's search records giving the
+# choice, its own record and checkpoints written apart), and σ is read from the network it
+# trained. Whether the rerun reproduced the record (every score it holds) is part of the result.
+
+ALT_NB = "06_alternatives"
+BBB06_NOTEBOOK = "06_bbb_sigma_check"  # the reruns' checkpoint folder (not the campaign's)
+BBB06_SETTINGS = {"default": dict(seeds=[0, 1, 2], n_train=None, n_eval=None, overrides={}),
+                  "smoke": dict(seeds=[0], n_train=1_000, n_eval=500,
+                                overrides=dict(H=16, epochs=1))}
+# what a final record holds that a rerun must reproduce (not: wall times, machine, code)
+BBB06_COMPARED = ("full", "subset", "mc_repeats", "subset_size", "test_samples", "stored_floats",
+                  "setting", "epochs", "chosen", "failed", "map_network")
+BBB06_NOTE = ("seeds of notebook 06's final BBB runs (plan v3), each trained again through "
+              "helpers.alternatives_final.run_one with the code of its record's commit (helpers/ "
+              "by git archive, one thread), the choice read from the committed search records; "
+              "σ read from the network at its end (ρ drift from ρ₀, where every ρ starts). The "
+              "scores computed here are the reported runs' own (same seed, same code path), "
+              "already reported: nothing is chosen from them.")
+
+
+def bbb06_path():
+    """The measurements' file (under ``results_dir()``: the smoke profile's under build/)."""
+    return results_dir() / ALT_NB / "v3" / "bbb_sigma_check.json"
+
+
+def bbb06_load():
+    """The stored measurements, or None."""
+    p = bbb06_path()
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def bbb06_source(seed):
+    """The committed final BBB record of ``seed``: its path relative to the project."""
+    return Path("results") / ALT_NB / "v3" / "final" / "bbb" / f"seed{int(seed)}.json"
+
+
+# run in a subprocess from a code snapshot: alternatives_final.run_one as the final runs were
+# made (tools/alternatives_search.py final), keeping the network it trained
+_FINAL_RUN = """
+import json, os, sys, torch
+torch.set_num_threads(1)
+import helpers as H
+from helpers import alternatives_final as F
+a = json.loads(sys.argv[1])
+assert os.path.abspath(H.__file__).startswith(a["code_dir"]), H.__file__
+data = H.load_images("MNIST", n_train=a["n_train"], n_test=a["n_eval"])
+x_ood = H.load_images("FashionMNIST", n_test=a["n_eval"]).x_test
+chosen = F.choices(partial=True)
+c = chosen[a["method"]]
+assert (c["name"], c["epochs"]) == (a["chosen"], a["epochs"]), (c["name"], c["epochs"])
+if a["overrides"]:
+    o = a["overrides"]
+    chosen[a["method"]] = {**c, "config": {**c["config"], **o},
+                           "epochs": o.get("epochs", c["epochs"])}
+got = {}
+networks = F.networks
+def keep(*args, **kw):
+    obj, wall = networks(*args, **kw)
+    got["model"] = obj
+    return obj, wall
+F.networks = keep
+rec = F.run_one(a["method"], a["seed"], data, x_ood, chosen,
+                progress_fn=lambda m: print(m, flush=True))
+torch.save({"model": got["model"].state_dict(), "record": rec, "threads": torch.get_num_threads()},
+           a["out"])
+"""
+
+
+def compare_final(rerun, record, keys=BBB06_COMPARED):
+    """Whether ``rerun`` (a final record ``run_one`` returned) reproduced ``record`` (the
+    committed one): {"scores": {"full.<metric>" / "subset.<metric>": |Δ|}, "fields": {key: max
+    |Δ|} over ``keys``, "exact": every compared value equal, "max_abs_diff": the largest (None
+    where something could not be paired), "max_score_diff": the largest over the scores}."""
+    scores = {}
+    for part in ("full", "subset"):
+        a, b = rerun.get(part) or {}, record.get(part) or {}
+        for k in sorted(set(a) | set(b)):
+            scores[f"{part}.{k}"] = _max_abs(a.get(k), b.get(k))
+    fields = {k: _max_abs(rerun.get(k), record.get(k)) for k in keys
+              if k in rerun or k in record}
+    diffs = list(scores.values()) + list(fields.values())
+    return {"scores": scores, "fields": fields, "exact": all(d == 0.0 for d in diffs),
+            "max_abs_diff": None if any(d is None for d in diffs) else max(diffs, default=0.0),
+            "max_score_diff": (None if not scores or any(d is None for d in scores.values())
+                               else max(scores.values()))}
+
+
+def bbb06_rerun(seed, settings, log=print):
+    """Train the committed final BBB run of ``seed`` again as it was run (``_FINAL_RUN`` under its
+    record's commit; ``settings``' overrides in the smoke profile); return the file's entry: σ
+    and ρ drift per weight matrix at the end (``posterior_state`` from ρ₀: every ρ starts there),
+    the same for the biases, the narrow component's share, section 3's reading
+    (``shifted_uniformly``) and whether the rerun reproduced the record (``compare_final``)."""
+    import shutil
+
+    import torch
+
+    from .classification import RunConfig, build_model
+    from .posterior_checks import _linear_layers, layer_names, posterior_state
+    from .utils import checkpoints_dir
+    src = bbb06_source(seed)
+    record = json.loads((PROJECT / src).read_text())
+    commit = record["code"]["commit"]
+    folder = f"{BBB06_NOTEBOOK}/{commit[:12]}/seed{int(seed)}"
+    own = checkpoints_dir() / folder  # the rerun's own results and checkpoints
+    search = own / "results" / ALT_NB / "v3" / "search"
+    search.parent.mkdir(parents=True, exist_ok=True)
+    if not search.exists():
+        search.symlink_to(PROJECT / "results" / ALT_NB / "v3" / "search")  # read only
+    shutil.rmtree(own / "results" / ALT_NB / "v3" / "final", ignore_errors=True)
+    t0 = time.perf_counter()
+    extra = {"method": "bbb", "seed": int(seed), "chosen": record["chosen"],
+             "epochs": record["epochs"], "overrides": settings["overrides"]}
+    params, rec, threads = _train_under(
+        commit, None, settings, folder, f"bbb sigma check seed {seed}", script=_FINAL_RUN,
+        extra=extra, env={"BBB_RESULTS_DIR": str(own / "results"),
+                          "BBB_CHECKPOINT_DIR": str(own / "checkpoints")})
+    wall = time.perf_counter() - t0
+    cfg = RunConfig.from_dict(rec["setting"])
+    model = build_model(cfg)
+    model.load_state_dict(params)
+    start = {n: torch.full_like(lay.weight_rho, cfg.rho_init)
+             for n, lay in zip(layer_names(model), _linear_layers(model))}
+    layers = posterior_state(model, start)
+    entry = {"seed": int(seed), "source": str(src), "source_code": record.get("code"),
+             "ran_with": {"commit": commit, "how": "the record's commit (helpers/ by git "
+                          "archive), alternatives_final.run_one", "threads": threads},
+             "setting": rec["setting"], "rho_init": cfg.rho_init,
+             "sigma_start": _softplus(cfg.rho_init), "layers": layers,
+             "biases": bias_state(model, cfg.rho_init), "layer_order": layer_names(model),
+             "shifted_uniformly": shifted_uniformly(layers),
+             "scores": {k: rec.get(k) for k in ("full", "subset")},
+             "record_scores": {k: record.get(k) for k in ("full", "subset")},
+             "reproduced": compare_final(rec, record), "wall_s": round(wall, 1)}
+    top = max(v["sigma_q"][2] for v in layers.values())
+    log(f"seed {seed}: {wall:.0f} s; reproduced exactly: {entry['reproduced']['exact']} (max "
+        f"|Δ| {entry['reproduced']['max_abs_diff']}); σ 95th pct {top:.4g} (start "
+        f"{entry['sigma_start']:.4g}); shifted uniformly: {entry['shifted_uniformly']}")
+    return entry
+
+
+def bbb06_run_all(profile="default", seeds=None, log=print):
+    """Rerun every seed of ``seeds`` (default: the profile's) not yet in the file, in order, one
+    at a time, writing the file (with its ``text``, ``bbb06_text``) atomically after each;
+    return it. A stored ``text`` that today's ``bbb06_text`` renders otherwise is rendered again
+    first (nothing else changes)."""
+    import torch
+    settings = BBB06_SETTINGS[profile]
+    out = bbb06_load() or {}
+    if out.get("seeds") and out.get("text") != bbb06_text(out):  # rendered by today's code
+        out["text"] = bbb06_text(out)
+        atomic_write_bytes(bbb06_path(), (json.dumps(out, indent=1) + "\n").encode())
+    for s in (seeds if seeds is not None else settings["seeds"]):
+        if str(s) in out.get("seeds", {}):
+            log(f"seed {s}: done already")
+            continue
+        entry = bbb06_rerun(s, settings, log=log)
+        out = bbb06_load() or {}  # read again: another process may have added a seed
+        got = {**out.get("seeds", {}), str(s): entry}
+        out["seeds"] = {k: got[k] for k in sorted(got, key=int)}
+        out.update(profile=profile, settings=settings, code=code_label(), machine=machine_info(),
+                   threads=torch.get_num_threads(), note=BBB06_NOTE,
+                   created=datetime.datetime.now(datetime.timezone.utc).isoformat(
+                       timespec="seconds"))
+        out["text"] = bbb06_text(out)
+        path = bbb06_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, (json.dumps(out, indent=1) + "\n").encode())
+    return out
+
+
+def _seeds_words(seeds):
+    from .report import and_list
+    return f"seed{'s' if len(seeds) > 1 else ''} {and_list([str(s) for s in seeds])}"
+
+
+def _rule_numbers(layers):
+    """(ρ's 95th-percentile change, the largest over layers; its median change, the smallest
+    over layers): the two numbers ``shifted_uniformly`` compares."""
+    return (max(v["rho_drift_q"][1] for v in layers.values()),
+            min(v["rho_drift_q"][0] for v in layers.values()))
+
+
+def bbb06_text(measured, n_runs=None):
+    """One or two plain sentences for notebook 06's reader, from ``measured`` (``bbb06_load()``'s
+    value): whether σ learned in each rerun seed by section 3's rule of notebook 01
+    (``shifted_uniformly``: ρ's 95th-percentile change from its start more than 1.1 times its
+    median), with those two numbers (ranges over the seeds) and σ's median and 5th–95th
+    percentiles at the end (ranges over layers and seeds) beside its start; then whether each
+    rerun reproduced its record's scores exactly. '' without a seed. ``n_runs``: how many
+    final BBB runs there are (default: the committed records')."""
+    got = (measured or {}).get("seeds") or {}
+    if not got:
+        return ""
+    if n_runs is None:
+        n_runs = len(list((PROJECT / bbb06_source(0)).parent.glob("seed*.json")))
+    seeds = [int(s) for s in got]
+    still = [s for s in seeds if shifted_uniformly(got[str(s)]["layers"])]
+    learned = [s for s in seeds if s not in still]
+
+    def rng(xs, digits=3):  # significant digits; one number where they agree
+        a, b = f"{min(xs):.{digits}g}", f"{max(xs):.{digits}g}"
+        return a if a == b else f"{a}–{b}"
+
+    def rule(group):
+        nums = [_rule_numbers(got[str(s)]["layers"]) for s in group]
+        return (f"ρ's 95th-percentile change from its start {rng([t for t, _ in nums])} "
+                f"against a median change of {rng([m for _, m in nums])}")
+    lay = [v for e in got.values() for v in e["layers"].values()]
+    lo, hi = min(v["sigma_q"][0] for v in lay), max(v["sigma_q"][2] for v in lay)
+    start = rng([e["sigma_start"] for e in got.values()])
+    answer = "Yes" if not still else "No" if not learned else "Not in every seed"
+    first = (f"{answer}, by [notebook 01](01_mnist_classification.ipynb)'s test (section 3): "
+             f"in {_seeds_words(seeds)} of the {n_runs} final BBB runs, trained again, ")
+    if learned:
+        first += (f"σ learned{' in ' + _seeds_words(learned) if still else ''}, spreading apart "
+                  f"weight by weight ({rule(learned)})")
+    if still:
+        first += ("; " if learned else "") + (
+            f"σ shifted uniformly{' in ' + _seeds_words(still) if learned else ''}, every ρ "
+            f"moving by about the same amount ({rule(still)}): it did not learn")
+    med = [v["sigma_q"][1] for v in lay]
+    first += (f"; at the end σ's median over a layer's weights is {rng(med)} and its 5th–95th "
+              f"percentiles span {rng([lo, hi])}, from {start} at the start.")
+    exact = [s for s in seeds if got[str(s)]["reproduced"]["exact"]]
+    off = [s for s in seeds if s not in exact]
+    if not off:
+        second = ((f"Each rerun" if len(seeds) > 1 else "The rerun") + " reproduced every "
+                  "score of its record exactly, so " + ("these are the σ of the reported runs."
+                                                        if len(seeds) > 1 else
+                                                        "this is the σ of the reported run."))
+    else:
+        d = [got[str(s)]["reproduced"].get("max_score_diff") for s in off]
+        second = (f"The rerun of {_seeds_words(off)} did not reproduce its record exactly ("
+                  + ("scores not comparable" if any(x is None for x in d) else
+                     f"largest score difference {max(d):.2g}")
+                  + "): its σ is that of the same recipe and seed, not of the reported run"
+                  + (f"; {_seeds_words(exact)} reproduced exactly" if exact else "") + ".")
+    return first + " " + second

@@ -578,9 +578,23 @@ def test_robustness_reading_lists_near_misses_as_bullets():
                         "bbb < map on nll": {"verdicts": [NR] * 3, "p_holm": [0.4, 0.5, 0.6]}}}
     text = R.robustness_text({"families": fam, "mc_robustness": rob})
     assert "every one of the 2 verdicts stays the same." in text
-    assert text.endswith("Near the threshold (a Holm p from 0.01 to 0.1 in the test or under "
-                         "another draw):\n\n- BBB vs MC dropout (test NLL, BBB worse): Holm p "
-                         "0.004; 0.003–0.028 under the other draws.")
+    # the one rule (Terms): a decided verdict, the test's Holm p printed first, then why
+    assert text.endswith("Near the threshold (as defined under Terms):\n\n- BBB vs MC dropout "
+                         "(test NLL, BBB worse): Holm p 0.004, but up to 0.028 under other "
+                         "draws.")
+    assert R.near_label(0.031, [0.039, 0.046]) == ("Holm p 0.031; 0.039–0.046 under other "
+                                                   "draws: near the threshold")
+    assert R.near_label(0.004, [0.003, 0.004]) == ""  # neither in [0.01, 0.1)
+    assert "2 of 3 other draws put it across 0.05" in R.near_label(0.04, [0.06, 0.07, 0.03])
+    # a not-resolved claim whose other draws reach below 0.1 is not flagged, but said apart
+    fam["test NLL"]["bbb < map on nll"]["p_holm"] = 0.16
+    rob["test NLL"]["bbb < map on nll"]["p_holm"] = [0.095, 0.12, 0.13]
+    text = R.robustness_text({"families": fam, "mc_robustness": rob})
+    near = text.split("Near the threshold")[1].split("Not resolved in the test")[0]
+    assert "MAP" not in near and "BBB vs MAP (test NLL): Holm p 0.160; 0.095–0.130" in text
+    fam["test NLL"]["bbb < map on nll"]["p_holm"] = 0.5
+    rob["test NLL"]["bbb < map on nll"]["p_holm"] = [0.4, 0.5, 0.6]
+    text = R.robustness_text({"families": fam, "mc_robustness": rob})
     assert "predictive seeds" not in text and "Monte-Carlo" not in text  # plain words
     assert "MAP (test NLL)" not in text
     # a changed verdict is named; nothing near the threshold: no list
@@ -801,7 +815,7 @@ def test_the_headline_answers_in_two_sentences():
            ", BBB is better than MAP (+0.038 [+0.014, +0.061]) and not resolved at 4 seeds " \
            "against IVON (+0.006 [−0.008, +0.020])." in text
     assert "separated" not in text
-    assert "The Laplace fit is worse on NLL than the MAP network it wraps: a failed fit" in text
+    assert "Laplace: the fit is worse on NLL than the MAP network it wraps: a failed fit" in text
     assert "holds" not in text and text.count(". ") <= 6
     text = R.headline_text(_story(nll_fit=0.06))
     assert "failed fit" not in text and "Laplace (last layer)" not in text
@@ -1244,7 +1258,20 @@ def test_notebook_05s_claims_which_bbb_and_the_sigma_placeholder(monkeypatch, tm
         assert ("near the threshold" in r[-1]) == theirs[rival]["near"]
     near = R.near_threshold(s, v2)
     text = R.headline_text(s, v2)
-    assert text.count("near the threshold") == len(near)
+    ece = R.nb05_ece(v2)  # notebook 05's ECE claims: the answer's ECE bullet, its flags
+    assert text.count("near the threshold") == len(near) + sum(c["near"] for c in ece)
+    for key, words in near.items():  # the test's Holm p before the flag, as in Terms
+        assert words.startswith("Holm p ") and words.endswith(": near the threshold")
+    if ece:
+        wins = [c for c in ece if c["word"] == R.WORDS["holds"]]
+        assert "On ECE (lower is better; tested in [notebook 05](05_uncertainty.ipynb)), BBB " \
+            "is better calibrated than" in text
+        assert "*ECE: tested in [notebook 05](05_uncertainty.ipynb)*" in R.not_tested_text(v2)
+        assert "shown, not tested" not in R.not_tested_text(v2).split("*Cost")[0]
+        for c in wins:
+            assert f"{R._fmt(c['mean'], 4)} [{R._fmt(c['ci'][0], 4)}" in R.ece_text(v2)
+        assert f"{100 * max(-c['mean'] for c in wins):.2f} percentage points" in \
+            R.story_takeaways(s, fair=R.load_fair(), nb05=v2)
     assert R.headline_text(s).count("near the threshold") == len(R.near_threshold(s))
     # which BBB: the plan's prior and samples, the records' test samples and notebook 01's error
     plan = json.loads((ROOT / "results" / "06_alternatives" / "plan_v3.json").read_text())

@@ -930,8 +930,7 @@ def found_paper_protocol():
     c, g = cells["bbb_mixture_h400"], cells.get("bbb_gaussian_h400")
     rho0 = f"{plan['fixed']['rho_init']:g}".replace("-", "−")
     text = ("**Table 1, the paper's protocol.** Trained as the paper describes, with our fill-ins "
-            f"where it is silent (σ = log(1 + e^ρ) starting at ρ₀ = {rho0}; one learning rate "
-            "for μ and ρ), the 2×400 scale "
+            f"where it is silent (σ's start, ρ₀ = {rho0}), the 2×400 scale "
             f"mixture errs on {100 * c['mean']:.2f}% ({_seeds(c['n'])}; paper "
             f"{100 * c['published']:.2f}%)")
     if g:
@@ -963,7 +962,7 @@ def found_modern_recipe():
              for (W, a, b), x in eff.items() if W == 400 and x.get("paper") is not None]
     if named and " differences lies" in ex:  # which differences: the paper's, as notebook 01
         ex = ex.replace(" differences lies", f" differences ({', '.join(named)}) lies", 1)
-    text = ("**Table 1, a modern recipe.** With every method trained by Adam"
+    text = ("**Table 1, a modern recipe.** With Adam for every method"
             + (f", {ex}. " if ex else ", t")
             + ("T" if ex else "") + f"he warm-started 2×400 scale mixture errs on "
             f"{100 * c['mean']:.2f} ± {100 * c['sd']:.2f}% ({c['n']} seeds; paper "
@@ -973,7 +972,7 @@ def found_modern_recipe():
     if ctl and ctl.get("ci_adj"):
         text += (f"; against its start net trained on as long, "
                  f"{_pp(ctl['diff'])} pp {_interval(ctl['ci_adj'])[:-3]}")
-    return text + " (intervals adjusted, as in notebook 01)."
+    return text + " (intervals adjusted)."
 
 
 def _mcnemar_all(rec, H, ranking="SNR"):
@@ -1015,7 +1014,7 @@ def found_pruning():
             if fs:
                 text += (f". At 2×{W}, SNR beats |μ| at "
                          f"{'–'.join(dict.fromkeys([fs[0], fs[-1]]))}% removed on all "
-                         f"{nets} networks (McNemar tests per network, exploratory)")
+                         f"{nets} networks (exploratory)")
     return text.replace(" -", " −").replace("[-", "[−") + "."
 
 
@@ -1098,10 +1097,38 @@ def _and(names):
     return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
+def _nb06_answer(v3):
+    """Notebook 06's answer in one clause, from its analysis and its Laplace refits
+    (helpers.alternatives_report, read only): whether BBB is worth it at this budget, the
+    cheapest rival that beats it on every tested score with its training time against BBB's
+    (multiples of MAP's), and the validation-grid refits being MAP's network; '' without it."""
+    from helpers import alternatives_report as R
+    cost = v3.get("cost", {})
+    ratio = lambda m: cost.get(m, {}).get("train_ratio_to_map")  # noqa: E731
+    es = [e for e in R.effects(v3) if e["word"] != R.FAILED_FIT]
+    scores = set(e["score"] for e in es)
+    beat = {}
+    for e in es:
+        if e["word"] == R.WORDS["reversed"]:
+            beat.setdefault(e["rival"], set()).add(e["score"])
+    every = [m for m, sc in beat.items() if sc == scores and ratio(m) is not None]
+    if not R.plain_answer(v3).startswith("No") or not every or ratio("bbb") is None:
+        return ""
+    m = min(every, key=ratio)
+    text = ""
+    fair = R.load_fair()
+    grid = {f["val_grid"]["outcome"] for f in (fair or {}).get("flavours", {}).values()}
+    if grid == {"equal to MAP"}:  # Laplace refitted with its prior chosen on validation data
+        text += ", or are MAP's network with their prior set on validation data"
+    return (text + f". Notebook 06: not worth it at this budget ({NAMES[m]} wins both at "
+            f"{ratio(m):.1f}× MAP's training time, BBB {ratio('bbb'):.1f}×)")
+
+
 def found_beyond():
     """Notebooks 05 and 06 (beyond the paper): BBB's AUROC against MAP and the best rival, the
-    rivals it beats on ECE, those that beat it on NLL, and the Laplace fits that failed (worse
-    than their own MAP network: no verdict, refitted or not)."""
+    rivals it beats on ECE (tested in notebook 05), those that beat it on NLL, the Laplace fits
+    that failed (worse than their own MAP network: no verdict), and notebook 06's answer
+    (``_nb06_answer``)."""
     v2 = _load("05_uncertainty/v2/summary.json")
     if not v2 or v2["interim"]:
         return None
@@ -1110,9 +1137,9 @@ def found_beyond():
     m, b = _best(v2, "auroc_entropy", max)
     base = v2["table"].get("map", {}).get("full", {}).get("auroc_entropy")
     auroc = "OOD AUROC (entropy)"
-    text = (f"**Beyond the paper.** BBB tells unfamiliar images (Fashion-MNIST) from MNIST with "
-            f"an AUROC of {a['mean']:.3f} ± {a['sd']:.3f} ({len(a['seeds'])} seeds)"
-            + (f", above MAP's {base['mean']:.3f} ({_word_of(v2, auroc, 'map')})" if base else "")
+    text = (f"**Beyond the paper.** Telling Fashion-MNIST from MNIST, BBB's AUROC is "
+            f"{a['mean']:.3f} ± {a['sd']:.3f} ({len(a['seeds'])} seeds)"
+            + (f": above MAP's {base['mean']:.3f} ({_word_of(v2, auroc, 'map')})" if base else "")
             + f", below {NAMES[m]}'s {b['mean']:.3f} ± {b['sd']:.3f} ({_word_of(v2, auroc, m)})")
     unresolved = [n for n in _rivals_with(v2, auroc, f"not resolved at {len(a['seeds'])} seeds")
                   if n not in (NAMES["map"], NAMES[m])]
@@ -1120,20 +1147,25 @@ def found_beyond():
     if unresolved:
         first = {"ensemble": "the deep ensemble"}  # its first use in the findings' Beyond
         text += f", not resolved against {_and([first.get(n, n) for n in unresolved])}"
-    ece = [the.get(n, n) + "'s" for n in _rivals_with(v2, "test ECE", "holds")]
+    text += "."
+    ece = [the.get(n, n) for n in _rivals_with(v2, "test ECE", "holds")]
     if ece:
-        text += f"; its ECE is lower than {_and(ece)} ({'both hold' if len(ece) == 2 else 'holds'})"
+        text += (f" Its ECE is lower than {_and([n + chr(39) + 's' for n in ece])} "
+                 f"({'both hold' if len(ece) == 2 else 'holds'}; tested in notebook 05)")
     v3 = _load("06_alternatives/v3/summary.json")
     if v3 and not v3["interim"]:
         from helpers.alternatives_report import failed_fits
         worse = [the.get(n, n) for n in _rivals_with(v3, "test NLL", "reversed")]
         if worse:
-            text += (f". On test NLL it loses to {_and(worse)} "
-                     f"({'both reversed' if len(worse) == 2 else 'reversed'})")
+            both = len(worse) == 2 and sorted(worse) == sorted(ece)
+            text += ((";" if ece else ".") + " on test NLL it loses to "
+                     + ("both" if both else _and(worse))
+                     + (" (reversed)" if both or len(worse) == 1 else " (all reversed)"))
         failed = failed_fits(v3)
         if failed:  # their refits: docs/reading.md and notebook 06
-            text += (f"; the {len(failed)} Laplace fits are worse than their own MAP network "
-                     "(failed fits: no verdict)")
+            text += (f". The {len(failed)} Laplace fits fail (worse than their own MAP "
+                     "network: no verdict)")
+        return text + _nb06_answer(v3) + "."
     return text + "."
 
 
@@ -1150,8 +1182,7 @@ def headline():
     if not s or not T.excluded_words(s) or not found_paper_protocol():
         return None
     text = ("**In short:** trained with Adam, none of Table 1's gaps between methods "
-            "reappear; trained the paper's own way, BBB's weight uncertainty never learned (no "
-            "verdict there)")
+            "reappear; trained the paper's way, BBB's weight uncertainty never learned")
     claims = pruning_claims()
     mu = [v for f, pairs in (claims if isinstance(claims, dict) else {}).items()
           for n, v in pairs if f == "95" and n.startswith("|μ|")]
@@ -1165,13 +1196,13 @@ def headline():
     if cheap and mu and mu[0].startswith("not resolved") and tests and \
             tests["greedy"]["verdict"].startswith("not resolved") and \
             all(tests[a]["verdict"] == "holds" for a in ("eps1", "eps5")):
-        text += ("; BBB's pruning costs as little as the paper says and its bandit beats random "
+        text += ("; BBB's pruning is as cheap as the paper says and its bandit beats random "
                  "exploration, but pruning by weight size alone and a never-exploring agent are "
                  "not measurably worse")
     v2 = _load("05_uncertainty/v2/summary.json")
     au = (v2 or {}).get("families", {}).get("OOD AUROC (entropy)", {})
     if any(k.startswith("mc_dropout < bbb") and c["verdict"] == "reversed" for k, c in au.items()):
-        text += "; dropout kept on at test time spots unfamiliar images better"
+        text += "; test-time dropout spots unfamiliar images better"
     return text + "."
 
 
