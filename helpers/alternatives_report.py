@@ -1578,7 +1578,7 @@ def failed_fit_text(summary):
     return "\n".join(out)
 
 
-PLAN_LINK = "../results/06_alternatives/plan_v3.json"
+PLAN_LINK = "../docs/choices.md#notebook-06s-plan-versions"  # names the plan file and its history
 FAIR_PLAN_LINK = "../results/06_alternatives/v3/laplace_fair/plan.json"
 
 

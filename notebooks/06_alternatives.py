@@ -107,7 +107,7 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(fair));
 #   t-test, Holm-corrected over the seven rivals, at level 0.05, with the 95% t-interval of the
 #   mean paired difference. All of this, the failed-fit rule excepted, was fixed in writing
 #   before any test number was seen
-#   ([the analysis plan](../results/06_alternatives/plan_v3.json)).
+#   ([the analysis plan](../docs/choices.md#notebook-06s-plan-versions), which names its file).
 # - *The subset.* With laplace-torch's own predictive the all-layer Laplace fits were too slow
 #   to score all 20,000 test images, so every method is also scored on a fixed random subset of
 #   2,000 MNIST + 2,000 Fashion-MNIST test images (section 4's refits use an exact, faster

@@ -27,3 +27,20 @@ def shared_data():
     if not (path / "MNIST" / "raw").exists():
         pytest.skip(f"no shared data at {path}")
     return path
+
+
+@pytest.fixture
+def committed(monkeypatch):
+    """Notebook 01's committed summaries (paper protocol, Adam recipe), read never written, with
+    results_dir() on the committed results for the readers of run records: (the paper
+    protocol's default settings, its summary, plan v1's summary)."""
+    import json
+    from pathlib import Path
+
+    from helpers import paper_protocol as P
+    results = Path(__file__).resolve().parent.parent / "results" / "01_mnist_classification"
+    paper, plan = results / "paper_protocol" / "summary.json", results / "plan_v1" / "summary.json"
+    if not paper.exists() or not plan.exists():
+        pytest.skip("no committed summaries")
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(results.parent))
+    return (P.settings("default"), json.loads(paper.read_text()), json.loads(plan.read_text()))

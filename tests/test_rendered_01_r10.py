@@ -15,19 +15,8 @@ from helpers import table1 as T
 
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "results" / T.NB
 
 
-@pytest.fixture
-def committed(monkeypatch):
-    """The committed summaries, read (never written), with results_dir() on the committed
-    results for the readers of run records."""
-    paper, plan = RESULTS / "paper_protocol" / "summary.json", RESULTS / "plan_v1" / "summary.json"
-    if not paper.exists() or not plan.exists():
-        pytest.skip("no committed summaries")
-    monkeypatch.setenv("BBB_RESULTS_DIR", str(ROOT / "results"))
-    return (P.settings("default"), json.loads(paper.read_text()),
-            json.loads(plan.read_text()))
 
 
 def _gauss(kl, H=400, rho=-6.0, s=1.0, singles=(0.03,)):

@@ -3,7 +3,6 @@ resolved ordering and the prior/start confound; "outside our interval" names the
 interval and the three-width exception; the predictor-rule count covers every BBB run (the
 random-start control included); the σ rule's threshold is the code's. Each check reads the
 committed results or planted records, so each can fail."""
-import json
 from pathlib import Path
 
 import pytest
@@ -14,17 +13,8 @@ from helpers import table1 as T
 
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "results" / T.NB
 
 
-@pytest.fixture
-def committed(monkeypatch):
-    paper, plan = RESULTS / "paper_protocol" / "summary.json", RESULTS / "plan_v1" / "summary.json"
-    if not paper.exists() or not plan.exists():
-        pytest.skip("no committed summaries")
-    monkeypatch.setenv("BBB_RESULTS_DIR", str(ROOT / "results"))
-    return (P.settings("default"), json.loads(paper.read_text()),
-            json.loads(plan.read_text()))
 
 
 def test_short_answer_names_the_paper_protocols_resolved_ordering(committed):

@@ -1234,7 +1234,7 @@ def test_notebook_06_text_carries_no_history_words():
     texts = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
     texts += ["".join(o.get("data", {}).get("text/markdown", "")) + "".join(o.get("text", ""))
               for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
-    words = re.compile(r"version \d|plan[- ]v\d|\bcommit|referee|issue \d", re.I)
+    words = re.compile(r"version \d|plan[-_ ]v\d|\bcommit|referee|issue \d", re.I)
     hits = [m.group(0) for t in texts for m in words.finditer(t)]
     assert not hits, f"history words in notebook 06: {hits}"
 
