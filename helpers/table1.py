@@ -930,7 +930,24 @@ def effects(rec):
         if e["ci"] and len(comp) > 1:
             e["m_widths"] = len(comp)
             e["ci_widths"] = stats.bonferroni_interval(*pair, len(comp))
+    for (W, a, b), e in out.items():  # σ did not learn there (``sigma_checked``): no verdict
+        if W in rec.get("mixture_unlearned", ()) and "bbb_mixture" in (a, b) and e["ci"]:
+            from .posterior_diagnostics import MIXTURE_NO_VERDICT
+            e.update(p_holm=None, verdict="no verdict", no_verdict=MIXTURE_NO_VERDICT)
     return out
+
+
+def sigma_checked(adam_rec, measured):
+    """Summary ``adam_rec`` (the Adam recipe's) with the paper widths at which the rerun of its
+    warm-started scale mixture found σ *shifted uniformly* (``measured``: posterior_diagnostics'
+    ``adam_load()``; its ``adam_unlearned``) under ``mixture_unlearned``: ``effects`` then reads
+    every comparison with the mixture there as ``MIXTURE_NO_VERDICT`` (no Holm p, no verdict
+    word), as the paper protocol's BBB rows are read where σ stayed put. A copy; ``adam_rec``
+    unchanged; None stays None."""
+    from .posterior_diagnostics import adam_unlearned
+    if adam_rec is None:
+        return None
+    return {**adam_rec, "mixture_unlearned": adam_unlearned(measured)}
 
 
 def _pp(x, sign=True, d=2):
@@ -1320,6 +1337,8 @@ def _verdict_of(e):
     *not shown comparable* for mixture − dropout; '' below two seeds."""
     if not e or not e["ci"]:
         return ""
+    if e.get("no_verdict"):
+        return e["no_verdict"]
     return comparable_words(e) if e["family"] == "comparable" else _verdict_word(e)
 
 

@@ -38,7 +38,8 @@ pp, tp = P.settings(prof), TP.settings(TP.load_plan(), prof)
 if TRAIN_MISSING and PROFILE == "smoke":  # seconds; in `default` nothing is trained here
     P.drive(H.load_mnist(n_train=pp["n_train"], n_test=pp["n_eval"]), pp, log=lambda m: None)
     TP.drive(tp, log=lambda m: None, poll_s=0.01)
-paper_run, adam = P.write_summary(pp), TP.write_summary(tp)
+paper_run, measured = P.write_summary(pp), PD.adam_load()  # σ measured in the Adam runs
+adam = T.sigma_checked(TP.write_summary(tp), measured)  # no verdict where σ did not learn
 
 # %%
 sigma = PD.fixed_sigma(PD.load())  # σ where the paper's protocol left it; None if it learned
@@ -60,7 +61,7 @@ R.show_markdown(T.plain_answer(paper_run, adam, sigma_fixed=sigma));
 
 # %%
 R.show_markdown(T.answer(paper_run, adam, sigma_fixed=sigma))
-get, warm, measured = T.adam_records(adam), T.warm_widths(adam, raw=True), PD.adam_load()
+get, warm = T.adam_records(adam), T.warm_widths(adam, raw=True)
 R.show_markdown(T.sigma_rule_words(PD.load(), measured))
 R.show_markdown(PD.adam_sigma_check(get, adam["widths"], T.BRIEF, warm, measured));
 

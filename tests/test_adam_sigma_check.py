@@ -163,3 +163,25 @@ def test_committed_measurements_appear_in_notebook_01():
     assert len(rows) == len(widths)
     for line in rows:
         assert line in shown, line
+
+
+def test_table1_reads_no_verdict_where_the_mixtures_sigma_did_not_learn(committed):
+    """helpers.table1 routes the Adam recipe's mixture comparisons through the rule: where the
+    rerun found σ shifted uniformly (planted at 2×400) every comparison with the mixture there
+    reads ``MIXTURE_NO_VERDICT`` with no Holm p; elsewhere, and with σ learned, unchanged."""
+    _, paper, plan = committed
+    base = T.effects(plan)
+    assert T.effects(T.sigma_checked(plan, LEARNED)) == base
+    void = T.effects(T.sigma_checked(plan, SHIFTED))
+    hit = [k for k in void if k[0] == 400 and "bbb_mixture" in k[1:] and void[k]["ci"]]
+    assert hit
+    for k, e in void.items():
+        if k in hit:
+            assert T._verdict_of(e) == PD.MIXTURE_NO_VERDICT and e["p_holm"] is None
+        else:
+            assert e == base[k]
+    _, rows = T.answer_rows(paper, T.sigma_checked(plan, SHIFTED))
+    assert any(PD.MIXTURE_NO_VERDICT in r[3] for r in rows)
+    _, rows = T.answer_rows(paper, T.sigma_checked(plan, LEARNED))
+    assert not any(PD.MIXTURE_NO_VERDICT in r[3] for r in rows)
+    assert T.sigma_checked(None, SHIFTED) is None and "mixture_unlearned" not in plan
