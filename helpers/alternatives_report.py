@@ -758,7 +758,7 @@ def version1_text(summary, v1=None, searches=None, recs=None):
     return "\n".join(out)
 
 
-def robustness_text(summary, skip=(), nb05=None):
+def robustness_text(summary, skip=(), nb05=None, brief=False):
     """Whether any verdict rests on one draw of the predictive's samples: the claims retested
     with every sampling method scored with each extra predictive seed (``mc_robustness``);
     claims against a rival in ``skip`` (failed fits: no verdict) are left out, and those
@@ -801,6 +801,9 @@ def robustness_text(summary, skip=(), nb05=None):
             + (f"{total - len(changed)} of {total} verdicts stay the same under all {n}"
                if changed else f"every one of the {total} verdicts stays the same"))
     text += (": changed: " + "; ".join(changed) + "." if changed else ".")
+    if brief:  # the notebook: the count; each claim's Holm p under the other draws: docs/
+        return text + (f" Each claim's Holm p under the other draws: [details]({DETAILS_LINK}"
+                       "#sampling-draws)." if close or low else "")
     if close:
         text += ("\n\nNear the threshold (as defined under Terms):\n\n"
                  + "\n".join(f"- {x}." for x in close))
@@ -1353,8 +1356,8 @@ def effect_rows(summary, nb05=None):
     fit's row has no p-values. The claims notebook 05 tests (``IN_NOTEBOOK_05``) appear only
     with ``nb05`` (its summary, ``load_nb05``), read from it and marked as tested there, with
     notebook 05's near-threshold flag."""
-    header = ["score", "rival", "scored on", "BBB − rival (mean)", "95 % interval",
-              "p (Holm)", "sign test p", "outcome"]
+    header = ["score (NLL: lower is better; AUROC: higher)", "rival", "scored on",
+              "BBB − rival (mean)", "95 % interval", "p (Holm)", "sign test p", "outcome"]
     theirs = nb05_claims(nb05) if nb05 else {}
     rows = []
     for e in effects(summary):
@@ -1368,12 +1371,10 @@ def effect_rows(summary, nb05=None):
         fit = e["word"] == FAILED_FIT
         word = e["word"] + (" (interim)" if summary.get("interim") else "")
         if in05:
-            near = _near_words(theirs[e["rival"]])
-            word += " (tested in notebook 05" + (f"; {near}" if near else "") + ")"
-        rows.append([e["score"] + (" (lower is better)" if e["lower_better"] else
-                                   " (higher is better)"),
-                     LABELS[e["rival"]], "2,000 + 2,000-image subset" if e["on"] == "subset"
-                     else "full test sets", _effect(e, False),
+            near = theirs[e["rival"]].get("near")
+            word += " (tested in notebook 05" + ("; near the threshold" if near else "") + ")"
+        rows.append([e["score"], LABELS[e["rival"]], "subset" if e["on"] == "subset"
+                     else "full", _effect(e, False),
                      f"[{_fmt(e['ci'][0], e['digits'])}, {_fmt(e['ci'][1], e['digits'])}]"
                      if e["ci"] else "—",
                      f"{e['p_holm']:.2g}" if e["p_holm"] is not None and not fit else "—",
@@ -1531,11 +1532,27 @@ def effects_text(summary):
     return "\n".join(out)
 
 
-def families_text(summary):
+def families_text(summary, brief=False):
     """The Holm families, named: per score, how many claims Holm corrects over, which rivals
-    they compare BBB with, and which notebook tests which of them (``IN_NOTEBOOK_05``)."""
+    they compare BBB with, and which notebook tests which of them (``IN_NOTEBOOK_05``).
+    ``brief``: one paragraph (the rivals are the table's rows)."""
     if summary is None:
         return ""
+    if brief:
+        sizes, in05 = [], []
+        for family, claims in summary["families"].items():
+            k = {r.get("family_size") for r in claims.values()} - {None}
+            sizes.append(f"{SCORE_OF.get(family, (None, family))[1]} "
+                         f"({k.pop() if len(k) == 1 else len(claims)} claims)")
+            here05 = [SHORT[_rival(c)] for c in claims if (family, _rival(c)) in IN_NOTEBOOK_05]
+            if here05:
+                in05.append(f"the {SCORE_OF.get(family, (None, family))[1]} claims against "
+                            f"{_join(here05)} are tested in {NOTEBOOK_05} (the same runs, test "
+                            "and family)")
+        return ("**The Holm families.** One per score, " + _join(sizes) + ", one claim per "
+                "rival, the failed fits' claims included in the count"
+                + ("; " + "; ".join(in05) if in05 else "") + ". Each refit of section 4 takes "
+                "its Laplace variant's place in a copy of its score's family.")
     out = ["**The Holm families.** Holm's correction runs over the claims of one score, one "
            "claim per rival, the failed fits' claims included in the count:", ""]
     for family, claims in summary["families"].items():
@@ -1861,12 +1878,8 @@ def story_takeaways(summary, ps=None, fair=None, nb05=None):
     cost = summary.get("cost", {})
     ratio = lambda m: cost.get(m, {}).get("train_ratio_to_map")  # noqa: E731
     beat = list(dict.fromkeys(e["rival"] for e in es if e["word"] == WORDS["reversed"]))
-    out = ["- **Verdict.** " + verdict_words(summary, near_threshold(summary, nb05))]
-    deciding = [e for e in es if e["word"] == WORDS["reversed"]]
-    if deciding:
-        out[0] += (" The deciding intervals, BBB − rival: "
-                   + "; ".join(f"{SHORT[e['rival']]}, {e['score']} {_effect(e)}"
-                               for e in deciding) + ".")
+    out = ["- **Verdict.** " + verdict_words(summary)
+           + " (Each difference with its interval: the answer at the top and Table 6.3.)"]
     wins = [c for c in nb05_ece(nb05) if c["word"] == WORDS["holds"]] if nb05 else []
     if wins:
         out[0] += (f" On ECE (tested in {NOTEBOOK_05}) BBB is better calibrated than "
@@ -2104,7 +2117,7 @@ def fair_test_rows(fair, summary):
     return header, rows
 
 
-def fair_text(fair):
+def fair_text(fair, brief=False):
     """What Table 6.5 shows, as short bullets rendered from the analysis: what the marginal
     likelihood does, what the validation grid chooses (near MAP or at the cap) and what that
     means for the AUROC; the reproduction check; when the check was made."""
@@ -2147,6 +2160,17 @@ def fair_text(fair):
                + ", fit − MAP " + _join([_small_ci(*_diff(vg[f]["fit_minus_map_nll"]["full"]), 4)
                                          for f in P.FLAVOURS]) + ".")
     au = [vg[f]["fit_minus_map_auroc"] for f in P.FLAVOURS]
+    if brief:  # Table 6.5 has the δ and NLL; the notebook keeps what the table lacks
+        return (f"**What the refits show.** With the marginal likelihood's δ "
+                + (f"{_join(failed)} {'stays a failed fit' if len(failed) == 1 else 'stay failed fits'}"
+                   ": it adds more uncertainty than the test data support. " if failed else
+                   "no fit is a failed fit. ")
+                + "The validation grid picks a δ so large (on some seeds the cap, where the fit "
+                "is MAP's network) that the fit adds almost no uncertainty around this MAP "
+                f"network: its OOD AUROC stays within a few thousandths of MAP's "
+                f"({mp['auroc_entropy']:.3f}), fit − MAP "
+                + _join([_small_ci(*_diff(a), 3) for a in au]) + " (the three fits in turn). "
+                f"Per-tensor δ over the seeds: [details]({DETAILS_LINK}#the-refits-in-full).")
     out.append("- *What that means.* A Laplace fit whose δ is chosen on validation NLL adds "
                "almost no uncertainty around this MAP network, so its OOD AUROC stays within a "
                f"few thousandths of MAP's ({mp['auroc_entropy']:.3f}): fit − MAP "
@@ -2281,23 +2305,19 @@ def fair_method_text():
                    if v["fast_vs_library_max"] is not None)
     except (OSError, ValueError, KeyError, IndexError):
         fast = None
-    return ("**How the refits choose δ.** Around the same MAP networks, each of the three "
-            "fits takes its prior precision δ two ways: (a) the marginal likelihood of the "
-            "training data (its evidence p(D | δ), maximised over δ) with one δ per weight "
-            "tensor; (b) one δ minimising the validation NLL of the linearised (GLM) predictive "
-            f"on the first {P.VAL_IMAGES:,} validation images (never a test image), over "
-            f"log10 δ = {_fmt(lo, 0)}, …, {_fmt(hi, 0)}, widened a decade at a time while the best value lies at "
-            f"an end, up to a cap of 10^{cap} (where the fit is MAP's network), then refined to "
-            "quarter decades. Each is scored on the full test sets and on the plan's subset with "
-            "an exact, faster implementation of the same predictive"
-            + (f" (largest difference in a predicted probability from laplace-torch's, on "
-                f"validation images: {fast:.0e})"
+    return ("**How the refits choose δ.** Around the same MAP networks, each fit takes δ two "
+            "ways: (a) the marginal likelihood (the training data's evidence p(D | δ)), "
+            "maximised with one δ per weight tensor; (b) one δ minimising the validation NLL of "
+            f"the linearised (GLM) predictive on the first {P.VAL_IMAGES:,} validation images, "
+            f"over log10 δ = {_fmt(lo, 0)}, …, {_fmt(hi, 0)}, widened a decade at a time while "
+            f"the best value lies at an end (cap 10^{cap}, where the fit is MAP's network), then "
+            "refined to quarter decades. Both are scored with an exact, faster implementation of "
+            "the same predictive"
+            + (f" (largest difference from laplace-torch's predicted probabilities: {fast:.0e})"
                if fast is not None else "")
-            + ". Table 6.5 gives the scores on the full test sets, with the failed-fit rule "
-            "above; Table 6.6 tests, on each row that is not a failed fit, the plan's two "
-            "claims with the row in place of the plan's, on the images the plan uses for that "
-            "Laplace variant (why these fits were added: "
-            f"[docs/choices.md]({FAIR_CHOICES_LINK})).")
+            + ". Table 6.6 tests each refit that is not a failed fit in place of the plan's "
+            "claim on the same Laplace variant, on the same images "
+            f"([why these fits]({FAIR_CHOICES_LINK})).")
 
 
 def fair_answer(fair):
@@ -2542,7 +2562,7 @@ def not_tested_text(v2):
     cs = nb05_ece(v2)
     ece = (f"*ECE: tested in {NOTEBOOK_05}* on these same runs (BBB against "
            f"{_join([SHORT[c['rival']] for c in cs])}, its own Holm family of "
-           f"{cs[0]['family_size']} claims; its verdicts below Table 6.2). " if cs else
+           f"{cs[0]['family_size']} claims; its verdicts: the answer above). " if cs else
            "*ECE*: shown, not tested here. ")
     return "- " + ece + "*Cost and test error*: shown, not tested."
 
@@ -2567,7 +2587,7 @@ def _near_words(c):
 
 # ---- section 4: why the refits' verdicts differ ----
 
-def fair_tests_text(fair, summary, nb05=None):
+def fair_tests_text(fair, summary, nb05=None, brief=False):
     """Below Table 6.6: why near-identical refits get different verdicts. The images each claim
     is tested on (the plan's rule); Holm's multiplier per row (each refit replaces one plan
     claim in its family; the other claims, the plan's failed fits' included, keep their p and
@@ -2609,8 +2629,8 @@ def fair_tests_text(fair, summary, nb05=None):
     b = {on: _bbb_minus(summary, _per_seed(summary, "map", on, "auroc_entropy"), on,
                         "auroc_entropy", fair["seeds"]) for on in ("full", "subset")}
     m05 = (nb05_claims(nb05) if nb05 else {}).get("map")
-    out.append("- *What they test.* The validation-grid fits are in effect MAP's network (fit − "
-               "MAP on OOD AUROC within a few thousandths, Table 6.5), so BBB against them "
+    what = ("The validation-grid fits are in effect MAP's network (fit − "
+               "MAP on OOD AUROC within a few thousandths), so BBB against them "
                "restates BBB against MAP: BBB − MAP on OOD AUROC "
                + _with_ci(*_diff(b["full"]), 3) + " on the full test sets"
                + (f" (tested in {NOTEBOOK_05}; "
@@ -2619,6 +2639,13 @@ def fair_tests_text(fair, summary, nb05=None):
                "The verdicts differ by image set and Holm rank, not by method"
                + (f"; {_join(near)} is near the threshold by the test's Holm p alone (the "
                   "refits were not rescored under other draws)" if near else "") + ".")
+    if brief:  # the images and Holm's multipliers, row by row: docs/
+        return ("**Why near-identical refits get different verdicts.** " + what + " The "
+                "all-layer claims are tested on the subset (as in Table 6.3), and Holm's "
+                "multiplier follows each p's rank in its family "
+                f"([the arithmetic]({DETAILS_LINK}#why-near-identical-refits-get-different-"
+                "verdicts)).")
+    out.append("- *What they test.* " + what)
     return "\n".join(out)
 
 
@@ -2629,3 +2656,77 @@ FAIR_TESTS_TITLE = ("**Table 6.6. BBB against each refit that is not a failed fi
                     "unadjusted 95 % intervals and p, Holm p with its multiplier m, the verdict "
                     "by Holm p alone. Beside them, not tested: BBB − it on the full test sets, "
                     "and BBB − MAP on the claim's images.")
+
+
+# ---- docs/06_details.md: what a reader of notebook 06 does not need for its answer ----
+
+DETAILS = "docs/06_details.md"
+DETAILS_LINK = "../docs/06_details.md"
+
+
+def _md_table(header, rows):
+    """A Markdown table, as ``helpers.plotting.show_table`` renders it in a notebook."""
+    cell = lambda x: str(x).replace("\\|", "|").replace("|", "\\|")  # noqa: E731
+    return ("| " + " | ".join(map(cell, header)) + " |\n|" + "---|" * len(header) + "\n"
+            + "\n".join("| " + " | ".join(map(cell, r)) + " |" for r in rows))
+
+
+def _from_docs(text):
+    """Links written for notebooks/ (``05_uncertainty.ipynb``), made to resolve from docs/."""
+    import re
+    return re.sub(r"\]\((\d\d_[\w-]+\.ipynb)", r"](../notebooks/\1", text)
+
+
+def details_text(summary, fair, nb05):
+    """docs/06_details.md: the checks and per-fit detail moved out of notebook 06, rendered
+    from the same results (``python -m helpers.alternatives_report --check`` tells whether the
+    committed page is current)."""
+    if summary is None:
+        return ""
+    failed = set(failed_fits(summary))
+    parts = [
+        "# Notebook 06: details",
+        "",
+        "Checks and per-fit detail behind [notebook 06](../notebooks/06_alternatives.ipynb), "
+        "which a reader does not need for its answer. Rendered from `results/06_alternatives/` "
+        "by `python -m helpers.alternatives_report --write`; a test checks that this page is "
+        "current. Terms, verdict words and tables: as in the notebook.",
+        "", "## Validation against test NLL", "", search_vs_test_text(summary),
+        "", "## BBB's σ", "", sigma_check_text(),
+        "", "## Sampling draws", "", robustness_text(summary, skip=failed, nb05=nb05),
+        "", "## The failed fits, plainly", "", failed_fit_plain(summary, fair),
+        "", "## The plan's subset", "", scores_title(summary, on="subset"), "",
+        _md_table(*brief_rows(summary, on="subset", cost=False)), "",
+        subset_ece_text(summary), "", laplace_note(summary)]
+    if fair is not None:
+        parts += ["", "## The refits in full", "", fair_text(fair),
+                  "", "## Why near-identical refits get different verdicts", "",
+                  fair_tests_text(fair, summary, nb05).split("\n", 2)[-1]]
+    return _from_docs("\n".join(parts)).rstrip() + "\n"
+
+
+def main(argv=None):
+    """``--write`` renders docs/06_details.md from the committed results; ``--check`` exits 1
+    when the committed page differs from them."""
+    import argparse
+    import sys
+    from .utils import PROJECT_ROOT
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args(argv)
+    path = Path(PROJECT_ROOT) / DETAILS
+    text = details_text(load_summary(), load_fair(), load_nb05())
+    if args.write:
+        path.write_text(text)
+    elif args.check and (not path.exists() or path.read_text() != text):
+        print(f"{DETAILS} differs from the results: run python -m helpers.alternatives_report "
+              "--write", file=sys.stderr)
+        return 1
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

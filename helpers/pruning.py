@@ -608,11 +608,12 @@ def _times(x):
     return f"{x:.0f}" if x >= 2 else f"{x:.1f}"
 
 
-def table2_text(rec, compare_H):
+def table2_text(rec, compare_H, full_row=True):
     """Notebook 04's reading of Table 2 and the pruning curves (Markdown bullets), its words and
     numbers from ``rec`` (snr.json): how the main width's error runs as weights go by SNR against
     the paper's network and where the two part, the ``compare_H`` networks by SNR and by |mu|,
-    and how far random removal is from the unpruned error at the first fraction."""
+    and how far random removal is from the unpruned error at the first fraction; with
+    ``full_row`` (docs/04_details.md) also what the 100 % row is (``full_row_text``)."""
     H = rec["metrics"]["models"][0]["H"]
     main = _by_width(rec, H)
     paper = dict(PAPER_TABLE2)
@@ -657,7 +658,18 @@ def table2_text(rec, compare_H):
     said = " and ".join(times(c, w, i == 0) for i, (c, w) in enumerate(rnd))
     lines.append(f"- Removed at random, with {first} % of the weights gone the error is already "
                  f"{said}.")
+    full = full_row_text(rec) if full_row else ""
+    return "\n".join(lines + ([full] if full else []))
+
+
+def full_row_text(rec):
+    """A bullet on Table 2's 100 % row: only the biases are left, so every image gets one class
+    (the error is one minus its share), from which fraction random removal reaches it, and the
+    widths whose seeds pick different classes; "" without the 100 % values."""
+    H = rec["metrics"]["models"][0]["H"]
+    main = _by_width(rec, H)
     full = [m["error_at"]["snr"].get("100") for m in main]
+    lines = []
     if all(x is not None for x in full):
         rnd_at = next((f for f in FRACTIONS if f < 100 and all(
             f"{m['error_at']['random'][str(f)]:.4f}" == f"{m['error_at']['snr']['100']:.4f}"
@@ -1345,14 +1357,15 @@ def outside_words(entry, shares=""):
             + f").{shares}")
 
 
-def dip_text(dip, cuts=None, entry=None):
+def dip_text(dip, cuts=None, entry=None, method=True):
     """Notebook 04's reading of Figure 4 at the dip (Markdown bullets), every number from ``dip``
     (snr_dip.json's metrics): on how many networks the smoothed density has two modes, where
     they and the dip lie per width (mean [95 % t-interval] over the seeds), the share of weights
     below the dip, the measured cost of pruning around it (interpolated only where said), the
     bandwidth rule and how far a wider kernel moves the dip; ``cuts``: (fraction, dB) of a
     cut-off of the shown network to place against the modes; ``entry``: the network drawn, whose
-    weights outside the histogram's range are accounted for (``outside_words``)."""
+    weights outside the histogram's range are accounted for (``outside_words``). Without
+    ``method`` the last two (``dip_method_text``) give way to a pointer to docs/04_details.md."""
     ws = dip["widths"]
     n_all = sum(w["networks"] for w in ws.values())
     n_bi = sum(w["bimodal"] for w in ws.values())
@@ -1385,6 +1398,21 @@ def dip_text(dip, cuts=None, entry=None):
         lines.append(f"- The cut-off that removes {f} % of the weights of the network drawn lies "
                      f"at {c:.1f} dB: inside the main mode, not at the dip (the paper marks this "
                      "cut-off in red; the figure draws it black dotted).")
+    if not method:
+        return "\n".join(lines + [DIP_METHOD_POINTER])
+    return "\n".join(lines + [dip_method_text(dip, entry)])
+
+
+DIP_METHOD_POINTER = ("- How the dip is found, how far a wider kernel moves it, and the weights "
+                      "outside the histogram's range: [docs/04_details.md]"
+                      "(../docs/04_details.md#figure-4s-dip-network-by-network).")
+
+
+def dip_method_text(dip, entry=None):
+    """The dip's rule (kernel, bandwidth, second-mode rule) and how far a wider kernel moves it
+    (a Markdown bullet), then, for ``entry`` (the network drawn), its weights outside the
+    histogram's range (``outside_words``)."""
+    lines = []
     bws = [n["dip"]["bandwidth_db"] for n in dip["networks"] if n["dip"]]
     sens = _sensitivity(dip)
     rule = ("- How the dip is found: a Gaussian kernel density estimate on a 0.25 dB "

@@ -514,7 +514,11 @@ def needs_text(summary, families=None, explain=True):
              for (m, n, t), fams in groups.items()]
     needs = "; ".join(parts) + "."
     if not explain:
-        return "**What a verdict needs here.** F" + needs[1:]
+        return "**What a verdict needs.** " + "; ".join(
+            " and ".join(f"*{f}*" for f in fams)
+            + f" ({m} claims{' each' if len(fams) > 1 else ''}, {n} seeds): the smallest p "
+            f"passes Holm only with |t| > {t:.1f} (df {n - 1})"
+            for (m, n, t), fams in groups.items()) + "."
     return ("**How to read the verdicts.** A claim \"a < b\" *holds* when the two-sided paired "
             "t-test over the seeds gives a Holm-adjusted p below "
             f"{summary['alpha']} and a is below b; *reversed* when p is below it and a is above "
@@ -587,12 +591,14 @@ def _mean_pct(t, arm, f):
     return f"{100 * statistics.fmean(v):.2f} %" if v else "not measured"
 
 
-def reading_text(summary):
+def reading_text(summary, sensitivity=True):
     """Notebook 04's reading of plan v2's reference tables (Markdown bullets), its words from
     ``summary``: the verdicts against the references grouped by word (the numbers are in the
     tables above it), any claim whose unadjusted interval excludes 0 yet is not resolved after
     Holm, a pointer to SNR against |mu| (the answer reads it), whether the secondary family
-    agrees, and (described, not tested) random removal at 50 %."""
+    agrees, and (described, not tested) random removal at 50 %; without ``sensitivity`` the
+    Holm p without the exploratory claims (``_without_seen_words``) is left to
+    docs/04_details.md."""
     import statistics
     if summary["interim"]:
         return standing_text(summary)
@@ -617,7 +623,7 @@ def reading_text(summary):
                      f"{len(fam)} claims leaves {'it' if len(odd) == 1 else 'them'} not resolved"
                      + "".join(_spread_words(fam[c]) + _needed_words(
                          summary, "error after pruning", fam[c]) for c in odd) + "."
-                     + _without_seen_words(fam, odd))
+                     + (_without_seen_words(fam, odd) if sensitivity else ""))
     need = [(_parse(c)[2], needed_pp(summary, "error after pruning", fam[c])) for c in fam
             if c in SEEN_BEFORE_PLAN and fam[c]["verdict"].startswith("not resolved")]
     need = [(f, x) for f, x in need if x is not None]
@@ -849,7 +855,7 @@ def start_reading_text(summary, v2=None, rec=None):
                     + " % removed) this points to BBB's training" if holds else "")
                  + (". Its parts (the prior's pull towards zero, the sampled weights, the extra "
                     "epochs) are not separated." if holds else " This test does not separate "
-                    "them.") + (_raise_sentence(rec, v2, summary) if rec else ""))
+                    "them."))
     return "\n".join(lines)
 
 
@@ -876,9 +882,9 @@ def kl_reading_text(summary):
         lines.append(fresh)
     e9 = t["blundell_snr"].get("95") or {}
     if e9:
-        lines.append(f"- The paper proposes eq. 9's weights (§3.4) and does not say which "
-                     f"weighting its Table 2 used. With eq. 9's, our 2×{H_KL} networks do not "
-                     "keep the paper's flat course up to 95 % removed (the error table above; "
+        lines.append("- With eq. 9's weights (the paper's proposal, §3.4), our "
+                     f"2×{H_KL} networks do not keep the paper's flat course up to 95 % removed "
+                     "(the error table above; "
                      f"the paper's 2×{H_MAIN} network: {100 * _paper_at(95):.2f} % at 95 %).")
     lines.append("- The test compares the two weightings as trained here, one recipe each; it "
                  "does not say why they differ.")
@@ -984,12 +990,9 @@ def _prunable_takeaway(summary, v3, rec=None):
                for f in TESTED)
     if not holds or not flat:
         return ""
-    rest = [f"{r['verdict']} at {f} %" for f, r in by.items() if f not in holds]
-    t = v3["table"]
-    f = holds[-1]
+    rest = [f"{r['verdict']} at {f} %, above" for f, r in by.items() if f not in holds]
     return (f"At {' and '.join(map(str, holds))} % removed BBB's networks pruned by SNR keep a "
-            f"lower error than their start nets, pruned by |w| (at {f} %: "
-            f"{_mean_pct(t, 'bbb_snr', f)} against {_mean_pct(t, 'start_magnitude', f)}, holds"
+            f"lower error than their start nets, pruned by |w| (holds"
             + (f"; {', '.join(rest)}" if rest else "") + f"). At 2×{H_MAIN} SNR against |μ| is "
             "not resolved, so this points to BBB's training rather than to σ in the ranking; its "
             "parts are not separated (section 3).")
@@ -1036,13 +1039,9 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
         fam = summary["families"]["error after pruning"]
         words = [fam[f"bbb_snr < bbb_magnitude at {f}%"]["verdict"] for f in TESTED]
         same = all(x.startswith("not resolved") for x in words)
-        r95 = fam[f"bbb_snr < bbb_magnitude at {TESTED[0]}%"]
-        ci = (r95.get("t_test") or {}).get("ci")
         lines.append(f"- **SNR or |μ|?** At 2×{H_MAIN}, "
-                     + ("SNR − |μ| is not resolved at either tested fraction (section 3; at "
-                        f"{TESTED[0]} % removed {effect_words(r95)}"
-                        + (f", which excludes an SNR advantage above {-100 * ci[0]:.2f} pp"
-                           if ci and ci[0] < 0 else "") + ")"
+                     + ("SNR − |μ| is not resolved at either tested fraction (its interval: "
+                        "the answer; section 3)"
                         if same else "SNR against |μ|: " + _by_verdict(
                             list(zip(TESTED, words))))
                      + _narrow_words(rec, H) + ".")
@@ -1308,20 +1307,26 @@ def networks_bullet(rec):
             "gives both recipes.")
 
 
-def networks_text(rec, v3=None):
+NETWORKS_POINTER = ("- Every pruned network's recipe, from its run record, beside notebook 01's "
+                    "final Table 1: [docs/04_details.md](../docs/04_details.md#the-networks-"
+                    "pruned).")
+
+
+def networks_text(rec, v3=None, parts=("predictor", "paper", "final", "paper_recipe")):
     """Section 2's reading of the networks table (Markdown bullets), every number from the run
     records and notebook 01's tables: why Table 2's 0 % row differs from these runs' own test
     errors (the predictor, seed by seed); every reason the records give for the gap to the
     paper's unpruned error (another recipe; BBB's training raised the error of the SGD networks
     it starts from, ``v3``); why notebook 01's final networks and its paper-recipe runs are not
-    pruned."""
+    pruned. ``parts`` picks the bullets (the notebook shows "paper" and "final", the details
+    page "predictor" and "paper_recipe")."""
     rs = _pruned_recipes(rec)
     if not rs:
         return ""
     from . import pruning
     H = rec["metrics"]["models"][0]["H"]
     w = rs.get(H)
-    lines = []
+    lines = {}
     if w:
         zero = [m["error_at"]["snr"]["0"] for m, _ in w["runs"]]
         own = [r["metrics"]["test_error"] for _, r in w["runs"]]
@@ -1330,7 +1335,7 @@ def networks_text(rec, v3=None):
                   != f"{100 * m['error_at']['snr']['0']:.2f}"]
         z = 100 * sum(zero) / len(zero)
         if differ:
-            lines.append(
+            lines["predictor"] = (
                 f"- *Unpruned error here and in the runs' own records.* Table 2's 0 % row "
                 f"({z:.2f} % at 2×{H}) predicts with the posterior means for every network; "
                 "notebook 01 let validation choose per run between the means and the average of "
@@ -1338,23 +1343,25 @@ def networks_text(rec, v3=None):
                 + ", ".join(f"seed {sd} ({100 * a:.2f} % against {100 * b:.2f} % with the "
                             "means)" for sd, a, b in differ)
                 + f"; so the runs' own test errors average {100 * sum(own) / len(own):.2f} %.")
-        why = ["another recipe (the table: Adam warm starts, not the paper's plain SGD)"]
+        why = ["another recipe (Adam warm starts, not the paper's plain SGD)"]
         raised = training_raise_words(rec, v3)
         if raised:
             why.append(raised[0].lower() + raised[1:] if raised.startswith("The") else raised)
-        lines.append(f"- *Against the paper's unpruned {100 * pruning.PAPER_TABLE2[0]:.2f} %* "
-                     f"(our {z:.2f} %), the records give {len(why)} reason"
-                     f"{'s' if len(why) > 1 else ''}: " + "; and ".join(why) + ".")
-    lines.append("- *Notebook 01's final networks are not pruned*: the tests of sections 3 and 4 "
-                 "were declared on these networks, before the final ones were trained.")
+        lines["paper"] = (f"- *Against the paper's unpruned {100 * pruning.PAPER_TABLE2[0]:.2f} %* "
+                          f"(our {z:.2f} %), the records give {len(why)} reason"
+                          f"{'s' if len(why) > 1 else ''}: " + "; and ".join(why) + ".")
+    lines["final"] = ("- *Notebook 01's final networks are not pruned*: the tests of sections 3 "
+                      "and 4 were declared on these networks, before the final ones were trained.")
     widths = _widths_phrase() or _paper_protocol_widths()
     if widths:
         phrase = widths if isinstance(widths, str) else (
             f"the median σ of the first layer moved {100 * widths[0]:.0f} % in {widths[1]} epochs")
-        lines.append("- *Notebook 01's runs of the paper's own recipe* (plain SGD from scratch) "
-                     f"are not pruned either: they left the widths σ almost where they started "
-                     f"({phrase}), so their SNR would rank the weights by |μ| alone.")
-    return "\n".join(lines)
+        lines["paper_recipe"] = (
+            "- *Notebook 01's runs of the paper's own recipe* (plain SGD from scratch) are not "
+            f"pruned: they left the widths σ almost where they started ({phrase}), so "
+            "their SNR would rank the weights by |μ| alone.")
+    lines["pointer"] = NETWORKS_POINTER
+    return "\n".join(lines[k] for k in parts if k in lines)
 
 
 # ---- the networks, named as their run records give them ----
@@ -1515,3 +1522,107 @@ def refs_time_words(v2, v3=None):
     hours = sum(r["process_wall_s"] for r in runs) / 3600
     return (f"The {len(runs)} networks of sections 3 and 4 took {hours:.1f} h to train (one CPU "
             "thread each, summed).")
+
+
+# ---- docs/04_details.md: the tables and checks notebook 04 points to ----
+
+DETAILS_PATH = Path(__file__).resolve().parent.parent / "docs" / "04_details.md"
+_DETAILS_CMD = "python -m helpers.pruning_plan"
+
+
+def _md_table(header, rows):
+    """A Markdown table, '|' inside a cell escaped (as helpers.plotting.show_table writes it)."""
+    def cell(x):
+        return str(x).replace("\\|", "|").replace("|", "\\|")
+    return "\n".join(["| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
+                     + ["| " + " | ".join(map(cell, r)) + " |" for r in rows])
+
+
+def _exploratory_free_text(summary):
+    """Section 3's sensitivity check as a bullet: Holm's p of each claim that is not resolved
+    although its unadjusted interval excludes 0, in the family without its exploratory claims
+    (described); "" when there is none."""
+    if summary is None or summary["interim"]:
+        return ""
+    fam = summary["families"]["error after pruning"]
+    odd = [c for c in fam if c not in SEEN_BEFORE_PLAN and fam[c]["verdict"].startswith(
+        "not resolved") and (fam[c].get("t_test") or {}).get("ci")
+        and (fam[c]["t_test"]["ci"][1] < 0 or fam[c]["t_test"]["ci"][0] > 0)]
+    words = _without_seen_words(fam, odd)
+    return (f"- *{' and '.join(_claim_label(c) for c in odd)}.*{words}" if words else "")
+
+
+def details_text():
+    """docs/04_details.md (Markdown): what notebook 04 leaves out of its story, every number
+    rendered from results/04_pruning/ and notebook 01's run records (under ``results_dir()``):
+    the recipes of the pruned networks, Figure 4's dip network by network with its rule and
+    sensitivity, Table 2's 100 % row, McNemar's table of SNR against |μ| per network, and
+    section 3's family without its exploratory claims."""
+    from . import pruning
+    from .utils import results_dir
+    root = results_dir()
+    rec = json.loads((root / NB / "snr.json").read_text())
+    dip = json.loads((root / NB / "snr_dip.json").read_text())["metrics"]
+    refs, starts = load_both()
+    entry = rec["metrics"]["models"][0]
+    drawn = f"2×{entry['H']} seed {entry['seed']}"
+    parts = [
+        "# Notebook 04 in detail: the tables behind its story",
+        "",
+        f"Rendered from `results/{NB}/` and notebook 01's run records by `{_DETAILS_CMD}`; "
+        "`tests/test_rendered_04.py` checks that this page is current. The story, with its "
+        "terms, is [notebooks/04_pruning.ipynb](../notebooks/04_pruning.ipynb).",
+        "",
+        "## The networks pruned",
+        "",
+        "Every network notebook 04 prunes: its recipe, read from its run record, and "
+        "notebook 01's final Table 1 at the same width and method.",
+        "",
+        _md_table(*networks_rows(rec, refs, starts)),
+        "",
+        networks_text(rec, starts, parts=("predictor", "paper_recipe")),
+        "",
+        "## Figure 4's dip, network by network",
+        "",
+        "Per network: the modes and the dip of its smoothed SNR density, the density at the "
+        "dip over that at the second mode, the share of weights below the dip, and the test "
+        "error the measured fractions on either side add. The notebook gives the means per "
+        f"width; the network drawn in Figure 4 is the {drawn} one.",
+        "",
+        _md_table(*pruning.dip_rows(dip)),
+        "",
+        pruning.dip_method_text(dip, entry),
+        "",
+        "## Table 2's 100 % row",
+        "",
+        pruning.full_row_text(rec),
+        "",
+        "## SNR against |μ|, network by network (appendix A's table)",
+        "",
+        "Per network and fraction: the test images only the SNR-pruned network gets wrong, "
+        "those only the |μ|-pruned one gets wrong, and McNemar's exact p (uncorrected).",
+        "",
+        _md_table(*pruning.mcnemar_rows(rec)),
+    ]
+    extra = _exploratory_free_text(refs)
+    if extra:
+        parts += ["", "## Section 3's family without its exploratory claims", "", extra]
+    return "\n".join(parts) + "\n"
+
+
+def write_details(check=False):
+    """Write docs/04_details.md from the results (``check``: only say whether it is current);
+    returns True when the file is (now) current."""
+    text = details_text()
+    if check:
+        return DETAILS_PATH.exists() and DETAILS_PATH.read_text() == text
+    DETAILS_PATH.write_text(text)
+    return True
+
+
+if __name__ == "__main__":
+    import sys
+    ok = write_details(check="--check" in sys.argv)
+    print(f"{DETAILS_PATH.name}: " + ("current" if ok else "differs from the results: run "
+                                      f"`{_DETAILS_CMD}`"))
+    sys.exit(0 if ok else 1)

@@ -20,9 +20,7 @@
 # difference of two error rates in %) of test error, and draws the SNR density with two modes
 # ([Blundell et al. 2015](https://arxiv.org/abs/1505.05424), §5.1, Table 2, Figure 4).
 #
-# **Runtime** (profile `default`, the notebook's full-size settings; `smoke` is a quick check of
-# the code): seconds, from stored results (`results/04_pruning/`; how to rebuild them is said
-# below the answer).
+# **Runtime**: seconds (profile `default`), from stored results in `results/04_pruning/`.
 
 # %% tags=["parameters"]
 PROFILE = "default"    # smoke | default | paper
@@ -47,11 +45,10 @@ if rec:
 
 # %% [markdown]
 # **What you will see.** Figure 4, the SNR density, read where its two modes part (section
-# 1); Table 2, the test error after removing a fraction of the weights by SNR, by $|\mu|$ and
-# at random, over three seeds at 2×1200 and at 2×400 (section 2); whether other networks
-# pruned by weight magnitude do as well (section 3); whether the KL weighting changes how
-# prunable a network is (section 4). Two appendices: SNR against $|\mu|$ network by network
-# (A), and what pruning saves in storage and time (B).
+# 1); Table 2, the test error after removing weights by SNR, by $|\mu|$ and at random, three
+# seeds at 2×1200 and 2×400 (section 2); whether other networks pruned by weight magnitude do
+# as well (section 3); whether the KL weighting changes how prunable a network is (section 4).
+# Appendices: SNR against $|\mu|$ per network (A); storage and time saved (B).
 #
 # **Terms.**
 # - *Holm's correction*: a claim "a < b" is tested by a two-sided paired $t$-test over the seeds
@@ -61,48 +58,37 @@ if rec:
 #   above b / otherwise, at that many seeds.
 # - *95 % interval (unadjusted)*: the plain $t$ interval of one difference a − b; the verdict
 #   uses Holm's correction, so an interval that excludes 0 can still read "not resolved".
-#
-# **What was seen before the tests.** A test is *declared* when its claim and verdict rule
-# were written down before the numbers it judges were computed. Every test here was declared
-# after BBB's own pruning numbers had been seen, but before the numbers of what BBB is compared
-# with (SGD, dropout, the start nets; section 4's eq. 9 networks of seeds 1 and 2).
-# *Exploratory* marks the rest: SNR against $|\mu|$ (both sides seen; tagged in the tables),
-# appendix A's tests, and comparisons no test covers. Section 4 also reports seeds 1 and 2,
-# whose numbers were not seen, on their own.
+# - *Declared*: a test whose claim and verdict rule were written down before the numbers it
+#   judges were computed (when: the box below). *Exploratory*: the rest (SNR against $|\mu|$,
+#   both sides seen; appendix A; comparisons no test covers).
 
 # %% [markdown]
 # **The networks, named once.** An *SGD network* is a plain network (no weight uncertainty, no
-# dropout); here every one is trained with the Adam optimiser (*plain SGD* names the optimiser).
-# A *warm start* is a BBB run whose posterior means start from a trained SGD network. Two
-# different kinds of SGD network appear below, so each kind has its own name:
+# dropout), here trained with the Adam optimiser (*plain SGD* names the optimiser). A *warm
+# start* is a BBB run whose posterior means start from a trained SGD network.
 #
 # | name | what it is | where |
 # |---|---|---|
-# | *BBB nets* | the pruned networks: BBB with the scale-mixture prior, 2×1200 and 2×400, three seeds each, from notebook 01's earlier Adam runs, each warm-started from its start net; not the networks of notebook 01's final Table 1 (nor the README's Table 1 row) | sections 1–2 |
+# | *BBB nets* | the pruned networks: BBB with the scale-mixture prior, 2×1200 and 2×400, three seeds each, from notebook 01's earlier Adam runs, each warm-started from its start net; not notebook 01's final Table 1 networks (sections 3–4's tests were declared on these before those were trained) | sections 1–2 |
 # | *BBB's start nets* | the SGD networks whose weights become the BBB nets' initial means, one per seed | section 3 |
 # | *SGD references* | other SGD networks of the same width and seeds, trained with the settings notebook 01 chose for SGD on validation | section 3 |
 # | *dropout references* | dropout networks of the same width and seeds | section 3 |
 # | *eq. 9 nets* | 2×400 BBB nets trained with eq. 9's KL weights instead of eq. 8's | section 4 |
-#
-# Their recipes, read from their run records, and their unpruned test errors: section 2's table.
 
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.**
 # > - The BBB nets (named above) are Adam warm starts, not the paper's 600 epochs of plain SGD
 # >   from scratch; the KL weighted as the paper's eq. 8, where the
 # >   paper proposes eq. 9 (the two weightings: section 4 and [notebook 00](00_theory.ipynb)).
-# > - The tests of sections 3 and 4 were declared after BBB's own pruning numbers had been seen
-# >   ([docs/choices.md](../docs/choices.md), its notebook 04 entries).
-# > - The family against BBB's start nets (section 3) was added after the comparison
-# >   with the SGD references had come out; the start nets' own numbers were unseen
-# >   ([docs/choices.md](../docs/choices.md), its notebook 04 entries).
+# > - The tests of sections 3 and 4 were declared after BBB's own pruning numbers had been seen,
+# >   before those of what BBB is compared with; the family against BBB's start nets after the
+# >   comparison with the SGD references had come out ([docs/choices.md](../docs/choices.md)).
 # > - Figure 4 is read at the density's dip, a reading chosen after seeing the densities
 # >   ([docs/lab_log.md](../docs/lab_log.md#notebook-04)).
+# > - Tables and checks left out of this story: [docs/04_details.md](../docs/04_details.md).
 #
-# **Rebuilding the results.** From notebook 01's checkpoints (minutes), or
-# `make notebooks ONLY=04 TRAIN=1` trains the pruned networks again; the networks of sections 3
-# and 4: `python tools/pruning_refs.py run && python tools/pruning_refs.py analyse` (how long
-# each took is printed below).
+# **Rebuilding the results.** `make notebooks ONLY=04 TRAIN=1` (the pruned networks);
+# `python tools/pruning_refs.py run && python tools/pruning_refs.py analyse` (sections 3–4).
 
 # %%
 retrain = f"make notebooks ONLY=04 PROFILE={PROFILE} TRAIN=1"
@@ -117,17 +103,13 @@ if not H.pending(rec, "the pruning analysis (results/04_pruning/snr.json)", retr
 # %% [markdown]
 # ## 1. Figure 4: the signal-to-noise ratio, read at the dip
 #
-# The SNR is computed over the weights (biases are kept) of the BBB nets. **The figure** shows the 2×1200 seed-0 network: its density on a linear
-# axis as the paper draws it, the same density on a log axis with a smoothed curve, the share
-# of weights above each SNR (1 − the cumulative distribution, log axis; the paper draws the
-# cumulative distribution itself), and the smoothed densities of all six networks. The paper's figure
-# marks the 75 % cut-off; the reading here asks where the density's two *modes* (peaks) lie,
-# where the *dip* between them lies, how many weights lie below the dip, and what removing them
-# costs. The smoothing is a Gaussian kernel density estimate with a bandwidth fixed by a
-# textbook rule (the reading names it). The cost is read only at the fractions Table 2
-# measures; a value between two of them is marked as interpolated. **The table** gives each
-# network's modes, dip, the density at the dip over that at the second mode, the share of
-# weights below the dip, and the test error added at the measured fractions on either side.
+# The SNR of every weight (biases are kept) of the BBB nets. **The figure**: the 2×1200 seed-0
+# network's density on a linear axis as the paper draws it and on a log axis with a smoothed
+# curve (a Gaussian kernel density estimate), the share of weights above each SNR, and the
+# smoothed densities of all six networks. The paper marks the 75 % cut-off; the reading asks
+# where the two *modes* (peaks) and the *dip* between them lie, how many weights lie below the
+# dip, and what removing them costs, read at the fractions Table 2 measures (a value between
+# two of them is marked as interpolated).
 
 # %%
 if rec:
@@ -135,30 +117,23 @@ if rec:
     H.savefig(fig, NB, "figure4")
     plt.show()
     cut75 = ("75", models[0]["cuts_db"]["75"])
-    show_markdown(pruning.dip_text(dip["metrics"], cut75, models[0]))
-    H.show_table(*pruning.dip_rows(dip["metrics"]));
+    show_markdown(pruning.dip_text(dip["metrics"], cut75, models[0], method=False));
 
 # %% [markdown]
 # ## 2. Table 2: test error after pruning
 #
 # The lowest-scoring fraction of weights is set to zero and the posterior means of the rest
-# predict, without retraining. Nothing is chosen here: the test set only reports each fraction.
-# First **which networks** these are: every network this notebook prunes, its recipe from its
-# run record and notebook 01's final Table 1 beside it; then why their unpruned error differs
-# from the runs' own records and from the paper's.
+# predict, without retraining; the test set only reports each fraction. First, why our
+# unpruned error differs from the paper's.
 
 # %%
 if rec:
-    H.show_table(*pruning_plan.networks_rows(rec, refs, start_refs));
-    show_markdown(pruning_plan.networks_text(rec, start_refs))
+    show_markdown(pruning_plan.networks_text(rec, start_refs, ("paper", "pointer")))
 
 # %% [markdown]
-# **Table 2 (ours beside the paper's).** Test error after removing each fraction of the weights:
-# the paper's 2×1200 network, and ours ranked by SNR, by $|\mu|$ and at random, as mean ± sd over
-# the seeds. Unpruned, our networks err more than the paper's (the 0 % row), so what compares
-# with the paper is the error pruning *adds*: the line under the table gives it for 95 % removed
-# by SNR at 2×1200 (pruned − unpruned), with its 95 % interval, against the paper's, and
-# ours minus the paper's (the same interval, moved by the paper's value).
+# **Table 2 (ours beside the paper's).** Test error after removing each fraction of the weights,
+# mean ± sd over the seeds. Our networks err more unpruned (the 0 % row), so what compares with
+# the paper is the error pruning *adds*: the line under the table, at 95 % removed by SNR.
 
 # %%
 if rec:
@@ -166,32 +141,28 @@ if rec:
     print(pruning.gap_line(rec, 95))
 
 # %% [markdown]
-# **The pruning curves.** The same errors as a figure, one panel per width (the mean over the
-# seeds as a line, each seed as a dot), and random removal at both widths (the table shows it
-# at 2×1200 only). SNR against $|\mu|$
-# network by network, with a paired test on the same test images: appendix A.
+# **The pruning curves.** The same errors, one panel per width (mean as a line, each seed as a
+# dot), with random removal at both widths.
 
 # %%
 if rec:
     fig = pruning.curves_figure(rec)
     H.savefig(fig, NB, "pruning-curves")
     plt.show()
-    show_markdown(pruning.table2_text(rec, cfg.compare_H));
+    show_markdown(pruning.table2_text(rec, cfg.compare_H, full_row=False));
 
 # %% [markdown]
 # ## 3. Is it special to BBB?
 #
 # SNR pruning is only impressive if it beats the obvious alternatives. The SGD and dropout
-# references (named at the top), trained again with the settings notebook 01 recorded for them, are pruned at the same
-# fractions, without retraining, by weight magnitude $|w|$, the simplest rule a practitioner
-# would use. The claims (one family, tested as in Terms over the three seeds): at 95 % and 98 % removed, BBB by SNR has the lower test error than each of these,
-# and than BBB pruned by $|\mu|$ (*error after pruning*). A secondary family, *error added by
-# pruning* (the error minus the same network's unpruned error), is read in one line.
+# references (named at the top) are pruned at the same fractions, without retraining, by weight
+# magnitude $|w|$, the simplest rule a practitioner would use. The claims (one family, over
+# the three seeds): at 95 % and 98 % removed, BBB by SNR has the lower test error than each of
+# these, and than BBB pruned by $|\mu|$ (*error after pruning*). A secondary family, *error
+# added by pruning* (minus the same network's unpruned error), is read in one line.
 #
-# **The error table**: test error after pruning, 2×1200, mean ± sd over the seeds, of the
-# references by $|w|$ and at random (BBB's columns are Table 2's). Then what a verdict needs
-# at three seeds, **the test table** (each claim with its per-seed values, a − b with its 95 %
-# interval (unadjusted), Holm's $p$ and the verdict) and the reading.
+# **The error table** (2×1200, mean ± sd; BBB's columns are Table 2's), what a verdict needs
+# at three seeds, **the test table** and the reading.
 
 # %%
 ARMS_1200 = ["sgd_magnitude", "dropout_magnitude", "sgd_random", "dropout_random"]
@@ -200,17 +171,14 @@ if not H.pending(refs, *pruning_plan.MISSING["references"]):
     H.show_table(*pruning_plan.table_rows(refs, ARMS_1200));
     show_markdown(pruning_plan.needs_text(refs, FAMILIES_1200, explain=False));
     H.show_table(*pruning_plan.test_rows(refs, FAMILIES_1200[:1]));
-    show_markdown(pruning_plan.reading_text(refs));
+    show_markdown(pruning_plan.reading_text(refs, sensitivity=False));
 
 # %% [markdown]
-# The references were trained without any pull towards zero. Each 2×1200 BBB net starts from
-# its start net (its settings are given below) and is then pulled towards zero by the prior's
-# narrow component (the scale
-# mixture's spike at zero). So the comparison above tests the regulariser as much as
-# the ranking. The next claims set BBB by SNR against the very network each BBB run starts
-# from, pruned by $|w|$: what that network is, **the error table** (the start nets by
-# $|w|$ and at random; BBB's columns are Table 2's), what a verdict needs, **the test table**
-# and the reading.
+# The references were trained without any pull towards zero, while each BBB net is pulled
+# towards zero by the prior's narrow component (the scale mixture's spike at zero): the
+# comparison above tests the regulariser as much as the ranking. The next claims set BBB by SNR
+# against the very network each BBB run starts from, pruned by $|w|$: what that network is,
+# **the error table**, what a verdict needs, **the test table** and the reading.
 
 # %%
 if not H.pending(start_refs, *pruning_plan.MISSING["starts"]):
@@ -229,14 +197,12 @@ if start_refs and start_refs["retrained"]:
 # ## 4. Does the KL weighting change how prunable a network is?
 #
 # Each epoch's KL term is split over its $M$ minibatches. With the paper's eq. 9 weights
-# $\pi_i=2^{M-i}/(2^M-1)$ for minibatch $i$ (eq. 9's KL weights, not the prior's $\pi$) the
-# weights halve from one minibatch to the next, so the KL acts almost entirely on the first few
-# minibatches of an epoch; with the paper's eq. 8, $1/M$ for every minibatch (what the pruned
-# networks use), it acts on every minibatch evenly. The paper proposes eq. 9 and does not say which weighting its
-# Table 2 used. The question: does the weighting change how strongly the prior's narrow
-# component pulls weights, and so how many can go? Notebook 01's 2×400 recipe against the same
-# recipe with eq. 9's weights: **the figure** shows their SNR densities for seed 0; the test
-# errors follow over three seeds.
+# $\pi_i=2^{M-i}/(2^M-1)$ for minibatch $i$ (not the prior's $\pi$) the weights halve from one
+# minibatch to the next, so the KL acts almost entirely on an epoch's first few minibatches;
+# with eq. 8, $1/M$ for every minibatch (what the pruned networks use), it acts evenly. The
+# paper proposes eq. 9 and does not say which weighting its Table 2 used. Does the weighting
+# change how many weights can go? The 2×400 recipe with each weighting: **the figure** shows
+# their SNR densities for seed 0; the test errors follow over three seeds.
 
 # %%
 alt = rec and rec["metrics"]["other_kl_weighting"]
@@ -248,11 +214,9 @@ if not H.pending(alt, "the network with the other KL weighting", retrain):
     show_markdown(pruning.weighting_text(base, alt, errors=False));
 
 # %% [markdown]
-# The eq. 9 network is trained for seeds 1 and 2 as well, and a test over the three seeds asks whether eq. 8's weights give the lower test error after SNR
-# pruning at 95 % and 98 % removed (seed 0's numbers were seen before the test was declared;
-# seeds 1 and 2 are the replication). Below: **the error table** (test error after SNR pruning
-# with eq. 9's weights, mean ± sd over the seeds; eq. 8's are Table 2's 2×400 SNR column),
-# what a verdict needs, **the test table** of the two claims, and the reading.
+# A test over the three seeds asks whether eq. 8's weights give the lower test error after SNR
+# pruning at 95 % and 98 % removed. **The error table** (eq. 9's; eq. 8's are Table 2's 2×400
+# SNR column), what a verdict needs, **the test table** and the reading.
 
 # %%
 if refs:
@@ -271,28 +235,21 @@ if rec:
 # %% [markdown]
 # ## Appendix A. SNR against $|\mu|$, network by network
 #
-# Both rankings are scored on the same test images, so a difference of a few images can be
-# chance. McNemar's exact test asks whether the images only one ranking gets wrong split
-# unevenly between the two. **The table** gives, per network and fraction, the images only the
-# SNR-pruned network gets wrong, those only the $|\mu|$-pruned one gets wrong, and $p$. These
-# tests are per network and fraction and uncorrected for their number, so a lone small $p$ is
-# weak evidence; section 3 tests SNR against $|\mu|$ at 2×1200 across seeds. The answer's
-# 2×400 finding rests on these tests.
+# Both rankings are scored on the same test images. McNemar's exact test asks whether the
+# images only one ranking gets wrong split unevenly between the two, per network and fraction,
+# uncorrected for the number of tests (the counts: [docs/04_details.md](../docs/04_details.md)).
+# The answer's 2×400 finding rests on these tests.
 
 # %%
 if rec:
-    H.show_table(*pruning.mcnemar_rows(rec));
     show_markdown(pruning.mcnemar_text(rec));
 
 # %% [markdown]
 # ## Appendix B. What pruning buys
 #
-# The pruned posterior means of the 2×1200 seed-0 network stored as sparse matrices in the
-# compressed-sparse-row (CSR) format, which keeps each non-zero value with an int32 column index,
-# against dense ones. **The table** gives, for the dense and the sparse network, the size that
-# `torch.save` writes in MiB ($2^{20}$ bytes), the time the sparse network takes to predict the
-# test set over the dense one's (each the median of 5 repeats), and the sparse product against
-# the dense one in words, allowing for how much the dense times themselves vary.
+# The pruned 2×1200 seed-0 network stored as compressed-sparse-row (CSR) matrices (each
+# non-zero value with an int32 column index) against dense ones: the size `torch.save` writes
+# (MiB, $2^{20}$ bytes) and the time to predict the test set (median of 5 repeats).
 
 # %%
 if rec:

@@ -21,9 +21,9 @@
 # beside ours in section 2).
 #
 # **Runtime**: seconds; the notebook reads the final runs from the stored results
-# (`tools/alternatives_search.py` trains them). [Notebook 05](05_uncertainty.ipynb) reads the
-# same runs of MAP, MC dropout, the deep ensemble and BBB for unfamiliar images and calibration,
-# and tests BBB's AUROC against those three; this notebook tests the rest.
+# (`tools/alternatives_search.py` trains them). [Notebook 05](05_uncertainty.ipynb) tests BBB's
+# AUROC and ECE against MAP, MC dropout and the deep ensemble on the same runs; this notebook
+# tests the rest.
 
 # %% tags=["parameters"]
 PROFILE = "default"  # the final runs are read from results/, in every profile
@@ -53,17 +53,16 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(fair));
 # chance). *ECE*: the expected calibration error, the mean gap between confidence and accuracy
 # over 15 confidence bins. *Paired seeds*: on seed $s$ every method sees the same data order, and
 # each comparison is the mean of the ten per-seed differences. *Holm*: Holm's step-down
-# correction of the p-values of a family of claims tested together, here one family per score
-# (named in section 3): it multiplies the k-th smallest of a family's m p-values by m + 1 − k
-# (keeping each at least as large as the one before). *Verdict words*, by Holm p alone: *BBB
-# better* / *BBB worse* (the README's *holds* / *reversed*): Holm p below 0.05, that side;
-# *not resolved at 10 seeds*: Holm p of 0.05 or more. *Near the threshold*, a flag on a
-# decided verdict only: its Holm p in the test or under any other draw of the predictive
-# samples (section 3) lies from a fifth of 0.05 up to twice it; the test's p is printed first. Each 95%
-# interval is that comparison's own, unadjusted, so it can exclude zero while Holm p stays at
-# 0.05 or more. *Failed fit*: a Laplace row whose 95% interval of NLL fit − MAP (against the
-# MAP network it wraps) lies above zero; it gets no verdict word (section 4). *Equal to MAP*:
-# that interval contains zero.
+# correction of a family of p-values tested together (one family per score, section 3): the
+# k-th smallest of m p-values is multiplied by m + 1 − k, each kept at least as large as the
+# one before. *Verdict words*, by Holm p alone: *BBB better* / *BBB worse* (the README's
+# *holds* / *reversed*): Holm p below 0.05, that side; *not resolved at 10 seeds*: Holm p of
+# 0.05 or more. *Near the threshold*, a flag on a decided verdict only: its Holm p in the test
+# or under another draw of the predictive samples lies from a fifth of 0.05 up to twice it.
+# Each 95% interval is the comparison's own, unadjusted, so it can exclude zero while Holm p
+# stays at 0.05 or more. *Failed fit*: a Laplace row whose 95% interval of NLL fit − MAP
+# (against the MAP network it wraps) lies above zero; it gets no verdict word (section 4).
+# *Equal to MAP*: that interval contains zero.
 #
 # <div style="border:1px solid #888; padding:6px 10px">
 #
@@ -79,6 +78,8 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(fair));
 # - section 4's Laplace refits (one δ per weight tensor; δ chosen on validation NLL) were
 #   declared and run after the test numbers were known
 #   ([why](../docs/choices.md#notebook-06s-laplace-rows-refitted)).
+#
+# Checks and per-fit detail left out of this notebook: [docs/06_details.md](../docs/06_details.md).
 #
 # </div>
 
@@ -108,10 +109,9 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(fair));
 #   mean paired difference. All of this, the failed-fit rule excepted, was fixed in writing
 #   before any test number was seen
 #   ([the analysis plan](../docs/choices.md#notebook-06s-plan-versions), which names its file).
-# - *The subset.* With laplace-torch's own predictive the all-layer Laplace fits were too slow
-#   to score all 20,000 test images, so every method is also scored on a fixed random subset of
-#   2,000 MNIST + 2,000 Fashion-MNIST test images (section 4's refits use an exact, faster
-#   implementation and score all 20,000).
+# - *The subset.* The all-layer Laplace fits were too slow to score all 20,000 test images with
+#   laplace-torch's predictive, so every method is also scored on a fixed random subset of
+#   2,000 MNIST + 2,000 Fashion-MNIST test images ([its table](../docs/06_details.md#the-plans-subset)).
 
 # %%
 show_markdown(R.not_tested_text(nb05));
@@ -119,15 +119,16 @@ show_markdown(R.not_tested_text(nb05));
 # %% [markdown]
 # **The weakest assumption.** Every method trains at a constant learning rate for at most 60
 # epochs; a choice at an edge of its grid or of the epochs (the search table names them) might gain
-# from a wider grid or longer training. The answer holds for this budget only.
+# from a wider grid or longer training. The answer holds for this budget only. (The search
+# table's validation NLL is not comparable with section 2's test NLL:
+# [why](../docs/06_details.md#validation-against-test-nll).)
 
 # %%
 if final is not None:
     show_markdown("**Table 6.1. The searches** (validation data only).")
     H.show_table(*R.search_rows())
     show_markdown(R.search_note())
-    show_markdown(R.search_text())
-    show_markdown(R.search_vs_test_text(final));
+    show_markdown(R.search_text());
 
 # %% [markdown]
 # ## 2. The scores
@@ -137,16 +138,15 @@ if final is not None:
 # the predicted probabilities) and ECE on the MNIST test set (10,000 images); AUROC on MNIST
 # against Fashion-MNIST's test images. Cost: training time relative to MAP's network of the same seed (MAP's network
 # included for the ensemble and Laplace). The AUROC and ECE of MAP, MC dropout, the deep
-# ensemble and BBB are read in detail in [notebook 05](05_uncertainty.ipynb) (same runs).
+# ensemble and BBB are read in detail in [notebook 05](05_uncertainty.ipynb) (same runs);
+# whether BBB's σ moved from its start: [details](../docs/06_details.md#bbbs-σ).
 
 # %%
 if final is not None:
     show_markdown(R.scores_title(final, on="full"))
     H.show_table(*R.brief_rows(final, on="full"))
-    show_markdown(R.ece_text(nb05))
     show_markdown(R.paper_text(final))
-    show_markdown(R.bbb_run_text(final))
-    show_markdown(R.sigma_check_text());  # whether BBB's σ moved (v3/bbb_sigma_check.json)
+    show_markdown(R.bbb_run_text(final));  # whether its σ moved: docs/06_details.md
 
 # %% [markdown]
 # The figure draws every seed (dots) and each method's mean with its 95% interval (diamond), on
@@ -167,17 +167,18 @@ if final is not None:
 # Each row is one claim of the plan: BBB against one rival on one score, paired by seed, with
 # the verdict words defined under Terms (Holm p alone). The sign test (whether BBB comes out
 # ahead on more seeds than chance would give) is shown beside the t-test as a check and decides
-# nothing; a failed fit's row shows no $p$-values. Below the table: what each unresolved
-# interval excludes. BBB's AUROC against MAP, MC dropout and the deep ensemble is tested in
+# nothing; a failed fit's row shows no $p$-values. *Scored on*: the full test sets, or the
+# subset (section 1). Below the table: what each unresolved interval excludes. BBB's AUROC
+# against MAP, MC dropout and the deep ensemble is tested in
 # [notebook 05](05_uncertainty.ipynb): its three rows are read from there and marked so.
 
 # %%
 if final is not None:
-    show_markdown(R.families_text(final))
+    show_markdown(R.families_text(final, brief=True))
     show_markdown("**Table 6.3. BBB against each rival**, paired by seed.")
     H.show_table(*R.effect_rows(final, nb05))
     show_markdown(R.effects_text(final))
-    show_markdown(R.robustness_text(final, skip=failed, nb05=nb05));
+    show_markdown(R.robustness_text(final, skip=failed, nb05=nb05, brief=True));
 
 # %% [markdown]
 # The figure draws the rows of the table above whose rival is not a failed fit: each dot is the
@@ -198,8 +199,9 @@ if final is not None:
 #
 # The plan's three Laplace fits (sections 2 and 3) set their prior precision δ (the Gaussian
 # prior's inverse variance) by the marginal likelihood. This section first shows why they are
-# failed fits, then refits them around the same MAP networks with the same linearised
-# predictive. The refits differ from the plan's fits in these ways only:
+# failed fits (their scores on the subset, and why the all-layer fits are under-confident:
+# [details](../docs/06_details.md#the-plans-subset)), then refits them around the same MAP
+# networks with the same linearised predictive. The refits differ from the plan's fits only so:
 #
 # - *last layer*: the marginal likelihood picks one δ per weight tensor instead of one δ for
 #   the whole layer;
@@ -209,32 +211,25 @@ if final is not None:
 
 # %%
 if final is not None:
-    show_markdown(R.failed_fit_text(final))
-    show_markdown(R.failed_fit_plain(final, fair))
-    show_markdown(R.scores_title(final, on="subset"))
-    H.show_table(*R.brief_rows(final, on="subset", cost=False))
-    show_markdown(R.subset_ece_text(final))
-    show_markdown(R.laplace_note(final));
+    show_markdown(R.failed_fit_text(final));  # the subset's table: docs/06_details.md
 
 # %%
 show_markdown(R.fair_method_text())
 if fair is not None:
     show_markdown(R.FAIR_TITLE)
     H.show_table(*R.fair_rows(fair))
-    show_markdown(R.fair_text(fair))
+    show_markdown(R.fair_text(fair, brief=True))
     show_markdown(R.FAIR_TESTS_TITLE)
     H.show_table(*R.fair_test_rows(fair, final))
-    show_markdown(R.fair_tests_text(fair, final, nb05));
+    show_markdown(R.fair_tests_text(fair, final, nb05, brief=True));
 
 # %% [markdown]
-# The figure shows how each fit's validation NLL (minus MAP's) moves with its prior precision
-# δ: each seed's grid as a thin line (a line ends where that seed's grid stopped widening),
-# the grid's choice as a dot ("n = k at the cap": the seeds
-# whose choice is the cap, where the fit is MAP's network), the cap dashed. Each blue bar is one
-# seed's marginal-likelihood fit: it spans that fit's smallest to largest per-tensor δ (cross:
-# their mean log10), and its height is that fit's validation NLL − MAP's; the ten seeds' bars
-# are drawn a point or two apart so that each can be seen. The y axis is linear near zero and
-# logarithmic beyond, with labelled ticks on both sides of zero.
+# The figure shows each fit's validation NLL minus MAP's against δ: each seed's grid as a thin
+# line (ending where that seed's grid stopped widening), the grid's choice as a dot ("n = k at
+# the cap": the seeds choosing the cap), the cap dashed. Each blue bar is one seed's
+# marginal-likelihood fit, spanning its smallest to largest per-tensor δ (cross: their mean
+# log10) at the height of its validation NLL − MAP's; the seeds' bars are drawn a point or two
+# apart. The y axis is linear near zero and logarithmic beyond.
 
 # %%
 if fair is not None:

@@ -387,8 +387,8 @@ def test_needs_text_says_each_requirement_once_and_the_rule_only_when_asked():
     assert "for the families *error after pruning* and *error added by pruning* (6 claims " \
            "each at 3 seeds)" in text
     short = PP.needs_text(s, ("KL weighting",), explain=False)
-    assert short == ("**What a verdict needs here.** For the family *KL weighting* (2 claims "
-                     "at 3 seeds) the smallest p passes Holm only with |t| > 6.2 (df 2).")
+    assert short == ("**What a verdict needs.** *KL weighting* (2 claims, 3 seeds): the "
+                     "smallest p passes Holm only with |t| > 6.2 (df 2).")
     assert "How to read" not in short
     assert PP.needs_text(s).count("|t| >") == 2  # every family: two requirements
 
@@ -583,9 +583,10 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
     assert lines[0] == ("- **Table 2 and Figure 4** (sections 1–2): at 2×1200 the error stays "
                         "flat up to 99 % removed by SNR; the density has the paper's two modes, "
                         "with 99.3 % of the weights below the dip.")
-    # no stronger than the verdict: "not resolved", with the planted effect and its interval
+    # no stronger than the verdict: "not resolved", its interval said once (the answer's)
     assert lines[1].startswith("- **SNR or |μ|?** At 2×1200, SNR − |μ| is not resolved at "
-                               "either tested fraction (section 3; at 95 % removed ")
+                               "either tested fraction (its interval: the answer; section 3)")
+    assert "[" not in lines[1]
     assert lines[1].endswith("; at 2×400, McNemar's per-network tests favour SNR at 98 and "
                              "99 % removed (exploratory; appendix A).")
     assert "ranks as well" not in lines[1] and "adds nothing" not in lines[1]
@@ -607,8 +608,8 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
     # what makes them prunable: from the declared claims against the starting networks only
     assert lines[3] == ("- **What makes them prunable?** At 98 % removed BBB's networks pruned by "
                         "SNR keep a lower error than their start nets, pruned by "
-                        "|w| (at 98 %: 1.50 % against 60.00 %, holds; not resolved at 3 seeds at "
-                        "95 %). At 2×1200 SNR against |μ| is not resolved, so this points to "
+                        "|w| (holds; not resolved at 3 seeds at 95 %, above). At 2×1200 SNR "
+                        "against |μ| is not resolved, so this points to "
                         "BBB's training rather than to σ in the ranking; its parts are not "
                         "separated (section 3).")
     # the unpruned raise is stated once (section 2's networks_text); section 3 points there
@@ -850,8 +851,9 @@ def test_kl_reading_gives_the_unseen_seeds_and_the_papers_weighting():
     assert "seeds 1 and 2 were not, so they are the replication. Eq. 8 − eq. 9 on those two " \
            "seeds alone: 95 %: seed 1 -3.40 pp, seed 2 -1.30 pp; 98 %: seed 1 -3.40 pp, seed 2 " \
            "-1.30 pp (described, not tested)." in text and "seed 0 -" not in text
-    assert "The paper proposes eq. 9's weights (§3.4) and does not say which weighting its " \
-           "Table 2 used." in text and "network: 1.29 % at 95 %)" in text
+    assert "With eq. 9's weights (the paper's proposal, §3.4), our 2×400 networks do not keep " \
+           "the paper's flat course" in text and "network: 1.29 % at 95 %)" in text
+    assert "does not say which" not in text  # said once, in section 4's introduction
     # the test table tags the seed whose numbers were seen before the test was declared
     rows = PP.test_rows(v2, ("KL weighting",))[1]
     assert all(r[3].startswith("s0 (seen): ") and "s1 (seen)" not in r[3] for r in rows)
@@ -867,3 +869,35 @@ def test_reading_text_says_why_a_large_variable_difference_is_not_resolved():
     assert PP._spread_words({"t_test": {"sd_diff": 0.01}}) == ""  # no per-seed values
     mixed = {**r, "rhs": [0.2136, 0.0100, 0.2424]}  # the seeds disagree: no "lower by"
     assert "lower by" not in PP._spread_words(mixed)
+
+
+def test_notebook_04_stays_under_5000_words():
+    from pathlib import Path
+
+    from test_rendered_01_r10 import rendered_words
+    n = rendered_words(Path(__file__).resolve().parent.parent / "notebooks" / "04_pruning.ipynb")
+    assert 1000 < n <= 5000
+
+
+def test_details_page_is_current_and_holds_what_the_notebook_left_out(monkeypatch):
+    """docs/04_details.md is rendered from the committed results (`python -m
+    helpers.pruning_plan`); the tables that left the notebook are on it."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(root / "results"))
+    if not (root / "results" / "04_pruning" / "snr_dip.json").exists():
+        pytest.skip("results/04_pruning is not committed")
+    text = PP.details_text()
+    assert PP.DETAILS_PATH.read_text() == text, "run `python -m helpers.pruning_plan`"
+    rec = json.loads((root / "results" / "04_pruning" / "snr.json").read_text())
+    header, rows = P.mcnemar_rows(rec)
+    assert f"| {rows[0][0]} | {rows[0][1]} |" in text and "only SNR wrong" in text
+    assert "main mode (dB)" in text and "Silverman's rule of thumb" in text
+    assert "recipe (from their run records)" in text
+    # the notebook points to each section it left out
+    nb = (root / "notebooks" / "04_pruning.py").read_text()
+    for anchor in ("#figure-4s-dip-network-by-network", "#the-networks-pruned"):
+        assert anchor in P.DIP_METHOD_POINTER + PP.NETWORKS_POINTER
+    assert "docs/04_details.md" in nb
+    for head in ("## The networks pruned", "## Figure 4's dip, network by network"):
+        assert head in text

@@ -833,8 +833,8 @@ def test_story_takeaways_and_figures(monkeypatch):
                            "budget: on test NLL, MC dropout beats BBB; on OOD AUROC, no rival "
                            "beats BBB, BBB beats MAP; the Laplace fit gets no verdict")
     assert text.index("**Verdict.**") < text.index("**Cost.**") < text.index("**Caveats.**")
-    assert "The deciding intervals, BBB − rival: MC dropout, test NLL +0.0052 [+0.0027, " \
-           "+0.0078]." in text
+    # the intervals are said once, in the answer and Table 6.3: the takeaways point there
+    assert "+0.0052" not in text and "the answer at the top and Table 6.3" in text
     assert "Beating BBB does not take more training: MC dropout at 1.1× MAP's training time, " \
            "against BBB's 1.9×." in text
     assert "Laplace is not yet compared" in text and "Caveats." in text
@@ -1224,6 +1224,67 @@ def test_the_prior_figure_marks_the_cap_count_and_labels_below_zero():
     assert ticks[:4] == ["−0.0002", "−0.0001", "0", "0.0001"], ticks  # below zero labelled
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "marginal likelihood: mean log10 of that seed's δ" in labels
+
+
+def test_notebook_06_stays_under_5000_words(tmp_path):
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_rendered_01_r10 import rendered_words
+    n = rendered_words(ROOT / "notebooks" / "06_alternatives.ipynb")
+    assert 1000 < n <= 5000, n  # issue 52: each notebook at most 5,000 rendered words
+
+
+def test_the_details_page_is_current_and_the_notebook_links_it(monkeypatch, tmp_path):
+    """docs/06_details.md holds what left the notebook (checks, the subset's table, the refits
+    in full), rendered from the committed results: regenerated, it equals the committed page;
+    each anchor the notebook links to exists on it."""
+    import re
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(ROOT / "results"))
+    s, fair, v2 = R.load_summary(), R.load_fair(), R.load_nb05()
+    if s is None:
+        pytest.skip("no committed analysis of notebook 06")
+    page = (ROOT / R.DETAILS).read_text()
+    assert page == R.details_text(s, fair, v2), \
+        "docs/06_details.md is stale: python -m helpers.alternatives_report --write"
+    assert "](05_uncertainty.ipynb)" not in page and "](../notebooks/05_uncertainty.ipynb)" in page
+    assert R.main(["--check"]) == 0
+    cells = json.loads((ROOT / "notebooks" / "06_alternatives.ipynb").read_text())["cells"]
+    nb = "\n".join(["".join(c["source"]) for c in cells] + [
+        "".join(o.get("data", {}).get("text/markdown", [])) for c in cells
+        for o in c.get("outputs", [])])
+    anchors = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-")
+               for h in re.findall(r"^## (.+)$", page, re.M)}
+    linked = set(re.findall(r"06_details\.md#([\w\-]+)", nb))
+    assert linked and linked <= anchors, linked - anchors
+    # the moved material is on the page, and the notebook keeps only its brief forms
+    assert "**Table 6.4. The plan's subset**" in page and "Table 6.4" not in nb
+    assert R.robustness_text(s, skip=set(R.failed_fits(s)), nb05=v2) in page
+    brief = R.robustness_text(s, skip=set(R.failed_fits(s)), nb05=v2, brief=True)
+    assert brief in nb and "Near the threshold (as defined" not in nb
+    if fair is not None:
+        assert "*Why two ranges are identical.*" in page and "ranges are identical" not in nb
+        assert R.fair_text(fair, brief=True) in nb
+        assert R.fair_text(fair, brief=True).startswith("**What the refits show.** With the ")
+        # the brief forms keep what no table shows: each fit's AUROC − MAP's with its interval
+        au = fair["flavours"]["laplace_kron"]["val_grid"]["fit_minus_map_auroc"]
+        assert R._small_ci(*R._diff(au), 3) in R.fair_text(fair, brief=True)
+        tests = R.fair_tests_text(fair, s, v2, brief=True)
+        assert "restates BBB against MAP" in tests and "06_details.md#why-near" in tests
+    # a stale page fails the check
+    monkeypatch.setattr(R, "DETAILS", str((tmp_path / "stale.md").relative_to(tmp_path)))
+    from helpers import utils
+    monkeypatch.setattr(utils, "PROJECT_ROOT", tmp_path)
+    (tmp_path / "stale.md").write_text(page + "x")
+    assert R.main(["--check"]) == 1
+
+
+def test_families_text_brief_counts_each_family():
+    s = _story()
+    text = R.families_text(s, brief=True)
+    assert text.startswith("**The Holm families.** One per score, ")
+    for family, claims in s["families"].items():
+        assert f"{R.SCORE_OF.get(family, (None, family))[1]} (" in text
+    assert R.families_text(None, brief=True) == ""
 
 
 def test_notebook_06_text_carries_no_history_words():
