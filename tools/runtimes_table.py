@@ -165,7 +165,7 @@ def steps():
         f"then test), `{V3}/laplace_fair/`",
         [f"{V3}/laplace_fair/seed*.json", f"{V3}/laplace_fair/test/seed*.json"],
         "`python tools/laplace_fair.py run`, then `score`", noun="records")
-    rows.append(("2-D priors (05), section 4's networks (the conv net, an exercise, is not "
+    rows.append(("2-D priors (05), its appendix's networks (the conv net, an exercise, is not "
                  "timed), `05_uncertainty/priors_2d.json`",
                  (toy or {}).get("wall_s"), "`make retrain ONLY=05`", True))
     return rows
@@ -207,14 +207,15 @@ def body():
     total, entries = notebooks_time()
     clean = all(e and e.get("train") is not True and e.get("checkpoints") is False
                 for e in entries)
-    dates = sorted({e["date"] for e in entries if e})
-    note = "no checkpoints" if clean else "some with checkpoints or training"
-    when = dates[-1] if dates else "never"
-    rows = [("all notebooks, from results/", f"{duration(total)} ({when}, {note})",
-             "`make notebooks`")]
+    # no date (the machine's history is docs/performance.md's); what the timed runs read
+    note = ("from results/ alone" if clean else
+            "timed with training checkpoints on disk or `TRAIN=1`; a fresh clone may differ")
+    rows = [("all notebooks, from results/", f"{duration(total)} ({note})" if entries else
+             "never timed", "`make notebooks`")]
     missing = lacking()
     what = ", ".join(w for w, _ in missing) or "nothing"
-    rows.append((f"... `TRAIN=1`, fresh clone (trains {what})",
+    rows.append((f"... `TRAIN=1`, fresh clone (trains {what}"
+                 + (": results/ hold every run, so the same time)" if not missing else ")"),
                  duration(None if total is None or any(s is None for _, s in missing)
                           else total + sum(s for _, s in missing)), "`make retrain`"))
     long = steps()

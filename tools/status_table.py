@@ -458,8 +458,8 @@ def rows():
                     "[03](notebooks/03_contextual_bandit.ipynb)",
                     {"vs": minus_paper(bbb["mean"], _stats().mean_ci(bbb["final_per_seed"])["ci"],
                                        5700, fmt=_regret, unit=""),
-                     "claims": claims_cell([(f"BBB < {AGENTS[a]}", tests[a]["verdict"])
-                                            for a in AGENTS]) + " (exploratory)"}])
+                     "claims": "all exploratory: " + claims_cell(
+                         [(f"BBB < {AGENTS[a]}", tests[a]["verdict"]) for a in AGENTS])}])
     out.append(_beyond_05())
     out.append(_beyond_06())
     return out
@@ -832,8 +832,8 @@ def table(full_rows=None):
     header = ["experiment", "paper", "ours (mean ± sd)", "verdict", "protocol / departures",
               "notebook"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += [NB_LINK.sub(r"[\1][nb\1]", "| " + " | ".join(
-        [r[0].replace(*README_LABELS[0])] + list(r[1:6])) + " |")  # named by recipe, as the README
+    lines += [NB_LINK.sub(r"[\1][nb\1]", "| " + " | ".join(  # |μ|, |w|: escaped, as the README
+        c.replace("|", "\\|") for c in [r[0].replace(*README_LABELS[0])] + list(r[1:6])) + " |")
               for r in (full_rows if full_rows is not None else rows())]
     return "\n".join(lines + [""] + link_definitions(prefix="../"))
 
@@ -871,6 +871,7 @@ README_LABELS = ((", plan v1", ", Adam + warm start"),  # docs/reading.md explai
 # modern recipe (3 seeds), the bandit's keep-all arm (added after seed 0, docs/choices.md) and
 # Figure 3 (one network per method, no test)
 README_SKIP = ("Table 1 at 2×800,", "buffer: keep all", "Figure 3:",
+               "Table 1 at 2×1200,", "Figure 6:",  # the findings give them in full
                "Figure 2: the paper's protocol",  # one seed: docs/reading.md
                "Beyond:", "Figure 5:")  # no paper value: the README's findings 4 and 6 give them
 
@@ -878,7 +879,7 @@ README_SKIP = ("Table 1 at 2×800,", "buffer: keep all", "Figure 3:",
 def glance_table(full_rows=None):
     """The README's table: experiment (with its notebook), paper, ours, ours − paper with its
     95 % interval, and the claims tested across seeds in helpers.stats' words."""
-    header = ["experiment", "paper", "ours (mean ± sd, n)", "ours − paper [95% interval]",
+    header = ["experiment", "paper", "ours: mean (± sd), n", "ours − paper [95% interval]",
               "claims (Holm)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     full_rows = full_rows if full_rows is not None else rows()
@@ -915,38 +916,97 @@ def _seeds(n):
 
 
 def found_paper_protocol():
-    """Table 1 trained as the paper describes (version 1 of that protocol: what results/ hold
-    now): the scale mixture's error, the ordering of the two priors, and the widths that did not
-    train (posterior_diagnostics.json)."""
+    """Table 1 trained as the paper describes (what results/ hold now): our fill-ins where the
+    paper is silent (helpers.table1.paper_fill_in), the scale mixture's error, σ not learning
+    (posterior_diagnostics.json's rerun), and the one ordering without BBB that holds there,
+    with its family-adjusted interval and the paper's difference."""
     s = _load("01_mnist_classification/paper_protocol/summary.json")
     plan = _load("01_mnist_classification/paper_protocol/plan.json")
     sys.path.insert(0, str(ROOT))
+    from helpers import table1 as T
     from helpers.posterior_diagnostics import widths_phrase  # the project's one statistic
     phrase = widths_phrase(_load("01_mnist_classification/posterior_diagnostics.json"))
-    if not s or not plan or "bbb_mixture_h400" not in s["analysis"]["cells"] or not phrase:
+    fill = T.paper_fill_in()
+    if not s or not plan or "bbb_mixture_h400" not in s["analysis"]["cells"] or not phrase \
+            or not fill:
         return None
-    from helpers.paper_protocol import PAPER_TABLE1 as PAPER
     cells = s["analysis"]["cells"]
     c, g = cells["bbb_mixture_h400"], cells.get("bbb_gaussian_h400")
-    rho0 = f"{plan['fixed']['rho_init']:g}".replace("-", "−")
-    text = ("**Table 1, the paper's protocol.** Trained as the paper describes, with our fill-ins "
-            f"where it is silent (σ's start, ρ₀ = {rho0}), the 2×400 scale "
+    text = ("**Table 1, the paper's protocol** ([01][nb01]). Trained as the paper describes, with our "
+            "fill-ins "
+            f"where it is silent ({fill}), the 2×400 scale "
             f"mixture errs on {100 * c['mean']:.2f}% ({_seeds(c['n'])}; paper "
             f"{100 * c['published']:.2f}%)")
     if g:
         text += f" and the Gaussian prior on {100 * g['mean']:.2f}%"
-    return text + (f". But σ moved alike for every weight and did not learn ({phrase}"
-                   "): these runs give no verdict on BBB.")
+    epochs = plan["settings"].get("final_epochs")
+    text += (f". But σ did not learn (in a rerun, {phrase}"
+             + (f"; reported runs: {epochs} epochs" if epochs else "") + "): no verdict on BBB")
+    e = T.effects(s).get((400, "dropout", "sgd"))
+    if e and e.get("ci_adj") and e["verdict"] in ("holds", "reversed"):
+        text += (f". Dropout − plain network: {_pp(e['diff'])} pp "
+                 f"{_interval(e['ci_adj'])[:-3]} (adjusted; paper {_pp(e['paper'])} pp), "
+                 f"{e['verdict']}")
+    return text + "."
 
 
 DIFF_NAMES = {"bbb_mixture": "mixture", "bbb_gaussian": "Gaussian", "sgd": "SGD",
               "dropout": "dropout"}
 
 
+def _inside_widths(e):
+    """Whether the paper's difference, outside effect ``e``'s family-adjusted interval, lies
+    inside its interval adjusted for the widths too (``ci_widths``)."""
+    sys.path.insert(0, str(ROOT))
+    from helpers import table1 as T
+    cw, p = e.get("ci_widths"), e.get("paper")
+    return bool(cw and p is not None and T.excluded(e)[1] is True and cw[0] <= p <= cw[1])
+
+
 def found_modern_recipe():
-    """Table 1's answer today: the Adam recipe with a warm start against a plain network, with
-    the intervals notebook 01 shows (adjusted for the comparisons of each family:
-    helpers.table1.effects) and its control."""
+    """Table 1 under the Adam recipe, width by width: how many of the paper's differences lie
+    outside our family-adjusted intervals (helpers.table1.effects: Bonferroni for the family's
+    m comparisons), and where one lies inside the interval adjusted for the widths too."""
+    s = _load("01_mnist_classification/plan_v1/summary.json")
+    if not s or (s["analysis"].get("400") or {}).get("status") != "done":
+        return None
+    sys.path.insert(0, str(ROOT))
+    from helpers import table1 as T
+    from helpers.report import and_list
+    ex, eff = T.paper_excluded(s), T.effects(s)
+    if not ex:
+        return None
+    num = {3: "three", 4: "four"}
+    every = [W for W, (k, n) in ex.items() if k == n]
+    some = [W for W, (k, n) in ex.items() if k < n]
+    order = ["bbb_gaussian", "sgd", "dropout"]  # the paper's columns, as notebook 01 names them
+    named = [f"{DIFF_NAMES.get(a, a)} − {DIFF_NAMES.get(b, b)}" for (W, a, b), x in sorted(
+        eff.items(), key=lambda kv: (kv[0][1] != "bbb_mixture" or kv[0][2] == "dropout",
+                                     order.index(kv[0][2]) if kv[0][2] in order else 9))
+             if every and W == every[0] and x.get("paper") is not None]
+    text = "**Table 1, a modern recipe.** With Adam"
+    if every:
+        n = ex[every[0]][1]
+        text += (f", at {and_list([f'2×{W}' for W in every])} each of the paper's "
+                 f"{num.get(n, n)} differences ({', '.join(named)}) lies outside our "
+                 "family-adjusted interval")
+        but = [(W, a, b, x) for (W, a, b), x in eff.items() if W in every and _inside_widths(x)]
+        for W, a, b, x in but:
+            lo, hi = (_pp(v) for v in x["ci_widths"])
+            text += (f" (at 2×{W} the paper's {DIFF_NAMES[a]} − {DIFF_NAMES[b]}, "
+                     f"{_pp(x['paper'])} pp, lies inside the interval adjusted for the "
+                     f"{num.get(x['m_widths'], x['m_widths'])} widths too, [{lo}, {hi}])")
+    for W in some:
+        k, n = ex[W]
+        seeds = max(x["n"] for (V, _, _), x in eff.items() if V == W)
+        text += f"; at 2×{W} ({_seeds(seeds)}), {k} of the {n} does"
+    return text + "."
+
+
+def found_warm_start():
+    """The 2×400 scale mixture of the Adam recipe (warm-started) against the plain network and
+    against its start net trained on as long (a control), with notebook 01's family-adjusted
+    intervals and whether they rule out the paper's difference."""
     s = _load("01_mnist_classification/plan_v1/summary.json")
     if not s or (s["analysis"].get("400") or {}).get("status") != "done":
         return None
@@ -957,32 +1017,41 @@ def found_modern_recipe():
     if not e or not e.get("ci_adj"):
         return None
     c = s["analysis"]["400"]["cells"]["bbb_mixture"]
-    ex = T.excluded_words(s)
-    named = [f"{DIFF_NAMES.get(a, a)} − {DIFF_NAMES.get(b, b)}"
-             for (W, a, b), x in eff.items() if W == 400 and x.get("paper") is not None]
-    if named and " differences lies" in ex:  # which differences: the paper's, as notebook 01
-        ex = ex.replace(" differences lies", f" differences ({', '.join(named)}) lies", 1)
-    text = ("**Table 1, a modern recipe.** With Adam for every method"
-            + (f", {ex}. " if ex else ", t")
-            + ("T" if ex else "") + f"he warm-started 2×400 scale mixture errs on "
+    out = T.excluded(e)[1]
+    text = (f"**Table 1, the warm start.** The warm-started 2×400 scale mixture errs on "
             f"{100 * c['mean']:.2f} ± {100 * c['sd']:.2f}% ({c['n']} seeds; paper "
-            f"{100 * c['published']:.2f}%): {_pp(e['diff'])} pp against the plain network "
-            f"{_interval(e['ci_adj'])[:-3]} (paper {_pp(e['paper'])} pp), "
-            f"{e['verdict']}")
+            f"{100 * c['published']:.2f}%); mixture − plain network: {_pp(e['diff'])} pp "
+            f"{_interval(e['ci_adj'])[:-3]}"
+            + ("" if out is None else ", ruling out" if out else ", allowing")
+            + f" the paper's {_pp(e['paper'])} pp ({e['verdict']})")
     if ctl and ctl.get("ci_adj"):
-        text += (f"; against its start net trained on as long, "
+        text += (f"; against its start net trained on as long (a control): "
                  f"{_pp(ctl['diff'])} pp {_interval(ctl['ci_adj'])[:-3]}")
     return text + " (intervals adjusted)."
 
 
-def _mcnemar_all(rec, H, ranking="SNR"):
-    """The fractions removed at which McNemar's test (per network, uncorrected) favours
-    ``ranking`` on every network of width ``H``, and how many networks that is."""
-    from helpers import pruning
-    nets = sum(m["H"] == H for m in rec["metrics"]["models"])
-    _, by = pruning.mcnemar_counts(rec, H)
-    fs = sorted({f for _, f in by.get(ranking, [])}, key=int)
-    return [f for f in fs if sum(g == f for _, g in by[ranking]) == nets], nets
+def _references_words(v2):
+    """'. Pruned by |w| at 95%, the SGD and dropout networks err on a% and b% (BBB by SNR: c%);
+    at 98% SNR beats all 3 |w| references (hold)': the magnitude-pruned reference networks of
+    notebook 04 (its summary's table of test errors, mean over seeds) and the fraction at which
+    every claim "SNR < x's |w|" holds (``pruning_claims``); '' without them."""
+    import statistics
+    tab = (v2 or {}).get("table") or {}
+    at = {k: statistics.fmean(tab[k]["95"].values()) for k in ("bbb_snr", "sgd_magnitude",
+                                                                 "dropout_magnitude")
+          if "95" in tab.get(k, {})}
+    if len(at) < 3:
+        return ""
+    text = (f". SGD and dropout nets pruned by |w| err on {100 * at['sgd_magnitude']:.2f}% and "
+            f"{100 * at['dropout_magnitude']:.2f}% at 95% (BBB by SNR {100 * at['bbb_snr']:.2f}%)")
+    claims = pruning_claims()
+    if isinstance(claims, dict):
+        for f, pairs in claims.items():
+            refs = [v for n, v in pairs if "|w|" in n]
+            if refs and all(v == "holds" for v in refs):
+                text += f"; at {f}% SNR beats all {len(refs)} |w| nets (hold)"
+                break
+    return text
 
 
 def found_pruning():
@@ -995,8 +1064,8 @@ def found_pruning():
           if m["H"] == H]
     ci = _stats().mean_ci(ds)
     span = f" [{ci['ci'][0]:+.2f}, {ci['ci'][1]:+.2f}]" if ci["ci"] else ""
-    text = (f"**Table 2, Figure 4: pruning.** Removing the 95% of a 2×{H} network's weights "
-            "with the lowest SNR = |μ|/σ changes the test error by "
+    text = (f"**Table 2, Figure 4: pruning** ([04][nb04]). Removing the 95% of a 2×{H} "
+            "network's weights with the lowest SNR = |μ|/σ changes its test error by "
             f"{ci['mean']:+.2f} pp{span} ({pruned_nets_words(short=True) or _seeds(len(ds))}; "
             "paper +0.05 pp)")
     v2 = _load("04_pruning/v2/summary.json")
@@ -1005,16 +1074,10 @@ def found_pruning():
     if r and r["verdict"].startswith("not resolved"):
         t = r["t_test"]
         tag = ", exploratory" if r.get("seen_before_plan") else ""  # both sides seen first
-        text += (f". But ranking by |μ| alone does as well (SNR − |μ| {_pp(t['mean_diff'])} "
-                 f"pp {_interval(t['ci'])[:-3]}, {r['verdict']}{tag}): at this "
-                 "width σ adds nothing measurable")
-        other = [w for w in dict.fromkeys(m["H"] for m in models) if w != H]
-        for W in other:
-            fs, nets = _mcnemar_all(prune, W)
-            if fs:
-                text += (f". At 2×{W}, SNR beats |μ| at "
-                         f"{'–'.join(dict.fromkeys([fs[0], fs[-1]]))}% removed on all "
-                         f"{nets} networks (exploratory)")
+        text += (f". But ranking BBB's own weights by |μ| alone does as well (SNR − |μ| "
+                 f"{_pp(t['mean_diff'])} pp {_interval(t['ci'])[:-3]}, {r['verdict']}{tag}): "
+                 "σ adds nothing measurable here")
+        text += _references_words(v2)
     return text.replace(" -", " −").replace("[-", "[−") + "."
 
 
@@ -1031,21 +1094,18 @@ def found_regression():
     from helpers.regression import fit_method, tally
     sigma = inspect.signature(fit_method).parameters["prior_sigma"].default
     g, m, s = (files[k]["metrics"] for k in ("bbb_gaussian", "bbb_mixture", "mle"))
-    cov = g["coverage90_out"]["per_seed"]
     counts = tally(v)
     n = sum(t["claims"] for t in counts.values())
     held = sum(len(t["holds"]) for t in counts.values())
     rev = sum(len(t["reversed"]) for t in counts.values())
-    return (f"**Figure 5: regression.** With a N(0, {sigma:g}) prior, BBB's predictive sd is "
-            f"{g['std_ratio']['mean']:.1f} times larger away from the data than near it (a "
-            f"standard network's: {s['std_ratio']['mean']:.1f}); its 90% band covers "
-            f"{100 * g['coverage90_out']['mean']:.0f}% of fresh points there (per seed "
-            f"{100 * min(cov):.0f}–{100 * max(cov):.0f}%). With the scale-mixture prior: "
-            f"{m['std_ratio']['mean']:.1f}, covering "
-            f"{100 * m['coverage90_out']['mean']:.0f}%. Of {n} declared tests against a "
-            "standard network, MC dropout and a deep ensemble, "
-            f"{held} hold, {rev} are reversed, {n - held - rev} are not "
-            f"resolved at {_seeds(len(g['std_ratio']['per_seed']))}.")
+    return (f"**Figure 5: regression** ([02][nb02]). Away from the data, BBB's predictive sd "
+            f"grows {g['std_ratio']['mean']:.1f}-fold with a N(0, {sigma:g}) prior (a standard "
+            f"network's: {s['std_ratio']['mean']:.1f}), its 90% band covering "
+            f"{100 * g['coverage90_out']['mean']:.0f}% of fresh points there; scale mixture: "
+            f"{m['std_ratio']['mean']:.1f}-fold, covering {100 * m['coverage90_out']['mean']:.0f}%. "
+            f"Of {n} declared tests against a standard net, MC dropout and a deep ensemble: "
+            f"{held} hold, {rev} reversed, {n - held - rev} not resolved at "
+            f"{_seeds(len(g['std_ratio']['per_seed']))}.")
 
 
 def found_bandit():
@@ -1058,12 +1118,14 @@ def found_bandit():
     holds = [AGENTS[a] for a in AGENTS if tests[a]["verdict"] == "holds"]
     n = len(bbb["final_per_seed"])
     wins = sum(g < b for g, b in zip(greedy["final_per_seed"], bbb["final_per_seed"]))
-    text = (f"**Figure 6: a bandit.** BBB's regret after 50,000 steps of the mushroom task is "
-            f"{bbb['mean']:,.0f} ± {bbb['sd']:,.0f} ({n} seeds; paper about 5,700)"
+    vs = minus_paper(bbb["mean"], _stats().mean_ci(bbb["final_per_seed"])["ci"], 5700,
+                     fmt=_regret, unit="")
+    text = (f"**Figure 6: a bandit** ([03][nb03]). BBB's regret after 50,000 mushroom steps is "
+            f"{bbb['mean']:,.0f} ± {bbb['sd']:,.0f} ({n} seeds; ours − the paper's ~5,700: {vs})"
             + (f", lower than {' and '.join(holds)} ({'both hold' if len(holds) == 2 else 'holds'}"
                ", exploratory)" if holds else ""))  # tests chosen after the runs: no plan
     if wins:
-        text += (f". But plain greedy has the lower regret on {wins} of {n} seeds (median "
+        text += (f". But greedy is lower on {wins} of {n} seeds (median "
                  f"{greedy['median']:,.0f}, BBB's {bbb['median']:,.0f}); BBB's lower "
                  f"mean comes from greedy's worst seed ({max(greedy['final_per_seed']):,.0f})")
     return text + "."
@@ -1119,9 +1181,10 @@ def _nb06_answer(v3):
     fair = R.load_fair()
     grid = {f["val_grid"]["outcome"] for f in (fair or {}).get("flavours", {}).values()}
     if grid == {"equal to MAP"}:  # Laplace refitted with its prior chosen on validation data
-        text += ", or are MAP's network with their prior set on validation data"
-    return (text + f". Notebook 06: not worth it at this budget ({NAMES[m]} wins both at "
-            f"{ratio(m):.1f}× MAP's training time, BBB {ratio('bbb'):.1f}×)")
+        text += "; with a prior chosen on validation data, they are in effect that MAP net"
+    both = " and ".join(sorted(scores))  # 'OOD AUROC and test NLL': R.SCORE_OF's names
+    return (text + f". Notebook 06: BBB is not worth it at this budget: {NAMES[m]} beats it on "
+            f"{both} at {ratio(m):.1f}× MAP's training time (BBB {ratio('bbb'):.1f}×)")
 
 
 def found_beyond():
@@ -1137,7 +1200,8 @@ def found_beyond():
     m, b = _best(v2, "auroc_entropy", max)
     base = v2["table"].get("map", {}).get("full", {}).get("auroc_entropy")
     auroc = "OOD AUROC (entropy)"
-    text = (f"**Beyond the paper.** Telling Fashion-MNIST from MNIST, BBB's AUROC is "
+    text = (f"**Beyond the paper** ([05][nb05], [06][nb06]). Telling Fashion-MNIST from MNIST, "
+            "BBB's AUROC is "
             f"{a['mean']:.3f} ± {a['sd']:.3f} ({len(a['seeds'])} seeds)"
             + (f": above MAP's {base['mean']:.3f} ({_word_of(v2, auroc, 'map')})" if base else "")
             + f", below {NAMES[m]}'s {b['mean']:.3f} ± {b['sd']:.3f} ({_word_of(v2, auroc, m)})")
@@ -1151,7 +1215,7 @@ def found_beyond():
     ece = [the.get(n, n) for n in _rivals_with(v2, "test ECE", "holds")]
     if ece:
         text += (f" Its ECE is lower than {_and([n + chr(39) + 's' for n in ece])} "
-                 f"({'both hold' if len(ece) == 2 else 'holds'}; tested in notebook 05)")
+                 f"({'both hold' if len(ece) == 2 else 'holds'})")
     v3 = _load("06_alternatives/v3/summary.json")
     if v3 and not v3["interim"]:
         from helpers.alternatives_report import failed_fits
@@ -1163,8 +1227,8 @@ def found_beyond():
                      + (" (reversed)" if both or len(worse) == 1 else " (all reversed)"))
         failed = failed_fits(v3)
         if failed:  # their refits: docs/reading.md and notebook 06
-            text += (f". The {len(failed)} Laplace fits fail (worse than their own MAP "
-                     "network: no verdict)")
+            text += (f". With a marginal-likelihood prior, the {len(failed)} Laplace fits are "
+                     "worse than the MAP net they wrap (failed fits, no verdict)")
         return text + _nb06_answer(v3) + "."
     return text + "."
 
@@ -1181,8 +1245,9 @@ def headline():
     from helpers import table1 as T
     if not s or not T.excluded_words(s) or not found_paper_protocol():
         return None
-    text = ("**In short:** trained with Adam, none of Table 1's gaps between methods "
-            "reappear; trained the paper's way, BBB's weight uncertainty never learned")
+    text = ("**In short:** trained the paper's way (with our fill-ins), BBB's "
+            "weight uncertainty never learned; trained with Adam, none of Table 1's gaps "
+            "between methods reappear")
     claims = pruning_claims()
     mu = [v for f, pairs in (claims if isinstance(claims, dict) else {}).items()
           for n, v in pairs if f == "95" and n.startswith("|μ|")]
@@ -1197,8 +1262,8 @@ def headline():
             tests["greedy"]["verdict"].startswith("not resolved") and \
             all(tests[a]["verdict"] == "holds" for a in ("eps1", "eps5")):
         text += ("; BBB's pruning is as cheap as the paper says and its bandit beats random "
-                 "exploration, but pruning by weight size alone and a never-exploring agent are "
-                 "not measurably worse")
+                 "exploration, but ranking BBB's own weights by size alone, and a never-exploring "
+                 "agent with the paper's buffer, are not measurably worse")
     v2 = _load("05_uncertainty/v2/summary.json")
     au = (v2 or {}).get("families", {}).get("OOD AUROC (entropy)", {})
     if any(k.startswith("mc_dropout < bbb") and c["verdict"] == "reversed" for k, c in au.items()):
@@ -1208,8 +1273,8 @@ def headline():
 
 def found():
     """The README's "What we found": one plain sentence per experiment, from results/."""
-    parts = [f() for f in (found_modern_recipe, found_paper_protocol, found_pruning,
-                           found_regression, found_bandit, found_beyond)]
+    parts = [f() for f in (found_paper_protocol, found_modern_recipe, found_warm_start,
+                           found_pruning, found_regression, found_bandit, found_beyond)]
     return "\n".join(f"{i}. {p}" for i, p in enumerate([p for p in parts if p], 1))
 
 
