@@ -515,7 +515,7 @@ def adam_sigma_check(get, widths, labels, warm=None, measured=None):
         return ""
     head = ("**Did σ learn in the Adam recipe's Table 1 runs?** "
             + ("Their run records hold σ statistics." if held else
-               "Their run records hold no σ, so section 3's test cannot be run on them. What "
+               "Their run records hold no σ, so the rule above cannot be applied to them. What "
                "the records bound:"))
     table = ["", "", "| BBB runs of Table 1 | σ's geometric mean over the weights | one "
              "sampled network's test error |", "|---|---|---|", *rows, "", ""]
@@ -529,7 +529,7 @@ def adam_sigma_check(get, widths, labels, warm=None, measured=None):
                     "these records cannot tell whether it learned.")
     if unchecked:
         tail.append(f"{' and '.join(unchecked)[:1].upper()}{' and '.join(unchecked)[1:]}: not "
-                    "checked on these runs; their verdicts rest on section 3's related run "
+                    "checked on these runs; their verdicts rest on the related rerun above "
                     "(same optimiser, ρ₀ and 2×400 prior; random start, 50 epochs, one seed), "
                     "where σ learned.")
     more = measured_words(measured, sorted(got), labels["bbb_mixture"]) if got else ""
@@ -601,8 +601,8 @@ def measured_words(measured, widths, label="BBB, scale mixture prior"):
         return and_list([f"2×{H}" for H in ws])
     parts = []
     if learned:
-        parts.append(f"At {at(learned)} σ learned, spreading apart weight by weight (section "
-                     "3's test)" + ("" if still else ": the mixture's Adam-recipe verdicts "
+        parts.append(f"At {at(learned)} σ learned, spreading apart weight by weight (the "
+                     "rule above)" + ("" if still else ": the mixture's Adam-recipe verdicts "
                                     "count (σ measured on seed 0)") + ".")
     if still:
         parts.append(f"At {at(still)} σ shifted uniformly, every ρ by about the same amount: "

@@ -23,9 +23,9 @@
 # (training times: [README](../README.md)).
 
 # %% tags=["parameters"]
-PROFILE = "default"    # smoke (tiny networks) | default (committed results); paper = default
-TRAIN_MISSING = True   # smoke: train the tiny networks here; default: read committed results
-# In the default profile both settings train nothing: every number renders from results/.
+PROFILE = "default"    # "default": read the committed results | "smoke": tiny networks
+TRAIN_MISSING = True   # used only with "smoke": train its tiny networks here (seconds)
+# The default profile trains nothing: every number renders from results/.
 
 # %%
 import matplotlib.pyplot as plt
@@ -48,7 +48,6 @@ R.show_markdown(T.plain_answer(paper_run, adam, sigma_fixed=sigma));
 # %% [markdown]
 # **How to read the intervals and names**
 #
-# - *Width*: 2×400 has two hidden layers of 400 units.
 # - Methods: *plain network* (the paper's "SGD, no dropout"), *dropout*, *BBB, Gaussian prior*, *BBB, scale mixture prior*; in $a-b$: *Gaussian*, *mixture*.
 # - A BBB weight is $w=\mu+\sigma\epsilon$, $\epsilon\sim\mathcal N(0,1)$, $\sigma=\log(1+e^{\rho})$ (*softplus*); $\rho_0$ is the value every $\rho$ starts from.
 # - **The paper's protocol**: plain SGD for 600 epochs from a random start on the *summed cost* (the minibatch's costs added, not averaged; eq. (8)). Settings the paper leaves open are our *fill-in*.
@@ -56,14 +55,12 @@ R.show_markdown(T.plain_answer(paper_run, adam, sigma_fixed=sigma));
 # - **Controls** for the warm start (no paper claim): the *plain network, extended training* (trained on for as many epochs as BBB adds) and the *mixture from a random start*.
 # - Each $a-b$ is paired by seed (same initial draw and data order); $p$: a two-sided paired $t$-test's. A *family*: the $m$ tests read together, the paper's three orderings at a width ($m=3$) or the two controls ($m=2$). **Holm's correction** multiplies the smallest $p$ by $m$, the next by $m-1$, …, never below the one before: the *Holm p*.
 # - *[interval]*: the $t$-interval of the mean difference at level $1-0.05/m$ (Bonferroni): a family's intervals hold together with 95% probability.
-# - **Verdicts**: an ordering *holds* (or is *reversed*) when its Holm $p<0.05$ and the difference has the paper's sign (or the other); a control is *lower* or *higher*; else *not resolved*. **Comparable** ("as good as dropout", its own test at each width, $m=1$): mixture − dropout's whole interval inside ±0.1 pp (our margin, declared before the runs); else *not shown comparable*. "Outside our interval" means this *per-width* interval; the one adjusted for the three widths is shown beside it.
-# - A verdict counts only for a method that **worked**: for BBB, one whose σ *learned*, spreading apart weight by weight, not *shifted uniformly* (the rule, with its threshold, just below).
+# - **Verdicts**: an ordering *holds* (or is *reversed*) when its Holm $p<0.05$ and the difference has the paper's sign (or the other); a control is *lower* or *higher*; else *not resolved*. **Comparable** ("as good as dropout", its own test at each width, $m=1$): mixture − dropout's whole interval inside ±0.1 pp (our margin, declared before the runs); else *not shown comparable*, with where the interval lies (*higher error than dropout*: above 0; a description, not a verdict). "Outside our interval": outside this *per-width* interval; as $m=1$ per width, the interval adjusted for the three widths is shown beside it where that matters. Three decimals where two would round an end to zero.
 
 # %%
 R.show_markdown(T.answer(paper_run, adam, sigma_fixed=sigma))
-get, warm = T.adam_records(adam), T.warm_widths(adam, raw=True)
-R.show_markdown(T.sigma_rule_words(PD.load(), measured))
-R.show_markdown(PD.adam_sigma_check(get, adam["widths"], T.BRIEF, warm, measured));
+R.show_markdown(T.sigma_line(measured, sigma))
+R.show_markdown(T.resolvable_line(adam));
 
 # %% [markdown]
 # ## 1. The four methods and the two recipes
@@ -84,7 +81,7 @@ R.show_markdown(PD.adam_sigma_check(get, adam["widths"], T.BRIEF, warm, measured
 # Settings are chosen on validation error, equal trials per method; test images are scored
 # once, after the choice. Under the paper's protocol (§3.2, §5.1) $\mu$ and $\rho$ take plain
 # SGD steps (no momentum or decay); one weight sample per step and $\rho_0=-5$ fill what the
-# paper leaves open. The Adam recipe divides $\mathcal F_i$ by the minibatch size. $\mathcal U(\pm a)$: $\mu$ drawn uniformly from
+# paper leaves open. An *L9 array*: 9 runs covering 3 levels of each of 4 settings. The Adam recipe divides $\mathcal F_i$ by the minibatch size. $\mathcal U(\pm a)$: $\mu$ drawn uniformly from
 # $[-a, a]$.
 
 # %%
@@ -95,15 +92,19 @@ R.show_markdown(words)
 H.show_table(head, rows);
 
 # %% [markdown]
-# > **Departures from the paper and choices made after seeing numbers.** Our fill-in of the
-# > paper's protocol ($\rho_0$, one learning rate for $\mu$ and $\rho$): under it
-# > $\sigma$ shifted uniformly and did not learn (section 3). The
-# > Adam recipe is not the paper's: its search space (with the warm start) and
-# > BBB's predictor rule (μ or the average of sampled networks, whichever
-# > validation prefers; section 6) were settled after test errors had been seen, and so were
-# > the two thresholds on |w| (near 0, in the tails) of Figure 3's table (section 5):
-# > [docs/choices.md](../docs/choices.md). History of choices:
-# > [docs/lab_log.md](../docs/lab_log.md#notebook-01).
+# > **Departures from the paper and choices made after seeing numbers.**
+# > - *The paper's protocol, our fill-in* where the paper is silent: $\rho_0$, one learning
+# >   rate for $\mu$ and $\rho$, one weight sample per step (the paper also tried 2, 5, 10).
+# >   Under it σ shifted uniformly (section 3). To fit the CPU budget it was searched at
+# >   2×400 only (above) and run with 3 seeds at 2×400, 1 at 2×1200, none at 2×800.
+# > - *The σ rule's threshold* (section 3) was set after section 3's runs were seen; any
+# >   threshold in the wide gap between their ratios gives the same verdicts.
+# > - *The Adam recipe* is not the paper's: its search space (with the warm start), BBB's
+# >   predictor rule (section 6) and Figure 3's two |w| thresholds were settled after test
+# >   errors had been seen: [docs/choices.md](../docs/choices.md).
+# > - *Figure 3* has a log density axis (the paper's: linear), so that the tails show.
+# >
+# > History of choices: [docs/lab_log.md](../docs/lab_log.md#notebook-01).
 
 # %%
 groups = [(T.RECIPES["paper"], pp["widths"], lambda m, W: P.run_records(pp, W)[m]),
@@ -117,7 +118,10 @@ R.show_markdown(T.choices_direction(adam, groups));
 
 # %%
 H.show_table(*T.table1_rows(paper_run, adam))
-R.show_markdown(T.sgd_vs_paper_words(paper_run, adam));
+R.show_markdown(T.sgd_vs_paper_words(paper_run, adam))
+words, head, rows = T.fixed_sigma_rows(paper_run, sigma)
+R.show_markdown(words)
+H.show_table(head, rows);
 
 # %% [markdown]
 # **The paper's differences at the other widths.**
@@ -136,11 +140,12 @@ plt.show()
 # %% [markdown]
 # ## 3. Is the posterior learning?
 #
-# The paper-protocol numbers test the paper's claim only if $\sigma$ learns. Under plain SGD
-# the step on $\rho$ is the learning rate times
-# $\partial\mathcal F/\partial\sigma\cdot\mathrm{sigmoid}(\rho)$, tiny at $\rho_0=-5$; Adam
-# scales each step by the gradient's running size. The paper protocol's two BBB settings
-# were rerun beside the Adam recipe's scale mixture. Panels:
+# The paper-protocol numbers test the paper's claim only if $\sigma$ learns. Plain SGD steps
+# $\rho$ by the learning rate times its gradient, which holds a factor
+# $\mathrm{sigmoid}(\rho)$, tiny at $\rho_0=-5$; Adam scales each step by the gradient's
+# running size. The paper protocol's two BBB settings
+# were rerun for 50 epochs (seed 0, 2×400) beside a random-start Adam-recipe scale mixture
+# (a contrast, not a Table 1 run). Panels:
 # per layer, $\sigma$'s median and 5th–95th percentile band (plain SGD's bands are narrower
 # than its lines); last, training NLL (negative log-likelihood) against KL per training
 # image. *Share of μ in the narrow prior component*: of the means, those where the mixture's
@@ -155,10 +160,12 @@ if not H.pending(diag, "the posterior diagnostics (about 15 min)", PD.COMMAND):
     H.savefig(fig, NB, "posterior-learning")
     plt.show()
     R.show_markdown(PD.contrast_words(diag) + "\n\n" + PD.words(PD.display(diag)))
-    R.show_markdown(PD.extrapolation(diag, pp["final_epochs"]))
-words, head, rows = T.fixed_sigma_rows(paper_run, sigma)
-R.show_markdown(words)
-H.show_table(head, rows);
+
+# %%
+R.show_markdown(T.sigma_rule_words(diag, measured))
+R.show_markdown(T.rho_push_words(diag) + "\n\n" + PD.extrapolation(diag, pp["final_epochs"]))
+get, warm = T.adam_records(adam), T.warm_widths(adam, raw=True)
+R.show_markdown(PD.adam_sigma_check(get, adam["widths"], T.BRIEF, warm, measured));
 
 # %% [markdown]
 # ## 4. Figure 2: test error during training
@@ -167,17 +174,16 @@ H.show_table(head, rows);
 # paper-protocol runs of Table 1 (BBB: its $\mu$), mean over seeds, range as a band, the
 # paper's value dashed; the last panels draw the four together, smoothed. Curves start
 # above the top edge. The BBB panels show μ of a BBB whose σ did not
-# learn: not a test of Figure 2 for BBB.
+# learn: not a test of Figure 2 for BBB. The paper's figure is our 2×1200 row (one seed);
+# where a curve swings from epoch to epoch, a one-seed final value depends on the last epoch.
 
 # %%
 fig = P.figure2(pp, sigma_fixed=sigma is not None)
 H.savefig(fig, NB, "figure2-paper-protocol")
 plt.show()
-head, rows, words = P.curve_rows(paper_run, against=T.narrowest_half_width(paper_run),
-                                 verdicts=T.resolved_intervals(paper_run, sigma is not None))
-R.show_markdown(P.curve_rule())
-H.show_table(head, rows)
-R.show_markdown(words + "\n\n" + P.spike_words(pp));
+head, rows, words = P.curve_rows(paper_run, verdicts=T.resolved_intervals(paper_run, sigma is not None))
+R.show_markdown("**Are 600 epochs enough?** " + words.replace("**Conclusion:** t", "T") + " "
+                + T.drift_yardstick(paper_run));
 
 # %% [markdown]
 # ## 5. Figure 3: the weights
@@ -190,10 +196,10 @@ R.show_markdown(words + "\n\n" + P.spike_words(pp));
 
 # %%
 runs = {m: (rs or [None])[0] for m, rs in P.run_records(pp, max(pp["widths"])).items()}
-panels = T.figure3_panels(runs, adam)
-H.savefig(T.figure3_runs(None, panels), NB, "figure3")
+panels, untested = T.figure3_panels(runs, adam), [T.RECIPES["paper"]] if sigma else []
+H.savefig(T.figure3_runs(None, panels, untested), NB, "figure3")
 plt.show()
-head, rows, words = T.weight_share_panels(panels, narrow=PD.narrow_share(diag))
+head, rows, words = T.weight_share_panels(panels, PD.narrow_share(diag), untested)
 H.show_table(head, rows)
 R.show_markdown(words);
 
@@ -213,7 +219,7 @@ R.show_markdown(words);
 # ## Takeaways
 
 # %%
-R.show_markdown(T.takeaways(paper_run, adam, sigma, groups[1:], panels, diag));
+R.show_markdown(T.takeaways(paper_run, adam, sigma, None, panels, diag));  # section 6: its own
 
 # %% [markdown]
 # ## Exercises

@@ -346,20 +346,21 @@ def test_the_answer_follows_the_planted_effects():
     assert "against 1.36–1.36%, every interval of our mean above the paper's value" in reach
     # the plain answer says it first, in words: no test names, no verdict words
     plain = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
-    assert plain.startswith("**In short.** With every method trained by a modern recipe (Adam, "
-                            "settings searched on validation; test error in *pp*, percentage "
-                            "points, each difference with a 95 % interval over seeds, widened for "
-                            "the comparisons read together), the intervals read: at 2×400 ")
+    assert plain.startswith("**In short.** Differences in test error are in *pp* (percentage "
+                            "points), each with a 95 % interval over seeds, widened for the "
+                            "comparisons read together; 2×400: two hidden "
+                            "layers of 400 units. With every method trained by a modern recipe "
+                            "(Adam, settings searched on validation), the intervals read: at 2×400 ")
     assert ("BBB with the scale mixture prior is better than a plain network at 2×400: at 2×400 "
             "by −0.04 pp (95 % interval −0.05 to −0.03), which rules "
             "out the paper's −0.47 pp") in plain  # an ordering holds: no "none reappear"
-    assert "none of the paper's Table 1 margins reappear" not in plain
+    assert "none of the paper's Table 1 margins is reproduced" not in plain
     assert not any(w in plain for w in ("Holm", "resolved", "*holds*", "comparable", "[")), plain
     assert plain.count(". ") <= 4  # a few plain sentences
     assert "one width of" not in plain  # one width: no "one width of 1"
     unresolved = T.plain_answer(_planted(-0.0006), _planted(-0.0001, n=5, continued=0.0))
     assert "is not measurably better than a plain network:" in unresolved
-    assert "none of the paper's Table 1 margins reappear: at 2×400 " in unresolved
+    assert "none of the paper's Table 1 margins is reproduced: at 2×400 " in unresolved
     big = T.plain_answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
     assert "which rules out the paper's −0.47 pp" in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
@@ -370,7 +371,8 @@ def test_the_answer_follows_the_planted_effects():
     assert "−0.05 [−0.08, −0.03] (3)" not in led
     open_ = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
     assert ("The paper's own protocol (plain SGD, 600 epochs), as we filled it in: BBB's σ "
-            "(each weight's posterior spread) shifted uniformly and did not learn (section 3), so "
+            "(each weight's posterior spread) shifted uniformly (every weight's by about the "
+            "same amount) and did not learn (section 3), so "
             "its two orderings with BBB get no verdict") in open_
     assert "chapter" not in open_ and "until runs" not in open_  # no campaign status
     assert "as we filled it in" not in T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5))
@@ -993,7 +995,7 @@ def test_fixed_sigma_rows_give_bbb_rows_no_verdict():
     drop["test_error"] = [x + 0.00004 * i for i, x in enumerate(drop["test_error"])]
     words, head, rows = T.fixed_sigma_rows(rec, sigma=0.0067)
     assert words.startswith("**The paper's protocol at 2×400: its tests.** Its BBB's σ "
-                            "(≈ 0.007) did not learn: the rows with BBB show their interval, no "
+                            "(≈ 0.007) did not learn (section 3): the rows with BBB show their interval, no "
                             "verdict.")
     assert head[0] == "a − b (pp)" and head[1] == "m"  # one width: said once, in the words
     assert "[interval]" in head[2] and "unadjusted" not in head[2]  # defined above it

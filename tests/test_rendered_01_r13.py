@@ -43,7 +43,7 @@ def test_outside_names_the_per_width_interval_and_the_widths_exception(committed
             and T.excluded(e)[1] and e["ci_widths"][0] <= e["paper"] <= e["ci_widths"][1]]
     assert [int(x.split("×")[1].split()[0]) for x in but] == sorted(want)
     words = T.excluded_words(adam)
-    assert "lies outside our per-width interval" in words
+    assert "our per-width intervals exclude each of the paper's" in words
     assert ("(but " in words) == bool([W for W in want if W in
                                        [V for V, (k, n) in T.paper_excluded(adam).items()
                                         if k == n]])
@@ -65,7 +65,8 @@ def test_short_answer_names_the_prior_start_confound(committed):
     warm = T.warm_widths(adam)
     split = [W for W in adam["widths"] if (W in warm.get("bbb_mixture", []))
              != (W in warm.get("bbb_gaussian", []))]
-    assert ("also compares a warm start with a random one" in plain) == bool(split)
+    assert ("also compares a *warm start* (BBB's μ start from a trained plain network) with a "
+            "random one" in plain) == bool(split)
     e = T.effects(adam).get((1200, "bbb_mixture", "bbb_gaussian"))
     if split and 1200 not in split and e:
         assert f"where both start warm, at 2×1200 by {T._plain_ci(e)}" in plain
@@ -99,7 +100,10 @@ def test_sigma_rule_states_the_codes_threshold(monkeypatch):
     if diag is None:
         pytest.skip("no committed diagnostics")
     words = T.sigma_rule_words(diag, PD.adam_load())
-    assert f"at most {thr:g} times its median drift" in words
+    assert f"σ *shifted uniformly* when the largest 95th percentile is at most {thr:g} times " \
+           "the smallest median" in words
+    # how far the reading is from the threshold: the gap between the two groups of runs
+    assert "Any threshold between " in words and " reads every run the same way." in words
     for run in diag["runs"].values():
         r = T.drift_ratio(run["trace"][-1]["layers"])
         assert T._ratios([r]) in words or "–" in words  # each run's ratio, or a range holding it
