@@ -801,9 +801,12 @@ def robustness_text(summary, skip=(), nb05=None, brief=False):
             + (f"{total - len(changed)} of {total} verdicts stay the same under all {n}"
                if changed else f"every one of the {total} verdicts stays the same"))
     text += (": changed: " + "; ".join(changed) + "." if changed else ".")
-    if brief:  # the notebook: the count; each claim's Holm p under the other draws: docs/
-        return text + (f" Each claim's Holm p under the other draws: [details]({DETAILS_LINK}"
-                       "#sampling-draws)." if close or low else "")
+    if brief:  # the notebook: one sentence; the question and each claim's Holm p: docs/
+        return (f"**Other draws.** Scored again with {n} other draws of the predictive samples "
+                "(BBB, MC dropout, IVON), "
+                + (f"{total - len(changed)} of {total} verdicts stay the same: changed: "
+                   + "; ".join(changed) if changed else f"all {total} verdicts stay the same")
+                + f" ([each claim's Holm p]({DETAILS_LINK}#sampling-draws)).")
     if close:
         text += ("\n\nNear the threshold (as defined under Terms):\n\n"
                  + "\n".join(f"- {x}." for x in close))
@@ -1359,6 +1362,7 @@ def effect_rows(summary, nb05=None):
     header = ["score (NLL: lower is better; AUROC: higher)", "rival", "scored on",
               "BBB − rival (mean)", "95 % interval", "p (Holm)", "sign test p", "outcome"]
     theirs = nb05_claims(nb05) if nb05 else {}
+    near = near_threshold(summary, nb05)
     rows = []
     for e in effects(summary):
         in05 = (e["family"], e["rival"]) in IN_NOTEBOOK_05
@@ -1371,8 +1375,10 @@ def effect_rows(summary, nb05=None):
         fit = e["word"] == FAILED_FIT
         word = e["word"] + (" (interim)" if summary.get("interim") else "")
         if in05:
-            near = theirs[e["rival"]].get("near")
-            word += " (tested in notebook 05" + ("; near the threshold" if near else "") + ")"
+            flag = theirs[e["rival"]].get("near")
+            word += " (tested in notebook 05" + ("; near the threshold" if flag else "") + ")"
+        elif (e["family"], e["rival"]) in near:  # the same flag as the answer and the figure
+            word += " (near the threshold)"
         rows.append([e["score"], LABELS[e["rival"]], "subset" if e["on"] == "subset"
                      else "full", _effect(e, False),
                      f"[{_fmt(e['ci'][0], e['digits'])}, {_fmt(e['ci'][1], e['digits'])}]"
@@ -1512,23 +1518,59 @@ def headline_text(summary, nb05=None):
     text = lead + "\n\n" + "\n".join("- " + x[0].upper() + x[1:] for x in sentences)
     failed = failed_fits(summary)
     if failed:
-        text += ("\n- Laplace: the fit is worse on NLL than the MAP network it wraps: a failed "
-                 "fit, with no verdict." if len(failed) == 1 else
-                 f"\n- Laplace: the {len(failed)} fits are worse on NLL than the MAP network "
-                 "they wrap: failed fits, with no verdict.")
+        one = len(failed) == 1
+        text += ("\n- Laplace, as laplace-torch ships it (its prior precision δ, the Gaussian "
+                 "prior's inverse variance, set by the marginal likelihood): "
+                 + ("the fit is" if one else f"the {len(failed)} fits are")
+                 + " worse on test NLL than the MAP network " + ("it wraps" if one else
+                                                                  "they wrap")
+                 + f", so {'it gets' if one else 'they get'} no verdict (failed fit"
+                 + ("" if one else "s") + ", section 4)" + _unjudged(summary, failed) + ".")
     return text
 
 
-def effects_text(summary):
-    """Below the comparisons table: what each unresolved interval excludes, and that the paper
-    states no difference on these scores to set beside them."""
-    es = [e for e in own_effects(summary) if e["word"].startswith("not resolved") and e["ci"]]
+def _unjudged(summary, failed):
+    """'; unjudged, their intervals (Table 6.3) put BBB ahead of all 3 on test NLL and
+    all-layer KFAC Laplace ahead of BBB on OOD AUROC': which failed fits' 95 % intervals of
+    BBB − fit exclude zero, and to which side ('' when none does)."""
+    ahead, behind = {}, {}
+    for e in effects(summary):
+        if e["rival"] not in failed or not e["ci"]:
+            continue
+        good = e["ci"][1] < 0 if e["lower_better"] else e["ci"][0] > 0
+        bad = e["ci"][0] > 0 if e["lower_better"] else e["ci"][1] < 0
+        (ahead if good else behind if bad else {}).setdefault(e["score"], []).append(e["rival"])
+    names = lambda ms: (("the fit" if len(failed) == 1 else f"all {len(failed)}")  # noqa: E731
+                        if set(ms) == set(failed) else _join([SHORT[m] for m in ms]))
+    bits = ([f"BBB ahead of {names(ms)} on {sc}" for sc, ms in ahead.items()]
+            + [f"{names(ms)} ahead of BBB on {sc}" for sc, ms in behind.items()])
+    if not bits:
+        return ""
+    return (f"; unjudged, {'its' if len(failed) == 1 else 'their'} intervals (Table 6.3) put "
+            + _join(bits))
+
+
+def effects_text(summary, nb05=None):
+    """Below the comparisons table: what each unresolved interval excludes (notebook 05's
+    claims too, read from ``nb05`` and marked so), and that the paper states no difference on
+    these scores to set beside them."""
+    theirs = nb05_claims(nb05) if nb05 else {}
+    es = []
+    for e in effects(summary):
+        if (e["family"], e["rival"]) in IN_NOTEBOOK_05:
+            c = theirs.get(e["rival"])
+            if not c:
+                continue
+            e = {**e, "mean": c["mean"], "ci": c["ci"], "word": c["word"], "in05": True}
+        if e["word"].startswith("not resolved") and e["ci"]:
+            es.append(e)
     out = ["**What the intervals say.** The paper reports neither score for any of these "
            "methods, so no published difference sits beside them."]
     if es:
         out += ["", "Not resolved, with what each 95 % interval of BBB − rival excludes:", ""]
-        out += [f"- {SHORT[e['rival']]}, {e['score']}: {_effect(e)}; {_excludes(e)}."
-                for e in es]
+        out += [f"- {SHORT[e['rival']][0].upper() + SHORT[e['rival']][1:]}, {e['score']}"
+                + (" (tested in notebook 05)" if e.get("in05") else "")
+                + f": {_effect(e)}; {_excludes(e)}." for e in es]
     return "\n".join(out)
 
 
@@ -1679,10 +1721,11 @@ def fair_fit_text(ps, summary):
 
 COLOURS = {"map": "#000000", "mc_dropout": "#E69F00", "ensemble": "#999933",
            "bbb": "#0072B2", "ivon": "#009E73", "laplace_ll_kron": "#CC79A7",
-           "laplace_diag": "#882255", "laplace_kron": "#999999"}
+           "laplace_diag": "#882255", "laplace_kron": "#332288"}
 # Okabe–Ito, but the all-layer diagonal Laplace in Tol's wine (Okabe–Ito's vermillion is too
-# close to MC dropout's orange) and the deep ensemble in Tol's olive (Okabe–Ito's sky blue sat
-# too close to BBB's blue)
+# close to MC dropout's orange), the deep ensemble in Tol's olive (Okabe–Ito's sky blue sat
+# too close to BBB's blue) and the all-layer KFAC Laplace in Tol's indigo (grey reads as "not
+# resolved" in the effects figure)
 
 
 def _scores_panel(ax, summary, on, key, failed, log=False):
@@ -1732,6 +1775,16 @@ def _log_ticks(ax):
         for t in sorted(m * 10.0 ** e for e in decades for m in level):
             if lo <= t <= hi and all(abs(math.log10(t / u)) >= 0.06 for u in ticks):
                 ticks = sorted(ticks + [t])
+    # points above the last label: stretch the axis a little to the next level's value, if near
+    cands = sorted(m * 10.0 ** e for e in range(decades[0], decades[-1] + 2)
+                   for level in levels for m in level)
+    inside = [c for c in cands if ticks and ticks[-1] * 10 ** 0.05 <= c <= hi]
+    nxt = next((c for c in cands if c > hi), None)
+    if inside:
+        ticks.append(inside[-1])
+    elif ticks and nxt and math.log10(hi / ticks[-1]) > 0.04 and math.log10(nxt / hi) < 0.04:
+        ticks.append(nxt)
+        hi = nxt * 10 ** 0.006
     ax.yaxis.set_major_locator(FixedLocator(ticks))
     ax.yaxis.set_major_formatter(FormatStrFormatter("%.3g"))
     ax.yaxis.set_minor_locator(NullLocator())
@@ -1782,7 +1835,7 @@ def effects_figure(summary, nb05=None):
     """BBB − rival with its 95 % interval for every rival that is not a failed fit, on test
     NLL (left: below zero favours BBB) and OOD AUROC (right: above zero favours BBB); the
     outcome word above each row. The claims notebook 05 tests (``IN_NOTEBOOK_05``: the same
-    runs and test) are drawn too, with hollow markers; each axis spans its intervals."""
+    runs and test) are drawn too, dashed with square markers; each axis spans its intervals."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
@@ -1799,7 +1852,7 @@ def effects_figure(summary, nb05=None):
             c = colour.get(e["word"], "0.45")
             in05 = (e["family"], e["rival"]) in IN_NOTEBOOK_05
             ax.plot([lo, hi], [i, i], color=c, lw=2.2, ls=(0, (4, 2)) if in05 else "-")
-            ax.plot(e["mean"], i, "o", color=c, ms=7, mfc="white" if in05 else c, mew=1.6)
+            ax.plot(e["mean"], i, "s" if in05 else "o", color=c, ms=7, mew=1.6)
             flag = near.get((e["family"], e["rival"]))
             ax.annotate(e["word"] + (" (near the threshold)\n" + flag.split(": near")[0]
                                      if flag else ""), (e["mean"], i), xytext=(0, 6),
@@ -1813,7 +1866,7 @@ def effects_figure(summary, nb05=None):
         ax.set_ylim(len(rows) - 0.5, -0.8)  # inverted: the first row on top, room for its word
         lo = min(min(e["ci"][0] for e in rows), 0)
         hi = max(max(e["ci"][1] for e in rows), 0)
-        ax.set_xlim(lo - 0.06 * (hi - lo), hi + 0.06 * (hi - lo))
+        ax.set_xlim(lo - 0.06 * (hi - lo), hi + 0.1 * (hi - lo))  # room for the words
         ax.xaxis.set_major_locator(MaxNLocator(6))
         ax.tick_params(axis="x", labelsize=8)
         side = "below 0 favours BBB" if rows[0]["lower_better"] else "above 0 favours BBB"
@@ -1827,11 +1880,11 @@ def effects_figure(summary, nb05=None):
                Line2D([], [], color="0.45", lw=2.2, marker="o", ms=7,
                       label=f"not resolved at {len(summary['seeds'])} seeds")]
     if any((e["family"], e["rival"]) in IN_NOTEBOOK_05 for e in es):
-        style = [Line2D([], [], color="0.2", lw=1.6, marker="o", ms=6,
-                        label="solid, filled: tested in this notebook (Table 6.3)"),
-                 Line2D([], [], color="0.2", lw=1.6, ls=(0, (4, 2)), marker="o", ms=6,
-                        mfc="white", mew=1.4, label="dashed, hollow: tested in notebook 05 "
-                                                     "(the same runs, test and Holm family)"),
+        style = [Line2D([], [], color="#777777", lw=1.6, marker="o", ms=6, mfc="white",
+                        label="solid line, circle (any colour): tested in this notebook"),
+                 Line2D([], [], color="#777777", lw=1.6, ls=(0, (4, 2)), marker="s", ms=6,
+                        mfc="white", label="dashed line, square (any colour): tested in "
+                                           "notebook 05 (the same runs, test and Holm family)"),
                  Line2D([], [], ls="", label=" ")]
         # matplotlib fills a legend column by column: colours on the first row, styles below
         handles = [h for pair in zip(handles, style) for h in pair]
@@ -1882,30 +1935,36 @@ def story_takeaways(summary, ps=None, fair=None, nb05=None):
            + " (Each difference with its interval: the answer at the top and Table 6.3.)"]
     wins = [c for c in nb05_ece(nb05) if c["word"] == WORDS["holds"]] if nb05 else []
     if wins:
+        pp = lambda cs: _join([f"{100 * -c['mean']:.2f}" for c in cs])  # noqa: E731
         out[0] += (f" On ECE (tested in {NOTEBOOK_05}) BBB is better calibrated than "
-                   f"{_join([SHORT[c['rival']] for c in wins])}, by at most "
-                   f"{100 * max(-c['mean'] for c in wins):.2f} percentage points.")
+                   f"{_join([SHORT[c['rival']] for c in wins])}, by {pp(wins)} percentage "
+                   "points (95 % intervals reaching "
+                   + _join([f"{100 * -c['ci'][0]:.2f}" for c in wins]) + "): small differences "
+                   "between well-calibrated networks.")
     if beat and ratio("bbb") is not None and all(ratio(m) is not None for m in beat):
         cheap = [m for m in beat if ratio(m) <= ratio("bbb")]
         dear = [m for m in beat if m not in cheap]
-        words = lambda ms: _join([f"{SHORT[m]} at {ratio(m):.1f}×" for m in ms])  # noqa: E731
-        out.append("- **Cost.** "
-                   + (f"Beating BBB does not take more training: {words(cheap)} MAP's training "
-                      f"time, against BBB's {ratio('bbb'):.1f}×"
-                      + (f"; {words(dear)}" if dear else "") if cheap else
-                      f"Every rival that beats BBB trains longer: {words(dear)} MAP's training "
-                      f"time, against BBB's {ratio('bbb'):.1f}×") + ".")
+        who = lambda ms: _join([f"{SHORT[m]} ({ratio(m):.1f}×)" for m in ms])  # noqa: E731
+        out.append("- **Cost** (training time as a multiple of MAP's; an ensemble counts all its "
+                   "members). "
+                   + (f"{who(cheap)} beat{'s' if len(cheap) == 1 else ''} BBB with less "
+                      f"training than BBB's {ratio('bbb'):.1f}×" if cheap else
+                      f"Every rival that beats BBB trains longer than BBB's "
+                      f"{ratio('bbb'):.1f}×: {who(dear)}")
+                   + (f"; {who(dear)} beat{'s' if len(dear) == 1 else ''} it with more"
+                      if cheap and dear else "") + ".")
     caveats = []
     failed = failed_fits(summary)
     if failed and fair and fair.get("seeds"):
         fl = fair["flavours"]
         k = sum(fl[f]["marglik_layerwise"]["outcome"] == "failed fit" for f in fl)
         vg = sorted({fl[f]["val_grid"]["outcome"] for f in fl})
-        caveats.append(f"Laplace: with the marginal likelihood's prior precision {k} of "
-                       f"{len(fl)} fits are failed fits; with a prior precision chosen on "
-                       f"validation NLL the fits are {_join(vg)} on NLL, MAP's network with "
-                       "almost no added uncertainty, so BBB against them restates BBB against "
-                       "MAP (section 4)")
+        as_map = set(vg) == {"equal to MAP"}
+        caveats.append(("Laplace gets no verdict of its own: " if as_map and k == len(fl) else
+                        "Laplace: ")
+                       + f"with the marginal likelihood's prior precision {k} of {len(fl)} fits "
+                       f"fail, and with one chosen on validation NLL they are {_join(vg)} on NLL"
+                       + (", MAP's network in effect" if as_map else "") + " (section 4)")
     elif failed:
         caveats.append("Laplace is not yet compared: its fits are failed fits, and no prior "
                        "precision tried brings the last-layer fit below MAP's NLL (section 4)"
@@ -2016,7 +2075,8 @@ def fair_rows(fair):
     header = ["Laplace fit", "δ chosen by", "δ chosen (10 seeds)", "test NLL",
               "fit − MAP, NLL [95 %]", "ECE", "OOD AUROC", "outcome"]
     n = len(fair["seeds"])
-    header[2] = f"δ chosen ({n} seed{'s' if n != 1 else ''})"
+    header[2] = (f"δ chosen over {n} seed{'s' if n != 1 else ''} (marginal likelihood: "
+                 "per-tensor medians)")
     cap = (fair.get("grid_cap_log10") or [None, None])[1]
     rows = [[LABELS["map"] + " (the network each fit wraps)", "—", "—",
              f"{fair['map']['full']['nll']:.4f}", "—", f"{fair['map']['full']['ece']:.4f}",
@@ -2111,7 +2171,9 @@ def fair_test_rows(fair, summary):
                                                       else "the marginal likelihood"),
                              "test NLL" if key == "nll" else "OOD AUROC", TESTED_ON[on],
                              _small_ci(mean, ci, d), "—" if p is None else f"{p:.2g}", holm,
-                             WORDS.get(res["verdict"], res["verdict"]),
+                             WORDS.get(res["verdict"], res["verdict"])
+                             + (" (near the threshold)" if res["verdict"] in WORDS
+                                and is_near(res.get("p_holm")) else ""),
                              "same as tested" if on == "full" else _small_ci(*_diff(full), d),
                              _small_ci(*_diff(bm), d)])
     return header, rows
@@ -2160,6 +2222,12 @@ def fair_text(fair, brief=False):
                + ", fit − MAP " + _join([_small_ci(*_diff(vg[f]["fit_minus_map_nll"]["full"]), 4)
                                          for f in P.FLAVOURS]) + ".")
     au = [vg[f]["fit_minus_map_auroc"] for f in P.FLAVOURS]
+    same = kfac_last_layer_match(fair)
+    med = ml["laplace_kron"].get("median_log10_per_tensor") or []
+    k = len(ml["laplace_ll_kron"].get("median_log10_per_tensor") or [])
+    ends = {med.index(min(med)), med.index(max(med))} if med else set()
+    same_range = (same is not None and same < 1e-3 and k
+                  and ends <= set(range(len(med) - k, len(med))))
     if brief:  # Table 6.5 has the δ and NLL; the notebook keeps what the table lacks
         return (f"**What the refits show.** With the marginal likelihood's δ "
                 + (f"{_join(failed)} {'stays a failed fit' if len(failed) == 1 else 'stay failed fits'}"
@@ -2170,16 +2238,14 @@ def fair_text(fair, brief=False):
                 f"network: its OOD AUROC stays within a few thousandths of MAP's "
                 f"({mp['auroc_entropy']:.3f}), fit − MAP "
                 + _join([_small_ci(*_diff(a), 3) for a in au]) + " (the three fits in turn). "
-                f"Per-tensor δ over the seeds: [details]({DETAILS_LINK}#the-refits-in-full).")
+                + ("All-layer KFAC's δ range equals last-layer Laplace's because its extremes "
+                   "are the last layer's tensors. " if same_range else "")
+                + f"Per-tensor δ over the seeds: [details]({DETAILS_LINK}#the-refits-in-full).")
     out.append("- *What that means.* A Laplace fit whose δ is chosen on validation NLL adds "
                "almost no uncertainty around this MAP network, so its OOD AUROC stays within a "
                f"few thousandths of MAP's ({mp['auroc_entropy']:.3f}): fit − MAP "
                + _join([_small_ci(*_diff(a), 3) for a in au]) + " (the three fits in turn).")
-    same = kfac_last_layer_match(fair)
-    med = ml["laplace_kron"].get("median_log10_per_tensor") or []
-    k = len(ml["laplace_ll_kron"].get("median_log10_per_tensor") or [])
-    ends = {med.index(min(med)), med.index(max(med))} if med else set()
-    if same is not None and same < 1e-3 and k and ends <= set(range(len(med) - k, len(med))):
+    if same_range:
         out.insert(3, "- *Why two ranges are identical.* All-layer KFAC Laplace's extremes are the "
                    "last layer's two tensors, whose δ agree with last-layer Laplace's (largest "
                    f"difference over the seeds {same:.0e} in log10 δ): with a Kronecker-factored "
@@ -2223,7 +2289,7 @@ def fair_figure(fair):
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.8), sharey=True)
     cap = fair["grid_cap_log10"][1]
     for ax, f in zip(axes, P.FLAVOURS):
-        col = COLOURS[f] if f != "laplace_kron" else "#555555"
+        col = COLOURS[f]
         val = sorted(fair["flavours"][f]["validation"].items(), key=lambda x: int(x[0]))
         at_cap = 0
         for k, (s, v) in enumerate(val):
@@ -2311,9 +2377,9 @@ def fair_method_text():
             f"the linearised (GLM) predictive on the first {P.VAL_IMAGES:,} validation images, "
             f"over log10 δ = {_fmt(lo, 0)}, …, {_fmt(hi, 0)}, widened a decade at a time while "
             f"the best value lies at an end (cap 10^{cap}, where the fit is MAP's network), then "
-            "refined to quarter decades. Both are scored with an exact, faster implementation of "
-            "the same predictive"
-            + (f" (largest difference from laplace-torch's predicted probabilities: {fast:.0e})"
+            "refined to quarter decades. Both are scored with a faster implementation of the "
+            "same predictive written here"
+            + (f" (its predicted probabilities differ from laplace-torch's by at most {fast:.0e})"
                if fast is not None else "")
             + ". Table 6.6 tests each refit that is not a failed fit in place of the plan's "
             "claim on the same Laplace variant, on the same images "
@@ -2335,13 +2401,13 @@ def fair_answer(fair):
         return ""
     au = [abs(fl[f]["val_grid"]["fit_minus_map_auroc"]["mean_diff"]) for f in P.FLAVOURS
           if fl[f]["val_grid"].get("fit_minus_map_auroc")]
-    return ("Refitted in section 4 by the marginal likelihood with one δ per weight tensor (δ: "
-            "the prior precision, the Gaussian prior's inverse variance), the fits "
-            + (f"stay failed fits ({len(ml)} of 3)" if ml else "are no longer failed fits")
-            + ". With δ chosen on validation NLL they are " + _join(sorted(vg))
+    return ("Tuned on validation NLL, the fits are " + _join(sorted(vg))
             + " on NLL and in effect MAP's network"
             + (f" (OOD AUROC within {max(au):.3f} of MAP's)" if au else "")
-            + ", so BBB against them restates BBB against MAP.")
+            + ", so BBB against them restates BBB against MAP; with one δ per weight tensor "
+            "the marginal likelihood "
+            + (f"still gives failed fits ({len(ml)} of {len(P.FLAVOURS)}; section 4)." if ml
+               else "gives no failed fit (section 4)."))
 
 
 # ---- which BBB was run; the search's validation NLL against the test NLL ----
@@ -2399,11 +2465,13 @@ def bbb_run_text(summary, plan=None, nb01=None):
             "search" + (f", {test_s} at test" if test_s else "")
             + f"; the search chose ρ₀ = {_num(rho)} (σ₀ = log(1 + e^ρ₀) ≈ "
             f"{math.log1p(math.exp(rho)):.4f}) and {c['epochs']} epochs"
-            + (f", stopping at {len(at)} edge{'s' if len(at) != 1 else ''} of its grid "
-               f"({_join(at)})" if at else "") + f". Its test error, {ours:.2f} %")
+            + (f", choices at {len(at)} edge{'s' if len(at) != 1 else ''} of its grid "
+               f"({_join(at)})" if at else "") + sigma_learned_text()
+            + f". Its test error, {ours:.2f} %")
     if nb01:
         r = nb01.get("recipe") or {}
-        how = ([f"a warm start of {r['init_epochs']} epochs"] if r.get("init_from") else []) \
+        how = ([f"a warm start ({r['init_epochs']} epochs as a plain network, then BBB from "
+                "those weights)"] if r.get("init_from") else []) \
             + ([f"{r['samples']} samples per step"] if r.get("samples") else []) \
             + (["a decaying learning rate"] if r.get("lr_decay", 1.0) != 1.0 else [])
         text += (f", against {100 * nb01['mean']:.2f} % for [notebook 01](01_mnist_classification"
@@ -2413,6 +2481,29 @@ def bbb_run_text(summary, plan=None, nb01=None):
 
 
 SIGMA_CHECK = "v3/bbb_sigma_check.json"
+
+
+def sigma_learned_text():
+    """'; σ did learn: from 0.0009 to layer medians of 0.0025–0.027 at the end (seeds 0–2
+    retrained; details)': the σ check's verdict by notebook 01's rule
+    (``posterior_diagnostics.shifted_uniformly``) and σ's per-layer medians at the end, ranges
+    over layers and seeds; '' until the check exists."""
+    from .posterior_diagnostics import shifted_uniformly
+    from .utils import results_dir
+    path = results_dir() / A.NB / SIGMA_CHECK
+    try:
+        got = json.loads(path.read_text())["seeds"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    if not got:
+        return ""
+    still = [s for s, e in got.items() if shifted_uniformly(e["layers"])]
+    med = [v["sigma_q"][1] for e in got.values() for v in e["layers"].values()]
+    start = min(e["sigma_start"] for e in got.values())
+    word = ("σ did learn" if not still else "σ did not learn" if len(still) == len(got) else
+            "σ learned on some seeds only")
+    return (f"; {word}: from {start:.4f} to layer medians of {min(med):.2g}–{max(med):.2g} at "
+            f"the end ([details]({DETAILS_LINK}#bbbs-σ))")
 
 
 def sigma_check_text():
@@ -2542,8 +2633,8 @@ def _ece_group(cs, near=True):
 
 def ece_words(v2, n=None):
     """'better calibrated than MC dropout (−0.0008 [...]; Holm p ...: near the threshold) and
-    the deep ensemble (...), by at most 0.41 percentage points, and not resolved at 10 seeds
-    against MAP (...)': notebook 05's ECE verdicts; '' without them."""
+    the deep ensemble (...); not resolved at 10 seeds against MAP (...)': notebook 05's ECE
+    verdicts, each difference with its interval; '' without them."""
     cs = nb05_ece(v2)
     if not cs:
         return ""
@@ -2551,8 +2642,7 @@ def ece_words(v2, n=None):
     good = [c for c in cs if c["word"] == WORDS["holds"]]
     bad = [c for c in cs if c["word"] == WORDS["reversed"]]
     rest = [c for c in cs if c not in good and c not in bad]
-    bits = ([f"better calibrated than {_ece_group(good)}, by at most "
-             f"{100 * max(-c['mean'] for c in good):.2f} percentage points"] if good else []) +         ([f"worse calibrated than {_ece_group(bad)}"] if bad else []) +         ([f"not resolved at {n} seeds against {_ece_group(rest)}"] if rest else [])
+    bits = ([f"better calibrated than {_ece_group(good)}"] if good else []) +         ([f"worse calibrated than {_ece_group(bad)}"] if bad else []) +         ([f"not resolved at {n} seeds against {_ece_group(rest)}"] if rest else [])
     return "; ".join(bits)
 
 
@@ -2639,10 +2729,12 @@ def fair_tests_text(fair, summary, nb05=None, brief=False):
                "The verdicts differ by image set and Holm rank, not by method"
                + (f"; {_join(near)} is near the threshold by the test's Holm p alone (the "
                   "refits were not rescored under other draws)" if near else "") + ".")
-    if brief:  # the images and Holm's multipliers, row by row: docs/
-        return ("**Why near-identical refits get different verdicts.** " + what + " The "
-                "all-layer claims are tested on the subset (as in Table 6.3), and Holm's "
-                "multiplier follows each p's rank in its family "
+    if brief:  # the images, Holm's multipliers and the flags, row by row: docs/
+        return ("**Why near-identical refits get different verdicts.** The validation-grid "
+                "refits are MAP's network in effect, so BBB against them restates BBB − MAP on "
+                "OOD AUROC (" + _with_ci(*_diff(b["full"]), 3) + " on the full test sets, "
+                + _with_ci(*_diff(b["subset"]), 3) + " on the subset); their verdicts differ "
+                "only by the images a claim is tested on and its rank in its Holm family "
                 f"([the arithmetic]({DETAILS_LINK}#why-near-identical-refits-get-different-"
                 "verdicts)).")
     out.append("- *What they test.* " + what)
@@ -2688,9 +2780,8 @@ def details_text(summary, fair, nb05):
         "# Notebook 06: details",
         "",
         "Checks and per-fit detail behind [notebook 06](../notebooks/06_alternatives.ipynb), "
-        "which a reader does not need for its answer. Rendered from `results/06_alternatives/` "
-        "by `python -m helpers.alternatives_report --write`; a test checks that this page is "
-        "current. Terms, verdict words and tables: as in the notebook.",
+        "which a reader does not need for its answer, rendered from `results/06_alternatives/`. "
+        "Terms, verdict words and tables: as in the notebook.",
         "", "## Validation against test NLL", "", search_vs_test_text(summary),
         "", "## BBB's σ", "", sigma_check_text(),
         "", "## Sampling draws", "", robustness_text(summary, skip=failed, nb05=nb05),

@@ -21,7 +21,8 @@
 # beside ours in section 2).
 #
 # **Runtime**: seconds; the notebook reads the final runs from the stored results
-# (`tools/alternatives_search.py` trains them). [Notebook 05](05_uncertainty.ipynb) tests BBB's
+# (`tools/alternatives_search.py` trains them, in CPU-hours: the
+# [lab log](../docs/lab_log.md#notebook-06) gives the times). [Notebook 05](05_uncertainty.ipynb) tests BBB's
 # AUROC and ECE against MAP, MC dropout and the deep ensemble on the same runs; this notebook
 # tests the rest.
 
@@ -107,11 +108,12 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(fair));
 #   sets. Each claim compares BBB with one rival on one score, seed by seed: a two-sided paired
 #   t-test, Holm-corrected over the seven rivals, at level 0.05, with the 95% t-interval of the
 #   mean paired difference. All of this, the failed-fit rule excepted, was fixed in writing
-#   before any test number was seen
-#   ([the analysis plan](../docs/choices.md#notebook-06s-plan-versions), which names its file).
+#   before any test number of these runs was seen (MAP's weight decay: see the box;
+#   [the analysis plan](../docs/choices.md#notebook-06s-plan-versions)).
 # - *The subset.* The all-layer Laplace fits were too slow to score all 20,000 test images with
 #   laplace-torch's predictive, so every method is also scored on a fixed random subset of
-#   2,000 MNIST + 2,000 Fashion-MNIST test images ([its table](../docs/06_details.md#the-plans-subset)).
+#   2,000 MNIST + 2,000 Fashion-MNIST test images (their scores:
+#   [Table 6.4](../docs/06_details.md#the-plans-subset), in the details).
 
 # %%
 show_markdown(R.not_tested_text(nb05));
@@ -133,20 +135,19 @@ if final is not None:
 # %% [markdown]
 # ## 2. The scores
 #
-# Mean ± standard deviation over the seeds (their number in brackets; the per-seed values are
-# in the stored results): test error, NLL, Brier (the mean squared error of
+# Mean ± standard deviation over the seeds (their number in parentheses; the per-seed values
+# are in the stored results): test error, NLL, Brier (the mean squared error of
 # the predicted probabilities) and ECE on the MNIST test set (10,000 images); AUROC on MNIST
 # against Fashion-MNIST's test images. Cost: training time relative to MAP's network of the same seed (MAP's network
 # included for the ensemble and Laplace). The AUROC and ECE of MAP, MC dropout, the deep
-# ensemble and BBB are read in detail in [notebook 05](05_uncertainty.ipynb) (same runs);
-# whether BBB's σ moved from its start: [details](../docs/06_details.md#bbbs-σ).
+# ensemble and BBB are read in detail in [notebook 05](05_uncertainty.ipynb) (same runs).
 
 # %%
 if final is not None:
     show_markdown(R.scores_title(final, on="full"))
     H.show_table(*R.brief_rows(final, on="full"))
     show_markdown(R.paper_text(final))
-    show_markdown(R.bbb_run_text(final));  # whether its σ moved: docs/06_details.md
+    show_markdown(R.bbb_run_text(final));
 
 # %% [markdown]
 # The figure draws every seed (dots) and each method's mean with its 95% interval (diamond), on
@@ -177,16 +178,17 @@ if final is not None:
     show_markdown(R.families_text(final, brief=True))
     show_markdown("**Table 6.3. BBB against each rival**, paired by seed.")
     H.show_table(*R.effect_rows(final, nb05))
-    show_markdown(R.effects_text(final))
+    show_markdown(R.effects_text(final, nb05))
     show_markdown(R.robustness_text(final, skip=failed, nb05=nb05, brief=True));
 
 # %% [markdown]
 # The figure draws the rows of the table above whose rival is not a failed fit: each dot is the
 # mean paired difference BBB − rival, each bar its 95% interval, the verdict word above it
 # (colour: orange BBB worse, blue BBB better, grey not resolved; a verdict near the threshold,
-# as defined under Terms, with its Holm p in the test and under other draws). Solid, filled: tested here;
-# dashed, hollow: tested in [notebook 05](05_uncertainty.ipynb) (the same runs, test and Holm
-# family). Not drawn: the failed fits' rows and section 4's comparisons with the refits.
+# as defined under Terms, with its Holm p in the test and under other draws). Solid line and
+# circle: tested here; dashed line and square: tested in [notebook 05](05_uncertainty.ipynb)
+# (the same runs, test and Holm family). Not drawn: the failed fits' rows and section 4's
+# comparisons with the refits.
 
 # %%
 if final is not None:
@@ -199,14 +201,15 @@ if final is not None:
 #
 # The plan's three Laplace fits (sections 2 and 3) set their prior precision δ (the Gaussian
 # prior's inverse variance) by the marginal likelihood. This section first shows why they are
-# failed fits (their scores on the subset, and why the all-layer fits are under-confident:
-# [details](../docs/06_details.md#the-plans-subset)), then refits them around the same MAP
+# failed fits (their scores on the subset, [Table 6.4](../docs/06_details.md#the-plans-subset)
+# in the details, which also shows why the all-layer fits are under-confident), then refits them around the same MAP
 # networks with the same linearised predictive. The refits differ from the plan's fits only so:
 #
 # - *last layer*: the marginal likelihood picks one δ per weight tensor instead of one δ for
 #   the whole layer;
 # - *all layers*: the fit is unchanged (the plan's own rule, already one δ per weight tensor),
-#   rescored on the full test sets, not only the subset, by an exact, faster implementation;
+#   rescored on the full test sets, not only the subset, by a faster implementation of the
+#   same predictive written here;
 # - *every fit*: a second rule, one δ chosen on validation NLL by a grid.
 
 # %%
@@ -260,6 +263,6 @@ if final is not None:
 #
 # ## Provenance
 #
-# Runs: `python tools/alternatives_search.py search`, `final`, `analyse`; the fair Laplace
-# fits: `python tools/laplace_fair.py plan`, `run`, `score`, `analyse`. Where they ran and what they cost:
+# Runs: `python tools/alternatives_search.py search`, `final`, `analyse`; the Laplace
+# refits: `python tools/laplace_fair.py plan`, `run`, `score`, `analyse`. Where they ran and what they cost:
 # [docs/lab_log.md](../docs/lab_log.md#notebook-06).

@@ -815,7 +815,11 @@ def test_the_headline_answers_in_two_sentences():
            ", BBB is better than MAP (+0.038 [+0.014, +0.061]) and not resolved at 4 seeds " \
            "against IVON (+0.006 [−0.008, +0.020])." in text
     assert "separated" not in text
-    assert "Laplace: the fit is worse on NLL than the MAP network it wraps: a failed fit" in text
+    assert "Laplace, as laplace-torch ships it (its prior precision δ, the Gaussian prior's " \
+           "inverse variance, set by the marginal likelihood): the fit is worse on test NLL " \
+           "than the MAP network it wraps, so it gets no verdict (failed fit" in text
+    # the failed fit's own intervals, said without a verdict word (Table 6.3 has them)
+    assert "unjudged, its intervals (Table 6.3) put BBB ahead of the fit on test NLL." in text
     assert "holds" not in text and text.count(". ") <= 6
     text = R.headline_text(_story(nll_fit=0.06))
     assert "failed fit" not in text and "Laplace (last layer)" not in text
@@ -832,11 +836,11 @@ def test_story_takeaways_and_figures(monkeypatch):
     assert text.startswith("- **Verdict.** Is BBB worth it here? On OOD AUROC only, at this "
                            "budget: on test NLL, MC dropout beats BBB; on OOD AUROC, no rival "
                            "beats BBB, BBB beats MAP; the Laplace fit gets no verdict")
-    assert text.index("**Verdict.**") < text.index("**Cost.**") < text.index("**Caveats.**")
+    assert text.index("**Verdict.**") < text.index("**Cost**") < text.index("**Caveats.**")
     # the intervals are said once, in the answer and Table 6.3: the takeaways point there
     assert "+0.0052" not in text and "the answer at the top and Table 6.3" in text
-    assert "Beating BBB does not take more training: MC dropout at 1.1× MAP's training time, " \
-           "against BBB's 1.9×." in text
+    assert "MC dropout (1.1×) beats BBB with less training than BBB's 1.9×." in text
+    assert "an ensemble counts all its members" in text  # the measure, as in Table 6.2
     assert "Laplace is not yet compared" in text and "Caveats." in text
     assert "better than MAP" not in text  # the answer is not repeated
     assert "Laplace is not yet compared" not in R.story_takeaways(_story(nll_fit=0.06))
@@ -952,7 +956,7 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
     for e in R.effects(v3):  # every rival that beats BBB is named in the verdict
         if e["word"] == R.WORDS["reversed"]:
             assert R.SHORT[e["rival"]] in text.splitlines()[0]
-    assert f"against BBB's {v3['cost']['bbb']['train_ratio_to_map']:.1f}×" in text
+    assert f"than BBB's {v3['cost']['bbb']['train_ratio_to_map']:.1f}×" in text
     if ps is not None:
         header, rows = R.prior_check_rows(ps, v3)
         for r, k in zip(rows, ps["settings"]):  # failed: the interval of fit − MAP above 0
@@ -1036,7 +1040,7 @@ def test_fair_fit_table_and_reading_follow_the_outcomes():
     fair = _fair(nll_ml=0.07, nll_grid=0.06)
     header, rows = R.fair_rows(fair)
     assert header[4] == "fit − MAP, NLL [95 %]" and rows[0][3] == "0.0600"
-    assert header[2] == "δ chosen (4 seeds)"
+    assert header[2] == "δ chosen over 4 seeds (marginal likelihood: per-tensor medians)"
     out = {(r[0], r[1]): r for r in rows[1:]}
     ml = out[(R.LABELS["laplace_kron"], R.FAIR_CHOICES["marglik_layerwise"])]
     grid = out[(R.LABELS["laplace_kron"], R.FAIR_CHOICES["val_grid"])]
@@ -1091,11 +1095,10 @@ def test_fair_fit_table_and_reading_follow_the_outcomes():
     first = next(iter(kr))
     kr[first]["marglik_log10_per_tensor"] = [1.0, 1.5]
     assert R.kfac_last_layer_match(fair) == 0.5 and "identical" not in R.fair_text(fair)
-    assert "With δ chosen on validation NLL they are equal to MAP on NLL" in R.fair_answer(fair)
+    assert "Tuned on validation NLL, the fits are equal to MAP on NLL" in R.fair_answer(fair)
     assert "restates BBB against MAP" in R.fair_answer(fair)
-    assert "the Gaussian prior's inverse variance" in R.fair_answer(fair)
     assert "compare as MAP does" not in R.fair_answer(fair)
-    assert "stay failed fits (3 of 3)" in R.fair_answer(fair)
+    assert "still gives failed fits (3 of 3; section 4)" in R.fair_answer(fair)
     # the marginal likelihood below MAP, the grid never at the cap: other words
     fair = _fair(nll_ml=0.055, nll_grid=0.059, cap_seeds=())
     text = R.fair_text(fair)
@@ -1103,10 +1106,11 @@ def test_fair_fit_table_and_reading_follow_the_outcomes():
     rows = R.fair_rows(fair)[1]
     assert all(r[-1] == "better than MAP" for r in rows[1:])
     assert len(R.fair_test_rows(fair, _fair_summary())[1]) == 6 * 2  # every row tested
-    assert "are no longer failed fits" in R.fair_answer(fair)
+    assert "gives no failed fit" in R.fair_answer(fair)
     assert "better than MAP on NLL" in R.fair_answer(fair)
     t = R.story_takeaways(_story(), fair=fair)
-    assert "with the marginal likelihood's prior precision 0 of 3 fits are failed fits" in t
+    assert "with the marginal likelihood's prior precision 0 of 3 fits fail" in t
+    assert "no verdict of its own" not in t  # better than MAP: tested, not MAP in effect
     assert "refit" not in t and "not yet compared" not in t
 
 
@@ -1134,6 +1138,9 @@ def test_fair_fits_render_from_the_committed_results(monkeypatch):
         assert r[2] == R.TESTED_ON[fair["claims_on"][f]]
         assert (r[7] == "same as tested") == (fair["claims_on"][f] == "full")
         assert r[6].startswith("not resolved") == (float(r[5].split(" ")[0]) >= 0.05), r
+        # a decided verdict whose Holm p lies in the band carries the flag, as in Table 6.3
+        decided = not r[6].startswith("not resolved")
+        assert ("near the threshold" in r[6]) == (decided and R.is_near(float(r[5].split(" ")[0])))
     # the AUROC rows on the full sets: BBB − MAP beside them is notebook 05's BBB vs MAP
     v2 = R.load_nb05()
     if v2 is not None:
@@ -1257,7 +1264,9 @@ def test_the_details_page_is_current_and_the_notebook_links_it(monkeypatch, tmp_
     linked = set(re.findall(r"06_details\.md#([\w\-]+)", nb))
     assert linked and linked <= anchors, linked - anchors
     # the moved material is on the page, and the notebook keeps only its brief forms
-    assert "**Table 6.4. The plan's subset**" in page and "Table 6.4" not in nb
+    # the subset's table lives in the details; the notebook names it only as a link there
+    assert "**Table 6.4. The plan's subset**" in page and "**Table 6.4." not in nb
+    assert nb.count("Table 6.4") == nb.count("[Table 6.4](../docs/06_details.md#the-plans-subset)")
     assert R.robustness_text(s, skip=set(R.failed_fits(s)), nb05=v2) in page
     brief = R.robustness_text(s, skip=set(R.failed_fits(s)), nb05=v2, brief=True)
     assert brief in nb and "Near the threshold (as defined" not in nb
@@ -1269,7 +1278,8 @@ def test_the_details_page_is_current_and_the_notebook_links_it(monkeypatch, tmp_
         au = fair["flavours"]["laplace_kron"]["val_grid"]["fit_minus_map_auroc"]
         assert R._small_ci(*R._diff(au), 3) in R.fair_text(fair, brief=True)
         tests = R.fair_tests_text(fair, s, v2, brief=True)
-        assert "restates BBB against MAP" in tests and "06_details.md#why-near" in tests
+        assert "restates BBB − MAP on OOD AUROC" in tests and "06_details.md#why-near" in tests
+        assert "*Holm.*" not in tests  # the multipliers, row by row: the details page only
     # a stale page fails the check
     monkeypatch.setattr(R, "DETAILS", str((tmp_path / "stale.md").relative_to(tmp_path)))
     from helpers import utils
@@ -1318,6 +1328,15 @@ def test_notebook_05s_claims_which_bbb_and_the_sigma_placeholder(monkeypatch, tm
         assert r[5] == f"{theirs[rival]['p_holm']:.2g}"
         assert ("near the threshold" in r[-1]) == theirs[rival]["near"]
     near = R.near_threshold(s, v2)
+    for r in rows:  # the table flags what the answer and the figure flag (one rule)
+        rival = next(k for k, v in R.LABELS.items() if v == r[1])
+        fam = next(f for f, (_, sc, _d) in R.SCORE_OF.items() if sc == r[0])
+        if "tested in notebook 05" not in r[-1]:
+            assert ("near the threshold" in r[-1]) == ((fam, rival) in near), r
+    unresolved05 = [k for k, c in theirs.items() if c["word"].startswith("not resolved")]
+    for k in unresolved05:  # notebook 05's unresolved intervals are read below the table too
+        assert f"{R.SHORT[k][0].upper() + R.SHORT[k][1:]}, OOD AUROC (tested in notebook 05): " \
+            f"{R._fmt(theirs[k]['mean'], 3)}" in R.effects_text(s, v2)
     text = R.headline_text(s, v2)
     ece = R.nb05_ece(v2)  # notebook 05's ECE claims: the answer's ECE bullet, its flags
     assert text.count("near the threshold") == len(near) + sum(c["near"] for c in ece)
