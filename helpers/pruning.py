@@ -363,8 +363,8 @@ def pruned_words(rec, replication=()):
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     seeds = [str(x) for x in replication if not alt or x != alt.get("seed")]
     more = (f" That weighting's network{'s' * (len(seeds) > 1)} of seed{'s' * (len(seeds) > 1)} "
-            f"{' and '.join(seeds)} {'are' if len(seeds) > 1 else 'is'} pruned by SNR only, to "
-            "repeat section 4's test on seeds whose numbers had not been seen." if alt and seeds
+            f"{' and '.join(seeds)} {'are' if len(seeds) > 1 else 'is'} pruned by SNR only "
+            "(section 4's replication)." if alt and seeds
             else "")
     return f"Pruned: {listed}.{more}"
 
@@ -379,8 +379,7 @@ def retrain_words(rec):
             "the SGD network its means start from).")
     if missing:
         names = [_network_words(known[n], alt) if n in known else f"the run {n}" for n in missing]
-        text += (f" Not counted: {' and '.join(names)}, whose training time notebook 01 did "
-                 "not keep.")
+        text += f" Not counted (no recorded time): {' and '.join(names)}."
     return text
 
 
@@ -640,13 +639,15 @@ def table2_text(rec, compare_H, full_row=True):
              f"- Ranked by SNR, the paper's 2×1200 network ({100 * paper[0]:.2f}% unpruned) "
              f"{course_words(paper, paper_fs)}.",
              f"- Ours at 2×{H} ({100 * ours[0]:.2f}% unpruned, {_seeds(len(main))}) "
-             f"{course_words(ours)}. {follows}"]
+             f"{course_words(ours)}{_measurable_words(main, 'snr')}. {follows}"]
     other = _by_width(rec, compare_H) if compare_H != H else []
     if other:
         snr, mag = _mean_curve(other, "snr"), _mean_curve(other, "magnitude")
         lines += [f"- Ours at 2×{compare_H} ({100 * snr[0]:.2f}% unpruned, "
-                  f"{_seeds(len(other))}), ranked by SNR, {course_words(snr)}.",
-                  f"- Ranked by |μ|, the 2×{compare_H} error {course_words(mag)}."]
+                  f"{_seeds(len(other))}), ranked by SNR, {course_words(snr)}"
+                  f"{_measurable_words(other, 'snr')}.",
+                  f"- Ranked by |μ|, the 2×{compare_H} error {course_words(mag)}"
+                  f"{_measurable_words(other, 'magnitude')}."]
     first = READ_FRACTIONS[0]
     widths = [H] + ([compare_H] if other else [])
     rnd = [(_mean_curve(_by_width(rec, w), "random"), w) for w in widths]
@@ -654,12 +655,30 @@ def table2_text(rec, compare_H, full_row=True):
     def times(c, w, full):
         ratio = f"{_times(c[first] / c[0])} times" if c[0] > 0 else "above"
         return (f"{ratio}{' the unpruned error' if full else ''} at 2×{w} "
-                f"({100 * c[first]:.2f}% against {100 * c[0]:.2f}%)")
+                + (f"({100 * c[first]:.2f}% against {100 * c[0]:.2f}%)" if full else
+                   "(the figure's right panel)"))
     said = " and ".join(times(c, w, i == 0) for i, (c, w) in enumerate(rnd))
     lines.append(f"- Removed at random, with {first} % of the weights gone the error is already "
                  f"{said}.")
     full = full_row_text(rec) if full_row else ""
     return "\n".join(lines + ([full] if full else []))
+
+
+def _measurable_words(models, kind):
+    """Where an error curve (mean over ``models`` of ranking ``kind``) *stays flat* up to some
+    fraction yet the error added there (paired over the seeds) has a 95 % interval above 0:
+    " (at 95 % removed it adds +0.12 pp [+0.03, +0.20], a measurable rise)", else ""."""
+    from .stats import mean_ci
+    upto = flat_up_to(_mean_curve(models, kind))
+    if upto is None or len(models) < 2:
+        return ""
+    s = mean_ci([100 * (m["error_at"][kind][str(upto)] - m["error_at"][kind]["0"])
+                 for m in models])
+    ci = s["ci"]
+    if not ci or ci[0] <= 0:
+        return ""
+    return (f" (at {upto} % removed it adds {s['mean']:+.2f} pp [{ci[0]:+.2f}, {ci[1]:+.2f}], "
+            "a measurable rise)")
 
 
 def full_row_text(rec):
@@ -840,9 +859,10 @@ def curves_figure(rec):
         n = len(ms)
         ax.plot(pos, mean, ls, c=col, lw=1.4, marker="o" if seeds else None, ms=3,
                 label=label or f"{name}, 2×{H} (line: mean of {n} seed{'s' * (n > 1)})")
-        if seeds and n > 1:
-            for v in vals:
-                ax.plot([q + dx for q in pos], v, ".", c=col, ms=4, alpha=0.7)
+        if seeds and n > 1:  # each seed a little apart, so that equal values stay visible
+            for i, v in enumerate(vals):
+                off = dx + 0.05 * (i - (n - 1) / 2)
+                ax.plot([q + off for q in pos], v, ".", c=col, ms=4, alpha=0.7)
     paper = [(xs.index(f), e) for f, e in sorted(PAPER_TABLE2.items()) if f in xs]
     for ax, H in zip(axes, widths):
         for kind in ("snr", "magnitude"):
@@ -886,12 +906,16 @@ def weighting_figure(base, alt, H):
         dens = [k / (m["n_weights"] * (hi - lo) / n) for k in m["snr_hist"]]
         ax.stairs(dens, edges, fill=False, color=c, ls=ls, lw=1.6,
                   label=WEIGHTING_LABELS[m["kl_weighting"]].replace("π_i", r"$\pi_i$"))
+        ax.axvline(m["cuts_db"]["50"], color=c, ls="-.", lw=1.2,
+                   label=f"median (half below): {m['cuts_db']['50']:.1f} dB")
         ax.axvline(m["cuts_db"]["95"], color=c, ls=":", lw=1.4,
                    label=f"95 % removed below {m['cuts_db']['95']:.1f} dB")
     filled = [i for m in (base, alt) for i, k in enumerate(m["snr_hist"]) if k]
+    out = [f"{m.get('snr_outside', 0):,}" for m in (base, alt)]
     width = (hi - lo) / n
     ax.set_xlim(lo + min(filled) * width, lo + (max(filled) + 1) * width + 1)  # every weight
-    ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density (per dB)",
+    ax.set(xlabel=f"signal-to-noise ratio |μ|/σ (dB); not drawn: {out[0]} (eq. 8) and {out[1]} "
+           f"(eq. 9) weights outside {lo:g} to {hi:g} dB", ylabel="density (per dB)",
            title=f"2×{H}, seed {alt['seed']}: the SNR density under each KL weighting")
     ax.legend(fontsize=8)
     return fig
@@ -1396,8 +1420,7 @@ def dip_text(dip, cuts=None, entry=None, method=True):
     if cuts:
         f, c = cuts
         lines.append(f"- The cut-off that removes {f} % of the weights of the network drawn lies "
-                     f"at {c:.1f} dB: inside the main mode, not at the dip (the paper marks this "
-                     "cut-off in red; the figure draws it black dotted).")
+                     f"at {c:.1f} dB: inside the main mode, not at the dip.")
     if not method:
         return "\n".join(lines + [DIP_METHOD_POINTER])
     return "\n".join(lines + [dip_method_text(dip, entry)])
@@ -1489,7 +1512,8 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     if d:  # counted on the histogram: the weights outside its range are left out
         above_dip = 1 - d["share_below"] - out / total
     c = OKABE_ITO
-    fig, axes = plt.subplots(2, 2, figsize=(12, 7.2), constrained_layout=True)
+    fig, axes = plt.subplots(2, 2, figsize=(12, 7.6), constrained_layout=True)
+    fig.get_layout_engine().set(hspace=0.06)  # the log panel's legend apart from the next title
     (a_lin, a_log), (a_cdf, a_all) = axes
     for ax in (a_lin, a_log):
         ax.stairs(dens, edges, fill=True, alpha=0.45, color=c["sky"], label="histogram")
@@ -1517,7 +1541,7 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
                            f",\n{100 * out / total:.2f} % outside the histogram's range"
                            if out else ""))
         # the second mode, too small to see on the linear axis, enlarged in an inset
-        ins = a_lin.inset_axes([0.17, 0.2, 0.3, 0.36])
+        ins = a_lin.inset_axes([0.08, 0.26, 0.26, 0.3])  # left of the main mode's flank
         sel = (edges[:-1] >= d["dip_db"] - 3) & (edges[1:] <= xlim[1])
         ins.stairs(dens[sel], edges[:-1][sel].tolist() + [edges[1:][sel][-1]], fill=True,
                    alpha=0.45, color=c["sky"])
@@ -1531,7 +1555,8 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     for f, ls in zip([f for f in cuts if f in entry["cuts_db"]], (":", "-.", "--")):
         v = entry["cuts_db"][f]
         for ax in (a_lin, a_cdf):
-            ax.axvline(v, color="k", ls=ls, lw=1.1, label=f"{f} % removed: < {v:.1f} dB")
+            ax.axvline(v, color="k", ls=ls, lw=1.1, label=f"{f} % removed: < {v:.1f} dB"
+                       + (" (red in the paper)" if f == "75" else ""))
     a_lin.legend(fontsize=8, loc="upper left")
     a_log.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=3,
                  frameon=False)  # below the axes: it covers no part of the density

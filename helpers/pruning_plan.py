@@ -595,10 +595,10 @@ def reading_text(summary, sensitivity=True):
     """Notebook 04's reading of plan v2's reference tables (Markdown bullets), its words from
     ``summary``: the verdicts against the references grouped by word (the numbers are in the
     tables above it), any claim whose unadjusted interval excludes 0 yet is not resolved after
-    Holm, a pointer to SNR against |mu| (the answer reads it), whether the secondary family
-    agrees, and (described, not tested) random removal at 50 %; without ``sensitivity`` the
-    Holm p without the exploratory claims (``_without_seen_words``) is left to
-    docs/04_details.md."""
+    Holm (why, the size that would hold, and Holm's p over the family without its exploratory
+    claims, which count in its correction; ``sensitivity=False`` leaves that last one out), a
+    pointer to SNR against |mu| (the answer reads it), whether the secondary family agrees, and
+    (described, not tested) random removal at 50 %."""
     import statistics
     if summary["interim"]:
         return standing_text(summary)
@@ -620,10 +620,15 @@ def reading_text(summary, sensitivity=True):
         lines.append("- " + " and ".join(_claim_label(c) for c in odd)
                      + (": its" if len(odd) == 1 else ": their")
                      + " unadjusted interval excludes 0, but Holm's correction over the family's "
-                     f"{len(fam)} claims leaves {'it' if len(odd) == 1 else 'them'} not resolved"
-                     + "".join(_spread_words(fam[c]) + _needed_words(
-                         summary, "error after pruning", fam[c]) for c in odd) + "."
-                     + (_without_seen_words(fam, odd) if sensitivity else ""))
+                     f"{len(fam)} claims leaves {'it' if len(odd) == 1 else 'them'} not resolved.")
+        for c in odd:
+            why = _spread_words(fam[c])
+            need = _needed_words(summary, "error after pruning", fam[c])
+            lines += (["  - Why: " + why[2:] + "."] if why else []) + (
+                ["  - " + need[2].upper() + need[3:] + "."] if need else [])
+        seen = _without_seen_words(fam, odd) if sensitivity else ""
+        if seen:
+            lines.append("  -" + seen)
     need = [(_parse(c)[2], needed_pp(summary, "error after pruning", fam[c])) for c in fam
             if c in SEEN_BEFORE_PLAN and fam[c]["verdict"].startswith("not resolved")]
     need = [(f, x) for f, x in need if x is not None]
@@ -660,9 +665,11 @@ def _without_seen_words(fam, claims):
         return ""
     k = len(fam) - len(keep)
     one = len(said) == 1
-    return (f" The family was declared with the {k} exploratory SNR-against-|μ| claims in it; "
-            f"over the other {len(keep)} alone, Holm's p of {'this claim' if one else 'these'} "
-            f"would be {' and '.join(said)} (described; the declared verdict stands).")
+    return (f" The {len(fam)} claims include the {k} exploratory SNR-against-|μ| ones (both "
+            "sides' numbers seen when the family was declared), and Holm's correction counts "
+            f"them: over the other {len(keep)} alone, Holm's p of "
+            f"{'this claim' if one else 'these'} would be {' and '.join(said)} (described; the "
+            "declared verdict stands).")
 
 
 def replication_seeds(summary):
@@ -727,7 +734,7 @@ def starting_networks(v3, v2=None):
         cs = [c for c in (config(r["name"], VERSION) for r in v2["retrained"]
                           if r["role"] == "sgd") if c]
         if cs and len({(c["epochs"], c["lr"]) for c in cs}) == 1:
-            sgd = {"epochs": cs[0]["epochs"], "lr": cs[0]["lr"]}
+            sgd = {"epochs": cs[0]["epochs"], "lr": cs[0]["lr"], "config": cs[0]}
     return starts, sgd
 
 
@@ -743,8 +750,13 @@ def starting_network_text(starts, sgd=None):
     text = ("*BBB's start net* is the SGD network whose weights become the initial "
             f"means of the pruned 2×{H_MAIN} BBB network of the same seed{recipe}.")
     if sgd is not None:
-        text += (" The SGD references above are other networks, trained with the settings notebook 01 chose "
-                 f"for SGD on validation ({sgd['epochs']} epochs, learning rate {sgd['lr']:g}).")
+        c = sgd.get("config") or {"optimizer": "adam", "lr": sgd["lr"], "epochs": sgd["epochs"]}
+        final = _final_table1_row(H_MAIN, "sgd")
+        text += (" The SGD references above are other networks, trained with an earlier "
+                 f"validation choice of notebook 01 for the plain network: {recipe_words(c)}."
+                 + (f" Its final choice is {recipe_words(final['recipe'])} "
+                    f"({100 * final['mean']:.2f} % over {len(final['seeds'])} seeds)."
+                    if final and final.get("recipe") else ""))
     wrong = [set(s["misclassified"]) for s in starts if s["misclassified"] is not None]
     n = len(starts)
     if n >= 2 and len(wrong) == n and len({len(w) for w in wrong}) == 1:
@@ -755,10 +767,9 @@ def starting_network_text(starts, sgd=None):
                      f"misclassify the same {k} test images.")
         else:
             shared = len(set.intersection(*wrong))
-            text += (f" By notebook 01's records of them, each of the {n} start nets (seeds {seeds}) "
-                     f"misclassifies {k} test images, hence their equal test error, but not the "
-                     f"same images ({shared} are wrong in all {n}): {n} different networks with "
-                     "the same count.")
+            text += (f" Each of the {n} start nets (seeds {seeds}) misclassifies {k} test "
+                     f"images, hence their equal test error, but not the same ones ({shared} are "
+                     f"wrong in all {n}).")
     return text
 
 
@@ -837,25 +848,28 @@ def start_reading_text(summary, v2=None, rec=None):
                          f"network it started from, pruned by |w|: {means}{effect_words(r)}, "
                          "holds.")
         else:
-            wide = (f"; the interval includes 0, the start nets pruned by |w| ranging "
-                    f"from {100 * min(st):.2f} to {100 * max(st):.2f} % across the seeds"
+            wide = (f"  - Why: the interval includes 0; the start nets pruned by |w| range "
+                    f"from {100 * min(st):.2f} to {100 * max(st):.2f} % across the seeds."
                     if ci and ci[0] <= 0 <= ci[1] and st else "")
-            lines.append(f"- At {f} % removed: {means}{effect_words(r)}, {r['verdict']}{wide}"
-                         + _needed_words(summary, family, r) + ".")
+            need = _needed_words(summary, family, r)
+            lines += ([f"- At {f} % removed: {means}{effect_words(r)}, {r['verdict']}."]
+                      + ([wide] if wide else [])
+                      + (["  - " + need[2].upper() + need[3:] + "."] if need else []))
     shift = mu_shift(v2, summary) if v2 is not None else None
     if shift is not None:
         lines.append(f"- Ranked by |μ| instead of SNR, BBB's difference from its start "
                      f"nets moves by at most {shift:.2f} pp at these fractions (described; "
                      "no declared test compares |μ| with |w|).")
     holds = [f for f in TESTED if fam[f"bbb_snr < start_magnitude at {f}%"]["verdict"] == "holds"]
-    lines.append("- **What makes them prunable?** The comparison changes two things at once, "
+    lines.append("- **What makes them prunable?** The comparison changes two things at once: "
                  "the training (BBB's epochs under the prior) and the ranking (SNR against |w|)."
-                 + (f" At 2×{H_MAIN} bringing σ into the ranking adds nothing measurable (SNR "
-                    "against |μ|, the answer), so where the claim holds (" + " and ".join(map(str, holds))
-                    + " % removed) this points to BBB's training" if holds else "")
-                 + (". Its parts (the prior's pull towards zero, the sampled weights, the extra "
-                    "epochs) are not separated." if holds else " This test does not separate "
-                    "them."))
+                 + ("" if holds else " This test does not separate them."))
+    if holds:
+        lines += [f"  - At 2×{H_MAIN} bringing σ into the ranking adds nothing measurable (SNR "
+                  "against |μ|, the answer).",
+                  "  - So where the claim holds (" + " and ".join(map(str, holds))
+                  + " % removed) this points to BBB's training; its parts (the prior's pull "
+                  "towards zero, the sampled weights, the extra epochs) are not separated."]
     return "\n".join(lines)
 
 
@@ -990,12 +1004,9 @@ def _prunable_takeaway(summary, v3, rec=None):
                for f in TESTED)
     if not holds or not flat:
         return ""
-    rest = [f"{r['verdict']} at {f} %, above" for f, r in by.items() if f not in holds]
-    return (f"At {' and '.join(map(str, holds))} % removed BBB's networks pruned by SNR keep a "
-            f"lower error than their start nets, pruned by |w| (holds"
-            + (f"; {', '.join(rest)}" if rest else "") + f"). At 2×{H_MAIN} SNR against |μ| is "
-            "not resolved, so this points to BBB's training rather than to σ in the ranking; its "
-            "parts are not separated (section 3).")
+    return (f"Where BBB pruned by SNR beats its own start nets pruned by |w| "
+            f"({' and '.join(map(str, holds))} % removed), BBB's training rather than σ in the "
+            "ranking seems to do it; its parts are not separated (section 3).")
 
 
 def _narrow_words(rec, H):
@@ -1011,10 +1022,10 @@ def _narrow_words(rec, H):
         return ""
     (ranking, items), = by.items()
     fs = sorted({f for _, f in items}, key=int)
-    differ = width_differences_words(rec)
     return (f"; at 2×{other[0]}, McNemar's per-network tests favour {ranking} at "
             f"{' and '.join(fs)} % removed (exploratory; appendix A)"
-            + (f", but those networks differ in recipe too {differ}" if differ else ""))
+            + (", but those networks differ in recipe too (the box at the top)"
+               if width_differences(rec) else ""))
 
 
 def takeaways_text(rec, dip=None, summary=None, v3=None):
@@ -1045,8 +1056,13 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
                         if same else "SNR against |μ|: " + _by_verdict(
                             list(zip(TESTED, words))))
                      + _narrow_words(rec, H) + ".")
-        lines.append(f"- **Special to BBB?** {_declared_tally(summary, v3)} (section 3). "
-                     "There the training and the ranking change together.")
+        held, _, rest = _declared_tally(summary, v3).partition("; the other ")
+        lines.append(f"- **Special to BBB?** "
+                     + (f"{held[:-1]}; section 3)." if held.endswith(")") else
+                        f"{held} (section 3)."))
+        if rest:
+            lines += [f"  - The other {rest}.",
+                      "  - There the training and the ranking change together."]
         why = _prunable_takeaway(summary, v3, rec)
         if why:
             lines.append(f"- **What makes them prunable?** {why}")
@@ -1118,6 +1134,12 @@ def _headline(rec, dip, summary, fraction, H, s, flat):
                  + (f"; only in the 2×{narrow['H']} networks, at {narrow['words']} removed, "
                     "does SNR beat |μ| (*exploratory*: no test declared in advance covers it; "
                     "appendix A)" if narrow else "") + ".")
+    if narrow and width_differences(rec):
+        what = ["the prior's mixture weight π" if w == "π" else w for w, _, _ in
+                width_differences(rec)]
+        text += (f" The 2×{narrow['H']} networks also differ in "
+                 + (what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1])
+                 + " (the box below), so this need not be an effect of width.")
     return text
 
 
@@ -1147,13 +1169,13 @@ def lean_words(rec, H=None, fractions=("95", "98", "99")):
             f"and {small} of the {len(ts)} {'has' if small == 1 else 'have'} p < {pruning.MCNEMAR_ALPHA:g}.")
 
 
-def answer_text(rec, dip, summary=None, fraction=95, v3=None):
-    """Notebook 04's answer on its first screen (Markdown), three lines, every number from the
-    results: the headline (``_headline``); the test error that removing ``fraction`` % by SNR
-    adds at 2×1200 with its 95 % interval against the paper's; from ``summary``, SNR − |μ| on the
-    same networks with its interval and what the interval excludes. ``dip`` feeds the headline's
-    "(even 99 %)"; ``v3`` is accepted for the notebook's call and not read (the unpruned gap's
-    reasons are section 2's)."""
+def answer_text(rec, dip, summary=None, fraction=95):
+    """Notebook 04's answer on its first screen (Markdown), every number from the results: the
+    headline (``_headline``); the test error that removing ``fraction`` % by SNR adds at 2×1200
+    with its 95 % interval against the paper's; from ``summary``, SNR − |μ| on the same networks
+    with its interval and what the interval excludes, and the KL-weighting test at ``fraction``
+    (eq. 8 − eq. 9, 2×400: with eq. 9's weights the pruning is not free). ``dip`` feeds the
+    headline's "(even 99 %)"."""
     from . import pruning
     H = rec["metrics"]["models"][0]["H"]
     ms = pruning._by_width(rec, H)
@@ -1177,10 +1199,17 @@ def answer_text(rec, dip, summary=None, fraction=95, v3=None):
                 if rci and rci[0] < 0 and r["verdict"].startswith("not resolved") else "")
         lines.append(f"- **SNR − |μ|** (test error, same networks), {fraction} % removed, "
                      f"2×{H}: {effect_words(r)} (95 % interval), {r['verdict']}"
-                     + (" (the paired test over the seeds decides neither way)"
-                        if r["verdict"].startswith("not resolved") else "")
                      + f"{excl} (section 3; per "
                      "network: appendix A).")
+        kl = (summary["families"].get("KL weighting") or {}).get(
+            f"uniform_snr < blundell_snr at {fraction}%")
+        if kl and kl.get("t_test"):
+            lines.append(f"- **Eq. 8 − eq. 9 KL weights** (test error after SNR pruning, "
+                         f"{fraction} % removed, 2×{H_KL}): {effect_words(kl)} (95 % interval), "
+                         f"{kl['verdict']}"
+                         + (": with eq. 9's weights, which the paper proposes, the networks "
+                            "pruned this far err more" if kl["verdict"] == "holds" else "")
+                         + " (section 4).")
     return "\n".join(lines)
 
 
@@ -1348,8 +1377,7 @@ def networks_text(rec, v3=None, parts=("predictor", "paper", "final", "paper_rec
         if raised:
             why.append(raised[0].lower() + raised[1:] if raised.startswith("The") else raised)
         lines["paper"] = (f"- *Against the paper's unpruned {100 * pruning.PAPER_TABLE2[0]:.2f} %* "
-                          f"(our {z:.2f} %), the records give {len(why)} reason"
-                          f"{'s' if len(why) > 1 else ''}: " + "; and ".join(why) + ".")
+                          f"(our {z:.2f} %): " + "; and ".join(why) + ".")
     lines["final"] = ("- *Notebook 01's final networks are not pruned*: the tests of sections 3 "
                       "and 4 were declared on these networks, before the final ones were trained.")
     widths = _widths_phrase() or _paper_protocol_widths()
@@ -1403,16 +1431,6 @@ def width_differences(rec):
         if ca.get(key) != cb.get(key):
             out.append((what, f"{ca.get(key):g}", f"{cb.get(key):g}"))
     return out
-
-
-def width_differences_words(rec):
-    """"(π = 0.5 against 0.25, 30 epochs against 35, 2 weight samples per step against 1)": the
-    narrower width's recipe against the wider one's, or ""."""
-    d = width_differences(rec)
-    if not d:
-        return ""
-    parts = [f"π = {b} against {a}" if w == "π" else f"{b} {w} against {a}" for w, a, b in d]
-    return "(" + ", ".join(parts) + ")"
 
 
 def training_raise(rec, v3):
@@ -1520,8 +1538,7 @@ def refs_time_words(v2, v3=None):
     if not runs:
         return ""
     hours = sum(r["process_wall_s"] for r in runs) / 3600
-    return (f"The {len(runs)} networks of sections 3 and 4 took {hours:.1f} h to train (one CPU "
-            "thread each, summed).")
+    return f"The {len(runs)} networks of sections 3 and 4 took {hours:.1f} h to train in all."
 
 
 # ---- docs/04_details.md: the tables and checks notebook 04 points to ----
@@ -1538,26 +1555,11 @@ def _md_table(header, rows):
                      + ["| " + " | ".join(map(cell, r)) + " |" for r in rows])
 
 
-def _exploratory_free_text(summary):
-    """Section 3's sensitivity check as a bullet: Holm's p of each claim that is not resolved
-    although its unadjusted interval excludes 0, in the family without its exploratory claims
-    (described); "" when there is none."""
-    if summary is None or summary["interim"]:
-        return ""
-    fam = summary["families"]["error after pruning"]
-    odd = [c for c in fam if c not in SEEN_BEFORE_PLAN and fam[c]["verdict"].startswith(
-        "not resolved") and (fam[c].get("t_test") or {}).get("ci")
-        and (fam[c]["t_test"]["ci"][1] < 0 or fam[c]["t_test"]["ci"][0] > 0)]
-    words = _without_seen_words(fam, odd)
-    return (f"- *{' and '.join(_claim_label(c) for c in odd)}.*{words}" if words else "")
-
-
 def details_text():
     """docs/04_details.md (Markdown): what notebook 04 leaves out of its story, every number
     rendered from results/04_pruning/ and notebook 01's run records (under ``results_dir()``):
     the recipes of the pruned networks, Figure 4's dip network by network with its rule and
-    sensitivity, Table 2's 100 % row, McNemar's table of SNR against |μ| per network, and
-    section 3's family without its exploratory claims."""
+    sensitivity, Table 2's 100 % row and McNemar's table of SNR against |μ| per network."""
     from . import pruning
     from .utils import results_dir
     root = results_dir()
@@ -1569,9 +1571,8 @@ def details_text():
     parts = [
         "# Notebook 04 in detail: the tables behind its story",
         "",
-        f"Rendered from `results/{NB}/` and notebook 01's run records by `{_DETAILS_CMD}`; "
-        "`tests/test_rendered_04.py` checks that this page is current. The story, with its "
-        "terms, is [notebooks/04_pruning.ipynb](../notebooks/04_pruning.ipynb).",
+        f"Rendered from `results/{NB}/` and notebook 01's run records by `{_DETAILS_CMD}`. "
+        "The story, with its terms, is [notebooks/04_pruning.ipynb](../notebooks/04_pruning.ipynb).",
         "",
         "## The networks pruned",
         "",
@@ -1604,9 +1605,6 @@ def details_text():
         "",
         _md_table(*pruning.mcnemar_rows(rec)),
     ]
-    extra = _exploratory_free_text(refs)
-    if extra:
-        parts += ["", "## Section 3's family without its exploratory claims", "", extra]
     return "\n".join(parts) + "\n"
 
 

@@ -41,7 +41,7 @@ refs, start_refs = pruning_plan.load_both()
 
 # %%
 if rec:
-    show_markdown(pruning_plan.answer_text(rec, dip["metrics"], refs, v3=start_refs));
+    show_markdown(pruning_plan.answer_text(rec, dip["metrics"], refs));
 
 # %% [markdown]
 # **What you will see.** Figure 4, the SNR density, read where its two modes part (section
@@ -61,17 +61,21 @@ if rec:
 # - *Declared*: a test whose claim and verdict rule were written down before the numbers it
 #   judges were computed (when: the box below). *Exploratory*: the rest (SNR against $|\mu|$,
 #   both sides seen; appendix A; comparisons no test covers).
+# - *Dip*: the low point of the SNR density between its two modes (peaks).
+# - *McNemar's test*: a paired test of two rankings on the same test images, from the images
+#   only one of them gets wrong (appendix A).
 
 # %% [markdown]
-# **The networks, named once.** An *SGD network* is a plain network (no weight uncertainty, no
-# dropout), here trained with the Adam optimiser (*plain SGD* names the optimiser). A *warm
-# start* is a BBB run whose posterior means start from a trained SGD network.
+# **The networks, named once.** An *SGD network* is a plain network (notebook 01's name; no
+# weight uncertainty, no dropout), here trained with the Adam optimiser (*plain SGD* names the
+# optimiser). A *warm start* is a BBB run whose posterior means start from a trained SGD
+# network.
 #
 # | name | what it is | where |
 # |---|---|---|
-# | *BBB nets* | the pruned networks: BBB with the scale-mixture prior, 2×1200 and 2×400, three seeds each, from notebook 01's earlier Adam runs, each warm-started from its start net; not notebook 01's final Table 1 networks (sections 3–4's tests were declared on these before those were trained) | sections 1–2 |
+# | *BBB nets* | the pruned networks: BBB with the scale-mixture prior, 2×1200 and 2×400, three seeds each, from notebook 01's Adam runs, each warm-started from its start net; not notebook 01's final Table 1 networks (sections 3–4's tests were declared on these) | sections 1–2 |
 # | *BBB's start nets* | the SGD networks whose weights become the BBB nets' initial means, one per seed | section 3 |
-# | *SGD references* | other SGD networks of the same width and seeds, trained with the settings notebook 01 chose for SGD on validation | section 3 |
+# | *SGD references* | other SGD networks of the same width and seeds, trained with an earlier validation choice of notebook 01 for the plain network (recipe: section 3) | section 3 |
 # | *dropout references* | dropout networks of the same width and seeds | section 3 |
 # | *eq. 9 nets* | 2×400 BBB nets trained with eq. 9's KL weights instead of eq. 8's | section 4 |
 
@@ -83,6 +87,9 @@ if rec:
 # > - The tests of sections 3 and 4 were declared after BBB's own pruning numbers had been seen,
 # >   before those of what BBB is compared with; the family against BBB's start nets after the
 # >   comparison with the SGD references had come out ([docs/choices.md](../docs/choices.md)).
+# > - The 2×1200 and 2×400 BBB nets differ in recipe as well as width (the prior's mixture
+# >   weight π, epochs, weight samples per step:
+# >   [docs/04_details.md](../docs/04_details.md#the-networks-pruned)).
 # > - Figure 4 is read at the density's dip, a reading chosen after seeing the densities
 # >   ([docs/lab_log.md](../docs/lab_log.md#notebook-04)).
 # > - Tables and checks left out of this story: [docs/04_details.md](../docs/04_details.md).
@@ -171,7 +178,7 @@ if not H.pending(refs, *pruning_plan.MISSING["references"]):
     H.show_table(*pruning_plan.table_rows(refs, ARMS_1200));
     show_markdown(pruning_plan.needs_text(refs, FAMILIES_1200, explain=False));
     H.show_table(*pruning_plan.test_rows(refs, FAMILIES_1200[:1]));
-    show_markdown(pruning_plan.reading_text(refs, sensitivity=False));
+    show_markdown(pruning_plan.reading_text(refs));
 
 # %% [markdown]
 # The references were trained without any pull towards zero, while each BBB net is pulled
