@@ -505,12 +505,15 @@ def recipe_text(v2, v1_row=None, setting=None):
              if r.get("lr_decay", 1.0) != 1.0 else f" at a constant learning rate {r['lr']:g}")
     grid = A.SEARCHES["bbb"]["grid"]["rho_init"]
     edge = " (the edge of its grid)" if setting["rho_init"] in (min(grid), max(grid)) else ""
+    pi = ((f", and its scale-mixture prior has π = {r['pi']:g}", f" and π = {setting['pi']:g}")
+          if r.get("pi") is not None and setting.get("pi") not in (None, r["pi"]) else ("", ""))
     return (f"**Why BBB's test error here ({100 * bbb['mean']:.2f} %) is not notebook 01's "
             f"({100 * v1_row['mean']:.2f} % at the same width).** A different recipe: notebook "
             f"01's BBB {start}{decay}, with {r['samples']} weight samples per step and "
-            f"ρ₀ = {_signed(r['rho_init'], 0).lstrip('+')}; here BBB trains {setting['epochs']} epochs from random "
+            f"ρ₀ = {_signed(r['rho_init'], 0).lstrip('+')}{pi[0]}; here BBB trains "
+            f"{setting['epochs']} epochs from random "
             f"weights at a constant learning rate {setting['lr']:g}, with {setting['samples']} "
-            f"sample per step and ρ₀ = {_signed(setting['rho_init'], 0).lstrip('+')}{edge}, "
+            f"sample per step, ρ₀ = {_signed(setting['rho_init'], 0).lstrip('+')}{edge}{pi[1]}, "
             "because every searched method here gets a search of the same size and the same "
             "budget. Which of these "
             "differences makes the gap is not tested.")
@@ -682,6 +685,7 @@ def family_text(v2, v3=None, alpha=ALPHA):
     the steps stop, and which rivals are failed fits (helpers.alternatives_report.failed_fits:
     no verdict against them, their claims kept in the family as declared); empty when the
     family is this notebook's alone."""
+    from . import alternatives_final as F
     from .alternatives_report import SHORT, failed_fits, load_summary
     v3 = load_summary() if v3 is None else v3
     family = next(iter(FROM_V3))
@@ -693,7 +697,7 @@ def family_text(v2, v3=None, alpha=ALPHA):
     for step, (c, p) in enumerate(sorted(ps.items(), key=lambda kv: kv[1])):
         rival = _claim(c)[0]
         bar = f"{alpha:g}/{m - step} = {alpha / (m - step):.3g}"
-        mark = "†" if rival in failed else ""
+        mark = ("†" if rival in failed else "") + ("‡" if rival in F.ALL_LAYER else "")
         if stopped is None and (m - step) * p >= alpha:
             stopped = step
             items.append(f"{SHORT.get(rival, rival)}{mark} {_p(p)} (above its bar {bar}: the "
@@ -712,6 +716,11 @@ def family_text(v2, v3=None, alpha=ALPHA):
                  "notebook 06 gives no verdict against it; its claim stays in the family as "
                  "declared before the runs, which can only make the other verdicts harder to "
                  "reach.")
+    sub = A.LAPLACE["all_layer_subset"]
+    if any(_claim(c)[0] in F.ALL_LAYER for c in ps):
+        text += (f" ‡ Compared on a subset of {sub['test']:,} MNIST and {sub['ood']:,} "
+                 "Fashion-MNIST test images, the same for every seed (BBB scored on it too; "
+                 "notebook 06), not on the full test sets.")
     return text
 
 
@@ -720,6 +729,11 @@ def _range_words(e):
     d = _digits(e)
     lo, hi = sorted(abs(c) for c in e["ci"])
     return f"between {lo:.{d}f} and {hi:.{d}f}"
+
+
+def _ordinal(k):
+    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth",
+            7: "seventh"}.get(k, f"{k}th")
 
 
 def effects_text(v2, v3=None):
@@ -746,9 +760,12 @@ def effects_text(v2, v3=None):
             gain, loss = (hi, -lo) if e["high"] else (-lo, hi)
             need = needed_difference(v2, e, v3)
             k = need and need[2]  # the claims left at its step of Holm's correction
-            held = (f" (at this spread, a mean difference of {need[0]:.{d}f} or more would "
-                    "have held: its step of Holm's correction tests it at "
-                    + (f"{ALPHA:g}/{k})" if k > 1 else f"{ALPHA:g}, the last step)")
+            m = need and len(family_ps(v2, e["family"], v3))
+            held = ((" (to hold, it would need an unadjusted p below "
+                     + (f"{ALPHA:g}/{k} = {ALPHA / k:.3g}, which would place it "
+                        f"{_ordinal(m - k + 1)} of {m} in Holm's order" if k > 1 else
+                        f"{ALPHA:g}, the bar of the last of Holm's {m} steps")
+                     + f"; at this spread that takes a mean difference of {need[0]:.{d}f})")
                     if need else "")
             return (f"against {NOUNS[e['rival']]} on "
                     f"{METRIC_NAMES.get(e['metric'], e['metric'])}, a gain of BBB above "
@@ -796,10 +813,14 @@ def edges_words(choices=None):
 
 
 def cost_words(recs=None, trials=None):
-    """One sentence on what training these runs took: the wall-clock hours of the searches'
-    trials and of the chosen settings' runs on the seeds (one CPU process each, as the records
-    store it), read from plan v3's records (``recs``: helpers.alternatives_final.records();
-    ``trials``: {method: [trial record]}); empty before any record."""
+    """One sentence on what training these runs took, in notebook 06's measure: training time
+    (``train_s`` of the final runs, the training loops alone, test-time scoring left out; the
+    ensemble's record counts all five networks, MAP's own included), summed over the seeds, and
+    per method its mean ratio to MAP's network of the same seed (as
+    helpers.alternatives_final.analysis computes notebook 06's cost column); then the
+    searches' trials (their rows' ``wall_s``, the same training loops). ``recs``:
+    helpers.alternatives_final.records(); ``trials``: {method: [trial record]}; empty before
+    any record."""
     from . import alternatives_final as F
     recs = F.records() if recs is None else recs
     if trials is None:
@@ -808,20 +829,91 @@ def cost_words(recs=None, trials=None):
             if m in A.SEARCHES:
                 paths = [A.trial_path(m, c) for c in A.configs(m)]
                 trials[m] = [json.loads(q.read_text()) for q in paths if q.exists()]
-    final = {m: sum(r.get("process_wall_s") or 0 for (mm, _), r in recs.items() if mm == m)
+    ok = {k: r for k, r in recs.items()
+          if k[0] in ROWS and not r.get("failed") and r.get("train_s") is not None}
+    hours = {m: round(sum(r["train_s"] for (mm, _), r in ok.items() if mm == m) / 3600, 2)
              for m in ROWS}
-    search = sum(r.get("process_wall_s") or 0 for rr in trials.values() for r in rr)
-    if not any(final.values()):
+    hours = {m: h for m, h in hours.items() if h}
+    if not hours:
         return ""
-    n = len({s for (m, s) in recs if m in ROWS})
-    parts = {m: round(final[m] / 3600, 2) for m in ROWS if final[m]}  # the total adds them up
-    return (f"Training took {sum(parts.values()):.2f} hours for the runs on the {n} "
-            f"seed{'s' if n != 1 else ''} "
-            f"({_join(f'{NOUNS[m]} {h:.2f}' for m, h in parts.items())}) "
-            + (f"and {search / 3600:.1f} hours for the searches' "
-               f"{sum(len(v) for v in trials.values())} trials " if search else "")
-            + "(wall-clock, summed over the runs); this notebook reads the stored "
-            "results and trains none of them.")
+    ratio = {}
+    for m in ROWS:
+        rr = [r["train_s"] / ok[("map", s)]["train_s"] for (mm, s), r in ok.items()
+              if mm == m and ok.get(("map", s), {}).get("train_s")]
+        if rr and m != "map":
+            ratio[m] = sum(rr) / len(rr)
+    search = sum((r.get("row") or {}).get("wall_s") or 0 for rr in trials.values() for r in rr)
+    n = len({s for (m, s) in ok})
+    return (f"**Training time** (the training loops alone, test-time scoring left out; one CPU "
+            f"thread), summed over the {n} seed{'s' if n != 1 else ''}: "
+            + _join(f"{NOUNS[m]} {h:.2f} hours" if i == 0 else f"{NOUNS[m]} {h:.2f}"
+                    for i, (m, h) in enumerate(hours.items()))
+            + (" (the deep ensemble's hours count its five networks, MAP's own among them)"
+               if "ensemble" in hours else "")
+            + (". Against MAP's network of the same seed, as in notebook 06's cost column: "
+               + _join(f"{NOUNS[m]} {r:.1f}×" for m, r in ratio.items()) if ratio else "")
+            + (f". The searches' {sum(len(v) for v in trials.values())} trials took "
+               f"{search / 3600:.1f} hours more" if search else "")
+            + ". This notebook reads the stored results and trains none of them.")
+
+
+SIGMA_CHECK = Path(A.NB) / f"v{A.VERSION}" / "bbb_sigma_check.json"
+
+
+def sigma_words(v2, check=None):
+    """Below the scores table: whether BBB's σ learned in these runs (notebook 06's σ check,
+    results/06_alternatives/v3/bbb_sigma_check.json: seeds of the final BBB runs trained again,
+    σ read at the end; ``check`` its content) and what BBB's AUROC from the mutual information
+    says (its sampled networks disagree more on Fashion-MNIST); empty without the check."""
+    from .utils import results_dir
+    if check is None:
+        path = results_dir() / SIGMA_CHECK
+        check = json.loads(path.read_text()) if path.exists() else None
+    seeds = (check or {}).get("seeds") or {}
+    if not seeds:
+        return ""
+    med = [lay["sigma_q"][1] for r in seeds.values() for lay in r["layers"].values()]
+    start = {r["sigma_start"] for r in seeds.values()}
+    learned = not any(r.get("shifted_uniformly") for r in seeds.values())
+    names = sorted(int(k) for k in seeds)
+    text = (f"**Did BBB's σ learn, or stay at its start?** "
+            + ("It learned" if learned else "It did not learn in every rerun")
+            + f": in seeds {_join(str(k) for k in names)} of the {len(v2['seeds'])} runs, "
+            f"trained again, σ's median over a layer's weights ends at "
+            f"{min(med):.2g}–{max(med):.2g}, from {min(start):.1g} at the start "
+            "([details](../docs/06_details.md#bbbs-σ)); so this BBB is not a point estimate.")
+    mi = (v2.get("table", {}).get("bbb", {}).get("full", {}).get("auroc_mi") or {}).get("mean")
+    if mi is not None:
+        text += (f" Its AUROC from the mutual information alone, {mi:.3f}, shows that its sampled "
+                 "networks disagree more on Fashion-MNIST than on MNIST: the part of the "
+                 "uncertainty that a single network (MAP) cannot express.")
+    return text
+
+
+def scores_notes(v2):
+    """The notes under the scores table, in reading order: the ECE's lack of sign, whether
+    BBB's σ learned (``sigma_words``), and why BBB's test error is not notebook 01's."""
+    return "\n\n".join(t for t in (ece_sign_words(v2), sigma_words(v2), recipe_text(v2)) if t)
+
+
+CAPTIONS = {
+    "ood-scores": "**Figure 5.1.** Each method's scores (Table 5.2): AUROC on Fashion-MNIST "
+                  "(left, higher is better) and ECE on MNIST (right, lower is better); a dot "
+                  "per seed, the bar the mean over the seeds.",
+    "ood-differences": "**Figure 5.2.** The six comparisons of Table 5.3, BBB − rival: a dot "
+                       "per paired seed, in black the mean with its 95 % interval, the dotted "
+                       "line at zero. Beside each row, the verdict and its Holm p, corrected "
+                       "for the number of comparisons.",
+    "priors-moons": "**Figure 5.3.** One network per prior on the moons (Table 5.4). Top two "
+                    "rows: the predicted probability of class 1; bottom two: its standard "
+                    "deviation over weight samples, the dashed line 0.5 from the nearest "
+                    "training point; the markers are the training points.",
+}
+
+
+def caption(name):
+    """The caption printed under figure ``name`` (its file name's suffix)."""
+    return CAPTIONS[name]
 
 
 def _per_seed_diffs(v2, e):
@@ -888,7 +980,7 @@ def differences_figure(v2):
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5, symmetric=True))
         ax.annotate("BBB better →" if high else "← BBB better",
                     xy=(0.98 if high else 0.02, 0.02), xycoords="axes fraction",
-                    ha="right" if high else "left", va="bottom", fontsize=8, color="0.3")
+                    ha="right" if high else "left", va="bottom", fontsize=10, color="0.1")
         ax.set_title(name, fontsize=10)
     fig.suptitle(f"BBB minus each rival: each dot one seed ({len(v2['seeds'])} paired seeds); "
                  "black: the mean and its 95 % interval", fontsize=10)

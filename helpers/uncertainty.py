@@ -1644,10 +1644,12 @@ def style_maps(fig, x_train, lim, flat=()):
             continue
         if spec.is_first_col():  # coordinates on the outer panels, so that the dashed
             ax.yaxis.set_major_locator(MultipleLocator(1))  # distance has a scale
-            ax.tick_params(axis="y", labelsize=7, length=2, left=True, labelleft=True)
+            ax.tick_params(axis="y", labelsize=9, length=2, left=True, labelleft=True)
+            ax.set_ylabel("$x_2$", fontsize=10, labelpad=1)
         if spec.is_last_row():
             ax.xaxis.set_major_locator(MultipleLocator(1))
-            ax.tick_params(axis="x", labelsize=7, length=2, bottom=True, labelbottom=True)
+            ax.tick_params(axis="x", labelsize=9, length=2, bottom=True, labelbottom=True)
+            ax.set_xlabel("$x_1$", fontsize=10, labelpad=1)
     return fig
 
 
@@ -1862,19 +1864,24 @@ def toy_setup_text(rec):
     n = c["n_train"]
     return (f"**Setup.** Each network is trained on {n:,} points ({data}) for {c['steps']:,} "
             f"Adam steps at learning rate {c['lr']:g}, one seed, and tested on {c['n_test']:,} "
-            f"fresh points. With all {n:,} points in one minibatch the KL weight is 1: each "
+            f"fresh points. With all {n:,} points in one minibatch the KL weight (the share "
+            "of the KL term one minibatch's cost carries, the paper's π_i of its section 3.4) "
+            "is 1: each "
             f"step minimises the expected NLL of the {n:,} points plus the whole KL term (the "
             "negative ELBO, evidence lower bound: the cost Bayes by Backprop minimises), so "
             "the prior competes with the likelihood of only "
             f"{n:,} points.")
 
 
-def appendix_text(acc, n_test, steps, stds, check=None, reference="Normal", chance=0.5):
+def appendix_text(acc, n_test, steps, stds, check=None, reference="Normal", chance=0.5,
+                  maps=("moons",)):
     """The appendix's whole reading (a heading and three Markdown bullets): whether any prior
     beats ``reference`` beyond the test set's noise (two binomial standard errors); which
     networks stay at chance and, from ``collapse_check``, whether a posterior that fits scores
     better under their own objective (a failed optimisation); and where the weight uncertainty
-    lies on the maps (``far_std_takeaway``, from ``stds``: ``far_std``)."""
+    lies on the maps (``far_std_takeaway``, from ``stds``: ``far_std``). A network that fits
+    but falls behind the others gets a bullet of its own, pointing to its map where its data
+    set is among ``maps`` (the data sets whose maps the notebook draws)."""
     found = _prior_findings(acc, n_test, reference, chance)
     beat = {d: f["gain"][2] for d, f in found.items() if f["gain"] and f["gain"][2]}
     out = [f"**What the appendix shows** (one seed, {steps:,} steps, {n_test:,} test points "
@@ -1890,12 +1897,28 @@ def appendix_text(acc, n_test, steps, stds, check=None, reference="Normal", chan
         failed = _failed(check)
         out.append("- **Networks at chance.** " + _join(
             f"{_join(f'*{p}*' for p in v)} on the {d}" for d, v in flat.items())
-            + f" {'stays' if n == 1 else 'stay'} at chance (about 0.5 everywhere). "
+            + f" {'stays' if n == 1 else 'stay'} at chance (about 0.5 everywhere"
+            + "".join(f"; the {d}' maps are not drawn" for d in flat if d not in maps)
+            + "). "
             + ("One run cannot tell why." if failed is None else
                "A posterior that fits scores better under the same prior and objective (the "
                "negative ELBO): a failed optimisation, not the prior outweighing the data."
                if failed else "For some, the objective prefers that state to a fit."))
+    behind = {d: f["groups"][1] for d, f in found.items() if f["groups"][1]}
+    for d, ps in behind.items():
+        rest = [v for p, v in found[d]["acc"].items() if p in found[d]["groups"][0]]
+        out.append("- **Fitted, but behind the others.** " + _join(
+            f"*{p}* on the {d} ({found[d]['acc'][p]:.3f}" for p in ps)
+            + f", against {min(rest):.3f}–{max(rest):.3f} for the other priors there)"
+            + f" {'fits' if len(ps) == 1 else 'fit'} the data only roughly"
+            + ((": see " + ("its map" if len(ps) == 1 else "their maps")
+                + " in Figure 5.3.") if d in maps else "."))
     band = far_std_takeaway(stds, acc, n_test, chance=chance)
     if band:
+        n_behind = sum(len(v) for v in behind.values())
+        if n_behind:
+            band = band.replace(" classifiers that fit ", " classifiers that fit (" + (
+                "one of them" if n_behind == 1 else f"{n_behind} of them")
+                + " behind the others) ", 1)
         out.append("- **Where the uncertainty lies.** " + band[2].upper() + band[3:])
     return "\n".join(out)
