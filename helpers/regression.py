@@ -433,17 +433,26 @@ def band_plot(ax, curve, x_grid, x_train, y_train, title, ylim=None, true_mean=N
     the axis grow to show the whole band (shared axes: every panel's band)."""
     q = curve["quantiles"]
     xs = x_grid.squeeze(1)
-    ax.fill_between(xs, q["0.05"], q["0.95"], color="C0", alpha=0.15, lw=0, label="5–95 %")
+    ax.fill_between(xs, q["0.05"], q["0.95"], color="C0", alpha=0.15, lw=0,
+                    label="5–95 % (central 90 % interval)")
     ax.fill_between(xs, q["0.25"], q["0.75"], color="C0", alpha=0.35, lw=0,
-                    label="interquartile range")
+                    label="interquartile range (central 50 %)")
     ax.plot(xs, q["0.5"], c="C3", lw=1.5, label="median")
     if true_mean is not None:
         ax.plot(xs, true_mean, c="k", lw=1.0, ls="--", label="truth: E[y | x]")
     ax.axvspan(0, 0.5, color="0.93", zorder=0, label="training range")
+    _mark_scored(ax)
     ax.scatter(x_train, y_train, s=5, c="k", marker="x", lw=0.5, label="training data")
-    ax.set(xlim=(-0.2, 1.2), xlabel="x", ylabel="y", title=title)
+    ax.set(xlim=(GRID[0], GRID[1]), xlabel="x", ylabel="y", title=title)
+    ax.set_xticks([round(GRID[0] + 0.2 * k, 1) for k in range(8)])
     if ylim is not None:
         ax.set_ylim(ylim)
+
+
+def _mark_scored(ax):
+    """Hatch the range away from the data that section 6 scores (``REGIONS['out']``)."""
+    ax.axvspan(*REGIONS["out"], facecolor="none", edgecolor="0.85", hatch="//", lw=0, zorder=0,
+               label="scored range away from the data")
 
 
 def plot_data(ax, n, noise_std, seed, x_grid, title):
@@ -451,7 +460,7 @@ def plot_data(ax, n, noise_std, seed, x_grid, title):
     xs, ys = make_data(n, noise_std, generator=seed_generator(seed))
     ax.scatter(xs, ys, s=6, c="k", marker="x", lw=0.6, label="training data")
     mean = noiseless_mean(x_grid, noise_std, generator=torch.Generator().manual_seed(0))
-    ax.plot(x_grid, mean, c="C3", label="E[y | x]")
+    ax.plot(x_grid, mean, c="k", lw=1.0, ls="--", label="truth: E[y | x]")
     ax.axvspan(0, 0.5, color="0.9", zorder=0, label="training range")
     ax.set(title=title, xlabel="x", ylabel="y")
 
@@ -499,8 +508,27 @@ def plot_variance_split(ax, curve, x_grid, title):
     ax.plot(xs, epistemic, c="C0", lw=2, label="epistemic Var$_q[f_w(x)]$")
     ax.plot(xs, aleatoric + epistemic, c="k", ls="--", lw=1.5, label="total Var$[y|x]$")
     ax.axvspan(0, 0.5, color="0.9", zorder=0, label="training range")
-    ax.set(yscale="log", xlabel="x", ylabel="predictive variance (log scale)", title=title)
+    _mark_scored(ax)
+    ax.set(yscale="log", xlabel="x", ylabel="predictive variance, $y^2$ (log scale)", title=title,
+           xlim=(GRID[0], GRID[1]))
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+
+
+def methods_text(cfg):
+    """Return section 2's list of the five methods with the settings of profile ``cfg`` in
+    numbers (the rest are fixed in ``fit_method`` and ``train``)."""
+    return (f"Five methods, all 1-100-100-1 ReLU networks trained full-batch (Adam, learning "
+            f"rate $10^{{-2}}$ with cosine decay to 5 % of it, {cfg.steps} steps) on each seed's own draw of "
+            f"{cfg.n_train} training points, each learning its observation-noise $\\sigma$:\n\n"
+            "- **BBB, Gaussian prior** $\\mathcal N(0,1)$ and **BBB, scale-mixture prior** "
+            "($\\pi=\\frac12$, $\\sigma_1=1$, $\\sigma_2=e^{-6}$): the full KL (one minibatch, "
+            "weight 1), 8 weight samples per step;\n"
+            "- **MC dropout**: dropout rate 0.1, kept on at test time; weight decay $10^{-4}$;\n"
+            f"- a **deep ensemble** of {cfg.ensemble_size} standard networks from different "
+            "seeds;\n"
+            "- the **standard network** (maximum likelihood).\n\n"
+            f"Predictions use {cfg.pred_samples} weight draws (or dropout masks) per input; each "
+            f"seed also draws {cfg.n_test} fresh test points in each scored range (section 6).")
 
 
 def learned_sigma(model):
@@ -639,14 +667,22 @@ def verdict_rows(verdicts_rec, family):
     paired mean difference (BBB - rival: negative, BBB lower) with its 95 % interval, Holm's p,
     the sign test's p, and the verdict."""
     header = ["claim (BBB < rival: a lower score)", "score", "seeds", "mean difference (BBB − rival)",
-              "95 % interval (unadjusted)", "p (Holm)", "p (sign test)", "verdict"]
+              "95 % interval (unadjusted)", "|difference| a verdict needs",
+              "p (Holm-adjusted)", "p (sign test)", "verdict"]
     rows = []
-    for name, res in verdicts_rec["metrics"][family].items():
+    claims = verdicts_rec["metrics"][family]
+    for name, res in claims.items():
         a, b, what = _claim_parts(name)
         tt = res["t_test"]
-        ci = "—" if tt["ci"] is None else f"[{tt['ci'][0]:+.3f}, {tt['ci'][1]:+.3f}]"
+        ci, need = "—", "—"
+        if tt["ci"] is not None:
+            d = 4 if any(0 < abs(v) < 0.0005 for v in tt["ci"]) else 3  # no bound prints as 0
+            ci = f"[{tt['ci'][0]:+.{d}f}, {tt['ci'][1]:+.{d}f}]"
+            if tt["n"] > 1:
+                factor = holm_t_needed(tt["n"], len(claims), res.get("alpha", ALPHA))[1]
+                need = f"{factor * (tt['ci'][1] - tt['ci'][0]) / 2:.3f}"
         rows.append([f"{LABELS[a]} < {LABELS[b]}", what, str(tt["n"]), f"{tt['mean_diff']:+.3f}",
-                     ci, "—" if res["p_holm"] is None else f"{res['p_holm']:.3f}",
+                     ci, need, "—" if res["p_holm"] is None else f"{res['p_holm']:.3f}",
                      f"{res['sign_test']['p']:.3f}", res["verdict"]])
     return header, rows
 
@@ -748,6 +784,25 @@ def _one_sign(verdicts_rec):
     return out
 
 
+def _one_sign_size(verdicts_rec, family, what, priors, way):
+    """How far the one-signed mean differences of ``family`` and ``what`` (NLL or coverage error)
+    go, in words: 'by 0.008 to 0.060 nats; no 95 % interval reaches above +0.122 nats'."""
+    d, ends = [], []
+    for c, r in verdicts_rec["metrics"][family].items():
+        a, _, w = _claim_parts(c)
+        if w == what and a in priors:
+            d.append(abs(r["t_test"]["mean_diff"]))
+            if r["t_test"]["ci"] is not None:
+                ends.append(r["t_test"]["ci"][1] if way == "higher" else r["t_test"]["ci"][0])
+    unit = " nats" if what == "NLL" else ""
+    words = f"by {min(d):.3f} to {max(d):.3f}{unit}"
+    if ends:
+        far = max(ends) if way == "higher" else min(ends)
+        words += (f"; no 95 % interval reaches {'above' if way == 'higher' else 'below'} "
+                  f"{far:+.3f}{unit}")
+    return words
+
+
 def _prior_words(priors):
     return "with either prior" if len(priors) > 1 else f"for {NAMES[priors[0]]}"
 
@@ -762,7 +817,8 @@ def _one_sign_words(verdicts_rec, n):
                "resolved.")
         side = "above" if way == "higher" else "below"
         out.append(f"- {_cap(family)}, BBB's mean {what}, {_prior_words(priors)}, is {way} than "
-                   f"every rival's: all {k} mean differences lie {side} 0. {_cap(res)}")
+                   f"every rival's: all {k} mean differences lie {side} 0, "
+                   f"{_one_sign_size(verdicts_rec, family, what, priors, way)}. {_cap(res)}")
     return out
 
 
@@ -808,8 +864,9 @@ def what_it_shows(verdicts_rec):
             fam = max(t["claims"] for t in tally(verdicts_rec).values())
             alpha = open_[0][2]["alpha"]
             out.append("- Such an interval does not account for the family's other claims; the "
-                       "Holm-adjusted verdict does, and its strictest threshold here is "
-                       f"{alpha:g}/{fam} = {alpha / fam:.4f}. So these claims stay not resolved.")
+                       f"Holm-adjusted p does: it falls below {alpha:g} only when the smallest raw "
+                       f"p is below {alpha:g}/{fam} = {alpha / fam:.4f}, the next below "
+                       f"{alpha:g}/{fam - 1}, and so on. So these claims stay not resolved.")
     floor, alpha = _sign_floor(n), next(iter(next(iter(
         verdicts_rec["metrics"].values())).values()))["alpha"]
     if n > 1:
@@ -817,8 +874,9 @@ def what_it_shows(verdicts_rec):
                                        alpha)
         out.append(f"- What a verdict needs here: with {n} seeds, the smallest p passes Holm only "
                    f"with |t| > {t_need:.1f} (df {n - 1}), that is when the mean difference is at "
-                   f"least {factor:.1f} times the half-width of its unadjusted 95 % interval; "
-                   "each further claim needs a little less.")
+                   f"least {factor:.1f} times the half-width of its unadjusted 95 % interval (the "
+                   "column *|difference| a verdict needs*, at the seeds' observed spread); a "
+                   "claim tested at a later Holm step needs a little less.")
     out.append(f"- At {_n_seeds(n)} the exact sign test cannot go below p = {floor:.4f}, even "
                "when BBB is lower on every seed"
                + (f", so alone it could never reach α = {alpha:g}" if floor > alpha else "")
@@ -1119,25 +1177,25 @@ def _coverage_away_words(summary, level=0.9, widened=()):
         if not ms:
             continue
         line = f"  - {words}: " + _list_words(f"{mean[m]:.3f} for {NAMES[m]}" for m in ms)
-        if words == near:  # a mean is not a seed: say how many seeds are near, both intervals
-            parts = []
-            for m in ms:
-                per = summary[m][key]["per_seed"]
-                part = (f"mean {mean[m]:.3f} for {NAMES[m]}, "
-                        + ("and " if _seed_split(per, level)[0] == len(per) else "but ")
-                        + f"its seeds cover {_cov_span(per)}: "
-                        + _seeds_within(per, level))
+        if words == near:  # a mean is not a seed: a method whose seeds miss gets its own line
+            every = [m for m in ms if _seed_split(summary[m][key]["per_seed"], level)[0]
+                     == len(summary[m][key]["per_seed"])]
+            line = (f"  - {words} on average and on every seed: "
+                    + _list_words(f"{mean[m]:.3f} for {NAMES[m]}" for m in every) + "."
+                    if every else "")
+            for m in (m for m in ms if m not in every):
+                part = (f"  - {words} on average, but not per seed: {mean[m]:.3f} for "
+                        f"{NAMES[m]}, and "
+                        + _seeds_within(summary[m][key]["per_seed"], level))
                 for o in INTERVALS:
                     if o != level:
                         e = summary[m][f"coverage{round(100 * o)}_out"]
-                        per_o = e["per_seed"]
-                        whose = "Its" if len(ms) == 1 else f"{_cap(NAMES[m])}'s"
-                        part += (f". {whose} central {round(100 * o)} % interval: mean "
-                                 f"{e['mean']:.3f} (target {o:.2f}), its seeds "
-                                 f"{_cov_span(per_o)}: "
-                                 + _seeds_within(per_o, o))
-                parts.append(part)
-            line = f"  - {words}: " + "; ".join(parts)
+                        part += (f". Its central {round(100 * o)} % interval covers "
+                                 f"{e['mean']:.3f} (target {o:.2f}): "
+                                 + _seeds_within(e["per_seed"], o))
+                line += ("\n" if line else "") + part + "."
+            subs.append(line)
+            continue
         else:
             for m in ms:
                 per = summary[m][key]["per_seed"]
@@ -1163,7 +1221,8 @@ def _tests_words(verdicts_rec):
     one_sign = {}
     for family, what, priors, way, k, res in _one_sign(verdicts_rec):
         one_sign.setdefault(family, []).append(
-            f"BBB's mean {what}, {_prior_words(priors)}, is {way} than every rival's"
+            f"BBB's mean {what}, {_prior_words(priors)}, is {way} than every rival's "
+            f"({_one_sign_size(verdicts_rec, family, what, priors, way)})"
             + ("" if res else f", though none of these {k} {what} claims is resolved"))
     lines = [] if resolved else [f"  - none of the {total} claims is resolved;"]
     for family, f in t.items():
@@ -1187,12 +1246,54 @@ def _tests_words(verdicts_rec):
     return head + ":\n" + "\n".join(lines)
 
 
-def takeaways_text(summary, curves, x_grid, seed, verdicts_rec=None, method="bbb_gaussian"):
+def _reversed_in_words(summary, curves, verdicts_rec, seed, per_seed=None):
+    """One bullet on why BBB's coverage error near the data is higher than the rivals' whose
+    claims are reversed there, or None when no coverage-error claim near the data is reversed:
+    both methods' mean coverages of the central intervals in the training range, their mean
+    predictive std there (``per_seed``, when given) and, on ``seed``, their learned sigma."""
+    family = "near the data"
+    rev = {}
+    for c, r in verdicts_rec["metrics"].get(family, {}).items():
+        a, b, what = _claim_parts(c)
+        if r["verdict"] == "reversed" and what == "coverage error":
+            rev.setdefault(a, []).append(b)
+    if not rev:
+        return None
+    a, rivals = next(iter(rev.items()))
+    ms = [a] + rivals
+
+    def cov(m):
+        return " and ".join(f"{summary[m][f'coverage{round(100 * c)}_in']['mean']:.3f}"
+                            for c in INTERVALS)
+    over = all(summary[m][f"coverage{round(100 * c)}_in"]["mean"] > c for m in ms
+               for c in INTERVALS)
+    text = (f"- **Why {NAMES[a]} loses on coverage error near the data** (the reversed verdicts): "
+            f"in the training range its central 50 % and 90 % intervals cover {cov(a)} on average, "
+            + _list_words(f"{NAMES[b]}'s {cov(b)}" for b in rivals)
+            + " (targets 0.50 and 0.90)"
+            + (f": all of them cover more than their targets, {NAMES[a]}'s the most." if over
+               else "."))
+    if per_seed:
+        sd = {m: sum(r["std_in"] for r in per_seed[m]) / len(per_seed[m]) for m in ms}
+        text += (f" Its band there is wider: mean predictive std {sd[a]:.3f} against "
+                 + _list_words(f"{sd[b]:.3f}" for b in rivals) + " (mean over the seeds).")
+    if all(m in curves for m in ms):
+        text += (f" On seed {seed} it learns a noise $\\sigma$ of {curves[a]['sigma']:.3f} against "
+                 + _list_words(f"{curves[b]['sigma']:.3f}" for b in rivals)
+                 + ", and its spread over weights adds to that (section 5).")
+    return text
+
+
+def takeaways_text(summary, curves, x_grid, seed, verdicts_rec=None, method="bbb_gaussian",
+                   true_mean=None, per_seed=None):
     """Return the measured takeaways of notebook 02 (Markdown bullets): whether the methods'
-    bands widen away from the data over the seeds (std ratio); what their central 90 % interval
-    covers there; what the declared tests found (``verdicts_rec``, when given); and which part of
-    one method's predictive variance (``method``'s ``grid_curve`` in ``curves``, on ``seed``)
-    dominates in the training range and away from it."""
+    bands widen away from the data over the seeds (std ratio); left of the data, on ``seed``
+    (``true_mean``: the generator's E[y | x] on ``x_grid``, when given), how wide ``method``'s
+    band is and whether it holds the truth; what their central 90 % interval covers away from
+    the data; what the declared tests found (``verdicts_rec``, when given) and why a
+    coverage-error claim near the data is reversed (``per_seed``: fits.json's per-seed scores,
+    optional); and which part of one method's predictive variance (``method``'s ``grid_curve``
+    in ``curves``, on ``seed``) dominates in the training range and away from it."""
     ratio = {m: s["std_ratio"]["per_seed"] for m, s in summary.items()}
     n = len(next(iter(ratio.values())))
     wide = {m: sum(v > 1 + TIE for v in vs) for m, vs in ratio.items()}
@@ -1212,10 +1313,24 @@ def takeaways_text(summary, curves, x_grid, seed, verdicts_rec=None, method="bbb
                   if all(abs(v - 1) <= TIE for v in ratio["mle"]) else
                   f"; the standard network's changes width too (mean std ratio "
                   f"{_ratio(sum(ratio['mle']) / n)})")
-    out = [first + ".", _coverage_away_words(summary, widened=[m for m in averaging
-                                                               if wide[m] == n])]
+    out = [first + "."]
+    if true_mean is not None and method in curves:
+        ratio_l, k, n_l = left_strip(curves, x_grid, true_mean, method)
+        right = summary[method]["std_ratio"]["per_seed"][0]  # the first seed: the curves' seed
+        how = ("far less than" if ratio_l < FAR_LESS * right else "less than" if ratio_l < right
+               else "as much as or more than")
+        out.append(f"- Left of the data ($x\\in[{GRID[0]:g}, 0)$) the band of {NAMES[method]} "
+                   f"widens {how} on the right on seed {seed}: {_ratio(ratio_l)} times its width "
+                   f"in the training range against {_ratio(right)}, and the truth lies "
+                   + (f"outside its 5–95 % band at {k} of {n_l} grid points there" if k else
+                      f"inside its 5–95 % band at all {n_l} grid points there")
+                   + " (section 3; one seed's curves, not tested).")
+    out.append(_coverage_away_words(summary, widened=[m for m in averaging if wide[m] == n]))
     if verdicts_rec:
         out.append(_tests_words(verdicts_rec))
+        why = _reversed_in_words(summary, curves, verdicts_rec, seed, per_seed)
+        if why:
+            out.append(why)
     share = {r: _variance_shares(curves[method], x_grid, r)[2].mean().item()
              for r in ("in", "out")}
     inside = ("the learned noise $\\sigma$ (aleatoric) dominates" if share["in"] < 0.5 else
@@ -1286,30 +1401,31 @@ def answer_text(summary, verdicts_rec=None):
     per, c = ratio[best]["per_seed"], cov[best]
     n, wide = len(per), sum(v > 1 + TIE for v in per)
     lead = "Yes" if wide == n else f"On {wide} of {n} seeds" if wide else "No"
-    head = f"{lead}, for {NAMES[best]}{PAPER_PRIOR.get(best, '')}"
+    head = f"{lead} to the right of the data, for {NAMES[best]}{PAPER_PRIOR.get(best, '')}"
     if other and ratio[other]["mean"] < ratio[best]["mean"] and wide:
         far = ratio[other]["mean"] < FAR_LESS * ratio[best]["mean"]
         head += f"; {'far ' if far else ''}less for {NAMES[other]}{PAPER_PRIOR.get(other, '')}"
-    first = (f"- **{head}.** Away from the data ({_x_range('out')}) the predictive standard "
+    first = (f"- **{head}.** To the right ({_x_range('out')}, the range the declared tests "
+             f"score, called *away from the data* below) the predictive standard "
              f"deviation of {NAMES[best]} is {_ratio(ratio[best]['mean'])} times that in the "
              f"training range (the *std ratio*, mean over {_n_seeds(n)}; {_ratio(min(per))} to "
              f"{_ratio(max(per))} per seed), and its central 90 % interval covers "
              f"{c['mean']:.3f} of fresh draws from the generator there on average (target 0.90), "
              f"but {min(c['per_seed']):.3f} to {max(c['per_seed']):.3f} per seed: "
              f"{_seeds_within(c['per_seed'], 0.9)}")
-    named = []
+    named, rest = [], ""
     if other:
         words, named = _other_bbb_words(summary, best, other)
-        first += ". " + words
+        rest += ". " + words
     if "mle" in summary:
-        first += (f". A standard network's band keeps "
+        rest += (f". A standard network's band keeps "
                   + ("one width" if abs(ratio["mle"]["mean"] - 1) <= TIE else "almost one width")
                   + f" (std ratio {_ratio(ratio['mle']['mean'])}) and covers "
                   f"{cov['mle']['mean']:.3f}")
     others = [m for m in summary if m not in BBB + ("mle",)]
     if others:
         less = all(ratio[m]["mean"] < ratio[best]["mean"] for m in others)
-        first += (f". {_cap(_list_words(NAMES[m] for m in others))} "
+        rest += (f". {_cap(_list_words(NAMES[m] for m in others))} "
                   + ("" if set(others) <= set(named) else
                      ("has a std ratio of " if len(others) == 1 else "have std ratios ")
                      + ", ".join(_ratio(ratio[m]["mean"]) for m in others)
@@ -1317,7 +1433,7 @@ def answer_text(summary, verdicts_rec=None):
                         if less else "") + " and ")
                   + f"cover{'s' if len(others) == 1 else ''} "
                   + _list_words(f"{cov[m]['mean']:.3f}" for m in others))
-    out = [first + "."]
+    out = [first + "."] + ([f"- **The other methods there:** {rest[2:]}."] if rest else [])
     if verdicts_rec:
         t = tally(verdicts_rec)
         total = sum(f["claims"] for f in t.values())

@@ -132,9 +132,16 @@ def test_std_ratio_and_verdict_tables():
     header, rows = R.verdict_rows(_verdicts({"bbb_mixture < mle on nll_out": "holds"}),
                                   "away from the data")
     assert "mean difference (BBB − rival)" in header and header[0].startswith("claim (BBB <")
+    assert "p (Holm-adjusted)" in header and "|difference| a verdict needs" in header
+    # the difference a verdict needs: 2.12 (|t| at 0.05/12, df 4, over t at 0.975) x half-width
     assert rows[3] == ["BBB, scale-mixture prior < standard network", "NLL", "5", "-0.050",
-                       "[-0.200, +0.100]", "0.500", "0.062", "holds"]
+                       "[-0.200, +0.100]", "0.318", "0.500", "0.062", "holds"]
     assert rows[0][-1] == "not resolved at 5 seeds"
+    # a bound that 3 decimals would print as 0 gets 4, so that excluding 0 stays visible
+    header, rows = R.verdict_rows(_verdicts({}, ci=(0.0003, 0.0376)), "near the data")
+    assert rows[0][4] == "[+0.0003, +0.0376]"
+    header, rows = R.verdict_rows(_verdicts({}, n=1, ci=None), "near the data")
+    assert rows[0][4:6] == ["—", "—"]
 
 
 # ---- variance_split_text ----
@@ -246,12 +253,14 @@ def test_what_it_shows_follows_the_verdicts():
             "the deep ensemble are better than BBB (Gaussian prior) on coverage error. The other "
             "10 of the 12 claims are not resolved at 5 seeds.") in text
     assert ("- Near the data, BBB's mean NLL, with either prior, is higher than every rival's: "
-            "all 6 mean differences lie above 0. None of these 6 NLL claims is resolved at 5 "
+            "all 6 mean differences lie above 0, by 0.020 to 0.020 nats; no 95 % interval "
+            "reaches above +0.200 nats. None of these 6 NLL claims is resolved at 5 "
             "seeds.") in text and text.count("every rival's") == 1
     assert ("- 1 of the 19 unresolved claims has an unadjusted 95 % interval that excludes 0:\n"
             "  - near the data: none favours BBB and 1 favours the rival (interval above 0).\n"
             "- Such an interval does not account") in text
-    assert "its strictest threshold here is 0.05/12 = 0.0042." in text
+    assert ("the Holm-adjusted p does: it falls below 0.05 only when the smallest raw p is "
+            "below 0.05/12 = 0.0042, the next below 0.05/11") in text
     assert ("- What a verdict needs here: with 5 seeds, the smallest p passes Holm only with "
             "|t| > 5.9 (df 4), that is when the mean difference is at least 2.1 times the "
             "half-width of its unadjusted 95 % interval") in text
@@ -268,7 +277,8 @@ def test_what_it_shows_follows_the_verdicts():
                   n=6, diffs=_all("cover_err_out", -0.1))
     text = R.what_it_shows(v)
     assert ("- Away from the data, BBB's mean coverage error, with either prior, is lower than "
-            "every rival's: all 6 mean differences lie below 0. 2 of these 6 coverage error "
+            "every rival's: all 6 mean differences lie below 0, by 0.100 to 0.100; no 95 % "
+            "interval reaches below -0.200. 2 of these 6 coverage error "
             "claims are resolved.") in text and "higher than" not in text
     assert ("The deep ensemble is better than BBB (scale-mixture prior) on NLL. The other 11 of "
             "the 12 claims") in text
@@ -306,10 +316,10 @@ def test_takeaways_text_follows_the_numbers():
     assert ("- A wider band is not always a right one. Away from the data the central 90 % "
             "interval (target 0.90) covers on average:\n  - below the target by more than 0.05: "
             "0.300 for BBB (scale-mixture prior), 0.400 for MC dropout, 0.500 for the deep "
-            "ensemble and 0.100 for the standard network.\n  - within 0.05 of the target: mean "
-            "0.900 for BBB (Gaussian prior), but its seeds cover 0.80–1.00: none of its 2 seeds "
-            "is within 0.05 (1 too wide, 1 too narrow). Its central 50 % interval: mean 0.500 "
-            "(target 0.50), its seeds 0.50: both its seeds are within 0.05.") in text
+            "ensemble and 0.100 for the standard network.\n  - within 0.05 of the target on "
+            "average, but not per seed: 0.900 for BBB (Gaussian prior), and none of its 2 seeds "
+            "is within 0.05 (1 too wide, 1 too narrow). Its central 50 % interval covers 0.500 "
+            "(target 0.50): both its seeds are within 0.05.") in text
     assert ("- **What the declared tests found** (section 6, 5 seeds, 24 claims):\n  - away from "
             "the data, BBB (Gaussian prior) is better than MC dropout on NLL;\n  - near the data, "
             "the standard network is better than BBB (Gaussian prior) on coverage error;\n  - "
@@ -318,17 +328,16 @@ def test_takeaways_text_follows_the_numbers():
     v = _verdicts({"bbb_gaussian < mle on cover_err_in": "reversed"}, diffs=_all("nll_in", 0.02))
     text2 = R.takeaways_text(_summary(ps), {"bbb_gaussian": _curve(0.001, 0.5)}, x, 0, v)
     assert ("  - near the data, the standard network is better than BBB (Gaussian prior) on "
-            "coverage error. BBB's mean NLL, with either prior, is higher than every rival's, "
-            "though none of these 6 NLL claims is resolved;\n  - the other 23 claims") in text2
+            "coverage error. BBB's mean NLL, with either prior, is higher than every rival's "
+            "(by 0.020 to 0.020 nats; no 95 % interval reaches above +0.100 nats), though none "
+            "of these 6 NLL claims is resolved;\n  - the other 23 claims") in text2
     assert "away from the data, " not in text2
     ps2 = copy.deepcopy(ps)  # the mean near its target on every seed; the 50 % interval is not
     ps2["bbb_gaussian"][0]["coverage90_out"], ps2["bbb_gaussian"][1]["coverage90_out"] = .92, .88
     ps2["bbb_gaussian"][0]["coverage50_out"], ps2["bbb_gaussian"][1]["coverage50_out"] = .3, .52
     text2 = R.takeaways_text(_summary(ps2), {"bbb_gaussian": _curve(0.001, 0.5)}, x, 0)
-    assert ("  - within 0.05 of the target: mean 0.900 for BBB (Gaussian prior), and its seeds "
-            "cover 0.88–0.92: both its seeds are within 0.05. Its central 50 % interval: mean "
-            "0.410 (target 0.50), its seeds 0.30–0.52: only 1 of its 2 seeds is within 0.05 (1 "
-            "too narrow).") in text2
+    assert ("  - within 0.05 of the target on average and on every seed: 0.900 for BBB "
+            "(Gaussian prior).") in text2 and "not per seed" not in text2
     assert ("the learned noise $\\sigma$ (aleatoric) dominates inside the training range "
             "(epistemic share of the total variance 9 % on average) and the spread over weights "
             "(epistemic) takes over away from the data (98 %)") in text
@@ -357,8 +366,9 @@ def test_takeaways_text_follows_the_numbers():
     text2 = R.takeaways_text(_summary(ps), {"bbb_gaussian": _curve(0.02, 0.005)}, x, 0,
                              _verdicts({}, diffs=_all("cover_err_out", -0.1)))
     assert ("  - none of the 24 claims is resolved;\n  - away from the data, BBB's mean coverage "
-            "error, with either prior, is lower than every rival's, though none of these 6 "
-            "coverage error claims is resolved.\n") in text2
+            "error, with either prior, is lower than every rival's (by 0.100 to 0.100; no 95 % "
+            "interval reaches below -0.200), though none of these 6 coverage error claims is "
+            "resolved.\n") in text2
     assert "the spread over weights (epistemic) dominates already inside" in text
     assert "the learned noise (aleatoric) still dominates away from the data (33 %)" in text
     assert "declared tests" not in R.takeaways_text(_summary(ps), {"bbb_gaussian": _curve(
@@ -378,17 +388,20 @@ def test_answer_text_follows_the_numbers():
                   n=3, diffs={"bbb_gaussian < mc_dropout on nll_out": -1.9,
                               "bbb_gaussian < mle on cover_err_in": 0.038})
     text = R.answer_text(_summary(ps), v)
-    assert text.startswith("- **Yes, for BBB (Gaussian prior); far less for BBB (scale-mixture "
-                           "prior), the prior the paper favours for MNIST (its Figure 5 names no "
-                           "prior).** Away from the data ($x\\in[0.7, 1.2]$) the predictive "
+    assert text.startswith("- **Yes to the right of the data, for BBB (Gaussian prior); far less "
+                           "for BBB (scale-mixture prior), the prior the paper favours for MNIST "
+                           "(its Figure 5 names no prior).** To the right ($x\\in[0.7, 1.2]$, "
+                           "the range the declared tests score, called *away from the data* "
+                           "below) the predictive "
                            "standard deviation of BBB (Gaussian prior) is 10.33 times that in "
                            "the training range (the *std ratio*, mean over 3 seeds; 9.00 to "
                            "12.00 per seed), and its central 90 % interval covers 0.897 of "
                            "fresh draws")
     assert ("on average (target 0.90), but 0.740 to 1.000 per seed: only 1 of its 3 seeds is "
             "within 0.05 (1 too wide, 1 too narrow).") in text
-    assert ("BBB (scale-mixture prior) has a std ratio of 1.60, below MC dropout's (2.50) and the "
-            "deep ensemble's (5.00), and its central 90 % interval covers 0.900 there.") in text
+    assert ("\n- **The other methods there:** BBB (scale-mixture prior) has a std ratio of 1.60, "
+            "below MC dropout's (2.50) and the deep ensemble's (5.00), and its central 90 % "
+            "interval covers 0.900 there.") in text
     assert "A standard network's band keeps one width (std ratio 1.00) and covers 0.100." in text
     assert "MC dropout and the deep ensemble cover 0.900 and 0.900." in text
     assert " holds 0." not in text and " hold 0." not in text  # 'holds' is a verdict word only
@@ -400,8 +413,8 @@ def test_answer_text_follows_the_numbers():
     # the band of the widest BBB does not open on one seed, and no claim holds
     ps["bbb_gaussian"][1]["std_ratio"] = 0.8
     text = R.answer_text(_summary(ps), _verdicts({}, n=3))
-    assert text.startswith("- **On 2 of 3 seeds, for BBB (Gaussian prior); far less for BBB "
-                           "(scale-mixture prior)")
+    assert text.startswith("- **On 2 of 3 seeds to the right of the data, for BBB (Gaussian "
+                           "prior); far less for BBB (scale-mixture prior)")
     assert "0 hold, 0 are reversed and 24 are not resolved" in text and "has a lower" not in text
     ps["bbb_mixture"] = [dict(r, std_ratio=7.0) for r in ps["bbb_mixture"]]  # not below half
     text = R.answer_text(_summary(ps))
@@ -410,10 +423,11 @@ def test_answer_text_follows_the_numbers():
     assert "have std ratios 2.50, 5.00, all lower than BBB (Gaussian prior)'s, and cover" in text
     ps = {m: [dict(r, std_ratio=0.9) for r in rows] for m, rows in ps.items() if m != "mle"}
     text = R.answer_text(_summary(ps))
-    assert text.startswith("- **No, for BBB (Gaussian prior).**") and "standard network" not in text
+    assert text.startswith("- **No to the right of the data, for BBB (Gaussian prior).**")
+    assert "standard network" not in text and "other methods there" in text
     assert "all lower" not in text and "widen" not in text and "less for" not in text
     assert "has a std ratio of 0.90 (above 1 on 0 of 3 seeds)" in text
-    assert "declared tests" not in text
+    assert "**The declared tests**" not in text  # no verdicts given: no tests bullet
 
 
 # ---- the committed results ----
@@ -495,3 +509,49 @@ def test_training_time_in_words():
     assert R.training_time({"wall_s": 2539.8}) == "42 min"
     assert R.training_time({"wall_s": 35.2}) == "35 s"
     assert R.training_time({}) == "an unrecorded time"
+
+
+def test_takeaways_add_the_left_strip_and_why_a_verdict_is_reversed():
+    """The takeaways say what the answer does not: the left strip's band on the first seed
+    (narrower than on the right, the truth outside it) and why BBB's coverage error near the data
+    is higher (its in-range intervals cover more than the rivals', its band is wider)."""
+    x = R.plot_grid()
+    g = x.squeeze(1)
+    ps = _per_seed({"bbb_gaussian": [12, 9], "bbb_mixture": [1.5, 1.7], "mc_dropout": [3, 2],
+                    "deep_ensemble": [6, 4], "mle": [1.0, 1.0]})
+    for r in ps["bbb_gaussian"]:
+        r.update(coverage50_in=0.7, coverage90_in=0.94, std_in=0.075)
+    for r in ps["mle"]:
+        r.update(coverage50_in=0.65, coverage90_in=0.91, std_in=0.064)
+    curve = _curve(0.001, 0.5)
+    curve["epistemic_var"] = torch.where(g < 0, torch.tensor(0.04), torch.tensor(
+        curve["epistemic_var"])).tolist()  # the left strip: sd about 0.22 against 0.105 inside
+    truth = torch.full_like(g, 5.0)  # far outside every band
+    curve["quantiles"] = {"0.05": [-1.0] * len(g), "0.95": [1.0] * len(g)}
+    curves = {"bbb_gaussian": curve, "mle": {**_curve(0.0, 0.0, sigma=0.061), "quantiles": {}}}
+    v = _verdicts({"bbb_gaussian < mle on cover_err_in": "reversed"})
+    text = R.takeaways_text(_summary(ps), curves, x, 0, v, true_mean=truth, per_seed=ps)
+    assert ("- Left of the data ($x\\in[-0.2, 0)$) the band of BBB (Gaussian prior) widens far "
+            "less than on the right on seed 0: 2.13 times its width in the training range "
+            "against 12.00, and the truth lies outside its 5–95 % band at 57 of 57 grid points "
+            "there (section 3; one seed's curves, not tested).") in text
+    assert ("- **Why BBB (Gaussian prior) loses on coverage error near the data** (the reversed "
+            "verdicts): in the training range its central 50 % and 90 % intervals cover 0.700 "
+            "and 0.940 on average, the standard network's 0.650 and 0.910 (targets 0.50 and "
+            "0.90): all of them cover more than their targets, BBB (Gaussian prior)'s the most. "
+            "Its band there is wider: mean predictive std 0.075 against 0.064 (mean over the "
+            "seeds). On seed 0 it learns a noise $\\sigma$ of 0.100 against 0.061") in text
+    plain = R.takeaways_text(_summary(ps), curves, x, 0, _verdicts({}))
+    assert "Left of the data" not in plain and "loses on coverage error" not in plain
+
+
+def test_methods_text_gives_the_profiles_settings():
+    for name in ("smoke", "default"):
+        cfg = get_profile("02_regression_uncertainty", name)
+        text = R.methods_text(cfg)
+        assert (f"{cfg.steps} steps) on each seed's own draw of {cfg.n_train} training points"
+                in text)
+        assert f"a **deep ensemble** of {cfg.ensemble_size} standard networks" in text
+        assert (f"Predictions use {cfg.pred_samples} weight draws" in text
+                and f"{cfg.n_test} fresh test points" in text)
+        assert "dropout rate 0.1" in text and "cosine decay" in text
