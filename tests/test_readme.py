@@ -303,10 +303,15 @@ def test_the_findings_are_short_and_each_links_its_details():
     text = _readme()
     assert text.index("## What we found") < text.index("## At a glance")
     short = text.split("<!-- short:start -->")[1].split("<!-- short:end -->")[0].strip()
-    assert short.startswith("**In short:**") and short.count(". ") == 0 and short.endswith(".")
+    lines = short.splitlines()
+    # one sentence the reader can repeat, then the balanced list (reader round 16, item 4)
+    assert lines[0].startswith("**In short:**") and lines[0].count(". ") == 0
+    assert lines[0].endswith(".") and len(lines[0].split()) <= 40, lines[0]
     assert text.index("<!-- short:end -->") < text.index("## What we found")
-    # balanced: what holds for BBB and what goes against it
-    assert "in BBB's favour" in short and "against it" in short
+    # balanced: what holds for BBB and what goes against it, one list item each
+    assert [line.split(":*")[0] for line in lines[1:]] == ["- *In BBB's favour", "- *Against it"]
+    for line in lines[1:]:
+        assert line.count(". ") == 0 and line.endswith("."), line
     items = [line for line in _found().strip().splitlines() if line[:1].isdigit()]
     assert len(items) >= 5
     sys.path.insert(0, str(ROOT / "tools"))
@@ -320,7 +325,8 @@ def test_the_findings_are_short_and_each_links_its_details():
         assert anchor and anchor.group(1) in anchors, item
         words = len(sentence.split())
         assert words <= 60, f"{words} words: {item}"
-        assert sentence.count(". ") == 0 and sentence.endswith("."), item
+        # one full stop ("eq. 9", the paper's equation, is an abbreviation)
+        assert sentence.replace("eq. ", "eq ").count(". ") == 0 and sentence.endswith("."), item
     assert ST.slug("Table 1 under the paper's protocol") == "table-1-under-the-papers-protocol"
 
 
@@ -361,10 +367,72 @@ def test_the_findings_keep_the_caveats_that_decide_a_verdict():
     words = {k.split(" < ")[0]: c["verdict"]
              for k, c in v2["families"]["OOD AUROC (entropy)"].items()}
     if words.get("map") == "holds":
-        assert "above a single network's" in beyond
+        assert "above a plain network's" in beyond
     if words.get("mc_dropout") == "reversed":
         assert "below MC dropout's" in beyond and "(reversed)" in beyond
     assert "exactly as the paper" not in _readme()
+
+
+def test_the_answer_keeps_the_caveats_of_its_points_in_bbbs_favour():
+    """Reader round 16, items 1-3: the pruning point names the paper's proposed eq. 9 weighting
+    and its cost (rendered from notebook 04's plan v2); the paper's protocol names our fill-ins,
+    the one rerun σ was read in and the second run that searches them; calibration is in BBB's
+    favour only where it beats the plain network too, and the finding gives its size and the
+    test log-likelihood that goes against it."""
+    import statistics
+    text = _readme()
+    short = text.split("<!-- short:start -->")[1].split("<!-- short:end -->")[0].strip()
+    favour, against = short.splitlines()[1:]
+    items = [line for line in _found().strip().splitlines() if line[:1].isdigit()]
+    pruning = next(i for i in items if "Table 2" in i)
+    v2 = json.loads((ROOT / "results/04_pruning/v2/summary.json").read_text())
+    kl = v2["families"]["KL weighting"]["uniform_snr < blundell_snr at 95%"]
+    t = v2["table"]["blundell_snr"]
+    cost = statistics.fmean(100 * (t["95"][k] - t["0"][k]) for k in t["95"])
+    if kl["verdict"] == "holds":
+        assert f"(eq. 9; 2×400 nets) it costs {cost:+.2f} pp" in pruning
+        if "pruning" in favour:
+            assert "the paper's proposed one, more" in favour
+    paper = next(i for i in items if "the paper's protocol" in i)
+    assert "ρ₀ = −5, one learning rate for μ and ρ" in paper
+    assert "in a 50-epoch rerun of one seed" in paper and "(read in a" not in paper
+    v2p = ROOT / "results/01_mnist_classification/paper_protocol/v2"
+    running = (v2p / "plan.json").exists() and not (v2p / "summary.json").exists() and \
+        any((v2p / "search").glob("*.json"))
+    assert ("searching both fill-ins is under way" in paper) == running
+    assert ("searching both fill-ins is under way" in against) == running
+    assert "our fill-ins where it is silent" in against and "50-epoch rerun" in against
+    ece = json.loads((ROOT / "results/05_uncertainty/v2/summary.json").read_text())[
+        "families"]["test ECE"]
+    beyond = next(i for i in items if "Beyond" in i)
+    if ece["bbb < map on ece"]["verdict"].startswith("not resolved"):
+        assert "calibrat" not in favour and "no better calibrated than a plain network" in against
+        assert "is no lower than a plain network's 0.0" in beyond
+    nll = json.loads((ROOT / "results/06_alternatives/v3/summary.json").read_text())[
+        "families"]["test NLL"]
+    if all(nll[f"bbb < {r} on nll"]["verdict"] == "reversed" for r in ("mc_dropout", "ensemble")):
+        assert "which beat it on test log-likelihood (reversed)" in beyond
+        assert "an ensemble on test log-likelihood" in against
+
+
+def test_the_glance_table_says_what_its_interval_is():
+    """One line under the table defines "ours − paper [95% interval]" as a plain t-interval of
+    our mean minus the paper's value (reader round 16, item 5), true of the Adam row, and the
+    Terms say that the findings' intervals, not the table's, are widened."""
+    sys.path.insert(0, str(ROOT))
+    from helpers import stats
+    text = _readme()
+    table = text.split("<!-- status:start -->")[1].split("<!-- status:end -->")[0]
+    assert "*ours − paper [95% interval]*: our mean minus the paper's value, with a plain " \
+        "t-interval over our seeds (not widened)" in table
+    s = json.loads((ROOT / "results/01_mnist_classification/plan_v1/summary.json").read_text())
+    r = next(r for r in s["rows"] if r["key"] == "bbb_mixture" and r["H"] == 400)
+    lo, hi = (f"{100 * (x - r['paper']):+.2f}".replace("-", "−")
+              for x in stats.mean_ci(r["test_error"])["ci"])
+    row = next(line for line in table.splitlines() if "Adam" in line and line.startswith("| "))
+    assert f"[{lo}, {hi}]" in row, row
+    terms = text.split("## What we found")[1].split("<!-- found:start -->")[0]
+    assert "in findings 1–2, widened" in " ".join(terms.split())
 
 
 def test_the_details_carry_what_the_sentences_leave_out():
