@@ -136,8 +136,7 @@ def words(rec):
                    "about the same amount. ")
     if spread:
         answer += (f"In {runs([k for k, _ in spread])} σ spread apart, weight by weight (its "
-                   f"95th percentile grew {max(r for _, r in spread):.0f}-fold): the posterior "
-                   "learned where the data allow uncertainty. ")
+                   f"95th percentile grew {max(r for _, r in spread):.0f}-fold). ")
     answer += panel_words(rec)
     return "\n".join(lines + ["", answer.strip()])
 
@@ -280,10 +279,10 @@ def extrapolation(rec, epochs):
            if x["learned"] and x["learned"] > 2 * s_end else "")
     return (f"**σ in the {epochs}-epoch runs: an extrapolation.** Those runs did not record "
             f"σ. In the {n}-epoch rerun σ's 95th percentile moved by "
-            f"{100 * (s_n / s0 - 1):.0f} % ({s0:.4f} to {s_n:.4f}; ρ's by {x['rate']:.5f} per "
-            "epoch" + (", steadily" if x["steady"] else "")
-            + f"). Carried on to {epochs} epochs at that rate it would reach about {s_end:.4f} "
-            f"(an extrapolation, not a measurement), {s_end / s0:.1f} times its start{far}: in "
+            f"{100 * (s_n / s0 - 1):.0f} % ({s0:.4f} to {s_n:.4f}"
+            + (", steadily" if x["steady"] else "")
+            + f"). Carried on to {epochs} epochs at that rate it would reach about {s_end:.4f}, "
+            f"{s_end / s0:.1f} times its start{far}: in "
             f"the {epochs}-epoch rows σ did not learn.")
 
 
@@ -515,8 +514,7 @@ def adam_sigma_check(get, widths, labels, warm=None, measured=None):
         return ""
     head = ("**Did σ learn in the Adam recipe's Table 1 runs?** "
             + ("Their run records hold σ statistics." if held else
-               "Their run records hold no σ, so the rule above cannot be applied to them. What "
-               "the records bound:"))
+               "Their run records hold no σ (the rule above needs it), only bounds:"))
     table = ["", "", "| BBB runs of Table 1 | σ's geometric mean over the weights | one "
              "sampled network's test error |", "|---|---|---|", *rows, "", ""]
     tail = []
@@ -560,13 +558,13 @@ def _pct(x):
 
 
 def rerun_words(entry):
-    """Whether a width's rerun reproduced its committed record: 'the record exactly (test error
-    X)' when every compared value is equal, else "a rerun of the same recipe and seed, test
-    error X vs the record's Y"."""
+    """Whether a width's rerun reproduced its committed record (the cell under 'the rerun
+    reproduced the record'): 'exactly (test error X)' when every compared value is equal, else
+    "not exactly (same recipe and seed): test error X vs the record's Y"."""
     m, r = entry["metrics"], entry["record_metrics"]
     if entry["reproduced"]["exact"]:
-        return f"reproduced the record exactly (test error {_pct(m['test_error'])})"
-    return (f"a rerun of the same recipe and seed, test error {_pct(m['test_error'])} vs the "
+        return f"exactly (test error {_pct(m['test_error'])})"
+    return (f"not exactly (same recipe and seed): test error {_pct(m['test_error'])} vs the "
             f"record's {_pct(r['test_error'])}")
 
 
@@ -582,7 +580,7 @@ def measured_words(measured, widths, label="BBB, scale mixture prior"):
     if not widths:
         return ""
     lines = [f"| {label}, seed 0 rerun | σ at the end: median (over layers); 5–95 % | "
-             "ρ drift: median; 95th percentile | σ | the rerun |", "|---|---|---|---|---|"]
+             "ρ drift: median; 95th percentile | σ | the rerun reproduced the record |", "|---|---|---|---|---|"]
     for H in widths:
         e = got[str(H)]
         lay = e["layers"].values()

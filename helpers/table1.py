@@ -1096,8 +1096,7 @@ def effects_rows(paper_rec, adam_rec, skip_answer=False):
     comparisons of its Holm family (Bonferroni; m in its own column), Holm p and verdict,
     beside the paper's difference, for both recipes (the Adam recipe first), and whether the
     paper's difference lies outside each interval. ``skip_answer``: leave out the claims the
-    answer's table shows (``ANSWER_CLAIMS`` at its width, and the other widths its cells name
-    where the paper's protocol has no interval there), so each is shown once."""
+    answer's table shows (``ANSWER_CLAIMS`` at its width), so each is shown once."""
     ep, ea = effects(paper_rec), effects(adam_rec)
     W0 = _width_with_both(ep, ea) if skip_answer else None
     shown = {(a, b) for a, b, _ in ANSWER_CLAIMS}
@@ -1110,9 +1109,6 @@ def effects_rows(paper_rec, adam_rec, skip_answer=False):
         for a, b, words, _ in STORY_CLAIMS:
             e1, e2 = ep.get((W, a, b)), ea.get((W, a, b))
             if (e1 is None and e2 is None) or (W == W0 and (a, b) in shown):
-                continue
-            if (skip_answer and (a, b) in shown and not (e1 and e1["ci"]) and e2
-                    and _answer_names(ea, W0, a, b, W)):  # said once, in the answer's cell
                 continue
             paper_ci = paper_ci or bool(e1 and e1["ci"])
             paper = paper_difference(a, b, W)
@@ -1364,18 +1360,19 @@ def _answer_names(eff, W, a, b, V):
                 and (_bare(o) != _bare(e) or comparable_side(o) != comparable_side(e)))
 
 
-def _answer_cell(eff, W, a, b, verdict=True):
+def _answer_cell(eff, W, a, b, verdict=True, others=True):
     """The answer's cell for claim a − b of one recipe (``eff``: its ``effects``): the effect
     at width ``W`` and, after it, every other width whose verdict differs from ``W``'s, or
     whose interval lies on another side of 0 (``comparable_side``; widths with one seed have
     no verdict and are left out); 'not run' without the effect at ``W``.
-    ``verdict``: False shows the numbers only (``_answer_effect``) and no other width."""
+    ``verdict``: False shows the numbers only (``_answer_effect``) and no other width;
+    ``others``: False shows ``W`` alone (the answer's table: other widths in section 2)."""
     e = eff.get((W, a, b))
     if e is None:
         return "not run"
     text = _answer_effect(e, verdict)
     for (V, x, y), o in sorted(eff.items()):
-        if verdict and (x, y) == (a, b) and _answer_names(eff, W, a, b, V):
+        if verdict and others and (x, y) == (a, b) and _answer_names(eff, W, a, b, V):
             text += f"; at 2×{V}: {_answer_effect(o)}"
     return text
 
@@ -1399,7 +1396,8 @@ def answer_rows(paper_rec, adam_rec, sigma_fixed=False):
     paper = PAPER_COLUMN + (f": {fixed_sigma_label(sigma_fixed)} (section 3)"
                             if sigma_fixed else ": the same")
     widths = sorted({V for (V, _, _) in ea})
-    header = [f"claim at 2×{W} (other width if verdict differs)",
+    rest = [f"2×{V}" for V in widths if V != W]
+    header = [f"claim at 2×{W}" + (f" ({', '.join(rest)}: section 2)" if rest else ""),
               "paper's difference (pp)", "m",
               f"{RECIPES['adam']}: a − b [interval] (seeds), verdict",
               "paper's difference outside? (" + "/".join(
@@ -1411,7 +1409,8 @@ def answer_rows(paper_rec, adam_rec, sigma_fixed=False):
         d = paper_difference(a, b, W)
         outside = [paper_outside(ea.get((V, a, b))) or "one seed" for V in widths]
         rows.append([words + confound_words(adam_rec, a, b), "—" if d is None else _pp(d),
-                     _m_cell(ea.get((W, a, b)), ep.get((W, a, b))), _answer_cell(ea, W, a, b),
+                     _m_cell(ea.get((W, a, b)), ep.get((W, a, b))),
+                     _answer_cell(ea, W, a, b, others=False),
                      "—" if set(outside) == {"—"} else " / ".join(outside),
                      _answer_cell(ep, W, a, b)])
     if sigma_fixed:  # the paper protocol's tests are shown once, in section 2
@@ -1440,11 +1439,8 @@ def confound_words(adam_rec, a, b):
     if not split or not {a, b} <= {"bbb_gaussian", "bbb_mixture"}:
         return ""
     x, y = (a, b) if all(W in warm.get(a, []) for W in split) else (b, a)
-    both = [W for W in every if W not in split and W in warm.get(a, [])]
-    eff = effects(adam_rec)
-    both = [f"2×{W}" for W in both if (eff.get((W, a, b)) or {}).get("ci_adj")]
-    return (f" (start differs too at {and_list([f'2×{W}' for W in split])}: {SHORT[x]} "
-            f"warm, {SHORT[y]} random" + (f"; both warm at {and_list(both)}" if both else "") + ")")
+    return (f" (starts differ at {and_list([f'2×{W}' for W in split])}: {SHORT[x]} "
+            f"warm, {SHORT[y]} random)")
 
 
 def paper_fill_in():
@@ -1469,8 +1465,10 @@ def answer(paper_rec, adam_rec, sigma_fixed=False):
     if W is None:
         return ""
     head, rows = answer_rows(paper_rec, adam_rec, sigma_fixed)
+    but = widths_exceptions(adam_rec)
     return ("**The answer, test by test** (pp; m, [interval], Holm p: as defined above):\n\n"
-            + _md_table(head, rows))
+            + _md_table(head, rows) + ("\n\n*Outside* is per width: " + "; ".join(but) + "."
+                                       if but else ""))
 
 
 def seeds_words(paper_rec, adam_rec):
@@ -1640,6 +1638,31 @@ def excluded_words(rec):
     return "; ".join(parts)
 
 
+def excluded_sentences(rec):
+    """The plain answer's reading of ``paper_excluded``, in short sentences: 'At 2×400 and
+    2×1200 our per-width intervals exclude each of the paper's four differences. At 2×800,
+    with 3 seeds, they cannot tell (1 of 4 excluded).' (the widths exception, where an interval
+    adjusted for the widths holds the paper's value, is the answer table's note); '' without
+    intervals."""
+    from .report import and_list
+    ex = paper_excluded(rec)
+    if not ex:
+        return ""
+    n_seeds = {W: max(e["n"] for (V, _, _), e in effects(rec).items() if V == W) for W in ex}
+    every = [W for W, (k, n) in ex.items() if k == n]
+    some = [W for W, (k, n) in ex.items() if k < n]
+    out = []
+    if every:
+        ns = {ex[W][1] for W in every}
+        out.append(f"At {and_list([f'2×{W}' for W in every])} our per-width intervals exclude "
+                   + (f"each of the paper's {_NUM.get(ns.pop(), 'its')} differences."
+                      if len(ns) == 1 else "each of the paper's differences."))
+    for W in some:
+        out.append(f"At 2×{W}, with {n_seeds[W]} seeds, they cannot tell ({ex[W][0]} of "
+                   f"{ex[W][1]} excluded).")
+    return " ".join(out)
+
+
 def _prior_clause(adam_rec):
     """'- Its prior: mixture − Gaussian compares the priors alone only at 2×W, where both start
     warm: d pp (lo to hi), which rules out the paper's … pp; at 2×V the mixture starts warm, the
@@ -1679,20 +1702,22 @@ def _paper_protocol_clause(paper_rec):
            and "bbb" in a + b and e.get("ci_adj")]
     held = [(W, a, b, e) for (W, a, b), e in sorted(ep.items()) if e["family"] == "orderings"
             and "bbb" not in a + b and e["p_holm"] is not None and e["p_holm"] < ALPHA]
-    text = ("\n- The paper's own protocol (plain SGD, 600 epochs), as we filled it in: BBB's σ "
-            "(each weight's posterior spread) shifted uniformly (every weight's by about the same "
-            "amount) and did not learn (section 3)")
+    text = ("\n- Under the paper's own protocol (plain SGD, 600 epochs), as we filled it in, "
+            "BBB's σ, each weight's posterior spread, moved by about the same amount for every "
+            "weight: it did not learn (section 3)")
     n = len({(a, b) for (W, a, b), e in ep.items() if e in bbb})
     if n:
         text += f", so its {_NUM.get(n, n)} orderings with BBB get no verdict"
     if held:
         name = {(x, y): w for x, y, w in ANSWER_CLAIMS}
-        text += "; " + and_list(
+        said = and_list(
             [f"{name.get((a, b), f'{a} − {b}')} {'holds' if e['verdict'] == 'holds' else 'is reversed'}"
              f" at 2×{W}: {_plain_ci(e)}"
              + ("" if excluded(e)[1] is None else
-                f", the paper's {_pp(e['paper'])} pp {'outside' if excluded(e)[1] else 'inside'}")
+                f"; the paper's {_pp(e['paper'])} pp lies "
+                f"{'outside' if excluded(e)[1] else 'inside'}")
              for W, a, b, e in held])
+        text += ". " + said[:1].upper() + said[1:]
     return text + "."
 
 
@@ -1716,35 +1741,37 @@ def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
     better = [V for (V, x, y), o in sorted(ea.items()) if (x, y) == ("bbb_mixture", "sgd")
               and o["p_holm"] is not None and o["p_holm"] < ALPHA and o["diff"] < 0]
     out = excluded(e)[1]
-    ex = excluded_words(adam_rec)
+    ex = excluded_sentences(adam_rec)
     text = ("**In short.** Differences in test error are in *pp* (percentage points), each "
-            "with a 95 % interval over seeds, widened for the comparisons read together; 2×400: "
-            "two hidden layers of 400 units. With every method trained by a "
-            "modern recipe (Adam, settings searched on validation), "
-            + (f"none of the paper's Table 1 margins is reproduced: {ex}." if ex and not any(
+            "with a 95 % interval over seeds; 2×400: two hidden layers of 400 units. With every "
+            "method trained by a modern recipe (Adam, settings searched on validation), "
+            + ("none of the paper's Table 1 margins is reproduced. " if ex and not any(
                 o["family"] == "orderings" and o["p_holm"] is not None and o["p_holm"] < ALPHA
-                and o["verdict"] == "holds" for o in ea.values()) else f"the intervals read: {ex}." if ex else "")
+                and o["verdict"] == "holds" for o in ea.values()) else "the intervals read as follows. "
+               if ex else "") + ex
             + "\n\n- BBB with the scale mixture prior is "
             + (f"better than a plain network at {and_list([f'2×{V}' for V in better])}"
                if better else "not measurably better than a plain network")
             + f": at 2×{W} by {_plain_ci(e)}"
             + ("" if out is None else ", which rules out" if out else ", which still allows")
-            + ("" if out is None else f" the paper's {_pp(e['paper'])} pp"))
-    sgd = [vs_paper(adam_rec, "sgd", V) for V in sorted({w for _, w in story_rows(adam_rec)})]
-    sgd = [v for v in sgd if v and v["ci"]]
+            + ("" if out is None else f" the paper's {_pp(e['paper'])} pp") + ".")
+    sgd = [dict(v, W=V) for V in sorted({w for _, w in story_rows(adam_rec)})
+           for v in [vs_paper(adam_rec, "sgd", V)] if v and v["ci"]]
     if sgd and all(v["ci"][1] < 0 for v in sgd):
         d = sorted(-100 * v["diff"] for v in sgd)
-        text += (f"; part of the paper's margin came from a weak baseline, as our plain network "
-                 f"is {d[0]:.2f}–{d[-1]:.2f} pp better than the paper's")
+        mix = [vs_paper(adam_rec, "bbb_mixture", v["W"]) for v in sgd]
+        m = sorted(100 * x["diff"] for x in mix if x)
+        span = lambda x: f"{x[0]:.2f}" + ("" if f"{x[0]:.2f}" == f"{x[-1]:.2f}" else f"–{x[-1]:.2f}")  # noqa: E731
+        text += (f" Our Adam-trained plain network is {span(d)} pp better than the paper's"
+                 + (f", while our mixture is {span(m)} pp worse than the paper's mixture"
+                    if m and m[0] > 0 else "") + ".")
     md = sorted((V, o) for (V, x, y), o in ea.items() if (x, y) == ("bbb_mixture", "dropout")
                 and o.get("ci_adj"))
     if md and all(o["verdict"] == "comparable" for _, o in md):
-        text += f"; it is as good as dropout, within ±{100 * STORY_MARGIN:g} pp at every width."
+        text += f" BBB is as good as dropout, within ±{100 * STORY_MARGIN:g} pp at every width."
     elif md:
-        text += (f"; it is not shown to be as good as dropout (within ±{100 * STORY_MARGIN:g} "
+        text += (f" BBB is not shown to be as good as dropout (within ±{100 * STORY_MARGIN:g} "
                  "pp) at any width.")
-    else:
-        text += "."
     text += _prior_clause(adam_rec)
     if sigma_fixed:
         text += _paper_protocol_clause(paper_rec)
@@ -1808,7 +1835,32 @@ def _predictor_takeaway(groups):
     span = (_pp(min(diffs)) if _pp(min(diffs)) == _pp(max(diffs)) else
             f"{_pp(min(diffs))} to {_pp(max(diffs))}")
     return (f"- **{lead}**: μ − average is {span} pp over section 6's {len(d)} rows, "
-            f"below 0 in {below} intervals.")
+            f"below 0 in {below} intervals" + ("; the samples' noise costs more than averaging "
+                                               "10 of them recovers" if max(diffs) < 0 and below else "")
+            + ".")
+
+
+def _figure2_takeaway(paper_rec, sigma_fixed=False):
+    """Figure 2's takeaway: where the paper's protocol has intervals, the plain network's and
+    dropout's final test errors against the paper's (inside or outside the interval of our
+    mean); with ``sigma_fixed``, that its BBB curves test nothing. '' without those rows."""
+    from .report import and_list
+    got = [(k, V, vs_paper(paper_rec, k, V)) for V in sorted({w for _, w in story_rows(paper_rec)})
+           for k in ("sgd", "dropout")]
+    got = [(k, V, v) for k, V, v in got if v and v["ci"]]
+    if not got:
+        return ""
+    inside = [v["ci"][0] <= 0 <= v["ci"][1] for _, _, v in got]
+    lead = ("the plain network and dropout end at the paper's levels" if all(inside) else
+            "the plain network and dropout against the paper's levels")
+    return (f"- **Figure 2 (the paper's protocol): {lead}**: "
+            + and_list([f"{100 * v['mean']:.2f}%" for _, _, v in got]) + " against "
+            + and_list([f"{100 * v['paper']:.2f}%" for _, _, v in got])
+            + (" at " + and_list(sorted({f"2×{V}" for _, V, _ in got})) if len(
+                {V for _, V, _ in got}) == 1 else "")
+            + (", each inside our interval" if all(inside) else ", not every one inside our "
+               "interval") + ("; its BBB curves test nothing, as σ did not learn" if sigma_fixed
+                              else "") + " (section 4).")
 
 
 def _predictor_diffs(groups):
@@ -1870,7 +1922,7 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, 
                f"{_ci_pp(ctl['ci_adj'])}" if ctl and ctl.get("ci_adj") else "")
         every = [V for V, (k, n) in paper_excluded(adam_rec).items() if k == n]
         ex = (f": at {and_list([f'2×{V}' for V in every])} our per-width intervals exclude "
-              "every one of the paper's Table 1 differences;" if every else ":")
+              "all the paper's differences;" if every else ":")
         out.append("- **With a modern recipe, " + ("BBB is resolved below neither the plain "
                    "network nor its extended-training control at any width**"
                    if not res else "BBB is resolved below the plain network or its control at "
@@ -1883,17 +1935,24 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, 
                 + (f" ({widths_reading(o)})" if widths_reading(o) else "") for V, o in md]
         same = all(o["verdict"] == "comparable" for _, o in md)
         out.append("- **BBB is " + ("as good as dropout" if same else "not shown to be as good "
-                   "as dropout") + "**: mixture − dropout is " + and_list(said) + " (answer).")
+                   "as dropout") + "**: mixture − dropout is " + and_list(said)
+                   + " (answer; section 2).")
     sgd = [(V, vs_paper(adam_rec, "sgd", V)) for V in sorted({w for _, w in story_rows(adam_rec)})]
     sgd = [(V, v) for V, v in sgd if v and v["ci"]]
     if sgd and all(v["ci"][1] < 0 for _, v in sgd):
         d = sorted(100 * v["diff"] for _, v in sgd)
+        brief = _reach_takeaway(paper_rec, adam_rec, bool(sigma_fixed), brief=True)
+        brief = brief if brief.startswith("its") else ""
         out.append("- **The paper's margin was measured against a weak baseline**: the Adam "
                    "recipe's plain network minus the paper's is "
                    + f"{d[-1]:+.2f} to {d[0]:+.2f}".replace("-", "−")
-                   + " pp over the widths, every interval below 0 (section 2).")
-    for line in (_reach_takeaway(paper_rec, adam_rec, bool(sigma_fixed)),
-                 _warm_takeaway(adam_rec), _predictor_takeaway(groups),
+                   + " pp over the widths, every interval below 0"
+                   + (f", while {brief}" if brief else "") + " (section 2).")
+    else:
+        brief = ""
+    for line in ("" if brief else _reach_takeaway(paper_rec, adam_rec, bool(sigma_fixed)),
+                 _warm_takeaway(adam_rec), _figure2_takeaway(paper_rec, bool(sigma_fixed)),
+                 _predictor_takeaway(groups),
                  _figure3_takeaway(panels, untested=[RECIPES["paper"]] if sigma_fixed else ())):
         if line:
             out.append(line)
@@ -1932,11 +1991,13 @@ def _baseline_takeaway(ep, ea):
     return ""
 
 
-def _reach_takeaway(paper_rec, adam_rec, sigma_fixed=False):
+def _reach_takeaway(paper_rec, adam_rec, sigma_fixed=False, brief=False):
     """Whether any recipe's scale mixture reaches the paper's test error: the range of ours
     against the paper's, and whether every interval of our mean lies above it (the one-seed
     rows, which have none, named). ``sigma_fixed``: the paper protocol's BBB did not learn σ,
-    so only the Adam recipe's runs are read (and the bullet says so)."""
+    so only the Adam recipe's runs are read (and the bullet says so). ``brief``: the finding as
+    a clause, 'its scale mixture never reaches the paper's test error (…)', for the
+    weak-baseline bullet."""
     from .report import and_list
     recs = ((RECIPES["adam"], adam_rec),) if sigma_fixed else (
         (RECIPES["paper"], paper_rec), (RECIPES["adam"], adam_rec))
@@ -1952,9 +2013,12 @@ def _reach_takeaway(paper_rec, adam_rec, sigma_fixed=False):
         return ""
     bare = [f"the {'one' if v['n'] == 1 else v['n']}-seed 2×{V} run of {name}"
             for name, V, v in mix if not v["ci"]]
+    if brief and not bare:
+        return (f"its scale mixture never reaches the paper's test error ({100 * min(ours):.2f}–"
+                f"{100 * max(ours):.2f}% against {100 * papers[0]:.2f}–{100 * papers[-1]:.2f}%, "
+                "every interval above it)")
     return ("- **Our scale mixture never reaches the paper's test error "
-            + ("with the Adam recipe** (the paper's protocol's BBB, whose σ did not learn, is "
-               "no test of it): " if sigma_fixed else "under either recipe**: ")
+            + ("with the Adam recipe**: " if sigma_fixed else "under either recipe**: ")
             + 
             f"{100 * min(ours):.2f}–{100 * max(ours):.2f}% against "
             f"{100 * papers[0]:.2f}–{100 * papers[-1]:.2f}%, every interval of our mean above "
@@ -1987,7 +2051,7 @@ def _warm_takeaway(adam_rec):
                                                    f"{_ci_pp(e['ci_adj'])})" for W, e in rest])
                   if rest else "") if lower else "")
             + "; from a random start the scale mixture's mean error is above the plain "
-            "network's at " + ws + " (means, not tested) (answer; section 2).")
+            "network's at " + ws + " (means, not tested; section 2).")
 
 
 def figure3_runs(runs, panels=None, untested=()):
@@ -2431,12 +2495,6 @@ def predictor_summary(groups):
                      f"{len(runs)} BBB runs" + (" (the random-start control included)"
                                                 if name in ctl else "")
                      + f"; on test the average of {k} sampled networks was lower in {better}.")
-    d = _predictor_diffs(groups)
-    if d:
-        below = sum(ci is not None and ci[1] < 0 for _, ci in d)
-        neg = sum(x < 0 for x, _ in d)
-        words.append(f"μ − average is negative (μ better) in {neg} of {len(d)} rows, "
-                     f"its interval below 0 in {below}.")
     if len(groups) == 1:  # one recipe: no column to tell recipes apart
         return PREDICTOR_HEADER[1:], [r[1:] for r in rows], " ".join(words)
     return PREDICTOR_HEADER, rows, " ".join(words)
@@ -2464,73 +2522,77 @@ def figure3_panels(paper_runs, adam_rec, root=None):
 
 
 def choices_direction(adam_rec, groups):
-    """One sentence on which way the two choices made after test errors were seen lean: the
-    warm start (the Adam recipe's warm-started scale mixture minus the same mixture from a
-    random start: its mean difference at every width, from summary ``adam_rec``) and the
-    predictor rule over every BBB run of ``groups`` (as in ``predictor_summary``, the
-    random-start control included): how often validation picked μ over the average, and, in
-    the other runs, whose test error the pick raised or lowered against μ (BBB's own, or the
-    control's, which moves the warm-start comparison the other way). '' without either."""
+    """A table of which way the two choices made after test errors were seen lean, on test:
+    the warm start (the Adam recipe's warm-started scale mixture minus the same mixture from a
+    random start, its mean difference per width, from summary ``adam_rec``) and the predictor
+    rule over every BBB run of ``groups`` (as ``predictor_summary``): in BBB's own runs and in
+    the random-start control's, how many picked the average and how that pick moved test error
+    against μ (raising the control's error favours the warm start, so BBB). A closing line
+    says whether the choices lean BBB's way on the whole. '' without either."""
     from .report import and_list
     rs = sorted((W, e) for (W, a, b), e in effects(adam_rec).items()
                 if (a, b) == ("bbb_mixture", "bbb_random_start"))
     runs = _rule_runs(groups)
-    parts = []
+    rows, against = [], 0
+
+    def lean(x):  # x > 0: BBB's way
+        return "BBB's way" if x > 0 else "against BBB" if x < 0 else "neither"
+
     if rs:
-        below = [W for W, e in rs if e["diff"] < 0]
-        parts.append("the warm start favoured BBB (mean error below the random-start "
-                     "mixture's at "
-                     + ("every width" if len(below) == len(rs) else
-                        and_list([f"2×{W}" for W in below]) if below else "no width") + ")")
-    own_up = own_down = ctl_up = ctl_down = 0
-    own_cost, own_gain, ctl_mean = [], [], []
-    if runs:
-        n = sum(len(x) for *_, x in runs)
-        mu = sum(v["predictor"] == "mean_weights" for *_, x in runs for v in x)
-        count = {}
-        for name, m, H, x in runs:
-            k = (name, m == "bbb_random_start")
-            count[k] = count.get(k, 0) + len(x)
-        where = [f"{c} in its random-start control" if ctl else
-                 f"{c} with the {name}" if name == RECIPES["adam"] else f"{c} under {name}"
-                 for (name, ctl), c in count.items()]
-        text = f"the predictor rule (section 6) picked μ in {mu} of {n} BBB runs ({and_list(where)})"
-        for name, m, H, x in runs:
-            d = [v["test_error_ensemble"] - v["test_error_mean_weights"] for v in x
-                 if v["predictor"] != "mean_weights"]
-            if m == "bbb_random_start":
-                ctl_up += sum(v > 0 for v in d)
-                ctl_down += sum(v < 0 for v in d)
-                if d and sum(d) / len(x) > 0.00005:
-                    ctl_mean.append(f"{100 * sum(d) / len(x):.2f} pp at 2×{H}")
-            else:
-                own_up += sum(v > 0 for v in d)
-                own_down += sum(v < 0 for v in d)
-                own_cost += [v for v in d if v > 0]
-                own_gain += [-v for v in d if v < 0]
-        said = []
-        if own_up:
-            said.append(f"raised BBB's own test error in {own_up} "
-                        + ("run" if own_up == 1 else "runs") + " (by "
-                        + and_list([f"{100 * v:.2f}" for v in sorted(own_cost)]) + " pp)")
-        if own_down:
-            said.append(f"lowered BBB's own test error in {own_down} "
-                        + ("run" if own_down == 1 else "runs") + " (by "
-                        + and_list([f"{100 * v:.2f}" for v in sorted(own_gain)]) + " pp)")
-        if ctl_up or ctl_down:
-            said.append(f"raised the random-start control's in {ctl_up} and lowered it in "
-                        f"{ctl_down}" + (f" (raising its mean by {and_list(ctl_mean)}, which "
-                                         "favours the warm start)" if ctl_mean else ""))
-        if said:
-            text += "; where it picked the average, it " + " and ".join(said)
-        parts.append(text)
-    if not parts:
+        d = [e["diff"] for _, e in rs]
+        rows.append(["warm start", "the Adam recipe's scale mixture",
+                     "warm − random start " + ("below 0 at every width" if all(x < 0 for x in d)
+                                               else "above 0 at every width" if all(x > 0 for x in d)
+                                               else ", ".join(_pp(x) for x in d) + " pp")
+                     + " (section 2)",
+                     lean(-sum(d)) if all(x < 0 for x in d) or all(x > 0 for x in d) else "mixed"])
+        against += sum(x > 0 for x in d)
+    for ctl in (False, True):
+        x = [(name, H, v) for name, m, H, xs in runs if (m == "bbb_random_start") == ctl
+             for v in xs]
+        if not x:
+            continue
+        picked = [(H, v["test_error_ensemble"] - v["test_error_mean_weights"]) for _, H, v in x
+                  if v["predictor"] != "mean_weights"]
+        where = {}
+        for name, _, _ in x:
+            where[name] = where.get(name, 0) + 1
+        who = ("random-start control" if ctl else "BBB's own runs")
+        n = f"{len(x)}" + ("" if ctl or len(where) < 2 else " (" + and_list(
+            [f"{c} {'with the' if k == RECIPES['adam'] else 'under'} {k}"
+             for k, c in where.items()]) + ")") + f"; the average picked in {len(picked)}"
+        up = sum(dx > 0 for _, dx in picked)
+        down = sum(dx < 0 for _, dx in picked)
+        if not picked:
+            eff, net = "none", 0
+        elif ctl:
+            by = {}
+            for H, dx in picked:
+                by.setdefault(H, []).append(dx)
+            size = {H: sum(v) / sum(1 for _, h, _ in x if h == H) for H, v in by.items()}
+            eff = (f"raised {up}, lowered {down}" + "".join(
+                f"; the control's mean {100 * v:+.2f} pp at 2×{H}".replace("-", "−")
+                for H, v in sorted(size.items()) if abs(v) > 0.00005))
+            net = sum(dx for _, dx in picked)
+        else:
+            eff = "; ".join(f"{k} {len(v)} by "
+                            + and_list([f"{100 * abs(t):.2f}" for t in sorted(v)])
+                            + " pp" for k, v in (("raised", [t for _, t in picked if t > 0]),
+                                                 ("lowered", [t for _, t in picked if t < 0])) if v)
+            net = -sum(dx for _, dx in picked)
+            against += up
+        rows.append([f"predictor rule, {who}", n, eff,
+                     lean(net) + (" (the warm start looks better)" if ctl and net > 0 else "")])
+    if not rows:
         return ""
-    return ("> **Which way these choices lean.** "
-            "On test, " + ", and ".join(parts) + ". So "
-            + ("but for that one run, " if own_up == 1 else f"but for those {own_up} runs, "
-               if own_up else "")
-            + "both lean BBB's way: a finding that BBB is not better is conservative.")
+    close = ("Only " + ("one run leans" if against == 1 else f"{against} runs lean")
+             + " against BBB, so a finding that BBB is not better is conservative."
+             if against and all(r[3] != "mixed" for r in rows) and rows[0][3] == "BBB's way"
+             else "" if against else
+             "All lean BBB's way: a finding that BBB is not better is conservative.")
+    return ("**Which way the choices made after seeing test errors lean** (on test):\n\n"
+            + _md_table(["choice", "BBB runs", "effect on test error", "leans"], rows)
+            + (f"\n\n{close}" if close else ""))
 
 
 # ---- the rule "σ learned or shifted uniformly", as helpers.posterior_diagnostics applies it ----
@@ -2655,17 +2717,19 @@ def sigma_line(measured, sigma_fixed=None):
     if got:
         ok = [H for H, e in sorted(got.items()) if not PD.shifted_uniformly(e["layers"])]
         no = [H for H in sorted(got) if H not in ok]
-        parts.append("with the Adam recipe the scale mixture's σ learned"
+        parts.append("Adam recipe: the scale mixture's σ learned"
                      + (f" at {and_list([f'2×{H}' for H in ok])}" if ok else " at no width")
                      + (f" and shifted uniformly at {and_list([f'2×{H}' for H in no])}"
-                        if no else "") + " (seed 0 rerun)")
+                        if no else "") + " (seed 0 rerun); the Gaussian prior's was not rerun: "
+                     "its KL bound and a sampled network's error imply σ differs weight by weight "
+                     "(inferred, section 3)")
     if sigma_fixed:
-        parts.append("under the paper's protocol it shifted uniformly")
+        parts.append("The paper's protocol: σ shifted uniformly")
     if not parts:
         return ""
-    return ("A BBB verdict counts only where its σ *learned*, spreading apart weight by weight, "
-            "not *shifted uniformly* (every weight's σ by about the same amount): "
-            + "; ".join(parts) + " (the rule: section 3).")
+    return ("A BBB verdict counts only where its σ *learned* (spread apart weight by weight), "
+            "not *shifted uniformly* (every weight's σ by about the same amount; the rule: "
+            "section 3). " + ". ".join(parts) + ".")
 
 
 def rho_push_words(diag):
@@ -2692,7 +2756,8 @@ def rho_push_words(diag):
             "whose entropy term −log σⱼ pushes every ρⱼ up by lr · sigmoid(ρ)/(M σ), whatever "
             f"the data: per epoch lr · sigmoid(ρ₀)/softplus(ρ₀) = {push:.5f} (lr = {lr:g}, "
             f"ρ₀ = {r0:g}). ρ moved {med:.5f}–{top:.5f} per epoch (median to 95th percentile): "
-            "the entropy term alone, the data's pull a few per cent."
+            "the entropy term alone, the data's pull a few per cent. The push does not depend "
+            "on width, so it holds at 2×1200 (not rerun)."
             ).replace("-", "−")
 
 
@@ -2733,5 +2798,5 @@ def resolvable_line(adam_rec):
             parts.append(f"{_pp_range(hw)} pp at 2×{W} ({n} seeds)")
     if not parts:
         return ""
-    return ("*Smallest difference the seeds resolve* (Adam recipe; a mean difference below its "
-            "interval's half-width leaves 0 inside): " + "; ".join(parts) + ".")
+    return ("*Interval half-widths* (Adam recipe; a true difference that large excludes 0 only "
+            "about half the time): " + "; ".join(parts) + ".")

@@ -19,8 +19,7 @@
 # is as good as dropout. Do these differences come out again under a modern training recipe
 # (Adam) and under the paper's own protocol (plain SGD)?
 #
-# **Runtime**: under a minute in the `default` profile, which reads the committed results
-# (training times: [README](../README.md)).
+# **Runtime**: under a minute (the `default` profile reads the committed results).
 
 # %% tags=["parameters"]
 PROFILE = "default"    # "default": read the committed results | "smoke": tiny networks
@@ -54,8 +53,9 @@ R.show_markdown(T.plain_answer(paper_run, adam, sigma_fixed=sigma));
 # - **The Adam recipe** (the *modern recipe*): Adam, a decaying learning rate, tens of epochs, settings searched on validation. **Warm start**: BBB's $\mu$ start from a trained plain network.
 # - **Controls** for the warm start (no paper claim): the *plain network, extended training* (trained on for as many epochs as BBB adds) and the *mixture from a random start*.
 # - Each $a-b$ is paired by seed (same initial draw and data order); $p$: a two-sided paired $t$-test's. A *family*: the $m$ tests read together, the paper's three orderings at a width ($m=3$) or the two controls ($m=2$). **Holm's correction** multiplies the smallest $p$ by $m$, the next by $m-1$, …, never below the one before: the *Holm p*.
+# - *Predictor rule*: per BBB run, validation picks whether it predicts with its mean weights $\mu$ or the average of 10 sampled networks (the paper does not say; section 6).
 # - *[interval]*: the $t$-interval of the mean difference at level $1-0.05/m$ (Bonferroni): a family's intervals hold together with 95% probability.
-# - **Verdicts**: an ordering *holds* (or is *reversed*) when its Holm $p<0.05$ and the difference has the paper's sign (or the other); a control is *lower* or *higher*; else *not resolved*. **Comparable** ("as good as dropout", its own test at each width, $m=1$): mixture − dropout's whole interval inside ±0.1 pp (our margin, declared before the runs); else *not shown comparable*, with where the interval lies (*higher error than dropout*: above 0; a description, not a verdict). "Outside our interval": outside this *per-width* interval; as $m=1$ per width, the interval adjusted for the three widths is shown beside it where that matters. Three decimals where two would round an end to zero.
+# - **Verdicts**: an ordering *holds* (or is *reversed*) when its Holm $p<0.05$ and the difference has the paper's sign (or the other); a control is *lower* or *higher*; else *not resolved*. **Comparable** ("as good as dropout", its own test at each width, $m=1$): mixture − dropout's whole interval inside ±0.1 pp (our margin, declared before the runs); else *not shown comparable*, with where the interval lies (*higher error than dropout*: above 0; a description, not a verdict). "Outside our interval": outside this *per-width* interval.
 
 # %%
 R.show_markdown(T.answer(paper_run, adam, sigma_fixed=sigma))
@@ -95,21 +95,17 @@ H.show_table(head, rows);
 # > **Departures from the paper and choices made after seeing numbers.**
 # > - *The paper's protocol, our fill-in* where the paper is silent: $\rho_0$, one learning
 # >   rate for $\mu$ and $\rho$, one weight sample per step (the paper also tried 2, 5, 10).
-# >   Under it σ shifted uniformly (section 3). To fit the CPU budget it was searched at
+# >   Under it σ shifted uniformly (section 3). To limit compute it was searched at
 # >   2×400 only (above) and run with 3 seeds at 2×400, 1 at 2×1200, none at 2×800.
-# > - *The σ rule's threshold* (section 3) was set after section 3's runs were seen; any
-# >   threshold in the wide gap between their ratios gives the same verdicts.
+# > - *The σ rule's threshold* (section 3) was set after section 3's runs were seen (any in
+# >   the wide gap between their ratios gives the same verdicts).
 # > - *The Adam recipe* is not the paper's: its search space (with the warm start), BBB's
 # >   predictor rule (section 6) and Figure 3's two |w| thresholds were settled after test
-# >   errors had been seen: [docs/choices.md](../docs/choices.md).
-# > - *Figure 3* has a log density axis (the paper's: linear), so that the tails show.
+# >   errors had been seen: [docs/choices.md](../docs/choices.md); which way they lean:
+# >   end of section 6.
+# > - *Figures 2 and 3* have log y axes (the paper's: linear), to show late epochs and tails.
 # >
 # > History of choices: [docs/lab_log.md](../docs/lab_log.md#notebook-01).
-
-# %%
-groups = [(T.RECIPES["paper"], pp["widths"], lambda m, W: P.run_records(pp, W)[m]),
-          (T.RECIPES["adam"], adam["widths"], T.adam_records(adam))]
-R.show_markdown(T.choices_direction(adam, groups));
 
 # %% [markdown]
 # ## 2. Table 1
@@ -124,15 +120,18 @@ R.show_markdown(words)
 H.show_table(head, rows);
 
 # %% [markdown]
-# **The paper's differences at the other widths.**
-#
+# **The Adam recipe at 2×800 and 2×1200.**
+
+# %%
+H.show_table(*T.effects_rows(paper_run, adam, skip_answer=True));
+
+# %% [markdown]
 # **Figure: every comparison at every width**: mean and adjusted interval (thin: mixture −
 # dropout adjusted for the widths), Adam recipe black,
 # the paper's protocol grey (dashed where σ did not learn), the paper's difference a
 # vermillion × (off a bar: excluded).
 
 # %%
-H.show_table(*T.effects_rows(paper_run, adam, skip_answer=True))
 fig = T.effects_figure(paper_run, adam, sigma_fixed=sigma)
 H.savefig(fig, NB, "table1-effects")
 plt.show()
@@ -144,8 +143,8 @@ plt.show()
 # $\rho$ by the learning rate times its gradient, which holds a factor
 # $\mathrm{sigmoid}(\rho)$, tiny at $\rho_0=-5$; Adam scales each step by the gradient's
 # running size. The paper protocol's two BBB settings
-# were rerun for 50 epochs (seed 0, 2×400) beside a random-start Adam-recipe scale mixture
-# (a contrast, not a Table 1 run). Panels:
+# were rerun for 50 epochs (seed 0, 2×400) beside a random-start Adam-recipe scale
+# mixture. Panels:
 # per layer, $\sigma$'s median and 5th–95th percentile band (plain SGD's bands are narrower
 # than its lines); last, training NLL (negative log-likelihood) against KL per training
 # image. *Share of μ in the narrow prior component*: of the means, those where the mixture's
@@ -174,16 +173,15 @@ R.show_markdown(PD.adam_sigma_check(get, adam["widths"], T.BRIEF, warm, measured
 # paper-protocol runs of Table 1 (BBB: its $\mu$), mean over seeds, range as a band, the
 # paper's value dashed; the last panels draw the four together, smoothed. Curves start
 # above the top edge. The BBB panels show μ of a BBB whose σ did not
-# learn: not a test of Figure 2 for BBB. The paper's figure is our 2×1200 row (one seed);
-# where a curve swings from epoch to epoch, a one-seed final value depends on the last epoch.
+# learn: not a test of Figure 2 for BBB. The paper's figure is our 2×1200 row (one seed).
+# *Drift*: the mean test error of the last 100 epochs minus that of the 100 before.
 
 # %%
 fig = P.figure2(pp, sigma_fixed=sigma is not None)
 H.savefig(fig, NB, "figure2-paper-protocol")
 plt.show()
 head, rows, words = P.curve_rows(paper_run, verdicts=T.resolved_intervals(paper_run, sigma is not None))
-R.show_markdown("**Are 600 epochs enough?** " + words.replace("**Conclusion:** t", "T") + " "
-                + T.drift_yardstick(paper_run));
+R.show_markdown("**Are 600 epochs enough?** " + words.replace("**Conclusion:** t", "T"));
 
 # %% [markdown]
 # ## 5. Figure 3: the weights
@@ -206,20 +204,21 @@ R.show_markdown(words);
 # %% [markdown]
 # ## 6. Posterior mean or samples?
 #
-# BBB can predict with its posterior-mean weights $\mu$ or with the average of 10 sampled
-# networks; the paper does not say which, so validation chooses per run (the predictor
-# rule). The Adam recipe's runs, control included.
+# The predictor rule's picks in the Adam recipe's runs, control included.
 
 # %%
-head, rows, words = T.predictor_summary(groups[1:])  # the Adam recipe's runs
-H.show_table(head, rows)
-R.show_markdown(words);
+groups = [(T.RECIPES["paper"], pp["widths"], lambda m, W: P.run_records(pp, W)[m]),
+          (T.RECIPES["adam"], adam["widths"], T.adam_records(adam))]
+H.show_table(*T.predictor_summary(groups[1:])[:2]);  # the Adam recipe's runs
+
+# %%
+R.show_markdown(T.choices_direction(adam, groups));
 
 # %% [markdown]
 # ## Takeaways
 
 # %%
-R.show_markdown(T.takeaways(paper_run, adam, sigma, None, panels, diag));  # section 6: its own
+R.show_markdown(T.takeaways(paper_run, adam, sigma, groups[1:], panels, diag));
 
 # %% [markdown]
 # ## Exercises

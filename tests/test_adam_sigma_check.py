@@ -60,12 +60,14 @@ def test_verdicts_void_only_where_sigma_did_not_learn():
 def test_measured_rows_render_both_ways():
     text = PD.measured_words(LEARNED, [400])
     assert "| 2×400 | 0.0100; 0.0020–0.0800 (start 0.0025) | 0.50; 4.00 | learned |" in text
-    assert "reproduced the record exactly (test error 1.38 %)" in text
+    assert "| the rerun reproduced the record |" in text.split("\n")[0]
+    assert "| exactly (test error 1.38 %) |" in text
     assert "At 2×400 σ learned" in text and "verdicts count" in text
     assert PD.MIXTURE_NO_VERDICT not in text
     text = PD.measured_words(SHIFTED, [400])
     assert "| 1.00; 1.02 | shifted uniformly |" in text
-    assert "a rerun of the same recipe and seed, test error 1.50 % vs the record's 1.38 %" in text
+    assert ("not exactly (same recipe and seed): test error 1.50 % vs the record's 1.38 %"
+            in text)
     assert f"verdicts there read *{PD.MIXTURE_NO_VERDICT}*" in text and "σ learned" not in text
     both = {"widths": {"400": LEARNED["widths"]["400"], "800": SHIFTED["widths"]["400"]}}
     text = PD.measured_words(both, [400, 800])
@@ -133,7 +135,7 @@ def test_the_smoke_cli_writes_one_entry_per_width_once(shared_data, monkeypatch,
     assert all(v["rho_drift_q"][1] >= v["rho_drift_q"][0] > 0 for v in e["layers"].values())
     assert e["sigma_start"] == pytest.approx(PD._softplus(e["config"]["rho_init"]))
     assert not e["reproduced"]["exact"]  # a 1-epoch tiny network is not the record
-    assert "a rerun of the same recipe and seed" in PD.rerun_words(e)
+    assert PD.rerun_words(e).startswith("not exactly (same recipe and seed)")
     assert list((tmp_path / "checkpoints").iterdir()) == [tmp_path / "checkpoints" / PD.ADAM_NOTEBOOK]
     before = path.read_bytes()
     capsys.readouterr()

@@ -347,20 +347,24 @@ def test_the_answer_follows_the_planted_effects():
     # the plain answer says it first, in words: no test names, no verdict words
     plain = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
     assert plain.startswith("**In short.** Differences in test error are in *pp* (percentage "
-                            "points), each with a 95 % interval over seeds, widened for the "
-                            "comparisons read together; 2×400: two hidden "
+                            "points), each with a 95 % interval over seeds; 2×400: two hidden "
                             "layers of 400 units. With every method trained by a modern recipe "
-                            "(Adam, settings searched on validation), the intervals read: at 2×400 ")
+                            "(Adam, settings searched on validation), the intervals read as "
+                            "follows. At 2×400 our per-width intervals exclude each of the "
+                            "paper's three differences.\n")
     assert ("BBB with the scale mixture prior is better than a plain network at 2×400: at 2×400 "
             "by −0.04 pp (95 % interval −0.05 to −0.03), which rules "
-            "out the paper's −0.47 pp") in plain  # an ordering holds: no "none reappear"
+            "out the paper's −0.47 pp.") in plain  # an ordering holds: no "none reappear"
+    # the baseline said as our Adam-trained plain network against the paper's, and our mixture
+    assert ("Our Adam-trained plain network is 0.03 pp better than the paper's, while our "
+            "mixture is 0.40 pp worse than the paper's mixture.") in plain
     assert "none of the paper's Table 1 margins is reproduced" not in plain
     assert not any(w in plain for w in ("Holm", "resolved", "*holds*", "comparable", "[")), plain
     assert plain.count(". ") <= 4  # a few plain sentences
     assert "one width of" not in plain  # one width: no "one width of 1"
     unresolved = T.plain_answer(_planted(-0.0006), _planted(-0.0001, n=5, continued=0.0))
     assert "is not measurably better than a plain network:" in unresolved
-    assert "none of the paper's Table 1 margins is reproduced: at 2×400 " in unresolved
+    assert "none of the paper's Table 1 margins is reproduced. At 2×400 " in unresolved
     big = T.plain_answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
     assert "which rules out the paper's −0.47 pp" in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
@@ -370,10 +374,9 @@ def test_the_answer_follows_the_planted_effects():
     assert "the paper's protocol" not in led.split("\n")[2]  # no column of its numbers
     assert "−0.05 [−0.08, −0.03] (3)" not in led
     open_ = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
-    assert ("The paper's own protocol (plain SGD, 600 epochs), as we filled it in: BBB's σ "
-            "(each weight's posterior spread) shifted uniformly (every weight's by about the "
-            "same amount) and did not learn (section 3), so "
-            "its two orderings with BBB get no verdict") in open_
+    assert ("Under the paper's own protocol (plain SGD, 600 epochs), as we filled it in, BBB's "
+            "σ, each weight's posterior spread, moved by about the same amount for every weight: "
+            "it did not learn (section 3), so its two orderings with BBB get no verdict") in open_
     assert "chapter" not in open_ and "until runs" not in open_  # no campaign status
     assert "as we filled it in" not in T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5))
     plan = RESULTS / "paper_protocol" / "plan.json"
@@ -594,7 +597,7 @@ def test_takeaways_give_each_finding_its_number():
     assert "BBB is resolved below the plain network or its control at some width" in bullets[0]
     assert "**The paper's margin was measured against a weak baseline**" in text
     # the headline effect with its adjusted interval and the paper's difference, and the control
-    assert ("at 2×400 our per-width intervals exclude every one of the paper's Table 1 differences; at "
+    assert ("at 2×400 our per-width intervals exclude all the paper's differences; at "
             "2×400 mixture − plain network is −0.05 pp [−0.06, −0.04];") in bullets[0]
     assert "which excludes" not in bullets[0]  # said once, by the clause before it
     assert T._headline(T.effects(_planted(-0.0005, n=5)), 400).endswith(
@@ -827,13 +830,13 @@ def test_posterior_extrapolation_reads_the_drift_and_says_it_is_one():
     steady = {"runs": {"paper protocol, plain SGD, scale mixture": run([0, 0.05, 0.1])}}
     text = PD.extrapolation(steady, 600)
     assert text.startswith("**σ in the 600-epoch runs: an extrapolation.**")
-    assert "ρ's by 0.05000 per epoch, steadily)" in text
+    assert "σ's 95th percentile moved by " in text and ", steadily)" in text
     assert "Carried on to 600 epochs at that rate it would reach about" in text
     assert "width" not in text
     import math
     s600 = math.log1p(math.exp(math.log(math.expm1(0.0067)) + 0.05 * 600))
     # the extrapolated value, and right after it what it is
-    assert f"it would reach about {s600:.4f} (an extrapolation, not a measurement)" in text
+    assert f"it would reach about {s600:.4f}, " in text  # the heading says: an extrapolation
     assert PD.extrapolated(steady, 600)["s_end"] == pytest.approx(s600)
     assert PD.extrapolated(None, 600) is None
     assert "moved by 0 % (0.0067 to 0.0067" in text  # the rerun's own change, said first
@@ -952,17 +955,20 @@ def test_predictor_summary_counts_per_recipe():
     assert head1 == head[1:] and rows1 == [r[1:] for r in rows[:1]]  # one recipe: no column
     assert words == ("One: validation chose μ in 1 of 2 BBB runs; on test the average of 10 "
                      "sampled networks was lower in 1. Two: validation chose μ in 1 of 1 BBB "
-                     "runs; on test the average of 10 sampled networks was lower in 0. μ − "
-                     "average is negative (μ better) in 2 of 2 rows, its interval below 0 in "
-                     "0.")  # −0.00 and −0.40
+                     "runs; on test the average of 10 sampled networks was lower in 0.")
+    # μ − average over the rows: said once, in the takeaway
     worse = {"bbb_mixture": [run("mean_weights", 0.019, 0.018), run("mean_weights", 0.0195, 0.018)]}
     text = T.predictor_summary([("one", [400], lambda m, H: worse.get(m, []))])[2]
-    assert text.endswith("μ − average is negative (μ better) in 1 of 1 rows, its interval "
-                         "below 0 in 0.")
+    assert "μ − average" not in text
     line = T._predictor_takeaway([("one", [400], lambda m, H: worse.get(m, []))])
     assert line == ("- **Averaging sampled networks was worse on test than BBB's mean network "
                     "μ**: μ − average is −0.13 pp over section 6's 1 rows, below 0 in 0 "
                     "intervals.")  # how often validation chose μ: said once, in section 6
+    # where intervals lie below 0, what that means is said
+    assert T._predictor_takeaway([("one", [400], lambda m, H: {"bbb_mixture": [
+        run("mean_weights", 0.019 + 0.0001 * i, 0.018) for i in range(3)]}.get(m, []))]).endswith(
+        "below 0 in 1 intervals; the samples' noise costs more than averaging 10 of them "
+        "recovers.")
     assert T._predictor_takeaway([("one", [400], lambda m, H: a.get(m, []))]).endswith(
         "below 0 in 0 intervals.")
     assert T._predictor_takeaway([]) == ""
@@ -1026,23 +1032,23 @@ def test_choices_direction_follows_the_controls_and_the_predictor_records():
     recs = [run("mean_weights", 0.019, 0.018), run("ensemble", 0.020, 0.018)]
     groups = [("one", [400], lambda m, H: recs if m == "bbb_mixture" else [])]
     text = T.choices_direction(warm, groups)
-    assert text.startswith("> **Which way these choices lean.**")
-    assert "the warm start favoured BBB (mean error below the random-start mixture's at " \
-           "every width)" in text
-    assert "picked μ in 1 of 2 BBB runs (2 under one); where it picked the average, it " \
-           "raised BBB's own test error in 1 run (by 0.20 pp)" in text
-    assert "the predictor rule (section 6)" in text  # defined in the departures box above it
-    assert text.endswith("So but for that one run, both lean BBB's way: a finding "
-                         "that BBB is not better is conservative.")
+    assert text.startswith("**Which way the choices made after seeing test errors lean** "
+                           "(on test):\n\n| choice | BBB runs | effect on test error | leans |")
+    assert ("| warm start | the Adam recipe's scale mixture | warm − random start below 0 at "
+            "every width (section 2) | BBB's way |") in text
+    assert ("| predictor rule, BBB's own runs | 2; the average picked in 1 | raised 1 by "
+            "0.20 pp | against BBB |") in text
+    assert text.endswith("Only one run leans against BBB, so a finding that BBB is not better "
+                         "is conservative.")
     # the random-start control counts too, and whose error the pick raised follows its records
     ctl = [run("ensemble", 0.0167, 0.0149), run("mean_weights", 0.019, 0.018),
            run("ensemble", 0.0167, 0.0177)]
     both = [("one", [400], lambda m, H: recs if m == "bbb_mixture" else
              ctl if m == "bbb_random_start" else [])]
     text = T.choices_direction(warm, both)
-    assert "picked μ in 2 of 5 BBB runs (2 under one and 3 in its random-start control)" in text
-    assert ("raised the random-start control's in 1 and lowered it in 1 (raising its mean by "
-            "0.03 pp at 2×400, which favours the warm start)") in text
+    assert ("| predictor rule, random-start control | 3; the average picked in 2 | raised 1, "
+            "lowered 1; the control's mean +0.03 pp at 2×400 | BBB's way (the warm start "
+            "looks better) |") in text
     head, rows, words = T.predictor_summary(both)
     assert [r[0] for r in rows] == ["BBB, scale mixture prior", "random-start mixture (control)"]
     assert "2 of 5 BBB runs (the random-start control included)" in words
@@ -1050,8 +1056,8 @@ def test_choices_direction_follows_the_controls_and_the_predictor_records():
     good = [run("mean_weights", 0.019, 0.018), run("ensemble", 0.017, 0.018)]
     text = T.choices_direction(cold, [("one", [400], lambda m, H: good if m == "bbb_mixture"
                                        else [])])
-    assert "below the random-start mixture's at no width" in text
-    assert "lowered BBB's own test error in 1 run (by 0.10 pp)" in text and "but for" not in text
+    assert "| warm − random start above 0 at every width (section 2) | against BBB |" in text
+    assert "| lowered 1 by 0.10 pp | BBB's way |" in text and "Only" not in text
     assert T.choices_direction(_summary([]), []) == ""
 
 

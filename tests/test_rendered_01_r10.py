@@ -42,7 +42,7 @@ def test_adam_sigma_check_says_what_the_records_hold():
          "metrics": {"test_error_single_samples": [0.02, 0.022]}}]}
     text = PD.adam_sigma_check(lambda m, H: recs.get(m, []), [400], T.BRIEF,
                                {"bbb_mixture": [400]})
-    assert "Their run records hold no σ, so the rule above cannot be applied to them" in text
+    assert "Their run records hold no σ (the rule above needs it), only bounds:" in text
     assert "| BBB, Gaussian prior (random start; 1 runs) | ≥ 0.27 at the end (KL bound)" in text
     assert "| BBB, scale mixture prior (warm start; 1 runs) | not bounded by the records |" in text
     assert "BBB, scale mixture prior: not checked on these runs" in text
@@ -105,15 +105,23 @@ def test_takeaways_are_bullets_with_the_three_added_findings(committed):
     text = T.takeaways(paper_run, adam, 0.0067, groups, None, PD.load())
     bullets = text.split("\n")
     assert all(b.startswith("- **") for b in bullets)  # none runs on as a lazy continuation
-    reach = next(b for b in bullets
-                 if b.startswith("- **Our scale mixture never reaches the paper's test error"))
-    # σ did not learn under the paper's protocol: only the Adam recipe's runs are read
-    assert reach.startswith("- **Our scale mixture never reaches the paper's test error with "
-                            "the Adam recipe**") and "either recipe" not in reach
+    reach = next(b for b in bullets if "weak baseline" in b)
+    # σ did not learn under the paper's protocol: only the Adam recipe's runs are read, and
+    # the scale mixture's distance from the paper's value is said with the baseline's
+    assert ", while its scale mixture never reaches the paper's test error (" in reach
+    assert "every interval above it) (section 2)." in reach and "either recipe" not in reach
+    assert not any(b.startswith("- **Our scale mixture never reaches") for b in bullets)
+    alone = T._reach_takeaway(paper_run, adam, True)
+    assert alone.startswith("- **Our scale mixture never reaches the paper's test error with "
+                            "the Adam recipe**: ")
+    # Figure 2 and section 6 each have their takeaway
+    fig2 = next(b for b in bullets if b.startswith("- **Figure 2 (the paper's protocol)"))
+    assert "its BBB curves test nothing, as σ did not learn (section 4)." in fig2
+    assert any(b.startswith("- **Averaging sampled networks") for b in bullets)
     # two protocols' dropout gains are not compared: no test of that difference was run
     assert "shrinks dropout's gain" not in text and "stronger baseline too" not in text
     warm = next(b for b in bullets if b.startswith("- **The warm start helps BBB's Adam numbers**"))
-    assert "(means, not tested)" in warm and "rest on" not in warm
+    assert "(means, not tested; section 2)" in warm and "rest on" not in warm
 
 
 def test_grid_words_and_spikes(committed):

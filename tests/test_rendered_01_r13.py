@@ -22,11 +22,11 @@ def test_short_answer_names_the_paper_protocols_resolved_ordering(committed):
     plain = T.plain_answer(paper_run, adam, sigma_fixed=0.0067)
     e = T.effects(paper_run)[(400, "dropout", "sgd")]
     resolved = e["p_holm"] is not None and e["p_holm"] < T.ALPHA
-    assert ("dropout − plain network holds at 2×400: " in plain) == (
+    assert ("Dropout − plain network holds at 2×400: " in plain) == (
         resolved and e["verdict"] == "holds")
     if resolved:
         lo, hi = T._ci_pp(e["ci_adj"]).strip("[]").split(", ")
-        assert f"(95 % interval {lo} to {hi}), the paper's {T._pp(e['paper'])} pp " in plain
+        assert f"(95 % interval {lo} to {hi}); the paper's {T._pp(e['paper'])} pp lies " in plain
         inside = e["ci_adj"][0] <= e["paper"] <= e["ci_adj"][1]
         assert plain.rstrip(".").endswith("inside" if inside else "outside")
     assert "orderings with BBB get no verdict" in plain
@@ -47,9 +47,12 @@ def test_outside_names_the_per_width_interval_and_the_widths_exception(committed
     assert ("(but " in words) == bool([W for W in want if W in
                                        [V for V, (k, n) in T.paper_excluded(adam).items()
                                         if k == n]])
-    if 1200 in want:
-        assert "at 2×1200 the paper's mixture − dropout, −0.04 pp, lies inside its interval " \
-               "adjusted for the three widths" in T.plain_answer(paper_run, adam, 0.0067)
+    if 1200 in want:  # said once, under the answer's table, not in the short answer
+        note = T.answer(paper_run, adam, 0.0067).split("\n")[-1]
+        assert note == ("*Outside* is per width: at 2×1200 the paper's mixture − dropout, "
+                        "−0.04 pp, lies inside its interval adjusted for the three widths, "
+                        "−0.05 to +0.33.")
+        assert "adjusted for the three widths" not in T.plain_answer(paper_run, adam, 0.0067)
     # the other way: move the paper's value outside the three-width interval too
     e = ea[(1200, "bbb_mixture", "dropout")]
     far = dict(e, ci_widths=[e["ci_adj"][0] - 1e-9, e["ci_adj"][1] + 1e-9])
@@ -81,12 +84,18 @@ def test_predictor_rule_counts_every_bbb_run(committed):
     assert ctl, "the random-start control's runs are counted"
     mu = sum(v["predictor"] == "mean_weights" for v in runs)
     text = T.choices_direction(adam, groups)
-    assert f"picked μ in {mu} of {len(runs)} BBB runs (" in text
-    assert f"{len(ctl)} in its random-start control" in text
+    rows = {r.split(" | ")[0].strip("| "): r.split(" | ") for r in text.split("\n")
+            if r.startswith("| predictor rule")}
+    picked = sum(v["predictor"] != "mean_weights" for v in ctl)
+    own = rows["predictor rule, BBB's own runs"]  # every BBB run but the control's
+    assert own[1].startswith(f"{len(runs) - len(ctl)} (")
+    assert own[1].endswith(f"the average picked in {len(runs) - mu - picked}")
+    assert rows["predictor rule, random-start control"][1] == (
+        f"{len(ctl)}; the average picked in {picked}")
     up = sum(v["predictor"] != "mean_weights" and v["test_error_ensemble"]
              > v["test_error_mean_weights"] for v in ctl)
     if up:
-        assert f"raised the random-start control's in {up}" in text
+        assert rows["predictor rule, random-start control"][2].startswith(f"raised {up}, ")
     head, rows, words = T.predictor_summary(groups[1:])
     assert any(r[0] == T.RULE_LABELS["bbb_random_start"] for r in rows)
 

@@ -1,0 +1,92 @@
+"""Notebook 01 after its fifteenth reading: the short answer's lead in short sentences; the
+predictor rule defined before its first use; the answer's table at one width, every other
+width's comparisons in section 2's table; the Gaussian prior's σ status said beside the
+scale mixture's; which way the late choices lean, after the results they cite; Figure 2 and
+section 6 in the takeaways. Each check reads the committed notebook or results, so each can
+fail."""
+import json
+from pathlib import Path
+
+from helpers import posterior_diagnostics as PD
+from helpers import table1 as T
+
+ROOT = Path(__file__).resolve().parent.parent
+NB = ROOT / "notebooks" / f"{T.NB}.ipynb"
+
+
+def _cells():
+    """Each cell's text as the reader meets it: markdown source, else its outputs' markdown."""
+    out = []
+    for c in json.loads(NB.read_text())["cells"]:
+        if c["cell_type"] == "markdown":
+            out.append("".join(c["source"]))
+        else:
+            out.append("".join("".join(o.get("data", {}).get("text/markdown", ""))
+                               for o in c.get("outputs", [])))
+    return out
+
+
+def test_terms_come_before_their_first_use_and_the_lean_after_the_results():
+    cells = _cells()
+    first = next(i for i, t in enumerate(cells) if "predictor rule" in t.lower())
+    assert "*Predictor rule*:" in cells[first]  # the glossary defines it where it first appears
+    lean = next(i for i, t in enumerate(cells) if t.startswith("**Which way the choices"))
+    sec6 = next(i for i, t in enumerate(cells) if t.startswith("## 6."))
+    take = next(i for i, t in enumerate(cells) if t.startswith("## Takeaways"))
+    assert sec6 < lean < take
+    # the figure's caption sits right above the figure, not above the table
+    cap = next(i for i, t in enumerate(cells) if t.startswith("**Figure: every comparison"))
+    assert cells[cap - 1].startswith("| width | a − b (pp)")
+
+
+def test_short_answer_leads_with_short_sentences(committed):
+    _, paper_run, adam = committed
+    lead = T.plain_answer(paper_run, adam, sigma_fixed=0.0067).split("\n\n")[0]
+    depth, deepest = 0, 0  # no bracket inside a bracket
+    for ch in lead:
+        depth += (ch == "(") - (ch == ")")
+        deepest = max(deepest, depth)
+    assert deepest == 1 and lead.count(". ") >= 3, lead  # short sentences, not one long one
+    assert "none of the paper's Table 1 margins is reproduced. At 2×400 and 2×1200 our " \
+           "per-width intervals exclude each of the paper's four differences." in lead
+    ex = T.paper_excluded(adam)
+    for W, (k, n) in ex.items():
+        if k < n:
+            assert f"At 2×{W}, with " in lead and f"they cannot tell ({k} of {n} excluded)." in lead
+
+
+def test_answer_shows_one_width_and_section_2_every_other(committed):
+    _, paper_run, adam = committed
+    head, rows = T.answer_rows(paper_run, adam, sigma_fixed=0.0067)
+    assert head[0] == "claim at 2×400 (2×800, 2×1200: section 2)"
+    assert not any("; at 2×" in c for r in rows for c in r)  # no other width inside a cell
+    _, rows = T.effects_rows(paper_run, adam, skip_answer=True)
+    ea = T.effects(adam)
+    want = {(f"2×{W}", a, b) for (W, a, b) in ea if W != 400}
+    names = {(a, b): w for a, b, w, _ in T.STORY_CLAIMS}
+    got = {(r[0], r[1]) for r in rows}
+    assert {(w, names[(a, b)]) for w, a, b in want} <= got
+    assert ("2×1200", "mixture − dropout") in got  # the two rows the reader could not find
+    assert ("2×1200", "mixture − random-start mixture (control)") in got
+
+
+def test_sigma_line_says_the_gaussian_priors_sigma_is_inferred(monkeypatch):
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(ROOT / "results"))
+    measured = PD.adam_load()
+    if not measured:
+        import pytest
+        pytest.skip("no committed Adam-recipe σ check")
+    line = T.sigma_line(measured, 0.0067)
+    assert "the Gaussian prior's was not rerun" in line and "(inferred, section 3)" in line
+    assert line.endswith("The paper's protocol: σ shifted uniformly.")
+    assert "Gaussian" not in T.sigma_line(None, 0.0067)
+
+
+def test_rho_push_says_it_holds_at_every_width(monkeypatch):
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(ROOT / "results"))
+    diag = PD.load()
+    if diag is None:
+        import pytest
+        pytest.skip("no committed diagnostics")
+    assert "The push does not depend on width, so it holds at 2×1200 (not rerun)." in \
+        T.rho_push_words(diag)
