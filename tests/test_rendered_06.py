@@ -800,11 +800,18 @@ def test_effects_are_bbb_minus_rival_with_intervals():
 
 
 def test_the_headline_answers_in_two_sentences():
+    short = R.short_answer(_story())
+    # plain sentences first: who beats BBB on what, the cost of the cheapest of them, whom BBB
+    # beats; no verdict word or test term before Terms
+    assert short.startswith("**The answer.** BBB is worth it on OOD AUROC only, at this budget: "
+                            "MC dropout beats BBB on test NLL; MC dropout trains in 1.1× MAP's "
+                            "time against BBB's 1.9×. BBB beats only MAP, on OOD AUROC; the "
+                            "Laplace approximation, as laplace-torch ships it, scores a worse "
+                            "test NLL than the MAP network it wraps.")
+    assert "Holm" not in short and "failed fit" not in short and "[" not in short.split("](")[0]
+    assert "No final run yet" in R.short_answer(None)
     text = R.headline_text(_story())
-    # one plain sentence first: who beats BBB on what, and the cost of the cheapest of them
-    assert text.startswith("**The answer.** BBB is worth it on OOD AUROC only, at this budget: "
-                           "MC dropout beats BBB on test NLL; MC dropout trains in 1.1× MAP's "
-                           "time against BBB's 1.9×. In detail, with the same search budget")
+    assert text.startswith("**The answer in detail**, with the same ")
     assert "(each number: BBB − rival, with its 95 % interval; each verdict by Holm p" in text
     # one sentence per score, each with its own sign convention
     assert "On test NLL (lower is better), BBB is worse than MC dropout (+0.0052 [+0.0027, " \
@@ -815,9 +822,8 @@ def test_the_headline_answers_in_two_sentences():
            ", BBB is better than MAP (+0.038 [+0.014, +0.061]) and not resolved at 4 seeds " \
            "against IVON (+0.006 [−0.008, +0.020])." in text
     assert "separated" not in text
-    assert "Laplace, as laplace-torch ships it (its prior precision δ, the Gaussian prior's " \
-           "inverse variance, set by the marginal likelihood): the fit is worse on test NLL " \
-           "than the MAP network it wraps, so it gets no verdict (failed fit" in text
+    assert "Laplace, as laplace-torch ships it (δ by the marginal likelihood): the fit is worse " \
+           "on test NLL than the MAP network it wraps, so it gets no verdict (failed fit" in text
     # the failed fit's own intervals, said without a verdict word (Table 6.3 has them)
     assert "unjudged, its intervals (Table 6.3) put BBB ahead of the fit on test NLL." in text
     assert "holds" not in text and text.count(". ") <= 6
@@ -947,7 +953,8 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
         assert x["nll"] > x["map_nll"]
         assert all(e["word"] == R.FAILED_FIT for e in R.effects(v3) if e["rival"] == m)
     text = R.headline_text(v3)
-    assert text.startswith("**The answer.**") and "holds" not in text
+    assert text.startswith("**The answer in detail**") and "holds" not in text
+    assert R.short_answer(v3).startswith("**The answer.** ")
     for e in R.effects(v3):
         if e["word"] in R.WORDS.values():
             assert R._effect(e) in text  # every verdict with its interval
@@ -1045,7 +1052,7 @@ def test_fair_fit_table_and_reading_follow_the_outcomes():
     ml = out[(R.LABELS["laplace_kron"], R.FAIR_CHOICES["marglik_layerwise"])]
     grid = out[(R.LABELS["laplace_kron"], R.FAIR_CHOICES["val_grid"])]
     assert ml[-1] == R.FAILED_FIT
-    assert ml[2] == "10 to 100 per tensor" and ml[4].startswith("+0.0100 [")
+    assert ml[2] == "10^1 to 10^2 per tensor" and ml[4].startswith("+0.0100 [")
     assert grid[-1] == "equal to MAP"
     # the grid's split, not a median: 3 seeds at the cap, the fourth at 10^5
     assert grid[2] == "3 of 4 at the cap (10^12); the other 1: 10^5"
@@ -1070,7 +1077,7 @@ def test_fair_fit_table_and_reading_follow_the_outcomes():
         assert float(holm.split(" ")[0]) == pytest.approx(min(1.0, m * p), rel=0.05)
     assert checked >= 3
     text = R.fair_tests_text(fair, summary)
-    assert "*Images.*" in text and "restates BBB against MAP" in text
+    assert "*Images.*" in text and "restate BBB − MAP's, though their verdicts need not" in text
     assert "*Holm.*" not in text  # no AUROC p here (the same difference on every seed)
     from helpers import laplace_fair as P
     for k, f in enumerate(P.FLAVOURS):  # plant AUROC p values: 0.001 < 0.002 (MAP's) < ...
@@ -1096,7 +1103,12 @@ def test_fair_fit_table_and_reading_follow_the_outcomes():
     kr[first]["marglik_log10_per_tensor"] = [1.0, 1.5]
     assert R.kfac_last_layer_match(fair) == 0.5 and "identical" not in R.fair_text(fair)
     assert "Tuned on validation NLL, the fits are equal to MAP on NLL" in R.fair_answer(fair)
-    assert "restates BBB against MAP" in R.fair_answer(fair)
+    # effects equal BBB − MAP's, verdicts as Table 6.6 gives them (no 'restates' of verdicts)
+    assert "so BBB's differences from them are nearly BBB − MAP's" in R.fair_answer(fair)
+    vs = R._fair_verdicts(fair)
+    decided = [v for v in vs if v[2] in R.WORDS]
+    assert (f"not resolved on the other {len(vs) - len(decided)}" if decided else
+            "not resolved on any of them") in R.fair_answer(fair)
     assert "compare as MAP does" not in R.fair_answer(fair)
     assert "still gives failed fits (3 of 3; section 4)" in R.fair_answer(fair)
     # the marginal likelihood below MAP, the grid never at the cap: other words
@@ -1210,7 +1222,7 @@ def test_the_failed_fit_rule_says_whether_a_plan_declared_it(monkeypatch, tmp_pa
 
 def test_table_6_1_names_its_settings_in_words_and_defines_eligible():
     header, rows = R.search_rows()
-    assert "trials run / planned (eligible*)" in header
+    assert "choice*: learning rate, own setting, epochs" in header
     assert not any("_" in cell for r in rows for cell in r)  # no code names
     assert R.search_note().startswith("\\* *Eligible*: a trial that ran all 60 epochs")
 
@@ -1228,7 +1240,7 @@ def test_the_prior_figure_marks_the_cap_count_and_labels_below_zero():
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert texts.count("n = 3\nat the cap") == 3  # cap_seeds (1, 2, 3), every flavour
     ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert ticks[:4] == ["−0.0002", "−0.0001", "0", "0.0001"], ticks  # below zero labelled
+    assert ticks[:3] == ["−0.0002", "0", "0.0001"], ticks  # below zero labelled, not crowded
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "marginal likelihood: mean log10 of that seed's δ" in labels
 
@@ -1278,7 +1290,15 @@ def test_the_details_page_is_current_and_the_notebook_links_it(monkeypatch, tmp_
         au = fair["flavours"]["laplace_kron"]["val_grid"]["fit_minus_map_auroc"]
         assert R._small_ci(*R._diff(au), 3) in R.fair_text(fair, brief=True)
         tests = R.fair_tests_text(fair, s, v2, brief=True)
-        assert "restates BBB − MAP on OOD AUROC" in tests and "06_details.md#why-near" in tests
+        assert "restate BBB − MAP on OOD AUROC" in tests and "06_details.md#why-near" in tests
+        # Table 6.6: the tested columns in the notebook, all nine on the page
+        assert "## Table 6.6 in full" in page and "06_details.md#table-66-in-full" in nb
+        for r in R.fair_test_rows(fair, s)[1]:
+            assert r[7] in page and r[3] in nb
+        # the answer's refit verdicts are Table 6.6's
+        for f, sc, v, near in R._fair_verdicts(fair):
+            if v in R.WORDS:
+                assert f"{R.WORDS[v]} against {R.SHORT[f]} on {sc}" in R.fair_answer(fair)
         assert "*Holm.*" not in tests  # the multipliers, row by row: the details page only
     # a stale page fails the check
     monkeypatch.setattr(R, "DETAILS", str((tmp_path / "stale.md").relative_to(tmp_path)))
