@@ -334,7 +334,9 @@ def retrain_seconds(rec):
 def _network_words(entry, alt=None):
     """A stored analysis in words: "the 2×400 seed 0 network", and for the other KL weighting's
     network (``alt``) which one it is."""
-    other = " with the other KL weighting (section 4)" if alt is not None and \
+    eq = {"blundell": "eq. 9's KL weights", "uniform": "eq. 8's KL weights"}.get(
+        (alt or {}).get("kl_weighting"), "the other KL weighting")
+    other = f" with {eq} (section 4)" if alt is not None and \
         entry.get("name") == alt.get("name") else ""
     return f"the 2×{entry['H']} seed {entry['seed']} network{other}"
 
@@ -364,7 +366,7 @@ def pruned_words(rec, replication=()):
     seeds = [str(x) for x in replication if not alt or x != alt.get("seed")]
     more = (f" That weighting's network{'s' * (len(seeds) > 1)} of seed{'s' * (len(seeds) > 1)} "
             f"{' and '.join(seeds)} {'are' if len(seeds) > 1 else 'is'} pruned by SNR only "
-            "(section 4's replication)." if alt and seeds
+            "(section 4's test)." if alt and seeds
             else "")
     return f"Pruned: {listed}.{more}"
 
@@ -653,10 +655,9 @@ def table2_text(rec, compare_H, full_row=True):
     rnd = [(_mean_curve(_by_width(rec, w), "random"), w) for w in widths]
 
     def times(c, w, full):
-        ratio = f"{_times(c[first] / c[0])} times" if c[0] > 0 else "above"
+        ratio = f"{c[first] / c[0]:.1f} times" if c[0] > 0 else "above"
         return (f"{ratio}{' the unpruned error' if full else ''} at 2×{w} "
-                + (f"({100 * c[first]:.2f}% against {100 * c[0]:.2f}%)" if full else
-                   "(the figure's right panel)"))
+                f"({100 * c[first]:.2f}% against {100 * c[0]:.2f}%)")
     said = " and ".join(times(c, w, i == 0) for i, (c, w) in enumerate(rnd))
     lines.append(f"- Removed at random, with {first} % of the weights gone the error is already "
                  f"{said}.")
@@ -896,8 +897,10 @@ def curves_figure(rec):
     return fig
 
 
-def weighting_figure(base, alt, H):
-    """SNR densities of the same recipe under the two KL weightings (stored analyses)."""
+def weighting_figure(base, alt, H, seen=True):
+    """SNR densities of the same recipe under the two KL weightings (stored analyses): each
+    histogram with its smoothed density (``kde_db``, the bandwidth of section 1), median and 95 %
+    cut; ``seen``: the title says this seed was seen before the test was declared."""
     import matplotlib.pyplot as plt
     lo, hi, n = DB_EDGES
     edges = [lo + i * (hi - lo) / n for i in range(n + 1)]
@@ -906,6 +909,8 @@ def weighting_figure(base, alt, H):
         dens = [k / (m["n_weights"] * (hi - lo) / n) for k in m["snr_hist"]]
         ax.stairs(dens, edges, fill=False, color=c, ls=ls, lw=1.6,
                   label=WEIGHTING_LABELS[m["kl_weighting"]].replace("π_i", r"$\pi_i$"))
+        g, k = kde_db(m["snr_hist"], bandwidth_db(m["snr_hist"]))
+        ax.plot(g, k, color=c, lw=0.9, alpha=0.8, label="  smoothed (as in section 1)")
         ax.axvline(m["cuts_db"]["50"], color=c, ls="-.", lw=1.2,
                    label=f"median (half below): {m['cuts_db']['50']:.1f} dB")
         ax.axvline(m["cuts_db"]["95"], color=c, ls=":", lw=1.4,
@@ -916,7 +921,9 @@ def weighting_figure(base, alt, H):
     ax.set_xlim(lo + min(filled) * width, lo + (max(filled) + 1) * width + 1)  # every weight
     ax.set(xlabel=f"signal-to-noise ratio |μ|/σ (dB); not drawn: {out[0]} (eq. 8) and {out[1]} "
            f"(eq. 9) weights outside {lo:g} to {hi:g} dB", ylabel="density (per dB)",
-           title=f"2×{H}, seed {alt['seed']}: the SNR density under each KL weighting")
+           title=f"2×{H}, seed {alt['seed']}"
+           + (" (seen before section 4's test was declared)" if seen else "")
+           + ": the SNR density under each KL weighting")
     ax.legend(fontsize=8)
     return fig
 
@@ -980,9 +987,10 @@ def _size(x):
 
 def storage_rows(rec):
     """Return (header, rows) of the storage and timing table (snr.json's ``storage_and_timing``):
-    MiB of the dense and the sparse network, the sparse network's time to predict the test set
-    over the dense one's in the same row, and the sparse one against the dense one in the words
-    the reading uses (``_pace``: against every dense time, allowing for their spread)."""
+    MiB of the dense and the sparse network, the dense and the sparse time to predict the test
+    set in units of the fastest dense time (no machine's absolute times), and the sparse one
+    against every dense time in the words the reading uses (``_pace``, allowing for their
+    spread), so that each label can be checked against the two time columns."""
     timing = rec["metrics"]["storage_and_timing"]["rows"]
     dense, band = [r["dense_s"] for r in timing], noise_band(timing)
     rows = []
@@ -990,10 +998,10 @@ def storage_rows(rec):
         rows.append([f"{r['removed']}%", f"{r['dense_bytes'] / 2 ** 20:.2f}",
                      f"{r['sparse_bytes'] / 2 ** 20:.2f}",
                      _size(r["dense_bytes"] / r["sparse_bytes"]),
-                     f"{r['sparse_s'] / r['dense_s']:.2f}", _pace(r["sparse_s"], dense, band,
-                                                                  than=False)])
-    return (["removed", "dense MiB", "sparse MiB", "sparse storage",
-             "time: sparse / dense (same row)", "sparse product"], rows)
+                     f"{r['dense_s'] / min(dense):.2f}", f"{r['sparse_s'] / min(dense):.2f}",
+                     _pace(r["sparse_s"], dense, band, than=False)])
+    return (["removed", "dense MiB", "sparse MiB", "sparse storage", "dense time",
+             "sparse time", "sparse against every dense time"], rows)
 
 
 def storage_text(rec):
@@ -1011,13 +1019,12 @@ def storage_text(rec):
     r95 = rows[95]
     dense = [r["dense_s"] for r in timing["rows"]]
     spread, band = timing_noise(timing["rows"]), noise_band(timing["rows"])
-    if spread > SAME_PACE:
-        noise = (f"- *About as fast*: within {band:.2f}× of the nearest dense time; the dense "
-                 f"network, the same computation in every row, itself shows a {spread:.2f}× "
-                 "spread (timing noise).")
-    else:
-        noise = (f"- *About as fast*: within {band:.2f}× of the nearest dense time (the dense "
-                 f"network, the same computation in every row, agrees within {spread:.2f}×).")
+    rng = f"1.00–{max(dense) / min(dense):.2f}"
+    noise = ("- Times are in units of the fastest dense time. Dense times (the same computation "
+             f"in every row): {rng}"
+             + (f", a {spread:.2f}× spread of timing noise" if spread > SAME_PACE else "")
+             + f". *About as fast*: within {band:.2f}× of the nearest dense time; *n–m× "
+             "slower*: against the slowest and the fastest.")
     p95, p98, p0 = (_pace(rows[f]["sparse_s"], dense, band) for f in (95, 98, 0))
     pruned = (f"{p95} the dense one at 95 and 98 % removed" if p95 == p98 else
               f"{p95} the dense one at 95 %, {p98} it at 98 %")
@@ -1493,7 +1500,9 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     and dip (``dip``: snr_dip.json's metrics); the share of weights above each SNR (1 − CDF) on a
     log axis, so that the few weights above the dip are visible, with the share above the dip;
     and the smoothed densities of ``models`` (snr.json's analyses), each with its own dip marked
-    as a point on its curve. The cut-offs (black) and the dip (vermillion) differ in hue."""
+    as a point on its curve. The cut-offs (black; the paper draws its 75 % one in red) and the
+    dip (bluish green) differ in hue, and no line is red or orange; the widths differ in hue and
+    line style."""
     import matplotlib.pyplot as plt
     import numpy as np
     lo, hi, n = DB_EDGES
@@ -1533,7 +1542,7 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
             a_log.annotate(f"{lab}\n{_db(d[key])} dB", (d[key], 3 * floor), fontsize=8,
                            ha="center", color="0.3")
         for ax in (a_lin, a_log, a_cdf):
-            ax.axvline(d["dip_db"], color=c["vermillion"], lw=1.5,
+            ax.axvline(d["dip_db"], color=c["green"], lw=1.5,
                        label=f"dip {_db(d['dip_db'], 2)} dB: {100 * d['share_below']:.1f} % below"
                        if ax is not a_cdf else
                        f"dip: {100 * above_dip:.2f} % of weights above, "
@@ -1545,13 +1554,13 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
         sel = (edges[:-1] >= d["dip_db"] - 3) & (edges[1:] <= xlim[1])
         ins.stairs(dens[sel], edges[:-1][sel].tolist() + [edges[1:][sel][-1]], fill=True,
                    alpha=0.45, color=c["sky"])
-        ins.axvline(d["dip_db"], color=c["vermillion"], lw=1.2)
+        ins.axvline(d["dip_db"], color=c["green"], lw=1.2)
         ins.set_xlim(d["dip_db"] - 3, xlim[1])
         ins.set_ylim(0, 1.3 * dens[sel & (edges[:-1] >= d["dip_db"])].max())
         ins.set_title(f"second mode ({_db(d['second_mode_db'])} dB), enlarged", fontsize=8)
         ins.tick_params(labelsize=7)
         ins.locator_params(axis="y", nbins=3)
-        a_cdf.plot([d["dip_db"]], [above_dip], "o", color=c["vermillion"], ms=5)
+        a_cdf.plot([d["dip_db"]], [above_dip], "o", color=c["green"], ms=5)
     for f, ls in zip([f for f in cuts if f in entry["cuts_db"]], (":", "-.", "--")):
         v = entry["cuts_db"][f]
         for ax in (a_lin, a_cdf):
@@ -1579,11 +1588,12 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
             if x is None or x["dip"] is None:
                 continue
             first = m["H"] not in styles
-            col = styles.setdefault(m["H"], (c["blue"], c["green"], c["purple"])[len(styles) % 3])
+            col, ls = styles.setdefault(m["H"], ((c["blue"], "-"), (c["purple"], "--"),
+                                                 (c["grey"], ":"))[len(styles) % 3])
             g, k = kde_db(m["snr_hist"], x["dip"]["bandwidth_db"])
-            a_all.plot(g, k, color=col, lw=1, alpha=0.8)
+            a_all.plot(g, k, color=col, ls=ls, lw=1.1, alpha=0.85)
             if first:  # the legend's handle: the curve with its dip's dot
-                a_all.plot([], [], "-o", color=col, mfc=col, mec="k", mew=0.6, ms=5,
+                a_all.plot([], [], marker="o", ls=ls, color=col, mfc=col, mec="k", mew=0.6, ms=5,
                            label=f"2×{m['H']} (dot: each seed's dip)")
             dd = x["dip"]["dip_db"]
             a_all.plot([dd], [np.interp(dd, g, k)], "o", mfc=col, mec="k", mew=0.6, ms=5,

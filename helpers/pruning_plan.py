@@ -479,7 +479,7 @@ def test_rows(summary, families=None):
     Holm's p and the verdict word (pending while networks are missing); the sign test's
     smallest possible p is in ``needs_text``."""
     header = ["family", "claim a < b", "seeds", "per seed: a vs b (%)", "mean a − b (pp)",
-              "95% interval (pp, unadjusted)", "p (Holm)", "verdict"]
+              "95% interval (pp, unadjusted)", "t", "p (Holm)", "verdict"]
     rows = []
     for family, claims in summary["families"].items():
         if families is not None and family not in families:
@@ -493,6 +493,7 @@ def test_rows(summary, families=None):
                          f"{100 * tt['mean_diff']:+.2f}" if tt else "—",
                          f"[{100 * tt['ci'][0]:+.2f}, {100 * tt['ci'][1]:+.2f}]"
                          if tt and tt.get("ci") else "—",
+                         f"{tt['t']:+.1f}" if tt and tt.get("t") is not None else "—",
                          f"{r['p_holm']:.3g}" if r.get("p_holm") is not None else "—",
                          _word(summary, r)])
     return header, rows
@@ -516,8 +517,9 @@ def needs_text(summary, families=None, explain=True):
     if not explain:
         return "**What a verdict needs.** " + "; ".join(
             " and ".join(f"*{f}*" for f in fams)
-            + f" ({m} claims{' each' if len(fams) > 1 else ''}, {n} seeds): the smallest p "
-            f"passes Holm only with |t| > {t:.1f} (df {n - 1})"
+            + f" ({m} claims{' each' if len(fams) > 1 else ''}, {n} seeds): the claim with the "
+            f"smallest p, first in Holm's order, holds only with |t| > {t:.1f} ({n - 1} degrees "
+            "of freedom); later claims need less"
             for (m, n, t), fams in groups.items()) + "."
     return ("**How to read the verdicts.** A claim \"a < b\" *holds* when the two-sided paired "
             "t-test over the seeds gives a Holm-adjusted p below "
@@ -665,11 +667,9 @@ def _without_seen_words(fam, claims):
         return ""
     k = len(fam) - len(keep)
     one = len(said) == 1
-    return (f" The {len(fam)} claims include the {k} exploratory SNR-against-|μ| ones (both "
-            "sides' numbers seen when the family was declared), and Holm's correction counts "
-            f"them: over the other {len(keep)} alone, Holm's p of "
-            f"{'this claim' if one else 'these'} would be {' and '.join(said)} (described; the "
-            "declared verdict stands).")
+    return (f" Without the family's {k} [exploratory] claims, Holm's p of "
+            f"{'this claim' if one else 'these'} over the other {len(keep)} would be "
+            f"{' and '.join(said)} (described; the declared verdict stands).")
 
 
 def replication_seeds(summary):
@@ -728,13 +728,16 @@ def starting_networks(v3, v2=None):
         wrong = (json.loads(run.read_text())["metrics"].get("test_misclassified")
                  if run.exists() else None)
         starts.append({"seed": r["seed"], "epochs": c["epochs"], "lr": c["lr"],
-                       "misclassified": wrong})
+                       "misclassified": wrong, "config": c})
     sgd = None
     if v2 is not None:
         cs = [c for c in (config(r["name"], VERSION) for r in v2["retrained"]
                           if r["role"] == "sgd") if c]
         if cs and len({(c["epochs"], c["lr"]) for c in cs}) == 1:
-            sgd = {"epochs": cs[0]["epochs"], "lr": cs[0]["lr"], "config": cs[0]}
+            zero = list(((v2.get("table") or {}).get("sgd_magnitude") or {}).get("0", {})
+                        .values())
+            sgd = {"epochs": cs[0]["epochs"], "lr": cs[0]["lr"], "config": cs[0],
+                   "mean": sum(zero) / len(zero) if zero else None, "n": len(zero)}
     return starts, sgd
 
 
@@ -742,21 +745,20 @@ def starting_network_text(starts, sgd=None):
     """What BBB's starting network is (Markdown), from ``starting_networks``: its recipe, Table
     1's SGD networks' recipe beside it, and, where the starting networks' run records give the
     same number of test errors, whether they misclassify the same images (one network) or not."""
-    recipes = {(s["epochs"], s["lr"]) for s in starts}
-    recipe = ""
-    if len(recipes) == 1:
-        e, lr = recipes.pop()
-        recipe = f", trained for {e} epochs with learning rate {lr:g}"
+    recipes = {recipe_words(s.get("config") or {"optimizer": "adam", "lr": s["lr"],
+                                                 "epochs": s["epochs"]}) for s in starts}
+    recipe = f", trained with {recipes.pop()}" if len(recipes) == 1 else ""
     text = ("*BBB's start net* is the SGD network whose weights become the initial "
             f"means of the pruned 2×{H_MAIN} BBB network of the same seed{recipe}.")
     if sgd is not None:
         c = sgd.get("config") or {"optimizer": "adam", "lr": sgd["lr"], "epochs": sgd["epochs"]}
         final = _final_table1_row(H_MAIN, "sgd")
-        text += (" The SGD references above are other networks, trained with an earlier "
-                 f"validation choice of notebook 01 for the plain network: {recipe_words(c)}."
-                 + (f" Its final choice is {recipe_words(final['recipe'])} "
-                    f"({100 * final['mean']:.2f} % over {len(final['seeds'])} seeds)."
-                    if final and final.get("recipe") else ""))
+        mine = sgd.get("mean")
+        text += (f" The SGD references above are other networks: {recipe_words(c)}"
+                 + (f" ({100 * mine:.2f} % over {sgd['n']} seeds)" if mine is not None else "")
+                 + (f", close to notebook 01's final plain network, {recipe_words(final['recipe'])}"
+                    f" ({100 * final['mean']:.2f} % over {len(final['seeds'])} seeds)"
+                    if final and final.get("recipe") else "") + ".")
     wrong = [set(s["misclassified"]) for s in starts if s["misclassified"] is not None]
     n = len(starts)
     if n >= 2 and len(wrong) == n and len({len(w) for w in wrong}) == 1:
@@ -861,15 +863,13 @@ def start_reading_text(summary, v2=None, rec=None):
                      f"nets moves by at most {shift:.2f} pp at these fractions (described; "
                      "no declared test compares |μ| with |w|).")
     holds = [f for f in TESTED if fam[f"bbb_snr < start_magnitude at {f}%"]["verdict"] == "holds"]
-    lines.append("- **What makes them prunable?** The comparison changes two things at once: "
-                 "the training (BBB's epochs under the prior) and the ranking (SNR against |w|)."
-                 + ("" if holds else " This test does not separate them."))
-    if holds:
-        lines += [f"  - At 2×{H_MAIN} bringing σ into the ranking adds nothing measurable (SNR "
-                  "against |μ|, the answer).",
-                  "  - So where the claim holds (" + " and ".join(map(str, holds))
-                  + " % removed) this points to BBB's training; its parts (the prior's pull "
-                  "towards zero, the sampled weights, the extra epochs) are not separated."]
+    lines.append("- **What makes them prunable?** The comparison changes the training (BBB's "
+                 "epochs under the prior) and the ranking (SNR against |w|) at once"
+                 + (f"; σ in the ranking adds nothing measurable at 2×{H_MAIN} (the answer), so "
+                    "where the claim holds (" + " and ".join(map(str, holds))
+                    + " % removed) this points to the training, whose parts (the prior's pull "
+                    "towards zero, the sampled weights, the extra epochs) are not separated."
+                    if holds else "; this test does not separate them."))
     return "\n".join(lines)
 
 
@@ -894,21 +894,8 @@ def kl_reading_text(summary):
     fresh = _unseen_seeds_words(fam)
     if fresh:
         lines.append(fresh)
-    e9 = t["blundell_snr"].get("95") or {}
-    if e9:
-        lines.append("- With eq. 9's weights (the paper's proposal, §3.4), our "
-                     f"2×{H_KL} networks do not keep the paper's flat course up to 95 % removed "
-                     "(the error table above; "
-                     f"the paper's 2×{H_MAIN} network: {100 * _paper_at(95):.2f} % at 95 %).")
-    lines.append("- The test compares the two weightings as trained here, one recipe each; it "
-                 "does not say why they differ.")
+    lines.append("- One recipe per weighting: the test does not say why they differ.")
     return "\n".join(lines)
-
-
-def _paper_at(fraction):
-    """The paper's Table 2 test error (2x1200, by SNR) at ``fraction`` % removed."""
-    from . import pruning
-    return pruning.PAPER_TABLE2[fraction]
 
 
 def _unseen_seeds_words(fam, seen=("0",)):
@@ -925,9 +912,9 @@ def _unseen_seeds_words(fam, seen=("0",)):
                                                                for sd, x in d))
     if not parts:
         return ""
-    return ("- Seed 0's numbers (both weightings) were seen before this test was declared; "
-            "seeds 1 and 2 were not, so they are the replication. Eq. 8 − eq. 9 on those two "
-            "seeds alone: " + "; ".join(parts) + " (described, not tested).")
+    return ("- Eq. 9's seeds 1 and 2 were trained after this test was declared (what had been "
+            "seen: the box at the top), so they are the replication. Eq. 8 − eq. 9 on those "
+            "two seeds alone: " + "; ".join(parts) + " (described, not tested).")
 
 
 def _smallest_declared(summary, v3=None):
@@ -1006,7 +993,7 @@ def _prunable_takeaway(summary, v3, rec=None):
         return ""
     return (f"Where BBB pruned by SNR beats its own start nets pruned by |w| "
             f"({' and '.join(map(str, holds))} % removed), BBB's training rather than σ in the "
-            "ranking seems to do it; its parts are not separated (section 3).")
+            "ranking seems to do it (section 3).")
 
 
 def _narrow_words(rec, H):
@@ -1024,7 +1011,7 @@ def _narrow_words(rec, H):
     fs = sorted({f for _, f in items}, key=int)
     return (f"; at 2×{other[0]}, McNemar's per-network tests favour {ranking} at "
             f"{' and '.join(fs)} % removed (exploratory; appendix A)"
-            + (", but those networks differ in recipe too (the box at the top)"
+            + (", but those networks differ in recipe too (the table of names at the top)"
                if width_differences(rec) else ""))
 
 
@@ -1061,10 +1048,9 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
                      + (f"{held[:-1]}; section 3)." if held.endswith(")") else
                         f"{held} (section 3)."))
         if rest:
-            lines += [f"  - The other {rest}.",
-                      "  - There the training and the ranking change together."]
+            lines += [f"  - The other {rest}."]
         why = _prunable_takeaway(summary, v3, rec)
-        if why:
+        if why:  # argued in section 3; here one line
             lines.append(f"- **What makes them prunable?** {why}")
         kl = summary["families"].get("KL weighting")
         if kl:
@@ -1085,7 +1071,10 @@ def _declared_tally(summary, v3=None):
         recs += list(v3["families"]["against BBB's starting network"].items())
     held = [-100 * r["t_test"]["mean_diff"] for _, r in recs if r["verdict"] == "holds"]
     text = f"Of the {len(recs)} declared claims that BBB pruned by SNR errs less than a network "
-    text += "pruned by |w|, "
+    text += "pruned by |w|"
+    first = sum(c in summary["families"]["error after pruning"] for c, _ in recs)
+    text += (f" ({first} in section 3's first family, {len(recs) - first} against the start "
+             "nets), " if first < len(recs) else ", ")
     text += (f"{len(held)} hold (BBB lower by {min(held):.2f} to {max(held):.2f} pp)" if held
              else "none holds")
     rest = [(c, r) for c, r in recs if r["verdict"] != "holds"]
@@ -1132,14 +1121,14 @@ def _headline(rec, dip, summary, fraction, H, s, flat):
         text += (f" But at 2×{H} the posterior's width σ is not what makes this possible: "
                  "ranking by the means' magnitude |μ| alone does as well"
                  + (f"; only in the 2×{narrow['H']} networks, at {narrow['words']} removed, "
-                    "does SNR beat |μ| (*exploratory*: no test declared in advance covers it; "
+                    "does SNR beat |μ| (*exploratory*: no declared test covers it; "
                     "appendix A)" if narrow else "") + ".")
     if narrow and width_differences(rec):
-        what = ["the prior's mixture weight π" if w == "π" else w for w, _, _ in
-                width_differences(rec)]
-        text += (f" The 2×{narrow['H']} networks also differ in "
+        what = [("the prior's mixture weight π" if w == "π" else w) + f" ({b} against {a})"
+                for w, a, b in width_differences(rec)]
+        text += (f" The 2×{narrow['H']} networks also differ from the 2×{H} ones in "
                  + (what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1])
-                 + " (the box below), so this need not be an effect of width.")
+                 + ", so this need not be an effect of width.")
     return text
 
 
@@ -1204,7 +1193,8 @@ def answer_text(rec, dip, summary=None, fraction=95):
         kl = (summary["families"].get("KL weighting") or {}).get(
             f"uniform_snr < blundell_snr at {fraction}%")
         if kl and kl.get("t_test"):
-            lines.append(f"- **Eq. 8 − eq. 9 KL weights** (test error after SNR pruning, "
+            lines.append(f"- **Eq. 8 − eq. 9 KL weights** ($1/M$ per minibatch against the "
+                         "paper's $2^{M-i}/(2^M-1)$; test error after SNR pruning, "
                          f"{fraction} % removed, 2×{H_KL}): {effect_words(kl)} (95 % interval), "
                          f"{kl['verdict']}"
                          + (": with eq. 9's weights, which the paper proposes, the networks "
@@ -1528,6 +1518,53 @@ def networks_rows(rec, v2=None, v3=None):
                      final_words(c["H"], key, c, summ, role) if key else "—"])
     return (["networks", "recipe (from their run records)", "seeds", "unpruned test error here",
              "notebook 01's final Table 1, same width and method"], rows)
+
+
+def short_recipe(c):
+    """A run config in the few words the notebook's table of names gives: "Adam, 35 epochs,
+    π = 0.25, 1 sample per step" (BBB: π and weight samples; dropout: its rate; eq. 9's KL
+    weights named)."""
+    words = f"{_OPT.get(c.get('optimizer'), c.get('optimizer'))}, {c['epochs']} epochs"
+    if c.get("method", "").startswith("bbb"):
+        n = c.get("samples", 1)
+        words += (f", π = {c['pi']:g}, {n} sample{'s' if n != 1 else ''} per step"
+                  + (", eq. 9's KL weights" if c.get("kl_weighting") == "blundell" else ""))
+    if c.get("method") == "dropout":
+        words += f", dropout rate {c['dropout']:g}"
+    return words
+
+
+NAMES = {  # the notebook's names for its networks: (what it is, where it is used)
+    "bbb": ("BBB, scale-mixture prior, warm-started from an SGD network", "sections 1–2"),
+    "start": ("SGD networks the 2×1200 BBB nets start from", "section 3"),
+    "sgd": ("other SGD networks", "section 3"),
+    "dropout": ("dropout networks", "section 3"),
+    "blundell": ("2×400 BBB nets with eq. 9's KL weights, not eq. 8's", "section 4"),
+}
+
+
+def names_rows(rec, v2=None, v3=None):
+    """The notebook's table naming its networks once (header, rows): name, what it is, its
+    recipe in short (``short_recipe``, from the run records; for the BBB nets also π in
+    notebook 01's final Table 1 at that width, which these are not), where it is used."""
+    rows = []
+    for i, (H, w) in enumerate(_pruned_recipes(rec).items()):
+        c = w["runs"][0][1]["config"]
+        pi = ((_final_table1_row(H) or {}).get("recipe") or {}).get("pi")
+        what, where = NAMES["bbb"]
+        rows.append([f"*BBB nets* 2×{H}", what if i == 0 else "the same",
+                     short_recipe(c) + (f" (notebook 01's final Table 1: π = {pi:g})"
+                                        if pi is not None else ""), where])
+    for summ, role, name, version in ((v3, "start", "*BBB's start nets*", VERSION_V3),
+                                      (v2, "sgd", "*SGD references*", VERSION),
+                                      (v2, "dropout", "*dropout references*", VERSION),
+                                      (v2, "blundell", "*eq. 9 nets*", VERSION)):
+        c = _ref_config(summ, role, version)
+        if c is None:
+            continue
+        what, where = NAMES[role]
+        rows.append([f"{name} 2×{c['H']}", what, short_recipe(c), where])
+    return ["name", "what it is", "recipe", "where"], rows
 
 
 def refs_time_words(v2, v3=None):

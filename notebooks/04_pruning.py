@@ -15,7 +15,8 @@
 # **The question.** A BBB network knows how sure it is of every weight: each weight has a
 # posterior mean $\mu$ and standard deviation $\sigma$. Can that tell us which weights to throw
 # away? The paper ranks weights by their *signal-to-noise ratio* (SNR) $|\mu|/\sigma$, quoted
-# in decibels (dB), $10\log_{10}(|\mu|/\sigma)$, so 0 dB means $|\mu|=\sigma$. It reports that
+# in decibels (dB) without a formula; we read it as $10\log_{10}(|\mu|/\sigma)$, so 0 dB means
+# $|\mu|=\sigma$ (any log scale ranks the weights alike). It reports that
 # removing 95 % of the weights of a 2×1200 network adds +0.05 percentage points (pp: the
 # difference of two error rates in %) of test error, and draws the SNR density with two modes
 # ([Blundell et al. 2015](https://arxiv.org/abs/1505.05424), §5.1, Table 2, Figure 4).
@@ -39,18 +40,8 @@ rec = pruning.build(cfg, train=TRAIN_MISSING, device=H.get_device(DEVICE))
 dip = rec and pruning.build_dip(rec)
 refs, start_refs = pruning_plan.load_both()
 
-# %%
-if rec:
-    show_markdown(pruning_plan.answer_text(rec, dip["metrics"], refs));
-
 # %% [markdown]
-# **What you will see.** Figure 4, the SNR density, read where its two modes part (section
-# 1); Table 2, the test error after removing weights by SNR, by $|\mu|$ and at random, three
-# seeds at 2×1200 and 2×400 (section 2); whether other networks pruned by weight magnitude do
-# as well (section 3); whether the KL weighting changes how prunable a network is (section 4).
-# Appendices: SNR against $|\mu|$ per network (A); storage and time saved (B).
-#
-# **Terms.**
+# **Terms used in the answer and after it.**
 # - *Holm's correction*: a claim "a < b" is tested by a two-sided paired $t$-test over the seeds
 #   (seed $s$ against seed $s$); Holm's step-down correction raises the $p$-values to allow for
 #   the number of claims in a *family* tested together.
@@ -58,38 +49,49 @@ if rec:
 #   above b / otherwise, at that many seeds.
 # - *95 % interval (unadjusted)*: the plain $t$ interval of one difference a − b; the verdict
 #   uses Holm's correction, so an interval that excludes 0 can still read "not resolved".
-# - *Declared*: a test whose claim and verdict rule were written down before the numbers it
-#   judges were computed (when: the box below). *Exploratory*: the rest (SNR against $|\mu|$,
-#   both sides seen; appendix A; comparisons no test covers).
+# - *Declared*: a claim written down, with its family and verdict rule, before its test over the
+#   seeds was computed; what had been seen by then, family by family: the box below.
+#   *Exploratory*: a reading no declared test covers, or a declared claim whose numbers on both
+#   sides had been seen (marked *[exploratory]*); described, not a verdict.
 # - *Dip*: the low point of the SNR density between its two modes (peaks).
 # - *McNemar's test*: a paired test of two rankings on the same test images, from the images
 #   only one of them gets wrong (appendix A).
+
+# %%
+if rec:
+    show_markdown(pruning_plan.answer_text(rec, dip["metrics"], refs));
+
+# %% [markdown]
+# **What you will see.** Figure 4 read at its dip (section 1); Table 2, by SNR, $|\mu|$ and at
+# random (section 2); other networks pruned by weight magnitude (section 3); the KL weighting
+# (section 4). Appendices: SNR against $|\mu|$ per network (A); storage and time (B).
 
 # %% [markdown]
 # **The networks, named once.** An *SGD network* is a plain network (notebook 01's name; no
 # weight uncertainty, no dropout), here trained with the Adam optimiser (*plain SGD* names the
 # optimiser). A *warm start* is a BBB run whose posterior means start from a trained SGD
-# network.
-#
-# | name | what it is | where |
-# |---|---|---|
-# | *BBB nets* | the pruned networks: BBB with the scale-mixture prior, 2×1200 and 2×400, three seeds each, from notebook 01's Adam runs, each warm-started from its start net; not notebook 01's final Table 1 networks (sections 3–4's tests were declared on these) | sections 1–2 |
-# | *BBB's start nets* | the SGD networks whose weights become the BBB nets' initial means, one per seed | section 3 |
-# | *SGD references* | other SGD networks of the same width and seeds, trained with an earlier validation choice of notebook 01 for the plain network (recipe: section 3) | section 3 |
-# | *dropout references* | dropout networks of the same width and seeds | section 3 |
-# | *eq. 9 nets* | 2×400 BBB nets trained with eq. 9's KL weights instead of eq. 8's | section 4 |
+# network. Each kind has seeds 0, 1 and 2; recipes from the run records (π: the prior's mixture
+# weight; samples: weight samples per step; in full:
+# [docs/04_details.md](../docs/04_details.md#the-networks-pruned)):
+
+# %%
+if rec:
+    H.show_table(*pruning_plan.names_rows(rec, refs, start_refs));
 
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.**
-# > - The BBB nets (named above) are Adam warm starts, not the paper's 600 epochs of plain SGD
-# >   from scratch; the KL weighted as the paper's eq. 8, where the
-# >   paper proposes eq. 9 (the two weightings: section 4 and [notebook 00](00_theory.ipynb)).
-# > - The tests of sections 3 and 4 were declared after BBB's own pruning numbers had been seen,
-# >   before those of what BBB is compared with; the family against BBB's start nets after the
-# >   comparison with the SGD references had come out ([docs/choices.md](../docs/choices.md)).
-# > - The 2×1200 and 2×400 BBB nets differ in recipe as well as width (the prior's mixture
-# >   weight π, epochs, weight samples per step:
-# >   [docs/04_details.md](../docs/04_details.md#the-networks-pruned)).
+# > - The BBB nets are Adam warm starts, not the paper's 600 epochs of plain SGD from scratch:
+# >   notebook 01's runs of the paper's recipe left σ almost where it started, so their SNR would
+# >   rank the weights by $|\mu|$ alone
+# >   ([docs/04_details.md](../docs/04_details.md#the-networks-pruned)). The KL is weighted as
+# >   the paper's eq. 8, where the paper proposes eq. 9 (section 4).
+# > - What had been seen when each family was declared
+# >   ([docs/choices.md](../docs/choices.md), entries 14–15). *Error after / added by pruning*:
+# >   BBB's own SNR, $|\mu|$ and random errors, every seed and width; no SGD or dropout reference
+# >   had been pruned. *KL weighting*: eq. 9's seed-0 net and every eq. 8 net (Table 2); eq. 9's
+# >   seeds 1–2 were trained after it. *Against BBB's starting network*: BBB's own errors and the
+# >   SGD references of seeds 0–1; no start net had been pruned.
+# > - The 2×1200 and 2×400 BBB nets differ in recipe as well as width (the table above).
 # > - Figure 4 is read at the density's dip, a reading chosen after seeing the densities
 # >   ([docs/lab_log.md](../docs/lab_log.md#notebook-04)).
 # > - Tables and checks left out of this story: [docs/04_details.md](../docs/04_details.md).
@@ -114,9 +116,8 @@ if not H.pending(rec, "the pruning analysis (results/04_pruning/snr.json)", retr
 # network's density on a linear axis as the paper draws it and on a log axis with a smoothed
 # curve (a Gaussian kernel density estimate), the share of weights above each SNR, and the
 # smoothed densities of all six networks. The paper marks the 75 % cut-off; the reading asks
-# where the two *modes* (peaks) and the *dip* between them lie, how many weights lie below the
-# dip, and what removing them costs, read at the fractions Table 2 measures (a value between
-# two of them is marked as interpolated).
+# where the two modes and the dip lie, how many weights lie below the dip, and what removing
+# them costs at the fractions Table 2 measures (a value between two is marked interpolated).
 
 # %%
 if rec:
@@ -138,9 +139,9 @@ if rec:
     show_markdown(pruning_plan.networks_text(rec, start_refs, ("paper", "pointer")))
 
 # %% [markdown]
-# **Table 2 (ours beside the paper's).** Test error after removing each fraction of the weights,
-# mean ± sd over the seeds. Our networks err more unpruned (the 0 % row), so what compares with
-# the paper is the error pruning *adds*: the line under the table, at 95 % removed by SNR.
+# **Table 2 (ours beside the paper's).** Test error, mean ± standard deviation (sd) over the
+# seeds. Ours err more unpruned (the 0 % row), so what compares with the paper is the error
+# pruning *adds* (the line under the table).
 
 # %%
 if rec:
@@ -161,12 +162,14 @@ if rec:
 # %% [markdown]
 # ## 3. Is it special to BBB?
 #
-# SNR pruning is only impressive if it beats the obvious alternatives. The SGD and dropout
-# references (named at the top) are pruned at the same fractions, without retraining, by weight
-# magnitude $|w|$, the simplest rule a practitioner would use. The claims (one family, over
-# the three seeds): at 95 % and 98 % removed, BBB by SNR has the lower test error than each of
-# these, and than BBB pruned by $|\mu|$ (*error after pruning*). A secondary family, *error
-# added by pruning* (minus the same network's unpruned error), is read in one line.
+# The SGD and dropout references (named at the top) are pruned at the same fractions, without
+# retraining, by weight magnitude $|w|$, the simplest rule a practitioner would use. The claims
+# (one family, over the three seeds): at 95 % and 98 % removed, BBB by SNR has the lower test error than each of
+# these, and than BBB pruned by $|\mu|$ (*error after pruning*). The claims against $|\mu|$
+# answer the family's question (does σ help?) but both their sides had been seen, so they are
+# marked *[exploratory]*; Holm's correction counts them, making the other four verdicts
+# stricter, never looser. A secondary family, *error added by pruning* (minus the same network's
+# unpruned error), is read in one line.
 #
 # **The error table** (2×1200, mean ± sd; BBB's columns are Table 2's), what a verdict needs
 # at three seeds, **the test table** and the reading.
@@ -242,9 +245,8 @@ if rec:
 # %% [markdown]
 # ## Appendix A. SNR against $|\mu|$, network by network
 #
-# Both rankings are scored on the same test images. McNemar's exact test asks whether the
-# images only one ranking gets wrong split unevenly between the two, per network and fraction,
-# uncorrected for the number of tests (the counts: [docs/04_details.md](../docs/04_details.md)).
+# Both rankings are scored on the same test images: McNemar's exact test (Terms) per network
+# and fraction, uncorrected for the number of tests (the counts: [docs/04_details.md](../docs/04_details.md)).
 # The answer's 2×400 finding rests on these tests.
 
 # %%
@@ -268,6 +270,5 @@ if rec:
 #
 # 1. Prune by $\sigma$ alone (largest first): how does it compare with SNR and $|\mu|$?
 # 2. After removing 98 %, fine-tune the remaining means for one epoch: how much error comes back?
-# 3. Time the dense and the sparse product several times each at 90, 93 and 97 % removed: at
-#    which fraction, if any, is the sparse one faster by more than the spread of the dense times
-#    on your CPU?
+# 3. Time both products at 90, 93 and 97 % removed: where, if anywhere, is the sparse one
+#    faster by more than the dense times' spread on your CPU?

@@ -43,9 +43,12 @@ def test_pruned_and_retrain_words_name_the_network_without_a_record(monkeypatch)
     # the other weighting's replication seeds are named (from plan v2's summary), not its seed 0
     assert P.pruned_words(rec, [0, 1, 2]).endswith(
         "(section 4). That weighting's networks of seeds 1 and 2 are pruned by SNR only "
-        "(section 4's replication).")
+        "(section 4's test).")
     assert P.pruned_words(rec, [0, 3]).endswith("That weighting's network of seed 3 is pruned by "
-                                                "SNR only (section 4's replication).")
+                                                "SNR only (section 4's test).")
+    named = {"metrics": {**rec["metrics"], "other_kl_weighting": {
+        **rec["metrics"]["other_kl_weighting"], "kl_weighting": "blundell"}}}
+    assert P.pruned_words(named).endswith("network with eq. 9's KL weights (section 4).")
     assert PP.replication_seeds({"retrained": [{"role": "blundell", "seed": 2},
                                                {"role": "sgd", "seed": 0},
                                                {"role": "blundell", "seed": 1}]}) == [1, 2]
@@ -157,8 +160,10 @@ def test_table2_text_follows_the_paper_up_to_where_it_parts():
     assert "- Ours at 2×400 (1.40% unpruned, 2 seeds), ranked by SNR, stays flat from 50 to " \
            "95 %" in text and "breaks down at 99 % (8.00%)" in text
     assert "- Ranked by |μ|, the 2×400 error stays flat from 50 to 95 %" in text
-    assert "- Removed at random, with 50 % of the weights gone the error is already 13 times " \
-           "the unpruned error at 2×1200 (18.00% against 1.40%) and 13 times at 2×400" in text
+    # every width's error is quoted beside its ratio (one decimal: 18.00 / 1.40 = 12.9)
+    assert "- Removed at random, with 50 % of the weights gone the error is already 12.9 times " \
+           "the unpruned error at 2×1200 (18.00% against 1.40%) and 12.9 times at 2×400 " \
+           "(18.00% against 1.40%)" in text
     assert "holds" not in text and "fails" not in text
 
 
@@ -169,7 +174,7 @@ def test_table2_text_parts_from_the_paper_when_the_error_rises_early():
            "ours rises." in text
     assert "(1.40% unpruned, 1 seed)" in text
     assert "At 2×" not in text and "Ranked by |μ|" not in text  # one width only
-    assert "already 2 times the unpruned error at 2×1200 (2.80% against 1.40%)." in text
+    assert "already 2.0 times the unpruned error at 2×1200 (2.80% against 1.40%)." in text
     bad = [0.0140, 0.0300] + early[2:]  # breaks down at once
     assert "It parts from the paper's course already at 50 %: the paper's error stays flat, " \
            "ours breaks down." in P.table2_text(_rec([_model(1200, 0, bad)]), 1200)
@@ -227,12 +232,13 @@ def test_storage_text_and_table_say_the_same_pace():
     text = P.storage_text(rec)
     assert "- Stored sparse, the 2×50 seed-2 network shrinks 4.0-fold" in text
     # the dense times agree: the band is SAME_PACE; 1.05: about as fast; 1 / 0.7 = 1.43: faster
-    assert "- *About as fast*: within 1.15× of the nearest dense time (the dense network, the " \
-           "same computation in every row, agrees within 1.00×)." in text
+    assert "- Times are in units of the fastest dense time. Dense times (the same computation " \
+           "in every row): 1.00–1.00. *About as fast*: within 1.15× of the nearest dense time;" \
+           in text
     assert "about as fast as the dense one at 95 %, 1.4× faster than it at 98 %, and 10× " \
            "slower than it unpruned" in text
     header, rows = P.storage_rows(rec)
-    col = header.index("sparse product")
+    col = header.index("sparse against every dense time")
     assert [r[col] for r in rows] == ["10× slower", "about as fast", "1.4× faster"]
     assert [r[header.index("sparse storage")] for r in rows] == \
         ["2.0× larger", "4.0× smaller", "4.0× smaller"]
@@ -249,18 +255,19 @@ def test_pace_words_allow_for_the_spread_of_the_dense_times():
              "machine_timing": {"cpu_count": 2}}
     assert P.timing_noise(noisy["metrics"]["storage_and_timing"]["rows"]) == pytest.approx(1.3)
     text = P.storage_text(noisy)
-    assert "- *About as fast*: within 1.30× of the nearest dense time; the dense network, the " \
-           "same computation in every row, itself shows a 1.30× spread (timing noise)." in text
+    assert "Dense times (the same computation in every row): 1.00–1.30, a 1.30× spread of " \
+           "timing noise. *About as fast*: within 1.30× of the nearest dense time;" in text
     assert "CPU" not in text  # the machine is the lab log's, not the reading's
     # 0.85 s is 1.4× below the 1.2 s of its own row but only 1.18× below the fastest dense time
     assert "about as fast as the dense one at 95 and 98 % removed, and 15–20× slower than it " \
            "unpruned" in text
     header, rows = P.storage_rows(noisy)
-    assert [r[header.index("sparse product")] for r in rows] == \
+    assert [r[header.index("sparse against every dense time")] for r in rows] == \
         ["15–20× slower", "about as fast", "about as fast"]
-    # the times as ratios within a row (sparse / dense), no absolute times of this machine
-    assert [r[header.index("time: sparse / dense (same row)")] for r in rows] == \
-        ["20.00", "0.96", "0.71"]
+    # the times in units of the fastest dense time (no absolute times of this machine), so each
+    # label can be checked: 20 / 1.3 = 15, 20 / 1.0 = 20; 0.85 is within 1.3× of 1.00
+    assert [r[header.index("dense time")] for r in rows] == ["1.00", "1.30", "1.20"]
+    assert [r[header.index("sparse time")] for r in rows] == ["20.00", "1.25", "0.85"]
     assert not any("ms" in h.split() or "s" in h.split() for h in header)
     # beyond the spread it is faster, by the ratios to the nearest and the farthest dense time
     fast = {"metrics": {"storage_and_timing": {"rows": _timing(1.25, 0.5, 20.0,
@@ -386,8 +393,10 @@ def test_needs_text_says_each_requirement_once_and_the_rule_only_when_asked():
     assert "for the families *error after pruning* and *error added by pruning* (6 claims " \
            "each at 3 seeds)" in text
     short = PP.needs_text(s, ("KL weighting",), explain=False)
-    assert short == ("**What a verdict needs.** *KL weighting* (2 claims, 3 seeds): the "
-                     "smallest p passes Holm only with |t| > 6.2 (df 2).")
+    # the bound is the first claim's in Holm's order; the degrees of freedom said in words
+    assert short == ("**What a verdict needs.** *KL weighting* (2 claims, 3 seeds): the claim "
+                     "with the smallest p, first in Holm's order, holds only with |t| > 6.2 "
+                     "(2 degrees of freedom); later claims need less.")
     assert "How to read" not in short
     assert PP.needs_text(s).count("|t| >") == 2  # every family: two requirements
 
@@ -465,11 +474,11 @@ def test_start_reading_text_says_what_the_v3_verdicts_show():
            "difference of 29.5 pp or more would hold (given the family's other p-values)." \
         in PP.start_reading_text(wide)  # the other claim's p is unplanted: it must come first
     # where a claim holds, it points to the training (the ranking by σ adds nothing at 2x1200)
-    assert "where the claim holds (98 % removed) this points to BBB's training" in text
+    assert "where the claim holds (98 % removed) this points to the training" in text
     none = PP.start_reading_text(_v3(NR, NR))
-    assert "points to" not in none and "This test does not separate them." in none
+    assert "points to" not in none and "this test does not separate them." in none
     text = PP.start_reading_text(_v3("holds", "holds"))
-    assert "(95 and 98 % removed) this points to BBB's training" in text
+    assert "(95 and 98 % removed) this points to the training" in text
     assert "not complete" in PP.start_reading_text(_v3("holds", "holds", interim=True))
     # ranked by |μ| instead of SNR: how far BBB's difference moves (described), from v2's column
     v2, v3 = _v2(_after()), _v3(NR, "holds")
@@ -494,8 +503,8 @@ def test_reading_text_gives_the_detectable_size_and_holm_without_the_exploratory
     assert "a mean difference of 29.6 pp or more would hold (given the family's other " \
            "p-values)." in text
     # Holm over the 4 declared-and-unseen claims (p 0.02, 0.02, 0.01, 0.01): 0.04 for SGD at 95 %
-    assert "over the other 4 alone, Holm's p of this claim would be 0.040 (described; the " \
-           "declared verdict stands)." in text
+    assert "Without the family's 2 [exploratory] claims, Holm's p of this claim over the " \
+           "other 4 would be 0.040 (described; the declared verdict stands)." in text
     assert "given the family's other p-values, a mean difference of 29.60 pp at 95 % and " \
            "29.60 pp at 98 % would hold" in text
 
@@ -529,10 +538,10 @@ def test_starting_network_text_tells_one_network_from_equal_counts():
     starts = [{"seed": s, "epochs": 60, "lr": 0.001, "misclassified": w}
               for s, w in ((0, [1, 2, 3]), (1, [1, 2, 4]), (2, [1, 5, 6]))]
     text = PP.starting_network_text(starts, {"epochs": 25, "lr": 0.0003})
-    assert "trained for 60 epochs with learning rate 0.001." in text
-    assert "The SGD references above are other networks, trained with an earlier validation " \
-           "choice of notebook 01 for the plain network: Adam (learning rate 0.0003), 25 " \
-           "epochs." in text
+    # the full recipe, and the references by their recipe (no project history)
+    assert "trained with Adam (learning rate 0.001), 60 epochs." in text
+    assert "The SGD references above are other networks: Adam (learning rate 0.0003), 25 " \
+           "epochs" in text and "earlier" not in text
     assert "Table 1" not in text
     assert "Each of the 3 start nets (seeds 0, 1, 2) misclassifies 3 test images, hence " \
            "their equal test error, but not the same ones (1 are wrong in all 3)" in text
@@ -596,9 +605,10 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
     # threshold the tables do not show; 3 of v2's 4 claims and 1 of v3's 2 hold, counted apart
     # no stronger than the verdicts: how many hold with their range, each other claim with its
     # effect, interval and verdict (6 declared: 4 of v2's against SGD/dropout, 2 of v3's)
+    # which 6: counted by family, so "6 claims" cannot be read as section 3's family
     assert lines[2].startswith("- **Special to BBB?** Of the 6 declared claims that BBB pruned "
-                               "by SNR errs less than a network pruned by |w|, 4 hold (BBB lower "
-                               "by ") and "change together" in lines[2]
+                               "by SNR errs less than a network pruned by |w| (4 in section 3's "
+                               "first family, 2 against the start nets), 4 hold (BBB lower by ")
     fams = (_v2(_after())["families"]["error after pruning"],
             _v3(NR, "holds")["families"]["against BBB's starting network"])
     for fam in fams:
@@ -609,7 +619,7 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
     # what makes them prunable: from the declared claims against the starting networks only
     assert lines[3] == ("- **What makes them prunable?** Where BBB pruned by SNR beats its own "
                         "start nets pruned by |w| (98 % removed), BBB's training rather than σ in "
-                        "the ranking seems to do it; its parts are not separated (section 3).")
+                        "the ranking seems to do it (section 3).")
     # the claims not resolved, one sub-bullet, apart from the count of those that hold
     assert "\n  - The other 2: against " in lines[2]
     # the unpruned raise is stated once (section 2's networks_text); section 3 points there
@@ -763,7 +773,7 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
         P.storage_text(rec)
     text, (header, rows) = P.storage_text(rec), P.storage_rows(rec)
     for r in rows:  # the reading's pace words are the table's
-        pace = r[header.index("sparse product")]
+        pace = r[header.index("sparse against every dense time")]
         assert pace in text
     spread = P.timing_noise(timing["rows"])
     assert (f"a {spread:.2f}× spread" in text) == (spread > P.SAME_PACE)
@@ -773,7 +783,7 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
     assert f"took {seconds / 3600:.1f} h" in words and ("Not counted" in words) == bool(missing)
     alt = rec["metrics"].get("other_kl_weighting")
     if alt and alt["name"] in missing:  # named in words, not by its run name
-        assert "with the other KL weighting (section 4)" in words and alt["name"] not in words
+        assert "with eq. 9's KL weights (section 4)" in words and alt["name"] not in words
     summary = PP.load_summary()
     if summary is not None and not summary["interim"]:
         v = summary["families"]["error after pruning"]["bbb_snr < bbb_magnitude at 95%"]
@@ -814,8 +824,8 @@ def test_answer_names_the_narrower_width_where_snr_beats_magnitude():
         "rankings gets wrong, per network and uncorrected for the number of tests).")
     head = PP.answer_text(rec, _dip(), _summary(NR, NR)).split("\n")[0]
     assert head.endswith("alone does as well; only in the 2×400 networks, at 98 and "
-                         "99 % removed, does SNR beat |μ| (*exploratory*: no test declared in "
-                         "advance covers it; appendix A).")  # planted: no run records
+                         "99 % removed, does SNR beat |μ| (*exploratory*: no declared test "
+                         "covers it; appendix A).")  # planted: no run records
     # one 2×400 network favours |μ|: no such clause
     mixed = _rec([_model(1200, 0, tests=NONE), _model(400, 0, tests=MAG),
                   _model(400, 1, tests=SNR)])
@@ -846,11 +856,13 @@ def test_kl_reading_gives_the_unseen_seeds_and_the_papers_weighting():
     for c in fam:
         fam[c].update(seeds=[0, 1, 2], lhs=[0.015, 0.016, 0.017], rhs=[0.04, 0.05, 0.03])
     text = PP.kl_reading_text(v2)
-    assert "seeds 1 and 2 were not, so they are the replication. Eq. 8 − eq. 9 on those two " \
+    # which networks were trained after the test was declared, plainly (eq. 8's were all seen)
+    assert "- Eq. 9's seeds 1 and 2 were trained after this test was declared (what had been " \
+           "seen: the box at the top), so they are the replication. Eq. 8 − eq. 9 on those two " \
            "seeds alone: 95 %: seed 1 -3.40 pp, seed 2 -1.30 pp; 98 %: seed 1 -3.40 pp, seed 2 " \
            "-1.30 pp (described, not tested)." in text and "seed 0 -" not in text
-    assert "With eq. 9's weights (the paper's proposal, §3.4), our 2×400 networks do not keep " \
-           "the paper's flat course" in text and "network: 1.29 % at 95 %)" in text
+    # no comparison across widths (our 2x400 against the paper's 2x1200)
+    assert "the paper's flat course" not in text and "1.29 %" not in text
     assert "does not say which" not in text  # said once, in section 4's introduction
     # the test table tags the seed whose numbers were seen before the test was declared
     rows = PP.test_rows(v2, ("KL weighting",))[1]
@@ -912,7 +924,8 @@ def test_answer_adds_the_kl_weighting_test_and_the_recipe_confound(monkeypatch):
                "KL weighting": _v2(_after())["families"]["KL weighting"]}}
     r = summary["families"]["KL weighting"]["uniform_snr < blundell_snr at 95%"]
     last = PP.answer_text(rec, _dip(), summary).split("\n")[-1]
-    assert last == (f"- **Eq. 8 − eq. 9 KL weights** (test error after SNR pruning, 95 % removed, "
+    assert last == (f"- **Eq. 8 − eq. 9 KL weights** ($1/M$ per minibatch against the paper's "
+                    f"$2^{{M-i}}/(2^M-1)$; test error after SNR pruning, 95 % removed, "
                     f"2×400): {PP.effect_words(r)} (95 % interval), holds: with eq. 9's weights, "
                     "which the paper proposes, the networks pruned this far err more (section 4).")
     r["verdict"] = NR
@@ -924,9 +937,9 @@ def test_answer_adds_the_kl_weighting_test_and_the_recipe_confound(monkeypatch):
     monkeypatch.setattr(PP, "width_differences",
                         lambda rec: [("π", "0.25", "0.5"), ("epochs", "35", "30")])
     head = PP.answer_text(rec, _dip(), summary).split("\n")[0]
-    assert head.endswith("appendix A). The 2×400 networks also differ in the prior's mixture "
-                         "weight π and epochs (the box below), so this need not be an effect "
-                         "of width.")
+    assert head.endswith("appendix A). The 2×400 networks also differ from the 2×1200 ones in "
+                         "the prior's mixture weight π (0.5 against 0.25) and epochs (30 against "
+                         "35), so this need not be an effect of width.")
 
 
 def test_a_flat_course_with_a_measurable_rise_says_so():
