@@ -37,6 +37,10 @@ RIVALS = ("map", "mc_dropout", "ensemble")
 FROM_V3 = {"OOD AUROC (entropy)": [f"{r} < bbb on auroc_entropy" for r in RIVALS]}
 FAMILIES = {"test ECE": [f"bbb < {r} on ece" for r in RIVALS]}
 ALPHA = 0.05
+# a decided verdict lies *near the threshold* when its Holm p, in the test or under another
+# draw of the predictive samples, lies in [NEAR[0], NEAR[1]): notebook 06's band
+# (helpers.alternatives_report.NEAR; tests/test_rendered_05.py checks that they agree)
+NEAR = (0.01, 0.1)
 
 
 def plan():
@@ -227,7 +231,7 @@ def v2_text(v2):
 def _robustness(v2, label, word, question, near):
     """The shared reading of ``robustness_text`` and ``robustness_words``: which of version 2's
     verdicts change when rescored with each extra predictive seed (``mc_robustness``), and which
-    lie near the threshold (Holm p in [0.01, 0.1)). ``label``: the claim's prefix; ``word``: how
+    lie near the threshold (Holm p in ``NEAR``). ``label``: the claim's prefix; ``word``: how
     a verdict is written; ``question`` / ``near``: the sentence's head and its near-threshold
     phrase (one verdict, several)."""
     rob = v2.get("mc_robustness") or {}
@@ -244,8 +248,8 @@ def _robustness(v2, label, word, question, near):
             if any(v != main["verdict"] for v in e["verdicts"]):
                 changed.append(f"{name} ({word(main['verdict'])}; rescored: "
                                + ", ".join(word(v) for v in e["verdicts"]) + ")")
-            elif any(p is not None and 0.01 <= p < 0.1 for p in [main.get("p_holm"),
-                                                                 *e["p_holm"]]):
+            elif any(p is not None and NEAR[0] <= p < NEAR[1]
+                     for p in [main.get("p_holm"), *e["p_holm"]]):
                 close.append(f"{name} (Holm p {main['p_holm']:.3f}; rescored "
                              f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f})")
     text = (f"**{question}** Rescored with each of {n} other sampling seeds, "
@@ -261,7 +265,7 @@ def _robustness(v2, label, word, question, near):
 def robustness_text(v2):
     """Whether any of version 2's verdicts rests on one draw of the predictive samples (its
     ``mc_robustness``: the claims retested with each extra predictive seed), in plain words,
-    naming the verdicts whose Holm p lies between 0.01 and 0.1."""
+    naming the verdicts whose Holm p lies in ``NEAR``."""
     return _robustness(v2, "BBB against ", lambda v: v,
                        "Does a verdict rest on one draw of the predictive samples?",
                        ("verdict lies near the threshold:", "verdicts lie near the threshold:"))
@@ -382,8 +386,8 @@ def _join(items):
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _near(v2, e, lo=0.01, hi=0.1):
-    """Whether a decided verdict lies close to the threshold: its Holm p, or its Holm p under
+def _near(v2, e, lo=NEAR[0], hi=NEAR[1]):
+    """Whether a decided verdict lies near the threshold: its Holm p, or its Holm p under
     any rescoring with other sampling seeds (``mc_robustness``), in [``lo``, ``hi``)."""
     if e["word"] not in DIRECTION.values():
         return False
@@ -393,20 +397,37 @@ def _near(v2, e, lo=0.01, hi=0.1):
     return any(p is not None and lo <= p < hi for p in [e["p_holm"], *rescored])
 
 
+def _ece_bit(group, word, side):
+    """'a slightly lower 15-bin ECE than MC dropout's and the deep ensemble's (by 0.08 and 0.41
+    percentage points)': the ECE comparisons with verdict ``word``, each rival's gap in pp."""
+    es = [e for e in group if e["word"] == word]
+    if not es:
+        return None
+    gaps = _join(f"{100 * abs(e['diff']):.2f}" for e in es)
+    return (f"a slightly {side} 15-bin ECE than " + _join(f"{NOUNS[e['rival']]}'s" for e in es)
+            + f" (by {gaps} percentage points)")
+
+
 def _lead(v2, es):
-    """The answer's lead sentence from the verdicts: where BBB stands on AUROC, then on ECE
-    (each rival named under its verdict), then the comparisons the seeds do not decide."""
+    """The answer's lead sentence from the verdicts: where BBB stands on AUROC (each rival
+    named under its verdict), then its ECE against the rivals the test separates, with each
+    gap in percentage points (small: the word says so), then the comparisons the seeds do not
+    decide."""
     n = len(v2["seeds"])
     said, open_ = [], []
-    for high, better, worse in ((True, "flags the unfamiliar images better than", "worse than"),
-                                (False, "is better calibrated than", "worse calibrated than")):
+    for high in (True, False):
         group = [e for e in es if e["high"] == high]
-        good = [NOUNS[e["rival"]] for e in group if e["word"] == "BBB better"]
-        bad = [NOUNS[e["rival"]] for e in group if e["word"] == "BBB worse"]
-        if not good:
-            worse = better.replace("better", "worse")
-        bits = ([f"{better} {_join(good)}"] if good else []) + \
-            ([f"{worse} {_join(bad)}"] if bad else [])
+        if high:
+            good = [NOUNS[e["rival"]] for e in group if e["word"] == "BBB better"]
+            bad = [NOUNS[e["rival"]] for e in group if e["word"] == "BBB worse"]
+            better = "flags the unfamiliar images better than"
+            worse = "worse than" if good else better.replace("better", "worse")
+            bits = ([f"{better} {_join(good)}"] if good else []) + \
+                ([f"{worse} {_join(bad)}"] if bad else [])
+        else:
+            bits = [b for b in (_ece_bit(group, "BBB better", "lower"),
+                                _ece_bit(group, "BBB worse", "higher")) if b]
+            bits = ["has " + " and ".join(bits)] if bits else []
         if bits:
             said.append(" and ".join(bits))
         open_ += [f"from {NOUNS[e['rival']]} on {'AUROC' if high else 'ECE'}"
@@ -426,16 +447,71 @@ def _answer_cell(v2, e):
     return f"{effect_words(e, False)}: {e['word']}{near}"
 
 
-def answer_text(v2, recipe=None):
+NEAR_WORDS = ("*Near the threshold*: a decided verdict whose Holm p, in the test or under "
+              "another draw of the predictive samples (section 3), lies from {lo:g} up to "
+              "{hi:g}.")
+
+
+def _v3_claims(v2, v3=None):
+    """[(rival, BBB − rival, 95 % interval)] of the AUROC family's claims that notebook 06
+    adds (``v3``: its summary, helpers.alternatives_report.load_summary() when None; False:
+    none), signed as ``effects`` signs this notebook's."""
+    if v3 is None:
+        from .alternatives_report import load_summary
+        v3 = load_summary()
+    family = next(iter(FROM_V3))
+    ours = set((v2.get("families") or {}).get(family) or {})
+    out = []
+    for claim, res in ((v3 or {}).get("families") or {}).get(family, {}).items():
+        tt = res.get("t_test") or {}
+        if claim in ours or tt.get("mean_diff") is None:
+            continue
+        sign = 1.0 if claim.startswith("bbb < ") else -1.0
+        ci = sorted(sign * c for c in tt["ci"]) if tt.get("ci") else None
+        out.append((_claim(claim)[0], sign * tt["mean_diff"], ci))
+    return out
+
+
+def outside_text(v2, v3=None):
+    """One sentence under the answer's table: the rivals of notebook 06 in the AUROC family
+    whose interval puts them above BBB although their fit failed on NLL (no verdict against
+    them); empty when there are none."""
+    from . import alternatives_final as F
+    from .alternatives_report import SHORT, failed_fits, load_summary
+    v3 = load_summary() if v3 is None else v3
+    if not v3:
+        return ""
+    failed = failed_fits(v3)
+    above = [(r, d, ci) for r, d, ci in _v3_claims(v2, v3) if r in failed and ci and ci[1] < 0]
+    if not above:
+        return ""
+    one = len(above) == 1
+    return ("Outside this table, " + ("a Laplace approximation" if one else
+                                      "Laplace approximations")
+            + f" of [notebook 06](06_alternatives.ipynb) whose fit failed on NLL (a *failed "
+            f"fit*, section 3) {'scores' if one else 'score'} a higher AUROC than BBB: "
+            + _join(f"{SHORT.get(r, r)} (BBB − it {_signed(d, 3)} "
+                    f"[{_signed(ci[0], 3)}, {_signed(ci[1], 3)}]"
+                    + (", on a subset of the test images" if r in F.ALL_LAYER else "") + ")"
+                    for r, d, ci in above)
+            + "; no verdict is given against a failed fit.")
+
+
+def answer_text(v2, recipe=None, v3=None):
     """The chapter's answer: one lead sentence (``_lead``), then a table of the six comparisons
-    (each rival's AUROC and ECE difference BBB − rival with its 95 % interval and verdict), and
-    (``recipe``: ``recipe_facts``, read from the records when not given; omitted when they are
-    missing) that this BBB is a weaker classifier than notebook 01's, trained on the budget
-    every method here shares."""
+    (each rival's AUROC and ECE difference BBB − rival with its 95 % interval and verdict),
+    what *near the threshold* means (``NEAR``) when a cell says it, the failed fits that score
+    above BBB (``outside_text``; ``v3``: notebook 06's summary, False: none) and (``recipe``:
+    ``recipe_facts``, read from the records when not given; omitted when they are missing)
+    that this BBB is a weaker classifier than notebook 01's, trained on the budget every
+    method here shares."""
     if v2 is None:
         return "*No final runs yet: the answer is not computed.*"
     n = len(v2["seeds"])
     es = effects(v2)
+    near = (" " + NEAR_WORDS.format(lo=NEAR[0], hi=NEAR[1])) if any(_near(v2, e) for e in es) \
+        else ""
+    outside = "" if v3 is False else outside_text(v2, v3)
     by = {(e["rival"], e["high"]): e for e in es}
     rows = ["| BBB against | AUROC on Fashion-MNIST (higher is better) | ECE on MNIST (lower "
             "is better) |", "|---|---|---|"]
@@ -461,7 +537,8 @@ def answer_text(v2, recipe=None):
                   "method's best.")
     return (_lead(v2, es) + "\n\n" + "\n".join(rows) + f"\n\nEach cell: the mean difference "
             f"BBB − rival over {n} paired seeds, its 95 % interval, and the verdict of the test "
-            "corrected for the number of comparisons (section 2)." + scale + interim + weaker)
+            "corrected for the number of comparisons (section 2)." + near + scale + interim
+            + (f"\n\n{outside}" if outside else "") + weaker)
 
 
 def _recipes(v2, v1_row=None, setting=None):
@@ -507,8 +584,8 @@ def recipe_text(v2, v1_row=None, setting=None):
     edge = " (the edge of its grid)" if setting["rho_init"] in (min(grid), max(grid)) else ""
     pi = ((f", and its scale-mixture prior has π = {r['pi']:g}", f" and π = {setting['pi']:g}")
           if r.get("pi") is not None and setting.get("pi") not in (None, r["pi"]) else ("", ""))
-    return (f"**Why BBB's test error here ({100 * bbb['mean']:.2f} %) is not notebook 01's "
-            f"({100 * v1_row['mean']:.2f} % at the same width).** A different recipe: notebook "
+    return (f"**Why BBB's test error here is not notebook 01's at the same width** (the "
+            "answer gives both). A different recipe: notebook "
             f"01's BBB {start}{decay}, with {r['samples']} weight samples per step and "
             f"ρ₀ = {_signed(r['rho_init'], 0).lstrip('+')}{pi[0]}; here BBB trains "
             f"{setting['epochs']} epochs from random "
@@ -579,7 +656,17 @@ def ece_sign_words(v2):
 
 
 GRID_WORDS = {"lr": "learning rate", "weight_decay": "weight decay", "dropout": "dropout rate",
-              "rho_init": "ρ0"}
+              "rho_init": "ρ₀"}
+_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _num(v):
+    """A grid value as the text writes numbers: '0.0003', '3×10⁻⁵', '−7'."""
+    t = f"{v:g}"
+    if "e" in t:
+        mant, exp = t.split("e")
+        t = ("" if mant == "1" else f"{mant}×") + "10" + str(int(exp)).translate(_SUP)
+    return t.replace("-", "−")
 
 
 def prior_words(config):
@@ -587,6 +674,34 @@ def prior_words(config):
     parametrisation): a BBB record's scale-mixture prior, read from its config."""
     return (f"prior (fixed, not searched): π = {config['pi']:g}, "
             f"−log σ1 = {config['neg_log_sigma1']:g}, −log σ2 = {config['neg_log_sigma2']:g}")
+
+
+def prior_fixed_words(config=None):
+    """Why BBB's prior is not searched, when it is the project's point of the paper's MNIST
+    grid (helpers.profiles.MNIST_MIXTURE): every search varies the same number of settings
+    (its grid's size said), and one more would multiply the trials. ``config``: the chosen
+    BBB config (read when None); empty otherwise."""
+    from .profiles import MNIST_MIXTURE
+    if config is None:
+        c = A.chosen("bbb")
+        config = (c or {}).get("config") or {}
+    if "pi" not in config:
+        return ""
+    pi, s1, s2 = MNIST_MIXTURE
+    if not (math.isclose(config["pi"], pi)
+            and math.isclose(math.exp(-config["neg_log_sigma1"]), s1)
+            and math.isclose(math.exp(-config["neg_log_sigma2"]), s2)):
+        return ""
+    sizes = [len(v) for v in A.SEARCHES["bbb"]["grid"].values()]
+    if len(set(sizes)) != 1:
+        return ""
+    trials = math.prod(sizes)
+    return (f"**BBB's prior is not searched:** its scale mixture (π = {config['pi']:g}, "
+            f"−log σ1 = {config['neg_log_sigma1']:g}, −log σ2 = {config['neg_log_sigma2']:g}) "
+            "is a point of the paper's MNIST grid, fixed by the plan, because every search varies "
+            f"{_WORDS.get(len(sizes), str(len(sizes))).lower()} settings over "
+            f"{_WORDS.get(sizes[0], str(sizes[0])).lower()} values each ({trials} trials) and "
+            f"one more would take {trials * sizes[0]}.")
 
 
 def choices_rows(choices=None):
@@ -597,13 +712,13 @@ def choices_rows(choices=None):
     rows = []
     for m in ("map", "mc_dropout", "bbb"):
         grid = A.SEARCHES[m]["grid"]
-        searched = "; ".join(f"{GRID_WORDS.get(k, k)} " + ", ".join(f"{v:g}" for v in vals)
+        searched = "; ".join(f"{GRID_WORDS.get(k, k)} " + ", ".join(_num(v) for v in vals)
                              for k, vals in grid.items())
         c = choices.get(m)
         if c is None:
             rows.append([LABELS[m], searched, "no choice yet", "—", "—"])
             continue
-        chosen = ", ".join(f"{GRID_WORDS.get(k, k)} {c['config'][k]:g}" for k in grid)
+        chosen = ", ".join(f"{GRID_WORDS.get(k, k)} {_num(c['config'][k])}" for k in grid)
         if m == "bbb" and "pi" in c["config"]:  # its scale-mixture prior: fixed
             chosen += "; " + prior_words(c["config"])
         edge = [GRID_WORDS.get(k, k) for k, vals in grid.items()
@@ -679,6 +794,19 @@ def needed_difference(v2, e, v3=None, alpha=ALPHA):
     return t_ppf(1 - bar / 2, e["n"] - 1) * e["sd_diff"] / e["n"] ** 0.5, bar, round(alpha / bar)
 
 
+# notebook 06's methods in the AUROC family, in one line each (defined where their p-values are)
+METHOD_WORDS = {
+    "ivon": "*IVON*, a variational method with an Adam-like optimiser",
+    "laplace_ll_kron": "*last-layer Laplace*, a Gaussian fitted around the MAP weights from the "
+                       "curvature of the loss (not the Laplace *prior* of the appendix), for the "
+                       "output layer's weights only",
+    "laplace_diag": "*all-layer diagonal Laplace*, such a Gaussian over every weight, each with "
+                    "only its own curvature",
+    "laplace_kron": "*all-layer KFAC Laplace*, every weight, each layer's curvature "
+                    "approximated as a Kronecker product",
+}
+
+
 def family_text(v2, v3=None, alpha=ALPHA):
     """The AUROC family as Holm's correction reads it: its claims (this notebook's three and
     notebook 06's others) in order of unadjusted p, each with the bar it is tested at, where
@@ -693,23 +821,33 @@ def family_text(v2, v3=None, alpha=ALPHA):
     if not v3 or len(ps) <= len(v2["families"][family]):
         return ""
     failed = failed_fits(v3)
+    diffs = {e["rival"]: e["diff"] for e in effects(v2) if e["family"] == family}
+    diffs.update({r: d for r, d, _ in _v3_claims(v2, v3)})
     m, stopped, items = len(ps), None, []
     for step, (c, p) in enumerate(sorted(ps.items(), key=lambda kv: kv[1])):
         rival = _claim(c)[0]
         bar = f"{alpha:g}/{m - step} = {alpha / (m - step):.3g}"
         mark = ("†" if rival in failed else "") + ("‡" if rival in F.ALL_LAYER else "")
+        d = diffs.get(rival)
+        size = ("" if d is None else
+                f"BBB {'higher' if d > 0 else 'lower'} by {abs(d):.3f}")
         if stopped is None and (m - step) * p >= alpha:
             stopped = step
-            items.append(f"{SHORT.get(rival, rival)}{mark} {_p(p)} (above its bar {bar}: the "
-                         "steps stop here)")
+            items.append(f"{SHORT.get(rival, rival)}{mark} {_p(p)} ({size}; above its bar "
+                         f"{bar}: the steps stop here)")
         else:
+            note = "; ".join(x for x in (size, f"bar {bar}" if stopped is None else "") if x)
             items.append(f"{SHORT.get(rival, rival)}{mark} {_p(p)}"
-                         + (f" (bar {bar})" if stopped is None else ""))
+                         + (f" ({note})" if note else ""))
     ours = _join(NOUNS[_claim(c)[0]] for c in v2["families"][family])
+    theirs = [r for r in (_claim(c)[0] for c in ps) if r in METHOD_WORDS]
+    defined = "; ".join(METHOD_WORDS[r] for r in theirs)
     text = (f"**The AUROC threshold.** Holm's correction for the AUROC claims runs over {m} "
             f"claims: BBB against {ours}, and against the {m - len(v2['families'][family])} "
-            f"other methods of [notebook 06](06_alternatives.ipynb). In order of their "
-            f"unadjusted p, each tested at {alpha:g} divided by the number of claims not yet "
+            f"other methods of [notebook 06](06_alternatives.ipynb)"
+            + (f" ({defined})" if defined else "") + ". In order of their "
+            f"unadjusted p (each with how far BBB's mean AUROC lies above or below the "
+            f"rival's), each tested at {alpha:g} divided by the number of claims not yet "
             "passed: BBB against " + _join(items) + ".")
     if failed:
         text += (" † A failed fit: its NLL is worse than that of the MAP networks it wraps, so "
@@ -724,59 +862,44 @@ def family_text(v2, v3=None, alpha=ALPHA):
     return text
 
 
-def _range_words(e):
-    """'between 0.014 and 0.061': the size of BBB's gain or deficit its interval allows."""
-    d = _digits(e)
-    lo, hi = sorted(abs(c) for c in e["ci"])
-    return f"between {lo:.{d}f} and {hi:.{d}f}"
-
-
 def _ordinal(k):
     return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth",
             7: "seventh"}.get(k, f"{k}th")
 
 
 def effects_text(v2, v3=None):
-    """The table's reading in two sentences: for the comparisons the test decides, the size of
-    BBB's gain or deficit the interval allows; for those not resolved, the gains and deficits
-    the interval rules out."""
+    """The table's reading, beyond what its intervals show at a glance: for the comparisons not
+    resolved, the gains and deficits their interval rules out and the mean difference a verdict
+    would have needed (the decided ones are the answer's, not repeated); empty when every
+    comparison is decided."""
     n = len(v2["seeds"])
-    es = effects(v2)
-    decided = [e for e in es if e["word"] in DIRECTION.values()]
-    open_ = [e for e in es if e not in decided]
-    out = []
-    if decided:
-        out.append(f"{_WORDS.get(len(decided), str(len(decided)))} of the "
-                   f"{_WORDS.get(len(es), str(len(es))).lower()} intervals "
-                   "exclude zero: " + _join(
-                       f"{'a gain' if e['word'] == 'BBB better' else 'a deficit'} of BBB "
-                       f"{'over' if e['word'] == 'BBB better' else 'against'} "
-                       f"{NOUNS[e['rival']]} on {METRIC_NAMES.get(e['metric'], e['metric'])} "
-                       f"{_range_words(e)}" for e in decided) + ".")
-    if open_:
-        def rules_out(e):
-            d = _digits(e)
-            lo, hi = e["ci"]
-            gain, loss = (hi, -lo) if e["high"] else (-lo, hi)
-            need = needed_difference(v2, e, v3)
-            k = need and need[2]  # the claims left at its step of Holm's correction
-            m = need and len(family_ps(v2, e["family"], v3))
-            held = ((" (to hold, it would need an unadjusted p below "
-                     + (f"{ALPHA:g}/{k} = {ALPHA / k:.3g}, which would place it "
-                        f"{_ordinal(m - k + 1)} of {m} in Holm's order" if k > 1 else
-                        f"{ALPHA:g}, the bar of the last of Holm's {m} steps")
-                     + f"; at this spread that takes a mean difference of {need[0]:.{d}f})")
-                    if need else "")
-            return (f"against {NOUNS[e['rival']]} on "
-                    f"{METRIC_NAMES.get(e['metric'], e['metric'])}, a gain of BBB above "
-                    f"{gain:.{d}f} or a deficit above {loss:.{d}f}{held}")
-        out.append(("The one" if len(open_) == 1 else
-                    f"The {_WORDS.get(len(open_), str(len(open_))).lower()}")
-                   + f" not resolved at {n} seeds still "
-                   + ("rules" if len(open_) == 1 else "rule") + " out larger effects: "
-                   + "; ".join(rules_out(e) for e in open_) + ".")
-    return ("**Reading the table** (each interval is that one comparison's, unadjusted; the "
-            "verdict uses Holm's adjusted p). " + " ".join(out))
+    open_ = [e for e in effects(v2) if e["word"] not in DIRECTION.values()]
+    if not open_:
+        return ""
+
+    def rules_out(e):
+        d = _digits(e)
+        lo, hi = e["ci"]
+        gain, loss = (hi, -lo) if e["high"] else (-lo, hi)
+        need = needed_difference(v2, e, v3)
+        k = need and need[2]  # the claims left at its step of Holm's correction
+        m = need and len(family_ps(v2, e["family"], v3))
+        held = ((" (to hold, it would need an unadjusted p below "
+                 + (f"{ALPHA:g}/{k} = {ALPHA / k:.3g}, which would place it "
+                    f"{_ordinal(m - k + 1)} of {m} in Holm's order" if k > 1 else
+                    f"{ALPHA:g}, the bar of the last of Holm's {m} steps")
+                 + f"; at this spread that takes a mean difference of {need[0]:.{d}f})")
+                if need else "")
+        return (f"against {NOUNS[e['rival']]} on "
+                f"{METRIC_NAMES.get(e['metric'], e['metric'])}, a gain of BBB above "
+                f"{gain:.{d}f} or a deficit above {loss:.{d}f}{held}")
+    return ("**What the unresolved comparisons rule out** (each interval is that one "
+            "comparison's, unadjusted; the verdict uses Holm's adjusted p). "
+            + ("The one" if len(open_) == 1 else
+               f"The {_WORDS.get(len(open_), str(len(open_))).lower()}")
+            + f" not resolved at {n} seeds still "
+            + ("rules" if len(open_) == 1 else "rule") + " out larger effects: "
+            + "; ".join(rules_out(e) for e in open_) + ".")
 
 
 def robustness_words(v2):
@@ -784,7 +907,7 @@ def robustness_words(v2):
     same reading as ``robustness_text``, verdicts written as directions)."""
     text = _robustness(v2, "against ", _direction,
                        "Do the verdicts rest on one draw of the predictive samples?",
-                       ("lies close to the threshold:", "lie close to the threshold:"))
+                       ("lies near the threshold:", "lie near the threshold:"))
     return text.replace(" Rescored with each of", " (A *sampling seed* fixes the test-time "
                         "draws of BBB's weights and of MC dropout's masks; MAP and the ensemble "
                         "draw nothing.) Rescored with each of", 1)
@@ -800,23 +923,24 @@ def edges_words(choices=None):
         return ""
     rho = ""
     bbb = (choices or {}).get("bbb") if choices is not None else A.chosen("bbb")
+    fixed = prior_fixed_words((bbb or {}).get("config") or {})
     if bbb and "rho_init" in bbb.get("config", {}):
         r = bbb["config"]["rho_init"]
-        rho = (f" (ρ0 = {_signed(r, 0).lstrip('+')} starts every σ at "
+        rho = (f" (ρ₀ = {_signed(r, 0).lstrip('+')} starts every σ at "
                f"{math.log1p(math.exp(r)):.1g})")
-    return ("**Choices at an edge of their grid:** " + "; ".join(at) + ". BBB's ρ0 sits at the "
+    return ("**Choices at an edge of their grid:** " + "; ".join(at) + ". BBB's ρ₀ sits at the "
             f"end with the least initial posterior uncertainty{rho}; the deep ensemble's "
             "members are MAP networks. The grids were fixed before any test number of these "
             "runs was seen, and are not widened, so each verdict is about these grids: a "
             "wider grid or longer training could move a choice at an edge, and with it a "
-            "verdict.")
+            "verdict." + (f"\n\n{fixed}" if fixed else ""))
 
 
 def cost_words(recs=None, trials=None):
     """One sentence on what training these runs took, in notebook 06's measure: training time
     (``train_s`` of the final runs, the training loops alone, test-time scoring left out; the
     ensemble's record counts all five networks, MAP's own included), summed over the seeds, and
-    per method its mean ratio to MAP's network of the same seed (as
+    per method the mean of its per-seed ratios to MAP's network of the same seed (as
     helpers.alternatives_final.analysis computes notebook 06's cost column); then the
     searches' trials (their rows' ``wall_s``, the same training loops). ``recs``:
     helpers.alternatives_final.records(); ``trials``: {method: [trial record]}; empty before
@@ -850,14 +974,23 @@ def cost_words(recs=None, trials=None):
                     for i, (m, h) in enumerate(hours.items()))
             + (" (the deep ensemble's hours count its five networks, MAP's own among them)"
                if "ensemble" in hours else "")
-            + (". Against MAP's network of the same seed, as in notebook 06's cost column: "
-               + _join(f"{NOUNS[m]} {r:.1f}×" for m, r in ratio.items()) if ratio else "")
+            + (". Against MAP's network of the same seed (the mean of the "
+               f"{n} per-seed ratios, as in notebook 06's cost column, so not the ratio of the "
+               "summed hours): " + _join(f"{NOUNS[m]} {r:.1f}×" for m, r in ratio.items())
+               if ratio else "")
             + (f". The searches' {sum(len(v) for v in trials.values())} trials took "
-               f"{search / 3600:.1f} hours more" if search else "")
-            + ". This notebook reads the stored results and trains none of them.")
+               f"{search / 3600:.1f} hours more" if search else "") + ".")
 
 
 SIGMA_CHECK = Path(A.NB) / f"v{A.VERSION}" / "bbb_sigma_check.json"
+
+
+def _span(xs, digits=3):
+    """'4.5' or '4.49–4.51': a range at ``digits`` significant digits, one number where the
+    ends agree."""
+    xs = list(xs)
+    a, b = f"{min(xs):.{digits}g}", f"{max(xs):.{digits}g}"
+    return a if a == b else f"{a}–{b}"
 
 
 def sigma_words(v2, check=None):
@@ -876,8 +1009,15 @@ def sigma_words(v2, check=None):
     start = {r["sigma_start"] for r in seeds.values()}
     learned = not any(r.get("shifted_uniformly") for r in seeds.values())
     names = sorted(int(k) for k in seeds)
+    rule = ""
+    if all("rho_drift_q" in lay for r in seeds.values() for lay in r["layers"].values()):
+        from .posterior_diagnostics import _rule_numbers
+        nums = [_rule_numbers(r["layers"]) for r in seeds.values()]
+        rule = (" by notebook 01's rule, spreading apart weight by weight rather than shifting "
+                f"all alike (ρ's 95th-percentile change from its start {_span(t for t, _ in nums)}"
+                f" against a median change of {_span(m for _, m in nums)})")
     text = (f"**Did BBB's σ learn, or stay at its start?** "
-            + ("It learned" if learned else "It did not learn in every rerun")
+            + ("It learned" if learned else "It did not learn in every rerun") + rule
             + f": in seeds {_join(str(k) for k in names)} of the {len(v2['seeds'])} runs, "
             f"trained again, σ's median over a layer's weights ends at "
             f"{min(med):.2g}–{max(med):.2g}, from {min(start):.1g} at the start "
@@ -903,7 +1043,8 @@ CAPTIONS = {
     "ood-differences": "**Figure 5.2.** The six comparisons of Table 5.3, BBB − rival: a dot "
                        "per paired seed, in black the mean with its 95 % interval, the dotted "
                        "line at zero. Beside each row, the verdict and its Holm p, corrected "
-                       "for the number of comparisons.",
+                       "for the number of comparisons; *(near)*: near the threshold, as "
+                       "defined under the answer.",
     "priors-moons": "**Figure 5.3.** One network per prior on the moons (Table 5.4). Top two "
                     "rows: the predicted probability of class 1; bottom two: its standard "
                     "deviation over weight samples, the dashed line 0.5 from the nearest "
@@ -968,8 +1109,8 @@ def differences_figure(v2):
                         color="black", capsize=3, ms=5, zorder=4)
         ax.axvline(0, color="black", lw=0.8, ls=":")
         ax.set_yticks(range(len(group)),
-                      [f"vs {LABELS[e['rival']]}\n{e['word']}\n(Holm p {_p(e['p_holm'])})"
-                       for e in group], fontsize=9)
+                      [f"vs {LABELS[e['rival']]}\n{e['word']}{' (near)' if _near(v2, e) else ''}"
+                       f"\n(Holm p {_p(e['p_holm'])})" for e in group], fontsize=9)
         ax.set_ylim(len(group) - 0.4, -0.7)
         name = METRIC_NAMES.get(k, k)
         high = group[0]["high"]
@@ -994,47 +1135,41 @@ def _ece_range(v2):
 
 
 def takeaways_text(v2, recipe=None):
-    """The chapter's takeaways on the comparison (Markdown bullets), lessons rather than the
-    table again: what flags unfamiliar images best at this budget and where BBB stands, how
-    little calibration separates the methods, and what the verdicts are about (``recipe``:
+    """The chapter's takeaways on the comparison (Markdown bullets, one line each, no interval:
+    those are the answer's): where BBB stands on flagging unfamiliar images, how little
+    calibration separates the methods, and what the verdicts are about (``recipe``:
     ``recipe_facts``, read from the records when not given)."""
     n = len(v2["seeds"])
     es = effects(v2)
 
-    def where(metric, how=""):
+    def where(metric):
+        """'higher than MAP's, lower than MC dropout's and not resolved at 10 seeds against
+        the deep ensemble's': BBB's score against each rival, as the verdicts read."""
         group = [e for e in es if e["metric"] == metric]
-        bits = [f"{w.replace('BBB ', '')} {how}than " + _join(
-                    f"{NOUNS[e['rival']]} ({effect_words(e, False)})"
-                    for e in group if e["word"] == w) for w in DIRECTION.values()
-                if any(e["word"] == w for e in group)]
+        high = group[0]["high"] if group else True
+        side = {"BBB better": "higher" if high else "lower",
+                "BBB worse": "lower" if high else "higher"}
+        bits = [f"{side[w]} than " + _join(f"{NOUNS[e['rival']]}'s" for e in group
+                                           if e["word"] == w)
+                for w in DIRECTION.values() if any(e["word"] == w for e in group)]
         open_ = [e for e in group if e["word"] not in DIRECTION.values()]
         if open_:
             bits.append(f"not resolved at {n} seeds against "
-                        + _join(f"{NOUNS[e['rival']]} ({effect_words(e, False)})" for e in open_))
-        return "; ".join(bits)
-    helps = any(e["metric"] == "auroc_entropy" and e["rival"] == "map"
-                and e["word"] == "BBB better" for e in es)
+                        + _join(f"{NOUNS[e['rival']]}'s" for e in open_))
+        return _join(bits)
     best = max(ROWS, key=lambda m: _mean(v2, m, "auroc_entropy") or -1)
-    out = [f"- **Flagging unfamiliar images.** At one shared budget, "
-           f"{NOUNS[best]} has the highest mean AUROC "
-           f"({_mean(v2, best, 'auroc_entropy'):.3f}; only BBB against each rival is tested). "
-           f"BBB (mean AUROC "
-           f"{_mean(v2, 'bbb', 'auroc_entropy'):.3f}) is {where('auroc_entropy')}"
-           + (": BBB's averaged predictions separate them better than MAP's single network "
-              "(each with its own searched settings)"
-              + (", but less well than MC dropout's" if best == "mc_dropout" else "")
-              if helps else "") + "."]
-    lo_hi = _ece_range(v2)
-    if lo_hi:
-        out.append(f"- **Calibration hardly separates them.** All four mean ECEs lie between "
-                   f"{lo_hi[0]:.4f} and {lo_hi[1]:.4f}: averaged over the confidence bins "
-                   "(each weighted by its images), confidence and accuracy differ by "
-                   f"{100 * lo_hi[0]:.2f}–{100 * lo_hi[1]:.2f} percentage points, depending on "
-                   f"the method. BBB is {where('ece', 'calibrated ')}.")
+    out = [f"- **Flagging unfamiliar images.** At one shared budget, {NOUNS[best]} has the "
+           f"highest mean AUROC; BBB's is {where('auroc_entropy')}."]
+    ece = [e for e in es if e["metric"] == "ece"]
+    if ece:
+        k = sum(e["word"] in DIRECTION.values() for e in ece)
+        out.append(f"- **Calibration: small differences, {_WORDS.get(k, str(k)).lower()} of "
+                   f"{_WORDS.get(len(ece), str(len(ece))).lower()} resolved.** All four are "
+                   f"well calibrated; BBB's ECE is {where('ece')}.")
     facts = recipe_facts(v2) if recipe is None else recipe
     if facts:
-        out.append(f"- **What the verdicts are about.** This BBB ({facts['here']:.2f} % test "
-                   f"error, against notebook 01's {facts['nb01']:.2f} %) is trained as every "
-                   "method here is, within the search grids of Table 5.1; a longer budget or a "
-                   "wider grid for BBB's choices at an edge of its grid could move a verdict.")
+        out.append("- **What the verdicts are about.** This BBB, weaker than notebook 01's, is "
+                   "trained as every method here is, within the search grids of Table 5.1; a "
+                   "longer budget or a wider grid for BBB's choices at an edge of its grid "
+                   "could move a verdict.")
     return "\n".join(out)

@@ -31,7 +31,10 @@
 # - *ECE* (expected calibration error): the average gap between the predictions' confidence
 #   and their accuracy (lower is better).
 # - *Better* / *worse* / *not resolved at 10 seeds*: whether the paired test over the seeds,
-#   corrected for the number of comparisons (Holm, section 2), decides a direction.
+#   corrected for the number of comparisons (Holm, section 2), decides a direction. A decided
+#   verdict can be flagged *near the threshold* (its band is given under the answer).
+#
+# Tables and figures are numbered by notebook (here: Figure 5.x), not as the paper's.
 #
 # **Runtime** (profile `default`): about two minutes; nothing is trained (the stored runs are
 # [notebook 06](06_alternatives.ipynb)'s, their training time is in section 2; the appendix
@@ -132,15 +135,8 @@ H.use_style()
 #   comparison's own (unadjusted); the verdicts use Holm's correction over the family. The
 #   ECE comparisons are corrected over their own three. The AUROC comparisons are corrected
 #   over a family of seven, shared with [notebook 06](06_alternatives.ipynb): these three and
-#   BBB against four more methods trained in the same runs, **IVON** (a variational method
-#   with an Adam-like optimiser) and three **Laplace
-#   approximations** (a Gaussian fitted around the MAP weights from the curvature of the loss;
-#   not the Laplace *prior* of the appendix): *last-layer* (only the output layer's weights
-#   get a Gaussian, the rest stay at MAP), *all-layer diagonal* (every weight, each with only
-#   its own curvature) and *all-layer KFAC* (every weight, each layer's curvature approximated
-#   as a Kronecker product). Those four claims change the thresholds here, although three are
-#   against Laplace fits that failed; section 3 lists all seven p-values and defines a failed
-#   fit.
+#   BBB against IVON and three Laplace approximations, trained in the same runs (section 3
+#   defines them and a *failed fit*, and lists all seven p-values).
 # - **The verdict words.** *BBB better* or *BBB worse*: the corrected test decides that
 #   direction. *Not resolved at 10 seeds*: it decides neither.
 
@@ -201,9 +197,9 @@ if runs:
 # | scale mixture ($\pi=\frac12$, $\sigma_1=1$, $\sigma_2=e^{-6}$) | $\log\big(\pi\mathcal N(w;0,\sigma_1^2) + (1-\pi)\mathcal N(w;0,\sigma_2^2)\big)$ |
 # | flat (improper) | $0$: the KL term is $-\mathbb H[q]$ |
 #
-# **Learned prior scale.** A *hyperprior* (a prior over the prior's own scale $s$: half-normal,
-# half-Cauchy or inverse-gamma, scale 1) and a variational posterior $q(\log s)=\mathcal N(m,\tau^2)$ per layer,
-# learned with the weights; the objective gains $\mathrm{KL}[q(\log s)\,\Vert\,p(\log s)]$ with
+# **Learned prior scale.** A *hyperprior* (a prior over the prior's own scale $s$: half-normal
+# or half-Cauchy, each of scale 1, or inverse-gamma with shape 1 and rate 1) and a variational
+# posterior $q(\log s)=\mathcal N(m,\tau^2)$ per layer, learned with the weights; the objective gains $\mathrm{KL}[q(\log s)\,\Vert\,p(\log s)]$ with
 # $p(\log s)=p_s(e^{\log s})\,e^{\log s}$ (`helpers.LearnedScalePrior`).
 
 # %%

@@ -851,14 +851,16 @@ def test_answer_says_the_direction_with_each_interval():
     from helpers import ood_plan as O
     v2 = _planted()
     es = {(e["metric"], e["rival"]): e for e in O.effects(v2)}
-    text = O.answer_text(v2, recipe={"here": 1.86, "nb01": 1.48, "max_epochs": 60})
+    text = O.answer_text(v2, recipe={"here": 1.86, "nb01": 1.48, "max_epochs": 60}, v3=False)
     lead, table, note, weaker = text.split("\n\n")
-    # one bold lead sentence, from the verdicts
+    # one bold lead sentence, from the verdicts; the ECE gaps sized in pp, called slight
+    gaps = [f"{100 * abs(es[('ece', r)]['diff']):.2f}" for r in ("mc_dropout", "ensemble")]
     assert lead == ("**The answer: trained on MNIST and shown Fashion-MNIST, BBB flags the "
                     "unfamiliar images "
-                    "better than MAP and worse than MC dropout, and is better calibrated than MC "
-                    "dropout and the deep ensemble; 10 seeds do not separate it from the deep "
-                    "ensemble on AUROC or from MAP on ECE.**")
+                    "better than MAP and worse than MC dropout, and has a slightly lower 15-bin "
+                    "ECE than MC dropout's and the deep ensemble's (by "
+                    f"{gaps[0]} and {gaps[1]} percentage points); 10 seeds do not separate it "
+                    "from the deep ensemble on AUROC or from MAP on ECE.**")
     rows = table.split("\n")
     assert rows[0] == ("| BBB against | AUROC on Fashion-MNIST (higher is better) | ECE on "
                        "MNIST (lower is better) |") and len(rows) == 2 + len(O.RIVALS)
@@ -884,8 +886,9 @@ def test_answer_says_the_direction_with_each_interval():
     assert O.recipe_facts({"table": {"bbb": {"full": {"test_error": bbb}}}}, {"mean": 0.02},
                           {"rho_init": -7}) is None
     # BBB worst calibrated of the four: the sentence turns
-    worse = O.answer_text(_planted(bbb_ece=0.02), recipe=False)
-    assert "is worse calibrated than MAP, MC dropout and the deep ensemble" in worse
+    worse = O.answer_text(_planted(bbb_ece=0.02), recipe=False, v3=False)
+    assert "has a slightly higher 15-bin ECE than MAP's, MC dropout's and the deep ensemble's" \
+        in worse and "lower 15-bin" not in worse
     assert "better calibrated" not in worse
     for t in (text, worse, O.effects_text(v2, v3=False), O.takeaways_text(v2, recipe=False)):
         assert "reversed" not in t and "holds" not in t and "version" not in t
@@ -896,7 +899,9 @@ def test_effects_text_says_what_each_interval_excludes():
     v2 = _planted()
     text = O.effects_text(v2, v3=False)
     assert "\n- " not in text and text.count(". ") <= 3  # a reading, not the table again
-    assert "Four of the six intervals exclude zero: " in text
+    # the decided intervals are the answer's: not restated here
+    assert text.startswith("**What the unresolved comparisons rule out** ")
+    assert "exclude zero" not in text and "deficit of BBB against MC dropout" not in text
     e = next(e for e in O.effects(v2) if e["rival"] == "ensemble" and e["high"])
     need, bar, k = O.needed_difference(v2, e, v3=False)
     assert ("The two not resolved at 10 seeds still rule out larger effects: against the deep "
@@ -905,9 +910,11 @@ def test_effects_text_says_what_each_interval_excludes():
             + (f"0.05/{k} = {0.05 / k:.3g}, which would place it " if k > 1 else
                "0.05, the bar of the last of Holm's ")) in text
     assert f"; at this spread that takes a mean difference of {need:.3f})" in text
-    e = next(e for e in O.effects(v2) if e["rival"] == "mc_dropout" and e["high"])
-    assert (f"a deficit of BBB against MC dropout on AUROC between {-e['ci'][1]:.3f} and "
-            f"{-e['ci'][0]:.3f}") in text
+    decided = _planted()
+    for claims in decided["families"].values():
+        for res in claims.values():
+            res["verdict"] = "holds"
+    assert O.effects_text(decided, v3=False) == ""  # nothing left open: nothing to add
 
 
 def test_takeaways_are_lessons_that_follow_the_verdicts():
@@ -915,22 +922,23 @@ def test_takeaways_are_lessons_that_follow_the_verdicts():
     v2 = _planted()
     text = O.takeaways_text(v2, recipe=False)
     assert text.count("\n- ") == 1  # two bullets: no recipe facts, no third
-    assert "MC dropout has the highest mean AUROC (" in text
-    assert "; only BBB against each rival is tested)" in text
-    assert ": BBB's averaged predictions separate them better than MAP's single network " \
-        "(each with its own searched settings), but less well than MC dropout's." in text
+    assert "MC dropout has the highest mean AUROC; BBB's is higher than MAP's, lower than MC " \
+        "dropout's and not resolved at 10 seeds against the deep ensemble's." in text
     assert "weight uncertainty" not in text  # two recipes compared, not uncertainty on and off
-    assert "not resolved at 10 seeds against the deep ensemble (" in text
-    assert "BBB is better calibrated than " in text
+    assert "[" not in text  # one line each: the intervals are the answer's
+    assert "- **Calibration: small differences, two of three resolved.** All four are well " \
+        "calibrated; BBB's ECE is lower than MC dropout's and the deep ensemble's and not " \
+        "resolved at 10 seeds against MAP's." in text
     # BBB no better than MAP on AUROC: no word of its uncertainty helping
     flat = _final({"bbb": _wiggle(0.9, 0.01), "map": _wiggle(0.9, 0.01, 4),
                    "mc_dropout": _wiggle(0.96, 0.01, 5), "ensemble": _wiggle(0.92, 0.02, 7)},
                   {m: _wiggle(0.005, 0.0005, k) for m, k in
                    (("bbb", 3), ("map", 2), ("mc_dropout", 6), ("ensemble", 8))})
-    assert "separate them better" not in O.takeaways_text(flat, recipe=False)
+    flat_text = O.takeaways_text(flat, recipe=False)
+    assert "higher than MAP's" not in flat_text and "against MAP's" in flat_text.split("\n")[0]
     three = O.takeaways_text(v2, recipe={"here": 1.86, "nb01": 1.48, "max_epochs": 60})
-    assert "- **What the verdicts are about.** This BBB (1.86 % test error, against notebook " \
-        "01's 1.48 %)" in three
+    assert "- **What the verdicts are about.** This BBB, weaker than notebook 01's, is " \
+        "trained as every method here is" in three and "1.86" not in three
 
 
 def test_differences_figure_draws_the_tested_intervals():
@@ -986,12 +994,26 @@ def test_choices_rows_mark_the_edges_of_each_grid():
                                                        A.SEARCHES["map"]["grid"].items()}},
                            "mc_dropout": None, "bbb": edge})[1]
     assert rows[0][-1] == "none" and rows[1][2] == "no choice yet"
-    assert rows[2][-1] == "learning rate, ρ0, epochs (the most allowed)"
+    assert rows[2][-1] == "learning rate, ρ₀, epochs (the most allowed)"
+    assert "3×10⁻⁵, 0.0001" in O.choices_rows({"map": None, "mc_dropout": None,
+                                                "bbb": None})[1][0][1]  # no code notation
+    assert O._num(-7.0) == "−7" and O._num(1e-05) == "10⁻⁵" and O._num(0.0003) == "0.0003"
     assert "prior" not in rows[2][2]  # no prior in the config: none made up
     mix = edge | {"config": edge["config"] | {"pi": 0.25, "neg_log_sigma1": 1.0,
                                               "neg_log_sigma2": 7.0}}
     row = O.choices_rows({"map": None, "mc_dropout": None, "bbb": mix})[1][2]
     assert row[2].endswith("prior (fixed, not searched): π = 0.25, −log σ1 = 1, −log σ2 = 7")
+    # the project's mixture (a point of the paper's grid) says why it is not searched
+    words = O.prior_fixed_words({"pi": 0.5, "neg_log_sigma1": 0.0, "neg_log_sigma2": 6.0})
+    assert words == ("**BBB's prior is not searched:** its scale mixture (π = 0.5, −log σ1 = 0, "
+                     "−log σ2 = 6) is a point of the paper's MNIST grid, fixed by the plan, "
+                     "because every search varies two settings over four values each (16 "
+                     "trials) and one more would take 64.")
+    assert O.prior_fixed_words(mix["config"]) == ""  # not the project's point: no claim
+    assert words in O.edges_words({"map": None, "mc_dropout": None,
+                                   "bbb": edge | {"config": edge["config"] | {
+                                       "pi": 0.5, "neg_log_sigma1": 0.0,
+                                       "neg_log_sigma2": 6.0}}})
     mapc = {"config": {k: v[1] for k, v in A.SEARCHES["map"]["grid"].items()}
             | {"pi": 0.5, "neg_log_sigma1": 0.0, "neg_log_sigma2": 6.0}, "epochs": 60}
     rows = O.choices_rows({"map": mapc, "mc_dropout": None, "bbb": None})[1]
@@ -1124,6 +1146,14 @@ def test_answer_flags_a_verdict_close_to_the_threshold():
     assert (f"| MAP | {O.effect_words(e, False)}: BBB better (Holm p {e['p_holm']:.3f}, near the "
             "0.05 threshold; section 3) |") in text
     assert text.count("near the 0.05 threshold") == 1
+    # the band defined once, under the table, read from the code (notebook 06's band)
+    from helpers.alternatives_report import NEAR
+    assert O.NEAR == NEAR
+    assert text.count("*Near the threshold*: a decided verdict whose Holm p, in the test or "
+                      "under another draw of the predictive samples (section 3), lies from "
+                      f"{NEAR[0]:g} up to {NEAR[1]:g}.") == 1
+    assert "*Near the threshold*" not in O.answer_text(_planted(), recipe=False, v3=False)
+    assert "close to the threshold" not in O.robustness_words(v2)
 
 
 def test_scores_rows_give_each_methods_number_of_samples():
@@ -1220,7 +1250,9 @@ def test_cost_words_use_notebook_06s_training_time_measure():
     assert text.startswith("**Training time** (the training loops alone, test-time scoring "
                            "left out; one CPU thread), summed over the 2 seeds: MAP 0.20 hours "
                            "and BBB 0.40")  # IVON not here
-    assert "MAP's network of the same seed, as in notebook 06's cost column: BBB 2.0×" in text
+    assert ("MAP's network of the same seed (the mean of the 2 per-seed ratios, as in notebook "
+            "06's cost column, so not the ratio of the summed hours): BBB 2.0×") in text
+    assert "trains none" not in text  # cell 0 says so
     assert "The searches' 2 trials took 1.0 hours more" in text
     assert "ensemble" not in text
     assert O.cost_words({}, {}) == ""
@@ -1255,6 +1287,13 @@ def test_sigma_words_read_the_sigma_check():
     assert "It learned: in seeds 0 and 1 of the 10 runs" in text
     assert "ends at 0.0025–0.027, from 0.0009 at the start" in text
     assert "mutual information alone, 0.920" in text
+    # with ρ's drift recorded, the rule's two numbers (notebook 01's test) are given
+    for k, r in check["seeds"].items():
+        for lay_ in r["layers"].values():
+            lay_["rho_drift_q"] = [1.02, 4.5] if k == "0" else [1.03, 4.4]
+    assert ("It learned by notebook 01's rule, spreading apart weight by weight rather than "
+            "shifting all alike (ρ's 95th-percentile change from its start 4.4–4.5 against a "
+            "median change of 1.02–1.03): in seeds 0 and 1") in O.sigma_words(v2, check)
     check["seeds"]["1"]["shifted_uniformly"] = True
     assert "It did not learn in every rerun" in O.sigma_words(v2, check)
     assert O.sigma_words(v2, {"seeds": {}}) == ""
@@ -1284,6 +1323,16 @@ def test_appendix_gives_the_network_behind_the_others_a_bullet():
         "drawn)" in text
     text = U.appendix_text(acc, 1000, 2000, {}, maps=())
     assert "only roughly." in text and "Figure 5.3" not in text
+    # the failed optimisation with its numbers: own −ELBO against the best fitting posterior's
+    text = U.appendix_text(acc, 1000, 2000, {}, check=_check())
+    assert ("(the negative ELBO, lower is better): each at chance against the *Cauchy* "
+            "network's posterior scored under the same prior, *Laplace* 370.0 against 120.0; a "
+            "failed optimisation") in text
+    two = _check() | {("moons", "Cauchy"): {"layers": [], "own": (50.0, 10.0),
+                                            "best": ("Normal", 20.0, 5.0)}}
+    assert ("*Laplace* on the circles 370.0 at chance against 120.0 for the *Cauchy* network's "
+            "posterior and *Cauchy* on the moons 60.0 at chance against 25.0 for the *Normal* "
+            "network's posterior") in U._elbo_pairs(two)
 
 
 def test_every_figure_of_notebook_05_has_its_numbered_caption():
@@ -1327,13 +1376,15 @@ def test_needed_difference_follows_the_step_down_of_the_other_claims():
         assert 2 * stats.t_sf(t, e["n"] - 1) == pytest.approx(bar, rel=1e-6)
 
 
-def _v3_with(v2, laplace_p=0.5, laplace_nll=0.08, map_nll=0.06):
+def _v3_with(v2, laplace_p=0.5, laplace_nll=0.08, map_nll=0.06, laplace_diff=0.033):
     """Notebook 06's summary around ``v2``: its AUROC claims and one more, BBB against the
-    all-layer KFAC Laplace fit (p ``laplace_p``), whose NLL against MAP's makes it a failed fit
-    or not."""
+    all-layer KFAC Laplace fit (p ``laplace_p``; Laplace − BBB ``laplace_diff``, interval
+    ±0.015 around it), whose NLL against MAP's makes it a failed fit or not."""
     fam = "OOD AUROC (entropy)"
     claims = dict(v2["families"][fam])
-    claims["laplace_kron < bbb on auroc_entropy"] = {"t_test": {"p": laplace_p}, "on": "subset"}
+    claims["laplace_kron < bbb on auroc_entropy"] = {
+        "t_test": {"p": laplace_p, "mean_diff": laplace_diff,
+                   "ci": [laplace_diff - 0.015, laplace_diff + 0.015]}, "on": "subset"}
     nll = {m: {"subset": {"nll": {"seeds": list(range(10)), "mean": v,
                                   "per_seed": [v + 0.001 * (i % 3) for i in range(10)]}}}
            for m, v in (("laplace_kron", laplace_nll), ("map", map_nll))}
@@ -1353,7 +1404,24 @@ def test_family_text_lists_the_shared_family_and_its_failed_fits():
     assert "all-layer KFAC Laplace†‡ 0.5" in text and "† A failed fit" in text
     # the all-layer claim is compared on the plan's subset, and the text says so
     assert "‡ Compared on a subset of 2,000 MNIST and 2,000 Fashion-MNIST test images" in text
-    assert "(bar 0.05/4 = 0.0125)" in text and "the steps stop here" in text
+    assert "bar 0.05/4 = 0.0125)" in text and "the steps stop here" in text
+    # each claim with its direction and size: BBB − rival, signed as the effects are
+    e = next(e for e in O.effects(v2) if e["rival"] == "map" and e["high"])
+    p_map = O.family_ps(v2, e["family"], v3)[e["claim"]]
+    assert (f"MAP {O._p(p_map)} (BBB {'higher' if e['diff'] > 0 else 'lower'} by "
+            f"{abs(e['diff']):.3f}") in text
+    assert "all-layer KFAC Laplace†‡ 0.5 (BBB lower by 0.033; " in text
+    # notebook 06's methods are defined where their p-values are
+    assert "(*all-layer KFAC Laplace*, every weight, each layer's curvature approximated as " \
+        "a Kronecker product)" in text
+    # the failed fit above BBB is named under the answer, with its interval
+    out = O.outside_text(v2, v3)
+    assert out.startswith("Outside this table, a Laplace approximation of [notebook 06]")
+    assert "all-layer KFAC Laplace (BBB − it −0.033 [−0.048, −0.018], on a subset of the test " \
+        "images); no verdict is given against a failed fit." in out
+    assert out in O.answer_text(v2, recipe=False, v3=v3)
+    assert O.outside_text(v2, _v3_with(v2, laplace_nll=0.05)) == ""  # not failed: a verdict
+    assert O.outside_text(v2, _v3_with(v2, laplace_diff=-0.033)) == ""  # below BBB
     # the family's other claim changes the bar of a claim not resolved
     e = next(e for e in O.effects(v2) if e["rival"] == "ensemble" and e["high"])
     # the family's fourth claim fails at its step, so the bar of the claim left open moves
@@ -1361,3 +1429,9 @@ def test_family_text_lists_the_shared_family_and_its_failed_fits():
     fits = O.family_text(v2, _v3_with(v2, laplace_nll=0.05))  # better than MAP: not failed
     assert "†" not in fits and "Laplace‡ 0.5" in fits
     assert O.family_text(v2, False) == ""  # this notebook's three alone: nothing to add
+
+
+def test_notebook_05_stays_under_5000_words():
+    from test_rendered_01_r10 import rendered_words
+    n = rendered_words(ROOT / "notebooks" / "05_uncertainty.ipynb")
+    assert 1000 < n <= 5000  # issue 52: each notebook at most 5,000 rendered words
