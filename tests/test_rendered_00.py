@@ -1,0 +1,79 @@
+"""Notebook 00's rendered readings (helpers.theory): the takeaways come from
+results/00_theory/checks.json, the Monte-Carlo KL table reports standard errors of the mean, and
+the committed notebook shows what the results file holds."""
+import copy
+import json
+import math
+from pathlib import Path
+
+import torch
+
+import helpers as H
+from helpers import theory
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK = ROOT / "notebooks" / "00_theory.ipynb"
+
+
+def _record():
+    rows = [{"S": 1, "repeats": 100, "mean": 99.0, "sd": 10.0, "se": 1.0},
+            {"S": 100, "repeats": 50, "mean": 100.05, "sd": 1.0, "se": 0.1}]
+    return {"metrics": {
+        "vi_fit": {"mu_q": 0.111, "sigma_q": 0.222, "mean_exact": 0.333, "sd_exact": 0.444},
+        "reparam_grad": {
+            "mu": {"estimate": 1.2345, "exact": 1.2, "standard_error": 0.0111, "within_4se": True},
+            "sigma": {"estimate": 0.6543, "exact": 0.6, "standard_error": 0.0222,
+                      "within_4se": True}},
+        "kl_mc": {"exact": 100.0, "rows": rows},
+        "scratch": {"loss_scratch": 12.34567, "loss_helpers": 12.34568, "max_grad_gap": 3.2e-7}}}
+
+
+def test_takeaways_render_the_planted_numbers():
+    text = theory.takeaways(_record())
+    for planted in ("0.111", "0.222", "0.333", "0.444", "1.2345 ± 0.0111", "0.6543 ± 0.0222",
+                    "12.34567", "12.34568", "3.2e-07", "100.00"):
+        assert planted in text, planted
+    # the largest gap in standard errors: |99 - 100| / 1 = 1.0 and |100.05 - 100| / 0.1 = 0.5
+    assert "within 1.0 standard errors" in text
+    assert "0.050 nats" in text  # the gap at the largest S
+
+
+def test_takeaways_say_when_the_gradient_check_fails():
+    rec = copy.deepcopy(_record())
+    assert "the check fails" not in theory.takeaways(rec)
+    rec["metrics"]["reparam_grad"]["sigma"]["within_4se"] = False
+    assert "the check fails" in theory.takeaways(rec)
+
+
+def test_mc_kl_rows_use_the_standard_error_of_the_mean():
+    torch.manual_seed(0)
+    layer = H.BayesLinear(5, 3, prior=H.GaussianPrior(0.3), rho_init=-2.0)
+    rows = theory.mc_kl_rows(layer, (1, 10), total=200, min_repeats=30)
+    assert [r["repeats"] for r in rows] == [200, 30]
+    for r in rows:
+        assert math.isclose(r["se"], r["sd"] / math.sqrt(r["repeats"]))
+    exact = layer.kl_closed().item()
+    for r in rows:  # unbiased: the mean within 5 standard errors of the closed form
+        assert abs(r["mean"] - exact) < 5 * r["se"]
+    lines = theory.mc_kl_lines(rows, exact)
+    assert len(lines) == 3 and "z" in lines[0]
+
+
+def test_committed_notebook_shows_the_results_file():
+    rec = json.loads((ROOT / "results" / "00_theory" / "checks.json").read_text())
+    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    shown = "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/markdown", ""))
+                    for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []))
+    assert theory.takeaways(rec) in shown
+    kl = rec["metrics"]["kl_mc"]
+    assert "\n".join(theory.mc_kl_lines(kl["rows"], kl["exact"])) in shown
+    assert f"{rec['metrics']['scratch']['max_grad_gap']:.1e}" in shown
+    assert f"{rec['metrics']['scratch']['val_error']:.2%}" in shown
+
+
+def test_header_runtime_line_promises_nothing_the_notebook_does_not_show():
+    """The header once said that the last cell prints the run's time; it printed none."""
+    first = "".join(json.loads(NOTEBOOK.read_text())["cells"][0]["source"])
+    assert "**Runtime**" in first
+    assert "last cell prints" not in first
+    assert "checks.json" in first
