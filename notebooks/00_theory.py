@@ -253,7 +253,8 @@ plt.show()
 # The paper parameterises the standard deviation through $\rho$ so that $\sigma$ is always positive
 # while $\rho$ is unconstrained. For very negative $\rho$, $\sigma \approx e^{\rho}$: an
 # initialisation $\rho_0 = -5$ gives $\sigma_0 \approx 0.0067$, an almost deterministic start. It is
-# the start of section 8 below and of notebook 01's Table 1 runs. The paper gives no $\rho_0$, so
+# the start of section 8 below and of notebook 01's paper-protocol runs (its Adam recipe starts
+# lower, at $\rho_0 = -6$). The paper gives no $\rho_0$, so
 # this is a choice of ours; each later notebook states the value it uses.
 # `torch.nn.functional.softplus` computes it without overflow for large $\rho$.
 
