@@ -1679,12 +1679,12 @@ def _prior_clause(adam_rec):
     clean = [(W, ea[(W, a, b)]) for W in every if W not in split and W in warm.get(a, [])
              and (ea.get((W, a, b)) or {}).get("ci_adj")]
     x, y = (a, b) if all(W in warm.get(a, []) for W in split) else (b, a)
-    text = (f"\n- Mixture − Gaussian also compares a *warm start* (BBB's μ start from a "
-            f"trained plain network) with a random one at "
-            f"{and_list([f'2×{W}' for W in split])} ({SHORT[x]} warm, {SHORT[y]} random)")
+    text = (f"\n- Mixture − Gaussian mixes prior and start at "
+            f"{and_list([f'2×{W}' for W in split])}: the {SHORT[x]} starts *warm* (BBB's μ "
+            f"from a trained plain network), the {SHORT[y]} from random")
     if clean:
         text += "; where both start warm, " + and_list(
-            [f"at 2×{W} by {_plain_ci(e)}" + ("" if excluded(e)[1] is None else
+            [f"at 2×{W} it is {_plain_ci(e)}" + ("" if excluded(e)[1] is None else
                                                ", which rules out" if excluded(e)[1] else
                                                ", which still allows")
              + ("" if e["paper"] is None else f" the paper's {_pp(e['paper'])} pp")
@@ -1853,13 +1853,13 @@ def _figure2_takeaway(paper_rec, sigma_fixed=False):
     inside = [v["ci"][0] <= 0 <= v["ci"][1] for _, _, v in got]
     lead = ("the plain network and dropout end at the paper's levels" if all(inside) else
             "the plain network and dropout against the paper's levels")
-    return (f"- **Figure 2 (the paper's protocol): {lead}**: "
+    return (f"- **Under the paper's protocol, {lead}**: "
             + and_list([f"{100 * v['mean']:.2f}%" for _, _, v in got]) + " against "
             + and_list([f"{100 * v['paper']:.2f}%" for _, _, v in got])
             + (" at " + and_list(sorted({f"2×{V}" for _, V, _ in got})) if len(
                 {V for _, V, _ in got}) == 1 else "")
             + (", each inside our interval" if all(inside) else ", not every one inside our "
-               "interval") + ("; its BBB curves test nothing, as σ did not learn" if sigma_fixed
+               "interval") + ("; Figure 2's BBB curves test nothing, as σ did not learn" if sigma_fixed
                               else "") + " (section 4).")
 
 

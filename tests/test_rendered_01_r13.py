@@ -68,11 +68,11 @@ def test_short_answer_names_the_prior_start_confound(committed):
     warm = T.warm_widths(adam)
     split = [W for W in adam["widths"] if (W in warm.get("bbb_mixture", []))
              != (W in warm.get("bbb_gaussian", []))]
-    assert ("also compares a *warm start* (BBB's μ start from a trained plain network) with a "
-            "random one" in plain) == bool(split)
+    assert ("Mixture − Gaussian mixes prior and start at" in plain
+            and "starts *warm* (BBB's μ from a trained plain network)" in plain) == bool(split)
     e = T.effects(adam).get((1200, "bbb_mixture", "bbb_gaussian"))
     if split and 1200 not in split and e:
-        assert f"where both start warm, at 2×1200 by {T._plain_ci(e)}" in plain
+        assert f"where both start warm, at 2×1200 it is {T._plain_ci(e)}" in plain
 
 
 def test_predictor_rule_counts_every_bbb_run(committed):
