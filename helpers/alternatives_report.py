@@ -1538,7 +1538,7 @@ def short_answer(summary, nb05=None, fair=None):
              + _join([f"{SHORT[m]}, on {_join(v)}" for m, v in by.items()])
              if by else "BBB beats no rival on either score")
     if wins:
-        beats += (", and is slightly better calibrated (ECE) than "
+        beats += ("; on calibration (ECE, tested in notebook 05) it is slightly better than "
                   + _join([SHORT[c["rival"]] for c in wins]))
     failed = failed_fits(summary)
     lap = ""
@@ -2332,8 +2332,8 @@ def fair_text(fair, brief=False):
                 + (f"{_join(failed)} {'stays a failed fit' if len(failed) == 1 else 'stay failed fits'}"
                    ": it adds more uncertainty than the test data support. " if failed else
                    "no fit is a failed fit. ")
-                + "The validation grid picks a δ so large (on some seeds the cap, where the fit "
-                "is MAP's network) that the fit adds almost no uncertainty around this MAP "
+                + "The validation grid picks a δ (on some seeds the cap, where the fit "
+                "is MAP's network) at which the fit adds little uncertainty around this MAP "
                 f"network: its OOD AUROC stays within a few thousandths of MAP's "
                 f"({mp['auroc_entropy']:.3f}), fit − MAP "
                 + _join(_small_cis([_diff(a) for a in au], 3)) + " (the three fits in turn). "
