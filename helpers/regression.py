@@ -666,7 +666,7 @@ def verdict_rows(verdicts_rec, family):
     """Return (header, rows) of one family of the stored verdicts: the claim, the score, the
     paired mean difference (BBB - rival: negative, BBB lower) with its 95 % interval, Holm's p,
     the sign test's p, and the verdict."""
-    header = ["claim (BBB < rival: a lower score)", "score", "seeds", "mean difference (BBB − rival)",
+    header = ["claim (BBB < rival: a lower score)", "score", "mean difference (BBB − rival)",
               "95 % interval (unadjusted)", "|difference| a verdict needs",
               "p (Holm-adjusted)", "p (sign test)", "verdict"]
     rows = []
@@ -681,7 +681,7 @@ def verdict_rows(verdicts_rec, family):
             if tt["n"] > 1:
                 factor = holm_t_needed(tt["n"], len(claims), res.get("alpha", ALPHA))[1]
                 need = f"{factor * (tt['ci'][1] - tt['ci'][0]) / 2:.3f}"
-        rows.append([f"{LABELS[a]} < {LABELS[b]}", what, str(tt["n"]), f"{tt['mean_diff']:+.3f}",
+        rows.append([f"{LABELS[a]} < {LABELS[b]}", what, f"{tt['mean_diff']:+.3f}",
                      ci, need, "—" if res["p_holm"] is None else f"{res['p_holm']:.3f}",
                      f"{res['sign_test']['p']:.3f}", res["verdict"]])
     return header, rows
@@ -863,10 +863,9 @@ def what_it_shows(verdicts_rec):
             out[-1] = out[-1][:-1] + "."
             fam = max(t["claims"] for t in tally(verdicts_rec).values())
             alpha = open_[0][2]["alpha"]
-            out.append("- Such an interval does not account for the family's other claims; the "
-                       f"Holm-adjusted p does: it falls below {alpha:g} only when the smallest raw "
-                       f"p is below {alpha:g}/{fam} = {alpha / fam:.4f}, the next below "
-                       f"{alpha:g}/{fam - 1}, and so on. So these claims stay not resolved.")
+            out.append("- Such an interval ignores the family's other claims; Holm's does not: "
+                       f"the smallest raw p must be below {alpha:g}/{fam} = {alpha / fam:.4f}, "
+                       f"the next below {alpha:g}/{fam - 1}, and so on.")
     floor, alpha = _sign_floor(n), next(iter(next(iter(
         verdicts_rec["metrics"].values())).values()))["alpha"]
     if n > 1:
@@ -874,13 +873,11 @@ def what_it_shows(verdicts_rec):
                                        alpha)
         out.append(f"- What a verdict needs here: with {n} seeds, the smallest p passes Holm only "
                    f"with |t| > {t_need:.1f} (df {n - 1}), that is when the mean difference is at "
-                   f"least {factor:.1f} times the half-width of its unadjusted 95 % interval (the "
-                   "column *|difference| a verdict needs*, at the seeds' observed spread); a "
-                   "claim tested at a later Holm step needs a little less.")
-    out.append(f"- At {_n_seeds(n)} the exact sign test cannot go below p = {floor:.4f}, even "
-               "when BBB is lower on every seed"
+                   f"least {factor:.1f} times the half-width of its unadjusted 95 % interval "
+                   "(the column *|difference| a verdict needs*).")
+    out.append(f"- The exact sign test cannot go below p = {floor:.4f} at {_n_seeds(n)}"
                + (f", so alone it could never reach α = {alpha:g}" if floor > alpha else "")
-               + "; the verdicts rest on the t-test, as the plan declares.")
+               + "; the verdicts rest on the t-test, as declared.")
     return "\n".join(out)
 
 

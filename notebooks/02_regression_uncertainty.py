@@ -18,11 +18,8 @@
 # should widen away from the data
 # ([Blundell et al. 2015](https://arxiv.org/abs/1505.05424), §5.2, Figure 5).
 #
-# **Runtime** (profile `default`, the settings of the stored results): seconds. Training is
-# separate and takes tens of minutes on a CPU (five methods on five seeds; section 2 prints the
-# stored run's time): `make notebooks ONLY=02 TRAIN=1` trains the models and stores the scores
-# and the curves the figures draw in `results/02_regression_uncertainty/`; a plain
-# `make notebooks` reads them back and trains nothing.
+# **Runtime**: seconds, reading the stored runs; `make notebooks ONLY=02 TRAIN=1` retrains
+# (tens of minutes on a CPU).
 
 # %% [markdown]
 # **The answer**, rendered from the stored runs (sections 3, 4 and 6 show them in full):
@@ -37,27 +34,16 @@ show_markdown(R.answer());  # the default profile's runs, results/02_regression_
 # so that each pass is a different sub-network; **deep ensemble**: a few networks trained from
 # different random starts, their predictions pooled. A central interval **covers** the share of
 # fresh draws that fall inside it. The **declared tests** are claims "BBB has a lower score than
-# a rival", written down with their test and verdict words before the scores existed (section 6);
-# a claim **holds** when the test, adjusted for the other claims of its family (Holm's
-# adjustment, section 6), finds BBB's score lower, is **reversed** when it finds the rival's
-# lower, and is **not resolved** when it finds neither, which is not evidence that the two are
-# equal: section 6 gives each claim's difference with its 95 % interval (not adjusted for the
-# other claims) and the difference a verdict would need at these seeds.
-
-# %% [markdown]
-# **What you will see.** Figure 5 redrawn with the true curve, BBB beside MC dropout and a deep
-# ensemble on the same data, the split of the predictive variance into aleatoric and epistemic
-# parts, and the bands scored against fresh draws from the generator over five seeds, with
-# paired tests declared before those scores existed.
+# a rival", fixed before the scores existed (section 6); a claim **holds** when the test,
+# adjusted for the other claims of its family (Holm's adjustment), finds BBB's score lower, is
+# **reversed** when it finds the rival's lower, and is **not resolved** when it finds neither,
+# which is not evidence that the two are equal.
 
 # %% [markdown]
 # ## Parameters
 # `PROFILE` picks the settings from `helpers.profiles`: `smoke` (a tiny run that only checks
-# the code), `default` (the stored results) or `paper` (more steps, prediction samples and test
-# points; the paper gives no settings for this task). Settings left at `None` take the
-# profile's value. `NOISE_STD` is the reading of the paper's $\mathcal N(0, 0.02)$
-# (see below). `TRAIN_MISSING` trains the models when `results/` holds no run with these
-# settings; off, the notebook says which command trains them.
+# the code), `default` (the stored results) or `paper` (more steps and samples). Settings left
+# at `None` take the profile's value.
 
 # %% tags=["parameters"]
 PROFILE = "default"
@@ -102,11 +88,9 @@ print(cfg)
 # $x$: with $h(u) = u + 0.3\sin 2\pi u + 0.3\sin 4\pi u$ the data are $y = h(x+\epsilon)$, so $y$
 # scatters by about $|h'(x)|\,\epsilon$, several times $\epsilon$ where the curve is steep (near
 # $x = 0$) and almost not at all at its peak and trough. Every model below learns one
-# observation-noise $\sigma$ anyway (a conditional Gaussian likelihood, as in the paper); the best
-# single $\sigma$ is the root-mean-square scatter over $[0, 0.5]$, printed below the figure.
-#
-# Both panels show the training draw of the first seed in `seeds`, the points that the models
-# of sections 3–5 are trained on (the right panel: the same draw under the other reading).
+# observation-noise $\sigma$ anyway (as in the paper); the best single $\sigma$ is the
+# root-mean-square scatter over $[0, 0.5]$, printed below. Both panels: the first seed's
+# training draw.
 
 # %%
 x_grid = R.plot_grid()
@@ -125,11 +109,8 @@ print(f"root-mean-square noise on y over [0, 0.5]: {scatter:.3f} "
       f"(noise std in the generator: {NOISE_STD:g})")
 
 # %% [markdown]
-# With the standard-deviation reading the points hug the curve except where it is steep; with
-# the variance reading the phase noise smears them over the whole range of the sines, so the
-# curve can hardly be recovered. The printed scatter is the noise level a model should learn.
-# The dashed curve, the truth $\mathbb E[y\mid x]$, differs between the panels for the same
-# reason: averaging the sines over a wide phase noise flattens them.
+# The dashed curve is the truth $\mathbb E[y\mid x]$; under the variance reading the wide phase
+# noise flattens it.
 
 # %% [markdown]
 # ## 2. Training every method on every seed
@@ -146,9 +127,8 @@ print(f"root-mean-square noise on y over [0, 0.5]: {scatter:.3f} "
 # whole data set is one minibatch, so the KL enters with weight 1 ("the full KL"). To predict,
 # the network is run with many weight draws, and each draw's output is blurred by the learned
 # noise $\sigma$: where the data do not pin the weights down, the draws disagree and the band
-# opens. **MC dropout** draws random dropout masks instead of weights (each hidden unit dropped
-# with probability 0.1, the dropout rate); a **deep ensemble** uses a few networks trained from
-# different starts.
+# opens. MC dropout draws dropout masks instead of weights (each hidden unit dropped with
+# probability 0.1, the dropout rate); a deep ensemble uses its members.
 
 # %% [markdown]
 # ### The five methods and their settings
@@ -171,11 +151,7 @@ show_markdown(R.methods_text(cfg))
 # [lab log](../docs/lab_log.md#notebook-02).
 #
 # </div>
-#
-# The training runs once and stores in `results/02_regression_uncertainty/`, per method and seed,
-# the scores of section 6 and the std ratio (how much the band widens away from the data,
-# section 4), one number each; for the first seed only, it also stores the predictive on the
-# plotting grid, the curves the figures draw.
+
 
 # %%
 rec = R.build_fits(cfg, NOISE_STD, train=TRAIN_MISSING)
@@ -197,10 +173,9 @@ if not H.pending(rec, f"the fits of profile {PROFILE} with NOISE_STD = {NOISE_ST
 # weight draws: its median, interquartile range (as the paper; the central 50 % interval) and
 # 5–95 % band (the central 90 % interval), all quantiles of sampled $y$. The standard network
 # has a single curve, so its band is only the learned noise $\sigma$ around it. The dashed line
-# is the truth, the generator's $\mathbb E[y\mid x]$ (the paper's figure has no such line). The
-# hatched strip is the range away from the data that section 6 scores. Right of the data the
-# median is jagged: it is estimated from a finite number of weight draws per point, so its
-# wiggles there are sampling noise, not structure.
+# is the truth, the generator's $\mathbb E[y\mid x]$ (not in the paper's figure). The hatched
+# strip is the range section 6 scores. The median's jaggedness right of the data is sampling
+# noise of the finite weight draws.
 
 # %%
 if rec:
@@ -224,10 +199,8 @@ if rec:
 # %% [markdown]
 # ## 4. Other ways to get uncertainty, on the same data and axes
 #
-# The same first seed, the three methods that Figure 5 leaves out, on Figure 5's $y$ axis (one
-# range wide enough for every method's band), so that these panels and Figure 5's two can be
-# compared directly. One seed cannot rank the methods: section 6 scores the bands against the
-# truth over all seeds.
+# The same first seed, the three methods that Figure 5 leaves out, on Figure 5's $y$ axis. One
+# seed cannot rank the methods: section 6 scores them over all seeds.
 
 # %%
 if rec:
@@ -239,10 +212,8 @@ if rec:
 # %% [markdown]
 # How much each band widens, over all seeds: the **std ratio**, a method's mean predictive standard
 # deviation at the plotting grid's points in $[0.7, 1.2]$ divided by that at its points in
-# $[0, 0.5]$ (1: no widening). It is computed for every seed when the models are trained and
-# stored as one number per seed; the figure above is the first seed, the first value in each
-# bracket. The std ratio describes the bands; none of the tests declared in section 6 is on it,
-# since a wider band is not by itself a better one.
+# $[0, 0.5]$ (1: no widening); the figure above is the first value in each bracket. It
+# describes the bands and is not tested: a wider band is not by itself a better one.
 #
 # **The std ratio per method** (mean ± standard deviation over the seeds, per-seed values in
 # brackets):
@@ -284,8 +255,7 @@ if rec:
     show_markdown(R.variance_split_text(curves, x_grid, cfg.seeds[0]))
 
 # %% [markdown]
-# The learned $\sigma$ of every method, next to the data's root-mean-square scatter from section 1
-# (not the generator's 0.02: the phase noise makes $y$ scatter more where the curve is steep):
+# The learned $\sigma$ of every method, next to the data's root-mean-square scatter (section 1):
 
 # %%
 for m, curve in curves.items() if rec else ():
@@ -295,19 +265,17 @@ print(f"{'data, root-mean-square':<26} scatter       {scatter:.3f}")
 # %% [markdown]
 # ## 6. The bands against the truth, over seeds
 #
-# For every seed, fresh points are drawn from the generator (as many as section 2 gives) in the
-# training range $x\in[0,0.5]$ and away from it, $x\in[0.7,1.2]$, with the same draws for every
-# method (same seed, same data: the comparisons are paired). The declared plan scores only this
-# one range away from the data, on the right: the gap $(0.5, 0.7)$ next to the data and the
-# shorter strip $[-0.2, 0)$ on the left are not scored (section 3 describes the left strip on the
-# first seed). On each range:
+# For every seed, fresh points are drawn from the generator in the training range
+# $x\in[0,0.5]$ and away from it, $x\in[0.7,1.2]$, the same draws for every method (the
+# comparisons are paired). The gap $(0.5, 0.7)$ and the left strip $[-0.2, 0)$ are not scored.
+# On each range:
 #
 # - **coverage** of the central 50 % and 90 % predictive intervals (the interquartile range and
 #   the 5–95 % band of the figures, quantiles of sampled $y$): the share of fresh $y$ inside them
 #   (targets 0.50 and 0.90; below: overconfident, above: too wide);
 # - **NLL**: the negative log-likelihood per point, in nats, of the fresh $y$ under a Gaussian with
-#   the predictive's mean and variance (the *moment-matched* Gaussian). Lower is better: it
-#   punishes both a band that misses the truth and one wider than needed;
+#   the predictive's mean and variance. Lower is better: it punishes both a band that misses
+#   the truth and one wider than needed;
 # - **RMSE**: the root-mean-square error of the predictive mean.
 #
 # Mean ± standard deviation over the seeds, per-seed values in brackets.
@@ -338,10 +306,9 @@ if rec:
 # %% [markdown]
 # ### Is BBB better than the rivals? The declared tests
 #
-# The claims, the seeds, the test and the verdict words were fixed in
-# `results/02_regression_uncertainty/analysis_plan.json` before these scores existed (the seeds:
-# see the box in section 2). Each claim reads "BBB, with one of its two
-# priors, has a lower score than a rival", on two scores where lower is better:
+# Fixed in `results/02_regression_uncertainty/analysis_plan.json` before these scores existed
+# (the seeds: see the box in section 2), each claim reads "BBB, with one of its two priors, has
+# a lower score than a rival", on two scores where lower is better:
 #
 # - the NLL of the two score tables;
 # - the **coverage error**, how far the two intervals miss their targets: the mean of
@@ -355,17 +322,14 @@ if rec:
 # - **Holm's adjustment** within the family: testing many claims at once makes a chance "win"
 #   likelier, so the smallest p must pass $\alpha/12$, the next $\alpha/11$, and so on, stopping
 #   at the first that fails ($\alpha = 0.05$);
-# - beside it, the **exact sign test**: on how many seeds BBB's score is lower, with no
-#   assumption on the size of the differences (`helpers.stats`).
+# - beside it, the **exact sign test**: on how many seeds BBB's score is lower.
 #
-# Verdicts: "holds", BBB is better; "reversed", the rival is better; "not resolved", the seeds
-# cannot tell, which is not evidence that the two are equal. In the tables, the **mean
-# difference** is BBB's score minus the rival's, averaged over the seeds: negative means BBB's
-# score is lower (better). Its 95 % interval is not adjusted for the other claims.
+# In the tables, the **mean difference** is BBB's score minus the rival's, averaged over the
+# seeds: negative means BBB's score is lower (better). Its 95 % interval is not adjusted for the
+# other claims.
 # **|difference| a verdict needs**: how large the mean difference would have to be, at the
 # spread the seeds show, to pass Holm's strictest step ($\alpha/12$). **p (Holm-adjusted)**: the
-# t-test's p after Holm's adjustment, to compare with $\alpha$ itself: a claim holds (or is
-# reversed) when it is below $\alpha = 0.05$.
+# t-test's p after Holm's adjustment: a verdict when it is below $\alpha = 0.05$.
 #
 # **Test table, away from the data** ($x\in[0.7, 1.2]$):
 
@@ -394,19 +358,17 @@ if verdicts:
 # %%
 if rec:
     show_markdown(R.takeaways_text(summary, curves, x_grid, cfg.seeds[0], verdicts,
-                                   true_mean=true_mean, per_seed=per_seed))
+                                   per_seed=per_seed))  # left of the data: section 3
 
 # %% [markdown]
 # ## Exercises
 #
 # 1. Set `NOISE_STD = math.sqrt(0.02)` (the other reading of the paper) and `TRAIN_MISSING = True`,
-#    and rerun: what happens to the std ratio? (This trains every method on every seed: as long
-#    as the stored run of section 2.)
+#    and rerun: what happens to the std ratio? (This retrains every method on every seed.)
 # 2. Train BBB with one weight sample per step instead of eight: is the band noisier?
 # 3. Move the training range to $[0.25, 0.75]$: where does each method become uncertain?
 # 4. Train both BBB variants on one seed with `helpers.regression.fit_method` and compare the
 #    posterior $\sigma$ of their weights: are the scale-mixture prior's much smaller?
 #
-# The numbers are in `results/02_regression_uncertainty/<method>.json`, the curves and per-seed
-# scores in `fits.json`, the tests in `verdicts.json` (written by `helpers.regression.build_fits`
-# when it trains), the plan in `analysis_plan.json`.
+# The stored runs: `results/02_regression_uncertainty/` (`fits.json`, `verdicts.json`,
+# `analysis_plan.json`).

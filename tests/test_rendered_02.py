@@ -134,14 +134,14 @@ def test_std_ratio_and_verdict_tables():
     assert "mean difference (BBB − rival)" in header and header[0].startswith("claim (BBB <")
     assert "p (Holm-adjusted)" in header and "|difference| a verdict needs" in header
     # the difference a verdict needs: 2.12 (|t| at 0.05/12, df 4, over t at 0.975) x half-width
-    assert rows[3] == ["BBB, scale-mixture prior < standard network", "NLL", "5", "-0.050",
+    assert rows[3] == ["BBB, scale-mixture prior < standard network", "NLL", "-0.050",
                        "[-0.200, +0.100]", "0.318", "0.500", "0.062", "holds"]
     assert rows[0][-1] == "not resolved at 5 seeds"
     # a bound that 3 decimals would print as 0 gets 4, so that excluding 0 stays visible
     header, rows = R.verdict_rows(_verdicts({}, ci=(0.0003, 0.0376)), "near the data")
-    assert rows[0][4] == "[+0.0003, +0.0376]"
+    assert rows[0][3] == "[+0.0003, +0.0376]"
     header, rows = R.verdict_rows(_verdicts({}, n=1, ci=None), "near the data")
-    assert rows[0][4:6] == ["—", "—"]
+    assert rows[0][3:5] == ["—", "—"]
 
 
 # ---- variance_split_text ----
@@ -258,9 +258,9 @@ def test_what_it_shows_follows_the_verdicts():
             "seeds.") in text and text.count("every rival's") == 1
     assert ("- 1 of the 19 unresolved claims has an unadjusted 95 % interval that excludes 0:\n"
             "  - near the data: none favours BBB and 1 favours the rival (interval above 0).\n"
-            "- Such an interval does not account") in text
-    assert ("the Holm-adjusted p does: it falls below 0.05 only when the smallest raw p is "
-            "below 0.05/12 = 0.0042, the next below 0.05/11") in text
+            "- Such an interval ignores") in text
+    assert ("Holm's does not: the smallest raw p must be below 0.05/12 = 0.0042, the next "
+            "below 0.05/11") in text
     assert ("- What a verdict needs here: with 5 seeds, the smallest p passes Holm only with "
             "|t| > 5.9 (df 4), that is when the mean difference is at least 2.1 times the "
             "half-width of its unadjusted 95 % interval") in text
@@ -555,3 +555,11 @@ def test_methods_text_gives_the_profiles_settings():
         assert (f"Predictions use {cfg.pred_samples} weight draws" in text
                 and f"{cfg.n_test} fresh test points" in text)
         assert "dropout rate 0.1" in text and "cosine decay" in text
+
+
+def test_notebook_02_stays_under_5000_words():
+    from pathlib import Path
+    from test_rendered_01_r10 import rendered_words
+    n = rendered_words(Path(__file__).resolve().parents[1] / "notebooks"
+                       / "02_regression_uncertainty.ipynb")
+    assert 1000 < n <= 5000, n  # issue 52: notebook 02 at most 5,000 rendered words
