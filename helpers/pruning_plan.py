@@ -1397,13 +1397,17 @@ def recipe_words(c, prior=True):
              + f"), {c['epochs']} epochs")
     if c.get("init_from"):
         words += f" after a {c['init_epochs']}-epoch SGD network (warm start)"
-    if c.get("method", "").startswith("bbb") and prior:
-        n = c.get("samples", 1)
-        words += (f", π = {c['pi']:g}, {n} weight sample{'s' if n != 1 else ''} per step"
-                  + (", eq. 9's KL weights" if c.get("kl_weighting") == "blundell" else ""))
-    if c.get("method") == "dropout":
-        words += f", dropout rate {c['dropout']:g}"
-    return words
+    return words + _method_words(c, "weight sample", bbb=prior)
+
+
+def _method_words(c, sample, bbb=True):
+    """', π = 0.25, 1 <sample> per step' (BBB, with ``bbb``; eq. 9's KL weights named) or
+    ', dropout rate 0.5' (dropout); '' otherwise."""
+    n = c.get("samples", 1)
+    if c.get("method", "").startswith("bbb") and bbb:
+        return (f", π = {c['pi']:g}, {n} {sample}{'s' if n != 1 else ''} per step"
+                + (", eq. 9's KL weights" if c.get("kl_weighting") == "blundell" else ""))
+    return f", dropout rate {c['dropout']:g}" if c.get("method") == "dropout" else ""
 
 
 def width_differences(rec):
@@ -1524,14 +1528,8 @@ def short_recipe(c):
     """A run config in the few words the notebook's table of names gives: "Adam, 35 epochs,
     π = 0.25, 1 sample per step" (BBB: π and weight samples; dropout: its rate; eq. 9's KL
     weights named)."""
-    words = f"{_OPT.get(c.get('optimizer'), c.get('optimizer'))}, {c['epochs']} epochs"
-    if c.get("method", "").startswith("bbb"):
-        n = c.get("samples", 1)
-        words += (f", π = {c['pi']:g}, {n} sample{'s' if n != 1 else ''} per step"
-                  + (", eq. 9's KL weights" if c.get("kl_weighting") == "blundell" else ""))
-    if c.get("method") == "dropout":
-        words += f", dropout rate {c['dropout']:g}"
-    return words
+    return (f"{_OPT.get(c.get('optimizer'), c.get('optimizer'))}, {c['epochs']} epochs"
+            + _method_words(c, "sample"))
 
 
 NAMES = {  # the notebook's names for its networks: (what it is, where it is used)

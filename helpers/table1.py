@@ -1612,17 +1612,25 @@ def widths_exceptions(rec, widths=None):
     return out
 
 
+def _excluded_split(rec):
+    """(``paper_excluded``, seeds per width, the widths whose intervals exclude every paper
+    difference, the widths where only some do) for ``excluded_words``/``excluded_sentences``."""
+    ex = paper_excluded(rec)
+    if not ex:
+        return ex, {}, [], []
+    n_seeds = {W: max(e["n"] for (V, _, _), e in effects(rec).items() if V == W) for W in ex}
+    return (ex, n_seeds, [W for W, (k, n) in ex.items() if k == n],
+            [W for W, (k, n) in ex.items() if k < n])
+
+
 def excluded_words(rec):
     """'at 2×400 and 2×1200 each of the paper's four differences lies outside our per-width
     interval (…: ``widths_exceptions``); 2×800 (3 seeds) cannot tell' from ``paper_excluded``;
     '' without intervals."""
     from .report import and_list
-    ex = paper_excluded(rec)
+    ex, n_seeds, every, some = _excluded_split(rec)
     if not ex:
         return ""
-    n_seeds = {W: max(e["n"] for (V, _, _), e in effects(rec).items() if V == W) for W in ex}
-    every = [W for W, (k, n) in ex.items() if k == n]
-    some = [W for W, (k, n) in ex.items() if k < n]
     num = {1: "one", 2: "two", 3: "three", 4: "four"}
     parts = []
     if every:
@@ -1645,12 +1653,9 @@ def excluded_sentences(rec):
     adjusted for the widths holds the paper's value, is the answer table's note); '' without
     intervals."""
     from .report import and_list
-    ex = paper_excluded(rec)
+    ex, n_seeds, every, some = _excluded_split(rec)
     if not ex:
         return ""
-    n_seeds = {W: max(e["n"] for (V, _, _), e in effects(rec).items() if V == W) for W in ex}
-    every = [W for W, (k, n) in ex.items() if k == n]
-    some = [W for W, (k, n) in ex.items() if k < n]
     out = []
     if every:
         ns = {ex[W][1] for W in every}

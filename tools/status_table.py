@@ -1050,14 +1050,22 @@ def _references_words(v2):
         return ""
     text = (f". SGD and dropout nets pruned by |w| err on {100 * at['sgd_magnitude']:.2f}% and "
             f"{100 * at['dropout_magnitude']:.2f}% at 95% (BBB by SNR {100 * at['bbb_snr']:.2f}%)")
+    beat = snr_beats_every_w()
+    if beat:
+        text += f"; at {beat[0]}% SNR beats all {beat[1]} |w| nets (hold)"
+    return text
+
+
+def snr_beats_every_w():
+    """(fraction, n): the first pruning fraction at which SNR's claims against all n |w|
+    references hold (``pruning_claims``); None if at none."""
     claims = pruning_claims()
     if isinstance(claims, dict):
         for f, pairs in claims.items():
             refs = [v for n, v in pairs if "|w|" in n]
             if refs and all(v == "holds" for v in refs):
-                text += f"; at {f}% SNR beats all {len(refs)} |w| nets (hold)"
-                break
-    return text
+                return f, len(refs)
+    return None
 
 
 def found_pruning():
@@ -1396,13 +1404,9 @@ def short_pruning():
     if eq9:
         text += (f"; with the paper's proposed KL weighting (eq. 9; 2×{eq9['H']} nets) it costs "
                  f"{eq9['mean']:+.2f} pp")
-    claims = pruning_claims()
-    if isinstance(claims, dict):
-        for f, pairs in claims.items():
-            refs = [v for n, v in pairs if "|w|" in n]
-            if refs and all(v == "holds" for v in refs):
-                text += f"; at {f}%, it beats every reference network pruned by weight size (hold)"
-                break
+    beat = snr_beats_every_w()
+    if beat:
+        text += f"; at {beat[0]}%, it beats every reference network pruned by weight size (hold)"
     return text.replace(" -", " −").replace("[-", "[−") + "."
 
 
