@@ -373,16 +373,13 @@ def pruned_words(rec, replication=()):
 
 def retrain_words(rec):
     """One line: how long training ``rec``'s networks from scratch took by their run records
-    (``retrain_seconds``), naming each network that has no run record and is not counted."""
+    (``retrain_seconds``); when some have no recorded time, how many the hours count."""
     seconds, missing = retrain_seconds(rec)
     alt = rec["metrics"].get("other_kl_weighting")
-    known = {m["name"]: m for m in rec["metrics"]["models"] + ([alt] if alt else [])}
-    text = (f"Training them from scratch took {seconds / 3600:.1f} h in notebook 01 (each with "
+    n = len(rec["metrics"]["models"]) + bool(alt) - len(missing)
+    them = (f"The {'one' if n == 1 else n} of them with a recorded time" if missing else "They")
+    return (f"{them} took {seconds / 3600:.1f} h to train from scratch in notebook 01 (each with "
             "the SGD network its means start from).")
-    if missing:
-        names = [_network_words(known[n], alt) if n in known else f"the run {n}" for n in missing]
-        text += f" Not counted (no recorded time): {' and '.join(names)}."
-    return text
 
 
 def _figure4_facts(entry):
@@ -419,13 +416,12 @@ def _mean_sd(vals):
 
 def table2_rows(rec, compare_H):
     """Return (header, rows) of Table 2: the paper's 2x1200 network against ours at the main
-    width by SNR, |mu| and at random, and at ``compare_H`` by SNR and |mu| (mean ± sd over
-    seeds)."""
+    width and at ``compare_H``, each by SNR, |mu| and at random (mean ± sd over seeds)."""
     H = rec["metrics"]["models"][0]["H"]
     main, other = _by_width(rec, H), _by_width(rec, compare_H)
     header = ["removed", "paper (2×1200)", f"ours 2×{H}: SNR", f"2×{H}: |μ|", f"2×{H}: random"]
     if compare_H != H:
-        header += [f"ours 2×{compare_H}: SNR", f"2×{compare_H}: |μ|"]
+        header += [f"ours 2×{compare_H}: SNR", f"2×{compare_H}: |μ|", f"2×{compare_H}: random"]
     rows = []
     for f in FRACTIONS:
         paper = PAPER_TABLE2.get(f)
@@ -433,7 +429,8 @@ def table2_rows(rec, compare_H):
         row += [_mean_sd([m["error_at"][k][str(f)] for m in main])
                 for k in ("snr", "magnitude", "random")]
         if compare_H != H:
-            row += [_mean_sd([m["error_at"][k][str(f)] for m in other]) for k in ("snr", "magnitude")]
+            row += [_mean_sd([m["error_at"][k][str(f)] for m in other])
+                    for k in ("snr", "magnitude", "random")]
         rows.append(row)
     return header, rows
 
@@ -542,11 +539,11 @@ def figure4_takeaway(models, fraction="75"):
 
 # the words the readings of Table 2 use, declared in the text they render. "holds" is kept for
 # the plans' test verdicts: these words describe a curve, they test nothing.
-FLAT_WITHIN = 0.10  # "stays flat": the mean error at most 10 % (relative) above the unpruned one
+FLAT_WITHIN = 0.10  # "stays within 10 %": the mean error at most 10 % (relative) above the unpruned one
 BREAK_ABOVE = 2.0   # "breaks down": the mean error more than twice the unpruned one
 MCNEMAR_ALPHA = 0.05
 READ_FRACTIONS = (50, 75, 95, 98, 99)
-STATE_WORDS = {"flat": "stays flat", "rise": "rises", "break": "breaks down"}
+STATE_WORDS = {"flat": "stays within 10 %", "rise": "rises", "break": "breaks down"}
 
 
 def course_state(unpruned, error):
@@ -559,13 +556,13 @@ def course_state(unpruned, error):
 
 def criterion_words():
     """The wording's criterion, as the readings state it (Markdown)."""
-    return (f"*stays flat*: at most {100 * FLAT_WITHIN:.0f} % above the unpruned error; "
+    return (f"*stays within {100 * FLAT_WITHIN:.0f} %*: at most that far above the unpruned error; "
             f"*rises*: up to {BREAK_ABOVE:g} times it; *breaks down*: more than that")
 
 
 def course_words(errors, fractions=READ_FRACTIONS):
     """How an error curve ({fraction: error}, fraction 0 unpruned) runs over ``fractions``, in
-    words with its values: e.g. "stays flat from 50 to 95 % (1.43%–1.54%), rises at 98 % (1.81%)
+    words with its values: e.g. "stays within 10 % from 50 to 95 % (1.43%–1.54%), rises at 98 % (1.81%)
     and breaks down at 99 % (7.73%)"."""
     fs = [f for f in fractions if f in errors]
     runs = []
@@ -596,7 +593,7 @@ from .report import seeds_words as _seeds  # noqa: E402
 
 def flat_up_to(errors, fractions=READ_FRACTIONS):
     """The largest of ``fractions`` up to which (every fraction before it included) the error
-    curve {fraction: error} stays flat; None when it does not at the first."""
+    curve {fraction: error} stays within FLAT_WITHIN of the unpruned error; None when it does not at the first."""
     upto = None
     for f in fractions:
         if course_state(errors[0], errors[f]) != "flat":
@@ -666,9 +663,10 @@ def table2_text(rec, compare_H, full_row=True):
 
 
 def _measurable_words(models, kind):
-    """Where an error curve (mean over ``models`` of ranking ``kind``) *stays flat* up to some
-    fraction yet the error added there (paired over the seeds) has a 95 % interval above 0:
-    " (at 95 % removed it adds +0.12 pp [+0.03, +0.20], a measurable rise)", else ""."""
+    """Where an error curve (mean over ``models`` of ranking ``kind``) stays within 10 % up to
+    some fraction yet the error added there (paired over the seeds) has a 95 % interval above 0
+    (*measurable*, as notebook 04's Terms define it):
+    " (at 95 % removed it adds +0.12 pp [+0.03, +0.20]: measurable)", else ""."""
     from .stats import mean_ci
     upto = flat_up_to(_mean_curve(models, kind))
     if upto is None or len(models) < 2:
@@ -678,8 +676,8 @@ def _measurable_words(models, kind):
     ci = s["ci"]
     if not ci or ci[0] <= 0:
         return ""
-    return (f" (at {upto} % removed it adds {s['mean']:+.2f} pp [{ci[0]:+.2f}, {ci[1]:+.2f}], "
-            "a measurable rise)")
+    return (f" (at {upto} % removed it adds {s['mean']:+.2f} pp [{ci[0]:+.2f}, {ci[1]:+.2f}]: "
+            "measurable)")
 
 
 def full_row_text(rec):
@@ -837,8 +835,9 @@ def cut_between_modes(entry, fraction="75", smooth_db=1.0):
 
 def curves_figure(rec):
     """Test error against the fraction of weights removed (the fractions evenly spaced, so that
-    95, 98 and 99 % stay apart), one panel per question: SNR against |mu| at each width (line:
-    mean over the seeds; dots: each seed, side by side), the paper's Table 2 marked at 2x1200, and
+    95, 98 and 99 % stay apart; markers only, since a line between categories would draw a
+    slope), one panel per question: SNR against |mu| at each width (open circle: mean over the
+    seeds; dots: each seed, side by side), the paper's Table 2 marked at 2x1200, and
     random removal at both widths beside SNR. The 2x1200 panel is linear (its errors stay
     within a few tenths of a point), the others log (they span two decades)."""
     import matplotlib.pyplot as plt
@@ -852,15 +851,16 @@ def curves_figure(rec):
     fig, axes = plt.subplots(1, len(widths) + 1, figsize=(5.2 * (len(widths) + 1), 4.2),
                              constrained_layout=True)
 
-    def draw(ax, H, kind, ls="-", label=None, seeds=True):
-        col, name, dx = styles[kind]
+    def draw(ax, H, kind, marker="o", label=None, dx=None):
+        col, name, dx0 = styles[kind]
+        dx = dx0 if dx is None else dx
         ms = _by_width(rec, H)
         vals = [[m["error_at"][kind][str(f)] for f in xs] for m in ms]
         mean = [sum(v) / len(v) for v in zip(*vals)]
         n = len(ms)
-        ax.plot(pos, mean, ls, c=col, lw=1.4, marker="o" if seeds else None, ms=3,
-                label=label or f"{name}, 2×{H} (line: mean of {n} seed{'s' * (n > 1)})")
-        if seeds and n > 1:  # each seed a little apart, so that equal values stay visible
+        ax.plot([q + dx for q in pos], mean, marker, ls="none", c=col, mfc="none", mew=1.3,
+                ms=7, label=label or f"{name}, 2×{H} (open: mean of {n} seed{'s' * (n > 1)})")
+        if n > 1:  # each seed a little apart, so that equal values stay visible
             for i, v in enumerate(vals):
                 off = dx + 0.05 * (i - (n - 1) / 2)
                 ax.plot([q + off for q in pos], v, ".", c=col, ms=4, alpha=0.7)
@@ -873,10 +873,12 @@ def curves_figure(rec):
     axes[0].plot([q for q, _ in paper], [e for _, e in paper], "x", c="k", ms=7, mew=1.5,
                  zorder=5, label="paper, Table 2 (2×1200, SNR)")
     last = axes[-1]
-    for H, ls in zip(widths, ("-", "--", ":")):
-        draw(last, H, "random", ls, label=f"random, 2×{H}", seeds=False)
-        draw(last, H, "snr", ls, label=f"SNR, 2×{H}", seeds=False)
-    last.set_title("removed at random, against SNR (means)")
+    for j, (H, mk) in enumerate(zip(widths, ("o", "s", "^"))):
+        dx = 0.12 * (j - (len(widths) - 1) / 2)
+        draw(last, H, "random", mk, label=f"random, 2×{H}", dx=dx)
+        draw(last, H, "snr", mk, label=f"SNR, 2×{H}", dx=dx)
+    last.plot([], [], ".", c="0.4", ms=4, label="dots: each seed")
+    last.set_title("removed at random, against SNR (open: means)")
     pct = FuncFormatter(lambda v, _: f"{round(100 * v, 2):g}%")  # one format: 1.3%, 2%, 50%
     for i, ax in enumerate(axes):
         ax.set_xticks(pos, [f"{f}" for f in xs])
@@ -897,10 +899,11 @@ def curves_figure(rec):
     return fig
 
 
-def weighting_figure(base, alt, H, seen=True):
+def weighting_figure(base, alt, H):
     """SNR densities of the same recipe under the two KL weightings (stored analyses): each
-    histogram with its smoothed density (``kde_db``, the bandwidth of section 1), median and 95 %
-    cut; ``seen``: the title says this seed was seen before the test was declared."""
+    histogram (step outline, in the legend) with its smoothed density (``kde_db``, the bandwidth
+    of section 1; thin line, named in a corner note with the weights not drawn), median and
+    95 % cut."""
     import matplotlib.pyplot as plt
     lo, hi, n = DB_EDGES
     edges = [lo + i * (hi - lo) / n for i in range(n + 1)]
@@ -910,7 +913,7 @@ def weighting_figure(base, alt, H, seen=True):
         ax.stairs(dens, edges, fill=False, color=c, ls=ls, lw=1.6,
                   label=WEIGHTING_LABELS[m["kl_weighting"]].replace("π_i", r"$\pi_i$"))
         g, k = kde_db(m["snr_hist"], bandwidth_db(m["snr_hist"]))
-        ax.plot(g, k, color=c, lw=0.9, alpha=0.8, label="  smoothed (as in section 1)")
+        ax.plot(g, k, color=c, lw=0.9, alpha=0.8)
         ax.axvline(m["cuts_db"]["50"], color=c, ls="-.", lw=1.2,
                    label=f"median (half below): {m['cuts_db']['50']:.1f} dB")
         ax.axvline(m["cuts_db"]["95"], color=c, ls=":", lw=1.4,
@@ -919,12 +922,12 @@ def weighting_figure(base, alt, H, seen=True):
     out = [f"{m.get('snr_outside', 0):,}" for m in (base, alt)]
     width = (hi - lo) / n
     ax.set_xlim(lo + min(filled) * width, lo + (max(filled) + 1) * width + 1)  # every weight
-    ax.set(xlabel=f"signal-to-noise ratio |μ|/σ (dB); not drawn: {out[0]} (eq. 8) and {out[1]} "
-           f"(eq. 9) weights outside {lo:g} to {hi:g} dB", ylabel="density (per dB)",
-           title=f"2×{H}, seed {alt['seed']}"
-           + (" (seen before section 4's test was declared)" if seen else "")
-           + ": the SNR density under each KL weighting")
-    ax.legend(fontsize=8)
+    ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density (per dB)",
+           title=f"2×{H}, seed {alt['seed']}: the SNR density under each KL weighting")
+    ax.text(0.01, 0.4, f"thin lines: smoothed (as in section 1)\nnot drawn: {out[0]} (eq. 8) "
+            f"and {out[1]} (eq. 9)\nweights outside {lo:g} to {hi:g} dB", transform=ax.transAxes,
+            ha="left", va="top", fontsize=8, color="0.25")  # under the legend, left of the data
+    ax.legend(fontsize=8, loc="upper left")
     return fig
 
 
@@ -1494,13 +1497,18 @@ def dip_takeaway(dip):
             + "; ".join(parts) + ".")
 
 
+SEED_MARKERS = ("o", "s", "^")  # Figure 4's last panel: the dip of seeds 0, 1, 2
+DIP_STACK = 2.2  # and the factor between stacked markers on its log axis
+
+
 def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     """The paper's Figure 4 from a stored analysis, read at the dip: the SNR density (dB) of
     ``entry`` on a linear axis as in the paper and on a log axis with its smoothed density, modes
     and dip (``dip``: snr_dip.json's metrics); the share of weights above each SNR (1 − CDF) on a
     log axis, so that the few weights above the dip are visible, with the share above the dip;
     and the smoothed densities of ``models`` (snr.json's analyses), each with its own dip marked
-    as a point on its curve. The cut-offs (black; the paper draws its 75 % one in red) and the
+    by an open marker per seed at the dip's SNR, stacked off the curve (joined to it by a thin
+    line). The cut-offs (black; the paper draws its 75 % one in red) and the
     dip (bluish green) differ in hue, and no line is red or orange; the widths differ in hue and
     line style."""
     import matplotlib.pyplot as plt
@@ -1531,7 +1539,7 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     a_lin.set_ylim(0, 1.2 * dens.max())  # the short legend sits left of the peak
     a_log.set_yscale("log")
     floor = 0.5 / (total * width)  # below one weight in a bin: the log axes hide no weight
-    a_log.set_ylim(floor, 3 * dens.max())  # the legend sits below the axes
+    a_log.set_ylim(floor, 30 * dens.max())  # headroom: the legend sits above the density
     a_log.set_title("the same density, log axis: the second mode and the dip")
     if d:
         g, k = kde_db(entry["snr_hist"], d["bandwidth_db"])
@@ -1550,15 +1558,15 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
                            f",\n{100 * out / total:.2f} % outside the histogram's range"
                            if out else ""))
         # the second mode, too small to see on the linear axis, enlarged in an inset
-        ins = a_lin.inset_axes([0.08, 0.26, 0.26, 0.3])  # left of the main mode's flank
+        ins = a_lin.inset_axes([0.08, 0.24, 0.28, 0.34])  # left of the main mode's flank
         sel = (edges[:-1] >= d["dip_db"] - 3) & (edges[1:] <= xlim[1])
         ins.stairs(dens[sel], edges[:-1][sel].tolist() + [edges[1:][sel][-1]], fill=True,
                    alpha=0.45, color=c["sky"])
         ins.axvline(d["dip_db"], color=c["green"], lw=1.2)
         ins.set_xlim(d["dip_db"] - 3, xlim[1])
         ins.set_ylim(0, 1.3 * dens[sel & (edges[:-1] >= d["dip_db"])].max())
-        ins.set_title(f"second mode ({_db(d['second_mode_db'])} dB), enlarged", fontsize=8)
-        ins.tick_params(labelsize=7)
+        ins.set_title(f"second mode ({_db(d['second_mode_db'])} dB), enlarged", fontsize=9)
+        ins.tick_params(labelsize=9)
         ins.locator_params(axis="y", nbins=3)
         a_cdf.plot([d["dip_db"]], [above_dip], "o", color=c["green"], ms=5)
     for f, ls in zip([f for f in cuts if f in entry["cuts_db"]], (":", "-.", "--")):
@@ -1567,8 +1575,7 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
             ax.axvline(v, color="k", ls=ls, lw=1.1, label=f"{f} % removed: < {v:.1f} dB"
                        + (" (red in the paper)" if f == "75" else ""))
     a_lin.legend(fontsize=8, loc="upper left")
-    a_log.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=3,
-                 frameon=False)  # below the axes: it covers no part of the density
+    a_log.legend(fontsize=8, loc="upper left")  # in the headroom: it covers no data
     above = above - out / total  # counted on the histogram: the outside weights left out
     keep = above > 0.5 / total  # past the last filled bin 1 − CDF is 0, off a log axis
     a_cdf.plot(edges[1:][keep], above[keep], color=c["blue"],
@@ -1588,21 +1595,27 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
             if x is None or x["dip"] is None:
                 continue
             first = m["H"] not in styles
+            side = -1 if not styles or m["H"] == next(iter(styles)) else 1  # below / above
             col, ls = styles.setdefault(m["H"], ((c["blue"], "-"), (c["purple"], "--"),
                                                  (c["grey"], ":"))[len(styles) % 3])
             g, k = kde_db(m["snr_hist"], x["dip"]["bandwidth_db"])
             a_all.plot(g, k, color=col, ls=ls, lw=1.1, alpha=0.85)
-            if first:  # the legend's handle: the curve with its dip's dot
-                a_all.plot([], [], marker="o", ls=ls, color=col, mfc=col, mec="k", mew=0.6, ms=5,
-                           label=f"2×{m['H']} (dot: each seed's dip)")
-            dd = x["dip"]["dip_db"]
-            a_all.plot([dd], [np.interp(dd, g, k)], "o", mfc=col, mec="k", mew=0.6, ms=5,
-                       zorder=4)
+            if first:  # the legend's handle: the curve
+                a_all.plot([], [], ls=ls, color=col, label=f"2×{m['H']}")
+            # each seed's dip: an open marker at the dip's SNR, stacked off the curve (below it
+            # for the first width, above for the next) so that dips 0.1 dB apart stay apart
+            dd, kd = x["dip"]["dip_db"], np.interp(x["dip"]["dip_db"], g, k)
+            yd = kd * DIP_STACK ** (side * (m["seed"] % 3 + 1))
+            a_all.plot([dd, dd], [kd, yd], color=col, lw=0.6, alpha=0.6)
+            a_all.plot([dd], [yd], SEED_MARKERS[m["seed"] % 3], mfc="white", mec=col, mew=1.2,
+                       ms=6, zorder=4)
+        for sd, mk in enumerate(SEED_MARKERS):
+            a_all.plot([], [], mk, mfc="white", mec="0.3", mew=1.2, ms=6, label=f"seed {sd}'s dip")
         a_all.set_yscale("log")
         a_all.set_ylim(floor, 2 * dens.max())
         a_all.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="smoothed density (per dB)",
-                  xlim=xlim, title="every network (one line per seed; dot: its dip)")
-        a_all.legend(fontsize=8, loc="upper left")
+                  xlim=xlim, title="every network (one line per seed; markers: dips, stacked)")
+        a_all.legend(fontsize=8, loc="upper left", ncol=2)
     top = edges[filled[-1] + 1]  # the x-axes end just past the highest filled bin
     gap = (f" (the x-axes end at {top:.0f} dB: none lies between {top:.0f} and {hi:g} dB)"
            if top < hi else "")

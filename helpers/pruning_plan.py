@@ -469,10 +469,6 @@ def _word(summary, r):
     return r["verdict"]
 
 
-# seeds whose numbers were seen before a family was declared (tagged in the test tables)
-SEEN_SEEDS = {"KL weighting": (0,)}
-
-
 def test_rows(summary, families=None):
     """Return (header, rows): each claim of ``families`` (default: all) with its seeds and
     per-seed values (percentage points), the paired mean difference and its 95 % interval,
@@ -486,8 +482,7 @@ def test_rows(summary, families=None):
             continue
         for claim, r in claims.items():
             tt = r.get("t_test")
-            seen = SEEN_SEEDS.get(family, ())
-            seeds = "; ".join(f"s{s}{' (seen)' * (s in seen)}: {100 * a:.2f} vs {100 * b:.2f}"
+            seeds = "; ".join(f"s{s}: {100 * a:.2f} vs {100 * b:.2f}"
                               for s, a, b in zip(r["seeds"], r["lhs"], r["rhs"])) or "—"
             rows.append([family, _claim_label(claim), str(len(r["seeds"])), seeds,
                          f"{100 * tt['mean_diff']:+.2f}" if tt else "—",
@@ -888,9 +883,13 @@ def kl_reading_text(summary):
     import statistics
     u0, b0 = (statistics.fmean(t[a]["0"].values()) for a in ("uniform_snr", "blundell_snr"))
     start = "higher" if b0 > u0 else "lower" if b0 < u0 else "level"
+    f = str(TESTED[0])
+    add = {a: statistics.fmean(t[a][f][sd] - t[a]["0"][sd] for sd in t[a]["0"])
+           for a in ("uniform_snr", "blundell_snr")}
     lines.append(f"- Unpruned, eq. 9's networks start {start} ({_mean_pct(t, 'blundell_snr', 0)}"
-                 f" against {_mean_pct(t, 'uniform_snr', 0)}); the test is on the error after "
-                 "pruning, not on the error pruning adds.")
+                 f" against {_mean_pct(t, 'uniform_snr', 0)}); removing {f} % adds "
+                 f"{100 * add['blundell_snr']:+.2f} pp to them, {100 * add['uniform_snr']:+.2f} pp "
+                 "to eq. 8's (described; the test is on the error after pruning).")
     fresh = _unseen_seeds_words(fam)
     if fresh:
         lines.append(fresh)
@@ -912,9 +911,8 @@ def _unseen_seeds_words(fam, seen=("0",)):
                                                                for sd, x in d))
     if not parts:
         return ""
-    return ("- Eq. 9's seeds 1 and 2 were trained after this test was declared (what had been "
-            "seen: the box at the top), so they are the replication. Eq. 8 − eq. 9 on those "
-            "two seeds alone: " + "; ".join(parts) + " (described, not tested).")
+    return ("- Eq. 9's seeds 1 and 2, trained after the test was declared, replicate it alone: "
+            "eq. 8 − eq. 9, " + "; ".join(parts) + " (described, not tested).")
 
 
 def _smallest_declared(summary, v3=None):
@@ -1025,7 +1023,8 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
     H = rec["metrics"]["models"][0]["H"]
     ms = pruning._by_width(rec, H)
     upto = pruning.flat_up_to(pruning._mean_curve(ms, "snr"))
-    flat = (f"the error stays flat up to {upto} % removed by SNR" if upto else
+    flat = (f"the error stays within 10 % of the unpruned error up to {upto} % removed by SNR"
+            if upto else
             "the error rises already at the first fraction removed by SNR")
     w = (dip or {}).get("widths", {}).get(str(H))
     where = (f"; the density has the paper's two modes, with "
@@ -1038,8 +1037,9 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
         words = [fam[f"bbb_snr < bbb_magnitude at {f}%"]["verdict"] for f in TESTED]
         same = all(x.startswith("not resolved") for x in words)
         lines.append(f"- **SNR or |μ|?** At 2×{H_MAIN}, "
-                     + ("SNR − |μ| is not resolved at either tested fraction (its interval: "
-                        "the answer; section 3)"
+                     + ("SNR − |μ| is not resolved at either tested fraction ("
+                        + "; ".join(f"{f} %: {effect_words(fam[f'bbb_snr < bbb_magnitude at {f}%'])}"
+                                    for f in TESTED) + "; section 3)"
                         if same else "SNR against |μ|: " + _by_verdict(
                             list(zip(TESTED, words))))
                      + _narrow_words(rec, H) + ".")
@@ -1132,6 +1132,20 @@ def _headline(rec, dip, summary, fraction, H, s, flat):
     return text
 
 
+def lean_side(rec, H=None, fractions=("95", "98", "99")):
+    """"SNR" or "|μ|": the ranking with fewer test images only it gets wrong on more
+    network–fraction pairs at width ``H`` (default: the first); None on a tie or without counts."""
+    from . import pruning
+    H = H or rec["metrics"]["models"][0]["H"]
+    ts = [m["mcnemar_snr_vs_magnitude"][f] for m in pruning._by_width(rec, H) for f in fractions
+          if f in m["mcnemar_snr_vs_magnitude"]]
+    mag = sum(t["only_snr_wrong"] > t["only_magnitude_wrong"] for t in ts)
+    snr = sum(t["only_snr_wrong"] < t["only_magnitude_wrong"] for t in ts)
+    if not ts or mag == snr:
+        return None
+    return "|μ|" if mag > snr else "SNR"
+
+
 def lean_words(rec, H=None, fractions=("95", "98", "99")):
     """Appendix A's bullet on which way the per-image counts lean at width ``H`` (default: the
     first), where no test separates SNR from |μ|, with its caveat (Markdown "- ...", or ""): the
@@ -1142,11 +1156,11 @@ def lean_words(rec, H=None, fractions=("95", "98", "99")):
     H = H or rec["metrics"]["models"][0]["H"]
     ts = [m["mcnemar_snr_vs_magnitude"][f] for m in pruning._by_width(rec, H) for f in fractions
           if f in m["mcnemar_snr_vs_magnitude"]]
-    mag = sum(t["only_snr_wrong"] > t["only_magnitude_wrong"] for t in ts)
-    snr = sum(t["only_snr_wrong"] < t["only_magnitude_wrong"] for t in ts)
-    if not ts or mag == snr:
+    win = lean_side(rec, H, fractions)
+    if win is None:
         return ""
-    win, k = ("|μ|", mag) if mag > snr else ("SNR", snr)
+    k = sum((t["only_snr_wrong"] > t["only_magnitude_wrong"]) if win == "|μ|" else
+            (t["only_snr_wrong"] < t["only_magnitude_wrong"]) for t in ts)
     lose = "SNR" if win == "|μ|" else "|μ|"
     tot = {r: sum(t[f"only_{'snr' if r == 'SNR' else 'magnitude'}_wrong"] for t in ts)
            for r in ("SNR", "|μ|")}
@@ -1174,11 +1188,13 @@ def answer_text(rec, dip, summary=None, fraction=95):
     flat = pruning.course_state(unpruned, after) == "flat"
     ci = s["ci"]
     where = ("" if ci is None else
-             f", {'inside' if ci[0] <= paper <= ci[1] else 'outside'} the interval")
+             f" is {'inside' if ci[0] <= paper <= ci[1] else 'outside'} the interval")
+    excl = (f": a cost above {ci[1]:.2f} pp is excluded" if ci and ci[0] <= 0 < ci[1] else "")
     lines = [_headline(rec, dip, summary, fraction, H, s, flat), "",
              f"- **Error added** (pruned − unpruned on the same network), {fraction} % removed "
              f"by SNR, 2×{H}: {s['mean']:+.2f} pp"
-             + (f", 95 % interval [{ci[0]:+.2f}, {ci[1]:+.2f}] ({len(ms)} seeds)" if ci else "")
+             + (f", 95 % interval [{ci[0]:+.2f}, {ci[1]:+.2f}] ({len(ms)} seeds){excl}"
+                if ci else "")
              + f"; the paper's {paper:+.2f} pp{where}."]
     if summary is not None and not summary["interim"]:
         fam = summary["families"]["error after pruning"]
@@ -1186,19 +1202,22 @@ def answer_text(rec, dip, summary=None, fraction=95):
         rci = (r.get("t_test") or {}).get("ci")
         excl = (f"; the interval excludes an SNR advantage above {-100 * rci[0]:.2f} pp"
                 if rci and rci[0] < 0 and r["verdict"].startswith("not resolved") else "")
+        side = lean_side(rec, H) if excl else None
+        lean = (f", and the per-image counts lean, if anything, towards {side} (not tested; "
+                if side else " (")
         lines.append(f"- **SNR − |μ|** (test error, same networks), {fraction} % removed, "
                      f"2×{H}: {effect_words(r)} (95 % interval), {r['verdict']}"
-                     + f"{excl} (section 3; per "
-                     "network: appendix A).")
+                     + f"{excl}{lean}section 3; per network: appendix A).")
         kl = (summary["families"].get("KL weighting") or {}).get(
             f"uniform_snr < blundell_snr at {fraction}%")
         if kl and kl.get("t_test"):
-            lines.append(f"- **Eq. 8 − eq. 9 KL weights** ($1/M$ per minibatch against the "
-                         "paper's $2^{M-i}/(2^M-1)$; test error after SNR pruning, "
-                         f"{fraction} % removed, 2×{H_KL}): {effect_words(kl)} (95 % interval), "
-                         f"{kl['verdict']}"
-                         + (": with eq. 9's weights, which the paper proposes, the networks "
-                            "pruned this far err more" if kl["verdict"] == "holds" else "")
+            lines.append(f"- **Eq. 8 − eq. 9 KL weights** (with $M$ minibatches per epoch, "
+                         "minibatch $i$'s KL weight is $1/M$ in eq. 8, against "
+                         "$\\pi_i=2^{M-i}/(2^M-1)$, the paper's proposal for its eq. 9; test "
+                         f"error after SNR pruning, {fraction} % removed, 2×{H_KL}): "
+                         f"{effect_words(kl)} (95 % interval), {kl['verdict']}"
+                         + (": with the paper's proposed weights the networks pruned this far "
+                            "err more" if kl["verdict"] == "holds" else "")
                          + " (section 4).")
     return "\n".join(lines)
 
@@ -1590,6 +1609,13 @@ def _md_table(header, rows):
                      + ["| " + " | ".join(map(cell, r)) + " |" for r in rows])
 
 
+# why notebook 04 prunes notebook 01's earlier runs (the notebook's names cell says the same)
+WHY_THESE_NETWORKS = (
+    "The BBB nets are notebook 01's earlier Adam runs, not its final Table 1's: the tests of "
+    "sections 3 and 4 were declared on these networks before that table's networks had been "
+    "trained; pruning those would be a new study, not done here.")
+
+
 def details_text():
     """docs/04_details.md (Markdown): what notebook 04 leaves out of its story, every number
     rendered from results/04_pruning/ and notebook 01's run records (under ``results_dir()``):
@@ -1613,6 +1639,8 @@ def details_text():
         "",
         "Every network notebook 04 prunes: its recipe, read from its run record, and "
         "notebook 01's final Table 1 at the same width and method.",
+        "",
+        WHY_THESE_NETWORKS,
         "",
         _md_table(*networks_rows(rec, refs, starts)),
         "",

@@ -49,8 +49,9 @@ refs, start_refs = pruning_plan.load_both()
 #   above b / otherwise, at that many seeds.
 # - *95 % interval (unadjusted)*: the plain $t$ interval of one difference a − b; the verdict
 #   uses Holm's correction, so an interval that excludes 0 can still read "not resolved".
+#   *Measurable*: a difference whose 95 % interval (unadjusted) excludes 0.
 # - *Declared*: a claim written down, with its family and verdict rule, before its test over the
-#   seeds was computed; what had been seen by then, family by family: the box below.
+#   seeds was computed; what had been seen by then: at each family's test.
 #   *Exploratory*: a reading no declared test covers, or a declared claim whose numbers on both
 #   sides had been seen (marked *[exploratory]*); described, not a verdict.
 # - *Dip*: the low point of the SNR density between its two modes (peaks).
@@ -62,16 +63,13 @@ if rec:
     show_markdown(pruning_plan.answer_text(rec, dip["metrics"], refs));
 
 # %% [markdown]
-# **What you will see.** Figure 4 read at its dip (section 1); Table 2, by SNR, $|\mu|$ and at
-# random (section 2); other networks pruned by weight magnitude (section 3); the KL weighting
-# (section 4). Appendices: SNR against $|\mu|$ per network (A); storage and time (B).
-
-# %% [markdown]
 # **The networks, named once.** An *SGD network* is a plain network (notebook 01's name; no
 # weight uncertainty, no dropout), here trained with the Adam optimiser (*plain SGD* names the
 # optimiser). A *warm start* is a BBB run whose posterior means start from a trained SGD
-# network. Each kind has seeds 0, 1 and 2; recipes from the run records (π: the prior's mixture
-# weight; samples: weight samples per step; in full:
+# network. The BBB nets are notebook 01's earlier Adam runs, not its final Table 1's: the tests
+# of sections 3 and 4 were declared on them before that table's networks had been trained
+# (pruning those would be a new study). Each kind has seeds 0, 1 and 2; recipes from the run
+# records (π: the prior's mixture weight; samples: weight samples per step; in full:
 # [docs/04_details.md](../docs/04_details.md#the-networks-pruned)):
 
 # %%
@@ -85,12 +83,8 @@ if rec:
 # >   rank the weights by $|\mu|$ alone
 # >   ([docs/04_details.md](../docs/04_details.md#the-networks-pruned)). The KL is weighted as
 # >   the paper's eq. 8, where the paper proposes eq. 9 (section 4).
-# > - What had been seen when each family was declared
-# >   ([docs/choices.md](../docs/choices.md), entries 14–15). *Error after / added by pruning*:
-# >   BBB's own SNR, $|\mu|$ and random errors, every seed and width; no SGD or dropout reference
-# >   had been pruned. *KL weighting*: eq. 9's seed-0 net and every eq. 8 net (Table 2); eq. 9's
-# >   seeds 1–2 were trained after it. *Against BBB's starting network*: BBB's own errors and the
-# >   SGD references of seeds 0–1; no start net had been pruned.
+# > - The tests were declared after some numbers had been seen: which, at each family's test
+# >   ([docs/choices.md](../docs/choices.md), entries 14–15).
 # > - The 2×1200 and 2×400 BBB nets differ in recipe as well as width (the table above).
 # > - Figure 4 is read at the density's dip, a reading chosen after seeing the densities
 # >   ([docs/lab_log.md](../docs/lab_log.md#notebook-04)).
@@ -115,9 +109,8 @@ if not H.pending(rec, "the pruning analysis (results/04_pruning/snr.json)", retr
 # The SNR of every weight (biases are kept) of the BBB nets. **The figure**: the 2×1200 seed-0
 # network's density on a linear axis as the paper draws it and on a log axis with a smoothed
 # curve (a Gaussian kernel density estimate), the share of weights above each SNR, and the
-# smoothed densities of all six networks. The paper marks the 75 % cut-off; the reading asks
-# where the two modes and the dip lie, how many weights lie below the dip, and what removing
-# them costs at the fractions Table 2 measures (a value between two is marked interpolated).
+# smoothed densities of all six networks. The paper marks the 75 % cut-off; the reading gives
+# the modes, the dip, the weights below it and what removing them costs at Table 2's fractions.
 
 # %%
 if rec:
@@ -131,12 +124,12 @@ if rec:
 # ## 2. Table 2: test error after pruning
 #
 # The lowest-scoring fraction of weights is set to zero and the posterior means of the rest
-# predict, without retraining; the test set only reports each fraction. First, why our
-# unpruned error differs from the paper's.
+# predict, without retraining. The fractions are fixed in advance; the test set only reports
+# the error at each. First, why our unpruned error differs from the paper's.
 
 # %%
 if rec:
-    show_markdown(pruning_plan.networks_text(rec, start_refs, ("paper", "pointer")))
+    show_markdown(pruning_plan.networks_text(rec, start_refs, ("paper",)))
 
 # %% [markdown]
 # **Table 2 (ours beside the paper's).** Test error, mean ± standard deviation (sd) over the
@@ -149,8 +142,8 @@ if rec:
     print(pruning.gap_line(rec, 95))
 
 # %% [markdown]
-# **The pruning curves.** The same errors, one panel per width (mean as a line, each seed as a
-# dot), with random removal at both widths.
+# **The pruning curves.** The same errors, one panel per width (open marker: the mean; dots:
+# each seed), and random removal at both widths.
 
 # %%
 if rec:
@@ -164,11 +157,12 @@ if rec:
 #
 # The SGD and dropout references (named at the top) are pruned at the same fractions, without
 # retraining, by weight magnitude $|w|$, the simplest rule a practitioner would use. The claims
-# (one family, over the three seeds): at 95 % and 98 % removed, BBB by SNR has the lower test error than each of
-# these, and than BBB pruned by $|\mu|$ (*error after pruning*). The claims against $|\mu|$
-# answer the family's question (does σ help?) but both their sides had been seen, so they are
-# marked *[exploratory]*; Holm's correction counts them, making the other four verdicts
-# stricter, never looser. A secondary family, *error added by pruning* (minus the same network's
+# (one family, over the three seeds): at 95 % and 98 % removed, BBB by SNR has the lower test
+# error than each of these, and than BBB pruned by $|\mu|$ (*error after pruning*). It was
+# declared after BBB's own SNR, $|\mu|$ and random errors (every seed and width) had been seen,
+# before any reference was pruned: the claims against $|\mu|$ answer the family's question
+# (does σ help?) but are marked *[exploratory]*; Holm's correction counts them, making the other
+# four verdicts stricter. A secondary family, *error added by pruning* (minus the same network's
 # unpruned error), is read in one line.
 #
 # **The error table** (2×1200, mean ± sd; BBB's columns are Table 2's), what a verdict needs
@@ -187,13 +181,14 @@ if not H.pending(refs, *pruning_plan.MISSING["references"]):
 # The references were trained without any pull towards zero, while each BBB net is pulled
 # towards zero by the prior's narrow component (the scale mixture's spike at zero): the
 # comparison above tests the regulariser as much as the ranking. The next claims set BBB by SNR
-# against the very network each BBB run starts from, pruned by $|w|$: what that network is,
-# **the error table**, what a verdict needs, **the test table** and the reading.
+# against the very network each BBB run starts from, pruned by $|w|$ (declared after BBB's
+# errors and the SGD references of seeds 0–1 had been seen, before any start net was pruned):
+# what it is, **the error table**, what a verdict needs, **the test table** and the reading.
 
 # %%
 if not H.pending(start_refs, *pruning_plan.MISSING["starts"]):
     starts = pruning_plan.starting_networks(start_refs, refs)
-    show_markdown(pruning_plan.starting_network_text(*starts))
+    show_markdown(pruning_plan.starting_network_text(starts[0]))  # recipes: the names table
     if start_refs["retrained"]:
         H.show_table(*pruning_plan.table_rows(start_refs, ["start_magnitude", "start_random"]));
 
@@ -206,11 +201,11 @@ if start_refs and start_refs["retrained"]:
 # %% [markdown]
 # ## 4. Does the KL weighting change how prunable a network is?
 #
-# Each epoch's KL term is split over its $M$ minibatches. With the paper's eq. 9 weights
-# $\pi_i=2^{M-i}/(2^M-1)$ for minibatch $i$ (not the prior's $\pi$) the weights halve from one
-# minibatch to the next, so the KL acts almost entirely on an epoch's first few minibatches;
-# with eq. 8, $1/M$ for every minibatch (what the pruned networks use), it acts evenly. The
-# paper proposes eq. 9 and does not say which weighting its Table 2 used. Does the weighting
+# Each epoch's KL term is split over its $M$ minibatches. The paper's eq. 9 gives minibatch $i$
+# a weight $\pi_i$ (not the prior's $\pi$) and proposes $\pi_i=2^{M-i}/(2^M-1)$ (*eq. 9*
+# below): the weights halve from one minibatch to the next, so the KL acts almost entirely on
+# an epoch's first few minibatches; with eq. 8, $1/M$ for every minibatch (what the pruned
+# networks use), it acts evenly. The paper does not say which weighting its Table 2 used. Does the weighting
 # change how many weights can go? The 2×400 recipe with each weighting: **the figure** shows
 # their SNR densities for seed 0; the test errors follow over three seeds.
 
@@ -225,8 +220,9 @@ if not H.pending(alt, "the network with the other KL weighting", retrain):
 
 # %% [markdown]
 # A test over the three seeds asks whether eq. 8's weights give the lower test error after SNR
-# pruning at 95 % and 98 % removed. **The error table** (eq. 9's; eq. 8's are Table 2's 2×400
-# SNR column), what a verdict needs, **the test table** and the reading.
+# pruning at 95 % and 98 % removed, declared after eq. 9's seed-0 net and every eq. 8 net had
+# been seen. **The error table** (eq. 9's; eq. 8's are Table 2's 2×400 SNR column), what a
+# verdict needs, **the test table** and the reading.
 
 # %%
 if refs:

@@ -94,9 +94,10 @@ def test_table2_groups_networks_by_width_and_gives_the_seed_spread():
     rec = {"metrics": {"models": [net(1200, 0, 0.010, 0.011), net(1200, 1, 0.012, 0.015),
                                   net(400, 0, 0.020, 0.040), net(400, 1, 0.022, 0.042)]}}
     header, rows = P.table2_rows(rec, 400)
-    assert header[2] == "ours 2×1200: SNR" and header[-2] == "ours 2×400: SNR"
+    assert header[2] == "ours 2×1200: SNR" and header[-3] == "ours 2×400: SNR"
+    assert header[-1] == "2×400: random"  # both widths by SNR, |μ| and at random
     row95 = rows[list(P.FRACTIONS).index(95)]
-    assert row95[2] == "1.30 ± 0.28%" and row95[-2] == "4.10 ± 0.14%"
+    assert row95[2] == "1.30 ± 0.28%" and row95[-3] == "4.10 ± 0.14%"
     line = P.gap_line(rec, 95)
     assert "+0.20 ± 0.14 pp" in line and "+0.10, +0.30" in line and "paper: +0.05 pp" in line
     for m, p in zip(rec["metrics"]["models"], (0.5, 1e-11, 0.0004, 0.01)):
@@ -107,8 +108,8 @@ def test_table2_groups_networks_by_width_and_gives_the_seed_spread():
     # one panel per width, then random removal; each width's legend counts its own seeds
     assert [a.get_title().split(":")[0] for a in fig.axes[:2]] == ["2×1200", "2×400"]
     assert len(fig.axes) == 3
-    assert "2×400 (line: mean of 2 seeds)" in str(fig.axes[1].get_legend_handles_labels())
-    assert "2×1200 (line: mean of 2 seeds)" in str(fig.axes[0].get_legend_handles_labels())
+    assert "2×400 (open: mean of 2 seeds)" in str(fig.axes[1].get_legend_handles_labels())
+    assert "2×1200 (open: mean of 2 seeds)" in str(fig.axes[0].get_legend_handles_labels())
     plt.close(fig)
 
 
