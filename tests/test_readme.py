@@ -390,7 +390,10 @@ def test_the_answer_keeps_the_caveats_of_its_points_in_bbbs_favour():
     t = v2["table"]["blundell_snr"]
     cost = statistics.fmean(100 * (t["95"][k] - t["0"][k]) for k in t["95"])
     if kl["verdict"] == "holds":
-        assert f"(eq. 9; 2×400 nets) it costs {cost:+.2f} pp" in pruning
+        assert f"under the paper's eq. 9 weighting (2×400) it costs {cost:+.2f} pp" in pruning
+        d, (lo, hi) = 100 * kl["t_test"]["mean_diff"], kl["t_test"]["ci"]
+        assert f"ours erring less after pruning ({d:+.2f} pp [{100 * lo:+.2f}, {100 * hi:+.2f}], hold)" \
+            .replace("[-", "[−").replace(" -", " −").replace("(-", "(−") in pruning
         if "pruning" in favour:
             assert "the paper's proposed one, more" in favour
     paper = next(i for i in items if "the paper's protocol" in i)

@@ -1392,28 +1392,31 @@ def short_pruning():
           if m["H"] == H]
     ci = _stats().mean_ci(ds)
     span = f" [{ci['ci'][0]:+.2f}, {ci['ci'][1]:+.2f}]" if ci["ci"] else ""
-    text = (_lead("pruning") + f"Removing the 95% of a 2×{H} network's weights with the lowest "
-            f"SNR (|μ|/σ) costs {ci['mean']:+.2f} pp{span} (paper +0.05 pp)")
+    text = (_lead("pruning") + f"Removing a 2×{H} network's 95% lowest-SNR (|μ|/σ) weights "
+            f"costs {ci['mean']:+.2f} pp{span} (paper +0.05 pp)")
     v2 = _load("04_pruning/v2/summary.json")
     r = v2 and not v2["interim"] and v2["families"]["error after pruning"].get(
         "bbb_snr < bbb_magnitude at 95%")
     if r and r["verdict"].startswith("not resolved"):
         tag = ", exploratory" if r.get("seen_before_plan") else ""
-        text += f", and ranking BBB's own weights by |μ| costs no more (not resolved{tag})"
+        text += f"; ranking BBB's own weights by |μ| costs no more (not resolved{tag})"
     eq9 = eq9_cost(v2)
     if eq9:
-        text += (f"; with the paper's proposed KL weighting (eq. 9; 2×{eq9['H']} nets) it costs "
-                 f"{eq9['mean']:+.2f} pp")
+        lo, hi = eq9["test_ci"]
+        text += (f"; under the paper's eq. 9 weighting (2×{eq9['H']}) it costs "
+                 f"{eq9['mean']:+.2f} pp, ours erring less after pruning "
+                 f"({eq9['test_diff']:+.2f} pp [{lo:+.2f}, {hi:+.2f}], hold)")
     beat = snr_beats_every_w()
     if beat:
-        text += f"; at {beat[0]}%, it beats every reference network pruned by weight size (hold)"
-    return text.replace(" -", " −").replace("[-", "[−") + "."
+        text += f"; at {beat[0]}%, SNR beats every reference pruned by weight size (hold)"
+    return text.replace(" -", " −").replace("[-", "[−").replace("(-", "(−") + "."
 
 
 def eq9_cost(v2, fraction="95"):
     """What removing ``fraction`` % by SNR costs (pruned − unpruned, pp, mean over seeds) the
     networks trained with the paper's eq. 9 KL weights (notebook 04's plan v2, section 4), where
-    its test "eq. 8 < eq. 9" (error after pruning) holds: {mean, H, n}; None otherwise."""
+    its test "eq. 8 < eq. 9" (error after pruning) holds: {mean, H, n, test_diff, test_ci} (the
+    test's difference eq. 8 − eq. 9 after pruning and its 95 % interval, pp); None otherwise."""
     if not v2 or v2["interim"]:
         return None
     kl = (v2["families"].get("KL weighting") or {}).get(f"uniform_snr < blundell_snr at {fraction}%")
@@ -1423,8 +1426,10 @@ def eq9_cost(v2, fraction="95"):
     seeds = [k for k in t[fraction] if k in t["0"]]
     sys.path.insert(0, str(ROOT))
     from helpers.pruning_plan import H_KL
+    tt = kl["t_test"]
     return {"mean": 100 * sum(t[fraction][k] - t["0"][k] for k in seeds) / len(seeds),
-            "H": H_KL, "n": len(seeds)}
+            "H": H_KL, "n": len(seeds), "test_diff": 100 * tt["mean_diff"],
+            "test_ci": [100 * x for x in tt["ci"]]}
 
 
 def short_regression():
