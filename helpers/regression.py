@@ -451,7 +451,7 @@ def band_plot(ax, curve, x_grid, x_train, y_train, title, ylim=None, true_mean=N
 
 def _mark_scored(ax):
     """Hatch the range away from the data that section 6 scores (``REGIONS['out']``)."""
-    ax.axvspan(*REGIONS["out"], facecolor="none", edgecolor="0.85", hatch="//", lw=0, zorder=0,
+    ax.axvspan(*REGIONS["out"], facecolor="none", edgecolor="0.88", hatch="/", lw=0, zorder=0,
                label="scored range away from the data")
 
 
@@ -505,8 +505,9 @@ def plot_variance_split(ax, curve, x_grid, title):
     epistemic = torch.tensor(curve["epistemic_var"])
     aleatoric = torch.full_like(epistemic, curve["sigma"] ** 2)
     ax.plot(xs, aleatoric, c="C1", lw=2, label="aleatoric $\\sigma^2$")
-    ax.plot(xs, epistemic, c="C0", lw=2, label="epistemic Var$_q[f_w(x)]$")
-    ax.plot(xs, aleatoric + epistemic, c="k", ls="--", lw=1.5, label="total Var$[y|x]$")
+    ax.plot(xs, epistemic, c="C0", lw=4, label="epistemic Var$_q[f_w(x)]$")  # wide: the
+    ax.plot(xs, aleatoric + epistemic, c="k", ls="--", lw=1.2,  # total lies on it away from
+            label="total Var$[y|x]$")                           # the data
     ax.axvspan(0, 0.5, color="0.9", zorder=0, label="training range")
     _mark_scored(ax)
     ax.set(yscale="log", xlabel="x", ylabel="predictive variance, $y^2$ (log scale)", title=title,
@@ -662,15 +663,27 @@ def _claim_parts(name):
     return a, b, ("NLL" if score.startswith("nll") else "coverage error")
 
 
+def holm_steps(claims):
+    """{claim: k} of one family of stored verdicts: Holm tests the claim against alpha / k, k
+    the number of claims not yet passed when its turn comes (the family's size for the smallest
+    raw t-test p, one less for the next, ...; claims without a p come last)."""
+    def p(c):
+        return claims[c]["t_test"].get("p")
+    order = sorted(claims, key=lambda c: (p(c) is None, p(c) or 0.0))
+    return {c: len(claims) - i for i, c in enumerate(order)}
+
+
 def verdict_rows(verdicts_rec, family):
     """Return (header, rows) of one family of the stored verdicts: the claim, the score, the
-    paired mean difference (BBB - rival: negative, BBB lower) with its 95 % interval, Holm's p,
-    the sign test's p, and the verdict."""
+    paired mean difference (BBB - rival: negative, BBB lower) with its 95 % interval, the
+    |difference| a verdict needs at the claim's own Holm step (``holm_steps``), Holm's p, the
+    sign test's p, and the verdict."""
     header = ["claim (BBB < rival: a lower score)", "score", "mean difference (BBB − rival)",
-              "95 % interval (unadjusted)", "|difference| a verdict needs",
+              "95 % interval (unadjusted)", "|difference| a verdict needs (its Holm step)",
               "p (Holm-adjusted)", "p (sign test)", "verdict"]
     rows = []
     claims = verdicts_rec["metrics"][family]
+    steps = holm_steps(claims)
     for name, res in claims.items():
         a, b, what = _claim_parts(name)
         tt = res["t_test"]
@@ -679,7 +692,7 @@ def verdict_rows(verdicts_rec, family):
             d = 4 if any(0 < abs(v) < 0.0005 for v in tt["ci"]) else 3  # no bound prints as 0
             ci = f"[{tt['ci'][0]:+.{d}f}, {tt['ci'][1]:+.{d}f}]"
             if tt["n"] > 1:
-                factor = holm_t_needed(tt["n"], len(claims), res.get("alpha", ALPHA))[1]
+                factor = holm_t_needed(tt["n"], steps[name], res.get("alpha", ALPHA))[1]
                 need = f"{factor * (tt['ci'][1] - tt['ci'][0]) / 2:.3f}"
         rows.append([f"{LABELS[a]} < {LABELS[b]}", what, f"{tt['mean_diff']:+.3f}",
                      ci, need, "—" if res["p_holm"] is None else f"{res['p_holm']:.3f}",
@@ -861,20 +874,18 @@ def what_it_shows(verdicts_rec):
                        f"{_favour_words(above, 'the rival', 'above')};")
         if excl:
             out[-1] = out[-1][:-1] + "."
-            fam = max(t["claims"] for t in tally(verdicts_rec).values())
-            alpha = open_[0][2]["alpha"]
-            out.append("- Such an interval ignores the family's other claims; Holm's does not: "
-                       f"the smallest raw p must be below {alpha:g}/{fam} = {alpha / fam:.4f}, "
-                       f"the next below {alpha:g}/{fam - 1}, and so on.")
     floor, alpha = _sign_floor(n), next(iter(next(iter(
         verdicts_rec["metrics"].values())).values()))["alpha"]
     if n > 1:
         t_need, factor = holm_t_needed(n, max(t["claims"] for t in tally(verdicts_rec).values()),
                                        alpha)
-        out.append(f"- What a verdict needs here: with {n} seeds, the smallest p passes Holm only "
-                   f"with |t| > {t_need:.1f} (df {n - 1}), that is when the mean difference is at "
-                   f"least {factor:.1f} times the half-width of its unadjusted 95 % interval "
-                   "(the column *|difference| a verdict needs*).")
+        out.append(f"- What a verdict needs here (the column *|difference| a verdict needs*): "
+                   f"with {n} seeds, the claim with the smallest p passes Holm only with |t| > "
+                   f"{t_need:.1f} (df {n - 1}), a mean difference at least {factor:.1f} times "
+                   f"the half-width of its unadjusted 95 % interval; each later step needs a "
+                   f"little less, down to {holm_t_needed(n, 1, alpha)[1]:.1f} times at the last "
+                   f"(α/1). The column gives each claim its own step's threshold; a claim passes "
+                   f"only once every claim before it has.")
     out.append(f"- The exact sign test cannot go below p = {floor:.4f} at {_n_seeds(n)}"
                + (f", so alone it could never reach α = {alpha:g}" if floor > alpha else "")
                + "; the verdicts rest on the t-test, as declared.")
@@ -1154,6 +1165,48 @@ def coverage_spread_text(summary):
     return "\n".join(found)
 
 
+def opposite_errors_text(summary, curves, x_grid, true_mean, seed, method="bbb_gaussian"):
+    """Return one Markdown bullet on why ``method``'s two central intervals away from the data
+    err in opposite directions (its mean coverage of the 50 % interval below 0.50, of the 90 %
+    interval above 0.90, and the same on ``seed``, the seed of the stored ``curves``): how far
+    its median lies from the truth there on average, against the half-widths of the two
+    intervals; or '' when they do not err so."""
+    c50, c90 = summary[method]["coverage50_out"], summary[method]["coverage90_out"]
+    s50, s90 = c50["per_seed"][0], c90["per_seed"][0]  # the first seed: the curves' seed
+    if method not in curves or not (c50["mean"] < 0.5 and c90["mean"] > 0.9 and s50 < 0.5
+                                    and s90 > 0.9):
+        return ""
+    q = {k: torch.tensor(v) for k, v in curves[method]["quantiles"].items()}
+    xs = x_grid.squeeze(1)
+    lo, hi = REGIONS["out"]
+    out = (xs >= lo) & (xs <= hi)
+    t = torch.as_tensor(true_mean).reshape(-1)
+    off = (q["0.5"] - t)[out]
+    h50 = ((q["0.75"] - q["0.25"]) / 2)[out].mean().item()
+    h90 = ((q["0.95"] - q["0.05"]) / 2)[out].mean().item()
+    j = int(torch.argmin(t[out]))
+    side = "above" if off[j] > 0 else "below"
+    return (f"- **Why the two intervals of {NAMES[method]} err in opposite directions** (seed "
+            f"{seed}, Figure 5): "
+            f"away from the data its median lies on average {off.abs().mean().item():.2f} from "
+            f"the truth ({side} it by {abs(off[j]):.2f} at the truth's dip, "
+            f"$x = {xs[out][j].item():.2f}$); its 50 % interval reaches {h50:.2f} either side of "
+            f"the median, its 90 % interval {h90:.2f}. Centred off the truth, the narrow one "
+            f"misses many fresh draws (coverage {s50:.3f}), the wide one almost none "
+            f"({s90:.3f}).")
+
+
+def _split_words(per_seed, level):
+    """'4 seeds too wide, 1 too narrow, 0 within 0.05': how the per-seed coverages lie around
+    ``level`` (``_seed_split``), the empty counts left out."""
+    within, wide, narrow = _seed_split(per_seed, level)
+    parts = [f"{k} {w}" for k, w in ((wide, "too wide"), (narrow, "too narrow"),
+                                     (within, f"within {COVERAGE_NEAR:.2f}")) if k]
+    first = parts[0].split(" ", 1)
+    parts[0] = f"{first[0]} seed{'s' if first[0] != '1' else ''} {first[1]}"
+    return ", ".join(parts)
+
+
 def _coverage_away_words(summary, level=0.9, widened=()):
     """One bullet with sub-bullets: the mean coverage of the central ``level`` interval away from
     the data of every method, grouped by whether it lies below, near (within ``COVERAGE_NEAR``)
@@ -1182,15 +1235,13 @@ def _coverage_away_words(summary, level=0.9, widened=()):
                     if every else "")
             for m in (m for m in ms if m not in every):
                 part = (f"  - {words} on average, but not per seed: {mean[m]:.3f} for "
-                        f"{NAMES[m]}, and "
-                        + _seeds_within(summary[m][key]["per_seed"], level))
+                        f"{NAMES[m]} ({_split_words(summary[m][key]['per_seed'], level)}")
                 for o in INTERVALS:
                     if o != level:
                         e = summary[m][f"coverage{round(100 * o)}_out"]
-                        part += (f". Its central {round(100 * o)} % interval covers "
-                                 f"{e['mean']:.3f} (target {o:.2f}): "
-                                 + _seeds_within(e["per_seed"], o))
-                line += ("\n" if line else "") + part + "."
+                        part += (f"; its {round(100 * o)} % interval, {e['mean']:.3f}: "
+                                 + _split_words(e["per_seed"], o))
+                line += ("\n" if line else "") + part + ")."
             subs.append(line)
             continue
         else:
@@ -1207,20 +1258,14 @@ def _coverage_away_words(summary, level=0.9, widened=()):
 
 
 def _tests_words(verdicts_rec):
-    """One bullet with sub-bullets: what the declared tests found, per family (with any score
-    whose mean differences all point one way), and how many claims (and whose) are not
-    resolved."""
+    """One bullet with sub-bullets: what the declared tests found, per family, and how many
+    claims (and whose) are not resolved."""
     n = len(verdicts_rec["seed"])
     t = tally(verdicts_rec)
     total = sum(f["claims"] for f in t.values())
     resolved = [c for f in t.values() for c in f["holds"] + f["reversed"]]
     head = f"- **What the declared tests found** (section 6, {_n_seeds(n)}, {total} claims)"
-    one_sign = {}
-    for family, what, priors, way, k, res in _one_sign(verdicts_rec):
-        one_sign.setdefault(family, []).append(
-            f"BBB's mean {what}, {_prior_words(priors)}, is {way} than every rival's "
-            f"({_one_sign_size(verdicts_rec, family, what, priors, way)})"
-            + ("" if res else f", though none of these {k} {what} claims is resolved"))
+    one_sign = {}  # the scores whose differences all point one way: section 6's reading
     lines = [] if resolved else [f"  - none of the {total} claims is resolved;"]
     for family, f in t.items():
         bits = ([_held_words(f["holds"])] if f["holds"] else []) + (
@@ -1246,8 +1291,8 @@ def _tests_words(verdicts_rec):
 def _reversed_in_words(summary, curves, verdicts_rec, seed, per_seed=None):
     """One bullet on why BBB's coverage error near the data is higher than the rivals' whose
     claims are reversed there, or None when no coverage-error claim near the data is reversed:
-    both methods' mean coverages of the central intervals in the training range, their mean
-    predictive std there (``per_seed``, when given) and, on ``seed``, their learned sigma."""
+    both methods' mean coverages of the central intervals in the training range and their mean
+    predictive std there (``per_seed``, when given); ``curves`` and ``seed`` are not used."""
     family = "near the data"
     rev = {}
     for c, r in verdicts_rec["metrics"].get(family, {}).items():
@@ -1274,10 +1319,6 @@ def _reversed_in_words(summary, curves, verdicts_rec, seed, per_seed=None):
         sd = {m: sum(r["std_in"] for r in per_seed[m]) / len(per_seed[m]) for m in ms}
         text += (f" Its band there is wider: mean predictive std {sd[a]:.3f} against "
                  + _list_words(f"{sd[b]:.3f}" for b in rivals) + " (mean over the seeds).")
-    if all(m in curves for m in ms):
-        text += (f" On seed {seed} it learns a noise $\\sigma$ of {curves[a]['sigma']:.3f} against "
-                 + _list_words(f"{curves[b]['sigma']:.3f}" for b in rivals)
-                 + ", and its spread over weights adds to that (section 5).")
     return text
 
 
@@ -1312,13 +1353,13 @@ def takeaways_text(summary, curves, x_grid, seed, verdicts_rec=None, method="bbb
                   f"{_ratio(sum(ratio['mle']) / n)})")
     out = [first + "."]
     if true_mean is not None and method in curves:
-        ratio_l, k, n_l = left_strip(curves, x_grid, true_mean, method)
-        right = summary[method]["std_ratio"]["per_seed"][0]  # the first seed: the curves' seed
-        how = ("far less than" if ratio_l < FAR_LESS * right else "less than" if ratio_l < right
-               else "as much as or more than")
+        d = left_strip_detail(curves, x_grid, true_mean, method)
+        ratio_l, k, n_l, gap = d["ratio"], d["outside"], d["points"], d["gap_ratio"]
+        g_lo, g_hi = _near_gap()
         out.append(f"- Left of the data ($x\\in[{GRID[0]:g}, 0)$) the band of {NAMES[method]} "
-                   f"widens {how} on the right on seed {seed}: {_ratio(ratio_l)} times its width "
-                   f"in the training range against {_ratio(right)}, and the truth lies "
+                   f"widens {_as_much_words(ratio_l, gap)} at the same distance on the right "
+                   f"($x\\in({g_lo:g}, {g_hi:g})$) on seed {seed}: {_ratio(ratio_l)} times its "
+                   f"width in the training range against {_ratio(gap)}, and the truth lies "
                    + (f"outside its 5–95 % band at {k} of {n_l} grid points there" if k else
                       f"inside its 5–95 % band at all {n_l} grid points there")
                    + " (section 3; one seed's curves, not tested).")
@@ -1334,8 +1375,7 @@ def takeaways_text(summary, curves, x_grid, seed, verdicts_rec=None, method="bbb
               "the spread over weights (epistemic) dominates already")
     outside = ("the spread over weights (epistemic) takes over" if share["out"] > 0.5 else
                "the learned noise (aleatoric) still dominates")
-    out.append(f"- For {NAMES[method]} on seed {seed} (section 5; only this seed's curves are "
-               f"stored), {inside} inside the training range (epistemic share of the total "
+    out.append(f"- For {NAMES[method]} on seed {seed} (section 5), {inside} inside the training range (epistemic share of the total "
                f"variance {100 * share['in']:.0f} % on average) and {outside} away from the data "
                f"({100 * share['out']:.0f} %).")
     return "\n".join(out)
@@ -1374,13 +1414,13 @@ def _other_bbb_words(summary, best, other):
     n, wide = len(r["per_seed"]), sum(v > 1 + TIE for v in r["per_seed"])
     higher = [m for m in summary if m not in BBB + ("mle",)
               and summary[m]["std_ratio"]["mean"] > r["mean"]]
-    words = f"{_cap(NAMES[other])} has a std ratio of {_ratio(r['mean'])}"
+    words = f"{_cap(NAMES[other])}'s std ratio is {_ratio(r['mean'])}"
     if wide < n:
         words += f" (above 1 on {wide} of {n} seeds)"
     if higher:
         words += ", below " + _list_words(
             f"{NAMES[m]}'s ({_ratio(summary[m]['std_ratio']['mean'])})" for m in higher)
-    return words + f", and its central 90 % interval covers {c['mean']:.3f} there", higher
+    return words + f"; its central 90 % interval covers {c['mean']:.3f} there", higher
 
 
 def answer_text(summary, verdicts_rec=None):
@@ -1398,16 +1438,19 @@ def answer_text(summary, verdicts_rec=None):
     per, c = ratio[best]["per_seed"], cov[best]
     n, wide = len(per), sum(v > 1 + TIE for v in per)
     lead = "Yes" if wide == n else f"On {wide} of {n} seeds" if wide else "No"
-    head = f"{lead} to the right of the data, for {NAMES[best]}{PAPER_PRIOR.get(best, '')}"
+    head = (f"{lead} to the right of the data: the band of {NAMES[best]} "
+            + (f"widens {_ratio(ratio[best]['mean'])}-fold there" if wide else
+               f"does not widen there ({_ratio(ratio[best]['mean'])}-fold)"))
     if other and ratio[other]["mean"] < ratio[best]["mean"] and wide:
         far = ratio[other]["mean"] < FAR_LESS * ratio[best]["mean"]
-        head += f"; {'far ' if far else ''}less for {NAMES[other]}{PAPER_PRIOR.get(other, '')}"
-    first = (f"- **{head}.** To the right ({_x_range('out')}, the range the declared tests "
-             f"score, called *away from the data* below) the predictive standard "
-             f"deviation of {NAMES[best]} is {_ratio(ratio[best]['mean'])} times that in the "
-             f"training range (the *std ratio*, mean over {_n_seeds(n)}; {_ratio(min(per))} to "
-             f"{_ratio(max(per))} per seed), and its central 90 % interval covers "
-             f"{c['mean']:.3f} of fresh draws from the generator there on average (target 0.90), "
+        head += (f"; {'far ' if far else ''}less, {_ratio(ratio[other]['mean'])}-fold, for "
+                 f"{NAMES[other]}{PAPER_PRIOR.get(other, '')}")
+    first = (f"- **{head}.** The fold is the *std ratio*: the mean predictive standard deviation "
+             f"over {_x_range('out')} (the range the declared tests score, called *away from the "
+             f"data* below) divided by that over the training range (mean over {_n_seeds(n)}; "
+             f"{LABELS[best]}: {_ratio(min(per))} to {_ratio(max(per))} per seed).\n"
+             f"- **Coverage there:** the central 90 % interval of {NAMES[best]} covers "
+             f"{c['mean']:.3f} of fresh draws from the generator on average (target 0.90), "
              f"but {min(c['per_seed']):.3f} to {max(c['per_seed']):.3f} per seed: "
              f"{_seeds_within(c['per_seed'], 0.9)}")
     named, rest = [], ""
@@ -1462,9 +1505,10 @@ def answer(profile_name="default", noise_std=0.02):
     x = plot_grid()
     left = left_strip_text(rec["metrics"]["curves"], x, truth(x, noise_std), rec["seed"][0],
                            short=True)
-    text = answer_text(rec["summary"], load_verdicts())
-    first, rest = (text.split("\n", 1) + [""])[:2]
-    return "\n".join(t for t in (first, left, rest) if t)
+    lines = answer_text(rec["summary"], load_verdicts()).split("\n")
+    at = next((i for i, t in enumerate(lines) if t.startswith("- **The declared tests**")),
+              len(lines))  # the left strip after the bullets on the right of the data
+    return "\n".join(lines[:at] + [left] + lines[at:])
 
 
 
@@ -1473,35 +1517,92 @@ def left_strip(curves, x_grid, true_mean, method="bbb_gaussian"):
     which the declared scores leave out, the mean predictive std of ``method`` (its stored
     curves) over that in the training range, and at how many of the strip's grid points the
     truth lies outside the 5-95 % band."""
+    d = left_strip_detail(curves, x_grid, true_mean, method)
+    return d["ratio"], d["outside"], d["points"]
+
+
+def _near_gap():
+    """(from, to) of the gap right of the training range as far from the data as the left
+    strip: (0.5, 0.7) for a strip [-0.2, 0)."""
+    lo, hi = REGIONS["in"]
+    return hi, hi + (lo - GRID[0])
+
+
+def left_strip_detail(curves, x_grid, true_mean, method="bbb_gaussian"):
+    """``left_strip``'s numbers and more, on ``method``'s stored curves: "ratio" (the strip's
+    mean predictive std over the training range's), "gap_ratio" (the same on the right at the
+    same distance from the data, ``_near_gap``), "outside" and "points" (grid points of the
+    strip where the truth lies outside the 5-95 % band; all of them), and the strip's ranges of
+    the band's median ("median": (min, max)) and of the truth ("truth": (min, max))."""
     c = curves[method]
     xs = x_grid.squeeze(1)
     sd = (torch.tensor(c["epistemic_var"]) + c["sigma"] ** 2).sqrt()
     left, inside = xs < REGIONS["in"][0], (xs >= REGIONS["in"][0]) & (xs <= REGIONS["in"][1])
+    g_lo, g_hi = _near_gap()
+    gap = (xs > g_lo) & (xs < g_hi)
     lo, hi = torch.tensor(c["quantiles"]["0.05"]), torch.tensor(c["quantiles"]["0.95"])
     t = torch.as_tensor(true_mean).reshape(-1)
-    return ((sd[left].mean() / sd[inside].mean()).item(),
-            int(((t < lo) | (t > hi))[left].sum()), int(left.sum()))
+    med = c["quantiles"].get("0.5")
+    med = None if med is None else torch.tensor(med)[left]
+    return {"ratio": (sd[left].mean() / sd[inside].mean()).item(),
+            "gap_ratio": (sd[gap].mean() / sd[inside].mean()).item(),
+            "outside": int(((t < lo) | (t > hi))[left].sum()), "points": int(left.sum()),
+            "median": None if med is None else (med.min().item(), med.max().item()),
+            "truth": (t[left].min().item(), t[left].max().item())}
+
+
+def _as_much_words(ratio, other):
+    """'at least as much as', 'less than' or 'far less than' (``FAR_LESS``): a std ratio
+    against another."""
+    return ("at least as much as" if ratio >= other else
+            "less than" if ratio >= FAR_LESS * other else "far less than")
+
+
+def _flat_median_words(d):
+    """', but its median stays between -0.01 and 0.05 while the truth runs from -0.68 to
+    -0.02' (the strip's ranges of ``left_strip_detail``), or '' when no median is stored or
+    the median's range overlaps half of the truth's (it follows the truth)."""
+    if d["median"] is None:
+        return ""
+    (m_lo, m_hi), (t_lo, t_hi) = d["median"], d["truth"]
+    if (m_hi - m_lo) > 0.5 * (t_hi - t_lo):
+        return ""
+    return (f", but its median stays between {m_lo:.2f} and {m_hi:.2f} while the truth runs "
+            f"from {t_hi:.2f} down to {t_lo:.2f}" if t_hi - t_lo > 0 else "")
 
 
 def left_strip_text(curves, x_grid, true_mean, seed, method="bbb_gaussian", short=False):
-    """Return one Markdown bullet on the strip left of the data (``left_strip``) for ``method``
-    on ``seed``; ``short``: the answer's version, pointing to Figure 5."""
-    ratio, k, n = left_strip(curves, x_grid, true_mean, method)
+    """Return one Markdown bullet on the strip left of the data (``left_strip_detail``) for
+    ``method`` on ``seed``: its widening against the gap right of the data at the same distance
+    (``_near_gap``), where its median runs against the truth, and at how many of the strip's
+    grid points the truth lies outside the 5-95 % band; ``short``: the answer's version,
+    pointing to Figure 5."""
+    d = left_strip_detail(curves, x_grid, true_mean, method)
+    ratio, k, n = d["ratio"], d["outside"], d["points"]
     strip = f"$x\\in[{GRID[0]:g}, 0)$"
+    g_lo, g_hi = _near_gap()
+    how = (f"the band of {NAMES[method]} widens {_as_much_words(ratio, d['gap_ratio'])} at the "
+           f"same distance right of the data, $x\\in({g_lo:g}, {g_hi:g})$: {_ratio(ratio)} and "
+           f"{_ratio(d['gap_ratio'])} times its width in the training range")
+    flat = _flat_median_words(d)
+    where = (f"the truth lies outside its 5–95 % band at {k} of the strip's {n} evenly spaced "
+             "points" if k else
+             f"the truth stays inside its 5–95 % band at all {n} of the strip's evenly spaced "
+             "points")
+    join = ", so " if flat and k else ", and "
     if short:
-        return (f"- **Left of the data** ({strip}, which the declared scores leave out) the band "
-                f"of {NAMES[method]} is {_ratio(ratio)} times as wide as in the training "
-                f"range on seed {seed}, and "
-                + (f"misses the truth at {k} of the strip's {n} grid points" if k else
-                   f"covers the truth at all {n} of the strip's grid points")
-                + " (Figure 5, section 3).")
-    lo_x, hi_x = REGIONS["out"]
-    where = (f"the truth lies outside its 5–95 % band at {k} of {n} grid points there" if k else
-             f"the truth stays inside its 5–95 % band at all {n} grid points there")
-    return (f"- **Left of the data** ({strip}, unseen as well, but not scored in section 6, "
-            f"whose plan scores only $[{lo_x:g}, {hi_x:g}]$) the band of {NAMES[method]} on "
-            f"seed {seed} is {_ratio(ratio)} times as wide as in the training range (mean "
-            f"predictive std), and {where}. This is one seed's picture, not a tested result.")
+        return (f"- **Left of the data** ({strip}, not scored), on seed {seed}, the band of "
+                f"{NAMES[method]} widens {_as_much_words(ratio, d['gap_ratio'])} at the same "
+                f"distance right of the data ({_ratio(ratio)} against {_ratio(d['gap_ratio'])} times its in-range "
+                f"width){flat}{join}"
+                + (f"the truth lies outside its 5–95 % band at {k} of {n} points" if k else
+                   f"the truth stays inside its 5–95 % band at all {n} points")
+                + " (section 3).")
+    centred = (" The band widens enough there; it is centred on a flat line the truth leaves."
+               if flat and k and ratio >= d["gap_ratio"] else "")
+    return (f"- **Left of the data** ({strip}, not scored in section 6), on seed {seed}, {how} "
+            f"(mean predictive std){flat}{join}{where}.{centred} One seed's picture, not a "
+            "tested result.")
 
 
 def training_time(rec):
