@@ -1115,7 +1115,9 @@ def found_regression():
     return (f"**Figure 5: regression** ([02][nb02]). Away from the data, BBB's predictive sd "
             f"grows {g['std_ratio']['mean']:.1f}-fold with a N(0, {sigma:g}) prior (a standard "
             f"network's: {s['std_ratio']['mean']:.1f}), its 90% band covering "
-            f"{100 * g['coverage90_out']['mean']:.0f}% of fresh points there; scale mixture: "
+            f"{100 * g['coverage90_out']['mean']:.0f}% of fresh points there "
+            f"({min(g['coverage90_out']['per_seed']):.2f}–{max(g['coverage90_out']['per_seed']):.2f}"
+            " per seed); scale mixture: "
             f"{m['std_ratio']['mean']:.1f}-fold, covering {100 * m['coverage90_out']['mean']:.0f}%. "
             f"Of {n} declared tests against a standard net, MC dropout and a deep ensemble: "
             f"{held} hold, {rev} reversed, {n - held - rev} not resolved at "
@@ -1447,7 +1449,8 @@ def short_regression():
     rev = sum(len(t["reversed"]) for t in counts.values())
     flat = f"{s['std_ratio']['mean']:.1f}" == "1.0"
     return (_lead("regression") + "Away from the training data, BBB's predictive sd grows "
-            f"{g['std_ratio']['mean']:.1f}-fold with a Gaussian prior, as in the paper, "
+            f"{g['std_ratio']['mean']:.1f}-fold with a Gaussian prior, as in the paper's "
+            "Figure 5 (no prior named), "
             f"but only {m['std_ratio']['mean']:.1f}-fold with the scale mixture"
             + (" (a plain network's: not at all)" if flat else "")
             + "; on log-likelihood and interval coverage it seldom beats a plain network, MC "
