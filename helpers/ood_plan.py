@@ -250,7 +250,7 @@ def _robustness(v2, label, word, question, near):
                                + ", ".join(word(v) for v in e["verdicts"]) + ")")
             elif any(p is not None and NEAR[0] <= p < NEAR[1]
                      for p in [main.get("p_holm"), *e["p_holm"]]):
-                close.append(f"{name} (Holm p {main['p_holm']:.3f}; rescored "
+                close.append(f"{name} (Holm p {_p(main['p_holm'])}; rescored "
                              f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f})")
     text = (f"**{question}** Rescored with each of {n} other sampling seeds, "
             + (f"{total - len(changed)} of the {total} verdicts stay the same; changed: "
@@ -397,52 +397,74 @@ def _near(v2, e, lo=NEAR[0], hi=NEAR[1]):
     return any(p is not None and lo <= p < hi for p in [e["p_holm"], *rescored])
 
 
-def _ece_bit(group, word, side):
-    """'a slightly lower 15-bin ECE than MC dropout's and the deep ensemble's (by 0.08 and 0.41
-    percentage points)': the ECE comparisons with verdict ``word``, each rival's gap in pp."""
-    es = [e for e in group if e["word"] == word]
-    if not es:
-        return None
-    gaps = _join(f"{100 * abs(e['diff']):.2f}" for e in es)
-    return (f"a slightly {side} 15-bin ECE than " + _join(f"{NOUNS[e['rival']]}'s" for e in es)
-            + f" (by {gaps} percentage points)")
+def _nll_claims(v3=None):
+    """[(rival, word, BBB − rival, 95 % interval)] of notebook 06's test-NLL claims against this
+    notebook's rivals (``v3``: its summary, helpers.alternatives_report.load_summary() when
+    None; False: none), lower is better; [] when there are none."""
+    if v3 is False:
+        return []
+    if v3 is None:
+        from .alternatives_report import load_summary
+        v3 = load_summary()
+    out = []
+    for claim, res in (((v3 or {}).get("families") or {}).get("test NLL") or {}).items():
+        rival = _claim(claim)[0]
+        tt = res.get("t_test") or {}
+        if rival not in RIVALS or tt.get("mean_diff") is None:
+            continue
+        sign = 1.0 if claim.startswith("bbb < ") else -1.0
+        out.append((rival, _direction(res["verdict"]), sign * tt["mean_diff"],
+                    sorted(sign * c for c in tt["ci"]) if tt.get("ci") else None))
+    return out
 
 
-def _lead(v2, es):
-    """The answer's lead sentence from the verdicts: where BBB stands on AUROC (each rival
-    named under its verdict), then its ECE against the rivals the test separates, with each
-    gap in percentage points (small: the word says so), then the comparisons the seeds do not
-    decide."""
+def _lead(v2, es, nll=()):
+    """The answer's lead, two plain sentences from the verdicts: where BBB stands on flagging
+    Fashion-MNIST (each rival named under its verdict, *near the threshold* said), then its ECE
+    against the rivals, and (``nll``: ``_nll_claims``) the rivals that beat it on test NLL, the
+    proper score the ECE alone can hide."""
     n = len(v2["seeds"])
-    said, open_ = [], []
-    for high in (True, False):
-        group = [e for e in es if e["high"] == high]
-        if high:
-            good = [NOUNS[e["rival"]] for e in group if e["word"] == "BBB better"]
-            bad = [NOUNS[e["rival"]] for e in group if e["word"] == "BBB worse"]
-            better = "flags the unfamiliar images better than"
-            worse = "worse than" if good else better.replace("better", "worse")
-            bits = ([f"{better} {_join(good)}"] if good else []) + \
-                ([f"{worse} {_join(bad)}"] if bad else [])
-        else:
-            bits = [b for b in (_ece_bit(group, "BBB better", "lower"),
-                                _ece_bit(group, "BBB worse", "higher")) if b]
-            bits = ["has " + " and ".join(bits)] if bits else []
-        if bits:
-            said.append(" and ".join(bits))
-        open_ += [f"from {NOUNS[e['rival']]} on {'AUROC' if high else 'ECE'}"
-                  for e in group if e["word"] not in DIRECTION.values()]
-    text = "BBB " + ", and ".join(said) if said else "BBB"
-    if open_:
-        text += (f"; {n} seeds do not separate it " if said
-                 else f" is not separated at {n} seeds ") + " or ".join(open_)
-    return f"**The answer: trained on MNIST and shown Fashion-MNIST, {text}.**"
+
+    def named(group, word):
+        return _join(NOUNS[e["rival"]] + (" (near the threshold)" if _near(v2, e) else "")
+                     for e in group if e["word"] == word)
+
+    def open_(group, what):
+        rest = [e for e in group if e["word"] not in DIRECTION.values()]
+        return (f"{n} seeds do not separate it from " + _join(f"{NOUNS[e['rival']]}{what}"
+                                                              for e in rest)) if rest else ""
+    auroc = [e for e in es if e["high"]]
+    bits = [f"{side} than {named(auroc, w)}" for side, w in
+            (("better", "BBB better"), ("worse", "BBB worse")) if named(auroc, w)]
+    one = ("BBB flags Fashion-MNIST " + " and ".join(bits) if bits else
+           "BBB does not flag Fashion-MNIST better or worse than its rivals")
+    if open_(auroc, "") and bits:
+        one += "; " + open_(auroc, "")
+    ece = [e for e in es if not e["high"]]
+    bits = [f"slightly {side} than " + _join(f"{NOUNS[e['rival']]}'s" + (
+        " (near the threshold)" if _near(v2, e) else "") for e in ece if e["word"] == w)
+            for side, w in (("lower", "BBB better"), ("higher", "BBB worse"))
+            if any(e["word"] == w for e in ece)]
+    two = ""
+    if ece:
+        two = ("Its 15-bin ECE is " + " and ".join(bits) if bits else
+               "Its 15-bin ECE is not separated from its rivals'")
+        if open_(ece, "'s") and bits:
+            two += ", and " + open_(ece, "'s")
+    beat = [NOUNS[r] for r, w, *_ in nll if w == "BBB worse"]
+    lose = [NOUNS[r] for r, w, *_ in nll if w == "BBB better"]
+    if two and beat:
+        two += (f"; but {_join(beat)} {'has' if len(beat) == 1 else 'have'} the lower test NLL "
+                "(notebook 06's test)")
+    elif two and lose:
+        two += f", and BBB has a lower test NLL than {_join(lose)} (notebook 06's test)"
+    return f"**The answer:** {one}." + (f" {two}." if two else "")
 
 
 def _answer_cell(v2, e):
     """One cell of the answer's table: the difference BBB − rival, its 95 % interval, the
     verdict, and Holm's p where the verdict lies near the threshold."""
-    near = (f" (Holm p {e['p_holm']:.3f}, near the {ALPHA:g} threshold; section 3)"
+    near = (f" (Holm p {_p(e['p_holm'])}, near the {ALPHA:g} threshold; section 3)"
             if _near(v2, e) else "")
     return f"{effect_words(e, False)}: {e['word']}{near}"
 
@@ -472,46 +494,70 @@ def _v3_claims(v2, v3=None):
     return out
 
 
-def outside_text(v2, v3=None):
-    """One sentence under the answer's table: the rivals of notebook 06 in the AUROC family
-    whose interval puts them above BBB although their fit failed on NLL (no verdict against
-    them); empty when there are none."""
-    from . import alternatives_final as F
-    from .alternatives_report import SHORT, failed_fits, load_summary
+def _outside(v2, v3=None):
+    """[(rival, BBB − rival, 95 % interval)] of notebook 06's failed fits in the AUROC family
+    whose interval puts them above BBB (no verdict against them)."""
+    from .alternatives_report import failed_fits, load_summary
     v3 = load_summary() if v3 is None else v3
     if not v3:
-        return ""
+        return []
     failed = failed_fits(v3)
-    above = [(r, d, ci) for r, d, ci in _v3_claims(v2, v3) if r in failed and ci and ci[1] < 0]
+    return [(r, d, ci) for r, d, ci in _v3_claims(v2, v3) if r in failed and ci and ci[1] < 0]
+
+
+def outside_text(v2, v3=None):
+    """Section 3, after the AUROC family: the failed fits of notebook 06 whose interval puts
+    them above BBB on AUROC, with that interval (no verdict against a failed fit); empty when
+    there are none."""
+    from . import alternatives_final as F
+    from .alternatives_report import SHORT
+    above = _outside(v2, v3)
     if not above:
         return ""
     one = len(above) == 1
-    return ("Outside this table, " + ("a Laplace approximation" if one else
-                                      "Laplace approximations")
-            + f" of [notebook 06](06_alternatives.ipynb) whose fit failed on NLL (a *failed "
-            f"fit*, section 3) {'scores' if one else 'score'} a higher AUROC than BBB: "
-            + _join(f"{SHORT.get(r, r)} (BBB − it {_signed(d, 3)} "
+    names = _join(f"{SHORT.get(r, r)} (BBB − it {_signed(d, 3)} "
                     f"[{_signed(ci[0], 3)}, {_signed(ci[1], 3)}]"
-                    + (", on a subset of the test images" if r in F.ALL_LAYER else "") + ")"
+                    + (", on the subset ‡" if r in F.ALL_LAYER else "") + ")"
                     for r, d, ci in above)
+    return ("**A failed fit above BBB.** " + names[0].upper() + names[1:]
+            + f" {'scores' if one else 'score'} a higher AUROC than BBB, though "
+            + ("its fit failed" if one else "their fits failed")
             + "; no verdict is given against a failed fit.")
 
 
+def _nll_words(nll):
+    """'On test NLL (notebook 06's test, its own Holm family): BBB worse than MC dropout
+    (+0.0052 [+0.0027, +0.0078]) and …': the NLL claims, grouped by verdict."""
+    if not nll:
+        return ""
+    groups = []
+    for w in ("BBB worse", "BBB better", None):
+        cs = [c for c in nll if (c[1] == w if w else c[1] not in DIRECTION.values())]
+        if cs:
+            groups.append((w or cs[0][1]) + (" than " if w else " against ") + _join(
+                f"{NOUNS[r]} ({_signed(d, 4)} [{_signed(ci[0], 4)}, {_signed(ci[1], 4)}])"
+                for r, _, d, ci in cs))
+    return (" On test NLL (lower is better; notebook 06's test, in its own Holm family), BBB − "
+            "rival: " + "; ".join(groups) + ".")
+
+
 def answer_text(v2, recipe=None, v3=None):
-    """The chapter's answer: one lead sentence (``_lead``), then a table of the six comparisons
-    (each rival's AUROC and ECE difference BBB − rival with its 95 % interval and verdict),
-    what *near the threshold* means (``NEAR``) when a cell says it, the failed fits that score
-    above BBB (``outside_text``; ``v3``: notebook 06's summary, False: none) and (``recipe``:
-    ``recipe_facts``, read from the records when not given; omitted when they are missing)
-    that this BBB is a weaker classifier than notebook 01's, trained on the budget every
-    method here shares."""
+    """The chapter's answer: a two-sentence lead (``_lead``, with notebook 06's test-NLL
+    verdicts, ``_nll_claims``), then a table of the six comparisons (each rival's AUROC and ECE
+    difference BBB − rival with its 95 % interval and verdict), the verdict words and what
+    *near the threshold* means (``NEAR``), the ECEs' scale and the NLL differences, one clause
+    on the failed fits that score above BBB (``_outside``; ``v3``: notebook 06's summary,
+    False: none), and (``recipe``: ``recipe_facts``, read from the records when not given;
+    omitted when they are missing) that this BBB is a weaker classifier than notebook 01's,
+    trained on the budget every method here shares."""
     if v2 is None:
         return "*No final runs yet: the answer is not computed.*"
     n = len(v2["seeds"])
     es = effects(v2)
+    nll = _nll_claims(v3)
     near = (" " + NEAR_WORDS.format(lo=NEAR[0], hi=NEAR[1])) if any(_near(v2, e) for e in es) \
         else ""
-    outside = "" if v3 is False else outside_text(v2, v3)
+    outside = [] if v3 is False else _outside(v2, v3)
     by = {(e["rival"], e["high"]): e for e in es}
     rows = ["| BBB against | AUROC on Fashion-MNIST (higher is better) | ECE on MNIST (lower "
             "is better) |", "|---|---|---|"]
@@ -521,11 +567,16 @@ def answer_text(v2, recipe=None, v3=None):
     interim = (" *(Interim: not every run is in; these are not the final verdicts.)*"
                if v2["interim"] else "")
     lo_hi = _ece_range(v2)
-    scale = (f" All four mean ECEs lie between {lo_hi[0]:.4f} and {lo_hi[1]:.4f} (on average "
-             "over the confidence bins, confidence and accuracy differ by "
-             f"{100 * lo_hi[0]:.2f}–{100 * lo_hi[1]:.2f} percentage "
-             "points): these are small differences between well-calibrated networks."
+    scale = (f" All four mean ECEs lie between {lo_hi[0]:.4f} and {lo_hi[1]:.4f} (confidence "
+             "and accuracy differ by "
+             f"{100 * lo_hi[0]:.2f}–{100 * lo_hi[1]:.2f} percentage points, weighted by the "
+             "images in each bin)" + (": all under 1 %." if lo_hi[1] < 0.01 else ".")
              if lo_hi else "")
+    k = _WORDS.get(len(outside), str(len(outside))).lower()
+    others = ("" if not outside else
+              f" Section 3 also lists notebook 06's other rivals; {k} of them, "
+              + ("whose fit failed, scores" if len(outside) == 1 else "whose fits failed, score")
+              + " a higher AUROC than BBB (no verdict against a failed fit).")
     facts = recipe_facts(v2) if recipe is None else recipe
     weaker = ""
     if facts:
@@ -535,10 +586,12 @@ def answer_text(v2, recipe=None, v3=None):
                   f"{facts['max_epochs']} epochs from random weights, and the ensemble reuses "
                   "MAP's choice, so the comparison is at one shared budget, not at each "
                   "method's best.")
-    return (_lead(v2, es) + "\n\n" + "\n".join(rows) + f"\n\nEach cell: the mean difference "
-            f"BBB − rival over {n} paired seeds, its 95 % interval, and the verdict of the test "
-            "corrected for the number of comparisons (section 2)." + near + scale + interim
-            + (f"\n\n{outside}" if outside else "") + weaker)
+    return (_lead(v2, es, nll) + "\n\n" + "\n".join(rows) + f"\n\nEach cell: the mean "
+            f"difference BBB − rival over {n} paired seeds, its 95 % interval, and the verdict "
+            "of the test corrected for the number of comparisons (Holm, section 2): *BBB "
+            "better* or *BBB worse* when it decides that direction, *not resolved at "
+            f"{n} seeds* when it decides neither." + near + scale + _nll_words(nll) + others
+            + interim + weaker)
 
 
 def _recipes(v2, v1_row=None, setting=None):
@@ -698,8 +751,8 @@ def prior_fixed_words(config=None):
     trials = math.prod(sizes)
     return (f"**BBB's prior is not searched:** its scale mixture (π = {config['pi']:g}, "
             f"−log σ1 = {config['neg_log_sigma1']:g}, −log σ2 = {config['neg_log_sigma2']:g}) "
-            "is a point of the paper's MNIST grid, fixed by the plan, because every search varies "
-            f"{_WORDS.get(len(sizes), str(len(sizes))).lower()} settings over "
+            "is a point of the paper's MNIST grid, fixed before the runs, because every search "
+            f"varies {_WORDS.get(len(sizes), str(len(sizes))).lower()} settings over "
             f"{_WORDS.get(sizes[0], str(sizes[0])).lower()} values each ({trials} trials) and "
             f"one more would take {trials * sizes[0]}.")
 
@@ -726,7 +779,8 @@ def choices_rows(choices=None):
         if c["epochs"] == A.MAX_EPOCHS:
             edge.append("epochs (the most allowed)")
         rows.append([LABELS[m], searched, chosen, str(c["epochs"]), ", ".join(edge) or "none"])
-    rows.append([LABELS["ensemble"], "—", "five MAP networks of MAP's choice, other seeds",
+    rows.append([LABELS["ensemble"], "—", "MAP's network of the same seed and four more with "
+                 "MAP's chosen settings, from seeds of their own (not shared between seeds)",
                  "—", "as MAP"])
     return ["method", "searched (Adam)", "chosen on validation NLL", "epochs",
             "at an edge of its grid"], rows
@@ -1013,13 +1067,18 @@ def sigma_words(v2, check=None):
     if all("rho_drift_q" in lay for r in seeds.values() for lay in r["layers"].values()):
         from .posterior_diagnostics import _rule_numbers
         nums = [_rule_numbers(r["layers"]) for r in seeds.values()]
-        rule = (" by notebook 01's rule, spreading apart weight by weight rather than shifting "
-                f"all alike (ρ's 95th-percentile change from its start {_span(t for t, _ in nums)}"
-                f" against a median change of {_span(m for _, m in nums)})")
+        rule = (" by notebook 01's rule (σ counts as learned when ρ's 95th-percentile change "
+                "from its start, the largest over the layers, exceeds 1.1 times the smallest "
+                "layer's median change: the σ spread apart weight by weight rather than all "
+                f"shifting alike; here {_span(t for t, _ in nums)} against "
+                f"{_span(m for _, m in nums)})")
+    exact = all((r.get("reproduced") or {}).get("exact") for r in seeds.values())
     text = (f"**Did BBB's σ learn, or stay at its start?** "
             + ("It learned" if learned else "It did not learn in every rerun") + rule
-            + f": in seeds {_join(str(k) for k in names)} of the {len(v2['seeds'])} runs, "
-            f"trained again, σ's median over a layer's weights ends at "
+            + f". The networks are not stored, so seeds {_join(str(k) for k in names)} of the "
+            f"{len(v2['seeds'])} runs were trained again to read σ"
+            + (" (each rerun reproduced its stored scores exactly)" if exact else "")
+            + f": σ's median over a layer's weights ends at "
             f"{min(med):.2g}–{max(med):.2g}, from {min(start):.1g} at the start "
             "([details](../docs/06_details.md#bbbs-σ)); so this BBB is not a point estimate.")
     mi = (v2.get("table", {}).get("bbb", {}).get("full", {}).get("auroc_mi") or {}).get("mean")
@@ -1039,7 +1098,8 @@ def scores_notes(v2):
 CAPTIONS = {
     "ood-scores": "**Figure 5.1.** Each method's scores (Table 5.2): AUROC on Fashion-MNIST "
                   "(left, higher is better) and ECE on MNIST (right, lower is better); a dot "
-                  "per seed, the bar the mean over the seeds.",
+                  "per seed, the bar the mean over the seeds. The ECE axis does not start at "
+                  "zero (Table 5.2 gives the values; the answer their scale).",
     "ood-differences": "**Figure 5.2.** The six comparisons of Table 5.3, BBB − rival: a dot "
                        "per paired seed, in black the mean with its 95 % interval, the dotted "
                        "line at zero. Beside each row, the verdict and its Holm p, corrected "
@@ -1134,38 +1194,48 @@ def _ece_range(v2):
     return (min(means), max(means)) if means else None
 
 
-def takeaways_text(v2, recipe=None):
-    """The chapter's takeaways on the comparison (Markdown bullets, one line each, no interval:
-    those are the answer's): where BBB stands on flagging unfamiliar images, how little
-    calibration separates the methods, and what the verdicts are about (``recipe``:
-    ``recipe_facts``, read from the records when not given)."""
+def takeaways_text(v2, recipe=None, v3=None):
+    """The chapter's takeaways on the comparison (Markdown bullets): where BBB stands on
+    flagging unfamiliar images and on calibration, each comparison as BBB − rival with its
+    95 % interval and *near the threshold* where the answer flags it, the test NLL beside the
+    ECE (``v3``: notebook 06's summary, as ``_nll_claims`` reads it), and what the verdicts
+    are about (``recipe``: ``recipe_facts``, read from the records when not given)."""
     n = len(v2["seeds"])
     es = effects(v2)
 
     def where(metric):
-        """'higher than MAP's, lower than MC dropout's and not resolved at 10 seeds against
-        the deep ensemble's': BBB's score against each rival, as the verdicts read."""
+        """'higher than MAP's (+0.038 [+0.014, +0.061], near the threshold), lower than MC
+        dropout's (…) and not resolved at 10 seeds against the deep ensemble's (…)': BBB
+        against each rival, as the verdicts read, with each difference."""
         group = [e for e in es if e["metric"] == metric]
         high = group[0]["high"] if group else True
         side = {"BBB better": "higher" if high else "lower",
                 "BBB worse": "lower" if high else "higher"}
-        bits = [f"{side[w]} than " + _join(f"{NOUNS[e['rival']]}'s" for e in group
-                                           if e["word"] == w)
+
+        def each(e):
+            return (f"{NOUNS[e['rival']]}'s ({effect_words(e, False)}"
+                    + (", near the threshold" if _near(v2, e) else "") + ")")
+        bits = [f"{side[w]} than " + _join(each(e) for e in group if e["word"] == w)
                 for w in DIRECTION.values() if any(e["word"] == w for e in group)]
         open_ = [e for e in group if e["word"] not in DIRECTION.values()]
         if open_:
-            bits.append(f"not resolved at {n} seeds against "
-                        + _join(f"{NOUNS[e['rival']]}'s" for e in open_))
+            bits.append(f"not resolved at {n} seeds against " + _join(each(e) for e in open_))
         return _join(bits)
     best = max(ROWS, key=lambda m: _mean(v2, m, "auroc_entropy") or -1)
-    out = [f"- **Flagging unfamiliar images.** At one shared budget, {NOUNS[best]} has the "
-           f"highest mean AUROC; BBB's is {where('auroc_entropy')}."]
+    out = [f"- **Flagging unfamiliar images** (AUROC, BBB − rival). At one shared budget, "
+           f"{NOUNS[best]} has the highest mean AUROC; BBB's is {where('auroc_entropy')}."]
     ece = [e for e in es if e["metric"] == "ece"]
     if ece:
         k = sum(e["word"] in DIRECTION.values() for e in ece)
+        lo_hi = _ece_range(v2)
+        under = " All four have 15-bin ECEs under 1 %;" if lo_hi and lo_hi[1] < 0.01 else ""
+        beat = [NOUNS[r] for r, w, *_ in _nll_claims(v3) if w == "BBB worse"]
+        nll = (f" Yet {_join(beat)} {'has' if len(beat) == 1 else 'have'} the lower test NLL "
+               "(the answer), so a lower ECE here does not make BBB the better-calibrated "
+               "predictive overall." if beat else "")
         out.append(f"- **Calibration: small differences, {_WORDS.get(k, str(k)).lower()} of "
-                   f"{_WORDS.get(len(ece), str(len(ece))).lower()} resolved.** All four are "
-                   f"well calibrated; BBB's ECE is {where('ece')}.")
+                   f"{_WORDS.get(len(ece), str(len(ece))).lower()} resolved** (ECE, BBB − "
+                   f"rival).{under} BBB's ECE is {where('ece')}.{nll}")
     facts = recipe_facts(v2) if recipe is None else recipe
     if facts:
         out.append("- **What the verdicts are about.** This BBB, weaker than notebook 01's, is "

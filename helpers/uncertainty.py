@@ -1874,20 +1874,25 @@ def toy_setup_text(rec):
 
 
 def _elbo_pairs(check):
-    """'*Laplace* on the circles 345.1 at chance against 80.2 for the *Normal* network's
-    posterior': per network at chance, its own negative ELBO and the lowest that a posterior
-    which fits reaches under the same prior (``collapse_check``'s "own" and "best")."""
+    """'Scored under each failed network's own prior and objective (…), the *Cauchy* network's
+    posterior reaches a lower value than the one the optimiser found (*Laplace*: 117.9 against
+    375.8; …)': per network at chance, the lowest negative ELBO that a posterior which fits
+    reaches under the same prior against its own (``collapse_check``'s "best" and "own")."""
     rows = [(ds, prior, c) for (ds, prior), c in check.items() if c["best"]]
     names = {c["best"][0] for _, _, c in rows}
     sets = {ds for ds, _, _ in rows}
+    head = ("Scored under each failed network's own prior and objective (the negative ELBO, "
+            "lower is better), ")
     if len(names) == 1 and len(sets) == 1:  # one posterior beats them all: name it once
-        return (f"each at chance against the *{next(iter(names))}* network's posterior scored "
-                "under the same prior, " + _join(
-                    f"*{prior}* {sum(c['own']):.1f} against {sum(c['best'][1:]):.1f}"
-                    for _, prior, c in rows))
-    return _join(f"*{prior}* on the {ds} {sum(c['own']):.1f} at chance against "
-                 f"{sum(c['best'][1:]):.1f} for the *{c['best'][0]}* network's posterior"
-                 for ds, prior, c in rows)
+        return (head + f"the *{next(iter(names))}* network's posterior reaches a lower value "
+                "than the one the optimiser found (" + "; ".join(
+                    f"*{prior}*: {sum(c['best'][1:]):.1f} against {sum(c['own']):.1f}"
+                    for _, prior, c in rows) + ")")
+    return (head + "a posterior that fits reaches a lower value than the one the optimiser "
+            "found (" + "; ".join(
+                f"*{prior}* on the {ds}: the *{c['best'][0]}* network's "
+                f"{sum(c['best'][1:]):.1f} against {sum(c['own']):.1f}"
+                for ds, prior, c in rows) + ")")
 
 
 def appendix_text(acc, n_test, steps, stds, check=None, reference="Normal", chance=0.5,
@@ -1918,9 +1923,8 @@ def appendix_text(acc, n_test, steps, stds, check=None, reference="Normal", chan
             + "".join(f"; the {d}' maps are not drawn" for d in flat if d not in maps)
             + "). "
             + ("One run cannot tell why." if failed is None else
-               "A posterior that fits scores better under the same prior and objective (the "
-               "negative ELBO, lower is better): " + _elbo_pairs(check)
-               + "; a failed optimisation, not the prior outweighing the data."
+               _elbo_pairs(check) + ". A better optimum exists, so the optimisation "
+               "failed; the prior did not outweigh the data."
                if failed else "For some, the objective prefers that state to a fit."))
     behind = {d: f["groups"][1] for d, f in found.items() if f["groups"][1]}
     for d, ps in behind.items():
