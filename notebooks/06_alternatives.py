@@ -20,11 +20,11 @@
 # log-likelihood) and telling unfamiliar images apart (the out-of-distribution, OOD, AUROC: the
 # area under the ROC curve)? [Blundell et al. (2015)](https://arxiv.org/abs/1505.05424) compare
 # BBB with their own SGD and dropout runs (and published results) on MNIST test error only
-# (their Table 1; set beside ours in section 2).
+# (their Table 1; set beside ours in section 2), so no comparison here has a published
+# counterpart.
 #
-# **Runtime**: seconds; the notebook reads the final runs from the stored results. Retraining
-# them (`tools/alternatives_search.py`) takes CPU-hours on one thread, plus GPU time for the
-# all-layer Laplace fits: [the lab log](../docs/lab_log.md#notebook-06) gives each step's time.
+# **Runtime**: seconds; the notebook reads the final runs from the stored results. What
+# retraining them costs: Provenance, at the end.
 # [Notebook 05](05_uncertainty.ipynb) tests BBB's AUROC and calibration (ECE) against MAP, MC
 # dropout and the deep ensemble on the same runs; this notebook tests the rest.
 
@@ -40,37 +40,37 @@ from helpers.report import show_markdown
 
 NB = "06_alternatives"
 H.use_style()
-final = R.load_summary()  # the final runs' analysis (tools/alternatives_search.py analyse)
-refits = R.load_fair()  # section 4's Laplace refits (tools/laplace_fair.py analyse)
+final = R.load_summary()  # the final runs' analysis
+refits = R.load_fair()  # section 4's Laplace refits
 failed = set(R.failed_fits(final))
-nb05 = R.load_nb05()  # notebook 05's tests of BBB's AUROC and ECE (helpers.ood_plan; read-only)
+nb05 = R.load_nb05()  # notebook 05's tests of BBB's AUROC and ECE on the same runs
 
 # %%
 show_markdown(R.short_answer(final, nb05, refits));
 
 # %% [markdown]
-# **Terms.** *NLL*: the mean negative log-likelihood of the true labels under the predicted
-# probabilities (lower is better; a proper scoring rule: the true probabilities score best on
-# average). *OOD AUROC*: the area under the ROC curve of telling Fashion-MNIST test images
-# (out of distribution) from MNIST test images by the predictive entropy (higher is better; 0.5 is
-# chance). *ECE*: the expected calibration error, the mean gap between confidence and accuracy
-# over 15 confidence bins. *Paired seeds*: on seed $s$ every method sees the same data order, and
-# each comparison is the mean of the ten per-seed differences. *Holm*: Holm's step-down
-# correction of a family of p-values tested together (one family per score, section 3): the
-# k-th smallest of m p-values is multiplied by m + 1 − k, each kept at least as large as the
-# one before. *Verdict words*, by Holm p alone: *BBB better* / *BBB worse* (the README's
-# *holds* / *reversed*): Holm p below 0.05, that side; *not resolved at 10 seeds*: Holm p of
-# 0.05 or more. *Near the threshold*, a flag on a decided verdict only: its Holm p in the test
-# or under another draw of the predictive samples lies from a fifth of 0.05 up to twice it.
-# Each 95% interval is the comparison's own, unadjusted, so it can exclude zero while Holm p
-# stays at 0.05 or more. *Failed fit*: a Laplace row whose 95% interval of NLL fit − MAP
-# (against the MAP network it wraps) lies above zero; it gets no verdict word (section 4).
-# *Equal to MAP*: that interval contains zero. *Laplace fits*: a Gaussian posterior around
-# MAP's weights, its covariance the inverse Hessian of the loss, over the last layer or all
-# layers, per layer a Kronecker-factored ("KFAC") or diagonal Hessian. *δ*: their prior
-# precision (the Gaussian prior's inverse variance; the larger, the less uncertainty the fit
-# adds). *Marginal likelihood*: the training data's evidence p(D | δ), maximised over δ
-# (laplace-torch's default way to set δ).
+# **Terms.**
+#
+# - *NLL*: the mean negative log-likelihood of the true labels under the predicted
+#   probabilities (lower is better; a proper scoring rule: the true probabilities score best on
+#   average).
+# - *OOD AUROC*: the area under the ROC curve of telling Fashion-MNIST test images (out of
+#   distribution) from MNIST test images by the predictive entropy (higher is better; 0.5 is
+#   chance).
+# - *ECE*: the expected calibration error, the mean gap between confidence and accuracy over
+#   15 confidence bins.
+# - *Paired seeds*: on seed $s$ every method sees the same data order, and each comparison is
+#   the mean of the ten per-seed differences.
+# - *Holm*: Holm's step-down correction of a family of p-values tested together (one family
+#   per score, section 3): the k-th smallest of m p-values is multiplied by m + 1 − k, each
+#   kept at least as large as the one before.
+# - *Verdict words*, by Holm p alone: *BBB better* / *BBB worse*: Holm p below 0.05, that side; *not resolved at 10 seeds*: Holm p of 0.05 or
+#   more. Each 95% interval is the comparison's own, unadjusted, so it can exclude zero while
+#   Holm p stays at 0.05 or more.
+# - *Near the threshold*, a flag on a decided verdict only: its Holm p, in the test or under
+#   another draw of the predictive samples, lies between a fifth of 0.05 and twice 0.05.
+# - *Failed fit* (Laplace rows only): a fit whose 95% interval of NLL fit − MAP (against the
+#   MAP network it wraps) lies above zero; it gets no verdict (section 4).
 
 # %%
 show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(refits));
@@ -92,8 +92,9 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(refits));
 # - MAP's search includes weight decay, added after [an earlier comparison's test
 #   numbers](../docs/choices.md#notebooks-05-and-06-beyond-the-paper) were known;
 # - the grids were widened after [validation numbers from an earlier
-#   grid](../docs/choices.md#notebook-06s-plan-versions); only MAP had a pilot search of its
-#   own grid, and the MC dropout and BBB grids were centred on earlier notebooks' choices;
+#   grid](../docs/choices.md#notebook-06s-plan-versions); only MAP's grid was placed by an
+#   earlier search of its own, and the MC dropout and BBB grids were centred on earlier
+#   notebooks' choices;
 # - the failed-fit rule for the Laplace rows was added after the test numbers were known;
 # - section 4's Laplace refits (one δ per weight tensor; δ chosen on validation NLL) were
 #   declared and run after the test numbers were known
@@ -107,26 +108,30 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(refits));
 # ## 1. Method
 #
 # - *The methods.* MAP, the maximum a posteriori network (Adam with weight decay); MC dropout
-#   ([Gal & Ghahramani 2016](https://arxiv.org/abs/1506.02142)); a deep ensemble of five MAP
+#   (dropout kept on at test time, the predictions averaged over masks;
+#   [Gal & Ghahramani 2016](https://arxiv.org/abs/1506.02142)); a deep ensemble of five MAP
 #   networks ([Lakshminarayanan et al. 2017](https://arxiv.org/abs/1612.01474)); BBB with the
 #   paper's scale-mixture prior; IVON ([Shen et al. 2024](https://arxiv.org/abs/2402.17641),
 #   package `ivon-opt`), a variational-learning optimiser; and the Laplace approximation
 #   ([Daxberger et al. 2021](https://arxiv.org/abs/2106.14806), package `laplace-torch`) around
-#   MAP's network (Terms): over the last layer (KFAC) or all layers (KFAC or diagonal), with
+#   MAP's network: over the last layer (KFAC) or all layers (KFAC or diagonal; KFAC: a
+#   Kronecker-factored Hessian per layer), with
 #   the linearised (GLM) predictive (the network linearised in its weights around MAP's). Only
 #   BBB is written by hand.
-# - *Searches.* MAP, MC dropout, BBB and IVON each search a 4 × 4 grid on validation data: the
+# - *Searches.* MAP, MC dropout, BBB and IVON each search a 4 × 4 grid on validation data,
+#   with one seed kept apart from the final runs': the
 #   learning rate over a factor of 30 or more, and one setting of its own (weight decay, dropout
 #   rate, BBB's initial $\rho$, IVON's initial Hessian). Each trial trains 60 epochs; the
 #   search keeps the setting and epoch with the lowest validation NLL. The ensemble and the
-#   Laplace fits reuse MAP's choice; their δ is set by the marginal likelihood (Terms).
+#   Laplace fits reuse MAP's choice; their prior precision δ is set by the marginal likelihood
+#   (section 4).
 # - *Final runs and tests.* Every method trains on seeds 0–9 and is scored once on the test
 #   sets. Each claim compares BBB with one rival on one score, seed by seed: a two-sided paired
 #   t-test, Holm-corrected over the seven rivals (the three Laplace variants counted apart),
 #   at level 0.05, with the 95% t-interval of the
 #   mean paired difference. All of this, the failed-fit rule excepted, was fixed in writing
-#   before any test number of these runs was seen (MAP's weight decay: see the box;
-#   [the analysis plan](../docs/choices.md#notebook-06s-plan-versions)).
+#   before any test number of these runs was seen: *the plan*, pre-registered
+#   ([its versions](../docs/choices.md#notebook-06s-plan-versions); MAP's weight decay: the box).
 # - *The subset.* The all-layer Laplace fits were too slow to score all 20,000 test images with
 #   laplace-torch's predictive, so every method is also scored on a fixed random subset of
 #   2,000 MNIST + 2,000 Fashion-MNIST test images (their scores:
@@ -150,9 +155,8 @@ if final is not None:
 # %% [markdown]
 # ## 2. The scores
 #
-# Mean ± standard deviation over the seeds (their number in parentheses; the per-seed values
-# are in the stored results): test error, NLL, Brier (the mean squared error of
-# the predicted probabilities) and ECE on the MNIST test set (10,000 images); AUROC on MNIST
+# Mean ± standard deviation over the seeds (their number in parentheses): test error, NLL,
+# Brier (the mean squared error of the predicted probabilities) and ECE on the MNIST test set (10,000 images); AUROC on MNIST
 # against Fashion-MNIST's test images; cost (under the table).
 
 # %%
@@ -166,8 +170,9 @@ if final is not None:
 # %% [markdown]
 # The figure draws every seed (dots) and each method's mean with its 95% interval (diamond), on
 # the full test sets (top) and on the subset (bottom, to place the all-layer Laplace fits,
-# scored there alone). Hollow markers: failed fits. Dotted line: MAP's mean. Section 4's
-# refits are not drawn here.
+# scored there alone; each method keeps its column). Hollow markers: failed fits. Dotted line:
+# MAP's mean. Compare ECE only within a row: fewer
+# images inflate the binned ECE ([details](../docs/06_details.md#the-plans-subset)).
 
 # %%
 if final is not None:
@@ -178,11 +183,13 @@ if final is not None:
 # %% [markdown]
 # ## 3. The comparisons: BBB − rival, with 95% intervals
 #
-# Each row is one claim of the plan: BBB against one rival on one score, paired by seed, with
-# the verdict words defined under Terms (Holm p alone). The sign test (whether BBB comes out
+# Each row is one claim of the plan: BBB against one rival on one score, paired by seed,
+# verdicts as under Terms. The sign test (whether BBB comes out
 # ahead on more seeds than chance would give) is shown beside the t-test as a check and decides
-# nothing; a failed fit's row shows no $p$-values. *Scored on*: the full test sets, or the
-# subset (section 1). Below the table: what each unresolved interval excludes.
+# nothing. *p*: the t-test's own; *Holm p (× m)*: after Holm's correction, m its multiplier.
+# A failed fit's row shows its p, which counts in the family, but no Holm p. *Scored on*: the
+# full test sets, or the subset (section 1). Below the table: what each unresolved interval
+# excludes.
 
 # %%
 if final is not None:
@@ -208,17 +215,20 @@ if final is not None:
 # %% [markdown]
 # ## 4. Laplace: the plan's fits fail; the refits
 #
-# The plan's three Laplace fits (sections 2 and 3) set δ by the marginal likelihood. This
-# section first shows why they are failed fits (their subset scores:
-# [Table 6.4](../docs/06_details.md#the-plans-subset), in the details, which also shows that the
-# all-layer fits are under-confident), then refits them around the same MAP networks with the
-# same linearised predictive. The refits differ from the plan's fits only so:
+# *δ*: a Laplace fit's prior precision, the Gaussian prior's inverse variance (the larger δ, the
+# less uncertainty the fit adds around MAP's network). *Marginal likelihood*: the training
+# data's evidence p(D | δ), maximised over δ (laplace-torch's way to set δ).
+#
+# The plan's three Laplace fits (sections 2 and 3) set δ by the marginal likelihood. Below: why
+# they are failed fits (the all-layer fits are under-confident:
+# [details](../docs/06_details.md#the-plans-subset)), then refits around the same MAP networks
+# with the same linearised predictive, differing from the plan's fits only so:
 #
 # - *last layer*: the marginal likelihood picks one δ per weight tensor instead of one δ for
 #   the whole layer;
 # - *all layers*: the fit is unchanged (the plan's own rule, already one δ per weight tensor),
 #   rescored on the full test sets, not only the subset, by a faster implementation of the
-#   same predictive written here;
+#   same predictive;
 # - *every fit*: a second rule, one δ chosen on validation NLL by a grid.
 
 # %%
@@ -236,14 +246,12 @@ if refits is not None:
     show_markdown(R.fair_tests_text(refits, final, nb05, brief=True));
 
 # %% [markdown]
-# The figure shows each fit's validation NLL minus MAP's against δ: each seed's grid as a thin
-# line (ending where that seed's grid stopped widening), the grid's choice as a dot ("n = k at
-# the cap": the seeds choosing the cap), the cap dashed. Each blue bar is one seed's
-# marginal-likelihood fit, spanning its smallest to largest per-tensor δ (cross: their mean
-# log10) at the height of its validation NLL − MAP's; the seeds' bars are drawn a point or two
-# apart. A bar mixes several δ (one per tensor), so it is not a point on the single-δ curves.
-# The y axis is linear within ±10⁻⁴ and logarithmic beyond, so the grid's dips below zero,
-# all of order 10⁻⁴, look as large as a rise from 10⁻⁴ to 10⁻³.
+# The figure: each fit's validation NLL minus MAP's against δ. Thin lines: each seed's grid
+# (ending where its widening stopped); dots: the grid's choices ("n = k at the cap"); dashed:
+# the cap. Blue bars: each seed's marginal-likelihood fit, from its smallest to its largest
+# per-tensor δ (cross: their mean log10), at its validation NLL − MAP's, the seeds drawn a few
+# points apart; a bar mixes several δ, so it is not a point on the single-δ curves. The y axis
+# is linear within ±10⁻⁴ and logarithmic beyond.
 
 # %%
 if refits is not None:
@@ -274,5 +282,8 @@ if final is not None:
 # ## Provenance
 #
 # Runs: `python tools/alternatives_search.py search`, `final`, `analyse`; the Laplace
-# refits: `python tools/laplace_fair.py plan`, `run`, `score`, `analyse`. Where they ran and what they cost:
-# [docs/lab_log.md](../docs/lab_log.md#notebook-06).
+# refits: `python tools/laplace_fair.py plan`, `run`, `score`, `analyse`. Where they ran and
+# what each step cost: [docs/lab_log.md](../docs/lab_log.md#notebook-06).
+
+# %%
+show_markdown(R.runtime_text(final))
