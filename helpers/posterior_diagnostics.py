@@ -107,8 +107,8 @@ def words(rec):
     number from ``rec``."""
     verdicts = []
     n = rec["settings"]["epochs"]
-    lines = [f"| run | σ, 5th–95th percentile: start → epoch {n} | ρ change: median weight "
-             "(over layers) | ρ change: 95th percentile | share of μ in the narrow prior component | "
+    lines = [f"| run | σ, 5th–95th percentile: start → epoch {n} | ρ drift: median weight "
+             "(over layers) | ρ drift: 95th percentile | share of μ in the narrow prior component | "
              "training NLL; KL (nats/image) | validation error |",
              "|---|---|---|---|---|---|---|"]
     for label, run in rec["runs"].items():
@@ -599,9 +599,8 @@ def measured_words(measured, widths, label="BBB, scale mixture prior"):
         return and_list([f"2×{H}" for H in ws])
     parts = []
     if learned:
-        parts.append(f"At {at(learned)} σ learned, spreading apart weight by weight (the "
-                     "rule above)" + ("" if still else ": the mixture's Adam-recipe verdicts "
-                                    "count (σ measured on seed 0)") + ".")
+        parts.append(f"At {at(learned)} σ learned (the rule above)"
+                     + ("" if still else ": the mixture's Adam-recipe verdicts count") + ".")
     if still:
         parts.append(f"At {at(still)} σ shifted uniformly, every ρ by about the same amount: "
                      f"the mixture's Adam-recipe verdicts there read *{MIXTURE_NO_VERDICT}*.")

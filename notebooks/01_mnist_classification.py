@@ -19,7 +19,8 @@
 # is as good as dropout. Do these differences come out again under a modern training recipe
 # (Adam) and under the paper's own protocol (plain SGD)?
 #
-# **Runtime**: under a minute (the `default` profile reads the committed results).
+# **Runtime**: under a minute (the `default` profile reads the committed results). Retraining
+# Table 1's runs takes hours ([each step's time](../docs/reading.md#how-long-each-step-takes)).
 
 # %% tags=["parameters"]
 PROFILE = "default"    # "default": read the committed results | "smoke": tiny networks
@@ -54,7 +55,7 @@ R.show_markdown(T.plain_answer(paper_run, adam, sigma_fixed=sigma));
 # - **Controls** for the warm start (no paper claim): the *plain network, extended training* (trained on for as many epochs as BBB adds) and the *mixture from a random start*.
 # - Each $a-b$ is paired by seed (same initial draw and data order); $p$: a two-sided paired $t$-test's. A *family*: the $m$ tests read together, the paper's three orderings at a width ($m=3$) or the two controls ($m=2$). **Holm's correction** multiplies the smallest $p$ by $m$, the next by $m-1$, …, never below the one before: the *Holm p*.
 # - *Predictor rule*: per BBB run, validation picks whether it predicts with its mean weights $\mu$ or the average of 10 sampled networks (the paper does not say; section 6).
-# - *[interval]*: the $t$-interval of the mean difference at level $1-0.05/m$ (Bonferroni): a family's intervals hold together with 95% probability.
+# - *[interval]*: the $t$-interval of the mean difference at level $1-0.05/m$ (Bonferroni): a family's intervals hold together with 95% probability. Three decimals where two would hide an end's side of 0.
 # - **Verdicts**: an ordering *holds* (or is *reversed*) when its Holm $p<0.05$ and the difference has the paper's sign (or the other); a control is *lower* or *higher*; else *not resolved*. **Comparable** ("as good as dropout", its own test at each width, $m=1$): mixture − dropout's whole interval inside ±0.1 pp (our margin, declared before the runs); else *not shown comparable*, with where the interval lies (*higher error than dropout*: above 0; a description, not a verdict). "Outside our interval": outside this *per-width* interval.
 
 # %%
@@ -129,7 +130,7 @@ H.show_table(*T.effects_rows(paper_run, adam, skip_answer=True));
 # **Figure: every comparison at every width**: mean and adjusted interval (thin: mixture −
 # dropout adjusted for the widths), Adam recipe black,
 # the paper's protocol grey (dashed where σ did not learn), the paper's difference a
-# vermillion × (off a bar: excluded).
+# vermillion × (off a bar: excluded by that bar's recipe).
 
 # %%
 fig = T.effects_figure(paper_run, adam, sigma_fixed=sigma)
@@ -148,7 +149,8 @@ plt.show()
 # per layer, $\sigma$'s median and 5th–95th percentile band (plain SGD's bands are narrower
 # than its lines); last, training NLL (negative log-likelihood) against KL per training
 # image. *Share of μ in the narrow prior component*: of the means, those where the mixture's
-# narrow Gaussian is likelier.
+# narrow Gaussian is likelier. *ρ drift*: how far a weight's $\rho$
+# moved from $\rho_0$.
 
 # %%
 diag = PD.load()
@@ -174,14 +176,13 @@ R.show_markdown(PD.adam_sigma_check(get, adam["widths"], T.BRIEF, warm, measured
 # paper's value dashed; the last panels draw the four together, smoothed. Curves start
 # above the top edge. The BBB panels show μ of a BBB whose σ did not
 # learn: not a test of Figure 2 for BBB. The paper's figure is our 2×1200 row (one seed).
-# *Drift*: the mean test error of the last 100 epochs minus that of the 100 before.
+# *Late change*: the mean test error of the last 100 epochs minus that of the 100 before.
 
 # %%
 fig = P.figure2(pp, sigma_fixed=sigma is not None)
 H.savefig(fig, NB, "figure2-paper-protocol")
 plt.show()
-head, rows, words = P.curve_rows(paper_run, verdicts=T.resolved_intervals(paper_run, sigma is not None))
-R.show_markdown("**Are 600 epochs enough?** " + words.replace("**Conclusion:** t", "T"));
+R.show_markdown(T.epochs_enough(paper_run, sigma_fixed=sigma is not None));
 
 # %% [markdown]
 # ## 5. Figure 3: the weights
@@ -199,7 +200,7 @@ H.savefig(T.figure3_runs(None, panels, untested), NB, "figure3")
 plt.show()
 head, rows, words = T.weight_share_panels(panels, PD.narrow_share(diag), untested)
 H.show_table(head, rows)
-R.show_markdown(words);
+R.show_markdown(words + "\n\n" + T.mixture_kick_words(paper_run, pp));
 
 # %% [markdown]
 # ## 6. Posterior mean or samples?
@@ -218,7 +219,7 @@ R.show_markdown(T.choices_direction(adam, groups));
 # ## Takeaways
 
 # %%
-R.show_markdown(T.takeaways(paper_run, adam, sigma, groups[1:], panels, diag));
+R.show_markdown(T.takeaways(paper_run, adam, sigma, groups[1:], panels, diag, answered=True));
 
 # %% [markdown]
 # ## Exercises

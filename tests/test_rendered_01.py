@@ -347,11 +347,12 @@ def test_the_answer_follows_the_planted_effects():
     # the plain answer says it first, in words: no test names, no verdict words
     plain = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
     assert plain.startswith("**In short.** Differences in test error are in *pp* (percentage "
-                            "points), each with a 95 % interval over seeds; 2×400: two hidden "
+                            "points), each with a 95 % interval over seeds (adjusted: *How to "
+                            "read*, below); 2×400: two hidden "
                             "layers of 400 units. With every method trained by a modern recipe "
                             "(Adam, settings searched on validation), the intervals read as "
-                            "follows. At 2×400 our per-width intervals exclude each of the "
-                            "paper's three differences.\n")
+                            "follows. At 2×400 each of the paper's three differences lies "
+                            "outside our interval at that width.\n")
     assert ("BBB with the scale mixture prior is better than a plain network at 2×400: at 2×400 "
             "by −0.04 pp (95 % interval −0.05 to −0.03), which rules "
             "out the paper's −0.47 pp.") in plain  # an ordering holds: no "none reappear"
@@ -376,7 +377,8 @@ def test_the_answer_follows_the_planted_effects():
     open_ = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
     assert ("Under the paper's own protocol (plain SGD, 600 epochs), as we filled it in, BBB's "
             "σ, each weight's posterior spread, moved by about the same amount for every weight: "
-            "it did not learn (section 3), so its two orderings with BBB get no verdict") in open_
+            "it did not learn (section 3), so its two comparisons that involve BBB get no verdict "
+            "(read neither for nor against the paper)") in open_
     assert "chapter" not in open_ and "until runs" not in open_  # no campaign status
     assert "as we filled it in" not in T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5))
     plan = RESULTS / "paper_protocol" / "plan.json"
@@ -682,8 +684,7 @@ def test_weight_shares_say_what_lies_beyond_the_plotted_range():
                 "config": {"seed": 0, "H": 400}}
     head, rows, words = T.weight_share_rows({"sgd": rec(2), "bbb_gaussian": rec(0)})
     assert rows[0][3] == "2%" and rows[1][3] == "0%" and head[3].endswith("(±0.3)")
-    assert "2% of the plain network sample lies beyond ±0.3, where the run records " \
-        "no histogram (right-hand panel)." in words
+    assert "2% of the plain network sample lies beyond ±0.3 (right-hand panel)." in words
     assert "Why so wide" not in words  # only for the Gaussian prior, from its prior's sigma
     g = {**rec(9), "config": {"seed": 0, "H": 400, "prior_sigma": 1.0}}
     assert "towards the prior N(0, 1²), far wider than the plain network's weights" in \
@@ -1033,13 +1034,15 @@ def test_choices_direction_follows_the_controls_and_the_predictor_records():
     groups = [("one", [400], lambda m, H: recs if m == "bbb_mixture" else [])]
     text = T.choices_direction(warm, groups)
     assert text.startswith("**Which way the choices made after seeing test errors lean** "
-                           "(on test):\n\n| choice | BBB runs | effect on test error | leans |")
-    assert ("| warm start | the Adam recipe's scale mixture | warm − random start below 0 at "
-            "every width (section 2) | BBB's way |") in text
+                           "(on test). ")
+    assert "\n\n| choice | BBB runs | effect on test error | leans |" in text
+    assert ("| warm start | the Adam recipe's scale mixture | warm − random start: means below "
+            "0 at every width; resolved at every width (section 2) | BBB's way |") in text
     assert ("| predictor rule, BBB's own runs | 2; the average picked in 1 | raised 1 by "
             "0.20 pp | against BBB |") in text
-    assert text.endswith("Only one run leans against BBB, so a finding that BBB is not better "
-                         "is conservative.")
+    assert ("(on test). The warm start favours BBB. The predictor rule on BBB's own runs goes "
+            "against BBB, in one run. So 'BBB is not better' does not come from these "
+            "choices.\n\n") in text
     # the random-start control counts too, and whose error the pick raised follows its records
     ctl = [run("ensemble", 0.0167, 0.0149), run("mean_weights", 0.019, 0.018),
            run("ensemble", 0.0167, 0.0177)]
@@ -1056,8 +1059,9 @@ def test_choices_direction_follows_the_controls_and_the_predictor_records():
     good = [run("mean_weights", 0.019, 0.018), run("ensemble", 0.017, 0.018)]
     text = T.choices_direction(cold, [("one", [400], lambda m, H: good if m == "bbb_mixture"
                                        else [])])
-    assert "| warm − random start above 0 at every width (section 2) | against BBB |" in text
-    assert "| lowered 1 by 0.10 pp | BBB's way |" in text and "Only" not in text
+    assert "| warm − random start: means above 0 at every width; resolved at every width " \
+        "(section 2) | against BBB |" in text
+    assert "| lowered 1 by 0.10 pp | BBB's way |" in text and "does not come from" not in text
     assert T.choices_direction(_summary([]), []) == ""
 
 

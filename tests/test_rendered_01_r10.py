@@ -81,7 +81,13 @@ def test_mixture_dropout_over_the_widths_and_the_answer_column(committed):
     head, rows = T.answer_rows(paper_run, adam, sigma_fixed=0.0067)
     assert head[4] == "paper's difference outside? (2×400/2×800/2×1200)"
     for r in rows:
-        assert r[4] == "—" or all(x in ("yes", "no", "one seed") for x in r[4].split(" / "))
+        assert r[4] == "—" or all(x in ("yes", "no", "one seed", "yes (over the widths: no)")
+                                  for x in r[4].split(" / "))
+    # the widths exception (per width outside, over the widths inside) is marked in its cell
+    cell = {r[0]: r[4] for r in rows}["mixture − dropout"].split(" / ")
+    for V, x in zip(adam["widths"], cell):
+        assert x.endswith("(over the widths: no)") == T._exception_of(adam, V, "bbb_mixture",
+                                                                        "dropout")
     ex = T.paper_excluded(adam)
     want = [W for W, (k, n) in ex.items() if k == n]
     assert ("at " + " and ".join(f"2×{W}" for W in want)) in T.excluded_words(adam)

@@ -29,7 +29,7 @@ def test_short_answer_names_the_paper_protocols_resolved_ordering(committed):
         assert f"(95 % interval {lo} to {hi}); the paper's {T._pp(e['paper'])} pp lies " in plain
         inside = e["ci_adj"][0] <= e["paper"] <= e["ci_adj"][1]
         assert plain.rstrip(".").endswith("inside" if inside else "outside")
-    assert "orderings with BBB get no verdict" in plain
+    assert "comparisons that involve BBB get no verdict" in plain
     assert "not tested here" not in plain
     # without sigma_fixed nothing is said of the paper's protocol
     assert "as we filled it in" not in T.plain_answer(paper_run, adam)
@@ -68,11 +68,11 @@ def test_short_answer_names_the_prior_start_confound(committed):
     warm = T.warm_widths(adam)
     split = [W for W in adam["widths"] if (W in warm.get("bbb_mixture", []))
              != (W in warm.get("bbb_gaussian", []))]
-    assert ("Mixture − Gaussian mixes prior and start at" in plain
-            and "starts *warm* (BBB's μ from a trained plain network)" in plain) == bool(split)
+    assert ("Mixture − Gaussian compares starts as well as priors at" in plain
+            and "started *warm* (BBB's μ from a trained plain network)" in plain) == bool(split)
     e = T.effects(adam).get((1200, "bbb_mixture", "bbb_gaussian"))
     if split and 1200 not in split and e:
-        assert f"where both start warm, at 2×1200 it is {T._plain_ci(e)}" in plain
+        assert f"At 2×1200, where both start warm, it is {T._plain_ci(e)}" in plain
 
 
 def test_predictor_rule_counts_every_bbb_run(committed):

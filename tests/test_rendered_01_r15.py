@@ -6,6 +6,7 @@ section 6 in the takeaways. Each check reads the committed notebook or results, 
 fail."""
 import json
 from pathlib import Path
+import pytest
 
 from helpers import posterior_diagnostics as PD
 from helpers import table1 as T
@@ -47,12 +48,12 @@ def test_short_answer_leads_with_short_sentences(committed):
         depth += (ch == "(") - (ch == ")")
         deepest = max(deepest, depth)
     assert deepest == 1 and lead.count(". ") >= 3, lead  # short sentences, not one long one
-    assert "none of the paper's Table 1 margins is reproduced. At 2×400 and 2×1200 our " \
-           "per-width intervals exclude each of the paper's four differences." in lead
+    assert "none of the paper's Table 1 margins is reproduced. At 2×400 and 2×1200 each of " \
+           "the paper's four differences lies outside our interval at that width." in lead
     ex = T.paper_excluded(adam)
     for W, (k, n) in ex.items():
         if k < n:
-            assert f"At 2×{W}, with " in lead and f"they cannot tell ({k} of {n} excluded)." in lead
+            assert f"At 2×{W}, with " in lead and f"our intervals cannot tell ({k} of {n} excluded)." in lead
 
 
 def test_answer_shows_one_width_and_section_2_every_other(committed):
@@ -90,3 +91,50 @@ def test_rho_push_says_it_holds_at_every_width(monkeypatch):
         pytest.skip("no committed diagnostics")
     assert "The push does not depend on width, so it holds at 2×1200 (not rerun)." in \
         T.rho_push_words(diag)
+
+
+def test_takeaways_do_not_repeat_the_first_screen():
+    """The takeaways point to the answer instead of restating it: the answer's headline interval
+    (mixture − plain network at 2×400) and the weak-baseline finding appear in the first
+    screen only; the warm start, Figure 2 (at the paper's 2×1200 width) and section 6 stay."""
+    cells = _cells()
+    short_at = next(i for i, t in enumerate(cells) if t.startswith("**In short.**"))
+    short = cells[short_at]
+    take = cells[next(i for i, t in enumerate(cells) if t.startswith("## Takeaways")) + 1]
+    assert take.startswith("The answer is at the top (*In short* and its table)")
+    lo, hi = short.split("at 2×400 by ")[1].split("(95 % interval ")[1].split(")")[0].split(" to ")
+    assert f"[{lo}, {hi}]" in cells[short_at + 2]  # the answer's table has it ...
+    assert f"[{lo}, {hi}]" not in take  # ... the takeaways do not repeat it
+    assert "weak baseline" not in take and "resolved below neither" not in take
+    assert "**The warm start helps" in take and "(the paper's Figure 2; one seed, no interval)" in take
+
+
+def test_mixture_kick_is_the_narrow_components_stiffness():
+    """lr/(M σ₂²) for the paper-protocol scale mixture, and the largest one-step move of μ from
+    the prior's gradient: it sits near the edge of the narrow component, and vanishes for an
+    averaged cost or a flat prior (the words are then left out)."""
+    import math
+    c = {"method": "bbb_mixture", "reduction": "sum", "lr": 0.001, "batch_size": 128,
+         "pi": 0.75, "neg_log_sigma1": 2.0, "neg_log_sigma2": 8.0}
+    k = T.mixture_kick(c)
+    assert k["M"] == 391
+    assert k["stiff"] == pytest.approx(0.001 / (391 * math.exp(-16)))
+    s2 = math.exp(-8)
+    assert 1 * s2 < k["w_kick"] < 4 * s2  # where the narrow component stops dominating
+    assert 0.5 * 0.001 / 391 * k["w_kick"] / s2**2 < k["kick"] <= 0.001 / 391 * k["w_kick"] / s2**2
+    assert T.mixture_kick({**c, "reduction": "mean"}) is None
+    assert T.mixture_kick({**c, "method": "bbb_gaussian"}) is None
+    assert T.mixture_kick({**c, "neg_log_sigma2": 2.0, "lr": 1e-6})["stiff"] < 2
+
+
+def test_search_words_follow_the_declared_plan():
+    plan = {"search": {"budget": {"400": {"trials": 7, "max_epochs": 40}},
+                       "spaces": {"sgd": {"lr": [1e-3]}, "bbb_mixture": {"start": ["warm"]}}}}
+    words = T.search_words(plan)
+    assert words == (" (7 trials per method and width, up to 40 epochs; BBB's start, random or "
+                     "warm, searched; [the spaces](../docs/choices.md#notebook-01-table-1))")
+    cold = {"search": {**plan["search"], "spaces": {"bbb_gaussian": {"lr": [1e-3]}}}}
+    assert "start" not in T.search_words(cold) and "7 trials" in T.search_words(cold)
+    two = {"search": {**plan["search"], "budget": {"400": {"trials": 7, "max_epochs": 40},
+                                                  "800": {"trials": 9, "max_epochs": 40}}}}
+    assert T.search_words(two) == ""
