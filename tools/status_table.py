@@ -1704,7 +1704,7 @@ def details_pruning():
             t = r["t_test"]
             parts.append(f"SNR − {name}: {_pp(t['mean_diff'])} pp "
                          f"{_interval(t['ci'])[:-3]} (unadjusted; Holm p "
-                         f"{r['p_holm']:.2f} over {r['family_size']} claims), {r['verdict']}")
+                         f"{r['p_holm']:.2g} over {r['family_size']} claims), {r['verdict']}")
     out = _body(text)
     if parts:
         out += (" At 95% removed: " + "; ".join(parts) + ". With 3 seeds a t-interval is wide, "
