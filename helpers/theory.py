@@ -50,22 +50,24 @@ def softplus_figure(rho0=-5.0):
     return fig
 
 
-def prior_figure(priors, ymax=1.0):
-    """Density (linear, clipped at ``ymax``) and log density of each prior ({label: prior}), with
-    one legend below both panels."""
+def prior_figure(priors, ymax=1.0, wmax=10.0):
+    """Density on [-1, 1] (linear, clipped at ``ymax``) and log density on [-wmax, wmax] (its grid
+    dense near 0, so that the mixture's narrow spike is drawn whole) of each prior ({label:
+    prior}), with one legend below both panels."""
     import matplotlib.pyplot as plt
     wg = torch.linspace(-1, 1, 4001)
+    wl = torch.cat([torch.linspace(-wmax, wmax, 4001), torch.linspace(-0.05, 0.05, 2001)]).sort()[0]
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), constrained_layout=True)
     # a colour and a line style per prior; the mixture solid, so that its spike stays whole
     looks = ((OKABE_ITO[0], "-", 1.8), (OKABE_ITO[1], "-", 2.2), (OKABE_ITO[2], "--", 1.8),
              (OKABE_ITO[4], ":", 2.2))
     for (label, p), (color, ls, lw) in zip(priors.items(), looks):
-        lp = p.log_prob(wg)
-        axes[0].plot(wg, lp.exp(), color=color, ls=ls, lw=lw, label=label)
-        axes[1].plot(wg, lp, color=color, ls=ls, lw=lw, label=label)
+        axes[0].plot(wg, p.log_prob(wg).exp(), color=color, ls=ls, lw=lw, label=label)
+        axes[1].plot(wl, p.log_prob(wl), color=color, ls=ls, lw=lw, label=label)
     axes[0].set(ylim=(0, ymax), xlabel="w", ylabel="density",
-                title="density, linear scale (the mixture's spike is clipped)")
-    axes[1].set(xlabel="w", ylabel="log density", title="log density (nothing clipped)")
+                title="density near 0, linear scale (the mixture's spike is clipped)")
+    axes[1].set(xlabel="w", ylabel="log density",
+                title=f"log density out to |w| = {wmax:g}: the tails (nothing clipped)")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=4,
                fontsize=10)
     return fig
@@ -74,7 +76,9 @@ def prior_figure(priors, ymax=1.0):
 def mc_kl_rows(layer, sample_sizes, total=10_000, min_repeats=20):
     """Monte-Carlo KL of ``layer`` (a BayesLinear with ``n_in`` inputs) at each number of weight
     samples S: max(min_repeats, total // S) repeated estimates each; return one dict per S with
-    the repeats, the mean, the sd of one estimate and the standard error of the mean."""
+    the repeats, the mean, the sd of one estimate and the standard error of the mean. Every
+    forward pass draws its noise from a fresh seed taken from torch's global generator, so the
+    estimates, within a row and across rows, use independent noise."""
     n_in = layer.weight_mu.shape[1]
     rows = []
     with torch.no_grad():
@@ -102,6 +106,42 @@ def mc_kl_lines(rows, exact):
         out.append(f"{r['S']:>6} {r['repeats']:>8,} {r['mean']:9.2f} {r['se']:6.2f} {z:5.1f} "
                    f"{r['sd']:7.2f} {r['sd'] * math.sqrt(r['S']):10.1f}")
     return out
+
+
+Z_PASS = 4  # a check passes when |estimate - exact| < Z_PASS standard errors
+
+
+def pooled_gap(rows, exact):
+    """Inverse-variance weighted mean of the rows' gaps (mean - ``exact``) and its standard error.
+
+    An S-sample estimate is the mean of S one-sample estimates, so every row has the same
+    expectation and one constant bias describes them all: this is its best estimate."""
+    w = [1 / r["se"] ** 2 for r in rows]
+    gap = sum(wi * (r["mean"] - exact) for wi, r in zip(w, rows)) / sum(w)
+    return gap, 1 / math.sqrt(sum(w))
+
+
+def mc_kl_verdict(rows, exact):
+    """Markdown: the rows whose 95 % bar (2 s.e.) misses the closed form, the pooled gap of all
+    rows with its 95 % interval and z, and how uncertain the last row's sd is (its repeats)."""
+    miss = [r for r in rows if abs(r["mean"] - exact) > 2 * r["se"]]
+    neg = sum(r["mean"] < exact for r in rows)
+    gap, se = pooled_gap(rows, exact)
+    lo, hi = gap - 1.96 * se, gap + 1.96 * se
+    last = rows[-1]
+    rel = 1 / math.sqrt(2 * (last["repeats"] - 1))  # relative s.e. of an sd from n normal values
+    off = last["sd"] * math.sqrt(last["S"]) / (rows[0]["sd"] * math.sqrt(rows[0]["S"])) - 1
+    z = [f"$S$ = {r['S']:,} ($z$ = {(r['mean'] - exact) / r['se']:.1f})" for r in miss]
+    first = f"The bar of {' and '.join(z)} misses zero" if miss else "Every bar covers zero"
+    return (f"{first}, and {neg} of the {len(rows)} gaps are negative. All rows have the same "
+            f"expectation (an $S$-sample estimate is the mean of $S$ one-sample estimates), so "
+            f"their gaps pool into one: {gap:+.3f} nats, 95 % interval [{lo:+.3f}, {hi:+.3f}], "
+            f"$z$ = {gap / se:.1f}. The interval "
+            + ("holds zero" if lo <= 0 <= hi else "misses zero")
+            + f" and excludes any constant bias beyond {max(abs(lo), abs(hi)):.2f} nats, on a KL "
+            f"of {exact:.0f} nats. The $S$ = {last['S']:,} row's sd rests on only "
+            f"{last['repeats']} repeats, so it is uncertain by about ±{rel:.0%}; its point lies "
+            f"{off:+.0%} off the $1/\\sqrt S$ line, {abs(off) / rel:.1f} times that uncertainty.")
 
 
 def mc_kl_figure(rows, exact):
@@ -139,13 +179,46 @@ def takeaways(rec):
         f"{mu['estimate']:.4f} ± {mu['standard_error']:.4f} for $\\mu$ (exact {mu['exact']:.1f}) "
         f"and {sig['estimate']:.4f} ± {sig['standard_error']:.4f} for $\\sigma$ (exact "
         f"{sig['exact']:.1f}): "
-        + ("each within 4 standard errors of the exact value, as an unbiased estimator should be."
-           if mu["within_4se"] and sig["within_4se"] else
-           "not both within 4 standard errors of the exact value: the check fails."),
-        f"- **Monte-Carlo KL (section 6).** Its mean is within {zmax:.1f} standard errors of the "
-        f"closed form at every $S$; at $S$ = {last['S']:,} it is {abs(last['mean'] - kl['exact']):.3f} "
+        + (f"each within {Z_PASS} standard errors of the exact value, as an unbiased estimator "
+           "should be." if mu["within_4se"] and sig["within_4se"] else
+           f"not both within {Z_PASS} standard errors of the exact value: the check fails."),
+        f"- **Monte-Carlo KL (section 6).** Its mean is within {Z_PASS} standard errors of the "
+        f"closed form at every $S$ (the largest $|z|$: {zmax:.1f}); pooled over all $S$, "
+        f"{pooled_gap(kl['rows'], kl['exact'])[0]:+.3f} ± "
+        f"{1.96 * pooled_gap(kl['rows'], kl['exact'])[1]:.3f} nats (95 %); at $S$ = {last['S']:,} it is {abs(last['mean'] - kl['exact']):.3f} "
         f"nats from the closed form's {kl['exact']:.2f}.",
         f"- **From scratch (section 8).** A short plain-PyTorch layer gives the loss of "
         f"`helpers.BayesLinear` ({sc['loss_scratch']:.5f} against {sc['loss_helpers']:.5f}) and "
         f"every gradient to a relative {sc['max_grad_gap']:.1e}.",
+    ])
+
+
+def runtime_line(notebook="00_theory", profile="default"):
+    """Markdown: the wall time that `make notebooks --record-runtimes` stored for ``notebook`` in
+    the repository's results/runtimes.json, with the machine (CPU, threads) and date."""
+    import json
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "results" / "runtimes.json"
+    rec = (json.loads(path.read_text()) if path.exists() else {}).get(profile, {}).get(notebook)
+    if not rec or rec.get("wall_s") is None:
+        return f"No run of profile `{profile}` is recorded in `results/runtimes.json`."
+    return (f"Recorded run (profile `{profile}`, `results/runtimes.json`): "
+            f"{rec['wall_s'] / 60:.0f} min on {rec['threads']} threads of an {rec['cpu']} CPU "
+            f"({rec['date']}); a machine busy with other jobs takes several times longer.")
+
+
+def departures(cfg):
+    """Markdown: the box of this notebook's departures from the paper (``cfg``: its profile)."""
+    return "\n".join([
+        "**Departures from the paper and choices made after seeing numbers** "
+        "([lab log](../docs/lab_log.md#notebook-00), [choices](../docs/choices.md)):",
+        "- $\\rho_0 = -5$ (sections 4 and 8): the paper gives no $\\rho_0$; our choice.",
+        f"- Section 8 trains with Adam (learning rate $10^{{-3}}$), not plain SGD, on the loss "
+        f"divided by the batch size of 128, and on the first {cfg.scratch_n:,} training images "
+        f"for {cfg.scratch_epochs} epochs: it shows that the loop trains, not the paper's errors.",
+        f"- Section 7 draws $M$ = {cfg.M} minibatches, the paper's 60,000 training images in "
+        f"batches of 128; notebook 01 trains on 50,000 of them ($M$ = 391), which looks the same.",
+        "- Section 6 uses a Gaussian prior, the one prior with a closed-form KL.",
+        "- After seeing numbers: section 8 divided each minibatch's loss by its own size, which "
+        "over-weighted the KL of the epoch's last, smaller minibatch; it now divides by 128.",
     ])

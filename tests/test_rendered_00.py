@@ -34,7 +34,9 @@ def test_takeaways_render_the_planted_numbers():
                     "12.34567", "12.34568", "3.2e-07", "100.00"):
         assert planted in text, planted
     # the largest gap in standard errors: |99 - 100| / 1 = 1.0 and |100.05 - 100| / 0.1 = 0.5
-    assert "within 1.0 standard errors" in text
+    assert "within 4 standard errors" in text and "the largest $|z|$: 1.0" in text
+    # pooled with weights 1 and 100: (-1 + 100 * 0.05) / 101 = +0.040
+    assert "+0.040 ±" in text
     assert "0.050 nats" in text  # the gap at the largest S
 
 
@@ -76,4 +78,46 @@ def test_header_runtime_line_promises_nothing_the_notebook_does_not_show():
     first = "".join(json.loads(NOTEBOOK.read_text())["cells"][0]["source"])
     assert "**Runtime**" in first
     assert "last cell prints" not in first
-    assert "checks.json" in first
+    assert "well under a minute" not in first  # contradicted by the recorded run
+    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    shown = "".join("".join(o.get("data", {}).get("text/markdown", "")) for o in cells[1]["outputs"])
+    assert shown == theory.runtime_line()  # the recorded time, rendered right below the header
+
+
+def test_runtime_line_reads_results_runtimes_json():
+    rec = json.loads((ROOT / "results" / "runtimes.json").read_text())["default"]["00_theory"]
+    line = theory.runtime_line()
+    assert f"{rec['wall_s'] / 60:.0f} min" in line and f"{rec['threads']} threads" in line
+    assert "No run" in theory.runtime_line(profile="no-such-profile")
+
+
+def test_mc_kl_verdict_pools_the_rows_and_names_the_missed_bars():
+    rows = _record()["metrics"]["kl_mc"]["rows"]
+    gap, se = theory.pooled_gap(rows, 100.0)
+    assert math.isclose(gap, (-1.0 + 100 * 0.05) / 101) and math.isclose(se, 1 / math.sqrt(101))
+    text = theory.mc_kl_verdict(rows, 100.0)
+    assert "Every bar covers zero" in text and "1 of the 2 gaps are negative" in text
+    assert f"{gap:+.3f} nats" in text and "holds zero" in text
+    missed = [dict(r, mean=r["mean"] - 0.3) for r in rows]  # S = 100: gap -0.25 = -2.5 s.e.
+    text = theory.mc_kl_verdict(missed, 100.0)
+    assert "The bar of $S$ = 100 ($z$ = -2.5) misses zero" in text and "misses zero." not in text
+    assert "uncertain by about ±10%" in text  # the last row's sd from 50 repeats: 1/sqrt(98)
+
+
+def test_departures_box_renders_the_profile():
+    cfg = H.get_profile("00_theory", "smoke")
+    box = theory.departures(cfg)
+    assert box.startswith("**Departures from the paper and choices made after seeing numbers**")
+    assert f"first {cfg.scratch_n:,} training images for {cfg.scratch_epochs} epochs" in box
+    assert f"$M$ = {cfg.M} minibatches" in box and "lab_log.md#notebook-00" in box
+
+
+def test_committed_notebook_shows_the_verdict_and_the_box():
+    rec = json.loads((ROOT / "results" / "00_theory" / "checks.json").read_text())
+    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    shown = "".join("".join(o.get("data", {}).get("text/markdown", ""))
+                    for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []))
+    kl = rec["metrics"]["kl_mc"]
+    assert theory.mc_kl_verdict(kl["rows"], kl["exact"]) in shown
+    cfg = H.get_profile("00_theory", rec["profile"])
+    assert theory.departures(cfg) in shown
