@@ -451,7 +451,7 @@ def band_plot(ax, curve, x_grid, x_train, y_train, title, ylim=None, true_mean=N
 
 def _mark_scored(ax):
     """Hatch the range away from the data that section 6 scores (``REGIONS['out']``)."""
-    ax.axvspan(*REGIONS["out"], facecolor="none", edgecolor="0.88", hatch="/", lw=0, zorder=0,
+    ax.axvspan(*REGIONS["out"], facecolor="none", edgecolor="0.7", hatch="///", lw=0, zorder=0,
                label="scored range away from the data")
 
 
@@ -477,21 +477,22 @@ def band_ylim(curves, y_train, margin=0.05):
 
 def plot_methods(curves, x_grid, x_train, y_train, true_mean=None, methods=None, ylim=None):
     """Band plots of ``methods`` (default: every method of ``curves``, method -> ``grid_curve``)
-    on shared axes, ``ylim`` if given: 2 x 3 panels for more than three methods, else one row;
-    the legend in a last panel."""
+    on shared axes, ``ylim`` if given: 2 x 3 panels for more than three methods (the legend in
+    the last), else one row with the legend below it."""
     import matplotlib.pyplot as plt
     methods = list(curves) if methods is None else list(methods)
-    rows, cols = (2, 3) if len(methods) > 3 else (1, len(methods) + 1)
-    widths = None if rows == 2 else [1] * len(methods) + [0.7]  # the legend's panel narrower
-    fig, axes = plt.subplots(rows, cols, figsize=(14, 7) if rows == 2 else (12.5, 3.9),
-                             sharex=True, sharey=True, squeeze=False, constrained_layout=True,
-                             gridspec_kw=None if widths is None else {"width_ratios": widths})
+    rows, cols = (2, 3) if len(methods) > 3 else (1, len(methods))
+    fig, axes = plt.subplots(rows, cols, figsize=(14, 7) if rows == 2 else (12.5, 4.6),
+                             sharex=True, sharey=True, squeeze=False, constrained_layout=True)
     for ax, method in zip(axes.flat, methods):
         band_plot(ax, curves[method], x_grid, x_train, y_train, LABELS[method],
                   true_mean=true_mean, ylim=ylim)
+    handles = axes.flat[0].get_legend_handles_labels()
     for ax in axes.flat[len(methods):]:
-        ax.legend(*axes.flat[0].get_legend_handles_labels(), loc="center", fontsize=11)
+        ax.legend(*handles, loc="center", fontsize=11)
         ax.set_axis_off()
+    if rows == 1:
+        fig.legend(*handles, loc="outside lower center", ncol=4, fontsize=9)
     for ax in axes.flat[:len(methods)]:  # x ticks wherever no panel lies below
         ax.tick_params(labelbottom=True)
         ax.set_ylabel("y" if ax in axes[:, 0] else "")
@@ -654,6 +655,27 @@ def std_ratio_rows(summary):
     over the seeds, per-seed values in brackets."""
     return (["method", "std ratio (away / near the data)"],
             [[LABELS[m], fmt_cell(s["std_ratio"], 2)] for m, s in summary.items()])
+
+
+def std_ratio_test_text(per_seed, rival="mle"):
+    """Return the paired test of the std ratio (section 4; not one of the declared tests): for
+    each BBB variant, the claim "``rival``'s std ratio < BBB's" over the seeds of ``per_seed``
+    (fits.json's metrics.per_seed), the two claims Holm-adjusted together
+    (``stats.ordering_family``, as docs/choices.md's table computes it): BBB's ratio minus the
+    rival's, with its 95 % interval and the verdict."""
+    from . import stats
+    ratio = {m: [r["std_ratio"] for r in sorted(rows, key=lambda r: r["seed"])]
+             for m, rows in per_seed.items()}
+    fam = stats.ordering_family({b: (ratio[rival], ratio[b]) for b in BBB if b in ratio})
+    parts = []
+    for b, r in fam.items():
+        tt = r["t_test"]
+        ci = " to ".join(f"{-v:.2f}" for v in sorted(tt["ci"], reverse=True))
+        parts.append(f"{NAMES[b]}'s higher by {-tt['mean_diff']:.2f} (95 % interval {ci}): "
+                     f"{r['verdict']}")
+    n = len(ratio[rival])
+    return (f"Paired t-test over the {_n_seeds(n)}, Holm-adjusted over the {len(fam)} claims "
+            f"\"BBB's std ratio is higher than {NAMES[rival]}'s\": " + "; ".join(parts) + ".")
 
 
 def _claim_parts(name):
@@ -1057,8 +1079,8 @@ def variance_split_text(curves, x_grid, seed, method="bbb_gaussian"):
         text += ("; the total is close to the learned noise alone." if share_mean <= 0.2
                  else ".")
         out.append(text)
-    out.append(f"- Only seed {seed} is shown: its curves are the only ones stored (the other "
-               "seeds keep their scores and std ratios, not their curves).")
+    out.append(f"- Only seed {seed}'s curves are shown (the other seeds keep their scores and "
+               "std ratios, not their curves).")
     return f"On seed {seed}, for {NAMES[method]}:\n\n" + "\n".join(out)
 
 
@@ -1196,70 +1218,10 @@ def opposite_errors_text(summary, curves, x_grid, true_mean, seed, method="bbb_g
             f"({s90:.3f}).")
 
 
-def _split_words(per_seed, level):
-    """'4 seeds too wide, 1 too narrow, 0 within 0.05': how the per-seed coverages lie around
-    ``level`` (``_seed_split``), the empty counts left out."""
-    within, wide, narrow = _seed_split(per_seed, level)
-    parts = [f"{k} {w}" for k, w in ((wide, "too wide"), (narrow, "too narrow"),
-                                     (within, f"within {COVERAGE_NEAR:.2f}")) if k]
-    first = parts[0].split(" ", 1)
-    parts[0] = f"{first[0]} seed{'s' if first[0] != '1' else ''} {first[1]}"
-    return ", ".join(parts)
-
-
-def _coverage_away_words(summary, level=0.9, widened=()):
-    """One bullet with sub-bullets: the mean coverage of the central ``level`` interval away from
-    the data of every method, grouped by whether it lies below, near (within ``COVERAGE_NEAR``)
-    or above its target. A mean near its target is followed by how many seeds lie near it too,
-    and by the same for the method's other interval (``INTERVALS``): a mean is not a seed. Led by
-    "a wider band is not always a right one" where a method of ``widened`` (those whose band
-    widens on every seed) falls below."""
-    key = f"coverage{round(100 * level)}_out"
-    mean = {m: s[key]["mean"] for m, s in summary.items()}
-    near = f"within {COVERAGE_NEAR:.2f} of the target"
-    groups = {f"below the target by more than {COVERAGE_NEAR:.2f}":
-              [m for m in mean if mean[m] < level - COVERAGE_NEAR],
-              near: [m for m in mean if abs(mean[m] - level) <= COVERAGE_NEAR],
-              f"above the target by more than {COVERAGE_NEAR:.2f}":
-              [m for m in mean if mean[m] > level + COVERAGE_NEAR]}
-    subs = []
-    for words, ms in groups.items():
-        if not ms:
-            continue
-        line = f"  - {words}: " + _list_words(f"{mean[m]:.3f} for {NAMES[m]}" for m in ms)
-        if words == near:  # a mean is not a seed: a method whose seeds miss gets its own line
-            every = [m for m in ms if _seed_split(summary[m][key]["per_seed"], level)[0]
-                     == len(summary[m][key]["per_seed"])]
-            line = (f"  - {words} on average and on every seed: "
-                    + _list_words(f"{mean[m]:.3f} for {NAMES[m]}" for m in every) + "."
-                    if every else "")
-            for m in (m for m in ms if m not in every):
-                part = (f"  - {words} on average, but not per seed: {mean[m]:.3f} for "
-                        f"{NAMES[m]} ({_split_words(summary[m][key]['per_seed'], level)}")
-                for o in INTERVALS:
-                    if o != level:
-                        e = summary[m][f"coverage{round(100 * o)}_out"]
-                        part += (f"; its {round(100 * o)} % interval, {e['mean']:.3f}: "
-                                 + _split_words(e["per_seed"], o))
-                line += ("\n" if line else "") + part + ")."
-            subs.append(line)
-            continue
-        else:
-            for m in ms:
-                per = summary[m][key]["per_seed"]
-                if min(per) < level - COVERAGE_NEAR and max(per) > level + COVERAGE_NEAR:
-                    line += f", its seeds from {min(per):.3f} to {max(per):.3f}"
-        subs.append(line + ".")
-    below = next(iter(groups.values()))
-    head = ("- A wider band is not always a right one. " if any(m in widened for m in below)
-            else "- ")
-    return (head + f"Away from the data the central {round(100 * level)} % interval (target "
-            f"{level:.2f}) covers on average:\n" + "\n".join(subs))
-
-
 def _tests_words(verdicts_rec):
-    """One bullet with sub-bullets: what the declared tests found, per family, and how many
-    claims (and whose) are not resolved."""
+    """One bullet with sub-bullets: what the declared tests found, per family (each claim that
+    holds or is reversed as BBB's difference from the rival with its 95 % interval,
+    ``_effects``), and how many claims (and whose) are not resolved."""
     n = len(verdicts_rec["seed"])
     t = tally(verdicts_rec)
     total = sum(f["claims"] for f in t.values())
@@ -1267,9 +1229,12 @@ def _tests_words(verdicts_rec):
     head = f"- **What the declared tests found** (section 6, {_n_seeds(n)}, {total} claims)"
     one_sign = {}  # the scores whose differences all point one way: section 6's reading
     lines = [] if resolved else [f"  - none of the {total} claims is resolved;"]
+    eff = {v: _effects(verdicts_rec, v) for v in ("holds", "reversed")}
     for family, f in t.items():
-        bits = ([_held_words(f["holds"])] if f["holds"] else []) + (
-            [_reversed_words(f["reversed"])] if f["reversed"] else [])
+        bits = [f"{NAMES[a]} has " + ", and ".join(f"{way} {what} than {_list_words(ph)}"
+                                                   for what, ph in by.items())
+                for verdict, way in (("holds", "a lower"), ("reversed", "a higher"))
+                for (a, fam), by in eff[verdict].items() if fam == family]
         said = one_sign.get(family, [])
         if bits:
             lines.append(f"  - {family}, " + "; ".join(bits)
@@ -1363,7 +1328,6 @@ def takeaways_text(summary, curves, x_grid, seed, verdicts_rec=None, method="bbb
                    + (f"outside its 5–95 % band at {k} of {n_l} grid points there" if k else
                       f"inside its 5–95 % band at all {n_l} grid points there")
                    + " (section 3; one seed's curves, not tested).")
-    out.append(_coverage_away_words(summary, widened=[m for m in averaging if wide[m] == n]))
     if verdicts_rec:
         out.append(_tests_words(verdicts_rec))
         why = _reversed_in_words(summary, curves, verdicts_rec, seed, per_seed)
@@ -1401,8 +1365,8 @@ def _effects(verdicts_rec, verdict):
     return out
 
 
-PAPER_PRIOR = {"bbb_mixture": ", the prior the paper favours for MNIST (its Figure 5 names no "
-                              "prior)"}  # said once, in the answer
+PAPER_PRIOR = {"bbb_mixture": " (the paper's MNIST prior; its Figure 5 names none)"}  # said once,
+# in the answer
 FAR_LESS = 0.5  # the answer says "far less" for a BBB whose std ratio is below this share of the other's
 
 
@@ -1414,23 +1378,30 @@ def _other_bbb_words(summary, best, other):
     n, wide = len(r["per_seed"]), sum(v > 1 + TIE for v in r["per_seed"])
     higher = [m for m in summary if m not in BBB + ("mle",)
               and summary[m]["std_ratio"]["mean"] > r["mean"]]
-    words = f"{_cap(NAMES[other])}'s std ratio is {_ratio(r['mean'])}"
+    words = f"{_cap(NAMES[other])}'s std ratio is {_fold(r['mean'])}"
     if wide < n:
         words += f" (above 1 on {wide} of {n} seeds)"
     if higher:
         words += ", below " + _list_words(
-            f"{NAMES[m]}'s ({_ratio(summary[m]['std_ratio']['mean'])})" for m in higher)
+            f"{NAMES[m]}'s ({_fold(summary[m]['std_ratio']['mean'])})" for m in higher)
     return words + f"; its central 90 % interval covers {c['mean']:.3f} there", higher
 
 
-def answer_text(summary, verdicts_rec=None):
-    """Return notebook 02's answer (Markdown, two bullets), from the stored summary and
-    verdicts: the BBB variant whose band widens most away from the data, its mean std ratio with
-    the per-seed range, and the coverage of its central 90 % interval there (mean, per-seed
-    range, how many seeds lie near the target); the other BBB variant's std ratio beside the
-    rivals' and its coverage; the standard network and the other methods; then the declared
-    tests' count, each claim that holds or is reversed given as a difference with its 95 %
-    interval. The wording follows the numbers."""
+def _fold(r):
+    """A std ratio in the answer, to 1 decimal (its seeds spread far more), or as ``_ratio``
+    where 1 decimal would round a ratio other than 1 to 1.0."""
+    return _ratio(r) if TIE < abs(r - 1) < 0.05 else f"{r:.1f}"
+
+
+def answer_text(summary, verdicts_rec=None, off_centre=False, seed=0):
+    """Return notebook 02's answer (Markdown: a bold headline, then bullets), from the stored
+    summary and verdicts: the BBB variant whose band widens most away from the data, its mean
+    std ratio with the per-seed range, the standard network's and the other BBB variant's; the
+    coverage of its central 90 % interval there (mean, per-seed range, how many seeds lie near
+    the target; ``off_centre``: on the curves' ``seed`` its band there is wide but its median
+    lies off the truth, said with a pointer to section 6); the other BBB variant's std ratio beside the rivals' and the
+    methods' coverage; then the declared tests' count and the claims that hold or are reversed
+    (their differences and intervals: the takeaways). The wording follows the numbers."""
     ratio = {m: s["std_ratio"] for m, s in summary.items()}
     cov = {m: s["coverage90_out"] for m, s in summary.items()}
     best = max((b for b in BBB if b in summary), key=lambda b: ratio[b]["mean"])
@@ -1438,37 +1409,39 @@ def answer_text(summary, verdicts_rec=None):
     per, c = ratio[best]["per_seed"], cov[best]
     n, wide = len(per), sum(v > 1 + TIE for v in per)
     lead = "Yes" if wide == n else f"On {wide} of {n} seeds" if wide else "No"
-    head = (f"{lead} to the right of the data: the band of {NAMES[best]} "
-            + (f"widens {_ratio(ratio[best]['mean'])}-fold there" if wide else
-               f"does not widen there ({_ratio(ratio[best]['mean'])}-fold)"))
+    spread = f"{_fold(min(per))} to {_fold(max(per))} per seed"
+    head = (f"{lead}: away from the data the band of {NAMES[best]} "
+            + (f"widens {_fold(ratio[best]['mean'])}-fold ({spread})" if wide else
+               f"does not widen ({_fold(ratio[best]['mean'])}-fold; {spread})"))
+    flat = "mle" in summary and abs(ratio["mle"]["mean"] - 1) <= TIE
+    if "mle" in summary:
+        head += ("; a standard network's keeps one width" if flat else
+                 f"; a standard network's {_fold(ratio['mle']['mean'])}-fold")
     if other and ratio[other]["mean"] < ratio[best]["mean"] and wide:
         far = ratio[other]["mean"] < FAR_LESS * ratio[best]["mean"]
-        head += (f"; {'far ' if far else ''}less, {_ratio(ratio[other]['mean'])}-fold, for "
-                 f"{NAMES[other]}{PAPER_PRIOR.get(other, '')}")
-    first = (f"- **{head}.** The fold is the *std ratio*: the mean predictive standard deviation "
-             f"over {_x_range('out')} (the range the declared tests score, called *away from the "
-             f"data* below) divided by that over the training range (mean over {_n_seeds(n)}; "
-             f"{LABELS[best]}: {_ratio(min(per))} to {_ratio(max(per))} per seed).\n"
+        head += (f"; with the {'scale-mixture' if other == 'bbb_mixture' else 'Gaussian'} "
+                 f"prior{PAPER_PRIOR.get(other, '')}, BBB's widens "
+                 f"{'only ' if far else ''}{_fold(ratio[other]['mean'])}-fold")
+    first = (f"**{head}.**\n\n"
              f"- **Coverage there:** the central 90 % interval of {NAMES[best]} covers "
-             f"{c['mean']:.3f} of fresh draws from the generator on average (target 0.90), "
+             f"{c['mean']:.3f} of fresh draws on average (target 0.90), "
              f"but {min(c['per_seed']):.3f} to {max(c['per_seed']):.3f} per seed: "
-             f"{_seeds_within(c['per_seed'], 0.9)}")
+             f"{_seeds_within(c['per_seed'], 0.9)}"
+             + (f"; on seed {seed} the band is wide but its median lies off the truth "
+                "(section 6)" if off_centre else ""))
     named, rest = [], ""
     if other:
         words, named = _other_bbb_words(summary, best, other)
         rest += ". " + words
     if "mle" in summary:
-        rest += (f". A standard network's band keeps "
-                  + ("one width" if abs(ratio["mle"]["mean"] - 1) <= TIE else "almost one width")
-                  + f" (std ratio {_ratio(ratio['mle']['mean'])}) and covers "
-                  f"{cov['mle']['mean']:.3f}")
+        rest += f". The standard network's covers {cov['mle']['mean']:.3f}"
     others = [m for m in summary if m not in BBB + ("mle",)]
     if others:
         less = all(ratio[m]["mean"] < ratio[best]["mean"] for m in others)
         rest += (f". {_cap(_list_words(NAMES[m] for m in others))} "
                   + ("" if set(others) <= set(named) else
                      ("has a std ratio of " if len(others) == 1 else "have std ratios ")
-                     + ", ".join(_ratio(ratio[m]["mean"]) for m in others)
+                     + ", ".join(_fold(ratio[m]["mean"]) for m in others)
                      + (f", {'all ' if len(others) > 1 else ''}lower than {NAMES[best]}'s,"
                         if less else "") + " and ")
                   + f"cover{'s' if len(others) == 1 else ''} "
@@ -1478,15 +1451,19 @@ def answer_text(summary, verdicts_rec=None):
         t = tally(verdicts_rec)
         total = sum(f["claims"] for f in t.values())
         k = {v: sum(len(f[v]) for f in t.values()) for v in ("holds", "reversed")}
-        line = (f"- **The declared tests** (section 6; BBB lower than a rival on the negative "
-                f"log-likelihood, NLL, or on coverage error, how far the 50 % and 90 % intervals "
-                f"miss their targets): of {total} claims, {k['holds']} hold, {k['reversed']} {'is' if k['reversed'] == 1 else 'are'} reversed and "
+        line = (f"- **The declared tests** (section 6): of {total} claims, {k['holds']} hold, "
+                f"{k['reversed']} {'is' if k['reversed'] == 1 else 'are'} reversed and "
                 f"{total - sum(k.values())} are not resolved at "
                 f"{_n_seeds(len(verdicts_rec['seed']))}.")
-        for verdict, way in (("holds", "a lower"), ("reversed", "a higher")):
-            for (a, family), by in _effects(verdicts_rec, verdict).items():
-                line += (f" {_cap(family)}, {NAMES[a]} has " + ", and ".join(
-                    f"{way} {what} than {_list_words(ph)}" for what, ph in by.items()) + ".")
+        said = []
+        for family, f in t.items():
+            bits = ([_held_words(f["holds"])] if f["holds"] else []) + (
+                [_reversed_words(f["reversed"])] if f["reversed"] else [])
+            if bits:
+                said.append(f"{family}, " + "; ".join(bits))
+        if said:
+            line += (" " + _cap("; ".join(said))
+                     + " (the differences with their 95 % intervals: the takeaways).")
         out.append(line)
     return "\n".join(out)
 
@@ -1502,10 +1479,12 @@ def answer(profile_name="default", noise_std=0.02):
                 f"`{profile_name}`, which this run's results folder does not hold (a run in "
                 "another profile writes its own; the committed notebook shows the answer). "
                 f"`make notebooks ONLY=02 PROFILE={profile_name} TRAIN=1` trains them.*")
-    x = plot_grid()
-    left = left_strip_text(rec["metrics"]["curves"], x, truth(x, noise_std), rec["seed"][0],
-                           short=True)
-    lines = answer_text(rec["summary"], load_verdicts()).split("\n")
+    x, curves = plot_grid(), rec["metrics"]["curves"]
+    true_mean = truth(x, noise_std)
+    left = left_strip_text(curves, x, true_mean, rec["seed"][0], short=True)
+    off = bool(opposite_errors_text(rec["summary"], curves, x, true_mean, rec["seed"][0]))
+    lines = answer_text(rec["summary"], load_verdicts(), off_centre=off,
+                        seed=rec["seed"][0]).split("\n")
     at = next((i for i, t in enumerate(lines) if t.startswith("- **The declared tests**")),
               len(lines))  # the left strip after the bullets on the right of the data
     return "\n".join(lines[:at] + [left] + lines[at:])
