@@ -784,7 +784,8 @@ def paper_protocol_rows(nb01):
                 verdict += f"; orderings: {fixed_sigma_claims(fam, full=True)}"
             one = max(n) < 2  # one seed: an illustration, no interval and no test
             readme = {"vs": "1 seed: illustration only" if one else
-                      minus_paper(cell["mean"], cell["ci"], cell["published"], "mixture"),
+                      minus_paper(cell["mean"], cell["ci"], cell["published"], "mixture")
+                      + " (no verdict)",  # σ did not learn: the interval, not a word
                       "claims": "no test at 1 seed" if one or not fam else fixed_sigma_claims(fam)}
         st = plan["settings"]
         searched = (f"{st['trials']} trials/method of {st['screen_epochs']}–"
@@ -879,7 +880,7 @@ README_SKIP = ("Table 1 at 2×800,", "buffer: keep all", "Figure 3:",
 def glance_table(full_rows=None):
     """The README's table: experiment (with its notebook), paper, ours, ours − paper with its
     95 % interval, and the claims tested across seeds in helpers.stats' words."""
-    header = ["experiment", "paper", "ours: mean (± sd), n", "ours − paper [95% interval]",
+    header = ["experiment", "paper", "ours: mean, n", "ours − paper [95% interval]",
               "claims (Holm)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     full_rows = full_rows if full_rows is not None else rows()
@@ -905,8 +906,7 @@ def glance_table(full_rows=None):
 
 # what the table's interval is, beside the findings' (reader round 16, item 5)
 GLANCE_NOTE = ("*ours − paper [95% interval]*: our mean minus the paper's value, with a plain "
-               "t-interval over our seeds (not widened); a finding's [a, b] is for the "
-               "difference it names.")
+               "t-interval over our seeds (not widened).")
 
 
 def _pp(x, d=2):
@@ -1328,12 +1328,12 @@ def short_paper_protocol():
     from helpers import posterior_diagnostics as PD
     run = (diag.get("runs") or {}).get(PD.PAPER_RUN) or diag["runs"].get(PD.DISPLAY[PD.PAPER_RUN])
     seed = (run.get("config") or {}).get("seed")
-    text = (_lead("paper") + "Trained the paper's way (plain SGD; our fill-ins where it is silent"
-            + (f": {fill}" if fill else "") + f"), BBB's σ did not learn in a {epochs}-epoch "
+    text = (_lead("paper") + "Trained the paper's way (SGD; our fill-ins where it is silent"
+            + (f": {fill}" if fill else "") + f"), σ did not learn in a {epochs}-epoch "
             "rerun" + (" of one seed" if seed is not None else "") + ", so BBB gets no verdict")
-    again = paper_protocol_rerun()
-    if again in ("declared", "under way"):
-        text += f" (a run searching both fill-ins is {again})"
+    if paper_protocol_rerun() in ("declared", "under way"):  # its search has not reported
+        text += (" with them (their declared search has not reported: "
+                 "[choices, 18](docs/choices.md))")
     e = T.effects(s).get((400, "dropout", "sgd"))
     if e and e.get("ci_adj") and e["verdict"] in ("holds", "reversed"):
         text += ("; dropout " + ("beats" if e["verdict"] == "holds" else "loses to") +
@@ -1345,13 +1345,13 @@ def short_paper_protocol():
 def _controls_words(eff, H):
     """'nor than its two controls, ...' when neither control at width H is resolved; else each
     control with its word."""
-    names = {"sgd_continued": "the network it started from, trained on as long,",
+    names = {"sgd_continued": "the network it started from, trained on as long",
              "bbb_random_start": "BBB from a random start"}
     got = {k: eff.get((H, "bbb_mixture", k)) for k in names}
     if not all(got.values()):
         return ""
     if all(x["verdict"].startswith("not resolved") for x in got.values()):
-        return "; nor than its two controls, " + " and ".join(names.values())
+        return "; nor than its two controls (" + "; ".join(names.values()) + ")"
     return "; against its controls: " + "; ".join(
         f"{names[k]} {_word(x['verdict'])}" for k, x in got.items())
 
@@ -1401,35 +1401,40 @@ def short_pruning():
         "bbb_snr < bbb_magnitude at 95%")
     if r and r["verdict"].startswith("not resolved"):
         tag = ", exploratory" if r.get("seen_before_plan") else ""
-        text += f"; ranking BBB's own weights by |μ| costs no more (not resolved{tag})"
+        t = r["t_test"]  # SNR − |μ|: turned round, |μ|'s cost beyond SNR's
+        text += (f"; ranking BBB's own weights by |μ| costs no more ({_pp(-t['mean_diff'])} pp "
+                 f"{_interval([-t['ci'][1], -t['ci'][0]])[:-3]}, not resolved{tag})")
     eq9 = eq9_cost(v2)
     if eq9:
-        lo, hi = eq9["test_ci"]
-        text += (f"; under the paper's eq. 9 weighting (2×{eq9['H']}) it costs "
-                 f"{eq9['mean']:+.2f} pp, ours erring less after pruning "
-                 f"({eq9['test_diff']:+.2f} pp [{lo:+.2f}, {hi:+.2f}], hold)")
+        text += (f"; the paper's eq. 9 KL weighting (2×{eq9['H']}) makes it "
+                 f"{eq9['mean']:+.2f} pp, ours {eq9['ours']:+.2f} (ours errs less after "
+                 "pruning, holds)")
     beat = snr_beats_every_w()
     if beat:
-        text += f"; at {beat[0]}%, SNR beats every reference pruned by weight size (hold)"
+        text += f"; at {beat[0]}%, SNR beats all size-pruned nets (hold)"
     return text.replace(" -", " −").replace("[-", "[−").replace("(-", "(−") + "."
 
 
 def eq9_cost(v2, fraction="95"):
     """What removing ``fraction`` % by SNR costs (pruned − unpruned, pp, mean over seeds) the
     networks trained with the paper's eq. 9 KL weights (notebook 04's plan v2, section 4), where
-    its test "eq. 8 < eq. 9" (error after pruning) holds: {mean, H, n, test_diff, test_ci} (the
-    test's difference eq. 8 − eq. 9 after pruning and its 95 % interval, pp); None otherwise."""
+    its test "eq. 8 < eq. 9" (error after pruning) holds: {mean, ours, H, n, test_diff, test_ci}
+    (``ours``: the same cost for the eq. 8 networks; the test's difference eq. 8 − eq. 9 after
+    pruning and its 95 % interval, pp); None otherwise."""
     if not v2 or v2["interim"]:
         return None
     kl = (v2["families"].get("KL weighting") or {}).get(f"uniform_snr < blundell_snr at {fraction}%")
     t = (v2.get("table") or {}).get("blundell_snr") or {}
-    if not kl or kl["verdict"] != "holds" or fraction not in t or "0" not in t:
+    u = (v2.get("table") or {}).get("uniform_snr") or {}
+    if not kl or kl["verdict"] != "holds" or any(fraction not in x or "0" not in x for x in (t, u)):
         return None
     seeds = [k for k in t[fraction] if k in t["0"]]
     sys.path.insert(0, str(ROOT))
     from helpers.pruning_plan import H_KL
     tt = kl["t_test"]
-    return {"mean": 100 * sum(t[fraction][k] - t["0"][k] for k in seeds) / len(seeds),
+    cost = lambda x: 100 * sum(x[fraction][k] - x["0"][k] for k in x[fraction]  # noqa: E731
+                               if k in x["0"]) / len([k for k in x[fraction] if k in x["0"]])
+    return {"mean": cost(t), "ours": cost(u),
             "H": H_KL, "n": len(seeds), "test_diff": 100 * tt["mean_diff"],
             "test_ci": [100 * x for x in tt["ci"]]}
 
@@ -1448,13 +1453,13 @@ def short_regression():
     held = sum(len(t["holds"]) for t in counts.values())
     rev = sum(len(t["reversed"]) for t in counts.values())
     flat = f"{s['std_ratio']['mean']:.1f}" == "1.0"
-    return (_lead("regression") + "Away from the training data, BBB's predictive sd grows "
-            f"{g['std_ratio']['mean']:.1f}-fold with a Gaussian prior, as in the paper's "
-            "Figure 5 (no prior named), "
-            f"but only {m['std_ratio']['mean']:.1f}-fold with the scale mixture"
-            + (" (a plain network's: not at all)" if flat else "")
-            + "; on log-likelihood and interval coverage it seldom beats a plain network, MC "
-            f"dropout or an ensemble ({held} of {n} planned tests hold, {rev} reversed).")
+    return (_lead("regression") + "Far from the data, BBB's predictive sd is "
+            f"{g['std_ratio']['mean']:.1f} times that near it with a Gaussian prior, as in the "
+            "paper (prior unnamed), "
+            f"but {m['std_ratio']['mean']:.1f} times with the scale mixture"
+            + (f" (a plain network: {s['std_ratio']['mean']:.1f})" if flat else "")
+            + "; on log-likelihood and coverage it seldom beats a plain network, MC "
+            f"dropout or an ensemble ({held} of {n} declared tests hold, {rev} reversed).")
 
 
 def short_bandit():
@@ -1467,8 +1472,10 @@ def short_bandit():
     n = len(bbb["final_per_seed"])
     wins = sum(g < b for g, b in zip(greedy["final_per_seed"], bbb["final_per_seed"]))
     rand = all(tests[a]["verdict"] == "holds" for a in ("eps1", "eps5"))
+    vs = minus_paper(bbb["mean"], _stats().mean_ci(bbb["final_per_seed"])["ci"], 5700,
+                     fmt=_regret, unit="")
     text = (_lead("bandit") + "On the mushroom task, BBB's regret (reward lost against an "
-            f"oracle) is {bbb['mean']:,.0f} ± {bbb['sd']:,.0f} ({n} seeds; paper ~5,700)"
+            f"oracle) is {bbb['mean']:,.0f} ({n} seeds; ours − the paper's ~5,700: {vs})"
             + (", lower than agents that explore at random (hold, exploratory)" if rand else ""))
     if 2 * wins > n and greedy["mean"] > bbb["mean"]:
         text += (f", but a never-exploring greedy agent is lower on {wins} of {n} seeds: BBB's "
@@ -1484,8 +1491,8 @@ def short_beyond():
     a = v2["table"]["bbb"]["full"]["auroc_entropy"]
     m, b = _best(v2, "auroc_entropy", max)
     auroc = "OOD AUROC (entropy)"
-    text = (_lead("beyond") + "Telling Fashion-MNIST from MNIST by predictive "
-            f"entropy, BBB's AUROC (the chance an unfamiliar image gets the higher entropy) is "
+    text = (_lead("beyond") + "Telling Fashion-MNIST from MNIST, BBB's AUROC (the chance "
+            "an unfamiliar image gets the higher predictive entropy) is "
             f"{a['mean']:.3f}")
     if _word_of(v2, auroc, "map") == "holds":
         text += ", above a plain network's"
@@ -1498,8 +1505,10 @@ def short_beyond():
         b = v2["table"]["bbb"]["full"].get("ece", {}).get("mean")
         text += "; its calibration error (ECE)" + (f", {b:.4f}," if b is not None else "")
         plain = v2["table"].get("map", {}).get("full", {}).get("ece", {}).get("mean")
+        ci = (v2["families"]["test ECE"].get("bbb < map on ece") or {}).get("t_test", {}).get("ci")
         if _word_of(v2, "test ECE", "map").startswith("not resolved") and plain is not None:
-            text += f" is no lower than a plain network's {plain:.4f} (not resolved) but"
+            span = f"[{ci[0]:+.4f}, {ci[1]:+.4f}], ".replace("-", "−") if ci else ""
+            text += f" is no lower than a plain network's {plain:.4f} ({span}not resolved) but"
         text += (" is lower than " if not text.endswith(" but") else " lower than ") \
             + " and ".join(the.get(x, x + "'s") for x in ece) \
             + (" (hold)" if len(ece) > 1 else " (holds)")
@@ -1551,12 +1560,9 @@ def headline():
         pro.append("its bandit agent beats random exploration")
     diag = _load("01_mnist_classification/posterior_diagnostics.json")
     epochs = _rerun_epochs(diag)
-    again = paper_protocol_rerun()
     con.append("trained the paper's way with our fill-ins where it is silent (each weight's "
                "starting uncertainty, one learning rate), its weight uncertainty barely moved"
-               + (f" in a {epochs}-epoch rerun" if epochs else "")
-               + (f" (a second run searching both fill-ins is {again})"
-                  if again in ("declared", "under way") else ""))
+               + (f" in a {epochs}-epoch rerun" if epochs else ""))
     e = T.effects(s).get((400, "bbb_mixture", "sgd"))
     gain = e and e["verdict"].startswith("not resolved") and T.excluded(e)[1]
     if e and e["verdict"].startswith("not resolved"):
@@ -1617,8 +1623,17 @@ def details_paper_protocol():
         H = int(key.rsplit("_h", 1)[1])
         n[H] = min(n.get(H, c["n"]), c["n"])
     runs = ", ".join(f"2×{H} ({_seeds(k)})" for H, k in sorted(n.items()))
-    return (_body(text) + f" Run at {runs} only; the widths are the paper's own; a single "
-            "seed gives an illustration, not a test.")
+    text = _body(text) + f" Run at {runs} only; the widths are the paper's own; a single " \
+        "seed gives an illustration, not a test."
+    sys.path.insert(0, str(ROOT))
+    from helpers import table1 as T
+    e = T.effects(s).get((400, "bbb_mixture", "bbb_gaussian"))
+    if e and e.get("ci_adj") and e.get("m", 1) > 1:  # the family was declared with BBB's claims
+        text += (f" The Holm family (and the widening of dropout's interval) still counts the "
+                 f"two BBB claims, {e['m']} claims in all; read as a test, mixture < Gaussian "
+                 f"would be {_word(e['verdict'])} (mixture − Gaussian {_pp(e['diff'])} pp "
+                 f"{_interval(e['ci_adj'])[:-3]}), a word we do not give while σ did not learn.")
+    return text
 
 
 def details_modern_recipe():
@@ -1709,8 +1724,16 @@ def details_pruning():
     if parts:
         out += (" At 95% removed: " + "; ".join(parts) + ". With 3 seeds a t-interval is wide, "
                 "so even a gap of many points can miss Holm's threshold.")
-    return out + (" The networks weighted the KL term per minibatch as the paper's eq. 8 (1/M), "
-                  "not its eq. 9; notebook 04, section 4 compares the two.")
+    out += (" The networks weighted the KL term per minibatch as the paper's eq. 8 (1/M), "
+            "not its eq. 9; notebook 04, section 4 compares the two")
+    eq9 = eq9_cost(v2)
+    if eq9:
+        lo, hi = eq9["test_ci"]
+        out += (f": at 2×{eq9['H']} ({_seeds(eq9['n'])}), removing 95% by SNR adds "
+                f"{eq9['mean']:+.2f} pp under eq. 9 and {eq9['ours']:+.2f} pp under eq. 8; after "
+                f"pruning, eq. 8 − eq. 9: {eq9['test_diff']:+.2f} pp [{lo:+.2f}, {hi:+.2f}], "
+                "holds").replace(" -", " −").replace("[-", "[−")
+    return out + "."
 
 
 REG_NAMES = {"mle": "the plain network", "mc_dropout": "MC dropout",
