@@ -1709,12 +1709,13 @@ def _prior_clause(adam_rec):
 
 
 def _paper_protocol_clause(paper_rec):
-    """With σ fixed under the paper's protocol: its orderings with BBB get no verdict, and each
-    ordering without BBB that Holm resolves is stated with its interval and whether the paper's
-    difference lies inside it."""
+    """With σ fixed under the paper's protocol: its comparisons with BBB get no verdict (counted
+    as section 2's table shows them: the orderings and mixture − dropout, wherever an interval
+    exists), and each ordering without BBB that Holm resolves is stated with its interval and
+    whether the paper's difference lies inside it."""
     from .report import and_list
     ep = effects(paper_rec)
-    bbb = [e for (W, a, b), e in ep.items() if e["family"] == "orderings"
+    bbb = [e for (W, a, b), e in ep.items() if e["family"] in ("orderings", "comparable")
            and "bbb" in a + b and e.get("ci_adj")]
     held = [(W, a, b, e) for (W, a, b), e in sorted(ep.items()) if e["family"] == "orderings"
             and "bbb" not in a + b and e["p_holm"] is not None and e["p_holm"] < ALPHA]
@@ -1723,8 +1724,8 @@ def _paper_protocol_clause(paper_rec):
             "weight: it did not learn (section 3)")
     n = len({(a, b) for (W, a, b), e in ep.items() if e in bbb})
     if n:
-        text += (f", so its {_NUM.get(n, n)} comparisons that involve BBB get no verdict "
-                 "(read neither for nor against the paper)")
+        text += (f", so its {_NUM.get(n, n)} comparisons that involve BBB (section 2's table) get "
+                 "no verdict (read neither for nor against the paper)")
     if held:
         name = {(x, y): w for x, y, w in ANSWER_CLAIMS}
         said = and_list(
@@ -2932,7 +2933,8 @@ def mixture_kick_words(paper_rec, pp):
            and mean["bbb_mixture"] > mean["bbb_gaussian"] else "")
     sd = {key: stats.mean_ci(r["test_error_sd_last_100"])["mean"] for (key, V), r in rows.items()
           if V == W and key in METHODS and r.get("test_error_sd_last_100")}
-    swing = (f"its Figure 2 curve swings most (epoch-to-epoch sd {100 * sd['bbb_mixture']:.2f} pp, "
+    swing = (f"its Figure 2 curve swings most (test-error sd over the last 100 epochs "
+             f"{100 * sd['bbb_mixture']:.2f} pp, "
              f"others ≤ {100 * max(v for x, v in sd.items() if x != 'bbb_mixture'):.2f} pp), "
              if len(sd) == len(METHODS) and max(sd, key=sd.get) == "bbb_mixture" else "")
     return ("**Why the paper-protocol scale mixture is the odd one** (a reading of its "

@@ -377,8 +377,8 @@ def test_the_answer_follows_the_planted_effects():
     open_ = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
     assert ("Under the paper's own protocol (plain SGD, 600 epochs), as we filled it in, BBB's "
             "σ, each weight's posterior spread, moved by about the same amount for every weight: "
-            "it did not learn (section 3), so its two comparisons that involve BBB get no verdict "
-            "(read neither for nor against the paper)") in open_
+            "it did not learn (section 3), so its three comparisons that involve BBB (section 2's "
+            "table) get no verdict (read neither for nor against the paper)") in open_
     assert "chapter" not in open_ and "until runs" not in open_  # no campaign status
     assert "as we filled it in" not in T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5))
     plan = RESULTS / "paper_protocol" / "plan.json"

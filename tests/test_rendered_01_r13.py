@@ -29,7 +29,7 @@ def test_short_answer_names_the_paper_protocols_resolved_ordering(committed):
         assert f"(95 % interval {lo} to {hi}); the paper's {T._pp(e['paper'])} pp lies " in plain
         inside = e["ci_adj"][0] <= e["paper"] <= e["ci_adj"][1]
         assert plain.rstrip(".").endswith("inside" if inside else "outside")
-    assert "comparisons that involve BBB get no verdict" in plain
+    assert "comparisons that involve BBB (section 2's table) get no verdict" in plain
     assert "not tested here" not in plain
     # without sigma_fixed nothing is said of the paper's protocol
     assert "as we filled it in" not in T.plain_answer(paper_run, adam)
@@ -118,3 +118,27 @@ def test_sigma_rule_states_the_codes_threshold(monkeypatch):
         assert T._ratios([r]) in words or "–" in words  # each run's ratio, or a range holding it
     assert "*KL bound*" in words and "*ρ drift*" in words
     assert "softplus(ρ₀ = −6)" in words and "σ₂ = e⁻⁶" in words
+
+
+def test_short_answers_count_of_bbb_comparisons_matches_section_2s_table(committed):
+    """Reader r17: the short answer said 'two comparisons that involve BBB get no verdict'
+    while section 2's table showed three such rows (two orderings and mixture − dropout). The
+    count is now read from the same comparisons the table shows."""
+    _, paper_run, adam = committed
+    plain = T.plain_answer(paper_run, adam, sigma_fixed=0.0067)
+    _, head, rows = T.fixed_sigma_rows(paper_run, 0.0067)
+    n = sum(T.NO_VERDICT in " ".join(r) for r in rows)
+    assert n >= 1
+    assert (f"so its {T._NUM.get(n, n)} comparisons that involve BBB (section 2's table) get no "
+            "verdict") in plain, plain
+
+
+def test_mixture_swing_names_its_sd(committed):
+    """Reader r17: 'epoch-to-epoch sd' was undefined; the sentence now says what the sd is of
+    (the test error over the last 100 epochs, ``test_error_sd_last_100``)."""
+    pp, paper_run, _ = committed
+    words = T.mixture_kick_words(paper_run, pp)
+    if "swings most" not in words:
+        pytest.skip("the scale mixture's curve is not the noisiest in the committed runs")
+    assert "swings most (test-error sd over the last 100 epochs " in words
+    assert "epoch-to-epoch" not in words
