@@ -69,6 +69,9 @@ show_markdown(R.short_answer(final, nb05, refits));
 #   Holm p stays at 0.05 or more.
 # - *Near the threshold*, a flag on a decided verdict only: its Holm p, in the test or under
 #   another draw of the predictive samples, lies between a fifth of 0.05 and twice 0.05.
+# - *δ*: a Laplace fit's prior precision, the Gaussian prior's inverse variance (the larger δ,
+#   the less uncertainty the fit adds around MAP's network). *Marginal likelihood*: the
+#   training data's evidence p(D | δ), maximised over δ (laplace-torch's way to set δ).
 # - *Failed fit* (Laplace rows only): a fit whose 95% interval of NLL fit − MAP (against the
 #   MAP network it wraps) lies above zero; it gets no verdict (section 4).
 
@@ -115,7 +118,7 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(refits));
 #   package `ivon-opt`), a variational-learning optimiser; and the Laplace approximation
 #   ([Daxberger et al. 2021](https://arxiv.org/abs/2106.14806), package `laplace-torch`) around
 #   MAP's network: over the last layer (KFAC) or all layers (KFAC or diagonal; KFAC: a
-#   Kronecker-factored Hessian per layer), with
+#   Kronecker-factored Hessian per layer; diagonal: each weight with only its own curvature), with
 #   the linearised (GLM) predictive (the network linearised in its weights around MAP's). Only
 #   BBB is written by hand.
 # - *Searches.* MAP, MC dropout, BBB and IVON each search a 4 × 4 grid on validation data,
@@ -123,8 +126,8 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(refits));
 #   learning rate over a factor of 30 or more, and one setting of its own (weight decay, dropout
 #   rate, BBB's initial $\rho$, IVON's initial Hessian). Each trial trains 60 epochs; the
 #   search keeps the setting and epoch with the lowest validation NLL. The ensemble and the
-#   Laplace fits reuse MAP's choice; their prior precision δ is set by the marginal likelihood
-#   (section 4).
+#   Laplace fits reuse MAP's choice; their δ is set by the marginal likelihood (one δ for the
+#   last-layer fit, one per weight tensor for the all-layer fits; section 4).
 # - *Final runs and tests.* Every method trains on seeds 0–9 and is scored once on the test
 #   sets. Each claim compares BBB with one rival on one score, seed by seed: a two-sided paired
 #   t-test, Holm-corrected over the seven rivals (the three Laplace variants counted apart),
@@ -184,12 +187,10 @@ if final is not None:
 # ## 3. The comparisons: BBB − rival, with 95% intervals
 #
 # Each row is one claim of the plan: BBB against one rival on one score, paired by seed,
-# verdicts as under Terms. The sign test (whether BBB comes out
-# ahead on more seeds than chance would give) is shown beside the t-test as a check and decides
-# nothing. *p*: the t-test's own; *Holm p (× m)*: after Holm's correction, m its multiplier.
+# verdicts as under Terms. The sign test (does BBB come out ahead on more seeds than chance
+# gives?) is a check and decides nothing. *p*: the t-test's own; *Holm p (× m)*: after Holm's correction, m its multiplier.
 # A failed fit's row shows its p, which counts in the family, but no Holm p. *Scored on*: the
-# full test sets, or the subset (section 1). Below the table: what each unresolved interval
-# excludes.
+# full test sets, or the subset (section 1).
 
 # %%
 if final is not None:
@@ -214,10 +215,6 @@ if final is not None:
 
 # %% [markdown]
 # ## 4. Laplace: the plan's fits fail; the refits
-#
-# *δ*: a Laplace fit's prior precision, the Gaussian prior's inverse variance (the larger δ, the
-# less uncertainty the fit adds around MAP's network). *Marginal likelihood*: the training
-# data's evidence p(D | δ), maximised over δ (laplace-torch's way to set δ).
 #
 # The plan's three Laplace fits (sections 2 and 3) set δ by the marginal likelihood. Below: why
 # they are failed fits (the all-layer fits are under-confident:
@@ -249,9 +246,10 @@ if refits is not None:
 # The figure: each fit's validation NLL minus MAP's against δ. Thin lines: each seed's grid
 # (ending where its widening stopped); dots: the grid's choices ("n = k at the cap"); dashed:
 # the cap. Blue bars: each seed's marginal-likelihood fit, from its smallest to its largest
-# per-tensor δ (cross: their mean log10), at its validation NLL − MAP's, the seeds drawn a few
-# points apart; a bar mixes several δ, so it is not a point on the single-δ curves. The y axis
-# is linear within ±10⁻⁴ and logarithmic beyond.
+# per-tensor δ (cross: their mean log10), at its validation NLL − MAP's, shifted a few points
+# up or down only so that the seeds' bars do not hide one another; a bar mixes several δ, so
+# it is not a point on the single-δ curves. Dash-dotted (last layer): the plan's one δ. The y
+# axis is linear within ±10⁻⁴ and logarithmic beyond.
 
 # %%
 if refits is not None:
@@ -286,4 +284,4 @@ if final is not None:
 # what each step cost: [docs/lab_log.md](../docs/lab_log.md#notebook-06).
 
 # %%
-show_markdown(R.runtime_text(final))
+show_markdown(R.runtime_text(final));
