@@ -371,15 +371,37 @@ def pruned_words(rec, replication=()):
     return f"Pruned: {listed}.{more}"
 
 
+def _run_cpus(rec):
+    """The CPUs named in the run records of ``rec``'s networks (sorted; [] without records)."""
+    import json
+
+    from .utils import results_dir
+    runs = results_dir() / "01_mnist_classification" / "runs"
+    alt = rec["metrics"].get("other_kl_weighting")
+    names = [m["name"] for m in rec["metrics"]["models"]] + ([alt["name"]] if alt else [])
+    cpus = set()
+    for name in names:
+        path = runs / f"{name}.json"
+        if path.exists():
+            cpus.add((json.loads(path.read_text()).get("machine") or {}).get("cpu") or "")
+    return sorted(c for c in cpus if c)
+
+
 def retrain_words(rec):
-    """One line: how long training ``rec``'s networks from scratch took by their run records
-    (``retrain_seconds``); when some have no recorded time, how many the hours count."""
+    """One line: how long training ``rec``'s networks took by their run records
+    (``retrain_seconds``; each including the SGD network its means start from), on which CPU,
+    and which network has no recorded time."""
     seconds, missing = retrain_seconds(rec)
     alt = rec["metrics"].get("other_kl_weighting")
-    n = len(rec["metrics"]["models"]) + bool(alt) - len(missing)
-    them = (f"The {'one' if n == 1 else n} of them with a recorded time" if missing else "They")
-    return (f"{them} took {seconds / 3600:.1f} h to train from scratch in notebook 01 (each with "
-            "the SGD network its means start from).")
+    known = {m["name"]: m for m in rec["metrics"]["models"]}
+    if alt:
+        known[alt["name"]] = alt
+    gone = [_network_words(known[n], alt) if n in known else "a start net" for n in missing]
+    cpus = _run_cpus(rec)
+    on = f" (one thread of an {' or '.join(cpus)} CPU)" if cpus else ""
+    return (f"Training time by the run records{on}: the pruned networks, each including its "
+            f"start net, {seconds / 3600:.1f} h"
+            + (f"; not counted (no record): {', '.join(gone)}." if gone else "."))
 
 
 def _figure4_facts(entry):
@@ -470,8 +492,7 @@ def gap_line(rec, fraction=95, kind="snr"):
             + (f", 95 % interval [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "")
             + f" (per seed: {', '.join(f'{g:+.2f}' for g in gaps)}); paper: {paper:+.2f} pp"
             + inside + (f"; ours − paper's: {s['mean'] - paper:+.2f} pp, 95 % interval "
-                        f"[{ci[0] - paper:+.2f}, {ci[1] - paper:+.2f}] (the same interval, "
-                        "moved by the paper's value)" if ci else ""))
+                        f"[{ci[0] - paper:+.2f}, {ci[1] - paper:+.2f}]" if ci else ""))
 
 
 def modes_count(models, fraction="75", smooth_db=1.0):
@@ -680,6 +701,24 @@ def _measurable_words(models, kind):
             "measurable)")
 
 
+def full_row_line(rec):
+    """One Markdown line under Table 2: the error every image's single class gives, where only
+    the biases are left (the 100 % row, and random removal at the first width from the fraction
+    where it reaches that error), pointing to docs/04_details.md; "" without the 100 % values."""
+    H = rec["metrics"]["models"][0]["H"]
+    main = _by_width(rec, H)
+    full = [m["error_at"]["snr"].get("100") for m in main]
+    if any(x is None for x in full):
+        return ""
+    rnd_at = next((f for f in FRACTIONS if f < 100 and all(
+        f"{m['error_at']['random'][str(f)]:.4f}" == f"{m['error_at']['snr']['100']:.4f}"
+        for m in main)), None)
+    return (f"{100 * sum(full) / len(full):.2f}% (the 100 % row"
+            + (f"; random removal at 2×{H} from {rnd_at} % on" if rnd_at else "")
+            + "): only the biases are left, so every image gets one class "
+            "([more](../docs/04_details.md#table-2s-100--row)).")
+
+
 def full_row_text(rec):
     """A bullet on Table 2's 100 % row: only the biases are left, so every image gets one class
     (the error is one minus its share), from which fraction random removal reaches it, and the
@@ -869,7 +908,7 @@ def curves_figure(rec):
         for kind in ("snr", "magnitude"):
             draw(ax, H, kind)
         ax.plot([], [], ".", c="0.4", ms=4, label="dots: each seed")
-        ax.set_title(f"2×{H}: ranked by SNR or by |μ|")
+        ax.set_title(f"2×{H}: SNR or |μ| (colour: ranking)")
     axes[0].plot([q for q, _ in paper], [e for _, e in paper], "x", c="k", ms=7, mew=1.5,
                  zorder=5, label="paper, Table 2 (2×1200, SNR)")
     last = axes[-1]
@@ -878,7 +917,7 @@ def curves_figure(rec):
         draw(last, H, "random", mk, label=f"random, 2×{H}", dx=dx)
         draw(last, H, "snr", mk, label=f"SNR, 2×{H}", dx=dx)
     last.plot([], [], ".", c="0.4", ms=4, label="dots: each seed")
-    last.set_title("removed at random, against SNR (open: means)")
+    last.set_title("random against SNR (colour: ranking; shape: width)")
     pct = FuncFormatter(lambda v, _: f"{round(100 * v, 2):g}%")  # one format: 1.3%, 2%, 50%
     for i, ax in enumerate(axes):
         ax.set_xticks(pos, [f"{f}" for f in xs])
@@ -902,8 +941,8 @@ def curves_figure(rec):
 def weighting_figure(base, alt, H):
     """SNR densities of the same recipe under the two KL weightings (stored analyses): each
     histogram (step outline, in the legend) with its smoothed density (``kde_db``, the bandwidth
-    of section 1; thin line, named in a corner note with the weights not drawn), median and
-    95 % cut."""
+    of section 1; a dark dashed line over it, so that both stay visible), median and 95 % cut;
+    a corner note gives the weights not drawn."""
     import matplotlib.pyplot as plt
     lo, hi, n = DB_EDGES
     edges = [lo + i * (hi - lo) / n for i in range(n + 1)]
@@ -913,7 +952,8 @@ def weighting_figure(base, alt, H):
         ax.stairs(dens, edges, fill=False, color=c, ls=ls, lw=1.6,
                   label=WEIGHTING_LABELS[m["kl_weighting"]].replace("π_i", r"$\pi_i$"))
         g, k = kde_db(m["snr_hist"], bandwidth_db(m["snr_hist"]))
-        ax.plot(g, k, color=c, lw=0.9, alpha=0.8)
+        ax.plot(g, k, color="0.15", lw=0.9, ls=(0, (2, 1.5)), zorder=4,
+                label="smoothed (flattens sharp peaks)" if m is alt else None)
         ax.axvline(m["cuts_db"]["50"], color=c, ls="-.", lw=1.2,
                    label=f"median (half below): {m['cuts_db']['50']:.1f} dB")
         ax.axvline(m["cuts_db"]["95"], color=c, ls=":", lw=1.4,
@@ -924,7 +964,7 @@ def weighting_figure(base, alt, H):
     ax.set_xlim(lo + min(filled) * width, lo + (max(filled) + 1) * width + 1)  # every weight
     ax.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="density (per dB)",
            title=f"2×{H}, seed {alt['seed']}: the SNR density under each KL weighting")
-    ax.text(0.01, 0.4, f"thin lines: smoothed (as in section 1)\nnot drawn: {out[0]} (eq. 8) "
+    ax.text(0.01, 0.4, f"not drawn: {out[0]} (eq. 8) "
             f"and {out[1]} (eq. 9)\nweights outside {lo:g} to {hi:g} dB", transform=ax.transAxes,
             ha="left", va="top", fontsize=8, color="0.25")  # under the legend, left of the data
     ax.legend(fontsize=8, loc="upper left")
@@ -1003,8 +1043,9 @@ def storage_rows(rec):
                      _size(r["dense_bytes"] / r["sparse_bytes"]),
                      f"{r['dense_s'] / min(dense):.2f}", f"{r['sparse_s'] / min(dense):.2f}",
                      _pace(r["sparse_s"], dense, band, than=False)])
-    return (["removed", "dense MiB", "sparse MiB", "sparse storage", "dense time",
-             "sparse time", "sparse against every dense time"], rows)
+    return (["removed", "dense MiB", "sparse MiB", "sparse storage",
+             "dense time (× fastest dense)", "sparse time (× fastest dense)",
+             "sparse against every dense time"], rows)
 
 
 def storage_text(rec):
@@ -1023,8 +1064,8 @@ def storage_text(rec):
     dense = [r["dense_s"] for r in timing["rows"]]
     spread, band = timing_noise(timing["rows"]), noise_band(timing["rows"])
     rng = f"1.00–{max(dense) / min(dense):.2f}"
-    noise = ("- Times are in units of the fastest dense time. Dense times (the same computation "
-             f"in every row): {rng}"
+    noise = ("- Dense times (the same computation in every row): "
+             f"{rng}"
              + (f", a {spread:.2f}× spread of timing noise" if spread > SAME_PACE else "")
              + f". *About as fast*: within {band:.2f}× of the nearest dense time; *n–m× "
              "slower*: against the slowest and the fastest.")
@@ -1436,8 +1477,8 @@ def dip_text(dip, cuts=None, entry=None, method=True):
     return "\n".join(lines + [dip_method_text(dip, entry)])
 
 
-DIP_METHOD_POINTER = ("- How the dip is found, how far a wider kernel moves it, and the weights "
-                      "outside the histogram's range: [docs/04_details.md]"
+DIP_METHOD_POINTER = ("- The dip's rule, its sensitivity and the weights outside the histogram: "
+                      "[docs/04_details.md]"
                       "(../docs/04_details.md#figure-4s-dip-network-by-network).")
 
 
@@ -1498,7 +1539,6 @@ def dip_takeaway(dip):
 
 
 SEED_MARKERS = ("o", "s", "^")  # Figure 4's last panel: the dip of seeds 0, 1, 2
-DIP_STACK = 2.2  # and the factor between stacked markers on its log axis
 
 
 def figure4(entry, dip=None, models=(), cuts=("75", "95")):
@@ -1506,9 +1546,8 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     ``entry`` on a linear axis as in the paper and on a log axis with its smoothed density, modes
     and dip (``dip``: snr_dip.json's metrics); the share of weights above each SNR (1 − CDF) on a
     log axis, so that the few weights above the dip are visible, with the share above the dip;
-    and the smoothed densities of ``models`` (snr.json's analyses), each with its own dip marked
-    by an open marker per seed at the dip's SNR, stacked off the curve (joined to it by a thin
-    line). The cut-offs (black; the paper draws its 75 % one in red) and the
+    and the smoothed densities of ``models`` (snr.json's analyses), with each network's dip in
+    an inset of its own (one row per width, a marker per seed). The cut-offs (black; the paper draws its 75 % one in red) and the
     dip (bluish green) differ in hue, and no line is red or orange; the widths differ in hue and
     line style."""
     import matplotlib.pyplot as plt
@@ -1521,7 +1560,7 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     dens = counts / (total * width)
     above = 1 - np.cumsum(counts) / total  # share of weights above each bin's upper edge
     filled = np.nonzero(counts)[0]  # every weight inside the histogram's range is drawn
-    xlim = (edges[filled[0]], edges[filled[-1] + 1] + 1)
+    xlim = (edges[filled[0]], edges[filled[-1] + 1] + 2)  # the last bump whole
     ours = next((x for x in (dip or {}).get("networks", [])
                  if x["name"] == entry.get("name")), None)
     d = ours and ours["dip"]
@@ -1585,39 +1624,47 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     a_cdf.set_ylim(0.5 / total, 3)
     a_cdf.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", xlim=xlim,
               ylabel="share of weights above (log axis)",
-              title="1 − cumulative distribution: the weights that survive a cut")
+              title="1 − CDF, log axis (the paper: CDF, linear): the weights a cut keeps")
     a_cdf.legend(fontsize=8, loc="lower left")
     if dip and models:
-        styles = {}
+        styles, dips = {}, []
         by_name = {x["name"]: x for x in dip["networks"]}
         for m in models:
             x = by_name.get(m["name"])
             if x is None or x["dip"] is None:
                 continue
             first = m["H"] not in styles
-            side = -1 if not styles or m["H"] == next(iter(styles)) else 1  # below / above
             col, ls = styles.setdefault(m["H"], ((c["blue"], "-"), (c["purple"], "--"),
                                                  (c["grey"], ":"))[len(styles) % 3])
             g, k = kde_db(m["snr_hist"], x["dip"]["bandwidth_db"])
             a_all.plot(g, k, color=col, ls=ls, lw=1.1, alpha=0.85)
             if first:  # the legend's handle: the curve
                 a_all.plot([], [], ls=ls, color=col, label=f"2×{m['H']}")
-            # each seed's dip: an open marker at the dip's SNR, stacked off the curve (below it
-            # for the first width, above for the next) so that dips 0.1 dB apart stay apart
-            dd, kd = x["dip"]["dip_db"], np.interp(x["dip"]["dip_db"], g, k)
-            yd = kd * DIP_STACK ** (side * (m["seed"] % 3 + 1))
-            a_all.plot([dd, dd], [kd, yd], color=col, lw=0.6, alpha=0.6)
-            a_all.plot([dd], [yd], SEED_MARKERS[m["seed"] % 3], mfc="white", mec=col, mew=1.2,
-                       ms=6, zorder=4)
+            dips.append((m["H"], m["seed"], x["dip"]["dip_db"], col))
+        # the dips, seed by seed, on an SNR axis of their own (an inset in the empty lower
+        # left; its rows are the widths, so no marker sits on the density axis)
+        ins = a_all.inset_axes([0.12, 0.11, 0.3, 0.19])
+        rows = list(styles)
+        for H, seed, dd, col in dips:  # within a width's row the seeds sit a little apart
+            ins.plot([dd], [rows.index(H) + 0.25 * (seed % 3 - 1)], SEED_MARKERS[seed % 3],
+                     mfc="white", mec=col, mew=1.2, ms=5)
+        xs = [dd for *_, dd, _ in dips]
+        ins.set_xlim(min(xs) - 0.3, max(xs) + 0.3)
+        ins.set_ylim(-0.6, len(rows) - 0.4)
+        ins.grid(axis="x", alpha=0.4)
+        ins.set_yticks(range(len(rows)), [f"2×{H}" for H in rows])
+        ins.set_title("each network's dip (dB)", fontsize=8, pad=3)
+        ins.tick_params(labelsize=8)
+        ins.locator_params(axis="x", nbins=4)
         for sd, mk in enumerate(SEED_MARKERS):
             a_all.plot([], [], mk, mfc="white", mec="0.3", mew=1.2, ms=6, label=f"seed {sd}'s dip")
         a_all.set_yscale("log")
         a_all.set_ylim(floor, 2 * dens.max())
         a_all.set(xlabel="signal-to-noise ratio |μ|/σ (dB)", ylabel="smoothed density (per dB)",
-                  xlim=xlim, title="every network (one line per seed; markers: dips, stacked)")
+                  xlim=xlim, title="every network (one line per seed; inset: the dips)")
         a_all.legend(fontsize=8, loc="upper left", ncol=2)
-    top = edges[filled[-1] + 1]  # the x-axes end just past the highest filled bin
-    gap = (f" (the x-axes end at {top:.0f} dB: none lies between {top:.0f} and {hi:g} dB)"
+    top = edges[filled[-1] + 1]  # the highest filled bin's upper edge
+    gap = (f" (the x-axes end past the last weight: none lies between {top:.0f} and {hi:g} dB)"
            if top < hi else "")
     outside = (f"; {out:,} ({100 * out / total:.2f} %) with an SNR outside {lo:g} to {hi:g} dB "
                "are not drawn" if out else "")

@@ -995,8 +995,8 @@ def _prunable_takeaway(summary, v3, rec=None):
 
 
 def _narrow_words(rec, H):
-    """"; at 2x400, McNemar's per-network tests favour SNR at 98 and 99 % removed (exploratory;
-    appendix A)":
+    """"; at 2x400, per-network tests on the test images favour SNR at 98 and 99 % removed
+    (exploratory; appendix A)":
     where the other width's significant McNemar tests all point one way, else ""."""
     from . import pruning
     other = [h for h in dict.fromkeys(m["H"] for m in rec["metrics"]["models"]) if h != H]
@@ -1007,7 +1007,7 @@ def _narrow_words(rec, H):
         return ""
     (ranking, items), = by.items()
     fs = sorted({f for _, f in items}, key=int)
-    return (f"; at 2×{other[0]}, McNemar's per-network tests favour {ranking} at "
+    return (f"; at 2×{other[0]}, per-network tests on the test images favour {ranking} at "
             f"{' and '.join(fs)} % removed (exploratory; appendix A)"
             + (", but those networks differ in recipe too (the table of names at the top)"
                if width_differences(rec) else ""))
@@ -1091,44 +1091,45 @@ def _share_free(ci):
 
 
 def _headline(rec, dip, summary, fraction, H, s, flat):
-    """The answer's first one or two sentences, from the same numbers as its bullets."""
+    """The answer's first sentences, one per question of the notebook's first cell ((1) the
+    cost of removing ``fraction`` % by SNR; (2) whether σ adds anything over |μ|), from the same
+    numbers as its bullets."""
     w = dip["widths"].get(str(H)) if dip else None
     lo = w.get("cost_below") if w and w["bimodal"] else None
     even = (f" (even {lo['removed_pct']} %)" if lo and lo["removed_pct"] > fraction
             and _share_free(lo.get("ci")) else "")
     if flat and _share_free(s["ci"]):
-        text = (f"**The answer.** Yes: {fraction} % of the weights of our 2×{H} BBB networks"
+        text = (f"**The answer.** (1) Yes: {fraction} % of the weights of our 2×{H} BBB networks"
                 f"{even} can be removed by SNR at no measurable cost in test error, as the paper "
                 "reports.")
     elif flat:
-        text = (f"**The answer.** Nearly: removing {fraction} % of the weights of our 2×{H} BBB "
-                "networks by SNR keeps their test error within 10 % of the unpruned error, "
+        text = (f"**The answer.** (1) Nearly: removing {fraction} % of the weights of our 2×{H} "
+                "BBB networks by SNR keeps their test error within 10 % of the unpruned error, "
                 "though the cost is measurable.")
     else:
-        text = (f"**The answer.** Only in part: removing {fraction} % of the weights of our "
+        text = (f"**The answer.** (1) Only in part: removing {fraction} % of the weights of our "
                 f"2×{H} BBB networks by SNR raises their test error.")
     if summary is None or summary["interim"]:
         return text
     v = summary["families"]["error after pruning"][f"bbb_snr < bbb_magnitude at {fraction}%"]
     narrow = _narrow_snr(rec)
     if v["verdict"] == "holds":
-        text += (f" Ranking by SNR also beats ranking by the means' magnitude |μ| at 2×{H}, so "
-                 "the posterior's width σ helps.")
+        text += (f" (2) Yes: at 2×{H} ranking by SNR also beats ranking by the means' "
+                 "magnitude |μ|, so the posterior's width σ helps.")
     elif v["verdict"] == "reversed":
-        text += (f" But at 2×{H} ranking by the means' magnitude |μ| alone beats SNR: the "
+        text += (f" (2) No: at 2×{H} ranking by the means' magnitude |μ| alone beats SNR: the "
                  "posterior's width σ does not help there.")
     else:
-        text += (f" But at 2×{H} the posterior's width σ is not what makes this possible: "
-                 "ranking by the means' magnitude |μ| alone does as well"
+        text += (f" (2) Not at 2×{H}: ranking by the means' magnitude |μ| alone does as well"
                  + (f"; only in the 2×{narrow['H']} networks, at {narrow['words']} removed, "
                     "does SNR beat |μ| (*exploratory*: no declared test covers it; "
                     "appendix A)" if narrow else "") + ".")
     if narrow and width_differences(rec):
-        what = [("the prior's mixture weight π" if w == "π" else w) + f" ({b} against {a})"
-                for w, a, b in width_differences(rec)]
-        text += (f" The 2×{narrow['H']} networks also differ from the 2×{H} ones in "
+        what = [("samples per step" if w.startswith("weight samples") else w)
+                + f" ({b} against {a})" for w, a, b in width_differences(rec)]
+        text += (f" The 2×{narrow['H']} networks also differ in "
                  + (what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1])
-                 + ", so this need not be an effect of width.")
+                 + ": this need not be an effect of width.")
     return text
 
 
@@ -1204,21 +1205,30 @@ def answer_text(rec, dip, summary=None, fraction=95):
                 if rci and rci[0] < 0 and r["verdict"].startswith("not resolved") else "")
         side = lean_side(rec, H) if excl else None
         lean = (f", and the per-image counts lean, if anything, towards {side} (not tested; "
-                if side else " (")
+                "appendix A)" if side else "")
+        seen = (", *exploratory*" if f"bbb_snr < bbb_magnitude at {fraction}%"
+                in SEEN_BEFORE_PLAN else "")
         lines.append(f"- **SNR − |μ|** (test error, same networks), {fraction} % removed, "
-                     f"2×{H}: {effect_words(r)} (95 % interval), {r['verdict']}"
-                     + f"{excl}{lean}section 3; per network: appendix A).")
+                     f"2×{H}: {effect_words(r)} (95 % interval), {r['verdict']}{seen} "
+                     f"(section 3){excl}{lean}.")
         kl = (summary["families"].get("KL weighting") or {}).get(
             f"uniform_snr < blundell_snr at {fraction}%")
         if kl and kl.get("t_test"):
-            lines.append(f"- **Eq. 8 − eq. 9 KL weights** (with $M$ minibatches per epoch, "
-                         "minibatch $i$'s KL weight is $1/M$ in eq. 8, against "
-                         "$\\pi_i=2^{M-i}/(2^M-1)$, the paper's proposal for its eq. 9; test "
-                         f"error after SNR pruning, {fraction} % removed, 2×{H_KL}): "
+            alone = [(sd, 100 * (a - b)) for sd, a, b in zip(
+                [str(x) for x in kl.get("seeds", [])], kl.get("lhs", []), kl.get("rhs", []))
+                if sd != "0"]
+            lines.append(f"- **Eq. 8 − eq. 9 KL weights** (minibatch $i$ of $M$ gets KL "
+                         "weight $1/M$ in eq. 8; the paper proposes "
+                         "$\\pi_i=2^{M-i}/(2^M-1)$ for its eq. 9; test error after SNR "
+                         f"pruning, {fraction} % removed, 2×{H_KL}): "
                          f"{effect_words(kl)} (95 % interval), {kl['verdict']}"
                          + (": with the paper's proposed weights the networks pruned this far "
                             "err more" if kl["verdict"] == "holds" else "")
-                         + " (section 4).")
+                         + " (section 4)."
+                         + (" Seed 0 had been seen before the test was declared; seeds "
+                            + " and ".join(sd for sd, _ in alone) + " alone: "
+                            + " and ".join(f"{x:+.2f}" for _, x in alone) + " pp."
+                            if alone else ""))
     return "\n".join(lines)
 
 
@@ -1592,7 +1602,9 @@ def refs_time_words(v2, v3=None):
     if not runs:
         return ""
     hours = sum(r["process_wall_s"] for r in runs) / 3600
-    return f"The {len(runs)} networks of sections 3 and 4 took {hours:.1f} h to train in all."
+    cpus = sorted({r.get("machine") for r in runs if r.get("machine")})
+    on = f" ({' or '.join(cpus)}, one thread each)" if cpus else ""
+    return f"Sections 3 and 4's {len(runs)} networks: {hours:.1f} h{on}."
 
 
 # ---- docs/04_details.md: the tables and checks notebook 04 points to ----

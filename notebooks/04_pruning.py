@@ -13,13 +13,15 @@
 # [05 Uncertainty →](05_uncertainty.ipynb)
 #
 # **The question.** A BBB network knows how sure it is of every weight: each weight has a
-# posterior mean $\mu$ and standard deviation $\sigma$. Can that tell us which weights to throw
-# away? The paper ranks weights by their *signal-to-noise ratio* (SNR) $|\mu|/\sigma$, quoted
+# posterior mean $\mu$ and standard deviation $\sigma$. The paper ranks weights by their *signal-to-noise ratio* (SNR) $|\mu|/\sigma$, quoted
 # in decibels (dB) without a formula; we read it as $10\log_{10}(|\mu|/\sigma)$, so 0 dB means
 # $|\mu|=\sigma$ (any log scale ranks the weights alike). It reports that
-# removing 95 % of the weights of a 2×1200 network adds +0.05 percentage points (pp: the
-# difference of two error rates in %) of test error, and draws the SNR density with two modes
+# removing 95 % of the weights of a 2×1200 network (two hidden layers of that many units) adds
+# +0.05 percentage points (pp: the difference of two error rates in %) of test error, and draws
+# the SNR density with two modes
 # ([Blundell et al. 2015](https://arxiv.org/abs/1505.05424), §5.1, Table 2, Figure 4).
+# We ask two things: **(1)** does pruning by SNR remove 95 % of the weights at Table 2's small
+# cost? **(2)** does $\sigma$ add anything over ranking by $|\mu|$ alone?
 #
 # **Runtime**: seconds (profile `default`), from stored results in `results/04_pruning/`.
 
@@ -40,51 +42,47 @@ rec = pruning.build(cfg, train=TRAIN_MISSING, device=H.get_device(DEVICE))
 dip = rec and pruning.build_dip(rec)
 refs, start_refs = pruning_plan.load_both()
 
-# %% [markdown]
-# **Terms used in the answer and after it.**
-# - *Holm's correction*: a claim "a < b" is tested by a two-sided paired $t$-test over the seeds
-#   (seed $s$ against seed $s$); Holm's step-down correction raises the $p$-values to allow for
-#   the number of claims in a *family* tested together.
-# - *Holds* / *reversed* / *not resolved*: Holm-adjusted $p$ below 0.05 with a below b / with a
-#   above b / otherwise, at that many seeds.
-# - *95 % interval (unadjusted)*: the plain $t$ interval of one difference a − b; the verdict
-#   uses Holm's correction, so an interval that excludes 0 can still read "not resolved".
-#   *Measurable*: a difference whose 95 % interval (unadjusted) excludes 0.
-# - *Declared*: a claim written down, with its family and verdict rule, before its test over the
-#   seeds was computed; what had been seen by then: at each family's test.
-#   *Exploratory*: a reading no declared test covers, or a declared claim whose numbers on both
-#   sides had been seen (marked *[exploratory]*); described, not a verdict.
-# - *Dip*: the low point of the SNR density between its two modes (peaks).
-# - *McNemar's test*: a paired test of two rankings on the same test images, from the images
-#   only one of them gets wrong (appendix A).
-
 # %%
 if rec:
     show_markdown(pruning_plan.answer_text(rec, dip["metrics"], refs));
 
 # %% [markdown]
+# **Terms used in the answer.**
+# - *Holds* / *reversed* / *not resolved*: a claim "a < b" is tested by a two-sided paired
+#   $t$-test over the seeds; its $p$-value, raised by Holm's correction for the claims tested
+#   together (a *family*; section 3), is below 0.05 with a below b / above b / otherwise.
+# - *95 % interval*: the plain (unadjusted) $t$ interval of one difference a − b; the verdict
+#   uses Holm's correction, so an interval that excludes 0 can still read "not resolved".
+#   *Measurable*: a difference whose 95 % interval excludes 0.
+# - *Declared*: a claim written down, with its family and verdict rule, before its test over the
+#   seeds was computed; each section says what had been seen by then. *Exploratory*: a reading
+#   no declared test covers, or a declared claim whose numbers on both sides had been seen on
+#   every seed (marked *[exploratory]*); described, not a verdict. Where only some seeds had
+#   been seen, the unseen ones are also given alone.
+# - *Dip*: the low point of the SNR density between its two modes (peaks).
+
+# %% [markdown]
 # **The networks, named once.** An *SGD network* is a plain network (notebook 01's name; no
 # weight uncertainty, no dropout), here trained with the Adam optimiser (*plain SGD* names the
 # optimiser). A *warm start* is a BBB run whose posterior means start from a trained SGD
-# network. The BBB nets are notebook 01's earlier Adam runs, not its final Table 1's: the tests
-# of sections 3 and 4 were declared on them before that table's networks had been trained
-# (pruning those would be a new study). Each kind has seeds 0, 1 and 2; recipes from the run
+# network. Each kind has seeds 0, 1 and 2; recipes from the run
 # records (π: the prior's mixture weight; samples: weight samples per step; in full:
 # [docs/04_details.md](../docs/04_details.md#the-networks-pruned)):
 
 # %%
 if rec:
     H.show_table(*pruning_plan.names_rows(rec, refs, start_refs));
+    print(pruning.pruned_words(rec, pruning_plan.replication_seeds(refs)))
 
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.**
-# > - The BBB nets are Adam warm starts, not the paper's 600 epochs of plain SGD from scratch:
-# >   notebook 01's runs of the paper's recipe left σ almost where it started, so their SNR would
-# >   rank the weights by $|\mu|$ alone
-# >   ([docs/04_details.md](../docs/04_details.md#the-networks-pruned)). The KL is weighted as
-# >   the paper's eq. 8, where the paper proposes eq. 9 (section 4).
-# > - The tests were declared after some numbers had been seen: which, at each family's test
-# >   ([docs/choices.md](../docs/choices.md), entries 14–15).
+# > - The BBB nets are Adam warm starts (notebook 01's earlier runs, not its final Table 1's),
+# >   not the paper's 600 epochs of plain SGD from scratch: notebook 01's runs of the paper's
+# >   recipe left σ almost where it started, so their SNR would rank the weights by $|\mu|$
+# >   alone ([docs/04_details.md](../docs/04_details.md#the-networks-pruned)). The KL is
+# >   weighted as the paper's eq. 8, where the paper proposes eq. 9 (section 4).
+# > - Each test was declared after some numbers had been seen; each section says which
+# >   ([docs/choices.md](../docs/choices.md#notebook-04s-plan-version-2)).
 # > - The 2×1200 and 2×400 BBB nets differ in recipe as well as width (the table above).
 # > - Figure 4 is read at the density's dip, a reading chosen after seeing the densities
 # >   ([docs/lab_log.md](../docs/lab_log.md#notebook-04)).
@@ -99,7 +97,6 @@ if not H.pending(rec, "the pruning analysis (results/04_pruning/snr.json)", retr
     models = rec["metrics"]["models"]
     H.pending(rec["metrics"].get("complete", True), f"some networks (the 2×{cfg.H} one or the "
               "other KL weighting's)", retrain)
-    print(pruning.pruned_words(rec, pruning_plan.replication_seeds(refs)))
     print(pruning.retrain_words(rec))
     print(pruning_plan.refs_time_words(refs, start_refs))
 
@@ -109,8 +106,8 @@ if not H.pending(rec, "the pruning analysis (results/04_pruning/snr.json)", retr
 # The SNR of every weight (biases are kept) of the BBB nets. **The figure**: the 2×1200 seed-0
 # network's density on a linear axis as the paper draws it and on a log axis with a smoothed
 # curve (a Gaussian kernel density estimate), the share of weights above each SNR, and the
-# smoothed densities of all six networks. The paper marks the 75 % cut-off; the reading gives
-# the modes, the dip, the weights below it and what removing them costs at Table 2's fractions.
+# smoothed densities of all six networks (inset: each one's dip). The paper marks the 75 %
+# cut-off; we read the density at its dip.
 
 # %%
 if rec:
@@ -140,6 +137,7 @@ if rec:
 if rec:
     H.show_table(*pruning.table2_rows(rec, cfg.compare_H));
     print(pruning.gap_line(rec, 95))
+    show_markdown(pruning.full_row_line(rec))
 
 # %% [markdown]
 # **The pruning curves.** The same errors, one panel per width (open marker: the mean; dots:
@@ -156,14 +154,15 @@ if rec:
 # ## 3. Is it special to BBB?
 #
 # The SGD and dropout references (named at the top) are pruned at the same fractions, without
-# retraining, by weight magnitude $|w|$, the simplest rule a practitioner would use. The claims
-# (one family, over the three seeds): at 95 % and 98 % removed, BBB by SNR has the lower test
-# error than each of these, and than BBB pruned by $|\mu|$ (*error after pruning*). It was
-# declared after BBB's own SNR, $|\mu|$ and random errors (every seed and width) had been seen,
-# before any reference was pruned: the claims against $|\mu|$ answer the family's question
-# (does σ help?) but are marked *[exploratory]*; Holm's correction counts them, making the other
-# four verdicts stricter. A secondary family, *error added by pruning* (minus the same network's
-# unpruned error), is read in one line.
+# retraining, by weight magnitude $|w|$, the simplest rule a practitioner would use. One
+# family of six claims over the three seeds, at 95 % and 98 % removed: BBB by SNR has the lower
+# test error (*error after pruning*) than SGD by $|w|$ and dropout by $|w|$ (is it special to
+# BBB?) and than BBB by $|\mu|$ (does σ help? *[exploratory]*: BBB's errors, every seed and
+# width, had been seen; no reference's). *Holm's correction*: the family's $p$-values in
+# increasing order (*Holm's order*), the $k$-th multiplied by the number of claims from it on,
+# never below the one before. Counting all six costs the SGD claim at 95 % its verdict (the
+# reading gives its $p$ without the two). A secondary family, *error added by pruning* (minus
+# the same network's unpruned error), is read in one line.
 #
 # **The error table** (2×1200, mean ± sd; BBB's columns are Table 2's), what a verdict needs
 # at three seeds, **the test table** and the reading.
@@ -221,7 +220,7 @@ if not H.pending(alt, "the network with the other KL weighting", retrain):
 # %% [markdown]
 # A test over the three seeds asks whether eq. 8's weights give the lower test error after SNR
 # pruning at 95 % and 98 % removed, declared after eq. 9's seed-0 net and every eq. 8 net had
-# been seen. **The error table** (eq. 9's; eq. 8's are Table 2's 2×400 SNR column), what a
+# been seen (seed 0 on both sides). **The error table** (eq. 9's; eq. 8's are Table 2's 2×400 SNR column), what a
 # verdict needs, **the test table** and the reading.
 
 # %%
@@ -241,8 +240,9 @@ if rec:
 # %% [markdown]
 # ## Appendix A. SNR against $|\mu|$, network by network
 #
-# Both rankings are scored on the same test images: McNemar's exact test (Terms) per network
-# and fraction, uncorrected for the number of tests (the counts: [docs/04_details.md](../docs/04_details.md)).
+# Both rankings are scored on the same test images by *McNemar's exact test*, a paired test
+# from the images only one of them gets wrong, per network and fraction, uncorrected for the
+# number of tests (the counts: [docs/04_details.md](../docs/04_details.md)).
 # The answer's 2×400 finding rests on these tests.
 
 # %%

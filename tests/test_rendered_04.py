@@ -54,13 +54,20 @@ def test_pruned_and_retrain_words_name_the_network_without_a_record(monkeypatch)
                                                {"role": "blundell", "seed": 1}]}) == [1, 2]
     monkeypatch.setattr(P, "retrain_seconds", lambda r: (7200.0, ["b"]))
     text = P.retrain_words(rec)
-    # 2 networks, 1 without a recorded time: the hours count the other one, and say so
-    assert text == ("The one of them with a recorded time took 2.0 h to train from scratch in "
-                    "notebook 01 (each with the SGD network its means start from).")
-    assert "results/" not in text and "Not counted" not in text  # no paths, no bookkeeping
+    # 2 networks, 1 without a recorded time: the hours count the other one, and name it; the
+    # start nets are counted ("including"), not "from scratch" (they are warm starts)
+    assert text == ("Training time by the run records: the pruned networks, each including its "
+                    "start net, 2.0 h; not counted (no record): the 2×400 seed 0 network with "
+                    "the other KL weighting (section 4).")
+    assert "results/" not in text and "from scratch" not in text  # no paths; warm starts
     assert "network(s)" not in text
+    monkeypatch.setattr(P, "retrain_seconds", lambda r: (7200.0, ["a start's"]))
+    assert P.retrain_words(rec).endswith("not counted (no record): a start net.")
     monkeypatch.setattr(P, "retrain_seconds", lambda r: (3600.0, []))
-    assert P.retrain_words(rec).startswith("They took 1.0 h to train from scratch")
+    assert P.retrain_words(rec).endswith("start net, 1.0 h.")
+    monkeypatch.setattr(P, "_run_cpus", lambda r: ["AMD EPYC"])  # the CPU, from the records
+    assert P.retrain_words(rec).startswith(
+        "Training time by the run records (one thread of an AMD EPYC CPU): ")
     rec["metrics"]["other_kl_weighting"] = None
     assert "other KL weighting" not in P.pruned_words(rec)
     # several seeds of a width: one group, its size said once
@@ -228,7 +235,7 @@ def test_storage_text_and_table_say_the_same_pace():
     text = P.storage_text(rec)
     assert "- Stored sparse, the 2×50 seed-2 network shrinks 4.0-fold" in text
     # the dense times agree: the band is SAME_PACE; 1.05: about as fast; 1 / 0.7 = 1.43: faster
-    assert "- Times are in units of the fastest dense time. Dense times (the same computation " \
+    assert "- Dense times (the same computation " \
            "in every row): 1.00–1.00. *About as fast*: within 1.15× of the nearest dense time;" \
            in text
     assert "about as fast as the dense one at 95 %, 1.4× faster than it at 98 %, and 10× " \
@@ -262,8 +269,11 @@ def test_pace_words_allow_for_the_spread_of_the_dense_times():
         ["15–20× slower", "about as fast", "about as fast"]
     # the times in units of the fastest dense time (no absolute times of this machine), so each
     # label can be checked: 20 / 1.3 = 15, 20 / 1.0 = 20; 0.85 is within 1.3× of 1.00
-    assert [r[header.index("dense time")] for r in rows] == ["1.00", "1.30", "1.20"]
-    assert [r[header.index("sparse time")] for r in rows] == ["20.00", "1.25", "0.85"]
+    # (the unit in the headers, not only in the text below the table)
+    assert [r[header.index("dense time (× fastest dense)")] for r in rows] == ["1.00", "1.30",
+                                                                              "1.20"]
+    assert [r[header.index("sparse time (× fastest dense)")] for r in rows] == ["20.00", "1.25",
+                                                                               "0.85"]
     assert not any("ms" in h.split() or "s" in h.split() for h in header)
     # beyond the spread it is faster, by the ratios to the nearest and the farthest dense time
     fast = {"metrics": {"storage_and_timing": {"rows": _timing(1.25, 0.5, 20.0,
@@ -596,7 +606,8 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
         + "; ".join(f"{f} %: {PP.effect_words(fam[f'bbb_snr < bbb_magnitude at {f}%'])}"
                     for f in PP.TESTED) + "; section 3)")
     assert lines[1].count("[") == len(PP.TESTED)
-    assert lines[1].endswith("; at 2×400, McNemar's per-network tests favour SNR at 98 and "
+    assert lines[1].endswith("; at 2×400, per-network tests on the test images favour SNR at 98 "
+                             "and "
                              "99 % removed (exploratory; appendix A).")
     assert "ranks as well" not in lines[1] and "adds nothing" not in lines[1]
     # 3 of the 4 planted v2 claims against SGD/dropout hold, and 1 of v3's 2: counted apart
@@ -669,17 +680,20 @@ def test_answer_gives_the_width_the_lean_and_names_the_networks(monkeypatch):
     head = text.split("\n")[0]
     # the headline answers the question asked: the cost (none measurable, even at the dip's
     # 99 %) and whether the width σ is what makes it possible (not at 2×1200: |μ| does as well)
-    assert head == ("**The answer.** Yes: 95 % of the weights of our 2×1200 BBB networks (even "
-                    "99 %) can be removed by SNR at no measurable cost in test error, as the "
-                    "paper reports. But at 2×1200 the posterior's width σ is not what makes this "
-                    "possible: ranking by the means' magnitude |μ| alone does as well.")
+    # one sentence per question of the first cell: (1) the cost, (2) does σ add anything
+    assert head == ("**The answer.** (1) Yes: 95 % of the weights of our 2×1200 BBB networks "
+                    "(even 99 %) can be removed by SNR at no measurable cost in test error, as "
+                    "the paper reports. (2) Not at 2×1200: ranking by the means' magnitude |μ| "
+                    "alone does as well.")
     # three lines: the headline, the error added, and SNR − |μ| with what its interval excludes
     assert text.count("\n") == 3 and text.split("\n")[1] == ""
+    # the claim is marked exploratory (its numbers had been seen), its test is section 3's, and
+    # the per-image counts are appendix A's (section 3 shows none)
     assert text.split("\n")[3] == (
         "- **SNR − |μ|** (test error, same networks), 95 % removed, 2×1200: +0.02 pp [-0.09, "
-        "+0.14] (95 % interval), not resolved at 3 seeds; the interval excludes an SNR "
-        "advantage above 0.09 pp, and the per-image counts lean, if anything, towards |μ| (not "
-        "tested; section 3; per network: appendix A).")
+        "+0.14] (95 % interval), not resolved at 3 seeds, *exploratory* (section 3); the "
+        "interval excludes an SNR advantage above 0.09 pp, and the per-image counts lean, if "
+        "anything, towards |μ| (not tested; appendix A).")
     # which way the per-image counts lean is appendix A's, with its caveat: |μ| has fewer
     # images only it gets wrong on 6 of the 9 planted pairs (30 against 42), 0 with p < 0.05
     assert "in all" not in text
@@ -704,17 +718,18 @@ def test_answer_gives_the_width_the_lean_and_names_the_networks(monkeypatch):
     assert ": a cost above 0.06 pp is excluded; " in text.split("\n")[2]
     assert "1.24 %" not in text and "Caveat" not in text and "What makes them prunable" not in text
     held = PP.answer_text(rec, _dip(), _summary("holds", NR))
-    assert "holds" in held.split("\n")[3] and "so the posterior's width σ helps" in held
+    assert "holds" in held.split("\n")[3] and "(2) Yes: " in held and "σ helps" in held
     assert "excludes an SNR advantage" not in held
     rev = PP.answer_text(rec, _dip(), _summary("reversed", NR))
-    assert "reversed" in rev.split("\n")[3] and "does not help there" in rev.split("\n")[0]
+    assert "reversed" in rev.split("\n")[3] and "(2) No: " in rev.split("\n")[0] and \
+        "does not help there" in rev.split("\n")[0]
     # a measurable cost, or a dip cost whose interval excludes 0: no "no measurable cost"
     costly = _dip()
     costly["widths"]["1200"]["cost_below"]["ci"] = [0.0001, 0.0013]
     assert "(even 99 %)" not in PP.answer_text(rec, costly, summary)
     same = _rec([_model(1200, s, snr=[0.0140, 0.014, 0.014, 0.0141, 0.0143, 0.0145, 0.9])
                  for s in (0, 1, 2)])  # +0.01 pp on every seed: an interval that excludes 0
-    assert PP.answer_text(same, _dip(), summary).startswith("**The answer.** Nearly:")
+    assert PP.answer_text(same, _dip(), summary).startswith("**The answer.** (1) Nearly:")
     # the networks, named from their run records (planted here)
     runs = {f"x{s}": {"config": {"epochs": 35, "optimizer": "adam", "init_from": "sgd",
                                  "init_epochs": 60, "pi": 0.25},
@@ -782,8 +797,8 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
     assert f"within {P.noise_band(timing['rows']):.2f}× of the nearest dense time" in text
     seconds, missing = P.retrain_seconds(rec)
     words = P.retrain_words(rec)
-    assert f"took {seconds / 3600:.1f} h" in words
-    assert ("with a recorded time" in words) == bool(missing) and "Not counted" not in words
+    assert f"start net, {seconds / 3600:.1f} h" in words
+    assert ("not counted (no record)" in words) == bool(missing)
     summary = PP.load_summary()
     if summary is not None and not summary["interim"]:
         v = summary["families"]["error after pruning"]["bbb_snr < bbb_magnitude at 95%"]
@@ -925,23 +940,32 @@ def test_answer_adds_the_kl_weighting_test_and_the_recipe_confound(monkeypatch):
                "KL weighting": _v2(_after())["families"]["KL weighting"]}}
     r = summary["families"]["KL weighting"]["uniform_snr < blundell_snr at 95%"]
     last = PP.answer_text(rec, _dip(), summary).split("\n")[-1]
-    assert last == ("- **Eq. 8 − eq. 9 KL weights** (with $M$ minibatches per epoch, minibatch "
-                    "$i$'s KL weight is $1/M$ in eq. 8, against $\\pi_i=2^{M-i}/(2^M-1)$, the "
-                    "paper's proposal for its eq. 9; test error after SNR pruning, 95 % removed, "
-                    f"2×400): {PP.effect_words(r)} (95 % interval), holds: with the paper's "
-                    "proposed weights the networks pruned this far err more (section 4).")
-    r["verdict"] = NR
+    assert last.startswith(
+        "- **Eq. 8 − eq. 9 KL weights** (minibatch $i$ of $M$ gets KL weight $1/M$ in eq. 8; "
+        "the paper proposes $\\pi_i=2^{M-i}/(2^M-1)$ for its eq. 9; test error after SNR "
+        f"pruning, 95 % removed, 2×400): {PP.effect_words(r)} (95 % interval), holds: with the "
+        "paper's proposed weights the networks pruned this far err more (section 4).")
+    # seed 0 had been seen on both sides: the answer gives the unseen seeds alone
+    fam = summary["families"]["KL weighting"]
+    if r.get("seeds"):
+        assert last.endswith("Seed 0 had been seen before the test was declared; seeds 1 and 2 "
+                             "alone: " + " and ".join(f"{100 * (a - b):+.2f}" for sd, a, b in zip(
+                                 r["seeds"], r["lhs"], r["rhs"]) if str(sd) != "0") + " pp.")
+    r.update(seeds=[0, 1, 2], lhs=[0.015, 0.016, 0.017], rhs=[0.04, 0.05, 0.03])
     assert PP.answer_text(rec, _dip(), summary).split("\n")[-1].endswith(
-        f"{NR} (section 4).")
+        "(section 4). Seed 0 had been seen before the test was declared; seeds 1 and 2 alone: "
+        "-3.40 and -1.30 pp.") and fam
+    r["verdict"] = NR
+    assert f"{NR} (section 4). Seed 0 had been seen" in \
+        PP.answer_text(rec, _dip(), summary).split("\n")[-1]
     # where the two widths' recipes differ (run records), the narrow-width finding says so
     head = PP.answer_text(rec, _dip(), summary).split("\n")[0]
     assert "need not be an effect of width" not in head  # planted: no run records
     monkeypatch.setattr(PP, "width_differences",
                         lambda rec: [("π", "0.25", "0.5"), ("epochs", "35", "30")])
     head = PP.answer_text(rec, _dip(), summary).split("\n")[0]
-    assert head.endswith("appendix A). The 2×400 networks also differ from the 2×1200 ones in "
-                         "the prior's mixture weight π (0.5 against 0.25) and epochs (30 against "
-                         "35), so this need not be an effect of width.")
+    assert head.endswith("appendix A). The 2×400 networks also differ in π (0.5 against 0.25) "
+                         "and epochs (30 against 35): this need not be an effect of width.")
 
 
 def test_a_flat_course_with_a_measurable_rise_says_so():
