@@ -250,8 +250,11 @@ def _robustness(v2, label, word, question, near):
                                + ", ".join(word(v) for v in e["verdicts"]) + ")")
             elif any(p is not None and NEAR[0] <= p < NEAR[1]
                      for p in [main.get("p_holm"), *e["p_holm"]]):
+                low = main.get("p_holm") is not None and main["p_holm"] < min(e["p_holm"])
                 close.append(f"{name} (Holm p {_p(main['p_holm'])}; rescored "
-                             f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f})")
+                             f"{min(e['p_holm']):.3f}–{max(e['p_holm']):.3f}"
+                             + (f": the reported draw gives the lowest of the {n + 1}, the "
+                                "one most favourable to this verdict" if low else "") + ")")
     text = (f"**{question}** Rescored with each of {n} other sampling seeds, "
             + (f"{total - len(changed)} of the {total} verdicts stay the same; changed: "
                + "; ".join(changed) + "." if changed else
@@ -398,9 +401,11 @@ def _near(v2, e, lo=NEAR[0], hi=NEAR[1]):
 
 
 def _nll_claims(v3=None):
-    """[(rival, word, BBB − rival, 95 % interval)] of notebook 06's test-NLL claims against this
-    notebook's rivals (``v3``: its summary, helpers.alternatives_report.load_summary() when
-    None; False: none), lower is better; [] when there are none."""
+    """[(rival, word, BBB − rival, 95 % interval, near)] of notebook 06's test-NLL claims
+    against this notebook's rivals (``v3``: its summary, helpers.alternatives_report.load_summary()
+    when None; False: none), lower is better; ``near``: a decided verdict whose Holm p, in the
+    test or under another draw of the predictive samples (``v3["mc_robustness"]``), lies in
+    ``NEAR`` (the rule ``_near`` applies to this notebook's claims); [] when there are none."""
     if v3 is False:
         return []
     if v3 is None:
@@ -413,8 +418,13 @@ def _nll_claims(v3=None):
         if rival not in RIVALS or tt.get("mean_diff") is None:
             continue
         sign = 1.0 if claim.startswith("bbb < ") else -1.0
-        out.append((rival, _direction(res["verdict"]), sign * tt["mean_diff"],
-                    sorted(sign * c for c in tt["ci"]) if tt.get("ci") else None))
+        word = _direction(res["verdict"])
+        rescored = ((((v3.get("mc_robustness") or {}).get("test NLL") or {}).get(claim) or {})
+                    .get("p_holm") or [])
+        near = word in DIRECTION.values() and any(
+            p is not None and NEAR[0] <= p < NEAR[1] for p in [res.get("p_holm"), *rescored])
+        out.append((rival, word, sign * tt["mean_diff"],
+                    sorted(sign * c for c in tt["ci"]) if tt.get("ci") else None, near))
     return out
 
 
@@ -451,7 +461,8 @@ def _lead(v2, es, nll=()):
                "Its 15-bin ECE is not separated from its rivals'")
         if open_(ece, "'s") and bits:
             two += ", and " + open_(ece, "'s")
-    beat = [NOUNS[r] for r, w, *_ in nll if w == "BBB worse"]
+    beat = [NOUNS[r] + (" (near the threshold)" if c[-1] else "") for r, w, *c in nll
+            if w == "BBB worse"]
     lose = [NOUNS[r] for r, w, *_ in nll if w == "BBB better"]
     if two and beat:
         two += (f"; but {_join(beat)} {'has' if len(beat) == 1 else 'have'} the lower test NLL "
@@ -496,33 +507,44 @@ def _v3_claims(v2, v3=None):
 
 def _outside(v2, v3=None):
     """[(rival, BBB − rival, 95 % interval)] of notebook 06's failed fits in the AUROC family
-    whose interval puts them above BBB (no verdict against them)."""
+    with a higher mean AUROC than BBB (no verdict against them), those whose interval excludes
+    zero first."""
     from .alternatives_report import failed_fits, load_summary
     v3 = load_summary() if v3 is None else v3
     if not v3:
         return []
     failed = failed_fits(v3)
-    return [(r, d, ci) for r, d, ci in _v3_claims(v2, v3) if r in failed and ci and ci[1] < 0]
+    above = [(r, d, ci) for r, d, ci in _v3_claims(v2, v3) if r in failed and ci and d < 0]
+    return sorted(above, key=lambda x: x[2][1] >= 0)
 
 
 def outside_text(v2, v3=None):
-    """Section 3, after the AUROC family: the failed fits of notebook 06 whose interval puts
-    them above BBB on AUROC, with that interval (no verdict against a failed fit); empty when
-    there are none."""
+    """Section 3, after the AUROC family: the failed fits of notebook 06 that score a higher
+    mean AUROC than BBB, each with its interval, said apart by whether the interval excludes
+    zero (no verdict against a failed fit); empty when there are none."""
     from . import alternatives_final as F
     from .alternatives_report import SHORT
     above = _outside(v2, v3)
     if not above:
         return ""
-    one = len(above) == 1
-    names = _join(f"{SHORT.get(r, r)} (BBB − it {_signed(d, 3)} "
-                    f"[{_signed(ci[0], 3)}, {_signed(ci[1], 3)}]"
-                    + (", on the subset ‡" if r in F.ALL_LAYER else "") + ")"
-                    for r, d, ci in above)
-    return ("**A failed fit above BBB.** " + names[0].upper() + names[1:]
-            + f" {'scores' if one else 'score'} a higher AUROC than BBB, though "
-            + ("its fit failed" if one else "their fits failed")
-            + "; no verdict is given against a failed fit.")
+
+    def name(r, d, ci):
+        return (f"{SHORT.get(r, r)} (BBB − it {_signed(d, 3)} [{_signed(ci[0], 3)}, "
+                f"{_signed(ci[1], 3)}]" + (", on the subset ‡" if r in F.ALL_LAYER else "") + ")")
+    clear = [x for x in above if x[2][1] < 0]
+    mean = [x for x in above if x[2][1] >= 0]
+    bits = []
+    if clear:
+        one = len(clear) == 1
+        bits.append(_join(name(*x) for x in clear) + f" {'scores' if one else 'score'} a "
+                    "higher AUROC than BBB (the interval excludes zero)")
+    if mean:
+        one = len(mean) == 1
+        bits.append(_join(name(*x) for x in mean) + f" {'is' if one else 'are'} higher in "
+                    "mean only (the interval contains zero)")
+    text = "; ".join(bits)
+    return (f"**Failed fits above BBB.** " if len(above) > 1 else "**A failed fit above BBB.** ") \
+        + text[0].upper() + text[1:] + ". No verdict is given against a failed fit."
 
 
 def _nll_words(nll):
@@ -535,21 +557,21 @@ def _nll_words(nll):
         cs = [c for c in nll if (c[1] == w if w else c[1] not in DIRECTION.values())]
         if cs:
             groups.append((w or cs[0][1]) + (" than " if w else " against ") + _join(
-                f"{NOUNS[r]} ({_signed(d, 4)} [{_signed(ci[0], 4)}, {_signed(ci[1], 4)}])"
-                for r, _, d, ci in cs))
+                f"{NOUNS[r]} ({_signed(d, 4)} [{_signed(ci[0], 4)}, {_signed(ci[1], 4)}]"
+                + (", near the threshold" if near else "") + ")" for r, _, d, ci, near in cs))
     return (" On test NLL (lower is better; notebook 06's test, in its own Holm family), BBB − "
             "rival: " + "; ".join(groups) + ".")
 
 
 def answer_text(v2, recipe=None, v3=None):
     """The chapter's answer: a two-sentence lead (``_lead``, with notebook 06's test-NLL
-    verdicts, ``_nll_claims``), then a table of the six comparisons (each rival's AUROC and ECE
-    difference BBB − rival with its 95 % interval and verdict), the verdict words and what
-    *near the threshold* means (``NEAR``), the ECEs' scale and the NLL differences, one clause
-    on the failed fits that score above BBB (``_outside``; ``v3``: notebook 06's summary,
-    False: none), and (``recipe``: ``recipe_facts``, read from the records when not given;
-    omitted when they are missing) that this BBB is a weaker classifier than notebook 01's,
-    trained on the budget every method here shares."""
+    verdicts, ``_nll_claims``; ``v3``: notebook 06's summary, False: none), then a table of the
+    six comparisons (each rival's AUROC and ECE difference BBB − rival with its 95 % interval
+    and verdict), the verdict words and what *near the threshold* means (``NEAR``), the NLL
+    differences in one sentence, and (``recipe``: ``recipe_facts``, read from the records when
+    not given; omitted when they are missing) one sentence on the shared budget: this BBB's
+    test error beside notebook 01's at the same width and the paper's. The ECEs' scale is
+    under the scores table (``ece_sign_words``), the failed fits in section 3."""
     if v2 is None:
         return "*No final runs yet: the answer is not computed.*"
     n = len(v2["seeds"])
@@ -557,7 +579,6 @@ def answer_text(v2, recipe=None, v3=None):
     nll = _nll_claims(v3)
     near = (" " + NEAR_WORDS.format(lo=NEAR[0], hi=NEAR[1])) if any(_near(v2, e) for e in es) \
         else ""
-    outside = [] if v3 is False else _outside(v2, v3)
     by = {(e["rival"], e["high"]): e for e in es}
     rows = ["| BBB against | AUROC on Fashion-MNIST (higher is better) | ECE on MNIST (lower "
             "is better) |", "|---|---|---|"]
@@ -566,32 +587,20 @@ def answer_text(v2, recipe=None, v3=None):
         rows.append(f"| {LABELS[r]} | " + " | ".join(cells) + " |")
     interim = (" *(Interim: not every run is in; these are not the final verdicts.)*"
                if v2["interim"] else "")
-    lo_hi = _ece_range(v2)
-    scale = (f" All four mean ECEs lie between {lo_hi[0]:.4f} and {lo_hi[1]:.4f} (confidence "
-             "and accuracy differ by "
-             f"{100 * lo_hi[0]:.2f}–{100 * lo_hi[1]:.2f} percentage points, weighted by the "
-             "images in each bin)" + (": all under 1 %." if lo_hi[1] < 0.01 else ".")
-             if lo_hi else "")
-    k = _WORDS.get(len(outside), str(len(outside))).lower()
-    others = ("" if not outside else
-              f" Section 3 also lists notebook 06's other rivals; {k} of them, "
-              + ("whose fit failed, scores" if len(outside) == 1 else "whose fits failed, score")
-              + " a higher AUROC than BBB (no verdict against a failed fit).")
     facts = recipe_facts(v2) if recipe is None else recipe
-    weaker = ""
+    budget = ""
     if facts:
-        weaker = (f"\n\nThis BBB is a weaker classifier than notebook 01's at the same width "
-                  f"(test error {facts['here']:.2f} % against {facts['nb01']:.2f} %): the three "
-                  f"searched methods get searches of the same size and at most "
-                  f"{facts['max_epochs']} epochs from random weights, and the ensemble reuses "
-                  "MAP's choice, so the comparison is at one shared budget, not at each "
-                  "method's best.")
+        paper = (f" and the paper's {facts['paper']:.2f} %" if facts.get("paper") else "")
+        budget = (f"\n\nAll four are compared at one shared budget (searches of the same size, "
+                  f"at most {facts['max_epochs']} epochs from random weights; the ensemble "
+                  "reuses MAP's choice), not each at its best: this BBB's test error is "
+                  f"{facts['here']:.2f} %, against {facts['nb01']:.2f} % for notebook 01's BBB "
+                  f"at the same width{paper} (section 3 gives the two recipes).")
     return (_lead(v2, es, nll) + "\n\n" + "\n".join(rows) + f"\n\nEach cell: the mean "
             f"difference BBB − rival over {n} paired seeds, its 95 % interval, and the verdict "
-            "of the test corrected for the number of comparisons (Holm, section 2): *BBB "
+            "of the test corrected for the number of comparisons (Holm p, section 2): *BBB "
             "better* or *BBB worse* when it decides that direction, *not resolved at "
-            f"{n} seeds* when it decides neither." + near + scale + _nll_words(nll) + others
-            + interim + weaker)
+            f"{n} seeds* when it decides neither." + near + _nll_words(nll) + interim + budget)
 
 
 def _recipes(v2, v1_row=None, setting=None):
@@ -612,13 +621,16 @@ def _recipes(v2, v1_row=None, setting=None):
 
 
 def recipe_facts(v2, v1_row=None, setting=None):
-    """{here, nb01: test errors in %, max_epochs}: BBB's test error here and notebook 01's at
-    the same width, for the answer's last sentence; None when a record is missing or BBB here
-    is not the weaker of the two."""
+    """{here, nb01, paper: test errors in %, max_epochs}: BBB's test error here, notebook 01's
+    at the same width and the paper's (its Table 1, 2×400 scale mixture), for the answer's last
+    sentence; None when a record is missing or BBB here is not the weaker of the two."""
     bbb, v1_row, setting = _recipes(v2, v1_row, setting)
     if not (bbb and v1_row and setting) or bbb["mean"] <= v1_row["mean"]:
         return None
-    return {"here": 100 * bbb["mean"], "nb01": 100 * v1_row["mean"], "max_epochs": A.MAX_EPOCHS}
+    from .classification import PAPER_TABLE1
+    paper = PAPER_TABLE1["bbb_mixture"].get(v1_row.get("H"))
+    return {"here": 100 * bbb["mean"], "nb01": 100 * v1_row["mean"], "max_epochs": A.MAX_EPOCHS,
+            "paper": paper and 100 * paper}
 
 
 def recipe_text(v2, v1_row=None, setting=None):
@@ -692,7 +704,8 @@ def scores_rows(v2, metrics=("test_error", "nll", "ece", "auroc_entropy", "auroc
 
 
 def ece_sign_words(v2):
-    """Why Table 5.2 cannot say which way a method is miscalibrated: the ECE is unsigned, and
+    """The four mean ECEs' range in percentage points, then why Table 5.2 cannot say which
+    way a method is miscalibrated: the ECE is unsigned, and
     the stored runs keep no mean confidence; naming the method with the highest mean ECE (and
     whether it also has the lowest mean NLL, as a reader would ask)."""
     ece = {m: _mean(v2, m, "ece") for m in ROWS if _mean(v2, m, "ece") is not None}
@@ -702,8 +715,13 @@ def ece_sign_words(v2):
     worst = max(ece, key=ece.get)
     also = (f"; yet the lowest mean NLL, {nll[worst]:.4f}" if nll and min(nll, key=nll.get)
             == worst else "")
-    return (f"**The ECE has no sign.** It measures how far confidence is from accuracy, not "
-            f"in which direction: it cannot say whether {NOUNS[worst]} (the highest mean ECE, "
+    lo_hi = _ece_range(v2)
+    scale = (f"All four mean ECEs lie between {lo_hi[0]:.4f} and {lo_hi[1]:.4f}: confidence "
+             f"and accuracy differ by {100 * lo_hi[0]:.2f}–{100 * lo_hi[1]:.2f} percentage "
+             "points, weighted by the images in each bin"
+             + (", all under 1 %. " if lo_hi[1] < 0.01 else ". ") if lo_hi else "")
+    return (f"**The ECE's scale, and no sign.** {scale}The ECE measures how far confidence is "
+            f"from accuracy, not in which direction: it cannot say whether {NOUNS[worst]} (the highest mean ECE, "
             f"{ece[worst]:.4f}{also}) is over- or under-confident, and the stored runs keep no "
             "mean confidence that would tell.")
 
@@ -904,8 +922,8 @@ def family_text(v2, v3=None, alpha=ALPHA):
             f"rival's), each tested at {alpha:g} divided by the number of claims not yet "
             "passed: BBB against " + _join(items) + ".")
     if failed:
-        text += (" † A failed fit: its NLL is worse than that of the MAP networks it wraps, so "
-                 "notebook 06 gives no verdict against it; its claim stays in the family as "
+        text += (" † A failed fit: the 95 % interval of its test NLL minus that of the MAP "
+                 "network it wraps lies above zero, so notebook 06 gives no verdict against it; its claim stays in the family as "
                  "declared before the runs, which can only make the other verdicts harder to "
                  "reach.")
     sub = A.LAPLACE["all_layer_subset"]
@@ -923,37 +941,43 @@ def _ordinal(k):
 
 def effects_text(v2, v3=None):
     """The table's reading, beyond what its intervals show at a glance: for the comparisons not
-    resolved, the gains and deficits their interval rules out and the mean difference a verdict
-    would have needed (the decided ones are the answer's, not repeated); empty when every
-    comparison is decided."""
+    resolved, the gains and deficits their interval still allows (for a lower-is-better score
+    also as a share of the two methods' means), then the smallest mean difference these seeds
+    could have resolved at each one's spread, with its Holm bar (``needed_difference``); the
+    decided ones are the answer's, not repeated. Empty when every comparison is decided."""
     n = len(v2["seeds"])
     open_ = [e for e in effects(v2) if e["word"] not in DIRECTION.values()]
     if not open_:
         return ""
 
-    def rules_out(e):
+    def allows(e):
         d = _digits(e)
         lo, hi = e["ci"]
         gain, loss = (hi, -lo) if e["high"] else (-lo, hi)
+        name = METRIC_NAMES.get(e["metric"], e["metric"])
+        share = ""
+        means = [_mean(v2, m, e["metric"]) for m in ("bbb", e["rival"])]
+        if not e["high"] and all(means):
+            pc = sorted(100 * max(gain, loss) / m for m in means)
+            share = (f", about {pc[0]:.0f}" + (f"–{pc[1]:.0f}" if f"{pc[0]:.0f}" != f"{pc[1]:.0f}"
+                                                  else "") + f" % of either method's mean {name}")
+        return (f"against {NOUNS[e['rival']]} on {name}, the interval allows BBB up to "
+                f"{gain:.{d}f} better or {loss:.{d}f} worse{share}")
+
+    def needed(e):
         need = needed_difference(v2, e, v3)
-        k = need and need[2]  # the claims left at its step of Holm's correction
-        m = need and len(family_ps(v2, e["family"], v3))
-        held = ((" (to hold, it would need an unadjusted p below "
-                 + (f"{ALPHA:g}/{k} = {ALPHA / k:.3g}, which would place it "
-                    f"{_ordinal(m - k + 1)} of {m} in Holm's order" if k > 1 else
-                    f"{ALPHA:g}, the bar of the last of Holm's {m} steps")
-                 + f"; at this spread that takes a mean difference of {need[0]:.{d}f})")
-                if need else "")
-        return (f"against {NOUNS[e['rival']]} on "
-                f"{METRIC_NAMES.get(e['metric'], e['metric'])}, a gain of BBB above "
-                f"{gain:.{d}f} or a deficit above {loss:.{d}f}{held}")
+        if not need:
+            return None
+        k = need[2]
+        bar = f"{ALPHA:g}/{k}" if k > 1 else f"{ALPHA:g}"
+        return (f"{need[0]:.{_digits(e)}f} in {METRIC_NAMES.get(e['metric'], e['metric'])} "
+                f"against {NOUNS[e['rival']]} (its Holm bar would be {bar})")
+    smallest = [x for x in (needed(e) for e in open_) if x]
+    said = "; ".join(allows(e) for e in open_)
     return ("**What the unresolved comparisons rule out** (each interval is that one "
-            "comparison's, unadjusted; the verdict uses Holm's adjusted p). "
-            + ("The one" if len(open_) == 1 else
-               f"The {_WORDS.get(len(open_), str(len(open_))).lower()}")
-            + f" not resolved at {n} seeds still "
-            + ("rules" if len(open_) == 1 else "rule") + " out larger effects: "
-            + "; ".join(rules_out(e) for e in open_) + ".")
+            "comparison's, unadjusted). " + said[0].upper() + said[1:] + "."
+            + (f" The smallest mean differences these {n} seeds could have resolved at this "
+               "spread: " + _join(smallest) + "." if smallest else ""))
 
 
 def robustness_words(v2):
@@ -1032,6 +1056,9 @@ def cost_words(recs=None, trials=None):
                f"{n} per-seed ratios, as in notebook 06's cost column, so not the ratio of the "
                "summed hours): " + _join(f"{NOUNS[m]} {r:.1f}×" for m, r in ratio.items())
                if ratio else "")
+            + ("; each run is timed apart, so machine load moves a ratio (the deep ensemble "
+               f"trains five MAP networks yet shows {ratio['ensemble']:.1f}×)"
+               if "ensemble" in ratio else "")
             + (f". The searches' {sum(len(v) for v in trials.values())} trials took "
                f"{search / 3600:.1f} hours more" if search else "") + ".")
 
@@ -1047,11 +1074,29 @@ def _span(xs, digits=3):
     return a if a == b else f"{a}–{b}"
 
 
-def sigma_words(v2, check=None):
+def _nb01_ratios():
+    """(shifted, learned): the drift ratios (``helpers.table1.drift_ratio``) of notebook 01's
+    σ readings, as its section 3 reads them (the diagnostics' runs at their last epoch and the
+    seed-0 reruns of its Adam recipe), split by ``shifted_uniformly``; ([], []) without them."""
+    from . import posterior_diagnostics as PD
+    from .table1 import drift_ratio
+    diag, measured = PD.load() or {}, PD.adam_load() or {}
+    layers = [v["trace"][-1]["layers"] for v in (diag.get("runs") or {}).values()
+              if v.get("trace")]
+    layers += [e["layers"] for e in (measured.get("widths") or {}).values()]
+    shifted = [drift_ratio(L) for L in layers if PD.shifted_uniformly(L)]
+    return shifted, [drift_ratio(L) for L in layers if not PD.shifted_uniformly(L)]
+
+
+def sigma_words(v2, check=None, nb01=None, sigma2=None):
     """Below the scores table: whether BBB's σ learned in these runs (notebook 06's σ check,
     results/06_alternatives/v3/bbb_sigma_check.json: seeds of the final BBB runs trained again,
-    σ read at the end; ``check`` its content) and what BBB's AUROC from the mutual information
-    says (its sampled networks disagree more on Fashion-MNIST); empty without the check."""
+    σ read at the end; ``check`` its content), with the drift ratio notebook 01's rule reads
+    set beside notebook 01's own ratios (``nb01``: ``_nb01_ratios()`` when None) and how far
+    it lies from the rule's threshold; where σ's median ended (the prior's narrow σ₂ when it
+    sits there); then what BBB's AUROC from the mutual information says (its sampled networks
+    disagree more on Fashion-MNIST), the evidence this BBB is not a point estimate. ``sigma2``:
+    the prior's narrow σ₂ (from BBB's chosen setting when None). Empty without the check."""
     from .utils import results_dir
     if check is None:
         path = results_dir() / SIGMA_CHECK
@@ -1059,33 +1104,54 @@ def sigma_words(v2, check=None):
     seeds = (check or {}).get("seeds") or {}
     if not seeds:
         return ""
+    from .posterior_diagnostics import _rule_numbers
+    from .table1 import _ratios
     med = [lay["sigma_q"][1] for r in seeds.values() for lay in r["layers"].values()]
+    top = [lay["sigma_q"][2] for r in seeds.values() for lay in r["layers"].values()]
     start = {r["sigma_start"] for r in seeds.values()}
     learned = not any(r.get("shifted_uniformly") for r in seeds.values())
     names = sorted(int(k) for k in seeds)
-    rule = ""
-    if all("rho_drift_q" in lay for r in seeds.values() for lay in r["layers"].values()):
-        from .posterior_diagnostics import _rule_numbers
-        nums = [_rule_numbers(r["layers"]) for r in seeds.values()]
-        rule = (" by notebook 01's rule (σ counts as learned when ρ's 95th-percentile change "
-                "from its start, the largest over the layers, exceeds 1.1 times the smallest "
-                "layer's median change: the σ spread apart weight by weight rather than all "
-                f"shifting alike; here {_span(t for t, _ in nums)} against "
-                f"{_span(m for _, m in nums)})")
     exact = all((r.get("reproduced") or {}).get("exact") for r in seeds.values())
-    text = (f"**Did BBB's σ learn, or stay at its start?** "
-            + ("It learned" if learned else "It did not learn in every rerun") + rule
-            + f". The networks are not stored, so seeds {_join(str(k) for k in names)} of the "
-            f"{len(v2['seeds'])} runs were trained again to read σ"
-            + (" (each rerun reproduced its stored scores exactly)" if exact else "")
-            + f": σ's median over a layer's weights ends at "
-            f"{min(med):.2g}–{max(med):.2g}, from {min(start):.1g} at the start "
-            "([details](../docs/06_details.md#bbbs-σ)); so this BBB is not a point estimate.")
+    text = (f"**Did BBB's σ learn, or stay at its start?** The networks are not stored, so "
+            f"seeds {_join(str(k) for k in names)} of the {len(v2['seeds'])} runs were trained "
+            "again to read σ" + (" (reproducing their stored scores exactly)" if exact else "")
+            + ". " + ("By" if learned else "Not in every rerun, by") + " notebook 01's rule")
+    if all("rho_drift_q" in lay for r in seeds.values() for lay in r["layers"].values()):
+        nums = [_rule_numbers(r["layers"]) for r in seeds.values()]
+        ratios = [t / m for t, m in nums]
+        text += (" (σ *learned* when ρ's 95th-percentile change from its start, the largest "
+                 "over the layers, exceeds 1.1 times the smallest layer's median change; else it "
+                 "*shifted uniformly*) it " + ("learned" if learned else "did not always learn")
+                 + f": here {_span(t for t, _ in nums)} against {_span(m for _, m in nums)}, a "
+                 f"ratio of {_ratios(ratios)}.")
+        shifted, up = _nb01_ratios() if nb01 is None else nb01
+        if learned and up and max(ratios) < min(up):
+            text += (f" That is far closer to the threshold than notebook 01's learned runs "
+                     f"({_ratios(up)}): a threshold above {_ratios([min(ratios)])} would read "
+                     "this σ as shifted uniformly"
+                     + (f", so the rule reads every run of notebooks 01 and 06 the same way only "
+                        f"for thresholds between {_ratios([max(shifted)])} and "
+                        f"{_ratios([min(ratios)])}" if shifted else "") + ".")
+    else:
+        text += " it " + ("learned." if learned else "did not always learn.")
+    if sigma2 is None:
+        choice = A.chosen("bbb")
+        s2 = choice and choice["config"].get("neg_log_sigma2")
+        sigma2 = math.exp(-s2) if s2 is not None else None
+    at = [x for x in med if sigma2 and abs(x / sigma2 - 1) < 0.05]
+    onto = (f" (in {len(at)} of the {len(med)} layer readings it sits at the prior's narrow "
+            f"σ₂ = e{str(round(math.log(sigma2))).translate(_SUP)} ≈ "
+            f"{sigma2:.2g})" if at else "")
+    text += (f" σ's median over a layer's weights ends at {min(med):.2g}–{max(med):.2g}{onto}, "
+             f"its 95th percentile at {min(top):.2g}–{max(top):.2g}, from {min(start):.1g} at "
+             "the start ([details](../docs/06_details.md#bbbs-σ)): most σ moved together, and "
+             "the spread apart is in the upper tail.")
     mi = (v2.get("table", {}).get("bbb", {}).get("full", {}).get("auroc_mi") or {}).get("mean")
     if mi is not None:
-        text += (f" Its AUROC from the mutual information alone, {mi:.3f}, shows that its sampled "
-                 "networks disagree more on Fashion-MNIST than on MNIST: the part of the "
-                 "uncertainty that a single network (MAP) cannot express.")
+        text += (f" The stronger evidence that this BBB is not a point estimate is its AUROC "
+                 f"from the mutual information alone, {mi:.3f}: its sampled networks disagree "
+                 "more on Fashion-MNIST than on MNIST, the part of the uncertainty that a single "
+                 "network (MAP) cannot express.")
     return text
 
 
@@ -1099,7 +1165,7 @@ CAPTIONS = {
     "ood-scores": "**Figure 5.1.** Each method's scores (Table 5.2): AUROC on Fashion-MNIST "
                   "(left, higher is better) and ECE on MNIST (right, lower is better); a dot "
                   "per seed, the bar the mean over the seeds. The ECE axis does not start at "
-                  "zero (Table 5.2 gives the values; the answer their scale).",
+                  "zero (Table 5.2 gives the values, the note under it their scale).",
     "ood-differences": "**Figure 5.2.** The six comparisons of Table 5.3, BBB − rival: a dot "
                        "per paired seed, in black the mean with its 95 % interval, the dotted "
                        "line at zero. Beside each row, the verdict and its Holm p, corrected "
@@ -1229,7 +1295,8 @@ def takeaways_text(v2, recipe=None, v3=None):
         k = sum(e["word"] in DIRECTION.values() for e in ece)
         lo_hi = _ece_range(v2)
         under = " All four have 15-bin ECEs under 1 %;" if lo_hi and lo_hi[1] < 0.01 else ""
-        beat = [NOUNS[r] for r, w, *_ in _nll_claims(v3) if w == "BBB worse"]
+        beat = [NOUNS[r] + (" (near the threshold)" if c[-1] else "")
+                for r, w, *c in _nll_claims(v3) if w == "BBB worse"]
         nll = (f" Yet {_join(beat)} {'has' if len(beat) == 1 else 'have'} the lower test NLL "
                "(the answer), so a lower ECE here does not make BBB the better-calibrated "
                "predictive overall." if beat else "")
