@@ -2715,10 +2715,10 @@ def sigma_rule_words(diag, measured=None):
     re = [drift_ratio(e["layers"]) for e in ((measured or {}).get("widths") or {}).values()
           if not PD.shifted_uniformly(e["layers"])]
     text = ("**σ learned or shifted uniformly: the rule.** A weight's *ρ drift*: "
-            "how far its ρ moved from ρ₀. Per layer, take the median drift and the "
-            "95th-percentile drift; σ *shifted uniformly* when the largest 95th percentile is "
-            f"at most {thr:g} times the smallest median; else it *learned*: the rule reads how "
-            "far σ spread apart across weights, not how far the typical σ moved. The ratio: ")
+            "how far its ρ moved from ρ₀. Per layer, take the median and 95th-percentile drift; "
+            "σ *shifted uniformly* when the largest 95th percentile is "
+            f"at most {thr:g} times the smallest median; else it *learned*: it reads how "
+            "far σ spread across weights, not how far the typical σ moved. The ratio: ")
     said = []
     if still:
         said.append(f"{_ratios(still)} in this section's plain-SGD runs (shifted)")
@@ -2728,9 +2728,13 @@ def sigma_rule_words(diag, measured=None):
                     + " (learned)")
     text += "; ".join(said) + "."
     up = [drift_ratio(L) for L in moved.values()] + re
+    alt = [drift_ratio(e["layers"]) for e in ((PD.bbb06_load() or {}).get("seeds") or {}).values()
+           if not PD.shifted_uniformly(e["layers"])]  # notebook 06's BBB, read by the same rule
     if still and up:  # how far the reading is from the threshold
-        text += (f" Any threshold between {_ratios([max(still)])} and {_ratios([min(up)])} "
-                 "reads every run the same way.")
+        low = min(up + alt)
+        text += (f" Any threshold between {_ratios([max(still)])} and {_ratios([low])}"
+                 + (" (notebook 06's BBB)" if alt and min(alt) < min(up) else "")
+                 + " reads every run the same way.")
     for k, L in moved.items():  # why a learned run's median σ can sit at its start
         c = runs[k]["config"]
         s2 = c.get("neg_log_sigma2")

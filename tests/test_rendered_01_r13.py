@@ -116,6 +116,10 @@ def test_sigma_rule_states_the_codes_threshold(monkeypatch):
     for run in diag["runs"].values():
         r = T.drift_ratio(run["trace"][-1]["layers"])
         assert T._ratios([r]) in words or "–" in words  # each run's ratio, or a range holding it
+    alt = [T.drift_ratio(e["layers"]) for e in ((PD.bbb06_load() or {}).get("seeds") or {}).values()
+           if not PD.shifted_uniformly(e["layers"])]
+    if alt:  # reader r17 (05): notebook 06's BBB, learned by the same rule, narrows the gap
+        assert f"and {T._ratios([min(alt)])} (notebook 06's BBB) reads every run" in words
     assert "*KL bound*" in words and "*ρ drift*" in words
     assert "softplus(ρ₀ = −6)" in words and "σ₂ = e⁻⁶" in words
 
