@@ -596,3 +596,17 @@ def test_reading_names_the_table_the_pruned_networks_come_from():
     for name in pruned + refs:
         assert name in earlier, name
         assert name not in reported, name
+
+
+def test_beyond_flags_a_verdict_near_the_threshold():
+    """Reader r17 (05/06): the AUROC win over a plain network carries notebook 05's
+    near-the-threshold flag (Holm p, or a rescoring's, in helpers.ood_plan.NEAR) in the README."""
+    from helpers.ood_plan import NEAR
+    v2 = json.loads((ROOT / "results/05_uncertainty/v2/summary.json").read_text())
+    claim = v2["families"]["OOD AUROC (entropy)"]["map < bbb on auroc_entropy"]
+    ps = [claim["p_holm"]] + [p for c in (v2.get("mc_robustness") or {}).values()
+                              for p in (c.get("map < bbb on auroc_entropy") or {}).get("p_holm") or []]
+    near = any(NEAR[0] <= p < NEAR[1] for p in ps if p is not None)
+    beyond = next(i for i in _found().strip().splitlines() if i[:1].isdigit() and "Beyond" in i)
+    if claim["verdict"] == "holds":
+        assert ("above a plain network's (narrowly)" in beyond) == near
