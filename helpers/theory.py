@@ -64,9 +64,9 @@ def prior_figure(priors, ymax=1.0, wmax=10.0):
     for (label, p), (color, ls, lw) in zip(priors.items(), looks):
         axes[0].plot(wg, p.log_prob(wg).exp(), color=color, ls=ls, lw=lw, label=label)
         axes[1].plot(wl, p.log_prob(wl), color=color, ls=ls, lw=lw, label=label)
-    axes[0].set(ylim=(0, ymax), xlabel="w", ylabel="density",
+    axes[0].set(ylim=(0, ymax), xlabel="weight $w$", ylabel="density",
                 title="density near 0, linear scale (the mixture's spike is clipped)")
-    axes[1].set(xlabel="w", ylabel="log density",
+    axes[1].set(xlabel="weight $w$", ylabel="log density",
                 title=f"log density out to |w| = {wmax:g}: the tails (nothing clipped)")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=4,
                fontsize=10)
@@ -138,10 +138,12 @@ def mc_kl_verdict(rows, exact):
             f"their gaps pool into one: {gap:+.3f} nats, 95 % interval [{lo:+.3f}, {hi:+.3f}], "
             f"$z$ = {gap / se:.1f}. The interval "
             + ("holds zero" if lo <= 0 <= hi else "misses zero")
-            + f" and excludes any constant bias beyond {max(abs(lo), abs(hi)):.2f} nats, on a KL "
+            + f": it excludes a constant bias below {lo:+.2f} or above {hi:+.2f} nats, on a KL "
             f"of {exact:.0f} nats. The $S$ = {last['S']:,} row's sd rests on only "
             f"{last['repeats']} repeats, so it is uncertain by about ±{rel:.0%}; its point lies "
-            f"{off:+.0%} off the $1/\\sqrt S$ line, {abs(off) / rel:.1f} times that uncertainty.")
+            f"{off:+.0%} off the $1/\\sqrt S$ line, {abs(off) / rel:.1f} times that uncertainty ("
+            + ("within chance" if abs(off) / rel < 2 else "more than chance readily explains")
+            + ").")
 
 
 def mc_kl_figure(rows, exact):
@@ -193,18 +195,31 @@ def takeaways(rec):
     ])
 
 
-def runtime_line(notebook="00_theory", profile="default"):
-    """Markdown: the wall time that `make notebooks --record-runtimes` stored for ``notebook`` in
-    the repository's results/runtimes.json, with the machine (CPU, threads) and date."""
+def runtime_line(notebook="00_theory", profile="default", experiment="checks"):
+    """Markdown: two wall times of ``notebook``, both read from committed files. The run that
+    computed the numbers shown: ``wall_s`` of results/<notebook>/<experiment>.json, which
+    `save_results` keeps while a re-run reproduces every number. The timed `make notebooks` run
+    of results/runtimes.json (written by `tools/run_notebooks.py --record-runtimes`)."""
     import json
     from pathlib import Path
-    path = Path(__file__).resolve().parent.parent / "results" / "runtimes.json"
-    rec = (json.loads(path.read_text()) if path.exists() else {}).get(profile, {}).get(notebook)
-    if not rec or rec.get("wall_s") is None:
-        return f"No run of profile `{profile}` is recorded in `results/runtimes.json`."
-    return (f"Recorded run (profile `{profile}`, `results/runtimes.json`): "
-            f"{rec['wall_s'] / 60:.0f} min on {rec['threads']} threads of an {rec['cpu']} CPU "
-            f"({rec['date']}); a machine busy with other jobs takes several times longer.")
+    res = Path(__file__).resolve().parent.parent / "results"
+    load = lambda p: json.loads(p.read_text()) if p.exists() else {}  # noqa: E731
+    timed = load(res / "runtimes.json").get(profile, {}).get(notebook) or {}
+    shown = load(res / notebook / f"{experiment}.json")
+    parts = []
+    if shown.get("wall_s") is not None and shown.get("profile") == profile:
+        parts.append(f"{shown['wall_s'] / 60:.0f} min for the run that computed the numbers shown "
+                     f"({shown.get('created', '?')[:10]}, `results/{notebook}/{experiment}.json`)")
+    if timed.get("wall_s") is not None:
+        parts.append(f"{timed['wall_s'] / 60:.0f} min for the timed `make notebooks` run "
+                     f"({timed.get('date', '?')}, `results/runtimes.json`)")
+    if not parts:
+        return f"No run of profile `{profile}` is recorded in `results/`."
+    tail = "."
+    if len(parts) == 2 and timed.get("date", "") < shown.get("created", "")[:10]:
+        tail = (", which is older than the run shown and may time an earlier version of this "
+                "notebook; the first time is the one for the code whose numbers are shown.")
+    return f"Recorded runs (profile `{profile}`, on a CPU): " + "; ".join(parts) + tail
 
 
 def departures(cfg):
@@ -214,11 +229,8 @@ def departures(cfg):
         "([lab log](../docs/lab_log.md#notebook-00), [choices](../docs/choices.md)):",
         "- $\\rho_0 = -5$ (sections 4 and 8): the paper gives no $\\rho_0$; our choice.",
         f"- Section 8 trains with Adam (learning rate $10^{{-3}}$), not plain SGD, on the loss "
-        f"divided by the batch size of 128, and on the first {cfg.scratch_n:,} training images "
-        f"for {cfg.scratch_epochs} epochs: it shows that the loop trains, not the paper's errors.",
-        f"- Section 7 draws $M$ = {cfg.M} minibatches, the paper's 60,000 training images in "
-        f"batches of 128; notebook 01 trains on 50,000 of them ($M$ = 391), which looks the same.",
+        f"divided by the fixed batch size of 128 (so the epoch's last, smaller minibatch does not "
+        f"over-weight the KL), and on the first {cfg.scratch_n:,} training images for "
+        f"{cfg.scratch_epochs} epochs: it shows that the loop trains, not the paper's errors.",
         "- Section 6 uses a Gaussian prior, the one prior with a closed-form KL.",
-        "- After seeing numbers: section 8 divided each minibatch's loss by its own size, which "
-        "over-weighted the KL of the epoch's last, smaller minibatch; it now divides by 128.",
     ])
