@@ -1406,12 +1406,12 @@ def short_pruning():
                  f"{_interval([-t['ci'][1], -t['ci'][0]])[:-3]}, not resolved{tag})")
     eq9 = eq9_cost(v2)
     if eq9:
-        text += (f"; the paper's eq. 9 KL weighting (2×{eq9['H']}) makes it "
-                 f"{eq9['mean']:+.2f} pp, ours {eq9['ours']:+.2f} (ours errs less after "
-                 "pruning, holds)")
+        text += (f"; the paper's eq. 9 weighting (2×{eq9['H']}) makes it "
+                 f"{eq9['mean']:+.2f} pp, ours {eq9['ours']:+.2f} (ours errs less pruned, "
+                 "holds)")
     beat = snr_beats_every_w()
     if beat:
-        text += f"; at {beat[0]}%, SNR beats all size-pruned nets (hold)"
+        text += f"; at {beat[0]}%, SNR beats each non-BBB net pruned by size (hold)"
     return text.replace(" -", " −").replace("[-", "[−").replace("(-", "(−") + "."
 
 
