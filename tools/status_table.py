@@ -1492,11 +1492,12 @@ def short_beyond():
     m, b = _best(v2, "auroc_entropy", max)
     auroc = "OOD AUROC (entropy)"
     text = (_lead("beyond") + "Telling Fashion-MNIST from MNIST, BBB's AUROC (the chance "
-            "an unfamiliar image gets higher predictive entropy) is "
+            "an unfamiliar image gets higher entropy) is "
             f"{a['mean']:.3f}")
     if _word_of(v2, auroc, "map") == "holds":
-        text += ", above a plain network's" + (" (narrowly)" if _near_05(v2, auroc, "map")
-                                               else "")
+        p = v2["families"][auroc]["map < bbb on auroc_entropy"]["p_holm"]
+        text += ", above a plain network's" + (f" (holds; Holm p {p:.2f})"
+                                               if _near_05(v2, auroc, "map") else "")
     text += f", below {NAMES[m]}'s {b['mean']:.3f} ({_word_of(v2, auroc, m)}"
     text += ")"
     v3 = _load("06_alternatives/v3/summary.json")
@@ -1510,14 +1511,14 @@ def short_beyond():
         if _word_of(v2, "test ECE", "map").startswith("not resolved") and plain is not None:
             span = f"[{ci[0]:+.4f}, {ci[1]:+.4f}], ".replace("-", "−") if ci else ""
             text += f" is no lower than a plain network's {plain:.4f} ({span}not resolved) but"
-        text += (" is lower than " if not text.endswith(" but") else " lower than ") \
+        text += (" is below " if not text.endswith(" but") else " below ") \
             + " and ".join(the.get(x, x + "'s") for x in ece) \
             + (" (hold)" if len(ece) > 1 else " (holds)")
         nll = _nll_losses(v3)
         if nll:
             both = sorted(nll) == sorted(ece)
             text += (", which beat it" if both else f"; {_and(nll)} beat it") \
-                + " on test log-likelihood (reversed)"
+                + " on log-likelihood (reversed)"
     return text + "."
 
 
