@@ -610,3 +610,14 @@ def test_beyond_flags_a_verdict_near_the_threshold():
     beyond = next(i for i in _found().strip().splitlines() if i[:1].isdigit() and "Beyond" in i)
     if claim["verdict"] == "holds":
         assert ("above a plain network's (holds; Holm p " in beyond) == near
+
+
+def test_the_adam_finding_says_whether_its_sigma_learned(monkeypatch):
+    """Reader r18: after finding 1 ('σ did not learn'), finding 2 says whether σ learned under
+    Adam, read by the same rule from the seed-0 rerun of that network."""
+    from helpers import posterior_diagnostics as PD
+    monkeypatch.setenv("BBB_RESULTS_DIR", str(ROOT / "results"))  # the committed measurements
+    assert PD.adam_load() is not None
+    lay = ((PD.adam_load() or {}).get("widths") or {}).get("400", {}).get("layers")
+    item = next(i for i in _found().strip().splitlines() if i[:1].isdigit() and "Trained with Adam" in i)
+    assert ("(its σ learned)" in item) == bool(lay and not PD.shifted_uniformly(lay))

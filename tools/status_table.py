@@ -1373,7 +1373,10 @@ def short_modern_recipe():
     word = ("is not measurably better than" if e["verdict"].startswith("not resolved")
             else "is better than" if e["verdict"] == "holds" else "is worse than")
     out = T.excluded(e)[1]
-    text = (_lead("modern") + "Trained with Adam, the 2×400 scale mixture"
+    from helpers import posterior_diagnostics as PD
+    lay = ((PD.adam_load() or {}).get("widths") or {}).get("400", {}).get("layers")
+    learned = " (its σ learned)" if lay and not PD.shifted_uniformly(lay) else ""
+    text = (_lead("modern") + "Trained with Adam" + learned + ", the 2×400 scale mixture"
             + (", warm-started from a plain network's weights," if warm
                else "") + f" {word} the plain network: {_pp(e['diff'])} pp "
             f"{_interval(e['ci_adj'])[:-3]}"
