@@ -1460,7 +1460,7 @@ def short_regression():
             f"{g['std_ratio']['mean']:.1f} times that near it with a Gaussian prior, as in the "
             "paper (prior unnamed), "
             f"but {m['std_ratio']['mean']:.1f} times with the scale mixture"
-            + (f" (a plain network: {s['std_ratio']['mean']:.1f})" if flat else "")
+            + (" (a plain network's band keeps one width)" if flat else "")
             + "; on log-likelihood and coverage it seldom beats a plain network, MC "
             f"dropout or an ensemble ({held} of {n} declared tests hold, {rev} reversed).")
 
