@@ -1578,7 +1578,7 @@ def headline():
     rec = _load("03_contextual_bandit/reported_paper.json")
     tests = _bandit().bbb_orderings(rec) if rec and rec["metrics"].get("complete") else {}
     if tests and all(tests[a]["verdict"] == "holds" for a in ("eps1", "eps5")):
-        pro.append("its bandit agent beats random exploration")
+        pro.append("its bandit agent beats random exploration (exploratory)")
     diag = _load("01_mnist_classification/posterior_diagnostics.json")
     epochs = _rerun_epochs(diag)
     con.append("trained the paper's way with our fill-ins where it is silent (each weight's "
