@@ -580,7 +580,8 @@ def measured_words(measured, widths, label="BBB, scale mixture prior"):
     if not widths:
         return ""
     lines = [f"| {label}, seed 0 rerun | σ at the end: median (over layers); 5–95 % | "
-             "ρ drift: median; 95th percentile | σ | the rerun reproduced the record |", "|---|---|---|---|---|"]
+             "ρ drift: median; 95th percentile (their ratio, the rule's) | σ | the rerun "
+             "reproduced the record |", "|---|---|---|---|---|"]
     for H in widths:
         e = got[str(H)]
         lay = e["layers"].values()
@@ -588,8 +589,11 @@ def measured_words(measured, widths, label="BBB, scale mixture prior"):
         lo, hi = min(v["sigma_q"][0] for v in lay), max(v["sigma_q"][2] for v in lay)
         dmed = [v["rho_drift_q"][0] for v in lay]
         dtop = max(v["rho_drift_q"][1] for v in lay)
+        ratio = dtop / min(dmed)
+        ratio = f"{ratio:.2f}" if ratio < 10 else f"{ratio:.0f}"  # as notebook 01 quotes it
         lines.append(f"| 2×{H} | {_span(min(med), max(med))}; {lo:.4f}–{hi:.4f} (start "
-                     f"{e['sigma_start']:.4f}) | {_span(min(dmed), max(dmed), 2)}; {dtop:.2f} | "
+                     f"{e['sigma_start']:.4f}) | {_span(min(dmed), max(dmed), 2)}; {dtop:.2f} "
+                     f"({ratio}) | "
                      + ("shifted uniformly" if shifted_uniformly(e["layers"]) else "learned")
                      + f" | {rerun_words(e)} |")
     still = [H for H in adam_unlearned(measured) if H in widths]

@@ -53,14 +53,20 @@ R.show_markdown(T.plain_answer(paper_run, adam, sigma_fixed=sigma));
 # - **The paper's protocol**: plain SGD for 600 epochs from a random start on the *summed cost* (the minibatch's costs added, not averaged; eq. (8)). Settings the paper leaves open are our *fill-in*.
 # - **The Adam recipe** (the *modern recipe*): Adam, a decaying learning rate, tens of epochs, settings searched on validation. **Warm start**: BBB's $\mu$ start from a trained plain network.
 # - **Controls** for the warm start (no paper claim): the *plain network, extended training* (trained on for as many epochs as BBB adds) and the *mixture from a random start*.
-# - Each $a-b$ is paired by seed (same initial draw and data order); $p$: a two-sided paired $t$-test's. A *family*: the $m$ tests read together, the paper's three orderings at a width ($m=3$) or the two controls ($m=2$). **Holm's correction** multiplies the smallest $p$ by $m$, the next by $m-1$, …, never below the one before: the *Holm p*.
+# - Each $a-b$ is paired by seed (same initial draw and data order); $p$: a two-sided paired $t$-test's. A *family*: the $m$ tests read together, the paper's three orderings at a width (in test error: mixture < plain network, mixture < Gaussian, dropout < plain network; $m=3$) or the two controls ($m=2$). **Holm's correction** multiplies the smallest $p$ by $m$, the next by $m-1$, …, never below the one before: the *Holm p*.
 # - *Predictor rule*: per BBB run, validation picks whether it predicts with its mean weights $\mu$ or the average of 10 sampled networks (the paper does not say; section 6).
-# - *[interval]*: the $t$-interval of the mean difference at level $1-0.05/m$ (Bonferroni): a family's intervals hold together with 95% probability. Three decimals where two would hide an end's side of 0.
-# - **Verdicts**: an ordering *holds* (or is *reversed*) when its Holm $p<0.05$ and the difference has the paper's sign (or the other); a control is *lower* or *higher*; else *not resolved*. **Comparable** ("as good as dropout", its own test at each width, $m=1$): mixture − dropout's whole interval inside ±0.1 pp (our margin, declared before the runs); else *not shown comparable*, with where the interval lies (*higher error than dropout*: above 0; a description, not a verdict). "Outside our interval": outside this *per-width* interval.
+# - *[interval]*: the $t$-interval of the mean difference at level $1-0.05/m$ (Bonferroni): a family's intervals hold together with 95% probability; *outside our interval*: outside this per-width interval. Mixture − dropout, a test of its own at each width ($m=1$), also gets one *adjusted for the three widths* ($m=3$). Three decimals where two would hide an end's side of 0.
+#
+# | verdict | when |
+# |---|---|
+# | an ordering *holds* / is *reversed* | Holm $p<0.05$, the difference of the paper's sign / the other |
+# | a control is *lower* / *higher* | Holm $p<0.05$, the difference below / above 0 |
+# | *not resolved* | Holm $p\ge0.05$ |
+# | *comparable* ("as good as dropout") / *not shown comparable* | mixture − dropout's whole interval inside ±0.1 pp (our margin, declared before the runs) / not: where the interval lies is said beside it |
 
 # %%
 R.show_markdown(T.answer(paper_run, adam, sigma_fixed=sigma))
-R.show_markdown(T.sigma_line(measured, sigma))
+R.show_markdown(T.sigma_line(measured, sigma, adam))
 R.show_markdown(T.resolvable_line(adam));
 
 # %% [markdown]
@@ -96,8 +102,7 @@ H.show_table(head, rows);
 # > **Departures from the paper and choices made after seeing numbers.**
 # > - *The paper's protocol, our fill-in* where the paper is silent: $\rho_0$, one learning
 # >   rate for $\mu$ and $\rho$, one weight sample per step (the paper also tried 2, 5, 10).
-# >   Under it σ shifted uniformly (section 3). Searched at 2×400 only (above); seeds: 3 at
-# >   2×400, 1 at 2×1200, none at 2×800.
+# >   Searched at 2×400 only (above); seeds: 3 at 2×400, 1 at 2×1200, none at 2×800.
 # > - *Its verdict on BBB depends on two fill-ins*, $\rho_0$ and $\rho$'s learning rate; a
 # >   declared search of both has not reported ([docs/choices.md, entry 18](../docs/choices.md#notebook-01s-paper-protocol-a-second-version-declared-not-yet-reported)).
 # > - *The σ rule's threshold* (section 3) was set after section 3's runs were seen (any in
@@ -130,7 +135,7 @@ H.show_table(*T.effects_rows(paper_run, adam, skip_answer=True));
 
 # %% [markdown]
 # **Figure: every comparison at every width**: mean and adjusted interval (thin: mixture −
-# dropout adjusted for the widths), Adam recipe black,
+# dropout adjusted for the three widths), Adam recipe black,
 # the paper's protocol grey (dashed where σ did not learn), the paper's difference a
 # vermillion × (off a bar: excluded by that bar's recipe).
 
@@ -159,6 +164,7 @@ diag = PD.load()
 if diag is None and TRAIN_MISSING and PROFILE == "smoke":
     diag = PD.run_all("smoke", log=lambda m: None)
 if not H.pending(diag, "the posterior diagnostics (about 15 min)", PD.COMMAND):
+    R.show_markdown(T.median_words(diag))
     fig = T.learning_scope(PD.figure(diag), diag)
     H.savefig(fig, NB, "posterior-learning")
     plt.show()

@@ -81,13 +81,17 @@ def test_mixture_dropout_over_the_widths_and_the_answer_column(committed):
     head, rows = T.answer_rows(paper_run, adam, sigma_fixed=0.0067)
     assert head[4] == "paper's difference outside? (2×400/2×800/2×1200)"
     for r in rows:
-        assert r[4] == "—" or all(x in ("yes", "no", "one seed", "yes (over the widths: no)")
-                                  for x in r[4].split(" / "))
-    # the widths exception (per width outside, over the widths inside) is marked in its cell
-    cell = {r[0]: r[4] for r in rows}["mixture − dropout"].split(" / ")
-    for V, x in zip(adam["widths"], cell):
-        assert x.endswith("(over the widths: no)") == T._exception_of(adam, V, "bbb_mixture",
-                                                                        "dropout")
+        assert r[4] == "—" or all(x in ("yes", "no", "one seed")
+                                  for x in r[4].split("; ")[0].split(" / "))
+    # reader r17: the widths exception (per width outside, adjusted for the widths inside) is
+    # said in its cell with that interval, named as "How to read" defines it
+    cell = {r[0]: r[4] for r in rows}["mixture − dropout"]
+    for V in adam["widths"]:
+        e = ea[(V, "bbb_mixture", "dropout")]
+        said = (f"; adjusted for the three widths, 2×{V}'s {T._ci_pp(e['ci_widths'])} contains "
+                f"{T._pp(e['paper'])}")
+        assert (said in cell) == T._exception_of(adam, V, "bbb_mixture", "dropout"), cell
+    assert "over the widths" not in cell
     ex = T.paper_excluded(adam)
     want = [W for W, (k, n) in ex.items() if k == n]
     assert ("at " + " and ".join(f"2×{W}" for W in want)) in T.excluded_words(adam)
@@ -123,11 +127,19 @@ def test_takeaways_are_bullets_with_the_three_added_findings(committed):
     # Figure 2 and section 6 each have their takeaway
     fig2 = next(b for b in bullets if b.startswith("- **Under the paper's protocol, the plain network and dropout"))
     assert "Figure 2's BBB curves test nothing, as σ did not learn (section 4)." in fig2
+    assert ", each inside our interval (section 2)" in fig2  # reader r17: the intervals' section
     assert any(b.startswith("- **Averaging sampled networks") for b in bullets)
     # two protocols' dropout gains are not compared: no test of that difference was run
     assert "shrinks dropout's gain" not in text and "stronger baseline too" not in text
     warm = next(b for b in bullets if b.startswith("- **The warm start helps BBB's Adam numbers**"))
-    assert "(means, not tested; section 2)" in warm and "rest on" not in warm
+    assert "(means, not tested)" in warm and "rest on" not in warm
+    # reader r17: the random-start means it compares are shown, not left to section 2
+    rows = T.story_rows(adam)
+    for (k, W), r in rows.items():
+        if k == "bbb_random_start" and ("sgd", W) in rows:
+            mix, sgd = (100 * stats.mean_ci(rows[(x, W)]["test_error"])["mean"]
+                        for x in (k, "sgd"))
+            assert (f"{mix:.2f}% against {sgd:.2f}% at 2×{W}" in warm) == (mix > sgd)
 
 
 def test_grid_words_and_spikes(committed):

@@ -40,20 +40,30 @@ def test_terms_come_before_their_first_use_and_the_lean_after_the_results():
     assert cells[cap - 1].startswith("| width | a − b (pp)")
 
 
-def test_short_answer_leads_with_short_sentences(committed):
+def test_short_answer_leads_with_one_bold_sentence(committed):
+    """Reader r17: one bold sentence carries the whole answer (the verdict, its interval and
+    the paper's value), then at most three short bullets; the widths' reading is a bullet."""
     _, paper_run, adam = committed
-    lead = T.plain_answer(paper_run, adam, sigma_fixed=0.0067).split("\n\n")[0]
+    lead, rest = T.plain_answer(paper_run, adam, sigma_fixed=0.0067).split("\n\n")
     depth, deepest = 0, 0  # no bracket inside a bracket
     for ch in lead:
         depth += (ch == "(") - (ch == ")")
         deepest = max(deepest, depth)
-    assert deepest == 1 and lead.count(". ") >= 3, lead  # short sentences, not one long one
-    assert "none of the paper's Table 1 margins is reproduced. At 2×400 and 2×1200 each of " \
-           "the paper's four differences lies outside our interval at that width." in lead
+    assert deepest == 1 and lead.startswith("**In short: ") and lead.endswith(".**"), lead
+    assert lead.count(". ") == 0 and lead.count("**") == 2, lead  # one sentence, all bold
+    e = T.effects(adam)[(400, "bbb_mixture", "sgd")]
+    lo, hi = T._ci_pp(e["ci_adj"]).strip("[]").split(", ")
+    assert f"95 % interval {lo} to {hi}) from the plain network's" in lead
+    assert "not measurably better than a plain network, and none of the paper's Table 1 " \
+           "margins is reproduced" in lead
+    bullets = rest.split("\n")
+    assert len(bullets) <= 3 and all(b.startswith("- ") for b in bullets)
+    assert any(b.startswith("- At 2×400 and 2×1200 each of the paper's four differences lies "
+                            "outside our interval at that width") for b in bullets), rest
     ex = T.paper_excluded(adam)
     for W, (k, n) in ex.items():
         if k < n:
-            assert f"At 2×{W}, with " in lead and f"our intervals cannot tell ({k} of {n} excluded)." in lead
+            assert f"At 2×{W}, with " in rest and f"our intervals cannot tell ({k} of {n} excluded)." in rest
 
 
 def test_answer_shows_one_width_and_section_2_every_other(committed):
@@ -78,9 +88,20 @@ def test_sigma_line_says_the_gaussian_priors_sigma_is_inferred(monkeypatch):
         import pytest
         pytest.skip("no committed Adam-recipe σ check")
     line = T.sigma_line(measured, 0.0067)
-    assert "the Gaussian prior's was not rerun" in line and "(inferred, section 3)" in line
+    assert "the Gaussian prior's was not rerun, so its verdicts count on an inference" in line
     assert line.endswith("The paper's protocol: σ shifted uniformly.")
     assert "Gaussian" not in T.sigma_line(None, 0.0067)
+    # reader r17: whether that inference could change a verdict, from the Adam recipe's tests
+    import json
+    adam = json.loads((ROOT / "results" / "01_mnist_classification" / "plan_v1" /
+                       "summary.json").read_text())
+    g = [e for (W, a, b), e in T.effects(adam).items() if "bbb_gaussian" in (a, b)
+         and e.get("ci_adj")]
+    res = [e for e in g if e["p_holm"] is not None and e["p_holm"] < T.ALPHA]
+    line = T.sigma_line(measured, 0.0067, adam)
+    assert ("none of them is resolved, so none would change" in line) == (bool(g) and not res)
+    assert (f"{len(res)} of them resolved would lose its verdict" in line) == bool(res)
+    assert "none would change" not in T.sigma_line(measured, 0.0067)
 
 
 def test_rho_push_says_it_holds_at_every_width(monkeypatch):
@@ -98,11 +119,11 @@ def test_takeaways_do_not_repeat_the_first_screen():
     (mixture − plain network at 2×400) and the weak-baseline finding appear in the first
     screen only; the warm start, Figure 2 (at the paper's 2×1200 width) and section 6 stay."""
     cells = _cells()
-    short_at = next(i for i, t in enumerate(cells) if t.startswith("**In short.**"))
+    short_at = next(i for i, t in enumerate(cells) if t.startswith("**In short: "))
     short = cells[short_at]
     take = cells[next(i for i, t in enumerate(cells) if t.startswith("## Takeaways")) + 1]
     assert take.startswith("The answer is at the top (*In short* and its table)")
-    lo, hi = short.split("at 2×400 by ")[1].split("(95 % interval ")[1].split(")")[0].split(" to ")
+    lo, hi = short.split("at 2×400 ")[1].split("95 % interval ")[1].split(")")[0].split(" to ")
     assert f"[{lo}, {hi}]" in cells[short_at + 2]  # the answer's table has it ...
     assert f"[{lo}, {hi}]" not in take  # ... the takeaways do not repeat it
     assert "weak baseline" not in take and "resolved below neither" not in take
