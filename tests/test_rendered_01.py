@@ -349,9 +349,11 @@ def test_the_answer_follows_the_planted_effects():
     # reader r17: one bold sentence carries the answer, then at most three short bullets
     lead, rest = plain.split("\n\n")
     assert lead == ("**In short: trained by a modern recipe (Adam, settings searched on "
-                    "validation), BBB with the scale mixture prior is better than a plain network "
+                    "validation), BBB with the scale mixture prior (means warm-started from a "
+                    "trained plain network) is better than a plain network "
                     "at 2×400: at 2×400 (two hidden layers of 400 units) its test error is −0.04 "
-                    "percentage points (pp; 95 % interval −0.05 to −0.03) from the plain "
+                    "percentage points (pp; 95 % interval adjusted for three claims: −0.05 to "
+                    "−0.03) from the plain "
                     "network's, which rules out the paper's −0.47 pp.**")  # an ordering holds
     bullets = rest.split("\n")
     assert 1 <= len(bullets) <= 3 and all(b.startswith("- ") for b in bullets), rest
@@ -480,7 +482,7 @@ def test_sgd_vs_paper_and_seeds_words_follow_the_summaries():
     words = T.sgd_vs_paper_words(_planted(-0.0006), _planted(-0.0005, n=5))
     assert words.startswith("**The paper's plain-network baseline was weak.** The Adam recipe's "
                             "plain network minus the paper's, with the "
-                            "95% interval of our mean: −0.03 pp [−0.05, −0.01] at 2×400.")
+                            "unadjusted 95% interval of our mean: −0.03 pp [−0.05, −0.01] at 2×400.")
     # reader r17: dropout's interval against the paper's, which Figure 2's takeaway cites
     assert ("Trained as the paper says, our plain network and dropout are −0.03 pp [−0.07, "
             "+0.01] and −0.01 pp [−0.05, +0.03] from the paper's at 2×400.") in words
@@ -489,7 +491,7 @@ def test_sgd_vs_paper_and_seeds_words_follow_the_summaries():
     near["rows"][0]["test_error"] = [0.0183, 0.0185, 0.0181, 0.0184, 0.0182]
     assert T.sgd_vs_paper_words(_summary([]), near).startswith(
         "**Our plain network against the paper's.** The Adam recipe's plain network minus the "
-        "paper's, with the 95% interval of our mean: +0.00 pp [")
+        "paper's, with the unadjusted 95% interval of our mean: +0.00 pp [")
     same = _planted(-0.0006, n=5)
     for r in same["rows"]:
         if r["key"] == "sgd":
@@ -1042,20 +1044,23 @@ def test_choices_direction_follows_the_controls_and_the_predictor_records():
     assert "\n\n| choice | BBB runs | effect on test error | leans |" in text
     assert ("| warm start | the Adam recipe's scale mixture | warm − random start: means below "
             "0 at every width; resolved at every width (section 2) | BBB's way |") in text
-    assert ("| predictor rule, BBB's own runs | 2; the average picked in 1 | raised 1 by "
-            "0.20 pp | against BBB |") in text
-    assert ("(on test). The warm start favours BBB. The predictor rule on BBB's own runs goes "
-            "against BBB, in one run. So 'BBB is not better' does not come from these "
-            "choices.\n\n") in text
+    # reader r18: against the rule it replaced (always the average) first, always μ beside it
+    assert ("| predictor rule, BBB's own runs | 2; the average picked in 1 | lowered 1 (vs "
+            "always μ: raised 1 by 0.20 pp) | BBB's way; vs μ: against BBB |") in text
+    assert ("(on test). Against what each replaced (a random start; always the average, "
+            "[entry 4](../docs/choices.md#notebook-01-table-1)), the warm start and the "
+            "predictor rule on BBB's own runs favour BBB. So 'BBB is not better' does not come "
+            "from these choices.\n\n") in text
     # the random-start control counts too, and whose error the pick raised follows its records
     ctl = [run("ensemble", 0.0167, 0.0149), run("mean_weights", 0.019, 0.018),
            run("ensemble", 0.0167, 0.0177)]
     both = [("one", [400], lambda m, H: recs if m == "bbb_mixture" else
              ctl if m == "bbb_random_start" else [])]
     text = T.choices_direction(warm, both)
-    assert ("| predictor rule, random-start control | 3; the average picked in 2 | raised 1, "
-            "lowered 1; the control's mean +0.03 pp at 2×400 | BBB's way (the warm start "
-            "looks better) |") in text
+    assert ("| predictor rule, random-start control | 3; the average picked in 2 | lowered 1 "
+            "(vs always μ: raised 1, lowered 1; the control's mean +0.03 pp at 2×400) | "
+            "against BBB (the warm start looks worse); vs μ: BBB's way |") in text
+    assert "The rule on the control goes against BBB. So 'BBB is not better'" in text
     head, rows, words = T.predictor_summary(both)
     assert [r[0] for r in rows] == ["BBB, scale mixture prior", "random-start mixture (control)"]
     assert "2 of 5 BBB runs (the random-start control included)" in words
@@ -1065,7 +1070,16 @@ def test_choices_direction_follows_the_controls_and_the_predictor_records():
                                        else [])])
     assert "| warm − random start: means above 0 at every width; resolved at every width " \
         "(section 2) | against BBB |" in text
-    assert "| lowered 1 by 0.10 pp | BBB's way |" in text and "does not come from" not in text
+    assert "| lowered 1 (vs always μ: lowered 1 by 0.10 pp) | BBB's way |" in text
+    assert "does not come from" not in text
+    # against always μ, two raised runs of BBB's own withhold the closing line
+    two = [run("mean_weights", 0.019, 0.018), run("ensemble", 0.020, 0.018),
+           run("ensemble", 0.021, 0.018)]
+    text = T.choices_direction(warm, [("one", [400], lambda m, H: two if m == "bbb_mixture"
+                                       else [])])
+    assert ("| lowered 1 (vs always μ: raised 2 by 0.20 and 0.30 pp) | BBB's way; vs μ: "
+            "against BBB |") in text
+    assert "does not come from" not in text
     assert T.choices_direction(_summary([]), []) == ""
 
 

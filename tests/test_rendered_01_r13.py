@@ -26,7 +26,7 @@ def test_short_answer_names_the_paper_protocols_resolved_ordering(committed):
         resolved and e["verdict"] == "holds")
     if resolved:
         lo, hi = T._ci_pp(e["ci_adj"]).strip("[]").split(", ")
-        assert f"(95 % interval {lo} to {hi}); the paper's {T._pp(e['paper'])} pp lies " in plain
+        assert f"(adjusted 95 % interval {lo} to {hi}); the paper's {T._pp(e['paper'])} pp lies " in plain
         inside = e["ci_adj"][0] <= e["paper"] <= e["ci_adj"][1]
         assert plain.rstrip(".").endswith("inside" if inside else "outside")
     assert "comparisons with BBB (section 2's table) get no verdict" in plain
@@ -77,7 +77,9 @@ def test_answer_names_the_prior_start_confound(committed):
     assert ("(starts differ at " in row) == bool(split), row
     for W in split:
         assert f"2×{W}" in row.split(":")[0]
-    assert "warm" not in plain
+    # reader r18: the bold sentence says the mixture was warm-started; the confound stays out
+    assert plain.count("warm") == 1 and "starts differ" not in plain
+    assert "(means warm-started from a trained plain network)" in plain.split("\n")[0]
 
 
 def test_predictor_rule_counts_every_bbb_run(committed):
@@ -107,7 +109,17 @@ def test_predictor_rule_counts_every_bbb_run(committed):
     up = sum(v["predictor"] != "mean_weights" and v["test_error_ensemble"]
              > v["test_error_mean_weights"] for v in ctl)
     if up:
-        assert rows["predictor rule, random-start control"][2].startswith(f"raised {up}, ")
+        assert f"(vs always μ: raised {up}, " in rows["predictor rule, random-start control"][2]
+    # reader r18: first against the rule it replaced, always the average (choices.md entry 4)
+    own_runs = [v for _, m, _, x in T._rule_runs(groups) if m != "bbb_random_start" for v in x]
+    for key, xs in (("predictor rule, BBB's own runs", own_runs),
+                    ("predictor rule, random-start control", ctl)):
+        d = [v["test_error_mean_weights"] - v["test_error_ensemble"] for v in xs
+             if v["predictor"] == "mean_weights"]
+        said = ", ".join(f"{k} {c}" for k, c in (("lowered", sum(x < 0 for x in d)),
+                                                  ("raised", sum(x > 0 for x in d))) if c)
+        assert rows[key][2].startswith(f"{said} (vs always μ: "), rows[key][2]
+    assert "Against what each replaced (a random start; always the average, " in text
     head, rows, words = T.predictor_summary(groups[1:])
     assert any(r[0] == T.RULE_LABELS["bbb_random_start"] for r in rows)
 

@@ -53,7 +53,8 @@ def test_short_answer_leads_with_one_bold_sentence(committed):
     assert lead.count(". ") == 0 and lead.count("**") == 2, lead  # one sentence, all bold
     e = T.effects(adam)[(400, "bbb_mixture", "sgd")]
     lo, hi = T._ci_pp(e["ci_adj"]).strip("[]").split(", ")
-    assert f"95 % interval {lo} to {hi}) from the plain network's" in lead
+    assert f"95 % interval adjusted for three claims: {lo} to {hi}) from the plain network's" \
+        in lead  # reader r18: the headline's interval says it is adjusted
     assert "not measurably better than a plain network, and none of the paper's Table 1 " \
            "margins is reproduced" in lead
     bullets = rest.split("\n")
@@ -123,7 +124,8 @@ def test_takeaways_do_not_repeat_the_first_screen():
     short = cells[short_at]
     take = cells[next(i for i, t in enumerate(cells) if t.startswith("## Takeaways")) + 1]
     assert take.startswith("The answer is at the top (*In short* and its table)")
-    lo, hi = short.split("at 2×400 ")[1].split("95 % interval ")[1].split(")")[0].split(" to ")
+    lo, hi = (short.split("at 2×400 ")[1].split("95 % interval adjusted for three claims: ")[1]
+              .split(")")[0].split(" to "))
     assert f"[{lo}, {hi}]" in cells[short_at + 2]  # the answer's table has it ...
     assert f"[{lo}, {hi}]" not in take  # ... the takeaways do not repeat it
     assert "weak baseline" not in take and "resolved below neither" not in take
