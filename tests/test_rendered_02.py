@@ -132,6 +132,19 @@ def test_std_ratio_and_verdict_tables():
     header, rows = R.std_ratio_rows(_summary(ps))
     assert rows == [["BBB, Gaussian prior", "10.50 ± 2.12 (12.00, 9.00)"],
                     ["standard network", "1.00 ± 0.00 (1.00, 1.00)"]]
+    ps = _per_seed({"bbb_gaussian": [12, 9, 10.5], "bbb_mixture": [0.8, 1.2, 1.0],
+                    "mle": [1.0, 1.0, 1.0]})
+    assert R.std_ratio_test_text(ps) == (  # exploratory: BBB's mean against 1, no verdict word
+        "*Exploratory:* the standard network's std ratio is 1 by construction (one constant σ), "
+        "so BBB's is compared with 1. Mean over the 3 seeds (95 % interval): BBB (Gaussian "
+        "prior) 10.50 (6.77 to 14.23), BBB (scale-mixture prior) 1.00 (0.50 to 1.50); only BBB "
+        "(Gaussian prior)'s interval excludes 1.")
+    ps["mle"] = [dict(r, std_ratio=1.2) for r in ps["mle"]]
+    text = R.std_ratio_test_text(ps)
+    assert "std ratio is 1.20 on average, so BBB's is compared with 1.20." in text
+    assert "by construction" not in text and "; only BBB (Gaussian prior)'s interval" in text
+    ps["bbb_mixture"] = [dict(r, std_ratio=3.0 + r["seed"]) for r in ps["bbb_mixture"]]
+    assert R.std_ratio_test_text(ps).endswith("; both intervals exclude 1.20.")
     header, rows = R.verdict_rows(_verdicts({"bbb_mixture < mle on nll_out": "holds"}),
                                   "away from the data")
     assert "mean difference (BBB − rival)" in header and header[0].startswith("claim (BBB <")
@@ -371,7 +384,7 @@ def test_answer_text_follows_the_numbers():
                   n=3, diffs={"bbb_gaussian < mc_dropout on nll_out": -1.9,
                               "bbb_gaussian < mle on cover_err_in": 0.038})
     text = R.answer_text(_summary(ps), v)
-    assert text.startswith("**Yes: away from the data the band of BBB (Gaussian prior) widens "
+    assert text.startswith("**(a) Yes: away from the data the band of BBB (Gaussian prior) widens "
                            "10.3-fold (9.0 to 12.0 per seed); a standard network's keeps one "
                            "width; with the scale-mixture prior (the paper's MNIST prior; its "
                            "Figure 5 names none), BBB's widens only 1.6-fold.**\n\n- **Coverage "
@@ -387,7 +400,8 @@ def test_answer_text_follows_the_numbers():
     assert "The standard network's covers 0.100." in text
     assert "MC dropout and the deep ensemble cover 0.900 and 0.900." in text
     assert " holds 0." not in text and " hold 0." not in text  # 'holds' is a verdict word only
-    assert "of 24 claims, 1 hold, 1 is reversed and 22 are not resolved at 3 seeds." in text
+    assert ("- **(b) Seldom** (section 6's declared tests): of 24 claims, 1 hold, 1 is reversed "
+            "and 22 are not resolved at 3 seeds.") in text  # question (b), after (a)'s bullets
     assert ("not resolved at 3 seeds. Away from the data, BBB (Gaussian prior) is better than MC "
             "dropout on NLL; near the data, the standard network is better than BBB (Gaussian "
             "prior) on coverage error (the differences with their 95 % intervals: the "
@@ -395,11 +409,18 @@ def test_answer_text_follows_the_numbers():
     # the band of the widest BBB does not open on one seed, and no claim holds
     ps["bbb_gaussian"][1]["std_ratio"] = 0.8
     text = R.answer_text(_summary(ps), _verdicts({}, n=3))
-    assert text.startswith("**On 2 of 3 seeds: away from the data the band of BBB (Gaussian "
+    assert text.startswith("**(a) On 2 of 3 seeds: away from the data the band of BBB (Gaussian "
                            "prior) widens 7.6-fold (0.8 to 12.0 per seed); a standard network's "
                            "keeps one width; with the scale-mixture prior (the paper's MNIST "
                            "prior; its Figure 5 names none), BBB's widens only 1.6-fold.**")
     assert "0 hold, 0 are reversed and 24 are not resolved" in text and "better" not in text
+    assert "- **(b) No** (section 6's declared tests)" in text
+    names = [R.claim_name(b, r, sc) for scores in R.FAMILY_SCORES.values() for sc in scores
+             for b in R.BBB for r in R.RIVALS]
+    for k, lead in ((6, "Seldom"), (7, "In 7 of 24 claims"), (24, "Yes")):  # (b)'s lead word
+        v = _verdicts(dict.fromkeys(names[:k], "holds"), n=3)
+        assert f"- **(b) {lead}** (section 6's declared tests): of 24 claims, {k} hold" in \
+            R.answer_text(_summary(ps), v)
     ps["bbb_mixture"] = [dict(r, std_ratio=7.0) for r in ps["bbb_mixture"]]  # not below half
     text = R.answer_text(_summary(ps))
     assert "; with the scale-mixture prior (the paper's MNIST prior; its Figure 5 names none), " \
@@ -408,12 +429,12 @@ def test_answer_text_follows_the_numbers():
     assert "have std ratios 2.5, 5.0, all lower than BBB (Gaussian prior)'s, and cover" in text
     ps = {m: [dict(r, std_ratio=0.9) for r in rows] for m, rows in ps.items() if m != "mle"}
     text = R.answer_text(_summary(ps))
-    assert text.startswith("**No: away from the data the band of BBB (Gaussian prior) does not "
+    assert text.startswith("**(a) No: away from the data the band of BBB (Gaussian prior) does not "
                            "widen (0.9-fold; 0.9 to 0.9 per seed).**")
     assert "standard network" not in text and "other methods there" in text
     assert "all lower" not in text and "widens" not in text and "less" not in text
     assert "'s std ratio is 0.9 (above 1 on 0 of 3 seeds); its central" in text
-    assert "**The declared tests**" not in text  # no verdicts given: no tests bullet
+    assert "**(b) " not in text  # no verdicts given: no tests bullet
 
 
 # ---- the committed results ----
@@ -455,18 +476,21 @@ def test_readings_run_on_the_committed_results(monkeypatch):
     text = R.answer()
     assert f"{summary['bbb_gaussian']['std_ratio']['mean']:.1f}-fold" in text
     assert "its median lies off the truth (section 6)" in text  # seed 0's two intervals err apart
-    text_sr = R.std_ratio_test_text(per_seed)  # the std ratio's test, as docs/choices.md's table
-    fam = stats.ordering_family({b: ([r["std_ratio"] for r in per_seed["mle"]],
-                                       [r["std_ratio"] for r in per_seed[b]]) for b in R.BBB})
-    assert all(f"{R.NAMES[b]}'s higher by {-fam[b]['t_test']['mean_diff']:.2f} (95 % interval "
-               f"{-fam[b]['t_test']['ci'][1]:.2f} to {-fam[b]['t_test']['ci'][0]:.2f}): "
-               f"{fam[b]['verdict']}" in text_sr for b in R.BBB)
+    text_sr = R.std_ratio_test_text(per_seed)  # exploratory: BBB's ratio against 1, no verdict
+    assert all(r["std_ratio"] == 1.0 for r in per_seed["mle"])  # one constant sigma: 1 exactly
+    ci = {b: stats.mean_ci([r["std_ratio"] for r in per_seed[b]]) for b in R.BBB}
+    assert all(f"{R.NAMES[b]} {ci[b]['mean']:.2f} ({ci[b]['ci'][0]:.2f} to "
+               f"{ci[b]['ci'][1]:.2f})" in text_sr for b in R.BBB)
+    assert text_sr.endswith("; both intervals exclude 1.") == all(
+        not c["ci"][0] <= 1 <= c["ci"][1] for c in ci.values())
+    assert text_sr.startswith("*Exploratory:* the standard network's std ratio is 1 by "
+                              "construction") and "hold" not in text_sr
     d = R.left_strip_detail(curves, x, R.truth(x, 0.02))
     assert f"({d['ratio']:.2f} against {d['gap_ratio']:.2f} times its in-range width)" in text
     assert f"at {d['outside']} of {d['points']} points" in text and "**Left of the data**" in text
     # the left strip comes after the bullets on the right of the data, before the tests
     assert text.index("**Coverage there:**") < text.index("**Left of the data**") < \
-        text.index("**The declared tests**")
+        text.index("- **(b) Seldom** (section 6's declared tests)")
     # the column 'a verdict needs' agrees with every verdict: a verdict passes its own step
     for family, claims in verdicts["metrics"].items():
         _, rows = R.verdict_rows(verdicts, family)
