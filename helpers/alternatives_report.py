@@ -1581,22 +1581,24 @@ def short_answer(summary, nb05=None, fair=None):
     es = [e for e in effects(summary) if e["word"] == WORDS["holds"]]
     wins = [c for c in nb05_ece(nb05) if c["word"] == WORDS["holds"]] if nb05 else []
     near = near_threshold(summary, nb05)
-    items = [f"{e['score']} over {SHORT[e['rival']]}"
-             + (" (narrowly)" if (e["family"], e["rival"]) in near else "") for e in es]
+    weak = "; p near 0.05"  # the flag 'near the threshold' (Terms) in words the reader has
+    items = [f"{e['score']} over {SHORT[e['rival']]} (by {abs(e['mean']):.{e['digits']}f}"
+             + (weak if (e["family"], e["rival"]) in near else "") + ")" for e in es]
     if wins:
         items.append("a slightly lower ECE than " + _join(
-            [f"{SHORT[c['rival']]} (by {-c['mean']:.4f}" + ("; narrowly" if c["near"] else "")
+            [f"{SHORT[c['rival']]} (by {-c['mean']:.4f}" + (weak if c["near"] else "")
              + ")" for c in wins]))
     all05 = bool(items) and all((e["family"], e["rival"]) in IN_NOTEBOOK_05 for e in es)
-    beats = (("BBB's only wins" if len(items) > 1 else "BBB's only win")
-             + (f", {'all ' if len(items) > 1 else ''}in {NOTEBOOK_05}'s tests: " if all05
-                else ": ") + _join(items)
+    again = [(f, near_) for f, sc, v, near_ in (_fair_verdicts(fair) if fair and fair.get("seeds")
+                                                else []) if v == "holds" and sc == "OOD AUROC"]
+    again = again if any(e["rival"] == "map" and e["key"] == "auroc_entropy" for e in es) else []
+    beats = (("BBB's only wins" if len(items) + len(again) > 1 else "BBB's only win") + ": "
+             + (f"in {NOTEBOOK_05}'s tests, " if all05 else "") + _join(items)
              if items else "BBB beats no rival on either score")
-    again = [f for f, sc, v, _ in (_fair_verdicts(fair) if fair and fair.get("seeds") else [])
-             if v == "holds" and sc == "OOD AUROC"]
-    if again and any(e["rival"] == "map" and e["key"] == "auroc_entropy" for e in es):
-        beats += ("; the OOD AUROC win recurs against " + _join([SHORT[f] for f in again])
-                  + " tuned on validation data, MAP's network in all but name (section 4)")
+    if again:
+        beats += ("; in section 4, the same OOD AUROC lead over " + _join(
+            [SHORT[f] + " tuned on validation data" + (" (p near 0.05)" if n_ else "")
+             for f, n_ in again]))  # MAP's network in all but name: the next sentence
     failed = failed_fits(summary)
     lap = ""
     if failed:
@@ -1683,10 +1685,9 @@ def effects_text(summary, nb05=None):
     out = []
     if es:
         out += ["**What the intervals say.** Not resolved, with what each 95 % interval of "
-                "BBB − rival excludes (the paper reports neither score):", ""]
+                "BBB − rival in Table 6.3 excludes (the paper reports neither score):", ""]
         out += [f"- {SHORT[e['rival']][0].upper() + SHORT[e['rival']][1:]}, {e['score']}"
-                + (" (tested in notebook 05)" if e.get("in05") else "")
-                + f": {_effect(e)}; {_excludes(e)}." for e in es]
+                + f": {_excludes(e)}." for e in es]
     return "\n".join(out)
 
 
@@ -1917,7 +1918,7 @@ def _scores_panel(ax, summary, on, key, failed, log=False, slots=None):
     if "map" in scored:
         ax.axhline(t["map"][on][key]["mean"], color="black", ls=":", lw=0.8, zorder=1)
     ax.set_xticks(range(len(methods)), [TICKS[m] + ("\n(failed)" if m in failed else "")
-                                        + ("" if m in scored else "\n(subset\nonly)")
+                                        + ("" if m in scored else "\n(full:\nTable\n6.5)")
                                         for m in methods],
                   fontsize=9 if len(methods) <= 6 else 8.5, rotation=0)
     ax.tick_params(axis="y", labelsize=10)
@@ -1970,8 +1971,9 @@ TICKS = {"map": "MAP", "mc_dropout": "MC\ndropout", "ensemble": "deep\nensemble"
 def summary_figure(summary):
     """The final runs' scores: test NLL, OOD AUROC (entropy) and ECE, each seed a dot and each
     method's mean with its 95 % t-interval, on the full test sets (top) and on the plan's
-    2,000 + 2,000-image subset, the only images the all-layer Laplace fits are scored on
-    (bottom), each method in the same column in both rows. Real values (ECE, and the
+    2,000 + 2,000-image subset, the only images the plan scores the all-layer Laplace fits on
+    (bottom; their empty top-row slots point to Table 6.5's full-set rescoring), each method in
+    the same column in both rows. Real values (ECE, and the
     subset's NLL, on a log axis, labelled so); failed fits hollow; MAP's
     mean dotted."""
     import matplotlib.pyplot as plt
@@ -2752,8 +2754,8 @@ NB01_NAME = {"map": "notebook 01's plain network's", "mc_dropout": "its dropout 
 
 
 def bbb_run_text(summary, plan=None, nb01=None):
-    """One line: which BBB was run. Its prior (π, σ₁, σ₂) and samples per step from the plan's
-    search base, the predictive samples in the search (the plan's budget) and at test (the
+    """One line: which BBB was run. Its prior (π, σ₁, σ₂; samples per step: the box, and
+    ``_recipe_words`` in the answer) from the plan's search base, the predictive samples in the search (the plan's budget) and at test (the
     records), the chosen ρ₀ and epochs and the grid edges they sit at (the search records),
     and its test error beside notebook 01's BBB at the same width and the paper's."""
     import math
@@ -2769,8 +2771,7 @@ def bbb_run_text(summary, plan=None, nb01=None):
     nb01 = _nb01_bbb() if nb01 is None else nb01
     ours = 100 * summary["table"]["bbb"]["full"]["test_error"]["mean"]
     text = (f"**Which BBB was run.** The paper's scale-mixture prior with π = {base['pi']:g}, "
-            f"σ₁ = {s1:g}, σ₂ = e^−{base['neg_log_sigma2']:g} ≈ {s2:.4f} (fixed, not searched); "
-            f"{base['samples']} weight sample per training step; "
+            f"σ₁ = {s1:g}, σ₂ = e^−{base['neg_log_sigma2']:g} ≈ {s2:.4f} (fixed: the box); "
             + f"the search chose ρ₀ = {_num(rho)} (σ₀ = log(1 + e^ρ₀) ≈ "
             f"{math.log1p(math.exp(rho)):.4f}) and {c['epochs']} epochs"
             + (f", choices at {len(at)} edge{'s' if len(at) != 1 else ''} of its grid "
@@ -2968,6 +2969,24 @@ def ece_words(v2, n=None):
         ([f"a higher 15-bin ECE than {_ece_group(bad)}"] if bad else []) + \
         ([f"not resolved at {n} seeds against {_ece_group(rest)}"] if rest else [])
     return "; ".join(bits)
+
+
+def samples_text():
+    """Method's bullet on predictive samples: how many each sampling method averages at test
+    (its final records' ``test_samples``) and the Laplace fits' predictive (no sampling with the
+    probit link, ``ALT.LAPLACE_PREDICTIVE``); '' before any final record."""
+    got = {m: _test_samples(m) for m in F.SAMPLES if F.SAMPLES[m]}
+    by = {}
+    for m, k in got.items():
+        if k:
+            by.setdefault(k, []).append(SHORT[m])
+    if not by:
+        return ""
+    text = "- *Predictive samples*: at test, " + "; ".join(
+        f"{_join(ms)} average {k} samples" for k, ms in by.items())
+    if ALT.LAPLACE_PREDICTIVE.get("link_approx") == "probit":
+        text += "; the Laplace fits use none (a closed-form probit approximation)"
+    return text + ".\n"
 
 
 def not_tested_text(v2):

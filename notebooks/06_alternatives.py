@@ -141,7 +141,7 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(refits));
 #   [Table 6.4](../docs/06_details.md#the-plans-subset), in the details).
 
 # %%
-show_markdown(R.not_tested_text(nb05));
+show_markdown(R.samples_text() + R.not_tested_text(nb05));
 
 # %% [markdown]
 # **The weakest assumption**: the budget. A choice at an edge of its grid or of the epochs
@@ -171,11 +171,11 @@ if final is not None:
     show_markdown(R.bbb_run_text(final));
 
 # %% [markdown]
-# The figure draws every seed (dots) and each method's mean with its 95% interval (diamond), on
-# the full test sets (top) and on the subset (bottom, to place the all-layer Laplace fits,
-# scored there alone; each method keeps its column). Hollow markers: failed fits. Dotted line:
-# MAP's mean. Compare ECE only within a row: fewer
-# images inflate the binned ECE ([details](../docs/06_details.md#the-plans-subset)).
+# Every seed and each method's mean with its 95% interval: full test sets (top), the subset
+# (bottom). The plan scored the all-layer Laplace fits on the subset alone, hence empty
+# top-row columns; their full-test rescoring: section 4's first table. Compare ECE only within
+# a row: fewer images inflate the binned ECE
+# ([details](../docs/06_details.md#the-plans-subset)).
 
 # %%
 if final is not None:
