@@ -671,9 +671,15 @@ def std_ratio_test_text(per_seed, rival="mle"):
     parts, out = [], []
     for b in (b for b in BBB if b in ratio):
         m = stats.mean_ci(ratio[b])
+        if m["ci"] is None:  # one seed: no interval
+            parts.append(f"{NAMES[b]} {m['mean']:.2f} (one seed: no interval)")
+            continue
         lo, hi = m["ci"]
         parts.append(f"{NAMES[b]} {m['mean']:.2f} ({lo:.2f} to {hi:.2f})")
         out += [NAMES[b]] if not lo <= ref <= hi else []
+    if len(ratio[rival]) < 2:
+        return (f"*Exploratory:* mean over {_n_seeds(len(ratio[rival]))}: " + ", ".join(parts)
+                + f"; the standard network's: {one}.")
     said = ("both intervals exclude" if len(out) == len(parts) == 2 else
             "every interval excludes" if len(out) == len(parts) else
             f"only {out[0]}'s interval excludes" if len(out) == 1 else

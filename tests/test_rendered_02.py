@@ -145,6 +145,9 @@ def test_std_ratio_and_verdict_tables():
     assert "by construction" not in text and "; only BBB (Gaussian prior)'s interval" in text
     ps["bbb_mixture"] = [dict(r, std_ratio=3.0 + r["seed"]) for r in ps["bbb_mixture"]]
     assert R.std_ratio_test_text(ps).endswith("; both intervals exclude 1.20.")
+    one = _per_seed({"bbb_gaussian": [12], "mle": [1.0]})  # the smoke profile: one seed
+    assert R.std_ratio_test_text(one).startswith("*Exploratory:* mean over ") and \
+        "12.00 (one seed: no interval)" in R.std_ratio_test_text(one)
     header, rows = R.verdict_rows(_verdicts({"bbb_mixture < mle on nll_out": "holds"}),
                                   "away from the data")
     assert "mean difference (BBB − rival)" in header and header[0].startswith("claim (BBB <")
