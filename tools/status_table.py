@@ -1524,19 +1524,17 @@ def short_beyond():
 
 
 def _near_05(v2, family, rival):
-    """Whether notebook 05's claim against ``rival`` in ``family`` lies near the threshold: its
-    Holm p, or its Holm p under a rescoring with other sampling seeds, in helpers.ood_plan.NEAR
-    (the band notebooks 05 and 06 flag)."""
+    """Whether notebook 05's claim against ``rival`` in ``family`` lies near the threshold, by
+    notebook 05's own rule (helpers.ood_plan._near: Holm p, or a rescoring's, in NEAR)."""
     sys.path.insert(0, str(ROOT))
-    from helpers.ood_plan import NEAR
-    claim = next((c for c in v2["families"].get(family, {}) if rival in c.split(" on ")[0]
-                  .split(" < ")), None)
+    from helpers import ood_plan as O
+    fam = v2["families"].get(family, {})
+    claim = next((c for c in fam if rival in c.split(" on ")[0].split(" < ")), None)
     if claim is None:
         return False
-    ps = [v2["families"][family][claim].get("p_holm")]
-    for claims in (v2.get("mc_robustness") or {}).values():
-        ps += (claims.get(claim) or {}).get("p_holm") or []
-    return any(p is not None and NEAR[0] <= p < NEAR[1] for p in ps)
+    r = fam[claim]
+    return O._near(v2, {"word": O.DIRECTION.get(r["verdict"]), "claim": claim,
+                        "p_holm": r.get("p_holm")})
 
 
 def _nll_losses(v3):
