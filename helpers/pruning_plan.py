@@ -438,7 +438,7 @@ def table_rows(summary, arms=None, fractions=(0, 50, 75, 95, 98, 99)):
 def _claim_label(claim):
     lhs, rhs, f = _parse(claim)
     seen = " [exploratory]" if claim in SEEN_BEFORE_PLAN else ""
-    return f"{ARM_LABELS[lhs]} < {ARM_LABELS[rhs]}, {f}% removed{seen}"
+    return f"{ARM_LABELS[lhs]} < {ARM_LABELS[rhs]}, {f} % removed{seen}"
 
 
 def effect_words(r):
@@ -490,7 +490,9 @@ def test_rows(summary, families=None):
                          if tt and tt.get("ci") else "—",
                          f"{tt['t']:+.1f}" if tt and tt.get("t") is not None else "—",
                          f"{r['p_holm']:.3g}" if r.get("p_holm") is not None else "—",
-                         _word(summary, r)])
+                         "— (exploratory)" if claim in SEEN_BEFORE_PLAN
+                         and not _word(summary, r).startswith(("pending", "not measured"))
+                         else _word(summary, r)])
     return header, rows
 
 
@@ -548,11 +550,11 @@ def retrain_rows(summary):
 
 
 def _by_verdict(pairs, against=""):
-    """"holds (95% and 98% removed)" from [(fraction, word)]: fractions with the same word
+    """"holds (95 % and 98 % removed)" from [(fraction, word)]: fractions with the same word
     together, in the order the words first come (``against``: "holds against <it> (...)")."""
     by = {}
     for f, w in pairs:
-        by.setdefault(w, []).append(f"{f}%")
+        by.setdefault(w, []).append(f"{f} %")
     rival = f" against {against}" if against else ""
     return ", ".join(f"{w}{rival} ({' and '.join(fs)} removed)" for w, fs in by.items())
 
@@ -588,7 +590,38 @@ def _mean_pct(t, arm, f):
     return f"{100 * statistics.fmean(v):.2f} %" if v else "not measured"
 
 
-def reading_text(summary, sensitivity=True):
+def sigma_bullet(summary, rec=None):
+    """Section 3's one place for question (2), does σ add anything over |μ| (a Markdown bullet,
+    exploratory: no verdict word): SNR − |μ| at the main width with its 95 % interval at each
+    tested fraction and the SNR advantage each interval excludes; with ``rec`` (snr.json), the
+    narrower networks' mean errors where McNemar's per-network test favours SNR (appendix A)."""
+    fam = summary["families"]["error after pruning"]
+    said, excl = [], []
+    for f in TESTED:
+        r = fam[f"bbb_snr < bbb_magnitude at {f}%"]
+        said.append(f"{effect_words(r)} at {f} %")
+        ci = (r.get("t_test") or {}).get("ci")
+        if ci and ci[0] < 0 < ci[1]:
+            excl.append(f"{-100 * ci[0]:.2f}")
+    text = (f"- **Does σ help?** (*exploratory*, no verdict: the table's [exploratory] rows) "
+            f"SNR − |μ| at 2×{H_MAIN}: " + " and ".join(said) + " (95 % intervals)"
+            + (f"; they exclude an SNR advantage above {' and '.join(excl)} pp" if excl else ""))
+    n = _narrow_snr(rec) if rec else None
+    if n:
+        errs = []
+        from . import pruning
+        ms = pruning._by_width(rec, n["H"])
+        for f in n["fs"]:
+            e = {k: sum(m["error_at"][k][f] for m in ms) / len(ms) for k in ("snr", "magnitude")}
+            errs.append(f"{100 * e['snr']:.2f} % against {100 * e['magnitude']:.2f} % at {f} %")
+        text += (f". At 2×{n['H']} SNR errs less than |μ| (Table 2: " + "; ".join(errs)
+                 + f"), on each of the {n['n']} networks by McNemar's test (appendix A)"
+                 + (", but those networks differ in recipe too (the names table)"
+                    if width_differences(rec) else ""))
+    return text + "."
+
+
+def reading_text(summary, sensitivity=True, rec=None):
     """Notebook 04's reading of plan v2's reference tables (Markdown bullets), its words from
     ``summary``: the verdicts against the references grouped by word (the numbers are in the
     tables above it), any claim whose unadjusted interval excludes 0 yet is not resolved after
@@ -626,14 +659,7 @@ def reading_text(summary, sensitivity=True):
         seen = _without_seen_words(fam, odd) if sensitivity else ""
         if seen:
             lines.append("  -" + seen)
-    need = [(_parse(c)[2], needed_pp(summary, "error after pruning", fam[c])) for c in fam
-            if c in SEEN_BEFORE_PLAN and fam[c]["verdict"].startswith("not resolved")]
-    need = [(f, x) for f, x in need if x is not None]
-    lines.append("- SNR against |μ| on the same BBB networks: the table's [exploratory] rows, "
-                 "read in the answer at the top"
-                 + (" (at their spreads, given the family's other p-values, a mean "
-                    "difference of " + " and ".join(f"{x:.2f} pp at {f} %" for f, x in need)
-                    + " would hold)" if need else "") + ".")
+    lines.append(sigma_bullet(summary, rec))
     added = summary["families"].get("error added by pruning")
     if added:
         differ = [c for c in fam if c in added and added[c]["verdict"] != fam[c]["verdict"]]
@@ -643,9 +669,8 @@ def reading_text(summary, sensitivity=True):
     rnd = {a: t[a]["50"] for a in ("bbb_random", "sgd_random", "dropout_random")}
     if all(rnd.values()) and statistics.fmean(rnd["bbb_random"].values()) > max(
             statistics.fmean(v.values()) for k, v in rnd.items() if k != "bbb_random"):
-        lines.append("- Removed at random (not tested), BBB's networks lose more: with half "
-                     "the weights gone their mean error is above SGD's and dropout's (the "
-                     f"random columns; {_random_seeds_words(rnd)}).")
+        lines.append("- Removed at random (not tested), BBB's networks lose more: at half the "
+                     f"weights their mean error is the highest ({_random_seeds_words(rnd)}).")
     return "\n".join(lines)
 
 
@@ -736,13 +761,14 @@ def starting_networks(v3, v2=None):
     return starts, sgd
 
 
-def starting_network_text(starts, sgd=None):
+def starting_network_text(starts, sgd=None, recipe=True):
     """What BBB's starting network is (Markdown), from ``starting_networks``: its recipe, Table
     1's SGD networks' recipe beside it, and, where the starting networks' run records give the
-    same number of test errors, whether they misclassify the same images (one network) or not."""
+    same number of test errors, whether they misclassify the same images (one network) or not;
+    ``recipe=False``: without its recipe (the notebook's names table gives it)."""
     recipes = {recipe_words(s.get("config") or {"optimizer": "adam", "lr": s["lr"],
                                                  "epochs": s["epochs"]}) for s in starts}
-    recipe = f", trained with {recipes.pop()}" if len(recipes) == 1 else ""
+    recipe = f", trained with {recipes.pop()}" if len(recipes) == 1 and recipe else ""
     text = ("*BBB's start net* is the SGD network whose weights become the initial "
             f"means of the pruned 2×{H_MAIN} BBB network of the same seed{recipe}.")
     if sgd is not None:
@@ -855,12 +881,12 @@ def start_reading_text(summary, v2=None, rec=None):
     shift = mu_shift(v2, summary) if v2 is not None else None
     if shift is not None:
         lines.append(f"- Ranked by |μ| instead of SNR, BBB's difference from its start "
-                     f"nets moves by at most {shift:.2f} pp at these fractions (described; "
-                     "no declared test compares |μ| with |w|).")
+                     f"nets moves by at most {shift:.2f} pp at these fractions (described, not "
+                     "tested).")
     holds = [f for f in TESTED if fam[f"bbb_snr < start_magnitude at {f}%"]["verdict"] == "holds"]
     lines.append("- **What makes them prunable?** The comparison changes the training (BBB's "
                  "epochs under the prior) and the ranking (SNR against |w|) at once"
-                 + (f"; σ in the ranking adds nothing measurable at 2×{H_MAIN} (the answer), so "
+                 + (f"; σ in the ranking adds nothing measurable at 2×{H_MAIN} (above), so "
                     "where the claim holds (" + " and ".join(map(str, holds))
                     + " % removed) this points to the training, whose parts (the prior's pull "
                     "towards zero, the sampled weights, the extra epochs) are not separated."
@@ -911,8 +937,8 @@ def _unseen_seeds_words(fam, seen=("0",)):
                                                                for sd, x in d))
     if not parts:
         return ""
-    return ("- Eq. 9's seeds 1 and 2, trained after the test was declared, replicate it alone: "
-            "eq. 8 − eq. 9, " + "; ".join(parts) + " (described, not tested).")
+    return ("- Eq. 9's seeds 1 and 2, trained after the test was declared, give on their own "
+            "eq. 8 − eq. 9 at " + "; at ".join(parts) + " (described, not tested).")
 
 
 def _smallest_declared(summary, v3=None):
@@ -989,9 +1015,9 @@ def _prunable_takeaway(summary, v3, rec=None):
                for f in TESTED)
     if not holds or not flat:
         return ""
-    return (f"Where BBB pruned by SNR beats its own start nets pruned by |w| "
-            f"({' and '.join(map(str, holds))} % removed), BBB's training rather than σ in the "
-            "ranking seems to do it (section 3).")
+    return ("BBB's training rather than σ in the ranking, it seems (an inference; section 3): "
+            "BBB by SNR against its own start nets by |w|, "
+            + "; ".join(f"{f} % removed: {effect_words(by[f])}, holds" for f in holds) + ".")
 
 
 def _narrow_words(rec, H):
@@ -1007,10 +1033,8 @@ def _narrow_words(rec, H):
         return ""
     (ranking, items), = by.items()
     fs = sorted({f for _, f in items}, key=int)
-    return (f"; at 2×{other[0]}, per-network tests on the test images favour {ranking} at "
-            f"{' and '.join(fs)} % removed (exploratory; appendix A)"
-            + (", but those networks differ in recipe too (the table of names at the top)"
-               if width_differences(rec) else ""))
+    return (f"; at 2×{other[0]}, {ranking} errs less at {' and '.join(fs)} % removed"
+            + (", but those networks differ in recipe too" if width_differences(rec) else ""))
 
 
 def takeaways_text(rec, dip=None, summary=None, v3=None):
@@ -1023,9 +1047,14 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
     H = rec["metrics"]["models"][0]["H"]
     ms = pruning._by_width(rec, H)
     upto = pruning.flat_up_to(pruning._mean_curve(ms, "snr"))
-    flat = (f"the error stays within 10 % of the unpruned error up to {upto} % removed by SNR"
-            if upto else
-            "the error rises already at the first fraction removed by SNR")
+    gaps, g, paper = pruning.gap_stats(rec, 95)
+    ci = g["ci"]
+    cost = (f"removing 95 % by SNR adds {g['mean']:+.2f} pp"
+            + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "")
+            + f" of test error (the paper: {paper:+.2f} pp"
+            + (", inside the interval" if ci and ci[0] <= paper <= ci[1] else "") + "), and ")
+    flat = cost + (f"the error stays within 1.1× the unpruned error up to {upto} % removed"
+                   if upto else "the error rises already at the first fraction removed")
     w = (dip or {}).get("widths", {}).get(str(H))
     where = (f"; the density has the paper's two modes, with "
              f"{100 * w['share_below']['mean']:.1f} % of the weights below the dip"
@@ -1034,15 +1063,13 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
     done = summary is not None and not summary["interim"]
     if done:
         fam = summary["families"]["error after pruning"]
-        words = [fam[f"bbb_snr < bbb_magnitude at {f}%"]["verdict"] for f in TESTED]
-        same = all(x.startswith("not resolved") for x in words)
-        lines.append(f"- **SNR or |μ|?** At 2×{H_MAIN}, "
-                     + ("SNR − |μ| is not resolved at either tested fraction ("
-                        + "; ".join(f"{f} %: {effect_words(fam[f'bbb_snr < bbb_magnitude at {f}%'])}"
-                                    for f in TESTED) + "; section 3)"
-                        if same else "SNR against |μ|: " + _by_verdict(
-                            list(zip(TESTED, words))))
-                     + _narrow_words(rec, H) + ".")
+        r95 = fam[f"bbb_snr < bbb_magnitude at {TESTED[0]}%"]
+        mci = (r95.get("t_test") or {}).get("ci")
+        lines.append(f"- **Does σ help?** At 2×{H_MAIN}, "
+                     + ("not measurably" if mci and mci[0] <= 0 <= mci[1] else "measurably")
+                     + f": SNR − |μ| at "
+                     f"{TESTED[0]} % removed {effect_words(r95)}"
+                     + _narrow_words(rec, H) + " (exploratory, both; section 3).")
         held, _, rest = _declared_tally(summary, v3).partition("; the other ")
         lines.append(f"- **Special to BBB?** "
                      + (f"{held[:-1]}; section 3)." if held.endswith(")") else
@@ -1054,9 +1081,10 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
             lines.append(f"- **What makes them prunable?** {why}")
         kl = summary["families"].get("KL weighting")
         if kl:
-            said = _by_verdict([(_parse(c)[2], r["verdict"]) for c, r in kl.items()])
-            lines.append(f"- **KL weighting** (section 4): eq. 8's 1/M weights leave a lower "
-                         f"error after SNR pruning than eq. 9's: {said}; one recipe each.")
+            lines.append(f"- **KL weighting** (section 4, 2×{H_KL}): eq. 8 − eq. 9 after SNR "
+                         "pruning, " + "; ".join(f"{_parse(c)[2]} % removed: {effect_words(r)}, "
+                                                 f"{r['verdict']}" for c, r in kl.items())
+                         + "; one recipe each.")
     return "\n".join(lines)
 
 
@@ -1098,22 +1126,42 @@ def _headline(rec, dip, summary, fraction, H, s, flat):
     lo = w.get("cost_below") if w and w["bimodal"] else None
     even = (f" (even {lo['removed_pct']} %)" if lo and lo["removed_pct"] > fraction
             and _share_free(lo.get("ci")) else "")
+    kl = ((summary or {}).get("families", {}).get("KL weighting") or {}).get(
+        f"uniform_snr < blundell_snr at {fraction}%") if summary and not summary["interim"] else None
+    cond = ", with eq. 8's KL weighting (section 4)" if kl else ""
+    worse = (f"; with the paper's proposed eq. 9 weighting (tested at 2×{H_KL}), pruning {fraction} %"
+             " costs more (third bullet)" if kl and kl["verdict"] == "holds" else "")
     if flat and _share_free(s["ci"]):
-        text = (f"**The answer.** (1) Yes: {fraction} % of the weights of our 2×{H} BBB networks"
-                f"{even} can be removed by SNR at no measurable cost in test error, as the paper "
-                "reports.")
+        text = (f"**The answer.** (1) Yes{cond}: {fraction} % of the weights of our 2×{H} BBB "
+                f"networks{even} can be removed by SNR at no measurable cost in test error, as "
+                f"the paper reports{worse}.")
     elif flat:
-        text = (f"**The answer.** (1) Nearly: removing {fraction} % of the weights of our 2×{H} "
-                "BBB networks by SNR keeps their test error within 10 % of the unpruned error, "
-                "though the cost is measurable.")
+        text = (f"**The answer.** (1) Nearly{cond}: removing {fraction} % of the weights of our "
+                f"2×{H} BBB networks by SNR keeps their test error within 1.1× the unpruned "
+                f"error, though the cost is measurable{worse}.")
     else:
-        text = (f"**The answer.** (1) Only in part: removing {fraction} % of the weights of our "
-                f"2×{H} BBB networks by SNR raises their test error.")
+        text = (f"**The answer.** (1) Only in part{cond}: removing {fraction} % of the weights of "
+                f"our 2×{H} BBB networks by SNR raises their test error{worse}.")
     if summary is None or summary["interim"]:
         return text
     v = summary["families"]["error after pruning"][f"bbb_snr < bbb_magnitude at {fraction}%"]
     narrow = _narrow_snr(rec)
-    if v["verdict"] == "holds":
+    seen = f"bbb_snr < bbb_magnitude at {fraction}%" in SEEN_BEFORE_PLAN
+    if seen:  # exploratory: described by its interval, no verdict word (the Terms)
+        ci = (v.get("t_test") or {}).get("ci")
+        if ci and ci[0] < 0 < ci[1]:
+            text += (f" (2) Not at 2×{H}: ranking by the means' magnitude |μ| alone is not "
+                     "measurably worse")
+        elif ci and ci[1] < 0:
+            text += f" (2) At 2×{H}, ranking by SNR errs measurably less than by |μ|"
+        elif ci:
+            text += f" (2) Not at 2×{H}: ranking by |μ| alone errs measurably less than SNR"
+        else:
+            text += f" (2) At 2×{H}: see section 3"
+        text += ((f"; only in the 2×{narrow['H']} networks, at {narrow['words']} removed, does "
+                  "SNR beat |μ|" if narrow else "")
+                 + " (*exploratory*" + (", both" if narrow else "") + "; section 3).")
+    elif v["verdict"] == "holds":
         text += (f" (2) Yes: at 2×{H} ranking by SNR also beats ranking by the means' "
                  "magnitude |μ|, so the posterior's width σ helps.")
     elif v["verdict"] == "reversed":
@@ -1125,7 +1173,8 @@ def _headline(rec, dip, summary, fraction, H, s, flat):
                     "does SNR beat |μ| (*exploratory*: no declared test covers it; "
                     "appendix A)" if narrow else "") + ".")
     if narrow and width_differences(rec):
-        what = [("samples per step" if w.startswith("weight samples") else w)
+        what = [("samples per step" if w.startswith("weight samples") else
+                 "the prior's mixture weight π" if w == "π" else w)
                 + f" ({b} against {a})" for w, a, b in width_differences(rec)]
         text += (f" The 2×{narrow['H']} networks also differ in "
                  + (what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1])
@@ -1166,11 +1215,11 @@ def lean_words(rec, H=None, fractions=("95", "98", "99")):
     tot = {r: sum(t[f"only_{'snr' if r == 'SNR' else 'magnitude'}_wrong"] for t in ts)
            for r in ("SNR", "|μ|")}
     small = sum(t["p"] < pruning.MCNEMAR_ALPHA for t in ts)
-    return (f"- Which way 2×{H} leans (not tested): on {k} of the {len(ts)} network–fraction "
-            f"pairs fewer test images are wrong only under {win} than only under {lose} "
-            f"({tot[win]} against {tot[lose]} in all). Weak evidence: the fractions of one "
-            "network are scored on the same test images, so the pairs are not independent, "
-            f"and {small} of the {len(ts)} {'has' if small == 1 else 'have'} p < {pruning.MCNEMAR_ALPHA:g}.")
+    return (f"- Which way 2×{H} leans (not tested): {k} of the {len(ts)} network–fraction pairs "
+            f"have fewer test images wrong only under {win} than only under {lose} "
+            f"({tot[win]} against {tot[lose]} in all); weak evidence, as one network's "
+            f"fractions share the test images and {small} of the {len(ts)} "
+            f"{'has' if small == 1 else 'have'} p < {pruning.MCNEMAR_ALPHA:g}.")
 
 
 def answer_text(rec, dip, summary=None, fraction=95):
@@ -1192,9 +1241,9 @@ def answer_text(rec, dip, summary=None, fraction=95):
              f" is {'inside' if ci[0] <= paper <= ci[1] else 'outside'} the interval")
     excl = (f": a cost above {ci[1]:.2f} pp is excluded" if ci and ci[0] <= 0 < ci[1] else "")
     lines = [_headline(rec, dip, summary, fraction, H, s, flat), "",
-             f"- **Error added** (pruned − unpruned on the same network), {fraction} % removed "
-             f"by SNR, 2×{H}: {s['mean']:+.2f} pp"
-             + (f", 95 % interval [{ci[0]:+.2f}, {ci[1]:+.2f}] ({len(ms)} seeds){excl}"
+             f"- **Error added** (pruned − unpruned), {fraction} % removed by SNR, 2×{H}: "
+             f"{s['mean']:+.2f} pp"
+             + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}] (95 % interval, {len(ms)} seeds){excl}"
                 if ci else "")
              + f"; the paper's {paper:+.2f} pp{where}."]
     if summary is not None and not summary["interim"]:
@@ -1202,28 +1251,25 @@ def answer_text(rec, dip, summary=None, fraction=95):
         r = fam[f"bbb_snr < bbb_magnitude at {fraction}%"]
         rci = (r.get("t_test") or {}).get("ci")
         excl = (f"; the interval excludes an SNR advantage above {-100 * rci[0]:.2f} pp"
-                if rci and rci[0] < 0 and r["verdict"].startswith("not resolved") else "")
-        side = lean_side(rec, H) if excl else None
-        lean = (f", and the per-image counts lean, if anything, towards {side} (not tested; "
-                "appendix A)" if side else "")
-        seen = (", *exploratory*" if f"bbb_snr < bbb_magnitude at {fraction}%"
-                in SEEN_BEFORE_PLAN else "")
+                if rci and rci[0] < 0 < rci[1] else "")
+        if f"bbb_snr < bbb_magnitude at {fraction}%" in SEEN_BEFORE_PLAN:
+            excl = excl.replace("; the interval", ": the interval") if excl else ""
+            word = "no verdict (*exploratory*; section 3)"
+        else:
+            word = f"{r['verdict']} (section 3)"
         lines.append(f"- **SNR − |μ|** (test error, same networks), {fraction} % removed, "
-                     f"2×{H}: {effect_words(r)} (95 % interval), {r['verdict']}{seen} "
-                     f"(section 3){excl}{lean}.")
+                     f"2×{H}: {effect_words(r)} (95 % interval), {word}{excl}.")
         kl = (summary["families"].get("KL weighting") or {}).get(
             f"uniform_snr < blundell_snr at {fraction}%")
         if kl and kl.get("t_test"):
             alone = [(sd, 100 * (a - b)) for sd, a, b in zip(
                 [str(x) for x in kl.get("seeds", [])], kl.get("lhs", []), kl.get("rhs", []))
                 if sd != "0"]
-            lines.append(f"- **Eq. 8 − eq. 9 KL weights** (minibatch $i$ of $M$ gets KL "
-                         "weight $1/M$ in eq. 8; the paper proposes "
-                         "$\\pi_i=2^{M-i}/(2^M-1)$ for its eq. 9; test error after SNR "
+            lines.append(f"- **Eq. 8 − eq. 9 KL weighting** (eq. 8: each of an epoch's $M$ "
+                         "minibatches gets KL weight $1/M$; eq. 9, the paper's proposal: the "
+                         "weight halves from one minibatch to the next; test error after SNR "
                          f"pruning, {fraction} % removed, 2×{H_KL}): "
                          f"{effect_words(kl)} (95 % interval), {kl['verdict']}"
-                         + (": with the paper's proposed weights the networks pruned this far "
-                            "err more" if kl["verdict"] == "holds" else "")
                          + " (section 4)."
                          + (" Seed 0 had been seen before the test was declared; seeds "
                             + " and ".join(sd for sd, _ in alone) + " alone: "
@@ -1595,16 +1641,24 @@ def names_rows(rec, v2=None, v3=None):
 
 
 def refs_time_words(v2, v3=None):
-    """One line: how many networks ``tools/pruning_refs.py run`` trains for sections 3 and 4 and
-    how long they took, summed from their records (process wall time, one CPU thread each), or
-    "" without records."""
+    """One line: the networks ``tools/pruning_refs.py run`` trained for sections 3 and 4 (by
+    role: BBB's start nets trained again, their checkpoints not being at hand; the references;
+    eq. 9's other seeds) and how long they took together, summed from their records (process
+    wall time, one CPU thread each), or "" without records."""
     runs = [r for s in (v2, v3) if s for r in s.get("retrained", [])]
     if not runs:
         return ""
     hours = sum(r["process_wall_s"] for r in runs) / 3600
-    cpus = sorted({r.get("machine") for r in runs if r.get("machine")})
-    on = f" ({' or '.join(cpus)}, one thread each)" if cpus else ""
-    return f"Sections 3 and 4's {len(runs)} networks: {hours:.1f} h{on}."
+    role = {}
+    for r in runs:
+        role[r.get("role")] = role.get(r.get("role"), 0) + 1
+    refs = sum(k for x, k in role.items() if x in ("sgd", "dropout"))
+    parts = ([f"BBB's {role['start']} start nets again, their checkpoints not at hand"]
+             if role.get("start") else []) + (
+        [f"{refs} references"] if refs else []) + (
+        [f"eq. 9's other {role['blundell']} seeds"] if role.get("blundell") else [])
+    return (f"Sections 3 and 4 trained {len(runs)} networks (" + ", ".join(parts)
+            + f"): {hours:.1f} h together.")
 
 
 # ---- docs/04_details.md: the tables and checks notebook 04 points to ----

@@ -50,15 +50,17 @@ if rec:
 # **Terms used in the answer.**
 # - *Holds* / *reversed* / *not resolved*: a claim "a < b" is tested by a two-sided paired
 #   $t$-test over the seeds; its $p$-value, raised by Holm's correction for the claims tested
-#   together (a *family*; section 3), is below 0.05 with a below b / above b / otherwise.
+#   together (a *family*), is below 0.05 with a below b / above b / otherwise. *Holm's
+#   correction*: the family's $p$-values in increasing order (*Holm's order*), the $k$-th
+#   multiplied by the number of claims from it on, never below the one before.
 # - *95 % interval*: the plain (unadjusted) $t$ interval of one difference a − b; the verdict
 #   uses Holm's correction, so an interval that excludes 0 can still read "not resolved".
 #   *Measurable*: a difference whose 95 % interval excludes 0.
 # - *Declared*: a claim written down, with its family and verdict rule, before its test over the
 #   seeds was computed; each section says what had been seen by then. *Exploratory*: a reading
 #   no declared test covers, or a declared claim whose numbers on both sides had been seen on
-#   every seed (marked *[exploratory]*); described, not a verdict. Where only some seeds had
-#   been seen, the unseen ones are also given alone.
+#   every seed (marked *[exploratory]*); described by its interval, with no verdict word.
+#   Where only some seeds had been seen, the unseen ones are also given alone.
 # - *Dip*: the low point of the SNR density between its two modes (peaks).
 
 # %% [markdown]
@@ -76,9 +78,10 @@ if rec:
 
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.**
-# > - The BBB nets are Adam warm starts (notebook 01's earlier runs, not its final Table 1's),
-# >   not the paper's 600 epochs of plain SGD from scratch: notebook 01's runs of the paper's
-# >   recipe left σ almost where it started, so their SNR would rank the weights by $|\mu|$
+# > - The BBB nets are Adam warm starts (notebook 01's earlier runs, not its final Table 1's:
+# >   the tests below were declared on these nets before those existed), not the paper's 600
+# >   epochs of plain SGD from scratch: notebook 01's runs of the paper's recipe left σ almost
+# >   where it started, so their SNR would rank the weights by $|\mu|$
 # >   alone ([docs/04_details.md](../docs/04_details.md#the-networks-pruned)). The KL is
 # >   weighted as the paper's eq. 8, where the paper proposes eq. 9 (section 4).
 # > - Each test was declared after some numbers had been seen; each section says which
@@ -151,21 +154,17 @@ if rec:
     show_markdown(pruning.table2_text(rec, cfg.compare_H, full_row=False));
 
 # %% [markdown]
-# ## 3. Is it special to BBB?
+# ## 3. Is it special to BBB, and does σ help?
 #
 # The SGD and dropout references (named at the top) are pruned at the same fractions, without
 # retraining, by weight magnitude $|w|$, the simplest rule a practitioner would use. One
-# family of six claims over the three seeds, at 95 % and 98 % removed: BBB by SNR has the lower
-# test error (*error after pruning*) than SGD by $|w|$ and dropout by $|w|$ (is it special to
-# BBB?) and than BBB by $|\mu|$ (does σ help? *[exploratory]*: BBB's errors, every seed and
-# width, had been seen; no reference's). *Holm's correction*: the family's $p$-values in
-# increasing order (*Holm's order*), the $k$-th multiplied by the number of claims from it on,
-# never below the one before. Counting all six costs the SGD claim at 95 % its verdict (the
-# reading gives its $p$ without the two). A secondary family, *error added by pruning* (minus
-# the same network's unpruned error), is read in one line.
+# family of six claims over the three seeds, at 95 % and 98 % removed: BBB by SNR errs less
+# (*error after pruning*) than SGD by $|w|$ and dropout by $|w|$ (is it special to BBB?) and
+# than BBB by $|\mu|$ (does σ help? *[exploratory]*: BBB's errors had all been seen; no
+# reference's). A secondary family, *error added by pruning* (minus the unpruned
+# error), is read in one line.
 #
-# **The error table** (2×1200, mean ± sd; BBB's columns are Table 2's), what a verdict needs
-# at three seeds, **the test table** and the reading.
+# **The error table** (2×1200, mean ± sd; BBB's in Table 2) and **the test table**.
 
 # %%
 ARMS_1200 = ["sgd_magnitude", "dropout_magnitude", "sgd_random", "dropout_random"]
@@ -174,20 +173,19 @@ if not H.pending(refs, *pruning_plan.MISSING["references"]):
     H.show_table(*pruning_plan.table_rows(refs, ARMS_1200));
     show_markdown(pruning_plan.needs_text(refs, FAMILIES_1200, explain=False));
     H.show_table(*pruning_plan.test_rows(refs, FAMILIES_1200[:1]));
-    show_markdown(pruning_plan.reading_text(refs));
+    show_markdown(pruning_plan.reading_text(refs, rec=rec));
 
 # %% [markdown]
 # The references were trained without any pull towards zero, while each BBB net is pulled
 # towards zero by the prior's narrow component (the scale mixture's spike at zero): the
 # comparison above tests the regulariser as much as the ranking. The next claims set BBB by SNR
 # against the very network each BBB run starts from, pruned by $|w|$ (declared after BBB's
-# errors and the SGD references of seeds 0–1 had been seen, before any start net was pruned):
-# what it is, **the error table**, what a verdict needs, **the test table** and the reading.
+# errors and the SGD references of seeds 0–1 had been seen, before any start net was pruned).
 
 # %%
 if not H.pending(start_refs, *pruning_plan.MISSING["starts"]):
     starts = pruning_plan.starting_networks(start_refs, refs)
-    show_markdown(pruning_plan.starting_network_text(starts[0]))  # recipes: the names table
+    show_markdown(pruning_plan.starting_network_text(starts[0], recipe=False))  # names table
     if start_refs["retrained"]:
         H.show_table(*pruning_plan.table_rows(start_refs, ["start_magnitude", "start_random"]));
 
@@ -204,9 +202,11 @@ if start_refs and start_refs["retrained"]:
 # a weight $\pi_i$ (not the prior's $\pi$) and proposes $\pi_i=2^{M-i}/(2^M-1)$ (*eq. 9*
 # below): the weights halve from one minibatch to the next, so the KL acts almost entirely on
 # an epoch's first few minibatches; with eq. 8, $1/M$ for every minibatch (what the pruned
-# networks use), it acts evenly. The paper does not say which weighting its Table 2 used. Does the weighting
-# change how many weights can go? The 2×400 recipe with each weighting: **the figure** shows
-# their SNR densities for seed 0; the test errors follow over three seeds.
+# networks use), it acts evenly. Both sum to 1 over an epoch: eq. 9 moves the KL to the
+# epoch's first minibatches, it does not shrink it. The paper does not say which weighting its
+# Table 2 used. Does the weighting change how many weights can go? The 2×400 recipe with each
+# weighting: **the figure** shows their SNR densities for seed 0; the test errors follow over
+# three seeds.
 
 # %%
 alt = rec and rec["metrics"]["other_kl_weighting"]
@@ -220,13 +220,13 @@ if not H.pending(alt, "the network with the other KL weighting", retrain):
 # %% [markdown]
 # A test over the three seeds asks whether eq. 8's weights give the lower test error after SNR
 # pruning at 95 % and 98 % removed, declared after eq. 9's seed-0 net and every eq. 8 net had
-# been seen (seed 0 on both sides). **The error table** (eq. 9's; eq. 8's are Table 2's 2×400 SNR column), what a
-# verdict needs, **the test table** and the reading.
+# been seen (seed 0 on both sides). **The error table** (eq. 9's; eq. 8's are Table 2's 2×400
+# SNR column) and **the test table** (a verdict needs what section 3's two claims against the
+# start nets need).
 
 # %%
 if refs:
     H.show_table(*pruning_plan.table_rows(refs, ["blundell_snr"]));
-    show_markdown(pruning_plan.needs_text(refs, ("KL weighting",), explain=False));
     H.show_table(*pruning_plan.test_rows(refs, ("KL weighting",)));
     show_markdown(pruning_plan.kl_reading_text(refs));
 
@@ -242,7 +242,7 @@ if rec:
 #
 # Both rankings are scored on the same test images by *McNemar's exact test*, a paired test
 # from the images only one of them gets wrong, per network and fraction, uncorrected for the
-# number of tests (the counts: [docs/04_details.md](../docs/04_details.md)).
+# number of tests (the counts: [docs/04_details.md](../docs/04_details.md#snr-against-μ-network-by-network-appendix-as-table)).
 # The answer's 2×400 finding rests on these tests.
 
 # %%

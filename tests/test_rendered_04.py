@@ -54,20 +54,20 @@ def test_pruned_and_retrain_words_name_the_network_without_a_record(monkeypatch)
                                                {"role": "blundell", "seed": 1}]}) == [1, 2]
     monkeypatch.setattr(P, "retrain_seconds", lambda r: (7200.0, ["b"]))
     text = P.retrain_words(rec)
-    # 2 networks, 1 without a recorded time: the hours count the other one, and name it; the
-    # start nets are counted ("including"), not "from scratch" (they are warm starts)
-    assert text == ("Training time by the run records: the pruned networks, each including its "
-                    "start net, 2.0 h; not counted (no record): the 2×400 seed 0 network with "
-                    "the other KL weighting (section 4).")
+    # 2 networks, 1 without a recorded time: the hours count the other one, and say so; the
+    # start nets are counted ("each with its start net"), not "from scratch" (warm starts);
+    # "together": the hours are the sum, not each network's
+    assert text == ("Training time, one CPU thread each: 2.0 h for 1 of the 2 pruned networks "
+                    "together, each with its start net (the other has no record).")
     assert "results/" not in text and "from scratch" not in text  # no paths; warm starts
     assert "network(s)" not in text
-    monkeypatch.setattr(P, "retrain_seconds", lambda r: (7200.0, ["a start's"]))
-    assert P.retrain_words(rec).endswith("not counted (no record): a start net.")
+    monkeypatch.setattr(P, "retrain_seconds", lambda r: (7200.0, ["x", "y"]))
+    assert P.retrain_words(rec).endswith("(the others have no record).")
     monkeypatch.setattr(P, "retrain_seconds", lambda r: (3600.0, []))
-    assert P.retrain_words(rec).endswith("start net, 1.0 h.")
-    monkeypatch.setattr(P, "_run_cpus", lambda r: ["AMD EPYC"])  # the CPU, from the records
-    assert P.retrain_words(rec).startswith(
-        "Training time by the run records (one thread of an AMD EPYC CPU): ")
+    assert P.retrain_words(rec).endswith("1.0 h for the 2 pruned networks together, each with "
+                                         "its start net.")
+    monkeypatch.setattr(P, "_run_cpus", lambda r: ["AMD EPYC"])  # the machine is not named
+    assert "EPYC" not in P.retrain_words(rec)
     rec["metrics"]["other_kl_weighting"] = None
     assert "other KL weighting" not in P.pruned_words(rec)
     # several seeds of a width: one group, its size said once
@@ -87,10 +87,12 @@ def test_course_state_and_words_follow_the_numbers():
     assert P.course_state(0.014, 0.0200) == "rise"
     assert P.course_state(0.014, 0.0300) == "break"
     curve = {f: float(v) for f, v in zip(FS, CLIMB)}
-    assert P.course_words(curve) == ("stays within 10 % from 50 to 95 % (1.40%–1.50%), rises at 98 % "
-                                     "(2.00%) and breaks down at 99 % (8.00%)")
+    # the first part says what its numbers are: fractions removed, then test errors; "1.1×" is
+    # a ratio to the unpruned error, so "%" means one thing only
+    assert P.course_words(curve) == ("stays within 1.1× from 50 to 95 % removed (error 1.40–1.50 %), "
+                                     "rises at 98 % (2.00 %) and breaks down at 99 % (8.00 %)")
     assert P.course_words({f: float(v) for f, v in zip(FS, FLAT)}) == \
-        "stays within 10 % from 50 to 99 % (1.40%–1.45%)"
+        "stays within 1.1× from 50 to 99 % removed (error 1.40–1.45 %)"
     assert P.flat_up_to(curve) == 95
     assert P.flat_up_to({f: float(v) for f, v in zip(FS, RANDOM)}) is None
     assert "holds" not in P.criterion_words()  # "holds" is kept for the plans' verdicts
@@ -155,14 +157,14 @@ def test_table2_text_follows_the_paper_up_to_where_it_parts():
     text = P.table2_text(rec, 400)
     # the paper's network (1.24 % -> 1.29 % at 95 %, 1.39 % at 98 %) stays within 10 % to 95 % and
     # rises at 98 %; the planted 2x1200 networks stay flat throughout
-    assert "- Ranked by SNR, the paper's 2×1200 network (1.24% unpruned) stays within 10 % from 50 to " \
-           "95 % (1.24%–1.29%) and rises at 98 % (1.39%)." in text
-    assert "- Ours at 2×1200 (1.40% unpruned, 2 seeds) stays within 10 % from 50 to 99 %" in text
+    assert "- Ranked by SNR, the paper's 2×1200 network (1.24% unpruned) stays within 1.1× from 50 " \
+           "to 95 % removed (error 1.24–1.29 %) and rises at 98 % (1.39 %)." in text
+    assert "- Ours at 2×1200 (1.40% unpruned, 2 seeds) stays within 1.1× from 50 to 99 %" in text
     assert "It follows the paper's course up to 95 %; at 98 % the paper's error rises, ours " \
-           "stays within 10 %." in text
-    assert "- Ours at 2×400 (1.40% unpruned, 2 seeds), ranked by SNR, stays within 10 % from 50 to " \
-           "95 %" in text and "breaks down at 99 % (8.00%)" in text
-    assert "- Ranked by |μ|, the 2×400 error stays within 10 % from 50 to 95 %" in text
+           "stays within 1.1×." in text
+    assert "- Ours at 2×400 (1.40% unpruned, 2 seeds), ranked by SNR, stays within 1.1× from 50 to " \
+           "95 %" in text and "breaks down at 99 % (8.00 %)" in text
+    assert "- Ranked by |μ|, the 2×400 error stays within 1.1× from 50 to 95 %" in text
     # every width's error is quoted beside its ratio (one decimal: 18.00 / 1.40 = 12.9)
     assert "- Removed at random, with 50 % of the weights gone the error is already 12.9 times " \
            "the unpruned error at 2×1200 (18.00% against 1.40%) and 12.9 times at 2×400 " \
@@ -173,13 +175,13 @@ def test_table2_text_follows_the_paper_up_to_where_it_parts():
 def test_table2_text_parts_from_the_paper_when_the_error_rises_early():
     early = [0.0140, 0.0140, 0.0160, 0.0200, 0.0300, 0.0800, 0.90]  # rises at 75 %
     text = P.table2_text(_rec([_model(1200, 0, early, rnd=[0.014, 0.028] + RANDOM[2:])]), 1200)
-    assert "It follows the paper's course up to 50 %; at 75 % the paper's error stays within 10 %, " \
+    assert "It follows the paper's course up to 50 %; at 75 % the paper's error stays within 1.1×, " \
            "ours rises." in text
     assert "(1.40% unpruned, 1 seed)" in text
     assert "At 2×" not in text and "Ranked by |μ|" not in text  # one width only
     assert "already 2.0 times the unpruned error at 2×1200 (2.80% against 1.40%)." in text
     bad = [0.0140, 0.0300] + early[2:]  # breaks down at once
-    assert "It parts from the paper's course already at 50 %: the paper's error stays within 10 %, " \
+    assert "It parts from the paper's course already at 50 %: the paper's error stays within 1.1×, " \
            "ours breaks down." in P.table2_text(_rec([_model(1200, 0, bad)]), 1200)
     paperlike = [0.0124, 0.0124, 0.0124, 0.0129, 0.0139, 0.0139, 0.90]
     assert "as far as the paper reports (98 %)" in P.table2_text(
@@ -410,28 +412,31 @@ def test_needs_text_says_each_requirement_once_and_the_rule_only_when_asked():
 def test_reading_text_claims_no_more_than_the_verdicts():
     text = PP.reading_text(_v2(_after()))
     # the verdicts in words, grouped; the numbers are the tables' (said once)
-    assert "- \"BBB by SNR has the lower error\": not resolved at 3 seeds against SGD, |w| (95% " \
-           "removed), holds against SGD, |w| (98% removed); holds against dropout, |w| (95% and " \
-           "98% removed)." in text
+    assert "- \"BBB by SNR has the lower error\": not resolved at 3 seeds against SGD, |w| (95 % " \
+           "removed), holds against SGD, |w| (98 % removed); holds against dropout, |w| (95 % and " \
+           "98 % removed)." in text
     assert "30.00 %" not in text and "a − b =" not in text
     # SGD at 95 %: interval [-20.50, -18.50] excludes 0, verdict not resolved: said why
-    assert "- BBB, SNR |μ|/σ < SGD, |w|, 95% removed: its unadjusted interval excludes 0, but " \
+    assert "- BBB, SNR |μ|/σ < SGD, |w|, 95 % removed: its unadjusted interval excludes 0, but " \
            "Holm's correction over the family's 6 claims leaves it not resolved." in text
-    assert "BBB, |μ|, 95% removed [exploratory]: its" not in text  # |μ| is the answer's
-    assert "read in the answer at the top" in text
+    assert "BBB, |μ|, 95 % removed [exploratory]: its" not in text  # |μ| is the answer's
+    # question (2) has its one place here: the exploratory rows with their intervals, no verdict
+    sig = next(x for x in text.splitlines() if x.startswith("- **Does σ help?**"))
+    assert "(*exploratory*, no verdict" in sig and "SNR − |μ| at 2×1200: " in sig
+    assert "not resolved" not in sig and "holds" not in sig
     assert "plan" not in text
     assert "*error added by pruning*, gives the same verdict on every claim." in text
-    assert "- Removed at random (not tested), BBB's networks lose more: with half the weights " \
-           "gone their mean error is above SGD's and dropout's (the random columns; means of 3 " \
-           "seeds each; BBB's is the highest on 3 of the 3 seeds)." in text
+    assert "- Removed at random (not tested), BBB's networks lose more: at half the weights " \
+           "their mean error is the highest (means of 3 seeds each; BBB's is the highest on 3 " \
+           "of the 3 seeds)." in text
     wide = _v2(_after())
     for c in wide["families"]["error after pruning"].values():
         c["t_test"]["ci"] = [-0.3, 0.1]
     assert "excludes 0" not in PP.reading_text(wide)
     text = PP.reading_text(_v2(_after(mag=("holds", NR)),
                                added=_after(mag=(NR, NR), sgd=(NR, NR))))
-    assert "differs on BBB, SNR |μ|/σ < BBB, |μ|, 95% removed [exploratory], " \
-           "BBB, SNR |μ|/σ < SGD, |w|, 98% removed." in text
+    assert "differs on BBB, SNR |μ|/σ < BBB, |μ|, 95 % removed [exploratory], " \
+           "BBB, SNR |μ|/σ < SGD, |w|, 98 % removed." in text
     quiet = _v2(_after(), table={**_v2(_after())["table"],
                                  **_table(bbb_random={50: 0.01})})
     assert "Removed at random" not in PP.reading_text(quiet)
@@ -451,10 +456,10 @@ def test_reading_text_claims_no_more_than_the_verdicts():
 def test_standing_text_is_one_bullet_per_family():
     text = PP.standing_text(_v2(_after()))
     assert "- *error after pruning*, is BBB pruned by SNR lower? not resolved at 3 seeds against " \
-           "BBB, |μ| (95% and 98% removed); not resolved at 3 seeds against SGD, |w| (95% " \
-           "removed), holds against SGD, |w| (98% removed); holds against dropout" in text
+           "BBB, |μ| (95 % and 98 % removed); not resolved at 3 seeds against SGD, |w| (95 % " \
+           "removed), holds against SGD, |w| (98 % removed); holds against dropout" in text
     assert "- *KL weighting*, do eq. 8's 1/M weights give a lower error after SNR pruning than " \
-           "eq. 9's? holds (95% and 98% removed)." in text
+           "eq. 9's? holds (95 % and 98 % removed)." in text
     assert "not complete" in PP.standing_text(_v2(_after(), interim=True))
 
 
@@ -490,7 +495,7 @@ def test_start_reading_text_says_what_the_v3_verdicts_show():
     v2, v3 = _v2(_after()), _v3(NR, "holds")
     shift = PP.mu_shift(v2, v3)
     assert shift is not None and f"moves by at most {shift:.2f} pp at these fractions " \
-        "(described; no declared test compares |μ| with |w|)." in PP.start_reading_text(v3, v2)
+        "(described, not tested)." in PP.start_reading_text(v3, v2)
     assert "Ranked by |μ|" not in PP.start_reading_text(v3)
 
 
@@ -511,8 +516,8 @@ def test_reading_text_gives_the_detectable_size_and_holm_without_the_exploratory
     # Holm over the 4 declared-and-unseen claims (p 0.02, 0.02, 0.01, 0.01): 0.04 for SGD at 95 %
     assert "Without the family's 2 [exploratory] claims, Holm's p of this claim over the " \
            "other 4 would be 0.040 (described; the declared verdict stands)." in text
-    assert "given the family's other p-values, a mean difference of 29.60 pp at 95 % and " \
-           "29.60 pp at 98 % would hold" in text
+    # the exploratory rows get no "would hold" size: they carry no verdict
+    assert "29.60 pp at 95 %" not in text
 
 
 def test_needed_pp_follows_holms_step_down_not_the_smallest_p_bound():
@@ -561,11 +566,11 @@ def test_starting_network_text_tells_one_network_from_equal_counts():
 def test_kl_reading_text_reads_the_verdicts_and_where_the_networks_start():
     text = PP.kl_reading_text(_v2(_after()))
     assert "- Eq. 8's 1/M weights leave a lower error after SNR pruning than eq. 9's: holds " \
-           "(95% and 98% removed)." in text
+           "(95 % and 98 % removed)." in text
     assert "5.00 %" not in text and "plan" not in text
     assert "Unpruned, eq. 9's networks start higher (1.80 % against 1.60 %)" in text
     text = PP.kl_reading_text(_v2(_after(), kl=(NR, "reversed")))
-    assert "eq. 9's: not resolved at 3 seeds (95% removed), reversed (98% removed)." in text
+    assert "eq. 9's: not resolved at 3 seeds (95 % removed), reversed (98 % removed)." in text
     assert "not complete" in PP.kl_reading_text(_v2(_after(), interim=True))
 
 
@@ -596,19 +601,21 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
     lines = text.split("\n- ")  # one entry per bullet, its sub-bullets ("  - ") with it
     lines = [lines[0]] + ["- " + x for x in lines[1:]]
     assert len(lines) == 5 and all(x.startswith("- **") for x in lines)
-    assert lines[0] == ("- **Table 2 and Figure 4** (sections 1–2): at 2×1200 the error stays "
-                        "within 10 % of the unpruned error up to 99 % removed by SNR; the density "
-                        "has the paper's two modes, with 99.3 % of the weights below the dip.")
-    # no stronger than the verdict: "not resolved", with its interval at each tested fraction
+    # each takeaway with its effect: the error added at 95 % with its interval beside the paper's
+    gaps, g, paper = P.gap_stats(_pruned(), 95)
+    assert lines[0].startswith("- **Table 2 and Figure 4** (sections 1–2): at 2×1200 removing "
+                               f"95 % by SNR adds {g['mean']:+.2f} pp")
+    assert lines[0].endswith("of test error (the paper: +0.05 pp), and the error stays within 1.1× "
+                             "the unpruned error up to 99 % removed; the density has the paper's "
+                             "two modes, with 99.3 % of the weights below the dip.")
+    # SNR − |μ| is exploratory: its effect with its interval, no verdict word
     fam = _v2(_after())["families"]["error after pruning"]
-    assert lines[1].startswith(
-        "- **SNR or |μ|?** At 2×1200, SNR − |μ| is not resolved at either tested fraction ("
-        + "; ".join(f"{f} %: {PP.effect_words(fam[f'bbb_snr < bbb_magnitude at {f}%'])}"
-                    for f in PP.TESTED) + "; section 3)")
-    assert lines[1].count("[") == len(PP.TESTED)
-    assert lines[1].endswith("; at 2×400, per-network tests on the test images favour SNR at 98 "
-                             "and "
-                             "99 % removed (exploratory; appendix A).")
+    assert lines[1].startswith("- **Does σ help?** At 2×1200, ")
+    assert f"SNR − |μ| at 95 % removed {PP.effect_words(fam['bbb_snr < bbb_magnitude at 95%'])}" \
+        in lines[1] and "not resolved" not in lines[1] and "(exploratory" in lines[1]
+    assert lines[1].count("[") == 1  # the 95 % effect; both fractions are section 3's
+    assert lines[1].endswith("; at 2×400, SNR errs less at 98 and 99 % removed (exploratory, "
+                             "both; section 3).")
     assert "ranks as well" not in lines[1] and "adds nothing" not in lines[1]
     # 3 of the 4 planted v2 claims against SGD/dropout hold, and 1 of v3's 2: counted apart
     # the smallest declared difference (in size), with its interval and verdict, not a
@@ -627,9 +634,12 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
                 assert f"{PP.effect_words(x)}, {x['verdict']}" in lines[2]
     assert "or more" not in lines[2]
     # what makes them prunable: from the declared claims against the starting networks only
-    assert lines[3] == ("- **What makes them prunable?** Where BBB pruned by SNR beats its own "
-                        "start nets pruned by |w| (98 % removed), BBB's training rather than σ in "
-                        "the ranking seems to do it (section 3).")
+    # with the holding claim's effect and interval, and marked as an inference
+    r98 = _v3(NR, "holds")["families"]["against BBB's starting network"][
+        "bbb_snr < start_magnitude at 98%"]
+    assert lines[3] == ("- **What makes them prunable?** BBB's training rather than σ in the "
+                        "ranking, it seems (an inference; section 3): BBB by SNR against its own "
+                        "start nets by |w|, 98 % removed: " + PP.effect_words(r98) + ", holds.")
     # the claims not resolved, one sub-bullet, apart from the count of those that hold
     assert "\n  - The other 2: against " in lines[2]
     # the unpruned raise is stated once (section 2's networks_text); section 3 points there
@@ -645,18 +655,23 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
                                                       _v3(NR, NR))
     assert "What makes them" not in PP.takeaways_text(
         _pruned(), _dip(), _v2(_after(mag=("holds", NR))), _v3(NR, "holds"))
-    assert lines[4] == ("- **KL weighting** (section 4): eq. 8's 1/M weights leave a lower error "
-                        "after SNR pruning than eq. 9's: holds (95% and 98% removed); one recipe "
-                        "each.")
+    kl = _v2(_after())["families"]["KL weighting"]
+    assert lines[4] == ("- **KL weighting** (section 4, 2×400): eq. 8 − eq. 9 after SNR pruning, "
+                        + "; ".join(f"{f} % removed: "
+                                    f"{PP.effect_words(kl[f'uniform_snr < blundell_snr at {f}%'])}"
+                                    f", {kl[f'uniform_snr < blundell_snr at {f}%']['verdict']}"
+                                    for f in PP.TESTED) + "; one recipe each.")
+    # what makes them prunable: the holding claim's effect, and "an inference"
     assert "a − b" not in text and "plan" not in text.lower()  # the effects are the sections'
 
 
 def test_takeaways_follow_the_verdicts_and_skip_what_is_pending():
     v2 = _v2(_after(mag=("holds", NR)))
     text = PP.takeaways_text(_pruned(), _dip(bimodal=False), v2)
-    assert "SNR against |μ|: holds against  (95% removed)" not in text
-    assert "At 2×1200, SNR against |μ|: holds (95% removed), not resolved at 3 seeds (98% " \
-           "removed)" in text and "adds nothing measurable" not in text
+    assert "SNR against |μ|: holds against  (95 % removed)" not in text
+    # a planted verdict on the exploratory claim is not shown: its effect is
+    sig = next(x for x in text.splitlines() if x.startswith("- **Does σ help?**"))
+    assert "holds" not in sig and "adds nothing measurable" not in text
     assert "two modes" not in text  # the planted density has one mode
     # without the starting networks' summary: the declared claims only, no second count
     assert "Of the 4 declared claims that BBB pruned by SNR errs less than a network pruned " \
@@ -684,45 +699,42 @@ def test_answer_gives_the_width_the_lean_and_names_the_networks(monkeypatch):
     assert head == ("**The answer.** (1) Yes: 95 % of the weights of our 2×1200 BBB networks "
                     "(even 99 %) can be removed by SNR at no measurable cost in test error, as "
                     "the paper reports. (2) Not at 2×1200: ranking by the means' magnitude |μ| "
-                    "alone does as well.")
+                    "alone is not measurably worse (*exploratory*; section 3).")
     # three lines: the headline, the error added, and SNR − |μ| with what its interval excludes
     assert text.count("\n") == 3 and text.split("\n")[1] == ""
     # the claim is marked exploratory (its numbers had been seen), its test is section 3's, and
     # the per-image counts are appendix A's (section 3 shows none)
     assert text.split("\n")[3] == (
         "- **SNR − |μ|** (test error, same networks), 95 % removed, 2×1200: +0.02 pp [-0.09, "
-        "+0.14] (95 % interval), not resolved at 3 seeds, *exploratory* (section 3); the "
-        "interval excludes an SNR advantage above 0.09 pp, and the per-image counts lean, if "
-        "anything, towards |μ| (not tested; appendix A).")
+        "+0.14] (95 % interval), no verdict (*exploratory*; section 3): the interval excludes "
+        "an SNR advantage above 0.09 pp.")
     # which way the per-image counts lean is appendix A's, with its caveat: |μ| has fewer
     # images only it gets wrong on 6 of the 9 planted pairs (30 against 42), 0 with p < 0.05
     assert "in all" not in text
-    lean = ("- Which way 2×1200 leans (not tested): on 6 of the 9 network–fraction pairs fewer "
-            "test images are wrong only under |μ| than only under SNR (30 against 42 in all). "
-            "Weak evidence: the fractions of one network are scored on the same test images, so "
-            "the pairs are not independent, and 0 of the 9 have p < 0.05.")
+    lean = ("- Which way 2×1200 leans (not tested): 6 of the 9 network–fraction pairs have fewer "
+            "test images wrong only under |μ| than only under SNR (30 against 42 in all); weak "
+            "evidence, as one network's fractions share the test images and 0 of the 9 have "
+            "p < 0.05.")
     assert PP.lean_words(rec) == lean and P.mcnemar_text(rec).endswith("\n" + lean)
     snr = _rec([_model(1200, s, tests=NONE) for s in (0, 1, 2)])  # 5 against 6 on every pair
-    assert PP.lean_words(snr).startswith("- Which way 2×1200 leans (not tested): on 9 of the 9 "
-                                         "network–fraction pairs fewer test images are wrong "
+    assert PP.lean_words(snr).startswith("- Which way 2×1200 leans (not tested): 9 of the 9 "
+                                         "network–fraction pairs have fewer test images wrong "
                                          "only under SNR than only under |μ| (45 against 54 in "
-                                         "all).")
+                                         "all);")
     assert PP.lean_words(_rec([_model(1200, 0)])) == ""  # 5 against 5: no lean
     tied = _rec([_model(1200, 0, tests={"95": (6, 2, 0.3), "98": (2, 6, 0.3)})])
     assert PP.lean_words(tied) == ""
     # the error added against the paper's, with its interval; the unpruned gap is section 2's
     assert text.split("\n")[2].startswith(
-        "- **Error added** (pruned − unpruned on the same network), 95 % removed by SNR, "
+        "- **Error added** (pruned − unpruned), 95 % removed by SNR, "
         "2×1200: ") and "the paper's +0.05 pp is inside the interval." in text
     # and what the interval excludes: a cost above its upper end
     assert ": a cost above 0.06 pp is excluded; " in text.split("\n")[2]
     assert "1.24 %" not in text and "Caveat" not in text and "What makes them prunable" not in text
-    held = PP.answer_text(rec, _dip(), _summary("holds", NR))
-    assert "holds" in held.split("\n")[3] and "(2) Yes: " in held and "σ helps" in held
-    assert "excludes an SNR advantage" not in held
-    rev = PP.answer_text(rec, _dip(), _summary("reversed", NR))
-    assert "reversed" in rev.split("\n")[3] and "(2) No: " in rev.split("\n")[0] and \
-        "does not help there" in rev.split("\n")[0]
+    # the claim is exploratory: a planted verdict word is not shown, the interval speaks
+    for word in ("holds", "reversed"):
+        other = PP.answer_text(rec, _dip(), _summary(word, NR))
+        assert word not in other.split("\n")[3] and "no verdict (*exploratory*" in other
     # a measurable cost, or a dip cost whose interval excludes 0: no "no measurable cost"
     costly = _dip()
     costly["widths"]["1200"]["cost_below"]["ci"] = [0.0001, 0.0013]
@@ -797,14 +809,16 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
     assert f"within {P.noise_band(timing['rows']):.2f}× of the nearest dense time" in text
     seconds, missing = P.retrain_seconds(rec)
     words = P.retrain_words(rec)
-    assert f"start net, {seconds / 3600:.1f} h" in words
-    assert ("not counted (no record)" in words) == bool(missing)
+    assert f": {seconds / 3600:.1f} h for " in words
+    assert ("no record" in words) == bool(missing)
     summary = PP.load_summary()
     if summary is not None and not summary["interim"]:
         v = summary["families"]["error after pruning"]["bbb_snr < bbb_magnitude at 95%"]
         answer = PP.answer_text(rec, None, summary)
-        assert f"95 % removed, 2×1200: {PP.effect_words(v)} (95 % interval), {v['verdict']}" \
-            in answer and "Table 1's BBB" not in answer
+        # SNR − |μ| is exploratory (seen before the plan): its interval, no verdict word
+        assert f"95 % removed, 2×1200: {PP.effect_words(v)} (95 % interval), no verdict " \
+            "(*exploratory*; section 3)" in answer and "Table 1's BBB" not in answer
+        assert v["verdict"] not in answer
         nets = PP.networks_text(rec, PP.load_summary(3))
         assert "another recipe" in nets and "raised the unpruned test error" in nets
         h, rows = PP.networks_rows(rec, summary, PP.load_summary(3))
@@ -812,7 +826,7 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
                                             "BBB 2×400 (Table 2, Figure 4)"]
         assert "π = 0.25" in rows[0][1] and "π = 0.5" in rows[1][1]  # from the run records
         take = PP.takeaways_text(rec, None, summary, PP.load_summary(3))
-        assert take.count("\n- **") == 4 and "- **SNR or |μ|?** " in take
+        assert take.count("\n- **") == 4 and "- **Does σ help?** " in take
     v3 = PP.load_summary(3)
     if v3 is not None and not v3["interim"]:
         text = PP.start_reading_text(v3)
@@ -838,9 +852,9 @@ def test_answer_names_the_narrower_width_where_snr_beats_magnitude():
         "seeds; McNemar's test, a paired test on the test images that only one of the two "
         "rankings gets wrong, per network and uncorrected for the number of tests).")
     head = PP.answer_text(rec, _dip(), _summary(NR, NR)).split("\n")[0]
-    assert head.endswith("alone does as well; only in the 2×400 networks, at 98 and "
-                         "99 % removed, does SNR beat |μ| (*exploratory*: no declared test "
-                         "covers it; appendix A).")  # planted: no run records
+    assert head.endswith("alone is not measurably worse; only in the 2×400 networks, at 98 "
+                         "and 99 % removed, does SNR beat |μ| (*exploratory*, both; "
+                         "section 3).")  # planted: no run records
     # one 2×400 network favours |μ|: no such clause
     mixed = _rec([_model(1200, 0, tests=NONE), _model(400, 0, tests=MAG),
                   _model(400, 1, tests=SNR)])
@@ -872,9 +886,9 @@ def test_kl_reading_gives_the_unseen_seeds_and_the_papers_weighting():
         fam[c].update(seeds=[0, 1, 2], lhs=[0.015, 0.016, 0.017], rhs=[0.04, 0.05, 0.03])
     text = PP.kl_reading_text(v2)
     # which networks were trained after the test was declared, plainly (eq. 8's were all seen)
-    assert "- Eq. 9's seeds 1 and 2, trained after the test was declared, replicate it alone: " \
-           "eq. 8 − eq. 9, 95 %: seed 1 -3.40 pp, seed 2 -1.30 pp; 98 %: seed 1 -3.40 pp, seed 2 " \
-           "-1.30 pp (described, not tested)." in text and "seed 0 -" not in text
+    assert "- Eq. 9's seeds 1 and 2, trained after the test was declared, give on their own " \
+           "eq. 8 − eq. 9 at 95 %: seed 1 -3.40 pp, seed 2 -1.30 pp; at 98 %: seed 1 -3.40 pp, " \
+           "seed 2 -1.30 pp (described, not tested)." in text and "seed 0 -" not in text
     # the error pruning adds to each weighting's networks, described beside the tested one
     assert "% adds " in text and "(described; the test is on the error after pruning)." in text
     # no comparison across widths (our 2x400 against the paper's 2x1200)
@@ -941,10 +955,16 @@ def test_answer_adds_the_kl_weighting_test_and_the_recipe_confound(monkeypatch):
     r = summary["families"]["KL weighting"]["uniform_snr < blundell_snr at 95%"]
     last = PP.answer_text(rec, _dip(), summary).split("\n")[-1]
     assert last.startswith(
-        "- **Eq. 8 − eq. 9 KL weights** (minibatch $i$ of $M$ gets KL weight $1/M$ in eq. 8; "
-        "the paper proposes $\\pi_i=2^{M-i}/(2^M-1)$ for its eq. 9; test error after SNR "
-        f"pruning, 95 % removed, 2×400): {PP.effect_words(r)} (95 % interval), holds: with the "
-        "paper's proposed weights the networks pruned this far err more (section 4).")
+        "- **Eq. 8 − eq. 9 KL weighting** (eq. 8: each of an epoch's $M$ minibatches gets KL "
+        "weight $1/M$; eq. 9, the paper's proposal: the weight halves from one minibatch to the "
+        "next; test error after SNR pruning, 95 % removed, 2×400): "
+        f"{PP.effect_words(r)} (95 % interval), holds (section 4).")
+    # P1: the headline's "Yes" carries eq. 8's condition, and eq. 9's cost where it holds
+    first = PP.answer_text(rec, _dip(), summary).split("\n")[0]
+    assert first.startswith("**The answer.** (1) ") and \
+        ", with eq. 8's KL weighting (section 4): " in first
+    assert "with the paper's proposed eq. 9 weighting (tested at 2×400), pruning 95 % costs " \
+        "more (third bullet)" in first
     # seed 0 had been seen on both sides: the answer gives the unseen seeds alone
     fam = summary["families"]["KL weighting"]
     if r.get("seeds"):
@@ -964,8 +984,11 @@ def test_answer_adds_the_kl_weighting_test_and_the_recipe_confound(monkeypatch):
     monkeypatch.setattr(PP, "width_differences",
                         lambda rec: [("π", "0.25", "0.5"), ("epochs", "35", "30")])
     head = PP.answer_text(rec, _dip(), summary).split("\n")[0]
-    assert head.endswith("appendix A). The 2×400 networks also differ in π (0.5 against 0.25) "
-                         "and epochs (30 against 35): this need not be an effect of width.")
+    assert head.endswith("section 3). The 2×400 networks also differ in the prior's mixture "
+                         "weight π (0.5 against 0.25) and epochs (30 against 35): this need not "
+                         "be an effect of width.")
+    r["verdict"] = NR  # eq. 9's cost not held: the headline keeps the condition, not the cost
+    assert "costs more" not in PP.answer_text(rec, _dip(), summary).split("\n")[0]
 
 
 def test_a_flat_course_with_a_measurable_rise_says_so():
