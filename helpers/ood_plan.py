@@ -333,7 +333,18 @@ def edges_text(choices=None):
 # neither; each comes with its difference and 95 % interval.
 
 # Okabe–Ito (colour-blind safe), one colour per method in every figure of notebook 05
-COLORS = {"map": "#999999", "mc_dropout": "#E69F00", "ensemble": "#0072B2", "bbb": "#CC79A7"}
+# the verdict colours of notebook 06's effects figure (helpers.alternatives_report.effects_figure,
+# read-only; tests/test_rendered_05.py checks that they agree): one meaning per colour in both
+VERDICT_COLOURS = {"BBB better": "#0072B2", "BBB worse": "#D55E00", None: "#737373"}
+
+
+def method_colours():
+    """{method: colour} of Figure 5.1: notebook 06's mapping
+    (helpers.alternatives_report.COLOURS), so that a method has one colour in both notebooks."""
+    from .alternatives_report import COLOURS
+    return {m: COLOURS[m] for m in ROWS}
+
+
 LABELS = {"map": "MAP", "mc_dropout": "MC dropout", "ensemble": "deep ensemble (5)",
           "bbb": "BBB"}
 METRIC_NAMES = {"auroc_entropy": "AUROC", "ece": "ECE"}
@@ -441,8 +452,8 @@ def _lead(v2, es, nll=()):
 
     def open_(group, what):
         rest = [e for e in group if e["word"] not in DIRECTION.values()]
-        return (f"{n} seeds do not separate it from " + _join(f"{NOUNS[e['rival']]}{what}"
-                                                              for e in rest)) if rest else ""
+        return (f"not resolved at {n} seeds against " + _join(f"{NOUNS[e['rival']]}{what}"
+                                                               for e in rest)) if rest else ""
     auroc = [e for e in es if e["high"]]
     bits = [f"{side} than {named(auroc, w)}" for side, w in
             (("better", "BBB better"), ("worse", "BBB worse")) if named(auroc, w)]
@@ -451,13 +462,15 @@ def _lead(v2, es, nll=()):
     if open_(auroc, "") and bits:
         one += "; " + open_(auroc, "")
     ece = [e for e in es if not e["high"]]
-    bits = [f"slightly {side} than " + _join(f"{NOUNS[e['rival']]}'s" + (
+    bits = [f"{side} than " + _join(f"{NOUNS[e['rival']]}'s" + (
         " (near the threshold)" if _near(v2, e) else "") for e in ece if e["word"] == w)
             for side, w in (("lower", "BBB better"), ("higher", "BBB worse"))
             if any(e["word"] == w for e in ece)]
     two = ""
     if ece:
-        two = ("Its 15-bin ECE is " + " and ".join(bits) if bits else
+        lo_hi = _ece_range(v2)
+        under = " (all four methods' under 1 %)" if lo_hi and lo_hi[1] < 0.01 else ""
+        two = (f"Its 15-bin ECE{under} is " + " and ".join(bits) if bits else
                "Its 15-bin ECE is not separated from its rivals'")
         if open_(ece, "'s") and bits:
             two += ", and " + open_(ece, "'s")
@@ -547,29 +560,23 @@ def outside_text(v2, v3=None):
         + text[0].upper() + text[1:] + ". No verdict is given against a failed fit."
 
 
-def _nll_words(nll):
-    """'On test NLL (notebook 06's test, its own Holm family): BBB worse than MC dropout
-    (+0.0052 [+0.0027, +0.0078]) and …': the NLL claims, grouped by verdict."""
-    if not nll:
-        return ""
-    groups = []
-    for w in ("BBB worse", "BBB better", None):
-        cs = [c for c in nll if (c[1] == w if w else c[1] not in DIRECTION.values())]
-        if cs:
-            groups.append((w or cs[0][1]) + (" than " if w else " against ") + _join(
-                f"{NOUNS[r]} ({_signed(d, 4)} [{_signed(ci[0], 4)}, {_signed(ci[1], 4)}]"
-                + (", near the threshold" if near else "") + ")" for r, _, d, ci, near in cs))
-    return (" On test NLL (lower is better; notebook 06's test, in its own Holm family), BBB − "
-            "rival: " + "; ".join(groups) + ".")
+def _nll_cell(c):
+    """One test-NLL cell of the answer's table (``_nll_claims``' tuple): BBB − rival, its 95 %
+    interval, the verdict, and *near the threshold* where it lies there."""
+    _, word, d, ci, near = c
+    return (f"{_signed(d, 4)}" + (f" [{_signed(ci[0], 4)}, {_signed(ci[1], 4)}]" if ci else "")
+            + f": {word}"
+            + (" (near the threshold)" if near else ""))
 
 
 def answer_text(v2, recipe=None, v3=None):
     """The chapter's answer: a two-sentence lead (``_lead``, with notebook 06's test-NLL
     verdicts, ``_nll_claims``; ``v3``: notebook 06's summary, False: none), then a table of the
     six comparisons (each rival's AUROC and ECE difference BBB − rival with its 95 % interval
-    and verdict), the verdict words and what *near the threshold* means (``NEAR``), the NLL
-    differences in one sentence, and (``recipe``: ``recipe_facts``, read from the records when
-    not given; omitted when they are missing) one sentence on the shared budget: this BBB's
+    and verdict; with notebook 06's test-NLL claims a third column, its NLL difference), the
+    verdict words and what *near the threshold* means (``NEAR``), and (``recipe``:
+    ``recipe_facts``, read from the records when not given; omitted when they are missing) one
+    sentence on the shared budget: this BBB's
     test error beside notebook 01's at the same width and the paper's. The ECEs' scale is
     under the scores table (``ece_sign_words``), the failed fits in section 3."""
     if v2 is None:
@@ -580,10 +587,14 @@ def answer_text(v2, recipe=None, v3=None):
     near = (" " + NEAR_WORDS.format(lo=NEAR[0], hi=NEAR[1])) if any(_near(v2, e) for e in es) \
         else ""
     by = {(e["rival"], e["high"]): e for e in es}
+    nll_by = {c[0]: c for c in nll}
     rows = ["| BBB against | AUROC on Fashion-MNIST (higher is better) | ECE on MNIST (lower "
-            "is better) |", "|---|---|---|"]
+            "is better) |" + (" test NLL on MNIST (lower is better; notebook 06's test) |"
+                              if nll else ""), "|---|---|---|" + ("---|" if nll else "")]
     for r in RIVALS:
         cells = [_answer_cell(v2, by[(r, h)]) if (r, h) in by else "—" for h in (True, False)]
+        if nll:
+            cells.append(_nll_cell(nll_by[r]) if r in nll_by else "—")
         rows.append(f"| {LABELS[r]} | " + " | ".join(cells) + " |")
     interim = (" *(Interim: not every run is in; these are not the final verdicts.)*"
                if v2["interim"] else "")
@@ -600,7 +611,12 @@ def answer_text(v2, recipe=None, v3=None):
             f"difference BBB − rival over {n} paired seeds, its 95 % interval, and the verdict "
             "of the test corrected for the number of comparisons (Holm p, section 2): *BBB "
             "better* or *BBB worse* when it decides that direction, *not resolved at "
-            f"{n} seeds* when it decides neither." + near + _nll_words(nll) + interim + budget)
+            f"{n} seeds* when it decides neither." + near + (
+                " The test-NLL column is notebook 06's test on the same runs, corrected in its "
+                "own Holm family. A lower ECE beside a higher NLL: BBB's confidence is closer "
+                "to its accuracy on average, but its probabilities score worse as a whole (the "
+                "NLL also rewards confident correct predictions)."
+                if nll else "") + interim + budget)
 
 
 def _recipes(v2, v1_row=None, setting=None):
@@ -806,7 +822,8 @@ def choices_rows(choices=None):
 
 def effects_rows(v2):
     """(header, rows) of the six comparisons: both means, BBB − rival with its 95 % interval,
-    Holm's p (and the family it is corrected over) and the plain verdict."""
+    Holm's p (and the family it is corrected over) and the plain verdict, flagged *near the
+    threshold* as the answer flags it (``_near``)."""
     rows = []
     for e in effects(v2):
         d = _digits(e)
@@ -816,7 +833,8 @@ def effects_rows(v2):
                      f"{_signed(e['diff'], d)} [{_signed(e['ci'][0], d)}, "
                      f"{_signed(e['ci'][1], d)}]",
                      ("higher" if e["high"] else "lower"),
-                     f"{_p(e['p_holm'])} (of {e['family_size']})", e["word"]])
+                     f"{_p(e['p_holm'])} (of {e['family_size']})",
+                     e["word"] + (" (near the threshold)" if _near(v2, e) else "")])
     return ["comparison", "BBB", "rival", "BBB − rival [95 % interval]", "better is",
             "p (Holm, family size)", "verdict"], rows
 
@@ -955,14 +973,19 @@ def effects_text(v2, v3=None):
         lo, hi = e["ci"]
         gain, loss = (hi, -lo) if e["high"] else (-lo, hi)
         name = METRIC_NAMES.get(e["metric"], e["metric"])
-        share = ""
         means = [_mean(v2, m, e["metric"]) for m in ("bbb", e["rival"])]
-        if not e["high"] and all(means):
-            pc = sorted(100 * max(gain, loss) / m for m in means)
-            share = (f", about {pc[0]:.0f}" + (f"–{pc[1]:.0f}" if f"{pc[0]:.0f}" != f"{pc[1]:.0f}"
-                                                  else "") + f" % of either method's mean {name}")
+
+        def share(x, first):
+            """' (about 17 % of either method's mean ECE)': x against the two means."""
+            if e["high"] or not all(means):
+                return ""
+            pc = sorted(100 * x / m for m in means)
+            span = f"{pc[0]:.0f}" + (f"–{pc[1]:.0f}" if f"{pc[0]:.0f}" != f"{pc[1]:.0f}" else "")
+            return (f" (about {span} % of either method's mean {name})" if first
+                    else f" (about {span} %)")
         return (f"against {NOUNS[e['rival']]} on {name}, the interval allows BBB up to "
-                f"{gain:.{d}f} better or {loss:.{d}f} worse{share}")
+                f"{gain:.{d}f} better{share(gain, True)} or {loss:.{d}f} worse"
+                f"{share(loss, False)}")
 
     def needed(e):
         need = needed_difference(v2, e, v3)
@@ -970,8 +993,11 @@ def effects_text(v2, v3=None):
             return None
         k = need[2]
         bar = f"{ALPHA:g}/{k}" if k > 1 else f"{ALPHA:g}"
+        m = len(family_ps(v2, e["family"], v3))
+        step = (f", the {_ordinal(m + 1 - k)} of the family's {m} Holm steps" if m > 1 and k > 1
+                else "")
         return (f"{need[0]:.{_digits(e)}f} in {METRIC_NAMES.get(e['metric'], e['metric'])} "
-                f"against {NOUNS[e['rival']]} (its Holm bar would be {bar})")
+                f"against {NOUNS[e['rival']]} (its Holm bar would be {bar}{step})")
     smallest = [x for x in (needed(e) for e in open_) if x]
     said = "; ".join(allows(e) for e in open_)
     return ("**What the unresolved comparisons rule out** (each interval is that one "
@@ -1112,28 +1138,33 @@ def sigma_words(v2, check=None, nb01=None, sigma2=None):
     learned = not any(r.get("shifted_uniformly") for r in seeds.values())
     names = sorted(int(k) for k in seeds)
     exact = all((r.get("reproduced") or {}).get("exact") for r in seeds.values())
-    text = (f"**Did BBB's σ learn, or stay at its start?** The networks are not stored, so "
+    text = (f"**Did BBB's σ learn, or stay at its start?** (The networks are not stored, so "
             f"seeds {_join(str(k) for k in names)} of the {len(v2['seeds'])} runs were trained "
-            "again to read σ" + (" (reproducing their stored scores exactly)" if exact else "")
-            + ". " + ("By" if learned else "Not in every rerun, by") + " notebook 01's rule")
+            "again to read σ" + (", reproducing their stored scores exactly" if exact else "")
+            + ".) ")
     if all("rho_drift_q" in lay for r in seeds.values() for lay in r["layers"].values()):
         nums = [_rule_numbers(r["layers"]) for r in seeds.values()]
         ratios = [t / m for t, m in nums]
-        text += (" (σ *learned* when ρ's 95th-percentile change from its start, the largest "
-                 "over the layers, exceeds 1.1 times the smallest layer's median change; else it "
-                 "*shifted uniformly*) it " + ("learned" if learned else "did not always learn")
-                 + f": here {_span(t for t, _ in nums)} against {_span(m for _, m in nums)}, a "
-                 f"ratio of {_ratios(ratios)}.")
+        text += ("Notebook 01's rule calls σ *learned* when ρ's 95th-percentile change from its "
+                 "start (the largest over the layers) exceeds 1.1 times the smallest layer's "
+                 "median change, and *shifted uniformly* otherwise.\n\n"
+                 f"- *The rule's reading.* Here the ratio of the two is {_ratios(ratios)} "
+                 f"({_span(t for t, _ in nums)} against {_span(m for _, m in nums)}): "
+                 + ("above 1.1 in every rerun, so σ learned." if learned else
+                    "not above 1.1 in every rerun, so σ did not always learn."))
         shifted, up = _nb01_ratios() if nb01 is None else nb01
         if learned and up and max(ratios) < min(up):
-            text += (f" That is far closer to the threshold than notebook 01's learned runs "
-                     f"({_ratios(up)}): a threshold above {_ratios([min(ratios)])} would read "
-                     "this σ as shifted uniformly"
-                     + (f", so the rule reads every run of notebooks 01 and 06 the same way only "
-                        f"for thresholds between {_ratios([max(shifted)])} and "
-                        f"{_ratios([min(ratios)])}" if shifted else "") + ".")
+            text += (f"\n- *But weakly.* Notebook 01's learned runs have ratios of {_ratios(up)}"
+                     + (f", its runs that shifted uniformly at most {_ratios([max(shifted)])}; "
+                        f"any threshold from {_ratios([max(shifted)])} to "
+                        f"{_ratios([min(ratios)])} sorts every run of notebooks 01 and 06 the "
+                        "same way, and one above " f"{_ratios([min(ratios)])} would call this σ "
+                        "shifted uniformly." if shifted else
+                        f"; a threshold above {_ratios([min(ratios)])} would call this σ "
+                        "shifted uniformly."))
     else:
-        text += " it " + ("learned." if learned else "did not always learn.")
+        text += ("By notebook 01's rule it " if learned else "Not in every rerun, by notebook "
+                 "01's rule, did it ") + ("learned." if learned else "learn.")
     if sigma2 is None:
         choice = A.chosen("bbb")
         s2 = choice and choice["config"].get("neg_log_sigma2")
@@ -1142,13 +1173,14 @@ def sigma_words(v2, check=None, nb01=None, sigma2=None):
     onto = (f" (in {len(at)} of the {len(med)} layer readings it sits at the prior's narrow "
             f"σ₂ = e{str(round(math.log(sigma2))).translate(_SUP)} ≈ "
             f"{sigma2:.2g})" if at else "")
-    text += (f" σ's median over a layer's weights ends at {min(med):.2g}–{max(med):.2g}{onto}, "
+    text += (f"\n- *Where σ ended.* Its median over a layer's weights ends at "
+             f"{min(med):.2g}–{max(med):.2g}{onto}, "
              f"its 95th percentile at {min(top):.2g}–{max(top):.2g}, from {min(start):.1g} at "
              "the start ([details](../docs/06_details.md#bbbs-σ)): most σ moved together, and "
              "the spread apart is in the upper tail.")
     mi = (v2.get("table", {}).get("bbb", {}).get("full", {}).get("auroc_mi") or {}).get("mean")
     if mi is not None:
-        text += (f" The stronger evidence that this BBB is not a point estimate is its AUROC "
+        text += (f"\n- *The stronger evidence* that this BBB is not a point estimate is its AUROC "
                  f"from the mutual information alone, {mi:.3f}: its sampled networks disagree "
                  "more on Fashion-MNIST than on MNIST, the part of the uncertainty that a single "
                  "network (MAP) cannot express.")
@@ -1164,23 +1196,33 @@ def scores_notes(v2):
 CAPTIONS = {
     "ood-scores": "**Figure 5.1.** Each method's scores (Table 5.2): AUROC on Fashion-MNIST "
                   "(left, higher is better) and ECE on MNIST (right, lower is better); a dot "
-                  "per seed, the bar the mean over the seeds. The ECE axis does not start at "
-                  "zero (Table 5.2 gives the values, the note under it their scale).",
+                  "per seed, the vertical line the mean over the seeds; each method in its "
+                  "colour of notebook 06. The ECE axis does not start at "
+                  "zero (Table 5.2 gives the values, the first note below their scale).",
     "ood-differences": "**Figure 5.2.** The six comparisons of Table 5.3, BBB − rival: a dot "
-                       "per paired seed, in black the mean with its 95 % interval, the dotted "
-                       "line at zero. Beside each row, the verdict and its Holm p, corrected "
-                       "for the number of comparisons; *(near)*: near the threshold, as "
-                       "defined under the answer.",
+                       "per paired seed and, below the dots, the mean with its 95 % interval; "
+                       "the dotted line at zero. Colour: the verdict (blue BBB better, vermillion "
+                       "BBB worse, grey not resolved), as in notebook 06's effects figure. "
+                       "Beside each row, the verdict and its Holm p, corrected for the number "
+                       "of comparisons; *(near)*: near the threshold, as defined under the "
+                       "answer.",
     "priors-moons": "**Figure 5.3.** One network per prior on the moons (Table 5.4). Top two "
                     "rows: the predicted probability of class 1; bottom two: its standard "
-                    "deviation over weight samples, the dashed line 0.5 from the nearest "
-                    "training point; the markers are the training points.",
+                    "deviation over weight samples on a log colour scale (below {floor:g} in the "
+                    "darkest colour), the dashed line 0.5 from the nearest training point; the "
+                    "markers are the training points. *Laplace, s ~ half-Cauchy* fits only "
+                    "roughly: its boundary is a wide tilted band, and its std a diffuse wash "
+                    "with no sharp ridge.",
 }
 
 
 def caption(name):
-    """The caption printed under figure ``name`` (its file name's suffix)."""
-    return CAPTIONS[name]
+    """The caption printed under figure ``name`` (its file name's suffix); the std maps' colour
+    floor read from ``helpers.toy.STD_RANGE``."""
+    if "{floor" not in CAPTIONS[name]:
+        return CAPTIONS[name]
+    from .toy import STD_RANGE
+    return CAPTIONS[name].format(floor=STD_RANGE[0])
 
 
 def _per_seed_diffs(v2, e):
@@ -1195,14 +1237,18 @@ def scores_figure(v2, metrics=("auroc_entropy", "ece")):
     import matplotlib.pyplot as plt
     import numpy as np
     fig, axes = plt.subplots(1, len(metrics), figsize=(10, 3.2), constrained_layout=True)
+    from matplotlib import patheffects
     rng = np.random.default_rng(0)
+    colours = method_colours()
+    halo = [patheffects.withStroke(linewidth=4.5, foreground="white")]
     for ax, k in zip(np.atleast_1d(axes), metrics):
         for i, m in enumerate(ROWS):
             e = v2["table"][m]["full"][k]
             y = i + rng.uniform(-0.12, 0.12, len(e["per_seed"]))
-            ax.scatter(e["per_seed"], y, s=22, color=COLORS[m], edgecolor="black", lw=0.4,
+            ax.scatter(e["per_seed"], y, s=22, color=colours[m], edgecolor="black", lw=0.4,
                        zorder=3)
-            ax.plot([e["mean"]] * 2, [i - 0.3, i + 0.3], color="black", lw=2, zorder=4)
+            ax.plot([e["mean"]] * 2, [i - 0.3, i + 0.3], color="black", lw=2, zorder=4,
+                    path_effects=halo)
         ax.set_yticks(range(len(ROWS)), [LABELS[m] for m in ROWS])
         ax.set_ylim(len(ROWS) - 0.5, -0.5)
         better = "higher" if k.startswith("auroc") else "lower"
@@ -1210,15 +1256,18 @@ def scores_figure(v2, metrics=("auroc_entropy", "ece")):
     np.atleast_1d(axes)[0].set_title("Shown Fashion-MNIST: AUROC of the predictive entropy",
                                      fontsize=10)
     np.atleast_1d(axes)[-1].set_title("MNIST test set: ECE", fontsize=10)
-    fig.suptitle(f"Each dot one seed ({len(v2['seeds'])} seeds), bar: the mean", fontsize=10)
+    fig.suptitle(f"Each dot one seed ({len(v2['seeds'])} seeds); vertical line: the mean; "
+                 "colours: the methods, as in notebook 06", fontsize=10)
     return fig
 
 
 def differences_figure(v2):
     """BBB minus each rival: each seed's difference (dots) and the mean with its 95 % interval
-    (the bar the verdict reads), one panel per score; the side where BBB is better marked."""
+    (the bar the verdict reads), one panel per score, each row in its verdict's colour
+    (``VERDICT_COLOURS``, notebook 06's); the side where BBB is better marked on the axis."""
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
     es = effects(v2)
     metrics = list(dict.fromkeys(e["metric"] for e in es))
@@ -1228,11 +1277,12 @@ def differences_figure(v2):
         group = [e for e in es if e["metric"] == k]
         for i, e in enumerate(group):
             diffs = _per_seed_diffs(v2, e)
+            c = VERDICT_COLOURS.get(e["word"], VERDICT_COLOURS[None])
             ax.scatter(diffs, i + rng.uniform(-0.12, 0.12, len(diffs)), s=16,
-                       color=COLORS[e["rival"]], alpha=0.8, edgecolor="none", zorder=3)
+                       color=c, alpha=0.55, edgecolor="none", zorder=3)
             lo, hi = e["ci"]
             ax.errorbar(e["diff"], i - 0.3, xerr=[[e["diff"] - lo], [hi - e["diff"]]], fmt="o",
-                        color="black", capsize=3, ms=5, zorder=4)
+                        color=c, capsize=3, ms=5, lw=2, zorder=4)
         ax.axvline(0, color="black", lw=0.8, ls=":")
         ax.set_yticks(range(len(group)),
                       [f"vs {LABELS[e['rival']]}\n{e['word']}{' (near)' if _near(v2, e) else ''}"
@@ -1240,17 +1290,22 @@ def differences_figure(v2):
         ax.set_ylim(len(group) - 0.4, -0.7)
         name = METRIC_NAMES.get(k, k)
         high = group[0]["high"]
-        ax.set_xlabel(f"BBB − rival, {name} ({'right' if high else 'left'}: BBB better)")
+        side = "← BBB worse | BBB better →" if high else "← BBB better | BBB worse →"
+        ax.set_xlabel(f"{name}: BBB − rival ({side})")
         lo_x, hi_x = ax.get_xlim()
         span = 1.08 * max(abs(lo_x), abs(hi_x))
         ax.set_xlim(-span, span)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5, symmetric=True))
-        ax.annotate("BBB better →" if high else "← BBB better",
-                    xy=(0.98 if high else 0.02, 0.02), xycoords="axes fraction",
-                    ha="right" if high else "left", va="bottom", fontsize=10, color="0.1")
         ax.set_title(name, fontsize=10)
-    fig.suptitle(f"BBB minus each rival: each dot one seed ({len(v2['seeds'])} paired seeds); "
-                 "black: the mean and its 95 % interval", fontsize=10)
+    n = len(v2["seeds"])
+    fig.suptitle(f"BBB minus each rival: each dot one seed ({n} paired seeds); below the dots: "
+                 "the mean and its 95 % interval", fontsize=10)
+    handles = [Line2D([], [], color=VERDICT_COLOURS[w], lw=2, marker="o", ms=5, label=lab)
+               for w, lab in (("BBB worse", "BBB worse (Holm p < 0.05)"),
+                              ("BBB better", "BBB better (Holm p < 0.05)"),
+                              (None, f"not resolved at {n} seeds"))]
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=8, frameon=False,
+               title="colour: the verdict, as in notebook 06", title_fontsize=8)
     return fig
 
 

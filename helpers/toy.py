@@ -105,10 +105,18 @@ def fit_toy_models(n_train, steps, seed=0, priors=PRIORS_2D):
     return models, acc, data
 
 
+STD_RANGE = (1e-3, 0.5)  # the std maps' log colour scale: 0.5 is the largest std of a probability
+
+
 def prior_maps(models, lim, x_train, y_train, n_samples=100):
     """Figure: for every prior (``models``: name -> trained net) the class-1 probability map
-    (mean over weight samples) and its standard deviation over samples, two rows of five each."""
+    (mean over weight samples) and its standard deviation over samples, two rows of five each;
+    the std on a log colour scale over ``STD_RANGE`` (values below its floor in its lowest
+    colour, the colour bar's triangle), so that small stds far from the boundary stay
+    distinguishable."""
     import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.colors import LogNorm
     names = list(models)
     cols = 5
     rows = 2 * math.ceil(len(names) / cols)
@@ -116,17 +124,22 @@ def prior_maps(models, lim, x_train, y_train, n_samples=100):
     half = rows // 2
     for k, name in enumerate(names):
         xx, yy, mean, std = grid_probs(models[name], lim, n_samples=n_samples)
-        for block, z, cmap, vmax in ((0, mean, "RdBu_r", 1.0), (half, std, "viridis", 0.5)):
+        for block, z, cmap in ((0, mean, "RdBu_r"), (half, std, "viridis")):
             ax = axes[block + k // cols, k % cols]
-            ax.contourf(xx, yy, z, levels=20, cmap=cmap, vmin=0, vmax=vmax)
+            if block:
+                ax.contourf(xx, yy, z, levels=np.geomspace(*STD_RANGE, 22), cmap=cmap,
+                            norm=LogNorm(*STD_RANGE), extend="min")
+            else:
+                ax.contourf(xx, yy, z, levels=20, cmap=cmap, vmin=0, vmax=1.0)
             ax.scatter(x_train[:, 0], x_train[:, 1], c=y_train, cmap="coolwarm", s=2, alpha=0.4)
             ax.set_xticks([])
             ax.set_yticks([])
             ax.set_title(name, fontsize=9)
     fig.colorbar(plt.cm.ScalarMappable(cmap="RdBu_r", norm=plt.Normalize(0, 1)),
                  ax=axes[:half].ravel().tolist(), label="P(class 1)", shrink=0.8)
-    fig.colorbar(plt.cm.ScalarMappable(cmap="viridis", norm=plt.Normalize(0, 0.5)),
-                 ax=axes[half:].ravel().tolist(), label="std over weight samples", shrink=0.8)
+    fig.colorbar(plt.cm.ScalarMappable(cmap="viridis", norm=LogNorm(*STD_RANGE)),
+                 ax=axes[half:].ravel().tolist(), label="std over weight samples (log scale)",
+                 shrink=0.8, extend="min")
     cm = plt.get_cmap("coolwarm")
     fig.legend([plt.Line2D([], [], ls="", marker="o", ms=4, c=cm(v)) for v in (0.0, 1.0)],
                ["training point, class 0", "training point, class 1"], loc="outside lower center",

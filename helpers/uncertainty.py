@@ -1874,30 +1874,69 @@ def toy_setup_text(rec):
 
 
 def _elbo_pairs(check, acc=None):
-    """'Scored under each failed network's own prior and objective (…), the posterior of the
-    plain *Cauchy*-prior network trained on the circles (which fit: 0.994) reaches a lower value
-    than that network's own optimum (*Laplace*: 117.9 against 375.8; …)': per network at
+    """'Scored under each failed network's own objective (…), the posterior of the *Cauchy*-prior
+    network that fit the circles (0.994) gets a lower value than the one where the failed
+    network's training ended (*Laplace*: 117.9 against 375.8; …)': per network at
     chance, the lowest negative ELBO that a posterior which fits the same data reaches under
     the same prior against its own (``collapse_check``'s "best" and "own"); ``acc``: the test
     accuracies, to give the fitting network's."""
     rows = [(ds, prior, c) for (ds, prior), c in check.items() if c["best"]]
     names = {c["best"][0] for _, _, c in rows}
     sets = {ds for ds, _, _ in rows}
-    head = ("Scored under each failed network's own prior and objective (the negative ELBO, "
-            "lower is better), ")
+    learned = any("~" in prior for _, prior, _ in rows)
+    head = ("Scored under each failed network's own objective (the negative ELBO, lower is "
+            "better" + ("; where the prior's scale s is learned, q(log s) keeps that network's "
+                        "width τ, and its mean is set per layer to suit the weights scored"
+                        if learned else "") + "), ")
     if len(names) == 1 and len(sets) == 1:  # one posterior beats them all: name it once
         name, ds = next(iter(names)), next(iter(sets))
         fit = (acc or {}).get((ds, name))
-        return (head + f"the posterior of the *{name}*-prior network trained on the {ds} "
-                + (f"(which fit: {fit:.3f}) " if fit is not None else "(which fit) ")
-                + "reaches a lower value than that network's own optimum (" + "; ".join(
-                    f"*{prior}*: {sum(c['best'][1:]):.1f} against {sum(c['own']):.1f}"
-                    for _, prior, c in rows) + ")")
-    return (head + "a posterior that fits reaches a lower value than the one the optimiser "
-            "found (" + "; ".join(
+        return (head + f"the posterior of the *{name}*-prior network that fit the {ds} "
+                + (f"({fit:.3f}) " if fit is not None else "")
+                + "gets a lower value than the one where the failed network's training ended ("
+                + "; ".join(f"*{prior}*: {sum(c['best'][1:]):.1f} against {sum(c['own']):.1f}"
+                            for _, prior, c in rows) + ")")
+    return (head + "a posterior that fits gets a lower value than the one where the failed "
+            "network's training ended (" + "; ".join(
                 f"*{prior}* on the {ds}: the *{c['best'][0]}* network's "
                 f"{sum(c['best'][1:]):.1f} against {sum(c['own']):.1f}"
                 for ds, prior, c in rows) + ")")
+
+
+def _where_text(stds, acc, n_test, maps, n_behind=0, far=0.5, chance=0.5):
+    """The appendix's reading of the std maps (``stds``: ``far_std``): what the drawn maps
+    (data sets in ``maps``, Figure 5.3) show of where the largest std lies, the medians over
+    every network that fits (the undrawn maps' named as such), what that means for flagging
+    an input, and the contrast with the paper's Figure 5 (notebook 02); empty when every
+    network is at chance."""
+    r = _far_reading(stds, acc, n_test, chance)
+    if r is None:
+        return ""
+    fit, fars, nears, *_ = r
+    band = _band_reading(stds, fit)
+    drawn = [(ds, n, k) for ds, (n, k, *_) in band.items() if ds in maps]
+    undrawn = [ds for ds in band if ds not in maps]
+    boundary = bool(drawn) and all(k > n / 2 for _, n, k in drawn)
+    text = ""
+    if drawn:
+        text = ("On " + _join(f"the {ds} (Figure 5.3) the largest std lies far from the data "
+                              f"on {_of(k, n)} maps" for ds, n, k in drawn)
+                + (", where the decision boundary runs on beyond the data" if boundary else "")
+                + ". ")
+    behind = f"; {'one' if n_behind == 1 else n_behind} of them behind the others" \
+        if n_behind else ""
+    text += (f"Over all {len(fit)} BBB classifiers that fit (one seed each{behind}"
+             + "".join(f"; the {ds}' maps are not drawn" for ds in undrawn)
+             + f"), the median std is {min(fars):.3f}–{max(fars):.3f} beyond {far:g} from "
+             f"every training point and {min(nears):.3f}–{max(nears):.3f} within it.")
+    if boundary:
+        text += (" So on " + _join(f"the {ds}" for ds, *_ in drawn) + " BBB's uncertainty flags "
+                 "an input by where it falls against the decision boundary, not by its "
+                 "distance from the training data; section 3's AUROC measures how well that "
+                 "still tells Fashion-MNIST from MNIST.")
+    return text + (" Contrast the paper's Figure 5 (regression), where the predictive band "
+                   "widens away from the data: [notebook 02](02_regression_uncertainty.ipynb) "
+                   "measures how much, with a Gaussian prior and with the scale mixture.")
 
 
 def appendix_text(acc, n_test, steps, stds, check=None, reference="Normal", chance=0.5,
@@ -1928,8 +1967,8 @@ def appendix_text(acc, n_test, steps, stds, check=None, reference="Normal", chan
             + "".join(f"; the {d}' maps are not drawn" for d in flat if d not in maps)
             + "). "
             + ("One run cannot tell why." if failed is None else
-               _elbo_pairs(check, acc) + ". A better optimum exists, so the optimisation "
-               "failed; the prior did not outweigh the data."
+               _elbo_pairs(check, acc) + ". A lower value exists, so the optimiser, not the "
+               "prior, failed: the prior did not outweigh the data."
                if failed else "For some, the objective prefers that state to a fit."))
     behind = {d: f["groups"][1] for d, f in found.items() if f["groups"][1]}
     for d, ps in behind.items():
@@ -1940,17 +1979,8 @@ def appendix_text(acc, n_test, steps, stds, check=None, reference="Normal", chan
             + f" {'fits' if len(ps) == 1 else 'fit'} the data only roughly"
             + ((": see " + ("its map" if len(ps) == 1 else "their maps")
                 + " in Figure 5.3.") if d in maps else "."))
-    band = far_std_takeaway(stds, acc, n_test, chance=chance)
-    if band:
-        n_behind = sum(len(v) for v in behind.values())
-        if n_behind:
-            band = band.replace(" classifiers that fit ", " classifiers that fit (" + (
-                "one of them" if n_behind == 1 else f"{n_behind} of them")
-                + " behind the others) ", 1)
-        if "marks the decision boundary, not the edge of the data" in band:
-            band = (band.rstrip(".") + ". So on these data BBB's uncertainty flags an input by "
-                    "where it falls against the decision boundary, not by its distance from the "
-                    "training data; section 3's AUROC measures how well that still tells "
-                    "Fashion-MNIST from MNIST.")
-        out.append("- **Where the uncertainty lies.** " + band[2].upper() + band[3:])
+    where = _where_text(stds, acc, n_test, maps, sum(len(v) for v in behind.values()),
+                        chance=chance)
+    if where:
+        out.append("- **Where the uncertainty lies.** " + where)
     return "\n".join(out)

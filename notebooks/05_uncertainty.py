@@ -45,8 +45,8 @@ show_markdown(O.answer_text(runs));
 # > [notebook 01](01_mnist_classification.ipynb)), BBB here trains with Adam at a constant
 # > learning rate for at most 60 epochs, not SGD for 600; its scale-mixture prior is fixed at
 # > one point of the paper's grid (section 2's search table), where the paper searched it; it
-# > draws one weight sample per step; its $\rho_0$ is searched with the learning rate on
-# > validation NLL. The answer gives the paper's test error beside this BBB's.
+# > draws one weight sample per step; its $\rho_0$ (where every $\rho$ of its posterior
+# > starts, section 2) is searched with the learning rate on validation NLL. The answer gives the paper's test error beside this BBB's.
 # >
 # > Every setting is chosen on validation data only, and the search grids were fixed before any
 # > test number of these runs was seen. But:
@@ -57,9 +57,8 @@ show_markdown(O.answer_text(runs));
 # > - MAP's grid was placed by an earlier search of MAP's own, a trial run no other method had;
 # > - the other learning-rate grids are centred on earlier validation choices;
 # > - BBB's ρ₀ grid (−7 to −4) was set when these equal searches were first declared, before
-# >   any of their numbers, and has not moved since. An earlier BBB recipe, whose start (means
-# >   drawn from $\mathcal U(-0.1, 0.1)$, or a warm start) was picked on the test AUROC, was replaced: here BBB
-# >   starts from the same random initialisation as every other method.
+# >   any of their numbers, and has not moved since (an earlier BBB recipe tuned on the test
+# >   AUROC was dropped; lab log).
 # >
 # > Why: [docs/choices.md](../docs/choices.md#notebooks-05-and-06-beyond-the-paper). The earlier
 # > runs and what they showed: [docs/lab_log.md](../docs/lab_log.md#notebook-05).
@@ -73,7 +72,7 @@ show_markdown(O.answer_text(runs));
 # the paper's.
 
 # %% tags=["parameters"]
-PROFILE = "default"    # smoke | default | paper
+PROFILE = "default"    # smoke | default | paper: the appendix's 2-D fits only (steps, points)
 TRAIN_MISSING = False  # train the 2-D priors' networks when missing
 SEED = 0               # the 2-D priors' networks
 DEVICE = None          # None: cuda > mps > cpu
@@ -160,8 +159,9 @@ show_markdown(O.cost_words());
 # %% [markdown]
 # ## 3. Trained on MNIST, shown Fashion-MNIST
 #
-# The scores table and the first figure give each method's scores; the comparisons table and the
-# second figure the six comparisons behind the answer, then the AUROC family's seven p-values.
+# The scores table and the first figure give each method's scores, followed by notes on the ECE's
+# scale, on BBB's σ and on its recipe; the comparisons table and the second figure give the six
+# comparisons behind the answer, then the AUROC family's seven p-values.
 # [Notebook 06](06_alternatives.ipynb) uses the same runs (and adds IVON and the Laplace
 # approximations); it reads them for test NLL and cost, and leaves the AUROC and ECE detail to
 # this section.
@@ -173,11 +173,11 @@ if not H.pending(runs, "the runs of MAP, MC dropout, the ensemble and BBB (noteb
                   "test images against Fashion-MNIST's test images; S: the members averaged "
                   "per prediction).")
     H.show_table(*O.scores_rows(runs))
-    show_markdown(O.scores_notes(runs))
     fig = O.scores_figure(runs)
     H.savefig(fig, NB, "ood-scores")
     plt.show()
     show_markdown(O.caption("ood-scores"))
+    show_markdown(O.scores_notes(runs))
 
 # %%
 if runs:

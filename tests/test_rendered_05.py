@@ -853,11 +853,13 @@ def test_answer_says_the_direction_with_each_interval():
     es = {(e["metric"], e["rival"]): e for e in O.effects(v2)}
     text = O.answer_text(v2, recipe={"here": 1.86, "nb01": 1.48, "max_epochs": 60}, v3=False)
     lead, table, note, weaker = text.split("\n\n")
-    # a two-sentence lead from the verdicts, plain: AUROC, then ECE (called slight)
+    # a two-sentence lead from the verdicts, plain, in the table's verdict words: AUROC, then
+    # ECE (with its scale, all four under 1 %)
     assert lead == ("**The answer:** BBB flags Fashion-MNIST better than MAP and worse than MC "
-                    "dropout; 10 seeds do not separate it from the deep ensemble. Its 15-bin "
-                    "ECE is slightly lower than MC dropout's and the deep ensemble's, and 10 "
-                    "seeds do not separate it from MAP's.")
+                    "dropout; not resolved at 10 seeds against the deep ensemble. Its 15-bin "
+                    "ECE (all four methods' under 1 %) is lower than MC dropout's and the deep "
+                    "ensemble's, and not resolved at 10 seeds against MAP's.")
+    assert "slightly" not in text and "do not separate" not in text
     rows = table.split("\n")
     assert rows[0] == ("| BBB against | AUROC on Fashion-MNIST (higher is better) | ECE on "
                        "MNIST (lower is better) |") and len(rows) == 2 + len(O.RIVALS)
@@ -892,8 +894,8 @@ def test_answer_says_the_direction_with_each_interval():
                           {"rho_init": -7}) is None
     # BBB worst calibrated of the four: the sentence turns
     worse = O.answer_text(_planted(bbb_ece=0.02), recipe=False, v3=False)
-    assert "Its 15-bin ECE is slightly higher than MAP's, MC dropout's and the deep ensemble's." \
-        in worse and "slightly lower" not in worse and "all under 1 %" not in worse
+    assert "Its 15-bin ECE is higher than MAP's, MC dropout's and the deep ensemble's." \
+        in worse and "lower than" not in worse and "under 1 %" not in worse
     assert "better calibrated" not in worse
     for t in (text, worse, O.effects_text(v2, v3=False), O.takeaways_text(v2, recipe=False)):
         assert "reversed" not in t and "holds" not in t and "version" not in t
@@ -1309,9 +1311,9 @@ def test_sigma_words_read_the_sigma_check():
                        "1": {"sigma_start": 0.000911, "shifted_uniformly": False,
                              "layers": {"0": lay(0.0031)}}}}
     text = O.sigma_words(v2, check, nb01=([1.05, 1.06], [85.0, 326.0]), sigma2=0.00248)
-    assert text.startswith("**Did BBB's σ learn, or stay at its start?** The networks are not "
+    assert text.startswith("**Did BBB's σ learn, or stay at its start?** (The networks are not "
                            "stored, so seeds 0 and 1 of the 10 runs were trained again to read "
-                           "σ. By notebook 01's rule")  # no "reproduced" without the check
+                           "σ.) By notebook 01's rule it learned.")  # no "reproduced" unchecked
     assert "ends at 0.0025–0.027 (in 1 of the 3 layer readings it sits at the prior's narrow " \
         "σ₂ = e⁻⁶ ≈ 0.0025), its 95th percentile at 0.05–0.05, from 0.0009 at the start" in text
     assert "not a point estimate is its AUROC from the mutual information alone, 0.920" in text
@@ -1322,17 +1324,24 @@ def test_sigma_words_read_the_sigma_check():
     for r in check["seeds"].values():
         r["reproduced"] = {"exact": True}
     text = O.sigma_words(v2, check, nb01=([1.05, 1.06], [85.0, 326.0]), sigma2=0.00248)
-    assert "trained again to read σ (reproducing their stored scores exactly)." in text
-    assert ("it learned: here 4.4–4.5 against 1.02–1.03, a ratio of 4.27–4.41. That is far "
-            "closer to the threshold than notebook 01's learned runs (85–326): a threshold "
-            "above 4.27 would read this σ as shifted uniformly, so the rule reads every run of "
-            "notebooks 01 and 06 the same way only for thresholds between 1.06 and 4.27.") \
-        in text
+    assert "trained again to read σ, reproducing their stored scores exactly.)" in text
+    # three plain statements: the rule's reading, how weak it is (1.06 explained), the MI
+    assert ("- *The rule's reading.* Here the ratio of the two is 4.27–4.41 (4.4–4.5 against "
+            "1.02–1.03): above 1.1 in every rerun, so σ learned.\n- *But weakly.* Notebook "
+            "01's learned runs have ratios of 85–326, its runs that shifted uniformly at most "
+            "1.06; any threshold from 1.06 to 4.27 sorts every run of notebooks 01 and 06 the "
+            "same way, and one above 4.27 would call this σ shifted uniformly.") in text
+    assert "\n- *The stronger evidence* that this BBB is not a point estimate" in text
     # a ratio as large as notebook 01's learned runs': no warning
-    assert "closer to the threshold" not in O.sigma_words(
+    assert "But weakly" not in O.sigma_words(
         v2, check, nb01=([1.05], [3.0]), sigma2=0.00248)
     check["seeds"]["1"]["shifted_uniformly"] = True
-    assert "Not in every rerun, by notebook 01's rule" in O.sigma_words(
+    assert "not above 1.1 in every rerun, so σ did not always learn." in O.sigma_words(
+        v2, check, nb01=([1.05], [85.0]))
+    for r in check["seeds"].values():  # without ρ's drift: the rule's verdict alone
+        for lay_ in r["layers"].values():
+            del lay_["rho_drift_q"]
+    assert "Not in every rerun, by notebook 01's rule, did it learn." in O.sigma_words(
         v2, check, nb01=([1.05], [85.0]))
     assert O.sigma_words(v2, {"seeds": {}}) == ""
 
@@ -1363,15 +1372,18 @@ def test_appendix_gives_the_network_behind_the_others_a_bullet():
     assert "only roughly." in text and "Figure 5.3" not in text
     # the failed optimisation with its numbers: own −ELBO against the best fitting posterior's
     text = U.appendix_text(acc, 1000, 2000, {}, check=_check())
-    assert ("Scored under each failed network's own prior and objective (the negative ELBO, "
-            "lower is better), the posterior of the *Cauchy*-prior network trained on the "
-            "circles (which fit) reaches a lower value than that network's own optimum "
-            "(*Laplace*: 120.0 against 370.0). A better optimum exists, "
-            "so the optimisation failed; the prior did not outweigh the data.") in text
+    # no "optimum" for a value that a lower one beats; which objective is scored
+    assert ("Scored under each failed network's own objective (the negative ELBO, lower is "
+            "better), the posterior of the *Cauchy*-prior network that fit the circles gets a "
+            "lower value than the one where the failed network's training ended (*Laplace*: "
+            "120.0 against 370.0). A lower value exists, so the optimiser, not the prior, "
+            "failed: the prior did not outweigh the data.") in text
+    assert "optimum" not in text
     two = _check() | {("moons", "Cauchy"): {"layers": [], "own": (50.0, 10.0),
                                             "best": ("Normal", 20.0, 5.0)}}
-    assert ("a posterior that fits reaches a lower value than the one the optimiser found "
-            "(*Laplace* on the circles: the *Cauchy* network's 120.0 against 370.0; *Cauchy* on "
+    assert ("a posterior that fits gets a lower value than the one where the failed network's "
+            "training ended (*Laplace* on the circles: the *Cauchy* network's 120.0 against "
+            "370.0; *Cauchy* on "
             "the moons: the *Normal* network's 25.0 against 60.0)") in U._elbo_pairs(two)
 
 
@@ -1500,3 +1512,132 @@ def test_answer_is_on_the_first_screen_and_its_terms_come_first():
     assert "numbered by notebook" not in text
     lead = "".join(answer["outputs"][0]["data"]["text/markdown"]).split("\n\n")[0]
     assert lead.startswith("**The answer:** ") and "test NLL" in lead
+
+
+# ---- round r18: NLL in the answer's table, near flags in Table 5.3, one colour meaning ----
+
+def _nll_summary():
+    """Notebook 06's summary, planted: three test-NLL claims, MC dropout's near the threshold
+    under another draw of the predictive samples."""
+    fam = {f"bbb < {r} on nll": {"verdict": w, "p_holm": p,  # mean_diff: BBB − rival
+                                 "t_test": {"mean_diff": d, "ci": [d - 1e-3, d + 1e-3]}}
+           for r, w, d, p in (("map", "not resolved at 10 seeds", -0.002, 0.24),
+                              ("mc_dropout", "reversed", 0.005, 0.004),
+                              ("ensemble", "reversed", 0.0055, 0.001))}
+    return {"table": {}, "families": {"test NLL": fam},
+            "mc_robustness": {"test NLL": {"bbb < mc_dropout on nll": {"p_holm": [0.03]}}}}
+
+
+def test_answer_table_gives_the_test_nll_its_own_column():
+    from helpers import ood_plan as O
+    v2 = _planted()
+    text = O.answer_text(v2, recipe=False, v3=_nll_summary())
+    lead, table, note = text.split("\n\n")[:3]
+    rows = table.split("\n")
+    assert rows[0].endswith("| test NLL on MNIST (lower is better; notebook 06's test) |")
+    assert rows[1] == "|---|---|---|---|"
+    assert rows[2].endswith("| −0.0020 [−0.0030, −0.0010]: not resolved at 10 seeds |")
+    assert rows[3].endswith("| +0.0050 [+0.0040, +0.0060]: BBB worse (near the threshold) |")
+    assert rows[4].endswith("| +0.0055 [+0.0045, +0.0065]: BBB worse |")
+    # the NLL is no longer buried in the legend paragraph; the legend says whose test it is
+    assert "On test NLL" not in note and "own Holm family" in note
+    assert lead.endswith("; but MC dropout (near the threshold) and the deep ensemble have the "
+                         "lower test NLL (notebook 06's test).")
+    # without notebook 06's summary: two columns
+    assert O.answer_text(v2, recipe=False, v3=False).split("\n\n")[1].split("\n")[1] == \
+        "|---|---|---|"
+
+
+def test_comparisons_table_flags_the_near_threshold_verdicts():
+    from helpers import ood_plan as O
+    v2 = _planted()
+    claim = next(e["claim"] for e in O.effects(v2) if e["rival"] == "map" and e["high"])
+    plain = {r[0]: r[-1] for r in O.effects_rows(v2)[1]}
+    assert "near" not in " ".join(plain.values())
+    v2["mc_robustness"] = {"OOD AUROC (entropy)": {claim: {"p_holm": [0.04, 0.03, 0.045]}}}
+    rows = {r[0]: r[-1] for r in O.effects_rows(v2)[1]}
+    assert rows["AUROC: BBB vs MAP"] == "BBB better (near the threshold)"
+    assert sum("near the threshold" in w for w in rows.values()) == 1
+
+
+def test_figures_colour_as_notebook_06_does(committed):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+    from helpers import alternatives_report as R
+    from helpers import ood_plan as O
+    assert O.method_colours() == {m: R.COLOURS[m] for m in O.ROWS}
+    v2 = _planted()
+    fig = O.differences_figure(v2)
+    try:
+        for ax, metric in zip(fig.axes, ("auroc_entropy", "ece")):
+            es = [e for e in O.effects(v2) if e["metric"] == metric]
+            dots = [c for c in ax.collections if c.get_offsets().shape[0] == 10]
+            for e, c in zip(es, dots):  # each row's dots in its verdict's colour
+                want = O.VERDICT_COLOURS.get(e["word"], O.VERDICT_COLOURS[None])
+                assert to_hex(c.get_facecolor()[0], keep_alpha=False) == want.lower()
+        assert "colour: the verdict" in fig.legends[0].get_title().get_text()
+    finally:
+        plt.close(fig)
+    # notebook 06's effects figure uses the same two verdict colours
+    v3 = R.load_summary()
+    if v3 is None:
+        pytest.skip("no notebook 06 summary")
+    fig = R.effects_figure(v3)
+    try:
+        used = {to_hex(line.get_color()) for ax in fig.axes for line in ax.get_lines()
+                if line.get_linewidth() > 2}
+        assert {O.VERDICT_COLOURS["BBB better"].lower(),
+                O.VERDICT_COLOURS["BBB worse"].lower()} <= used
+    finally:
+        plt.close(fig)
+
+
+def test_unresolved_shares_are_given_per_side():
+    from helpers import ood_plan as O
+    v2 = _planted()
+    e = next(e for e in O.effects(v2) if e["metric"] == "ece" and e["rival"] == "map")
+    text = O.effects_text(v2, v3=False)
+    lo, hi = e["ci"]
+    means = [O._mean(v2, m, "ece") for m in ("bbb", "map")]
+    for x in (-lo, hi):  # each side's share, against either mean
+        pc = sorted(f"{100 * x / m:.0f}" for m in means)
+        assert f"about {pc[0]}" in text
+
+
+def test_std_maps_use_a_log_scale_and_the_appendix_limits_its_visual_claim():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm
+    from helpers import ood_plan as O
+    from helpers.toy import LIMS, STD_RANGE, prior_maps, toy_net
+    torch.manual_seed(0)
+    x, y = torch.randn(30, 2), torch.randint(0, 2, (30,))
+    fig = prior_maps({"Normal": toy_net("Normal")}, LIMS["circles"], x, y, n_samples=3)
+    try:
+        norms = [c.norm for ax in fig.axes for c in ax.collections
+                 if type(c).__name__ in ("QuadContourSet", "QuadMesh")
+                 and getattr(getattr(c, "cmap", None), "name", "") == "viridis"]
+        assert norms and all(isinstance(n, LogNorm) for n in norms)
+        assert (norms[0].vmin, norms[0].vmax) == STD_RANGE
+    finally:
+        plt.close(fig)
+    assert f"below {STD_RANGE[0]:g} in the darkest colour" in O.caption("priors-moons")
+    # the maps' claim covers the drawn data set only; the other is said not to be drawn
+    stds = {("moons", p): (0.01, 0.02, 0.3, 0.2, 0.1, 0.45, 0.2) for p in ("Normal", "Cauchy")}
+    stds.update({("circles", p): (0.005, 0.03, 0.3, 0.05, 0.2, 0.1, 0.3) for p in ("Normal",)})
+    acc = {k: 0.97 for k in stds}
+    text = U._where_text(stds, acc, 1000, ("moons",))
+    assert text.startswith("On the moons (Figure 5.3) the largest std lies far from the data "
+                           "on all 2 maps, where the decision boundary runs on beyond the data.")
+    assert "Over all 3 BBB classifiers that fit (one seed each; the circles' maps are not " \
+        "drawn), the median std is" in text
+    assert "So on the moons BBB's uncertainty flags an input" in text
+    assert "[notebook 02](02_regression_uncertainty.ipynb)" in text and "Figure 5" in text
+    # the learned-scale objective: which s it uses is said
+    check = {("circles", "Laplace, s ~ half-Cauchy"): {"layers": [], "own": (350.0, 9.7),
+                                                     "best": ("Cauchy", 25.0, 96.6)}}
+    assert "q(log s) keeps that network's width τ" in U._elbo_pairs(check)
+    assert "q(log s)" not in U._elbo_pairs(_check())
