@@ -14,7 +14,8 @@
 # **The question.** A reader choosing a method today weighs BBB against what came after it. On
 # one architecture (784-400-400-10) and one split of MNIST (50k training, 10k validation, 10k
 # test images), is BBB better than MAP (a plain network trained to its most probable weights),
-# MC dropout, a deep ensemble, IVON (a variational-learning optimiser) or the Laplace
+# MC dropout (dropout kept on at test time, predictions averaged over masks), a deep ensemble
+# (five MAP networks averaged), IVON (a variational-learning optimiser) or the Laplace
 # approximation (a Gaussian fitted around MAP's weights) at the two things a Bayesian network
 # is for: probabilities that score well on the test set (the test NLL, negative
 # log-likelihood) and telling unfamiliar images apart (the out-of-distribution, OOD, AUROC: the
@@ -111,8 +112,7 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(refits));
 # ## 1. Method
 #
 # - *The methods.* MAP, the maximum a posteriori network (Adam with weight decay); MC dropout
-#   (dropout kept on at test time, the predictions averaged over masks;
-#   [Gal & Ghahramani 2016](https://arxiv.org/abs/1506.02142)); a deep ensemble of five MAP
+#   ([Gal & Ghahramani 2016](https://arxiv.org/abs/1506.02142)); a deep ensemble of five MAP
 #   networks ([Lakshminarayanan et al. 2017](https://arxiv.org/abs/1612.01474)); BBB with the
 #   paper's scale-mixture prior; IVON ([Shen et al. 2024](https://arxiv.org/abs/2402.17641),
 #   package `ivon-opt`), a variational-learning optimiser; and the Laplace approximation
@@ -134,7 +134,7 @@ show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(refits));
 #   at level 0.05, with the 95% t-interval of the
 #   mean paired difference. All of this, the failed-fit rule excepted, was fixed in writing
 #   before any test number of these runs was seen: *the plan*, pre-registered
-#   ([its versions](../docs/choices.md#notebook-06s-plan-versions); MAP's weight decay: the box).
+#   ([how it changed](../docs/choices.md#notebook-06s-plan-versions); MAP's weight decay: the box).
 # - *The subset.* The all-layer Laplace fits were too slow to score all 20,000 test images with
 #   laplace-torch's predictive, so every method is also scored on a fixed random subset of
 #   2,000 MNIST + 2,000 Fashion-MNIST test images (their scores:
@@ -201,11 +201,12 @@ if final is not None:
     show_markdown(R.robustness_text(final, skip=failed, nb05=nb05, brief=True));
 
 # %% [markdown]
-# The figure draws the table's rows whose rival is not a failed fit: each dot the mean paired
-# difference BBB − rival, each bar its 95% interval, the verdict word above it (orange BBB
-# worse, blue BBB better, grey not resolved; near the threshold with its Holm p). Solid line and
+# The figure draws the table's rows whose rival is not a failed fit: each dot BBB's mean
+# advantage, each bar its 95% interval, the verdict word above it (orange BBB worse, blue BBB
+# better, grey not resolved). Right of zero is BBB better in both panels: rival − BBB on NLL
+# (the table's sign flipped, as lower is better), BBB − rival on AUROC. Solid line and
 # circle: tested here; dashed line and square: tested in [notebook 05](05_uncertainty.ipynb).
-# Not drawn: section 4's refits and notebook 05's ECE comparisons (the answer gives them).
+# Not drawn: section 4's refits and the ECE comparisons (the answer gives them).
 
 # %%
 if final is not None:
@@ -216,17 +217,15 @@ if final is not None:
 # %% [markdown]
 # ## 4. Laplace: the plan's fits fail; the refits
 #
-# The plan's three Laplace fits (sections 2 and 3) set δ by the marginal likelihood. Below: why
-# they are failed fits (the all-layer fits are under-confident:
+# The plan's three Laplace fits set δ by the marginal likelihood. Below: why they are failed
+# fits (the all-layer fits are under-confident:
 # [details](../docs/06_details.md#the-plans-subset)), then refits around the same MAP networks
-# with the same linearised predictive, differing from the plan's fits only so:
+# with the same linearised predictive, changed only so:
 #
-# - *last layer*: the marginal likelihood picks one δ per weight tensor instead of one δ for
-#   the whole layer;
-# - *all layers*: the fit is unchanged (the plan's own rule, already one δ per weight tensor),
-#   rescored on the full test sets, not only the subset, by a faster implementation of the
-#   same predictive;
-# - *every fit*: a second rule, one δ chosen on validation NLL by a grid.
+# - *last layer*: one δ per weight tensor, not one for the layer;
+# - *all layers*: unchanged (already one δ per tensor), rescored on the full test sets by a
+#   faster implementation of the same predictive;
+# - *every fit*: also one δ chosen on validation NLL by a grid.
 
 # %%
 if final is not None:
@@ -244,12 +243,11 @@ if refits is not None:
 
 # %% [markdown]
 # The figure: each fit's validation NLL minus MAP's against δ. Thin lines: each seed's grid
-# (ending where its widening stopped); dots: the grid's choices ("n = k at the cap"); dashed:
-# the cap. Blue bars: each seed's marginal-likelihood fit, from its smallest to its largest
-# per-tensor δ (cross: their mean log10), at its validation NLL − MAP's, shifted a few points
-# up or down only so that the seeds' bars do not hide one another; a bar mixes several δ, so
-# it is not a point on the single-δ curves. Dash-dotted (last layer): the plan's one δ. The y
-# axis is linear within ±10⁻⁴ and logarithmic beyond.
+# (ending where its widening stopped); dots: the grid's choices; dashed: the cap. Blue bars:
+# each seed's marginal-likelihood fit, from its smallest to its largest per-tensor δ (cross:
+# their mean log10), at its validation NLL − MAP's, offset slightly in y for legibility; a bar
+# mixes several δ, so it is not a point on the single-δ curves. Dash-dotted (last layer): the
+# plan's one δ. The y axis is linear within ±10⁻⁴ and logarithmic beyond.
 
 # %%
 if refits is not None:
@@ -259,8 +257,8 @@ if refits is not None:
 
 # %% [markdown]
 # **Published numbers, for context only.** [Kristiadi et al. (2021)](https://arxiv.org/abs/2010.02720)
-# report an MNIST → Fashion-MNIST AUROC of about 0.98–0.99 for MAP, Laplace and ensembles, with a
-# 16-layer wide residual convolutional network, not an MLP: not comparable with these tables.
+# report an MNIST → Fashion-MNIST AUROC of about 0.98–0.99 for MAP, Laplace and ensembles with a
+# 16-layer wide residual network, not an MLP: not comparable.
 
 # %% [markdown]
 # ## Takeaways

@@ -804,11 +804,15 @@ def test_effects_are_bbb_minus_rival_with_intervals():
     fit = [r for r in rows if r[-1] == R.FAILED_FIT]  # a failed fit: its raw p, no Holm p
     assert fit and all(r[5] != "—" and r[6] == r[7] == "—" for r in fit)
     text = R.effects_text(s)
-    assert "- MAP, test NLL: it excludes a BBB lead above 0.0059 " \
-           "and a BBB deficit above 0.0016." in text  # the interval itself: Table 6.3, above
-    assert "- IVON, OOD AUROC: it excludes a BBB lead above 0.020 " \
-           "and a BBB deficit above 0.008." in text
-    assert "MC dropout" not in text  # resolved: its interval excludes zero
+    # each bound, and what it means against the largest decided difference on that score
+    assert "- MAP, test NLL: excludes a BBB lead above 0.0059 and a deficit above 0.0016, so a " \
+           "deficit as large as 0.0052 but not a lead." in text  # 0.0052: BBB − MC dropout
+    assert "(test NLL: 0.0052, BBB − MC dropout; OOD AUROC: 0.038, BBB − MAP)" in text
+    assert "- IVON, OOD AUROC: excludes a BBB lead above 0.020 and a deficit above 0.008, so a " \
+           "gap as large as 0.038 either way." in text
+    assert R._excludes({"digits": 3, "ci": [-0.05, 0.05], "lower_better": False}, 0.03) \
+        .endswith("neither a lead nor a deficit as large as 0.030")
+    assert "- MC dropout" not in text  # resolved: no bullet (it is named as the yardstick)
 
 
 def test_the_headline_answers_in_two_sentences():
@@ -819,8 +823,9 @@ def test_the_headline_answers_in_two_sentences():
                             "MC dropout beats BBB on test NLL; MC dropout trains in 1.1× MAP's "
                             "time against BBB's 1.9×. BBB's only win: in [notebook 05](05_uncertainty.ipynb)'s "
                             "tests, OOD AUROC over MAP (by 0.038). The "
-                            "Laplace approximation, with its prior precision set as laplace-torch "
-                            "ships it, scores a worse test NLL than the MAP network it wraps.")
+                            "Laplace approximation, with its prior precision set by laplace-torch's "
+                            "default (the marginal likelihood), scores a worse test NLL than the "
+                            "MAP network it wraps.")
     import re
     assert "Holm" not in short and "failed fit" not in short
     assert "[" not in re.sub(r"\[[^\]]+\]\([^)]*\)", "", short)  # links only, no interval
@@ -874,7 +879,7 @@ def test_the_headline_in_detail():
     assert "Laplace: with δ by the marginal likelihood, the fit is a failed fit (no verdict; " \
            "section 4)." in text
     # what the plan's own tests say without the rule added after the test numbers, plainly
-    assert "Without the failed-fit rule (added after the test numbers) the plan's tests would " \
+    assert "Without the failed-fit rule the plan's tests would " \
            "read: BBB better than last-layer Laplace on test NLL" in text
     assert "#the-failed-fits-plainly" in text
     # the failed fit's own intervals stay in Table 6.3, out of the answer
@@ -894,13 +899,15 @@ def test_story_takeaways_and_figures(monkeypatch):
     # the verdict first, in words (the answer has the numbers), then the cost
     assert text.startswith("- **Verdict.** Is BBB worth it here? On OOD AUROC only, at this "
                            "budget: on test NLL, MC dropout beats BBB; on OOD AUROC, no rival "
-                           "beats BBB, BBB beats MAP; the Laplace fit gets no verdict")
+                           "beats BBB, BBB beats MAP; intervals: Table 6.3.")
+    assert text.count("failed fit") == 1  # the Laplace fits' lack of a verdict: the caveat
     assert text.index("**Verdict.**") < text.index("**Cost**") < text.index("**Caveats.**")
     # the intervals are said once, in the answer and Table 6.3: the takeaways point there
     assert "+0.0052" not in text and "intervals: Table 6.3" in text
-    assert "MC dropout (1.1×) beats BBB with less training than BBB's 1.9× (ratios move " \
-           "with machine load); to predict 10,000 images MC dropout takes " \
-           "4.6 s against BBB's 4.1 s." in text
+    assert "MC dropout (1.1×) beats BBB with less training than BBB's 1.9×; to predict " \
+           "10,000 images MC dropout takes 4.6 s against BBB's 4.1 s." in text
+    assert "machine load" not in text  # said once, under Table 6.2 (reader r18)
+    assert "machine load" in R.cost_note(s) or not s.get("cost")
     assert "an ensemble counts all its members" in text  # the measure, as in Table 6.2
     assert "Laplace is not yet compared" in text and "Caveats." in text
     assert "better than MAP" not in text  # the answer is not repeated
@@ -1291,12 +1298,18 @@ def test_the_prior_figure_marks_the_cap_count_and_labels_below_zero():
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert texts.count("n = 3\nat the cap") == 3  # cap_seeds (1, 2, 3), every flavour
     ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert ticks[:3] == ["−0.0002", "0", "0.0001"], ticks  # below zero labelled, not crowded
+    assert ticks[:3] == ["−0.001", "−0.0001", "0"], ticks  # below zero: a decade apart
+    assert fig.axes[0].get_ylim()[0] == -0.001  # the floor: the decade past the lowest value
     for f in fair["flavours"].values():
         for v in f["validation"].values():
             v["curve"] = [[4, 0.01], [5, -0.0003], [12, 0.0]]
     ticks = [t.get_text() for t in R.fair_figure(fair).axes[0].get_yticklabels()]
-    assert ticks[:3] == ["−0.0003", "−0.0001", "0"], ticks  # the linear band's edge labelled
+    assert ticks[:3] == ["−0.001", "−0.0001", "0"], ticks  # the linear band's edge labelled
+    for f in fair["flavours"].values():
+        for v in f["validation"].values():
+            v["curve"] = [[4, 0.01], [5, -0.00005], [12, 0.0]]
+    ticks = [t.get_text() for t in R.fair_figure(fair).axes[0].get_yticklabels()]
+    assert ticks[:2] == ["−0.0001", "0"], ticks  # within the linear band: its edge alone
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "marginal likelihood: mean log10 of that seed's δ" in labels
 
@@ -1390,7 +1403,12 @@ def test_the_plans_verdicts_without_the_failed_fit_rule_are_said_plainly(monkeyp
                 f"{e['p_holm']:.2g})" in text
     if all(e["verdict"] == "holds" for e in es if e["key"] == "nll") and len(failed) > 1:
         assert f"BBB better than all {len(failed)} (Holm p " in text
-    assert text in R.failed_fit_text(s) and "#the-failed-fits-plainly" in text
+    # below the failed fits a pointer to the answer's account, not a second copy (reader r18);
+    # the numbers (Holm p) on the details page
+    assert text not in R.failed_fit_text(s) and "#the-failed-fits-plainly" in text
+    assert "the answer in detail ([details](../docs/06_details.md#the-failed-fits-plainly))" \
+        in R.failed_fit_text(s)
+    assert text.split(" ([details]")[0] + "." in R.details_text(s, fair, R.load_nb05())
     assert R.without_rule(s, numbers=False) in R.headline_text(s, R.load_nb05())
     plain = R.failed_fit_plain(s, fair)
     assert ("On OOD AUROC, by the plan's own test," in plain) == any(
@@ -1446,8 +1464,9 @@ def test_notebook_05s_claims_which_bbb_and_the_sigma_placeholder(monkeypatch, tm
     unresolved05 = [k for k, c in theirs.items() if c["word"].startswith("not resolved")]
     for k in unresolved05:  # notebook 05's unresolved intervals are read below the table too
         their = {"digits": 3, "ci": theirs[k]["ci"], "lower_better": False}  # notebook 05's
+        big = max(abs(c["mean"]) for c in theirs.values() if c["word"] in R.WORDS.values())
         assert f"{R.SHORT[k][0].upper() + R.SHORT[k][1:]}, OOD AUROC: " \
-            f"{R._excludes(their)}." in R.effects_text(s, v2)
+            f"{R._excludes(their, big)}." in R.effects_text(s, v2)
     text = R.headline_text(s, v2)
     ece = R.nb05_ece(v2)  # notebook 05's ECE claims: the answer's ECE bullet, its flags
     assert text.count("near the threshold") == len(near) + sum(c["near"] for c in ece)
