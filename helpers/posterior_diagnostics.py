@@ -239,12 +239,21 @@ def _softplus_inv(y):
     return math.log(math.expm1(y))
 
 
+def _ratio(layers):
+    """The σ rule's ratio of one reading (as ``shifted_uniformly`` reads it): ρ's 95th-percentile
+    drift, the largest over layers, over the smallest layer median."""
+    return (max(v["rho_drift_q"][1] for v in layers.values())
+            / min(v["rho_drift_q"][0] for v in layers.values()))
+
+
 def extrapolated(rec, epochs):
     """The numbers ``extrapolation`` says: {n (the rerun's epochs), s0, s_n (σ's 95th
     percentile at its start and end, the largest over layers), rate (ρ's drift per epoch at its
     95th percentile), steady, s_end (σ's 95th percentile after ``epochs`` at that rate),
-    learned (the Adam run's σ 95th percentile at the end, or None)}; None without the
-    paper-protocol scale-mixture rerun."""
+    learned (the Adam run's σ 95th percentile at the end, or None), n_mid, ratio_mid, ratio_n
+    (the σ rule's ratio after the rerun's middle epoch n_mid and its last), ratio_end (that ratio after
+    ``epochs``, each layer's median and 95th-percentile drift carried on at its rate over the
+    rerun's second half), shifted_end (the rule's reading of that)}; None without the paper-protocol scale-mixture rerun."""
     runs = (rec or {}).get("runs") or {}
     run = runs.get(PAPER_RUN) or runs.get(DISPLAY[PAPER_RUN])
     if not run or len(run.get("trace") or []) < 3:
@@ -257,33 +266,47 @@ def extrapolated(rec, epochs):
     s0 = max(v["sigma_q"][2] for v in trace[0]["layers"].values())
     learned = [max(v["sigma_q"][2] for v in r["trace"][-1]["layers"].values())
                for k, r in runs.items() if "Adam" in k and r.get("trace")]
+    span = n - mid["epoch"]
+
+    def ahead(k):  # each layer's drift carried on to ``epochs`` at its second-half rate
+        return {name: {"rho_drift_q": [v["rho_drift_q"][i] + (v["rho_drift_q"][i]
+                                       - mid["layers"][name]["rho_drift_q"][i]) / span
+                                       * (epochs - n) for i in (0, 1)]}
+                for name, v in trace[-1]["layers"].items()}
     return {"n": n, "s0": s0, "s_n": max(v["sigma_q"][2] for v in trace[-1]["layers"].values()),
             "rate": top / n, "steady": abs(mid_top / top - mid["epoch"] / n) < 0.05 * mid["epoch"] / n,
             "s_end": _softplus(_softplus_inv(s0) + top / n * epochs),
-            "learned": max(learned) if learned else None}
+            "learned": max(learned) if learned else None,
+            "n_mid": mid["epoch"], "ratio_mid": _ratio(mid["layers"]), "ratio_n": _ratio(trace[-1]["layers"]),
+            "ratio_end": _ratio(ahead(0)) if span > 0 else None,
+            "shifted_end": shifted_uniformly(ahead(0)) if span > 0 else None}
 
 
 def extrapolation(rec, epochs):
     """Markdown: the paper-protocol scale-mixture rerun of ``rec`` carried on to ``epochs``
-    (the final runs' length), said to be an extrapolation (``extrapolated``): ρ's drift per
-    epoch at its 95th percentile (the largest over layers, measured over the rerun's epochs),
-    whether it was steady (the drift at the middle epoch within 5 % of half the final drift),
-    and σ's 95th percentile that drift would give after ``epochs`` (softplus of ρ at its start
-    plus drift per epoch times ``epochs``), beside the Adam run's (one seed). '' without that
-    run."""
+    (the final runs' length), said to be an extrapolation (``extrapolated``). It argues from
+    what the σ rule reads, the *spread* of ρ's drift across weights: the rule's ratio after the
+    rerun's middle and last epochs, and carried on to ``epochs`` (each layer's median and 95th
+    percentile at its rate over the rerun's second half), against the rule's threshold. The
+    *level* σ's 95th percentile would reach (softplus of ρ at its start plus its drift per
+    epoch times ``epochs``) is given for size only, beside the Adam run's (one seed). '' without
+    that run."""
     x = extrapolated(rec, epochs)
     if x is None:
         return ""
     n, s0, s_n, s_end = x["n"], x["s0"], x["s_n"], x["s_end"]
-    far = (f", far below the {x['learned']:.3g} the Adam run reached in {n} epochs (one seed)"
-           if x["learned"] and x["learned"] > 2 * s_end else "")
+    rm, rn, r_end = x["ratio_mid"], x["ratio_n"], x["ratio_end"]
+    verdict = ("" if r_end is None else
+               f" At the second half's rates it would be about {r_end:.2f} after {epochs} epochs: "
+               + ("*shifted uniformly*: σ did not learn there either." if
+                  x["shifted_end"] else f"*learned*: the {epochs}-epoch rows' σ is not known."))
+    far = (f"; the Adam run's reached {x['learned']:.3g} in {n}" if x["learned"] else "")
     return (f"**σ in the {epochs}-epoch runs: an extrapolation.** Those runs did not record "
-            f"σ. In the {n}-epoch rerun σ's 95th percentile moved by "
-            f"{100 * (s_n / s0 - 1):.0f} % ({s0:.4f} to {s_n:.4f}"
-            + (", steadily" if x["steady"] else "")
-            + f"). Carried on to {epochs} epochs at that rate it would reach about {s_end:.4f}, "
-            f"{s_end / s0:.1f} times its start{far}: in "
-            f"the {epochs}-epoch rows σ did not learn.")
+            f"σ. The rule reads the *spread* of ρ's drift; in the {n}-epoch rerun its ratio fell "
+            f"from {rm:.3f} (epoch {x['n_mid']}) to {rn:.3f} (epoch {n}).{verdict} For size "
+            f"only (the *level*, which the rule does not read): σ's 95th percentile, {s0:.4f} to "
+            f"{s_n:.4f} in {n} epochs" + (" (steadily)" if x["steady"] else "")
+            + f", would reach about {s_end:.4f} after {epochs}{far}.")
 
 
 def fixed_sigma(rec):
@@ -429,7 +452,8 @@ def figure(rec):
     handles = [Line2D([], [], color=COLORS.get(k, "0.3"), lw=_STYLE.get(k, {}).get("lw", 1.5),
                       ls=_STYLE.get(k, {}).get("ls", "-")) for k in runs]
     handles.append(Line2D([], [], color="0.3", lw=0.7, ls=":"))
-    names = [DISPLAY.get(k, k) for k in runs] + ["5th and 95th percentiles (band edges)"]
+    names = [DISPLAY.get(k, k) for k in runs] + [
+        "5th and 95th percentiles (band edges; plain SGD's lie within their lines)"]
     fig.legend(handles, names, loc="lower center", ncol=2, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.13, 1, 1))
     return fig
@@ -591,8 +615,9 @@ def measured_words(measured, widths, label="BBB, scale mixture prior"):
         dtop = max(v["rho_drift_q"][1] for v in lay)
         ratio = dtop / min(dmed)
         ratio = f"{ratio:.2f}" if ratio < 10 else f"{ratio:.0f}"  # as notebook 01 quotes it
+        # drifts to 3 significant figures, so that the ratio can be recomputed from them
         lines.append(f"| 2×{H} | {_span(min(med), max(med))}; {lo:.4f}–{hi:.4f} (start "
-                     f"{e['sigma_start']:.4f}) | {_span(min(dmed), max(dmed), 2)}; {dtop:.2f} "
+                     f"{e['sigma_start']:.4f}) | {_span3(min(dmed), max(dmed))}; {dtop:#.3g} "
                      f"({ratio}) | "
                      + ("shifted uniformly" if shifted_uniformly(e["layers"]) else "learned")
                      + f" | {rerun_words(e)} |")
@@ -609,6 +634,12 @@ def measured_words(measured, widths, label="BBB, scale mixture prior"):
         parts.append(f"At {at(still)} σ shifted uniformly, every ρ by about the same amount: "
                      f"the mixture's Adam-recipe verdicts there read *{MIXTURE_NO_VERDICT}*.")
     return "\n".join(lines) + "\n\n" + " ".join(parts)
+
+
+def _span3(a, b):
+    """'a–b' to three significant figures, one number where they agree at that precision."""
+    x, y = f"{a:#.3g}", f"{b:#.3g}"
+    return x if x == y else f"{x}–{y}"
 
 
 def _span(a, b, digits=4):

@@ -990,15 +990,19 @@ def paper_outside(e):
 def comparable_words(e):
     """The comparability claim's verdict for effect ``e`` (mixture − dropout): *comparable*
     (its interval lies inside the ±0.1 pp margin) or *not shown comparable*, the latter with
-    ``comparable_reading`` in brackets."""
+    ``comparable_reading`` in brackets, and the side of 0 (``comparable_side``) only where the
+    interval adjusted for the widths excludes 0 too (reader r18: no side word that the
+    family of widths does not carry)."""
     if e["verdict"] == "comparable":
         return "*comparable*"
     reading = comparable_reading(e)
     side = comparable_side(e)
     if side and reading:  # described beside the declared verdict, never in its place
-        reading = f"{side}: {reading}"
         w = widths_reading(e)
-        reading += f"; {w}" if w else ""
+        if w.endswith("contains 0"):  # one width's side, gone across the widths: no side named
+            reading = f"{reading} at this width alone; {w}"
+        else:
+            reading = f"{side}: {reading}" + (f"; {w}" if w else "")
     return "*not shown comparable*" + (f" ({reading})" if reading else "")
 
 
@@ -1144,7 +1148,7 @@ def fixed_sigma_label(sigma=None):
     return f"BBB whose σ shifted uniformly from its start{near} and did not learn: not a learned posterior"
 
 
-NO_VERDICT = "no verdict (σ did not learn)"  # shown in section 3 itself
+NO_VERDICT = "no verdict"  # why (σ did not learn) is said once, in the words above the table
 
 
 def fixed_sigma_rows(paper_rec, sigma=None):
@@ -1745,7 +1749,7 @@ def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
             "with the scale mixture prior (means warm-started from a trained plain network) is "
             + (f"better than a plain network at {and_list([f'2×{V}' for V in better])}"
                if better else "not measurably better than a plain network")
-            + (", and none of the paper's Table 1 margins is reproduced" if none else "")
+            + (", and with Adam none of the paper's Table 1 margins is reproduced" if none else "")
             + f": at 2×{W} (two hidden layers of {W} units) its test error is "
             + _plain_ci(e, label=f"95 % interval adjusted for {_NUM.get(e['m'], e['m'])} "
                         "claims:").replace(" pp (", " percentage points (pp; ", 1)
@@ -1927,7 +1931,8 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, 
     W = _width_with_both(ep, ea)
     out = []
     if answered:
-        out = ["The answer is at the top (*In short* and its table); the sections add:\n"]
+        out = ["The answer is at the top (*In short*, and *The answer, test by test* below "
+               "it); the sections add:\n"]
         for line in (_warm_takeaway(adam_rec), _figure2_takeaway(paper_rec),  # σ: the top's
                      _predictor_takeaway(groups)):  # Figure 3's finding: section 5 says it once
             if line:
@@ -2128,8 +2133,9 @@ def figure3_runs(runs, panels=None, untested=()):
 def _beyond_panel(ax, panels):
     """Figure 3's last panel: each network's share of weights beyond its histogram's range (the
     mass the density panels cannot draw), a bar per recipe and method on a log axis in
-    percent (so that shares of a thousandth of a percent show beside tens of percent), its
-    value written beside it."""
+    percent (so that shares of a thousandth of a percent show beside tens of percent; the axis
+    ends at 100 %), its value written beside it; a share below 0.001 % (written "< 0.001%") is an
+    upper bound, drawn as a left-pointing marker at 0.001 %, not as a bar."""
     labels, vals, cols, lim = [], [], [], None
     for title, rs in panels:
         for key in METHODS:
@@ -2142,20 +2148,25 @@ def _beyond_panel(ax, panels):
             vals.append(100 * h["outside"] / h["total"])
             cols.append(OKABE_ITO[key])
     y = list(range(len(vals)))
-    floor = 0.001  # a share shown as "< 0.001%" is drawn at that floor, all alike
-    drawn = [max(v, floor) if v > 0 else v for v in vals]
-    ax.barh(y, drawn, color=cols)
+    floor = 0.001  # a share shown as "< 0.001%": an upper bound, not a value
+    bound = [0 < v < floor for v in vals]
+    drawn = [floor if b else v for v, b in zip(vals, bound)]
+    ax.barh(y, [0 if b else v for v, b in zip(vals, bound)], color=cols)
+    for i, b, c in zip(y, bound, cols):  # an upper bound: a "<" marker at it, no bar
+        if b:
+            ax.plot([floor], [i], marker="<", markersize=9, color=c, linestyle="none")
     top = max(vals + [1.0])
     low = min([v for v in drawn if v > 0] + [top]) / 3  # log axis: every share > 0 visible
-    for i, v, d in zip(y, vals, drawn):
-        ax.text(max(d, low) * 1.3, i, f"{_share(v / 100)}%", va="center", fontsize=9)
+    for i, v, d, b in zip(y, vals, drawn, bound):  # clear of the marker where one is drawn
+        ax.text(max(d, low) * (2.0 if b else 1.3), i, f"{_share(v / 100)}%", va="center",
+                fontsize=9)
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=9)
     ax.invert_yaxis()
     if any(v > 0 for v in vals):
         ax.set_xscale("log")
-        ax.set_xlim(low, 20 * top)
-        ax.set_xlabel("share of weights (%, log scale)")
+        ax.set_xlim(low, min(20 * top, 100))  # a share cannot pass 100 %
+        ax.set_xlabel("share of weights (%, log scale; ◀: an upper bound)")
     else:  # nothing beyond the range: a log axis has nothing to show
         ax.set_xlim(0, 1.25 * top)
         ax.set_xlabel("share of weights (%)")
@@ -2737,7 +2748,8 @@ def sigma_rule_words(diag, measured=None):
     if still and up:  # how far the reading is from the threshold
         low = min(up + alt)
         text += (f" Any threshold between {_ratios([max(still)])} and {_ratios([low])}"
-                 + (" (notebook 06's BBB)" if alt and min(alt) < min(up) else "")
+                 + (" (the lowest *learned* ratio in the project, a BBB run of notebook 06)"
+                    if alt and min(alt) < min(up) else "")
                  + " reads every run the same way.")
     return (text + " *KL bound*: under the prior N(0, s²) each weight's KL is at least "
             "log s − log σⱼ − ½, so the recorded KL bounds σ's geometric mean from below.")
@@ -2813,8 +2825,8 @@ def sigma_line(measured, sigma_fixed=None, adam_rec=None):
         parts.append("Adam recipe: the scale mixture's σ learned"
                      + (f" at {and_list([f'2×{H}' for H in ok])}" if ok else " at no width")
                      + (f" and shifted uniformly at {and_list([f'2×{H}' for H in no])}"
-                        if no else "") + " (seed-0 rerun); the Gaussian prior's was not rerun, "
-                     "so its verdicts count on an inference (its KL bounds σ from below; "
+                        if no else "") + "; the Gaussian prior's was not rerun, "
+                     "so its verdicts count on an inference (its recorded KL bounds σ from below; "
                      "section 3)" + _gaussian_stakes(adam_rec))
     if sigma_fixed:
         parts.append("The paper's protocol: σ shifted uniformly")
@@ -2823,7 +2835,8 @@ def sigma_line(measured, sigma_fixed=None, adam_rec=None):
     fold = sorted(max(layer["sigma_q"][2] for layer in e["layers"].values()) / e["sigma_start"]
                   for e in got.values() if e.get("sigma_start")) if got else []
     how = ("" if not fold else (" by an order of magnitude or more" if fold[0] >= 10 else "")
-           + f" (seed-0 reruns: σ's 95th percentile ended {fold[0]:.0f}–{fold[-1]:.0f} times its "
+           + f" (*seed-0 reruns*, seed 0 retrained with σ recorded: σ's 95th "
+           f"percentile ended {fold[0]:.0f}–{fold[-1]:.0f} times its "
            "start, most medians near it)")
     return ("A BBB verdict counts only where its σ *learned*, came to differ weight by weight"
             + how + ", not *shifted uniformly* (every σ by about the same amount; rule: "
@@ -2866,11 +2879,12 @@ def rho_push_words(diag):
     med = min(v["rho_drift_q"][0] for v in last["layers"].values()) / n
     top = max(v["rho_drift_q"][1] for v in last["layers"].values()) / n
     return ("**Why σ shifted uniformly.** Each of an epoch's M steps carries 1/M of the KL, "
-            "whose entropy term −log σⱼ pushes every ρⱼ up by lr · sigmoid(ρ)/(M σ), whatever "
+            "whose *entropy term* (the log q part, −log σⱼ per weight) "
+            "pushes every ρⱼ up by lr · sigmoid(ρ)/(M σ), whatever "
             f"the data: per epoch lr · sigmoid(ρ₀)/softplus(ρ₀) = {push:.5f} (lr = {lr:g}, "
             f"ρ₀ = {r0:g}). ρ moved {med:.5f}–{top:.5f} per epoch (median to 95th percentile): "
             "the entropy term alone, the data's pull a few per cent. The push does not depend "
-            "on width, so it holds at 2×1200 (not rerun)."
+            "on width: it holds at 2×1200 (not rerun)."
             ).replace("-", "−")
 
 

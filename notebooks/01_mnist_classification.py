@@ -46,16 +46,12 @@ sigma = PD.fixed_sigma(PD.load())  # σ where the paper's protocol left it; None
 R.show_markdown(T.plain_answer(paper_run, adam, sigma_fixed=sigma));
 
 # %% [markdown]
-# **How to read the intervals and names**
+# **How to read the table below**
 #
-# - Methods: *plain network* (the paper's "SGD, no dropout"), *dropout*, *BBB, Gaussian prior*, *BBB, scale mixture prior*; in $a-b$: *Gaussian*, *mixture*.
-# - A BBB weight is $w=\mu+\sigma\epsilon$, $\epsilon\sim\mathcal N(0,1)$, $\sigma=\log(1+e^{\rho})$ (*softplus*); $\rho_0$ is the value every $\rho$ starts from.
-# - **The paper's protocol**: plain SGD for 600 epochs from a random start on the *summed cost* (the minibatch's costs added, not averaged; eq. (8)). Settings the paper leaves open are our *fill-in*.
-# - **The Adam recipe** (the *modern recipe*): Adam, a decaying learning rate, tens of epochs, settings searched on validation. **Warm start**: BBB's $\mu$ start from a trained plain network.
-# - **Controls** for the warm start (no paper claim): the *plain network, extended training* (trained on for as many epochs as BBB adds) and the *mixture from a random start*.
-# - Each $a-b$ is paired by seed (same initial draw and data order); $p$: a two-sided paired $t$-test's. A *family*: the $m$ tests read together, the paper's three orderings at a width (in test error: mixture < plain network, mixture < Gaussian, dropout < plain network; $m=3$) or the two controls ($m=2$). **Holm's correction** multiplies the smallest $p$ by $m$, the next by $m-1$, …, never below the one before: the *Holm p*.
-# - *Predictor rule*: per BBB run, validation picks whether it predicts with its mean weights $\mu$ or the average of 10 sampled networks (the paper does not say; section 6).
-# - *[interval]*: the $t$-interval of the mean difference at level $1-0.05/m$ (Bonferroni): a family's intervals hold together with 95% probability; *outside our interval*: outside this per-width interval. Mixture − dropout, a test of its own at each width ($m=1$), also gets one *adjusted for the three widths* ($m=3$). Three decimals where two would hide an end's side of 0.
+# - Methods: *plain network* (the paper's "SGD, no dropout"), *dropout*, *BBB, Gaussian prior*, *BBB, scale mixture prior*; in $a-b$: *Gaussian*, *mixture*. Recipes: *the paper's protocol* (our *fill-in* where it is silent) and *the Adam recipe* (section 1).
+# - *Controls* for the warm start (no paper claim): the *plain network, extended training* (trained on for as many epochs as BBB adds) and the *mixture from a random start*.
+# - Each $a-b$ is paired by seed (same initial draw and data order); $p$: a two-sided paired $t$-test's. A *family*: the $m$ tests read together, the paper's three orderings at a width (mixture < plain network, mixture < Gaussian, dropout < plain network; $m=3$) or the two controls ($m=2$). **Holm's correction** multiplies the smallest $p$ by $m$, the next by $m-1$, …, never below the one before: the *Holm p*.
+# - *[interval]*: the $t$-interval of the mean difference at level $1-0.05/m$ (Bonferroni), so a family's intervals hold together with 95% probability: *adjusted*. Mixture − dropout, a test of its own at each width ($m=1$), also gets one *adjusted for the three widths* ($m=3$). Three decimals where two would hide a sign.
 #
 # | verdict | when |
 # |---|---|
@@ -82,14 +78,22 @@ R.show_markdown(T.resolvable_line(adam));
 # | BBB, Gaussian prior | $q(\mathbf w\mid\theta)=\prod_j\mathcal N(\mu_j,\sigma_j^2)$ | $\mathrm{KL}[q\,\Vert\,\mathcal N(0, s^2)]$ |
 # | BBB, scale mixture | the same $q$ | $\mathrm{KL}[q\,\Vert\,\pi\mathcal N(0,\sigma_1^2)+(1-\pi)\mathcal N(0,\sigma_2^2)]$ |
 #
+# A BBB weight is $w=\mu+\sigma\epsilon$, $\epsilon\sim\mathcal N(0,1)$, $\sigma=\log(1+e^{\rho})$ (*softplus*); $\rho_0$ is the value every $\rho$ starts from.
 # BBB minimises the free energy of minibatch $i$ of $M$, eq. (8),
 # $\mathcal F_i = \frac1M\big(\log q(\mathbf w\mid\theta) - \log P(\mathbf w)\big) - \log P(\mathcal D_i\mid\mathbf w)$
-# (the summed cost).
-# Settings are chosen on validation error, equal trials per method; test images are scored
-# once, after the choice. Under the paper's protocol (§3.2, §5.1) $\mu$ and $\rho$ take plain
-# SGD steps (no momentum or decay); one weight sample per step and $\rho_0=-5$ fill what the
-# paper leaves open. An *L9 array*: 9 runs covering 3 levels of each of 4 settings. The Adam recipe divides $\mathcal F_i$ by the minibatch size. $\mathcal U(\pm a)$: $\mu$ drawn uniformly from
-# $[-a, a]$.
+# (the *summed cost*: the minibatch's costs added, not averaged).
+# Settings are chosen on validation error (equal trials per method); test images are scored
+# once, after.
+#
+# - **The paper's protocol** (§3.2, §5.1): plain SGD steps on $\mu$ and $\rho$ (no momentum or
+#   decay), 600 epochs from a random start, the summed cost; the rest is our fill-in (box
+#   below). *L9 array*: 9 runs covering 3 levels of each of 4 settings.
+# - **The Adam recipe** (the *modern recipe*): Adam, a decaying learning rate, tens of epochs,
+#   $\mathcal F_i$ divided by the minibatch size, settings searched on validation, among them
+#   the *warm start* ($\mu$ start from a trained plain network). $\mathcal U(\pm a)$: $\mu$
+#   drawn uniformly from $[-a, a]$.
+# - *Predictor rule*: validation picks, per BBB run, its mean weights $\mu$ or the average of
+#   10 sampled networks (the paper does not say; section 6).
 
 # %%
 R.show_markdown(T.warm_start_sentence(adam))
@@ -101,10 +105,10 @@ H.show_table(head, rows);
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.**
 # > - *The paper's protocol, our fill-in* where the paper is silent: $\rho_0$, one learning
-# >   rate for $\mu$ and $\rho$, one weight sample per step (the paper also tried 2, 5, 10).
-# >   Searched at 2×400 only (above); seeds: 3 at 2×400, 1 at 2×1200, none at 2×800.
-# > - *Its verdict on BBB depends on two fill-ins*, $\rho_0$ and $\rho$'s learning rate; a
-# >   declared search of both has not reported ([docs/choices.md, entry 18](../docs/choices.md#notebook-01s-paper-protocol-a-second-version-declared-not-yet-reported)).
+# >   rate for $\mu$ and $\rho$, one weight sample per step (the paper also tried 2, 5, 10),
+# >   searched at 2×400 only (section 1).
+# > - *Its verdict on BBB depends on two fill-ins*, $\rho_0$ and $\rho$'s learning rate; other
+# >   values are not tested here ([docs/choices.md](../docs/choices.md#notebook-01s-paper-protocol-a-second-version-declared-not-yet-reported)).
 # > - *The σ rule's threshold* (section 3) was set after section 3's runs were seen (any in
 # >   the wide gap between their ratios gives the same verdicts).
 # > - *The Adam recipe* is not the paper's: its search space (with the warm start), BBB's
@@ -137,7 +141,7 @@ H.show_table(*T.effects_rows(paper_run, adam, skip_answer=True));
 # **Figure: every comparison at every width**: mean and adjusted interval (thin: mixture −
 # dropout adjusted for the three widths), Adam recipe black,
 # the paper's protocol grey (dashed where σ did not learn), the paper's difference a
-# vermillion × (off a bar: excluded by that bar's recipe).
+# vermillion × (off a thick bar: excluded by that recipe's per-width interval).
 
 # %%
 fig = T.effects_figure(paper_run, adam, sigma_fixed=sigma)
@@ -153,8 +157,7 @@ plt.show()
 # running size. The paper protocol's two BBB settings
 # were rerun for 50 epochs (seed 0, 2×400) beside a random-start Adam-recipe scale
 # mixture. Panels:
-# per layer, $\sigma$'s median and 5th–95th percentile band (plain SGD's bands are narrower
-# than its lines); last, training NLL (negative log-likelihood) against KL per training
+# per layer, $\sigma$'s median and 5th–95th percentile band; last, training NLL (negative log-likelihood) against KL per training
 # image. *Share of μ in the narrow prior component*: of the means, those where the mixture's
 # narrow Gaussian is likelier. *ρ drift*: how far a weight's $\rho$
 # moved from $\rho_0$.
@@ -180,9 +183,9 @@ R.show_markdown(PD.adam_sigma_check(get, adam["widths"], T.BRIEF, warm, measured
 # ## 4. Figure 2: test error during training
 #
 # The paper's Figure 2: test error of its 2×1200 networks over 600 epochs. Ours: the
-# paper-protocol runs of Table 1 (BBB: its $\mu$), mean over seeds, range as a band, the
-# paper's value dashed; the last panels draw the four together, smoothed. Curves start
-# above the top edge. The paper's figure is our 2×1200 row (one seed).
+# paper-protocol runs of Table 1 (BBB: its $\mu$), the paper's value dashed. Curves start
+# above the top edge. The paper's figure is our 2×1200 row (one seed). Spikes of one epoch
+# recover within a few; why the scale mixture swings most: end of section 5.
 # *Late change*: the mean test error of the last 100 epochs minus that of the 100 before.
 
 # %%

@@ -60,14 +60,15 @@ def test_verdicts_void_only_where_sigma_did_not_learn():
 def test_measured_rows_render_both_ways():
     text = PD.measured_words(LEARNED, [400])
     # reader r17: the rule's ratio (largest 95th percentile / smallest median) printed per run
-    assert "| 2×400 | 0.0100; 0.0020–0.0800 (start 0.0025) | 0.50; 4.00 (8.00) | learned |" in text
+    # reader r18: drifts to three significant figures, so that the ratio can be recomputed
+    assert "| 2×400 | 0.0100; 0.0020–0.0800 (start 0.0025) | 0.500; 4.00 (8.00) | learned |" in text
     assert "(their ratio, the rule's)" in text.split("\n")[0]
     assert "| the rerun reproduced the record |" in text.split("\n")[0]
     assert "| exactly (test error 1.38 %) |" in text
     assert "At 2×400 σ learned" in text and "verdicts count" in text
     assert PD.MIXTURE_NO_VERDICT not in text
     text = PD.measured_words(SHIFTED, [400])
-    assert "| 1.00; 1.02 (1.02) | shifted uniformly |" in text
+    assert "| 1.00; 1.02 (1.02) | shifted uniformly |" in text  # 3 significant figures
     assert ("not exactly (same recipe and seed): test error 1.50 % vs the record's 1.38 %"
             in text)
     assert f"verdicts there read *{PD.MIXTURE_NO_VERDICT}*" in text and "σ learned" not in text
@@ -77,10 +78,10 @@ def test_measured_rows_render_both_ways():
     assert PD.measured_words(None, [400]) == "" and PD.measured_words(LEARNED, [800]) == ""
     spread = json.loads(json.dumps(LEARNED))  # the output layer's median ρ moved further
     spread["widths"]["400"]["layers"]["4"]["rho_drift_q"] = [2.0, 3.0]
-    assert "| 0.50–2.00; 4.00 (8.00) | learned |" in PD.measured_words(spread, [400])
+    assert "| 0.500–2.00; 4.00 (8.00) | learned |" in PD.measured_words(spread, [400])
     big = json.loads(json.dumps(LEARNED))  # a ratio of 10 or more is quoted as a whole number
     big["widths"]["400"]["layers"]["4"]["rho_drift_q"] = [0.01, 3.0]
-    assert "| 0.01–0.50; 4.00 (400) | learned |" in PD.measured_words(big, [400])
+    assert "| 0.0100–0.500; 4.00 (400) | learned |" in PD.measured_words(big, [400])
 
 
 def test_the_check_replaces_not_checked_where_measured():

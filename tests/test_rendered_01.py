@@ -367,8 +367,8 @@ def test_the_answer_follows_the_planted_effects():
     assert plain.count(". ") <= 4 and plain.count("**") == 2  # a few plain sentences
     assert "one width of" not in plain  # one width: no "one width of 1"
     unresolved = T.plain_answer(_planted(-0.0006), _planted(-0.0001, n=5, continued=0.0))
-    assert ("is not measurably better than a plain network, and none of the paper's Table 1 "
-            "margins is reproduced: at 2×400") in unresolved
+    assert ("is not measurably better than a plain network, and with Adam none of the paper's "
+            "Table 1 margins is reproduced: at 2×400") in unresolved
     big = T.plain_answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
     assert "which rules out the paper's −0.47 pp" in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
@@ -433,6 +433,15 @@ def test_holm_p_and_the_comparable_reading_follow_the_effect():
     assert T._answer_effect({**c, "ci_adj": [-0.0005, 0.0013]}).endswith(
         ": *not shown comparable* (contains 0, crosses +0.1 pp)")  # no side: 0 inside
     assert T.comparable_side({**c, "ci_adj": [0.00004, 0.0027]}) == "higher error than dropout"
+    # reader r18: a side that the interval adjusted for the widths does not carry is not named
+    one = {**c, "ci_adj": [0.00004, 0.0027], "ci_widths": [-0.0005, 0.0033], "m_widths": 3}
+    assert T._answer_effect(one).endswith(
+        ": *not shown comparable* (above 0, crosses +0.1 pp at this width alone; adjusted for "
+        "the three widths [−0.05, +0.33], contains 0)")
+    both = {**one, "ci_widths": [0.00002, 0.0033]}
+    assert T._answer_effect(both).endswith(
+        ": *not shown comparable* (higher error than dropout: above 0, crosses +0.1 pp; "
+        "adjusted for the three widths [+0.002, +0.330], excludes 0)")
     assert T.comparable_side({**c, "ci_adj": [-0.0005, 0.0013]}) == ""
 
 
@@ -837,16 +846,26 @@ def test_posterior_extrapolation_reads_the_drift_and_says_it_is_one():
     steady = {"runs": {"paper protocol, plain SGD, scale mixture": run([0, 0.05, 0.1])}}
     text = PD.extrapolation(steady, 600)
     assert text.startswith("**σ in the 600-epoch runs: an extrapolation.**")
-    assert "σ's 95th percentile moved by " in text and ", steadily)" in text
-    assert "Carried on to 600 epochs at that rate it would reach about" in text
+    assert "σ's 95th percentile, " in text and " (steadily), would reach" in text
     assert "width" not in text
     import math
     s600 = math.log1p(math.exp(math.log(math.expm1(0.0067)) + 0.05 * 600))
-    # the extrapolated value, and right after it what it is
-    assert f"it would reach about {s600:.4f}, " in text  # the heading says: an extrapolation
+    # the extrapolated level, given for size only: the rule reads the spread
+    assert "For size only (the *level*, which the rule does not read)" in text
+    assert f", would reach about {s600:.4f} after 600." in text  # no Adam run here
+    # the argument: the rule's own ratio, carried on (0.9 d vs d: 1/0.9 > 1.1, so "learned")
+    assert "The rule reads the *spread* of ρ's drift" in text
+    assert "its ratio fell from 1.111 (epoch 1) to 1.111 (epoch 2)" in text
+    assert "it would be about 1.11 after 600 epochs: *learned*" in text
+    tight = {"runs": {"paper protocol, plain SGD, scale mixture": run([0, 0.05, 0.1])}}
+    for r in tight["runs"].values():  # median 0.95 d: ratio 1.05, read as shifted
+        for e in r["trace"]:
+            e["layers"]["0"]["rho_drift_q"][0] = 0.95 * e["layers"]["0"]["rho_drift_q"][1]
+    assert ("about 1.05 after 600 epochs: *shifted uniformly*: σ did not learn there "
+            "either.") in PD.extrapolation(tight, 600)
     assert PD.extrapolated(steady, 600)["s_end"] == pytest.approx(s600)
     assert PD.extrapolated(None, 600) is None
-    assert "moved by 0 % (0.0067 to 0.0067" in text  # the rerun's own change, said first
+    assert "percentile, 0.0067 to 0.0067 in 2 epochs" in text  # the rerun's own change first
     bent = {"runs": {"paper protocol, plain SGD, scale mixture": run([0, 0.08, 0.1])}}
     assert "steadily" not in PD.extrapolation(bent, 600) and "600" in PD.extrapolation(bent, 600)
     assert PD.extrapolation({"runs": {}}, 600) == "" and PD.extrapolation(None, 600) == ""
@@ -1014,7 +1033,7 @@ def test_fixed_sigma_rows_give_bbb_rows_no_verdict():
     assert "[interval]" in head[2] and "unadjusted" not in head[2]  # defined above it
     mix = next(r for r in rows if r[0] == "mixture − plain network")
     assert mix[1] == "3" and mix[3] == "yes"
-    assert mix[2].endswith("]: no verdict (σ did not learn)")
+    assert mix[2].endswith("]: no verdict")  # why: said once, in the words above the table
     assert "Holm" not in mix[2]
     assert not any(w in c for r in rows if "mixture" in r[0] for c in r
                    for w in ("*holds*", "*reversed*", "*not resolved*", "comparable"))

@@ -143,7 +143,8 @@ def test_sigma_rule_states_the_codes_threshold(monkeypatch):
     alt = [T.drift_ratio(e["layers"]) for e in ((PD.bbb06_load() or {}).get("seeds") or {}).values()
            if not PD.shifted_uniformly(e["layers"])]
     if alt:  # reader r17 (05): notebook 06's BBB, learned by the same rule, narrows the gap
-        assert f"and {T._ratios([min(alt)])} (notebook 06's BBB) reads every run" in words
+        assert (f"and {T._ratios([min(alt)])} (the lowest *learned* ratio in the project, a BBB "
+                "run of notebook 06) reads every run") in words  # reader r18
     assert "*KL bound*" in words and "*ρ drift* (defined above)" in words
     # reader r17: why a learned median sits at its start is said above the figure, not here
     assert "softplus(ρ₀ = −6)" not in words

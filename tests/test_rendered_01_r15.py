@@ -55,8 +55,8 @@ def test_short_answer_leads_with_one_bold_sentence(committed):
     lo, hi = T._ci_pp(e["ci_adj"]).strip("[]").split(", ")
     assert f"95 % interval adjusted for three claims: {lo} to {hi}) from the plain network's" \
         in lead  # reader r18: the headline's interval says it is adjusted
-    assert "not measurably better than a plain network, and none of the paper's Table 1 " \
-           "margins is reproduced" in lead
+    assert "not measurably better than a plain network, and with Adam none of the paper's " \
+           "Table 1 margins is reproduced" in lead
     bullets = rest.split("\n")
     assert len(bullets) <= 3 and all(b.startswith("- ") for b in bullets)
     assert any(b.startswith("- At 2×400 and 2×1200 each of the paper's four differences lies "
@@ -111,7 +111,7 @@ def test_rho_push_says_it_holds_at_every_width(monkeypatch):
     if diag is None:
         import pytest
         pytest.skip("no committed diagnostics")
-    assert "The push does not depend on width, so it holds at 2×1200 (not rerun)." in \
+    assert "The push does not depend on width: it holds at 2×1200 (not rerun)." in \
         T.rho_push_words(diag)
 
 
@@ -123,7 +123,7 @@ def test_takeaways_do_not_repeat_the_first_screen():
     short_at = next(i for i, t in enumerate(cells) if t.startswith("**In short: "))
     short = cells[short_at]
     take = cells[next(i for i, t in enumerate(cells) if t.startswith("## Takeaways")) + 1]
-    assert take.startswith("The answer is at the top (*In short* and its table)")
+    assert take.startswith("The answer is at the top (*In short*, and *The answer, test by test* below it)")
     lo, hi = (short.split("at 2×400 ")[1].split("95 % interval adjusted for three claims: ")[1]
               .split(")")[0].split(" to "))
     assert f"[{lo}, {hi}]" in cells[short_at + 2]  # the answer's table has it ...
