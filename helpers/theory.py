@@ -34,6 +34,83 @@ def gradient_histograms(per_draw, exact, shown):
     return fig
 
 
+def fit_gap_line(mu_q, sigma_q, mean_exact, sd_exact):
+    """Printable line: the fitted q's mean and sd against the exact posterior's, both gaps in
+    units of the posterior's sd, and a whole per cent that bounds both."""
+    gaps = ((mu_q - mean_exact) / sd_exact, sigma_q / sd_exact - 1)
+    bound = int(max(round(100 * abs(g), 1) for g in gaps)) + 1  # above both as printed
+    return (f"q against the exact posterior: means {gaps[0]:+.1%} of the posterior sd apart, sd "
+            f"{gaps[1]:+.1%} off (both gaps under {bound}% of the posterior's sd)")
+
+
+def log_q_gradient_check(mu, sigma, eps, tol=1e-12):
+    """Proposition 1 for f(w, theta) = log q(w | theta), q = N(mu, sigma^2), w = mu + sigma eps:
+    the one part of BBB's f that depends on theta directly. Per draw, autograd gives the path
+    term (df/dw dw/dtheta: theta held fixed inside log q), the direct term (df/dtheta: w held
+    fixed) and their sum. E_q[log q] = -log(sigma) - log(2 pi e) / 2, so the exact gradient is 0
+    for mu and -1/sigma for sigma; the direct term's mean is 0 (the score of q). Return, per
+    parameter, each term's mean and standard error, whether it lies within Z_PASS standard errors
+    of its expectation, and whether every draw's sum is exact (to ``tol`` relative to 1/sigma)."""
+    n = len(eps)
+    leaves = {k: torch.full((n,), v, dtype=torch.float64, requires_grad=True)
+              for k, v in (("mu", mu), ("sigma", sigma))}
+    w = leaves["mu"] + leaves["sigma"] * eps  # one copy of (mu, sigma) per draw: per-draw grads
+    fixed = {k: v.detach() for k, v in leaves.items()}
+    parts = {"path": torch.distributions.Normal(fixed["mu"], fixed["sigma"]).log_prob(w),
+             "direct": torch.distributions.Normal(leaves["mu"], leaves["sigma"]).log_prob(w.detach()),
+             "both": torch.distributions.Normal(leaves["mu"], leaves["sigma"]).log_prob(w)}
+    exact = {"mu": 0.0, "sigma": -1 / sigma}
+    out = {k: {"exact": exact[k]} for k in leaves}
+    for part, f in parts.items():
+        grads = torch.autograd.grad(f.sum(), list(leaves.values()), retain_graph=True)
+        for k, g in zip(leaves, grads):
+            mean, se = g.mean().item(), g.std().item() / math.sqrt(n)
+            if part == "both":
+                out[k]["both_exact_every_draw"] = bool(((g - exact[k]).abs() < tol / sigma).all())
+                continue
+            expect = exact[k] if part == "path" else 0.0
+            out[k][part] = dict(estimate=mean, standard_error=se,
+                                within_4se=abs(mean - expect) < Z_PASS * se)
+    return out
+
+
+def log_q_gradient_lines(check):
+    """Printable lines of ``log_q_gradient_check``'s result."""
+    out = [f"{'':10}{'path term only':>20}{'direct term only':>20}   both (Proposition 1)"]
+    for k, r in check.items():
+        cells = [f"{r[p]['estimate']:+.4f} +- {r[p]['standard_error']:.4f}" for p in ("path", "direct")]
+        out.append(f"d/d{k:<5}: {cells[0]:>20}{cells[1]:>20}   exact {r['exact']:+.4f} in every "
+                   f"draw: {r['both_exact_every_draw']}")
+    ok = all(r[p]["within_4se"] for r in check.values() for p in ("path", "direct"))
+    out.append(f"path term within 4 s.e. of the exact gradient, direct term within 4 s.e. of 0: {ok}")
+    return out
+
+
+def kl_weighting_figure(uni, bl):
+    """Both KL weightings of an epoch (``uni``: 1/M each, eq. 8; ``bl``: pi_i, eq. 9): the first
+    12 minibatches on a linear axis and all M on a log axis, with a vertical line at the first
+    minibatch whose pi_i is below 1/M, in both panels."""
+    import matplotlib.pyplot as plt
+    M = len(uni)
+    i = torch.arange(1, M + 1)
+    cross = int((bl < uni).nonzero()[0]) + 1
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), constrained_layout=True)
+    for ax, n in zip(axes, (min(12, M), M)):
+        style = "o-" if n < 20 else "-"
+        ax.plot(i[:n], uni[:n], style, ms=3, label="uniform $1/M$ (eq. 8)")
+        ax.plot(i[:n], bl[:n], style, ms=3, label="$\\pi_i = 2^{M-i}/(2^M-1)$ (eq. 9)")
+        ax.axvline(cross, color="k", ls=":", lw=1, label=f"$\\pi_i < 1/M$ from $i$ = {cross}")
+        ax.set_xlabel("minibatch i within the epoch")
+    axes[0].set(ylabel="KL weight", title=f"the first {min(12, M)} minibatches")
+    axes[1].set(yscale="log", ylim=(1e-12, 1), ylabel="KL weight (log scale)",
+                title=f"all {M}, log scale cut at $10^{{-12}}$ ($\\pi_i$ keeps halving)")
+    axes[0].legend()
+    axes[1].legend(loc="center right")
+    axes[0].annotate(f"uniform: $1/M$ = {1 / M:.5f}", (min(12, M), 1 / M), xytext=(0, 8),
+                     textcoords="offset points", ha="right", fontsize=9)
+    return fig
+
+
 def softplus_figure(rho0=-5.0):
     """sigma = softplus(rho) on a linear and a log axis, with exp(rho) and the start ``rho0``."""
     import matplotlib.pyplot as plt
@@ -166,6 +243,21 @@ def mc_kl_figure(rows, exact):
     return fig
 
 
+def log_q_takeaway(check):
+    """Markdown bullet of the f = log q check (``log_q_gradient_check``'s result), or ''."""
+    if not check:
+        return ""
+    s = check["sigma"]
+    ok = all(r[p]["within_4se"] for r in check.values() for p in ("path", "direct")) and all(
+        r["both_exact_every_draw"] for r in check.values())
+    return (f"- **The direct term $\\partial f/\\partial\\theta$ (section 3).** For "
+            f"$f = \\log q$, the path term alone gives {s['path']['estimate']:.4f} ± "
+            f"{s['path']['standard_error']:.4f} for $\\sigma$ (exact {s['exact']:.4f}), the direct "
+            f"term {s['direct']['estimate']:+.4f} ± {s['direct']['standard_error']:.4f} (its "
+            f"expectation 0); " + ("together they give the exact gradient in every draw." if ok
+                                  else "the check fails."))
+
+
 def takeaways(rec):
     """Markdown bullets of the checks in ``rec`` (results/00_theory/checks.json as loaded)."""
     m = rec["metrics"]
@@ -173,7 +265,7 @@ def takeaways(rec):
                             m["kl_mc"], m["scratch"])
     last = kl["rows"][-1]
     zmax = max(abs(r["mean"] - kl["exact"]) / r["se"] for r in kl["rows"])
-    return "\n".join([
+    return "\n".join(line for line in [
         f"- **Free energy (section 2).** On the one-weight problem BBB's $q$ has mean "
         f"{fit['mu_q']:.3f} and sd {fit['sigma_q']:.3f}; the exact posterior {fit['mean_exact']:.3f} "
         f"and {fit['sd_exact']:.3f}.",
@@ -184,6 +276,7 @@ def takeaways(rec):
         + (f"each within {Z_PASS} standard errors of the exact value, as an unbiased estimator "
            "should be." if mu["within_4se"] and sig["within_4se"] else
            f"not both within {Z_PASS} standard errors of the exact value: the check fails."),
+        log_q_takeaway(m.get("reparam_grad_log_q")),
         f"- **Monte-Carlo KL (section 6).** Its mean is within {Z_PASS} standard errors of the "
         f"closed form at every $S$ (the largest $|z|$: {zmax:.1f}); pooled over all $S$, "
         f"{pooled_gap(kl['rows'], kl['exact'])[0]:+.3f} ± "
@@ -192,42 +285,40 @@ def takeaways(rec):
         f"- **From scratch (section 8).** A short plain-PyTorch layer gives the loss of "
         f"`helpers.BayesLinear` ({sc['loss_scratch']:.5f} against {sc['loss_helpers']:.5f}) and "
         f"every gradient to a relative {sc['max_grad_gap']:.1e}.",
-    ])
+    ] if line)
 
 
-def runtime_line(notebook="00_theory", profile="default", experiment="checks"):
-    """Markdown: two wall times of ``notebook``, both read from committed files. The run that
-    computed the numbers shown: ``wall_s`` of results/<notebook>/<experiment>.json, which
-    `save_results` keeps while a re-run reproduces every number. The timed `make notebooks` run
-    of results/runtimes.json (written by `tools/run_notebooks.py --record-runtimes`)."""
+def runtime_line(notebook="00_theory", profile="default", experiment="checks", root=None):
+    """Markdown: one wall time of ``notebook``, that of the run whose numbers are shown
+    (``wall_s`` of results/<notebook>/<experiment>.json, which `save_results` keeps while a re-run
+    reproduces every number); the timed `make notebooks` run of results/runtimes.json only when
+    that file holds no run of ``profile``. ``root``: the results folder (default: the project's)."""
     import json
     from pathlib import Path
-    res = Path(__file__).resolve().parent.parent / "results"
+    res = Path(root) if root else Path(__file__).resolve().parent.parent / "results"
     load = lambda p: json.loads(p.read_text()) if p.exists() else {}  # noqa: E731
-    timed = load(res / "runtimes.json").get(profile, {}).get(notebook) or {}
     shown = load(res / notebook / f"{experiment}.json")
-    parts = []
     if shown.get("wall_s") is not None and shown.get("profile") == profile:
-        parts.append(f"{shown['wall_s'] / 60:.0f} min for the run that computed the numbers shown "
-                     f"({shown.get('created', '?')[:10]}, `results/{notebook}/{experiment}.json`)")
+        return (f"Recorded time (profile `{profile}`): about {shown['wall_s'] / 60:.0f} min on a "
+                f"CPU for the run that computed the numbers shown "
+                f"({shown.get('created', '?')[:10]}, `results/{notebook}/{experiment}.json`).")
+    timed = load(res / "runtimes.json").get(profile, {}).get(notebook) or {}
     if timed.get("wall_s") is not None:
-        parts.append(f"{timed['wall_s'] / 60:.0f} min for the timed `make notebooks` run "
-                     f"({timed.get('date', '?')}, `results/runtimes.json`)")
-    if not parts:
-        return f"No run of profile `{profile}` is recorded in `results/`."
-    tail = "."
-    if len(parts) == 2 and timed.get("date", "") < shown.get("created", "")[:10]:
-        tail = (", which is older than the run shown and may time an earlier version of this "
-                "notebook; the first time is the one for the code whose numbers are shown.")
-    return f"Recorded runs (profile `{profile}`, on a CPU): " + "; ".join(parts) + tail
+        return (f"Recorded time (profile `{profile}`): about {timed['wall_s'] / 60:.0f} min on a "
+                f"CPU for the timed `make notebooks` run ({timed.get('date', '?')}, "
+                f"`results/runtimes.json`).")
+    return f"No run of profile `{profile}` is recorded in `results/`."
 
 
 def departures(cfg):
     """Markdown: the box of this notebook's departures from the paper (``cfg``: its profile)."""
     return "\n".join([
         "**Departures from the paper and choices made after seeing numbers** "
-        "([lab log](../docs/lab_log.md#notebook-00), [choices](../docs/choices.md)):",
-        "- $\\rho_0 = -5$ (sections 4 and 8): the paper gives no $\\rho_0$; our choice.",
+        "([lab log](../docs/lab_log.md#notebook-00), [choices](../docs/choices.md)). "
+        "No choice in this notebook followed a result; the departures:",
+        "- The starting $\\rho$ (the parameter of each weight's $\\sigma$, section 4): "
+        "$\\rho_0 = -5$, $\\sigma_0 = \\log(1 + e^{-5}) \\approx 0.0067$, in sections 4 and 8. "
+        "The paper gives no $\\rho_0$; our choice.",
         f"- Section 8 trains with Adam (learning rate $10^{{-3}}$), not plain SGD, on the loss "
         f"divided by the fixed batch size of 128 (so the epoch's last, smaller minibatch does not "
         f"over-weight the KL), and on the first {cfg.scratch_n:,} training images for "

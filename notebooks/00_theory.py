@@ -24,7 +24,7 @@
 # $\epsilon \sim \mathcal N(0, 1)$ is fresh noise, which makes the estimate differentiable and its
 # gradient unbiased. Each step is checked numerically below, and the last section rebuilds the
 # whole algorithm as one short class of plain PyTorch that gives the same loss and gradients as
-# `helpers.BayesLinear`, the project's fast layer (custom autograd over C kernels).
+# `helpers.BayesLinear`, the project's fast layer (a hand-written backward pass over C kernels).
 #
 # Each idea below comes with a figure or a numerical check, and with the function of the
 # `helpers` package that the later notebooks use:
@@ -40,10 +40,11 @@
 # | KL weighting over the $M$ minibatches of an epoch: $1/M$ each (eq. 8), or a share $\pi_i$ that halves from one minibatch to the next (eq. 9) | §3.4 | `kl_weights` |
 # | the whole algorithm from scratch, checked against the fast layer | §3.2 | `BayesLinear` |
 #
-# **Runtime** (profile `default`; the profiles are explained under Parameters): minutes on a CPU,
-# most of it sections 6 and 8; the recorded times are just below. Section 8 needs MNIST, which
+# **Runtime** (profile `default`; the profiles are explained under Parameters): minutes on a CPU;
+# the recorded time of the run shown is just below. Section 8 needs MNIST, which
 # `helpers.load_mnist` downloads on first use into the folder named by the environment variable
-# `BBB_DATA_DIR` (default: `data/` in the repository).
+# `BBB_DATA_DIR` (default: `data/` in the repository; `make` sets `../shared/data` when MNIST
+# is there).
 
 # %%
 from helpers import theory
@@ -68,8 +69,7 @@ GRAD_REPS = None      # single-draw gradients shown in the histogram
 M = None              # number of minibatches in the KL-weighting figure
 
 # %% [markdown]
-# Imports and the run's settings (`seed_everything` is the project's one seeding helper), then
-# the box of this notebook's departures from the paper.
+# Imports, settings and seeding, then the box of this notebook's departures from the paper.
 
 # %%
 import math
@@ -205,12 +205,12 @@ ax.set(xlabel="weight $w$", ylabel="density", title="BBB's $q$ against the exact
 ax.legend(fontsize=9, loc="upper left")
 H.savefig(fig, NB, "variational-fit")
 plt.show()
-print(f"q against the exact posterior: means {(mu_q - mean_exact) / sd_exact:+.1%} of the "
-      f"posterior sd apart, sd {sigma_q / sd_exact - 1:+.1%} off")
+print(theory.fit_gap_line(mu_q, sigma_q, mean_exact, sd_exact))
 
 # %% [markdown]
-# The two curves lie on top of each other, and the printed gaps are a few per cent of the
-# posterior's sd: when the posterior is Gaussian, minimising the free energy recovers it.
+# The two curves lie on top of each other, and both printed gaps are a small fraction of the
+# posterior's sd (the bound is printed with them): when the posterior is Gaussian, minimising the
+# free energy recovers it.
 
 # %% [markdown]
 # ## 3. The reparameterisation trick gives unbiased gradients
@@ -218,13 +218,23 @@ print(f"q against the exact posterior: means {(mu_q - mean_exact) / sd_exact:+.1
 # Proposition 1 of the paper: if $\mathbf w = t(\theta, \epsilon) = \mu + \sigma\circ\epsilon$ with
 # $\epsilon \sim \mathcal N(0, I)$, then
 # $\frac{\partial}{\partial\theta}\mathbb E_q[f(\mathbf w,\theta)] = \mathbb E_\epsilon\!\left[\frac{\partial f}{\partial \mathbf w}\frac{\partial \mathbf w}{\partial\theta} + \frac{\partial f}{\partial\theta}\right].$
-# Check it on $f(w) = w^2$ where everything is known: $\mathbb E[w^2] = \mu^2 + \sigma^2$, so
-# $\partial_\mu = 2\mu$ and $\partial_\sigma = 2\sigma$. Each draw gives the estimate
-# $(2w,\; 2w\epsilon)$; their average must match the exact values. **The criterion for the
-# Monte-Carlo checks (this section and section 6):** an estimate agrees with the exact value when it lies within 4 standard
-# errors of it ($|z| < 4$, $z$ = the gap in standard errors), which an unbiased estimator misses
-# with probability $6\times10^{-5}$. The figures' bars are $\pm 2$ standard errors (s.e.), which
-# an unbiased estimator's bar misses about one time in twenty.
+# The right-hand side has two terms: the *path* term, $f$'s dependence on $\theta$ through the
+# sampled $\mathbf w$, and the *direct* term $\partial f/\partial\theta$, for an $f$ that also
+# depends on $\theta$ itself. BBB's $f = \log q(\mathbf w\mid\theta) - \log P(\mathbf w) -
+# \log P(\mathcal D\mid\mathbf w)$ has both: only $\log q$ depends on $\theta$ directly. So the
+# proposition is checked twice, on functions whose expectation is known in closed form:
+#
+# 1. $f(w) = w^2$ (path term only): $\mathbb E[w^2] = \mu^2 + \sigma^2$, so
+#    $\partial_\mu = 2\mu$ and $\partial_\sigma = 2\sigma$. Each draw gives the estimate
+#    $(2w,\; 2w\epsilon)$; their average must match the exact values.
+# 2. $f(w, \theta) = \log q(w\mid\theta)$, BBB's own $\theta$-dependent term (below the
+#    histogram).
+#
+# **The criterion for the Monte-Carlo checks (this section and section 6):** an estimate agrees
+# with the exact value when it lies within 4 standard errors (s.e.) of it ($|z| < 4$, $z$ = the
+# gap in standard errors), which an unbiased estimator misses with probability
+# $6\times10^{-5}$. Section 6's figure draws $\pm 2$ s.e. bars, which an unbiased estimator's
+# bar misses about one time in twenty.
 
 # %%
 mu = torch.tensor(0.6, dtype=torch.float64, requires_grad=True)
@@ -265,6 +275,26 @@ plt.show()
 # of a minibatch (section 6 finds the same for the KL).
 
 # %% [markdown]
+# **The direct term.** For $f = \log q(w\mid\theta)$ with $q = \mathcal N(\mu, \sigma^2)$,
+# $\mathbb E_q[\log q] = -\log\sigma - \frac12\log(2\pi e)$, so the exact gradient is $0$ for
+# $\mu$ and $-1/\sigma$ for $\sigma$. With the same draws $\epsilon$, autograd gives each draw's
+# path term (the $\theta$ inside $\log q$ held fixed), its direct term ($\mathbf w$ held fixed),
+# and their sum, Proposition 1's estimate:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+log_q_check = theory.log_q_gradient_check(0.6, 0.3, eps)
+print("\n".join(theory.log_q_gradient_lines(log_q_check)))
+
+# %% [markdown]
+# The direct term's expectation is zero (the expected gradient of $\log q$ with respect to its
+# own parameters always is), so here it adds no bias. What it does is cancel the path term's
+# noise: at $\mathbf w = \mu + \sigma\epsilon$, $\log q = -\log\sigma - \epsilon^2/2 + c$, whose
+# gradient with $\epsilon$ held fixed is exactly $(0, -1/\sigma)$, so the sum is exact in every
+# draw, while each term alone scatters (its standard error is printed). The fast layer of
+# section 8 uses this form of $\log q$.
+
+# %% [markdown]
 # ## 4. $\sigma = \mathrm{softplus}(\rho) = \log(1 + e^{\rho})$
 #
 # The paper parameterises the standard deviation through $\rho$ so that $\sigma$ is always positive
@@ -293,8 +323,10 @@ print(f"rho0 = -5 -> sigma = {F.softplus(torch.tensor(-5.0)).item():.5f}")
 # The paper's prior is a **scale mixture** of two zero-mean Gaussians (eq. 7),
 # $P(\mathbf w) = \prod_j \pi\,\mathcal N(w_j\mid0,\sigma_1^2) + (1-\pi)\,\mathcal N(w_j\mid0,\sigma_2^2)$
 # with $\sigma_1 > \sigma_2$ and $\sigma_2 \ll 1$: a wide Gaussian component plus a sharp spike at
-# zero. The paper calls the wide component a heavy tail, heavy next to the spike; its tails are
-# still Gaussian, far lighter than Laplace's or Cauchy's (right panel of the figure). `helpers`
+# zero. The paper says that $\sigma_1 > \sigma_2$ "provides a heavier tail in the prior density
+# than is seen in a plain Gaussian prior" (§3.3). The mixture's tails are still Gaussian, those
+# of its wide component, and so far lighter than Laplace's or Cauchy's (right panel of the
+# figure). `helpers`
 # evaluates it as
 # $\log P = \operatorname{logsumexp}(\log\pi + \log\mathcal N_1,\ \log(1-\pi) + \log\mathcal N_2)$, which
 # stays finite and exact far into the tails. Laplace and Cauchy priors are there for notebook 05;
@@ -408,27 +440,7 @@ show_markdown(theory.mc_kl_verdict(rows, exact_kl));
 
 # %%
 uni, bl = H.kl_weights(cfg.M, "uniform"), H.kl_weights(cfg.M, "blundell")
-i = torch.arange(1, cfg.M + 1)
-
-
-def plot_kl_weights(ax, n):
-    """Both KL weightings over the first n minibatches of an epoch."""
-    style = "o-" if n < 20 else "-"
-    ax.plot(i[:n], uni[:n], style, ms=3, label="uniform $1/M$ (eq. 8)")
-    ax.plot(i[:n], bl[:n], style, ms=3, label="$\\pi_i = 2^{M-i}/(2^M-1)$ (eq. 9)")
-    ax.set_xlabel("minibatch i within the epoch")
-
-# %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), constrained_layout=True)
-plot_kl_weights(axes[0], min(12, cfg.M))
-plot_kl_weights(axes[1], cfg.M)
-axes[0].set(ylabel="KL weight", title=f"the first {min(12, cfg.M)} minibatches")
-axes[1].set(yscale="log", ylim=(1e-12, 1), ylabel="KL weight (log scale)",
-            title=f"all {cfg.M}, log scale cut at $10^{{-12}}$ ($\\pi_i$ keeps halving)")
-axes[0].legend()
-axes[1].legend(loc="center right")
-axes[0].annotate(f"uniform: $1/M$ = {1 / cfg.M:.5f}", (min(12, cfg.M), 1 / cfg.M), xytext=(0, 8),
-                 textcoords="offset points", ha="right", fontsize=9)
+fig = theory.kl_weighting_figure(uni, bl)
 H.savefig(fig, NB, "kl-weighting")
 plt.show()
 
@@ -441,9 +453,9 @@ print(f"blundell: first weight {bl[0].item():.4f}, share of the KL in the first 
 # %% [markdown]
 # Both weightings sum to one over the epoch, so each epoch counts the KL exactly once. The uniform
 # weighting spreads it evenly; $\pi_i$ halves from one minibatch to the next, so the first few
-# minibatches carry almost all of it (the printed share); from the printed minibatch on (where
-# the two lines cross in the right panel) $\pi_i$ is below $1/M$, and the rest are driven by the
-# data alone.
+# minibatches carry almost all of it (the printed share); from the printed minibatch on (the
+# dotted vertical line in both panels, where the two curves cross) $\pi_i$ is below $1/M$, and
+# the rest are driven by the data alone.
 
 # %% [markdown]
 # ## 8. Bayes by Backprop from scratch
@@ -547,8 +559,8 @@ for epoch in range(cfg.scratch_epochs):
     kl_ex, nll_ex = train_epoch(net, opt, n_batches)
     print(f"epoch {epoch + 1}: free energy per example {kl_ex + nll_ex:.3f} = KL part (KL/N) "
           f"{kl_ex:.3f} + NLL {nll_ex:.3f}")
-print(f"the last epoch's KL over notebook 01's 50,000 images: {kl_ex * cfg.scratch_n / 5e4:.2f} "
-      f"nats per example (a uniform guess's NLL: log 10 = {math.log(10):.2f})")
+print(f"rescaled, not a run: last epoch's KL / 50,000 images (notebook 01's) instead of / {cfg.scratch_n:,}"
+      f" = {kl_ex * cfg.scratch_n / 5e4:.2f} nats per example (uniform guess: log 10 = {math.log(10):.2f})")
 val_err = posterior_mean_error(net, mnist.x_val, mnist.y_val)
 print(f"validation error with w = mu ({len(mnist.y_val):,} images): {val_err:.2%} after "
       f"{cfg.scratch_epochs} epochs, {err_start:.2%} before training")
@@ -560,7 +572,8 @@ print(f"validation error with w = mu ({len(mnist.y_val):,} images): {val_err:.2%
 # $\log 10 \approx 2.3$ nats per example (the NLL of a uniform guess over ten digits), or less
 # once the network learns. The prior's weight falls as $1/N$: on notebook 01's 50,000 training
 # images the same KL would count less per example, yet still on the scale of a uniform guess's
-# NLL (both printed above), far above the NLL of a trained network.
+# NLL (both printed above; the first is this run's KL rescaled, and a network trained on 50,000
+# images would end at a different KL), far above the NLL of a trained network.
 #
 # The error is far above every error in the paper's Table 1, and that is not a fault
 # of the layer: this run only shows that the loop trains, on few images, for few epochs, with a
@@ -607,7 +620,8 @@ scratch = {"val_error": val_err, "val_error_before": err_start, "loss_scratch": 
            "loss_helpers": loss_fast.item(), "max_grad_gap": grad_gap}
 config = {"n_draws": cfg.n_draws, "M": cfg.M, "n_kl_samples": list(cfg.n_kl_samples),
           "scratch_n": cfg.scratch_n, "scratch_epochs": cfg.scratch_epochs}
-metrics = {"reparam_grad": checks, "kl_mc_rel_error_at_max_samples": kl_rel_err,
+metrics = {"reparam_grad": checks, "reparam_grad_log_q": log_q_check,
+           "kl_mc_rel_error_at_max_samples": kl_rel_err,
            "kl_mc": {"exact": exact_kl, "rows": rows}, "vi_fit": vi_fit, "scratch": scratch}
 path = H.save_results(NB, "checks", config=config, metrics=metrics, profile=PROFILE, seed=SEED,
                       device=device, wall_s=wall)

@@ -71,6 +71,9 @@ def test_committed_notebook_shows_the_results_file():
     assert "\n".join(theory.mc_kl_lines(kl["rows"], kl["exact"])) in shown
     assert f"{rec['metrics']['scratch']['max_grad_gap']:.1e}" in shown
     assert f"{rec['metrics']['scratch']['val_error']:.2%}" in shown
+    assert "\n".join(theory.log_q_gradient_lines(rec["metrics"]["reparam_grad_log_q"])) in shown
+    vi = rec["metrics"]["vi_fit"]
+    assert theory.fit_gap_line(vi["mu_q"], vi["sigma_q"], vi["mean_exact"], vi["sd_exact"]) in shown
 
 
 def test_header_runtime_line_promises_nothing_the_notebook_does_not_show():
@@ -84,23 +87,78 @@ def test_header_runtime_line_promises_nothing_the_notebook_does_not_show():
     assert shown == theory.runtime_line()  # the recorded time, rendered right below the header
 
 
-def test_runtime_line_reads_results_runtimes_json():
-    rec = json.loads((ROOT / "results" / "runtimes.json").read_text())["default"]["00_theory"]
-    line = theory.runtime_line()
-    assert f"{rec['wall_s'] / 60:.0f} min for the timed `make notebooks` run ({rec['date']}" in line
-    assert "No run" in theory.runtime_line(profile="no-such-profile")
-
-
-def test_runtime_line_gives_the_wall_time_of_the_run_shown():
-    """The header once gave only the timed `make notebooks` run, a third of the wall time of the
-    run that computed the numbers shown (reader r17); both are rendered now, from their files."""
+def test_runtime_line_gives_one_time_that_of_the_run_shown(tmp_path):
+    """Reader r18: the header gave two times (the run shown and an older timed `make notebooks`
+    run) and a note on the project's history; it gives one now, that of the run whose numbers
+    are shown, and falls back to results/runtimes.json only when no such run is recorded."""
     rec = json.loads((ROOT / "results" / "00_theory" / "checks.json").read_text())
     line = theory.runtime_line()
-    assert (f"{rec['wall_s'] / 60:.0f} min for the run that computed the numbers shown "
-            f"({rec['created'][:10]}, `results/00_theory/checks.json`)") in line
-    timed = json.loads((ROOT / "results" / "runtimes.json").read_text())["default"]["00_theory"]
-    assert ("older than the run shown" in line) == (timed["date"] < rec["created"][:10])
+    assert line == (f"Recorded time (profile `default`): about {rec['wall_s'] / 60:.0f} min on a "
+                    f"CPU for the run that computed the numbers shown ({rec['created'][:10]}, "
+                    f"`results/00_theory/checks.json`).")
+    assert "make notebooks" not in line and "older" not in line and "earlier version" not in line
+    # planted files: the run shown wins; runtimes.json only without it; neither: no time
+    (tmp_path / "00_theory").mkdir()
+    (tmp_path / "runtimes.json").write_text(json.dumps(
+        {"default": {"00_theory": {"wall_s": 120.0, "date": "2000-01-02"}}}))
+    assert "about 2 min" in theory.runtime_line(root=tmp_path)
+    assert "timed `make notebooks` run (2000-01-02" in theory.runtime_line(root=tmp_path)
+    (tmp_path / "00_theory" / "checks.json").write_text(json.dumps(
+        {"profile": "default", "wall_s": 600.0, "created": "2000-01-03T00:00:00"}))
+    line = theory.runtime_line(root=tmp_path)
+    assert "about 10 min" in line and "(2000-01-03," in line and "2000-01-02" not in line
+    assert "No run" in theory.runtime_line(profile="no-such-profile", root=tmp_path)
     assert "busy with other jobs" not in line and "EPYC" not in line  # no machine talk
+
+
+def test_fit_gap_line_bounds_both_gaps_as_printed():
+    """Reader r18: the prose said "a few per cent" of gaps under one per cent; the bound is
+    rendered now, above both gaps as they are printed."""
+    assert "both gaps under 1% of" in theory.fit_gap_line(0.5027, 0.3, 0.5, 0.3 / 1.007)  # +0.9 %, -0.7 %
+    line = theory.fit_gap_line(0.50299, 0.3, 0.5, 0.3)  # +0.997 % prints as +1.0 %
+    assert "+1.0%" in line and "under 2%" in line
+    assert "under 4%" in theory.fit_gap_line(0.5, 0.3 * 0.968, 0.5, 0.3)  # -3.2 %
+
+
+def test_log_q_check_tests_the_direct_term():
+    """Reader r18: f = w^2 has no direct term df/dtheta; f = log q (BBB's theta-dependent part)
+    has. Its exact gradient is (0, -1/sigma); the direct term has mean 0 and the sum is exact in
+    every draw, while each term alone scatters."""
+    torch.manual_seed(0)
+    eps = torch.randn(20_000, dtype=torch.float64)
+    check = theory.log_q_gradient_check(0.6, 0.3, eps)
+    assert check["sigma"]["exact"] == -1 / 0.3 and check["mu"]["exact"] == 0.0
+    for k in ("mu", "sigma"):
+        assert check[k]["both_exact_every_draw"]
+        assert check[k]["path"]["within_4se"] and check[k]["direct"]["within_4se"]
+        assert check[k]["path"]["standard_error"] > 1e-3  # each term alone is noisy
+    # the per-draw terms are known: path -eps^2/sigma and direct (eps^2 - 1)/sigma for sigma
+    assert math.isclose(check["sigma"]["path"]["estimate"], -(eps ** 2).mean().item() / 0.3)
+    assert math.isclose(check["sigma"]["direct"]["estimate"], ((eps ** 2).mean().item() - 1) / 0.3,
+                        abs_tol=1e-12)
+    lines = theory.log_q_gradient_lines(check)
+    assert lines[-1].endswith(": True") and "exact -3.3333 in every draw: True" in lines[2]
+    broken = copy.deepcopy(check)
+    broken["sigma"]["direct"]["within_4se"] = False
+    assert theory.log_q_gradient_lines(broken)[-1].endswith(": False")
+    assert "the check fails" in theory.log_q_takeaway(broken)
+    assert "exact gradient in every draw" in theory.log_q_takeaway(check)
+    assert theory.log_q_takeaway(None) == ""
+
+
+def test_kl_weighting_figure_marks_the_crossing_in_both_panels():
+    """Reader r18: the crossing the text points at was squeezed against the right panel's edge."""
+    import matplotlib
+    matplotlib.use("Agg")
+    M = 469
+    uni, bl = H.kl_weights(M, "uniform"), H.kl_weights(M, "blundell")
+    fig = theory.kl_weighting_figure(uni, bl)
+    cross = int((bl < uni).nonzero()[0]) + 1
+    assert bl[cross - 1] < uni[cross - 1] <= bl[cross - 2]
+    for ax in fig.axes:
+        vlines = [ln for ln in ax.get_lines() if list(ln.get_xdata()) == [cross, cross]]
+        assert len(vlines) == 1, ax.get_title()
+        assert f"from $i$ = {cross}" in vlines[0].get_label()
 
 
 def test_mc_kl_verdict_pools_the_rows_and_names_the_missed_bars():
@@ -131,11 +189,19 @@ def test_section_texts_agree_with_their_figures():
     """Reader r17: the priors text contradicted the figure (Cauchy below the Gaussian on [-1, 1];
     the mixture's tails Gaussian), the criterion claimed every check, notebook 01's jargon."""
     src = (ROOT / "notebooks" / "00_theory.py").read_text()
-    assert "heavy tail plus a sharp spike" not in src and "its tails are\n# still Gaussian" in src
+    assert "heavy tail plus a sharp spike" not in src and "tails are still Gaussian" in src
+    # reader r18: the paper is quoted, not paraphrased as "heavy next to the spike"
+    assert "heavy next to the spike" not in src
+    assert '"provides a heavier tail in the prior density\n# than is seen in a plain Gaussian prior"' in src
     assert "Cauchy's density is lower than the Gaussian's all over" in src
     assert "criterion for every\n# check of this notebook" not in src
     assert "paper-protocol" not in src and "Adam recipe" not in src
     assert '"Bayes by Backprop" (BBB)' in src
+    # reader r18: section 3 says what each check tests; no bars claimed where there are none
+    assert "$f(w) = w^2$ (path term only)" in src and "BBB's own $\\theta$-dependent term" in src
+    assert "The figures' bars" not in src and "Section 6's figure draws $\\pm 2$ s.e. bars" in src
+    assert "a few per cent" not in src and "project's one seeding helper" not in src
+    assert "rescaled, not a run" in src
     cauchy, gauss = H.CauchyPrior(1.0), H.GaussianPrior(1.0)
     w = torch.linspace(-1, 1, 201)
     assert (cauchy.log_prob(w) < gauss.log_prob(w)).all()  # what the text now says
@@ -147,6 +213,9 @@ def test_departures_box_renders_the_profile():
     cfg = H.get_profile("00_theory", "smoke")
     box = theory.departures(cfg)
     assert box.startswith("**Departures from the paper and choices made after seeing numbers**")
+    # reader r18: the title's second half is answered, and rho_0 is explained where it is used
+    assert "No choice in this notebook followed a result" in box
+    assert "The starting $\\rho$ (the parameter of each weight's $\\sigma$, section 4)" in box
     assert f"first {cfg.scratch_n:,} training images for {cfg.scratch_epochs} epochs" in box
     assert "lab_log.md#notebook-00" in box
     # the box holds departures only: the history of the divisor lives in docs/lab_log.md
