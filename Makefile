@@ -31,6 +31,9 @@ export JUPYTER_PLATFORM_DIRS := 1
 # (tools/run_notebooks.py); nbval re-runs the smoke notebooks with the same folders
 BUILD := build
 SMOKE := $(abspath $(BUILD))/smoke
+# matplotlib's font cache lives in the project, not in ~/.cache: a shared cache rewritten by another
+# process (seen: one killed mid-run kept 31 of 71 fonts) changes figure bytes and adds findfont noise
+export MPLCONFIGDIR ?= $(abspath $(BUILD))/mpl
 SMOKE_ENV := BBB_QUIET=1 BBB_OUTPUT_DIR=$(SMOKE) BBB_FIGURES_DIR=$(SMOKE)/figures \
 	BBB_RESULTS_DIR=$(SMOKE)/results BBB_CHECKPOINT_DIR=$(SMOKE)/checkpoints \
 	PYTHONPATH=$(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
