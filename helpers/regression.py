@@ -450,9 +450,10 @@ def band_plot(ax, curve, x_grid, x_train, y_train, title, ylim=None, true_mean=N
 
 
 def _mark_scored(ax):
-    """Hatch the range away from the data that section 6 scores (``REGIONS['out']``)."""
-    ax.axvspan(*REGIONS["out"], facecolor="none", edgecolor="0.7", hatch="///", lw=0, zorder=0,
-               label="scored range away from the data")
+    """Mark the range away from the data that section 6 scores (``REGIONS['out']``) with a grey
+    bar along the top of the axes, so that nothing covers the bands."""
+    ax.axvspan(*REGIONS["out"], ymin=0.975, ymax=1.0, color="0.45", lw=0,
+               label="scored range away from the data (bar at the top)")
 
 
 def plot_data(ax, n, noise_std, seed, x_grid, title):
@@ -513,6 +514,8 @@ def plot_variance_split(ax, curve, x_grid, title):
     _mark_scored(ax)
     ax.set(yscale="log", xlabel="x", ylabel="predictive variance, $y^2$ (log scale)", title=title,
            xlim=(GRID[0], GRID[1]))
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(lo, hi * 3)  # room above the curves for the bar that marks the scored range
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
 
 
@@ -530,7 +533,11 @@ def methods_text(cfg):
             "seeds;\n"
             "- the **standard network** (maximum likelihood).\n\n"
             f"Predictions use {cfg.pred_samples} weight draws (or dropout masks) per input; each "
-            f"seed also draws {cfg.n_test} fresh test points in each scored range (section 6).")
+            f"seed also draws {cfg.n_test} fresh test points in each scored range (section 6). "
+            "The variance over the draws (in the std ratio and the NLL) divides by $n-1$: for "
+            f"the deep ensemble's {cfg.ensemble_size} members that is "
+            f"{cfg.ensemble_size}/{cfg.ensemble_size - 1} of the spread of the mixture whose "
+            "quantiles give its bands and coverage.")
 
 
 def learned_sigma(model):
@@ -650,11 +657,20 @@ def score_rows(summary, region):
     return header, rows
 
 
-def std_ratio_rows(summary):
+def std_ratio_rows(summary, per_seed=None):
     """Return (header, rows) of the std ratio (away / near the data) of every method: mean ± sd
-    over the seeds, per-seed values in brackets."""
-    return (["method", "std ratio (away / near the data)"],
-            [[LABELS[m], fmt_cell(s["std_ratio"], 2)] for m, s in summary.items()])
+    over the seeds, per-seed values in brackets; with ``per_seed`` (fits.json's per-seed
+    scores), also the mean predictive std in the training range, the ratio's denominator."""
+    import statistics
+    header = ["method", "std ratio (away / near the data)"]
+    rows = [[LABELS[m], fmt_cell(s["std_ratio"], 2)] for m, s in summary.items()]
+    if per_seed:
+        header.append("mean predictive std in the training range")
+        for row, m in zip(rows, summary):
+            v = [r["std_in"] for r in per_seed[m]]
+            row.append(fmt_cell({"per_seed": v, "mean": statistics.fmean(v),
+                                 "sd": statistics.stdev(v) if len(v) > 1 else None}, 3))
+    return header, rows
 
 
 def std_ratio_test_text(per_seed, rival="mle"):
@@ -1301,6 +1317,25 @@ def _reversed_in_words(summary, curves, verdicts_rec, seed, per_seed=None):
     return text
 
 
+def _bbb_folds_words(per_seed):
+    """': on average BBB (Gaussian prior)'s 11.5-fold (95 % interval 8.4 to 14.7) and BBB
+    (scale-mixture prior)'s 1.6-fold (1.3 to 1.9; exploratory intervals)': each BBB variant's
+    mean std ratio over the seeds of ``per_seed`` with its unadjusted t-interval (section 4's
+    exploratory check)."""
+    from . import stats
+    parts = []
+    for b in (b for b in BBB if b in per_seed):
+        m = stats.mean_ci([r["std_ratio"] for r in per_seed[b]])
+        ci = None if m["ci"] is None else " to ".join(_fold(v) for v in m["ci"])
+        parts.append((f"{NAMES[b]}'s {_fold(m['mean'])}-fold", ci))
+    if not parts or any(ci is None for _, ci in parts):
+        return "" if not parts else ": on average " + _list_words(p for p, _ in parts)
+    words = [f"{p} ({'95 % interval ' if k == 0 else ''}{ci}" + (")" if k < len(parts) - 1 else
+                                                                 "; exploratory intervals)")
+             for k, (p, ci) in enumerate(parts)]
+    return ": on average " + _list_words(words)
+
+
 def takeaways_text(summary, curves, x_grid, seed, verdicts_rec=None, method="bbb_gaussian",
                    true_mean=None, per_seed=None):
     """Return the measured takeaways of notebook 02 (Markdown bullets): whether the methods'
@@ -1325,6 +1360,8 @@ def takeaways_text(summary, curves, x_grid, seed, verdicts_rec=None, method="bbb
             f"on {k} of {n} seeds for {_list_words(ms)}"
             for k, ms in sorted(groups.items(), reverse=True))
     first = f"- Away from the data {how} (std ratio above 1, section 4)"
+    if per_seed:
+        first += _bbb_folds_words(per_seed)
     if "mle" in ratio:
         first += ("; the standard network's band cannot widen"
                   if all(abs(v - 1) <= TIE for v in ratio["mle"]) else
@@ -1379,8 +1416,9 @@ def _effects(verdicts_rec, verdict):
     return out
 
 
-PAPER_PRIOR = {"bbb_mixture": " (the paper's MNIST prior; its Figure 5 names none)"}  # said once,
-# in the answer
+PAPER_PRIOR = {"bbb_mixture": (" (a point of the paper's MNIST grid, $\\pi=\\frac12$, "
+                               "$\\sigma_1=1$, $\\sigma_2=e^{-6}$; the paper names no prior "
+                               "for Figure 5)")}  # said once, in the answer
 FAR_LESS = 0.5  # the answer says "far less" for a BBB whose std ratio is below this share of the other's
 
 
@@ -1466,13 +1504,12 @@ def answer_text(summary, verdicts_rec=None, off_centre=False, seed=0):
         t = tally(verdicts_rec)
         total = sum(f["claims"] for f in t.values())
         k = {v: sum(len(f[v]) for f in t.values()) for v in ("holds", "reversed")}
-        h = k["holds"]
-        lead = ("No" if not h else "Seldom" if 4 * h <= total else "Yes" if h == total else
-                f"In {h} of {total} claims")  # reading conventions, not results
-        line = (f"- **(b) {lead}** (section 6's declared tests): of {total} claims, {h} hold, "
-                f"{k['reversed']} {'is' if k['reversed'] == 1 else 'are'} reversed and "
-                f"{total - sum(k.values())} are not resolved at "
-                f"{_n_seeds(len(verdicts_rec['seed']))}.")
+        h, r = k["holds"], k["reversed"]
+        lead = "No: " if not h else "Yes: " if h == total else ""  # the counts say the rest
+        line = (f"- **(b) {lead}BBB is better in {h or 'none'} of {total} declared claims; "
+                f"{r or 'none'} {'is' if r == 1 else 'are'} reversed (the rival better) and "
+                f"{total - h - r} {'is' if total - h - r == 1 else 'are'} not resolved at "
+                f"{_n_seeds(len(verdicts_rec['seed']))}** (section 6).")
         said = []
         for family, f in t.items():
             bits = ([_held_words(f["holds"])] if f["holds"] else []) + (
@@ -1499,13 +1536,8 @@ def answer(profile_name="default", noise_std=0.02):
                 f"`make notebooks ONLY=02 PROFILE={profile_name} TRAIN=1` trains them.*")
     x, curves = plot_grid(), rec["metrics"]["curves"]
     true_mean = truth(x, noise_std)
-    left = left_strip_text(curves, x, true_mean, rec["seed"][0], short=True)
     off = bool(opposite_errors_text(rec["summary"], curves, x, true_mean, rec["seed"][0]))
-    lines = answer_text(rec["summary"], load_verdicts(), off_centre=off,
-                        seed=rec["seed"][0]).split("\n")
-    at = next((i for i, t in enumerate(lines) if t.startswith("- **(b) ")),
-              len(lines))  # the left strip after the bullets on the right of the data
-    return "\n".join(lines[:at] + [left] + lines[at:])
+    return answer_text(rec["summary"], load_verdicts(), off_centre=off, seed=rec["seed"][0])
 
 
 
@@ -1549,9 +1581,10 @@ def left_strip_detail(curves, x_grid, true_mean, method="bbb_gaussian"):
 
 
 def _as_much_words(ratio, other):
-    """'at least as much as', 'less than' or 'far less than' (``FAR_LESS``): a std ratio
-    against another."""
-    return ("at least as much as" if ratio >= other else
+    """'more than', 'as much as' (equal to 2 decimals), 'less than' or 'far less than'
+    (``FAR_LESS``): a std ratio against another."""
+    return ("as much as" if round(ratio, 2) == round(other, 2) else
+            "more than" if ratio > other else
             "less than" if ratio >= FAR_LESS * other else "far less than")
 
 
@@ -1568,18 +1601,18 @@ def _flat_median_words(d):
             f"from {t_hi:.2f} down to {t_lo:.2f}" if t_hi - t_lo > 0 else "")
 
 
-def left_strip_text(curves, x_grid, true_mean, seed, method="bbb_gaussian", short=False):
+def left_strip_text(curves, x_grid, true_mean, seed, method="bbb_gaussian"):
     """Return one Markdown bullet on the strip left of the data (``left_strip_detail``) for
     ``method`` on ``seed``: its widening against the gap right of the data at the same distance
     (``_near_gap``), where its median runs against the truth, and at how many of the strip's
-    grid points the truth lies outside the 5-95 % band; ``short``: the answer's version,
-    pointing to Figure 5."""
+    grid points the truth lies outside the 5-95 % band (section 3; one seed, not tested, so
+    not in the answer)."""
     d = left_strip_detail(curves, x_grid, true_mean, method)
     ratio, k, n = d["ratio"], d["outside"], d["points"]
     strip = f"$x\\in[{GRID[0]:g}, 0)$"
     g_lo, g_hi = _near_gap()
     how = (f"the band of {NAMES[method]} widens {_as_much_words(ratio, d['gap_ratio'])} at the "
-           f"same distance right of the data, $x\\in({g_lo:g}, {g_hi:g})$: {_ratio(ratio)} and "
+           f"same distance right of the data, $x\\in({g_lo:g}, {g_hi:g})$: {_ratio(ratio)} against "
            f"{_ratio(d['gap_ratio'])} times its width in the training range")
     flat = _flat_median_words(d)
     where = (f"the truth lies outside its 5–95 % band at {k} of the strip's {n} evenly spaced "
@@ -1587,14 +1620,6 @@ def left_strip_text(curves, x_grid, true_mean, seed, method="bbb_gaussian", shor
              f"the truth stays inside its 5–95 % band at all {n} of the strip's evenly spaced "
              "points")
     join = ", so " if flat and k else ", and "
-    if short:
-        return (f"- **Left of the data** ({strip}, not scored), on seed {seed}, the band of "
-                f"{NAMES[method]} widens {_as_much_words(ratio, d['gap_ratio'])} at the same "
-                f"distance right of the data ({_ratio(ratio)} against {_ratio(d['gap_ratio'])} times its in-range "
-                f"width){flat}{join}"
-                + (f"the truth lies outside its 5–95 % band at {k} of {n} points" if k else
-                   f"the truth stays inside its 5–95 % band at all {n} points")
-                + " (section 3).")
     centred = (" The band widens enough there; it is centred on a flat line the truth leaves."
                if flat and k and ratio >= d["gap_ratio"] else "")
     return (f"- **Left of the data** ({strip}, not scored in section 6), on seed {seed}, {how} "
@@ -1603,8 +1628,12 @@ def left_strip_text(curves, x_grid, true_mean, seed, method="bbb_gaussian", shor
 
 
 def training_time(rec):
-    """How long the stored fits took to train, in words ('42 min', '35 s'): their ``wall_s``."""
+    """How long the stored fits took to train, in words ('42 min', '35 s'): their ``wall_s``,
+    with the CPU threads they ran on when recorded (' on 2 CPU threads')."""
     wall = rec.get("wall_s")
     if wall is None:
         return "an unrecorded time"
-    return f"{wall:.0f} s" if wall < 90 else f"{wall / 60:.0f} min"
+    m = rec.get("machine") or {}
+    where = (f" on {m['threads']} CPU thread{'s' if m['threads'] != 1 else ''}"
+             if m.get("device") == "cpu" and m.get("threads") else "")
+    return (f"{wall:.0f} s" if wall < 90 else f"{wall / 60:.0f} min") + where

@@ -132,6 +132,11 @@ def test_std_ratio_and_verdict_tables():
     header, rows = R.std_ratio_rows(_summary(ps))
     assert rows == [["BBB, Gaussian prior", "10.50 ± 2.12 (12.00, 9.00)"],
                     ["standard network", "1.00 ± 0.00 (1.00, 1.00)"]]
+    header, rows = R.std_ratio_rows(_summary(ps), ps)  # the ratio's denominator beside it
+    assert header[2] == "mean predictive std in the training range"
+    assert rows[0][2] == "0.060 ± 0.000 (0.060, 0.060)"
+    # the variance methods_text describes: n - 1 in the denominator (two members 0 and 1: 0.5)
+    assert R.Predictive(torch.tensor([[0.0], [1.0]]), 0.0).epistemic_var.item() == 0.5
     ps = _per_seed({"bbb_gaussian": [12, 9, 10.5], "bbb_mixture": [0.8, 1.2, 1.0],
                     "mle": [1.0, 1.0, 1.0]})
     assert R.std_ratio_test_text(ps) == (  # exploratory: BBB's mean against 1, no verdict word
@@ -389,8 +394,10 @@ def test_answer_text_follows_the_numbers():
     text = R.answer_text(_summary(ps), v)
     assert text.startswith("**(a) Yes: away from the data the band of BBB (Gaussian prior) widens "
                            "10.3-fold (9.0 to 12.0 per seed); a standard network's keeps one "
-                           "width; with the scale-mixture prior (the paper's MNIST prior; its "
-                           "Figure 5 names none), BBB's widens only 1.6-fold.**\n\n- **Coverage "
+                           "width; with the scale-mixture prior (a point of the paper's MNIST "
+                           "grid, $\\pi=\\frac12$, $\\sigma_1=1$, $\\sigma_2=e^{-6}$; the paper "
+                           "names no prior for Figure 5), BBB's widens only 1.6-fold.**\n\n"
+                           "- **Coverage "
                            "there:** the central 90 % interval of BBB (Gaussian prior) covers "
                            "0.897 of fresh draws")
     assert ("on average (target 0.90), but 0.740 to 1.000 per seed: only 1 of its 3 seeds is "
@@ -403,9 +410,10 @@ def test_answer_text_follows_the_numbers():
     assert "The standard network's covers 0.100." in text
     assert "MC dropout and the deep ensemble cover 0.900 and 0.900." in text
     assert " holds 0." not in text and " hold 0." not in text  # 'holds' is a verdict word only
-    assert ("- **(b) Seldom** (section 6's declared tests): of 24 claims, 1 hold, 1 is reversed "
-            "and 22 are not resolved at 3 seeds.") in text  # question (b), after (a)'s bullets
-    assert ("not resolved at 3 seeds. Away from the data, BBB (Gaussian prior) is better than MC "
+    assert ("- **(b) BBB is better in 1 of 24 declared claims; 1 is reversed (the rival better) "
+            "and 22 are not resolved at 3 seeds** (section 6).") in text  # (b), after (a)
+    assert "Seldom" not in text and "MNIST prior" not in text
+    assert ("not resolved at 3 seeds** (section 6). Away from the data, BBB (Gaussian prior) is better than MC "
             "dropout on NLL; near the data, the standard network is better than BBB (Gaussian "
             "prior) on coverage error (the differences with their 95 % intervals: the "
             "takeaways).") in text
@@ -414,20 +422,22 @@ def test_answer_text_follows_the_numbers():
     text = R.answer_text(_summary(ps), _verdicts({}, n=3))
     assert text.startswith("**(a) On 2 of 3 seeds: away from the data the band of BBB (Gaussian "
                            "prior) widens 7.6-fold (0.8 to 12.0 per seed); a standard network's "
-                           "keeps one width; with the scale-mixture prior (the paper's MNIST "
-                           "prior; its Figure 5 names none), BBB's widens only 1.6-fold.**")
-    assert "0 hold, 0 are reversed and 24 are not resolved" in text and "better" not in text
-    assert "- **(b) No** (section 6's declared tests)" in text
+                           "keeps one width; with the scale-mixture prior (a point of the paper's "
+                           "MNIST grid,")
+    assert "BBB's widens only 1.6-fold.**" in text
+    assert ("- **(b) No: BBB is better in none of 24 declared claims; none are reversed (the "
+            "rival better) and 24 are not resolved at 3 seeds** (section 6).") in text
+    assert "better than" not in text
     names = [R.claim_name(b, r, sc) for scores in R.FAMILY_SCORES.values() for sc in scores
              for b in R.BBB for r in R.RIVALS]
-    for k, lead in ((6, "Seldom"), (7, "In 7 of 24 claims"), (24, "Yes")):  # (b)'s lead word
+    for k, lead in ((6, ""), (7, ""), (24, "Yes: ")):  # (b): the counts, no reading word
         v = _verdicts(dict.fromkeys(names[:k], "holds"), n=3)
-        assert f"- **(b) {lead}** (section 6's declared tests): of 24 claims, {k} hold" in \
-            R.answer_text(_summary(ps), v)
+        assert (f"- **(b) {lead}BBB is better in {k} of 24 declared claims; none are reversed "
+                f"(the rival better) and {24 - k} ") in R.answer_text(_summary(ps), v)
     ps["bbb_mixture"] = [dict(r, std_ratio=7.0) for r in ps["bbb_mixture"]]  # not below half
     text = R.answer_text(_summary(ps))
-    assert "; with the scale-mixture prior (the paper's MNIST prior; its Figure 5 names none), " \
-        "BBB's widens 7.0-fold.**" in text and "widens only" not in text
+    assert "; the paper names no prior for Figure 5), BBB's widens 7.0-fold.**" in text and \
+        "widens only" not in text
     assert "'s std ratio is 7.0; its central" in text  # no rival's ratio above it
     assert "have std ratios 2.5, 5.0, all lower than BBB (Gaussian prior)'s, and cover" in text
     ps = {m: [dict(r, std_ratio=0.9) for r in rows] for m, rows in ps.items() if m != "mle"}
@@ -459,9 +469,12 @@ def test_readings_run_on_the_committed_results(monkeypatch):
     n = len(cfg.seeds)
     assert (f"on every one of the {n} seeds" in text) == all(
         v > 1 for m in summary if m != "mle" for v in summary[m]["std_ratio"]["per_seed"])
-    header, rows = R.std_ratio_rows(summary)  # the means the reading leaves to the table
+    header, rows = R.std_ratio_rows(summary, per_seed)  # the means the reading leaves to the table
     assert all(f"{summary[m]['std_ratio']['mean']:.2f} ±" in " ".join(map(" ".join, rows))
                for m in summary)
+    sd_in = {m: sum(r["std_in"] for r in per_seed[m]) / len(per_seed[m]) for m in per_seed}
+    assert len(header) == 3 and all(  # the takeaways' in-range std has its source here
+        row[2].startswith(f"{sd_in[m]:.3f} ±") for row, m in zip(rows, summary))
     text = R.variance_split_text(curves, x, seed)
     assert f"{curves['bbb_gaussian']['sigma'] ** 2:.5f}" in text and f"On seed {seed}" in text
     text = R.coverage_in_text(summary)
@@ -474,8 +487,12 @@ def test_readings_run_on_the_committed_results(monkeypatch):
     lead = re.search(r"- (\d+) of the \d+ unresolved claims ha", text)
     favour = re.findall(r"(\d+|none) favours? (?:BBB|the rival)", text)
     assert lead and int(lead.group(1)) == sum(int(k) for k in favour if k != "none")
-    text = R.takeaways_text(summary, curves, x, seed, verdicts)
+    text = R.takeaways_text(summary, curves, x, seed, verdicts, per_seed=per_seed)
     assert f"{len(cfg.seeds)} seeds" in text and "What the declared tests found" in text
+    assert all(f"{R.NAMES[b]}'s {R._fold(ci['mean'])}-fold (" in text and
+               f"{R._fold(ci['ci'][0])} to {R._fold(ci['ci'][1])}" in text for b, ci in
+               ((b, stats.mean_ci([r["std_ratio"] for r in per_seed[b]])) for b in R.BBB))
+    assert all(f"{sd_in[m]:.3f}" in text for m in ("bbb_gaussian", "mle", "deep_ensemble"))
     text = R.answer()
     assert f"{summary['bbb_gaussian']['std_ratio']['mean']:.1f}-fold" in text
     assert "its median lies off the truth (section 6)" in text  # seed 0's two intervals err apart
@@ -488,12 +505,9 @@ def test_readings_run_on_the_committed_results(monkeypatch):
         not c["ci"][0] <= 1 <= c["ci"][1] for c in ci.values())
     assert text_sr.startswith("*Exploratory:* the standard network's std ratio is 1 by "
                               "construction") and "hold" not in text_sr
-    d = R.left_strip_detail(curves, x, R.truth(x, 0.02))
-    assert f"({d['ratio']:.2f} against {d['gap_ratio']:.2f} times its in-range width)" in text
-    assert f"at {d['outside']} of {d['points']} points" in text and "**Left of the data**" in text
-    # the left strip comes after the bullets on the right of the data, before the tests
-    assert text.index("**Coverage there:**") < text.index("**Left of the data**") < \
-        text.index("- **(b) Seldom** (section 6's declared tests)")
+    # one seed's left strip is section 3's, not the answer's; (b) follows (a)'s bullets
+    assert "Left of the data" not in text
+    assert text.index("**Coverage there:**") < text.index("- **(b) BBB is better in ")
     # the column 'a verdict needs' agrees with every verdict: a verdict passes its own step
     for family, claims in verdicts["metrics"].items():
         _, rows = R.verdict_rows(verdicts, family)
@@ -506,8 +520,8 @@ def test_readings_run_on_the_committed_results(monkeypatch):
             assert resolved == (passes and not failed), (family, name, row)
             failed = failed or not passes
     t = R.tally(verdicts)
-    assert f"of {sum(f['claims'] for f in t.values())} claims, " \
-           f"{sum(len(f['holds']) for f in t.values())} hold" in text
+    assert f"BBB is better in {sum(len(f['holds']) for f in t.values())} of " \
+           f"{sum(f['claims'] for f in t.values())} declared claims; " in text
     assert all(f"{summary[m]['coverage90_out']['mean']:.3f}" in text for m in summary)
 
 
@@ -531,15 +545,15 @@ def test_left_strip_follows_the_numbers():
     assert R.left_strip({"bbb_gaussian": curve}, x, truth)[1:] == (k, n_left)
     text = R.left_strip_text({"bbb_gaussian": curve}, x, truth, 4)
     assert text.startswith("- **Left of the data** ($x\\in[-0.2, 0)$, not scored in section 6), "
-                           "on seed 4, the band of BBB (Gaussian prior) widens at least as much "
-                           "as at the same distance right of the data, $x\\in(0.5, 0.7)$: 2.00 "
-                           "and 1.00 times its width in the training range (mean predictive "
+                           "on seed 4, the band of BBB (Gaussian prior) widens more than at the "
+                           "same distance right of the data, $x\\in(0.5, 0.7)$: 2.00 "
+                           "against 1.00 times its width in the training range (mean predictive "
                            "std), and the truth lies outside")  # no median stored: no 'flat'
     assert f"outside its 5–95 % band at {k} of the strip's {n_left} evenly spaced points" in text
     assert "centred" not in text
-    short = R.left_strip_text({"bbb_gaussian": curve}, x, torch.zeros(len(g)), 4, short=True)
-    assert f"stays inside its 5–95 % band at all {n_left} points" in short
-    assert "outside" not in short and "(section 3)" in short
+    inside = R.left_strip_text({"bbb_gaussian": curve}, x, torch.zeros(len(g)), 4)
+    assert f"stays inside its 5–95 % band at all {n_left} of the strip's" in inside
+    assert "outside" not in inside
     # a flat median the truth leaves, and a gap that widens more than the strip
     gap = (g > 0.5) & (g < 0.7)
     curve["epistemic_var"] = [0.03 if v < 0 else 0.3 if 0.5 < v < 0.7 else 0.0
@@ -557,16 +571,11 @@ def test_left_strip_follows_the_numbers():
             f"to -1.60, so the truth lies outside its 5–95 % band at {k} of the strip's 57 evenly "
             "spaced points. One seed's") in text
     assert "centred" not in text  # the band did not widen as much as on the right
-    short = R.left_strip_text({"bbb_gaussian": curve}, x, falling, 4, short=True)
-    assert short.startswith("- **Left of the data** ($x\\in[-0.2, 0)$, not scored), on seed 4, "
-                            "the band of BBB (Gaussian prior) widens far less than at the same "
-                            "distance right of the data (2.00 against 5.57 times its in-range "
-                            f"width), but its median stays between 0.00 and 0.00 while the truth "
-                            f"runs from -0.03 down to -1.60, so the truth lies outside its 5–95 % "
-                            f"band at {k} of 57 points (section 3).")
     curve["epistemic_var"] = [0.03 if v < 0 else 0.0 for v in g.tolist()]  # the gap: no wider
     text = R.left_strip_text({"bbb_gaussian": curve}, x, falling, 4)
-    assert "widens at least as much as" in text and \
+    assert R._as_much_words(2.001, 2.0) == "as much as" and \
+        R._as_much_words(2.5, 2.0) == "more than" and R._as_much_words(1.5, 2.0) == "less than"
+    assert "widens more than at the same" in text and \
         " The band widens enough there; it is centred on a flat line the truth leaves." in text
 
 
@@ -574,6 +583,9 @@ def test_training_time_in_words():
     assert R.training_time({"wall_s": 2539.8}) == "42 min"
     assert R.training_time({"wall_s": 35.2}) == "35 s"
     assert R.training_time({}) == "an unrecorded time"
+    assert R.training_time({"wall_s": 2539.8, "machine": {"device": "cpu", "threads": 2}}) == \
+        "42 min on 2 CPU threads"
+    assert R.training_time({"wall_s": 60, "machine": {"device": "cuda", "threads": 2}}) == "60 s"
 
 
 def test_takeaways_add_the_left_strip_and_why_a_verdict_is_reversed():
@@ -607,6 +619,9 @@ def test_takeaways_add_the_left_strip_and_why_a_verdict_is_reversed():
             "0.90): all of them cover more than their targets, BBB (Gaussian prior)'s the most. "
             "Its band there is wider: mean predictive std 0.075 against 0.064 (mean over the "
             "seeds).") in text and "learns a noise" not in text
+    assert ("(std ratio above 1, section 4): on average BBB (Gaussian prior)'s 10.5-fold (95 % "
+            "interval ") in text
+    assert "BBB (scale-mixture prior)'s 1.6-fold (" in text and "; exploratory intervals)" in text
     plain = R.takeaways_text(_summary(ps), curves, x, 0, _verdicts({}))
     assert "Left of the data" not in plain and "loses on coverage error" not in plain
 
@@ -618,6 +633,8 @@ def test_methods_text_gives_the_profiles_settings():
         assert (f"{cfg.steps} steps) on each seed's own draw of {cfg.n_train} training points"
                 in text)
         assert f"a **deep ensemble** of {cfg.ensemble_size} standard networks" in text
+        k = cfg.ensemble_size  # the ensemble's variance: n - 1 in the denominator, said so
+        assert f"deep ensemble's {k} members that is {k}/{k - 1} of the spread" in text
         assert (f"Predictions use {cfg.pred_samples} weight draws" in text
                 and f"{cfg.n_test} fresh test points" in text)
         assert "dropout rate 0.1" in text and "cosine decay" in text
