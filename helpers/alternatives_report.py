@@ -245,13 +245,11 @@ def cost_note(summary):
     return ("*Cost*, timed on one CPU thread: training time against MAP's network of the same "
             "seed, averaged over the seeds (an ensemble counts all its members; a Laplace row, "
             "MAP's training plus the fit), and seconds to "
-            "predict the 10,000 MNIST test images. Each run is timed apart, so machine load "
-            "moves a ratio"
-            + (f" (the ensemble trains {k} MAP networks yet shows {ens:.1f}×)"
+            "predict the 10,000 MNIST test images. A ratio moves with machine load"
+            + (f" (the ensemble of {k} MAP networks shows {ens:.1f}×)"
                if ens is not None and abs(ens - k) >= 0.05 else "") + "."
-            + (f" IVON's {ratio:.1f}× (it is designed to cost about Adam's per step) was not "
-               f"explained ([details]({DETAILS_LINK}#ivons-cost)); the verdict does not use it."
-               if ratio else ""))
+            + (f" IVON's {ratio:.1f}× is unexplained ([details]({DETAILS_LINK}#ivons-cost)) "
+               "and unused by the verdict." if ratio else ""))
 
 
 # which prior precision the plan's Laplace rows used (Table 6.5 has both choices per fit)
@@ -1416,21 +1414,48 @@ def _effect(e, with_ci=True):
 
 
 def _excludes(e, ref=None):
-    """What a 95 % interval of BBB − rival excludes, in words: the largest BBB lead and deficit
-    it leaves open; with ``ref`` (a size: the largest decided difference on the same score),
-    whether it excludes a lead and a deficit that large."""
+    """What a 95 % interval of BBB − rival rules out, in words: BBB better or worse by more
+    than its bounds allow; with ``ref`` (a size: the largest decided difference on the same
+    score), whether it rules out BBB being that much worse and that much better."""
     d = e["digits"]
     lo, hi = e["ci"]
     good, bad = (-lo, hi) if e["lower_better"] else (hi, -lo)
-    text = (f"{'' if ref is not None else 'it '}excludes a BBB lead above {max(good, 0):.{d}f} and a "
-            + ("" if ref is not None else "BBB ") + f"deficit above {max(bad, 0):.{d}f}")
+    text = (f"rules out BBB being more than {max(good, 0):.{d}f} better or "
+            f"{max(bad, 0):.{d}f} worse")
     if ref is None:
         return text
-    out = [w for w, b in (("lead", good), ("deficit", bad)) if b < ref]
-    return text + (f", so a gap as large as {ref:.{d}f} either way" if len(out) == 2 else
-                   f", so a {out[0]} as large as {ref:.{d}f} but not a "
-                   f"{'deficit' if out[0] == 'lead' else 'lead'}" if out else
-                   f", neither a lead nor a deficit as large as {ref:.{d}f}")
+    r = f"{ref:.{d}f}"
+    out = [w for w, b in (("better", good), ("worse", bad)) if b < ref]
+    return text + (f", so {r} either way" if len(out) == 2 else
+                   f", so BBB being {r} {out[0]}, not {r} "
+                   f"{'worse' if out[0] == 'better' else 'better'}" if out else
+                   f", but not {r} either way")
+
+
+def needed_effect(summary, e, nb05=None):
+    """The smallest mean difference BBB − rival, in size, that claim ``e`` (``effects``) would
+    have needed at its own spread of per-seed differences to be decided (Holm p < 0.05), the
+    other claims of its family as they are (``helpers.stats.holm_p_needed``): the t-interval's
+    half-width scaled to the Holm bar. Notebook 05's claims (``IN_NOTEBOOK_05``) are read from
+    its own ``helpers.ood_plan.needed_difference``, so both notebooks give one number. None
+    without an interval."""
+    from .stats import holm_p_needed, t_ppf
+    if (e["family"], e["rival"]) in IN_NOTEBOOK_05 and nb05:
+        from . import ood_plan as O
+        for x in O.effects(nb05):
+            if x["rival"] == e["rival"] and x["metric"] == e["key"]:
+                need = O.needed_difference(nb05, x)
+                return need[0] if need else None
+        return None
+    if not e.get("ci"):
+        return None
+    n = len(summary["seeds"])
+    claim = _claim_of(summary, e)
+    others = [(r.get("t_test") or {}).get("p") for c, r in summary["families"][e["family"]].items()
+              if c != claim]
+    bar = holm_p_needed(others)
+    se = (e["ci"][1] - e["ci"][0]) / 2 / t_ppf(0.975, n - 1)
+    return t_ppf(1 - bar / 2, n - 1) * se
 
 
 def effect_rows(summary, nb05=None):
@@ -1580,10 +1605,14 @@ def _recipe_words(summary):
 
 
 def short_answer(summary, nb05=None, fair=None):
-    """The first screen's answer in plain sentences: the verdict and what the cheapest winner
-    costs (``plain_answer``); whom BBB beats (here and, on ECE, in notebook 05) and what the
-    Laplace fits do; and that the verdict is about this BBB recipe, its test error beside
-    notebook 01's BBB at the same width. No verdict word or test term before Terms."""
+    """The first screen's answer in three or four plain sentences, in words a reader of the
+    paper has (no term that Terms defines after it): the verdict and what the cheapest winner
+    costs (``plain_answer``); whom BBB beats (here and, on ECE, in notebook 05), how many of
+    the decided verdicts, wins and losses alike, lie near the threshold; the rivals no score
+    separates from BBB; and what the Laplace fits do (with laplace-torch's default prior worse
+    than their own MAP network, the loss to BBB that leaves unjudged named; tuned, MAP's
+    network again, so a lead over them is the lead over MAP). The BBB recipe and notebook 01's
+    comparison: ``headline_text``, after Terms."""
     if summary is None:
         return "No final run yet: `python tools/alternatives_search.py final`, then `analyse`."
     lead = ("**The answer** (interim: not every run exists). " if summary["interim"] else
@@ -1591,54 +1620,42 @@ def short_answer(summary, nb05=None, fair=None):
     text = lead + plain_answer(summary)
     es = [e for e in effects(summary) if e["word"] == WORDS["holds"]]
     wins = [c for c in nb05_ece(nb05) if c["word"] == WORDS["holds"]] if nb05 else []
-    near = near_threshold(summary, nb05)
-    weak = "; p near 0.05"  # the flag 'near the threshold' (Terms) in words the reader has
-    items = [f"{e['score']} over {SHORT[e['rival']]} (by {abs(e['mean']):.{e['digits']}f}"
-             + (weak if (e["family"], e["rival"]) in near else "") + ")" for e in es]
+    items = [f"{e['score']} over {SHORT[e['rival']]} (by {abs(e['mean']):.{e['digits']}f})"
+             for e in es]
     if wins:
         items.append("a slightly lower ECE than " + _join(
-            [f"{SHORT[c['rival']]} (by {-c['mean']:.4f}" + (weak if c["near"] else "")
-             + ")" for c in wins]))
+            [f"{SHORT[c['rival']]} (by {-c['mean']:.4f})" for c in wins]))
     all05 = bool(items) and all((e["family"], e["rival"]) in IN_NOTEBOOK_05 for e in es)
-    again = [(f, near_) for f, sc, v, near_ in (_fair_verdicts(fair) if fair and fair.get("seeds")
-                                                else []) if v == "holds" and sc == "OOD AUROC"]
-    again = again if any(e["rival"] == "map" and e["key"] == "auroc_entropy" for e in es) else []
-    beats = (("BBB's only wins" if len(items) + len(again) > 1 else "BBB's only win") + ": "
+    beats = (("BBB's only wins" if len(items) > 1 else "BBB's only win") + ": "
              + (f"in {NOTEBOOK_05}'s tests, " if all05 else "") + _join(items)
              if items else "BBB beats no rival on either score")
-    if again:
-        beats += ("; in section 4, the same OOD AUROC lead over " + _join(
-            [SHORT[f] + " tuned on validation data" + (" (p near 0.05)" if n_ else "")
-             for f, n_ in again]))  # MAP's network in all but name: the next sentence
-    failed = failed_fits(summary)
-    lap = ""
-    if failed:
-        lap = (". The Laplace approximation, with its prior precision set by laplace-torch's "
-               "default (the marginal likelihood), scores a worse test NLL than the MAP network "
-               "it wraps")
+    # the flag, counted both ways: wins and losses alike (its rule: Terms)
+    decided = [e for e in effects(summary) if e["word"] in WORDS.values()]
+    near = near_threshold(summary, nb05)
+    k = sum(1 for e in decided if (e["family"], e["rival"]) in near) + sum(
+        1 for c in (nb05_ece(nb05) if nb05 else []) if c["near"])
+    n_dec = len(decided) + sum(1 for c in (nb05_ece(nb05) if nb05 else [])
+                               if c["word"] in WORDS.values())
+    text += " " + beats + "."
+    if k:
+        text += (f" {k} of these {n_dec} decided comparisons, wins and losses together, are "
+                 "close calls (corrected p near 0.05; the answer in detail).")
+    open_ = [m for m in dict.fromkeys(e["rival"] for e in effects(summary))
+             if all(e["word"].startswith("not resolved") for e in effects(summary)
+                    if e["rival"] == m)]
+    if open_:
+        text += (f" Against {_join([SHORT[m] for m in open_])}, {len(summary['seeds'])} seeds "
+                 "resolve no difference on either score.")
+    if failed_fits(summary):
         lost = withheld_losses(summary)
-        au = _fair_auroc_bound(fair)
-        if au is not None:
-            lap += (f"; tuned on validation data it stays close to that network (OOD AUROC "
-                    f"within {au:.3f} of MAP's)")
-        if lost:  # the loss the post-hoc rule withholds, said on the first screen
-            lap += (". With the default, its " + _join([_fit_name(e) for e in lost])
-                + " tells Fashion-MNIST apart better than BBB (OOD AUROC"
-                + (" on section 1's test subset" if any(
-                    e["on"] == "subset" for e in lost) else "") + ", BBB − it: "
-                + _join([_effect(e) for e in lost]) + "), a loss that a rule "
-                "added after the test numbers leaves without a verdict (section 4)")
-    text += " " + beats + lap + "."
-    nb01 = _nb01_bbb() if "bbb" in summary.get("table", {}) else None
-    err = ((summary["table"].get("bbb") or {}).get("full") or {}).get("test_error")
-    if err:
-        text += (f" The verdict is about this BBB recipe ({_recipe_words(summary)}), which errs "
-                 f"{100 * err['mean']:.2f} % on the MNIST test set"
-                 + (f", against {100 * nb01['mean']:.2f} % for [notebook 01]"
-                    "(01_mnist_classification.ipynb)'s BBB at the same width, begun from a trained "
-                    "plain network's weights"
-                    + ("; MAP and MC dropout fall short of notebook 01's networks too (section 2)"
-                       if len(_nb01_rivals(summary)) == 2 else "") if nb01 else "") + ".")
+        text += (" The Laplace approximation, with laplace-torch's default prior, scores a worse "
+                 "test NLL than the MAP network it wraps, so it gets no verdict"
+                 + (" (though its " + _join([_fit_name(e) for e in lost]) + " tells "
+                    "Fashion-MNIST apart better than BBB)" if lost else ""))
+        if _fair_auroc_bound(fair) is not None:
+            text += ("; with its prior tuned on validation data it stays close to MAP's "
+                     "network, so BBB's lead over it is in effect its lead over MAP")
+        text += "."
     return text
 
 
@@ -1655,7 +1672,7 @@ def _fit_name(e):
     return SHORT[e["rival"]].removeprefix("the ").replace(" Laplace", "") + " fit"
 
 
-def headline_text(summary, nb05=None):
+def headline_text(summary, nb05=None, fair=None):
     """The answer in detail, below Terms: one short sentence per score, each with its sign
     convention (BBB − rival; lower or higher is better), whom BBB is worse and better than (with
     the 95 % interval) and whom the seeds do not separate it from; then the Laplace rows that
@@ -1665,14 +1682,8 @@ def headline_text(summary, nb05=None):
     es = effects(summary)
     near = near_threshold(summary, nb05)
     n = len(summary["seeds"])
-    shapes = {" × ".join(str(len(v)) for v in A.SEARCHES[m]["grid"].values())
-              for m in A.SEARCHES}
-    trials = (f"a {shapes.pop()} search of the same size" if len(shapes) == 1 else "a search")
-    lead = ("**The answer in detail**, with " + trials + " for "
-            + _join([LABELS[m] for m in A.SEARCHES]) + " (the ensemble and the Laplace fits "
-            "reuse MAP's choice) and "
-            f"{n} paired seeds (each number: BBB − rival [95 % interval]; verdicts as defined "
-            "under Terms):")
+    lead = (f"**The answer in detail** ({n} paired seeds; each number: BBB − rival [95 % "
+            "interval]; verdicts as defined under Terms):")
     sentences = []
     for score in dict.fromkeys(e["score"] for e in es):
         fam = [e for e in es if e["score"] == score]
@@ -1699,6 +1710,16 @@ def headline_text(summary, nb05=None):
                  if one else f"all {len(failed)} fits are failed fits") + " (no verdict; "
                  "section 4). "
                  + without_rule(summary, numbers=False))
+    if fair:  # section 4's refits (``fair_answer``)
+        text += " " + fair_answer(fair)
+    nb01 = _nb01_bbb() if "bbb" in summary.get("table", {}) else None
+    err = ((summary["table"].get("bbb") or {}).get("full") or {}).get("test_error")
+    if err:  # the recipe the verdict is about (moved here from the first screen, reader r19)
+        text += (f"\n\nThe verdict is about this BBB recipe ({_recipe_words(summary)})"
+                 + (f": [notebook 01](01_mnist_classification.ipynb)'s BBB errs less on the "
+                    "MNIST test set" + (", and so do its MAP and dropout networks"
+                                        if len(_nb01_rivals(summary)) == 2 else "")
+                    if nb01 else "") + " (section 2).")
     return text
 
 
@@ -1730,11 +1751,16 @@ def effects_text(summary, nb05=None):
         ref = "; ".join(f"{sc}: {v[0]:.{v[1]['digits']}f}, BBB − {SHORT[v[1]['rival']]}"
                         for sc, v in big.items())
         out += ["**What the intervals say.** What each unresolved 95 % interval of BBB − rival "
-                "in Table 6.3 excludes"
+                "in Table 6.3 rules out"
                 + (f", against the largest decided difference on its score ({ref})"
-                   if big else "") + ":", ""]
-        out += [f"- {SHORT[e['rival']][0].upper() + SHORT[e['rival']][1:]}, {e['score']}"
-                + f": {_excludes(e, big.get(e['score'], (None,))[0])}." for e in es]
+                   if big else "") + ", and the smallest mean difference the "
+                f"{len(summary['seeds'])} seeds would have resolved at its spread (Holm p "
+                "below 0.05, the other claims as they are):", ""]
+        for e in es:
+            need = needed_effect(summary, e, nb05)
+            out.append(f"- {SHORT[e['rival']][0].upper() + SHORT[e['rival']][1:]}, {e['score']}"
+                       f": {_excludes(e, big.get(e['score'], (None,))[0])}"
+                       + (f"; resolvable: {need:.{e['digits']}f}" if need else "") + ".")
     return "\n".join(out)
 
 
@@ -1965,7 +1991,7 @@ def _scores_panel(ax, summary, on, key, failed, log=False, slots=None):
     if "map" in scored:
         ax.axhline(t["map"][on][key]["mean"], color="black", ls=":", lw=0.8, zorder=1)
     ax.set_xticks(range(len(methods)), [TICKS[m] + ("\n(failed)" if m in failed else "")
-                                        + ("" if m in scored else "\n(full:\nTable\n6.5)")
+                                        + ("" if m in scored else "\n(Table\n6.5)")
                                         for m in methods],
                   fontsize=9 if len(methods) <= 6 else 8.5, rotation=0)
     ax.tick_params(axis="y", labelsize=10)
@@ -2096,7 +2122,8 @@ def effects_figure(summary, nb05=None):
         ax.set_xlim(lo - 0.2 * (hi - lo), hi + 0.14 * (hi - lo))  # room for the words
         ax.xaxis.set_major_locator(MaxNLocator(6))
         ax.tick_params(axis="x", labelsize=8)
-        diff = "rival − BBB (lower is better)" if flip < 0 else "BBB − rival (higher is better)"
+        diff = ("rival − BBB (right of zero: BBB's NLL lower)" if flip < 0 else
+                "BBB − rival (right of zero: BBB's AUROC higher)")
         ax.set_xlabel(f"{fam}: {diff}\n← BBB worse | BBB better →", fontsize=9)
         ax.set_title(f"BBB's advantage in {fam}, {len(summary['seeds'])} paired seeds: mean "
                      "and 95 % interval", fontsize=9)
@@ -2169,8 +2196,14 @@ def story_takeaways(summary, ps=None, fair=None, nb05=None):
     ratio = lambda m: cost.get(m, {}).get("train_ratio_to_map")  # noqa: E731
     beat = list(dict.fromkeys(e["rival"] for e in es if e["word"] == WORDS["reversed"]))
     # the Laplace fits' lack of a verdict: the caveats say it
-    out = ["- **Verdict.** " + verdict_words(summary, laplace=False).removesuffix(".")
+    flags = {k: "near the threshold" for k in near_threshold(summary, nb05)}  # both ways
+    out = ["- **Verdict.** " + verdict_words(summary, flags, laplace=False).removesuffix(".")
            + "; intervals: Table 6.3."]
+    open_ = [m for m in dict.fromkeys(e["rival"] for e in es)
+             if all(e["word"].startswith("not resolved") for e in es if e["rival"] == m)]
+    if open_:  # a rival no score separates from BBB is named too (reader r19)
+        out[0] += (f" Against {_join([SHORT[m] for m in open_])} neither score is resolved at "
+                   f"{len(summary['seeds'])} seeds.")
     wins = [c for c in nb05_ece(nb05) if c["word"] == WORDS["holds"]] if nb05 else []
     if wins:
         out[0] += (f" On ECE ({NOTEBOOK_05}'s tests; intervals: the answer) BBB has "
@@ -3043,7 +3076,7 @@ def samples_text():
     text = "- *Predictive samples*: at test, " + "; ".join(
         f"{_join(ms)} average {k} samples" for k, ms in by.items())
     if ALT.LAPLACE_PREDICTIVE.get("link_approx") == "probit":
-        text += "; the Laplace fits use none (a closed-form probit approximation)"
+        text += "; the Laplace fits use none (the probit approximation: the softmax averaged over the Gaussian in closed form)"
     return text + ".\n"
 
 
@@ -3146,7 +3179,8 @@ DETAILS_LINK = "../docs/06_details.md"
 
 FAIR_TITLE = ("**Table 6.5. Laplace fits on the full test sets** (MNIST and Fashion-MNIST): "
               "the plan's all-layer fits rescored and the refits; their tests against BBB: "
-              "Table 6.6.")
+              "Table 6.6. ([Table 6.4](../docs/06_details.md#the-plans-subset), the subset's "
+              "scores, is in the details.)")
 FAIR_TESTS_TITLE = ("**Table 6.6. BBB against each refit that is not a failed fit**, paired by "
                     "seed, on the images the plan tests each claim on; columns as in Table 6.3.")
 FAIR_TESTS_NOTE = (f" Two untested columns more: [Table 6.6 in full]({DETAILS_LINK}"

@@ -30,7 +30,7 @@
 # dropout and the deep ensemble on the same runs; this notebook tests the rest.
 
 # %% tags=["parameters"]
-PROFILE = "default"  # the final runs are read from results/, in every profile
+PROFILE = "default"  # papermill parameter; this notebook only reads stored results
 
 # %%
 import matplotlib.pyplot as plt
@@ -65,11 +65,13 @@ show_markdown(R.short_answer(final, nb05, refits));
 # - *Holm*: Holm's step-down correction of a family of p-values tested together (one family
 #   per score, section 3): the k-th smallest of m p-values is multiplied by m + 1 − k, each
 #   kept at least as large as the one before.
-# - *Verdict words*, by Holm p alone: *BBB better* / *BBB worse*: Holm p below 0.05, that side; *not resolved at 10 seeds*: Holm p of 0.05 or
+# - *Verdict words*, by Holm p alone: *BBB better* / *BBB worse* (the README's *holds* /
+#   *reversed*): Holm p below 0.05, that side; *not resolved at 10 seeds*: Holm p of 0.05 or
 #   more. Each 95% interval is the comparison's own, unadjusted, so it can exclude zero while
 #   Holm p stays at 0.05 or more.
-# - *Near the threshold*, a flag on a decided verdict only: its Holm p, in the test or under
-#   another draw of the predictive samples, lies between a fifth of 0.05 and twice 0.05.
+# - *Near the threshold* (a close call), a flag on a decided verdict only: its Holm p, in the
+#   test or under another draw of the predictive samples, lies between a fifth of 0.05 and
+#   twice 0.05.
 # - *δ*: a Laplace fit's prior precision, the Gaussian prior's inverse variance (the larger δ,
 #   the less uncertainty the fit adds around MAP's network). *Marginal likelihood*: the
 #   training data's evidence p(D | δ), maximised over δ (laplace-torch's way to set δ).
@@ -77,7 +79,7 @@ show_markdown(R.short_answer(final, nb05, refits));
 #   MAP network it wraps) lies above zero; it gets no verdict (section 4).
 
 # %%
-show_markdown(R.headline_text(final, nb05) + " " + R.fair_answer(refits));
+show_markdown(R.headline_text(final, nb05, refits));
 
 # %% [markdown]
 # <div style="border:1px solid #888; padding:6px 10px">
@@ -145,8 +147,9 @@ show_markdown(R.samples_text() + R.not_tested_text(nb05));
 
 # %% [markdown]
 # **The weakest assumption**: the budget. A choice at an edge of its grid or of the epochs
-# (the search table names them) might gain from a wider grid or longer training. (Its validation
-# NLL is not comparable with section 2's test NLL: [why](../docs/06_details.md#validation-against-test-nll).)
+# (the search table names them) might gain from a wider grid or longer training. Its validation
+# NLL is not comparable with section 2's test NLL: one search seed and half the predictive
+# samples, against every final seed at test ([details](../docs/06_details.md#validation-against-test-nll)).
 
 # %%
 if final is not None:
