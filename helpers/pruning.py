@@ -396,7 +396,7 @@ def retrain_words(rec):
     n = len(rec["metrics"]["models"]) + (1 if alt else 0)
     k = n - len(missing)
     which = (f"the {n} pruned networks" if not missing else f"{k} of the {n} pruned networks")
-    gone = (f" (the other{'s have' if len(missing) > 1 else ' has'} no record)" if missing
+    gone = (f" (no recorded time for the other{'s' if len(missing) > 1 else ''})" if missing
             else "")
     return (f"Training time, one CPU thread each: {seconds / 3600:.1f} h for {which} together, "
             f"each with its start net{gone}.")
@@ -713,10 +713,13 @@ def full_row_line(rec):
     rnd_at = next((f for f in FRACTIONS if f < 100 and all(
         f"{m['error_at']['random'][str(f)]:.4f}" == f"{m['error_at']['snr']['100']:.4f}"
         for m in main)), None)
-    return (f"{100 * sum(full) / len(full):.2f}% (the 100 % row"
-            + (f"; random removal at 2×{H} from {rnd_at} % on" if rnd_at else "")
-            + "): only the biases are left, so every image gets one class "
-            "([more](../docs/04_details.md#table-2s-100--row)).")
+    odd = _class_words(rec, H).replace(" At ", "; at ").replace(
+        " the networks do not all pick the same class: 100 % removed,", "")
+    return (f"The 100 % row: only the biases are left, so each network gives every image one "
+            f"class ({100 * sum(full) / len(full):.2f}% error at 2×{H}{odd.rstrip('.')})"
+            + (f"; removed at random, the 2×{H} networks reach the same error from {rnd_at} % "
+               "on" if rnd_at else "")
+            + " ([more](../docs/04_details.md#table-2s-100--row)).")
 
 
 def full_row_text(rec):
@@ -953,7 +956,7 @@ def weighting_figure(base, alt, H):
                   label=WEIGHTING_LABELS[m["kl_weighting"]].replace("π_i", r"$\pi_i$"))
         g, k = kde_db(m["snr_hist"], bandwidth_db(m["snr_hist"]))
         ax.plot(g, k, color="0.15", lw=0.9, ls=(0, (2, 1.5)), zorder=4,
-                label="smoothed (flattens sharp peaks)" if m is alt else None)
+                label="eq. 9, smoothed (flattens sharp peaks)" if m is alt else None)
         ax.axvline(m["cuts_db"]["50"], color=c, ls="-.", lw=1.2,
                    label=f"median (half below): {m['cuts_db']['50']:.1f} dB")
         ax.axvline(m["cuts_db"]["95"], color=c, ls=":", lw=1.4,
@@ -1587,7 +1590,8 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
                               ("second_mode_db", "second mode", c["grey"])):
             a_log.axvline(d[key], color=col, ls="--", lw=1)
             a_log.annotate(f"{lab}\n{_db(d[key])} dB", (d[key], 3 * floor), fontsize=8,
-                           ha="center", color="0.3")
+                           ha="center", color="0.3",
+                           bbox=dict(fc="white", ec="none", alpha=0.85, pad=1))
         for ax in (a_lin, a_log, a_cdf):
             ax.axvline(d["dip_db"], color=c["green"], lw=1.5,
                        label=f"dip {_db(d['dip_db'], 2)} dB: {100 * d['share_below']:.1f} % below"
@@ -1597,7 +1601,7 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
                            f",\n{100 * out / total:.2f} % outside the histogram's range"
                            if out else ""))
         # the second mode, too small to see on the linear axis, enlarged in an inset
-        ins = a_lin.inset_axes([0.08, 0.24, 0.28, 0.34])  # left of the main mode's flank
+        ins = a_lin.inset_axes([0.15, 0.24, 0.24, 0.34])  # left of the main mode's flank
         sel = (edges[:-1] >= d["dip_db"] - 3) & (edges[1:] <= xlim[1])
         ins.stairs(dens[sel], edges[:-1][sel].tolist() + [edges[1:][sel][-1]], fill=True,
                    alpha=0.45, color=c["sky"])
@@ -1667,7 +1671,8 @@ def figure4(entry, dip=None, models=(), cuts=("75", "95")):
     gap = (f" (the x-axes end past the last weight: none lies between {top:.0f} and {hi:g} dB)"
            if top < hi else "")
     outside = (f"; {out:,} ({100 * out / total:.2f} %) with an SNR outside {lo:g} to {hi:g} dB "
-               "are not drawn" if out else "")
+               f"not drawn (side not recorded; most likely below {lo:g} dB)"
+               if out else "")
     fig.suptitle(f"2×{entry['H']}, seed {entry['seed']}: {entry['n_weights']:,} weights"
                  f"{outside}\n{gap.strip(' ()')}" if gap else
                  f"2×{entry['H']}, seed {entry['seed']}: {entry['n_weights']:,} weights{outside}")

@@ -20,6 +20,7 @@ plan; they are adopted, not recomputed (their checkpoints are not on this machin
 the SGD or dropout references, and none of the eq. 9 networks of seeds 1 and 2, existed.
 """
 import json
+import re
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -40,10 +41,10 @@ ARMS = dict(ARMS_V2)  # every tested arm (plan v3 adds one below)
 # random pruning of each network: the floor every table shows, tested by no claim
 FLOORS = {"bbb_random": ("bbb", "random"), "sgd_random": ("sgd", "random"),
           "dropout_random": ("dropout", "random"), "start_random": ("start", "random")}
-ARM_LABELS = {"bbb_random": "BBB, random", "sgd_random": "SGD, random",
+ARM_LABELS = {"bbb_random": "BBB, random", "sgd_random": "plain, random",
               "dropout_random": "dropout, random", "start_random": "BBB's start net, random",
               "bbb_snr": "BBB, SNR |μ|/σ", "bbb_magnitude": "BBB, |μ|",
-              "sgd_magnitude": "SGD, |w|", "dropout_magnitude": "dropout, |w|",
+              "sgd_magnitude": "plain, |w|", "dropout_magnitude": "dropout, |w|",
               "uniform_snr": "BBB eq. 8 (1/M), SNR", "blundell_snr": "BBB eq. 9 (π_i), SNR"}
 # network roles: Table 1's method key, width, and the KL weighting (BBB only)
 ROLES = {"bbb": ("bbb_mixture", H_MAIN, None), "sgd": ("sgd", H_MAIN, None),
@@ -529,7 +530,7 @@ def needs_text(summary, families=None, explain=True):
 def retrain_rows(summary):
     """Return (header, rows): each network trained here (and the warm start it trained from),
     its test error against Table 1's run record of the same config, and its training time."""
-    labels = {"sgd": "Table 1's SGD 2×{H}", "dropout": "Table 1's dropout 2×{H}",
+    labels = {"sgd": "Table 1's plain network 2×{H}", "dropout": "Table 1's dropout 2×{H}",
               "blundell": "BBB 2×{H} with the other KL weighting (section 4)",
               "start": "BBB's starting network 2×{H}"}
     rows = []
@@ -541,7 +542,7 @@ def retrain_rows(summary):
                      f"{r['here']['train_wall_s'] / 60:.0f} min", r["machine"] or "?"])
         src = r.get("source")
         if src:
-            rows.append(["  the SGD network its means start from",
+            rows.append(["  the plain network its means start from",
                          f"{100 * src['test_error']:.2f}%",
                          "—" if src["table1_test_error"] is None
                          else f"{100 * src['table1_test_error']:.2f}%", "", ""])
@@ -603,7 +604,7 @@ def sigma_bullet(summary, rec=None):
         ci = (r.get("t_test") or {}).get("ci")
         if ci and ci[0] < 0 < ci[1]:
             excl.append(f"{-100 * ci[0]:.2f}")
-    text = (f"- **Does σ help?** (*exploratory*, no verdict: the table's [exploratory] rows) "
+    text = (f"- **Does σ help?** (*exploratory*, no verdict) "
             f"SNR − |μ| at 2×{H_MAIN}: " + " and ".join(said) + " (95 % intervals)"
             + (f"; they exclude an SNR advantage above {' and '.join(excl)} pp" if excl else ""))
     n = _narrow_snr(rec) if rec else None
@@ -616,7 +617,7 @@ def sigma_bullet(summary, rec=None):
             errs.append(f"{100 * e['snr']:.2f} % against {100 * e['magnitude']:.2f} % at {f} %")
         text += (f". At 2×{n['H']} SNR errs less than |μ| (Table 2: " + "; ".join(errs)
                  + f"), on each of the {n['n']} networks by McNemar's test (appendix A)"
-                 + (", but those networks differ in recipe too (the names table)"
+                 + (", but those networks differ in recipe too"
                     if width_differences(rec) else ""))
     return text + "."
 
@@ -748,7 +749,9 @@ def starting_networks(v3, v2=None):
         wrong = (json.loads(run.read_text())["metrics"].get("test_misclassified")
                  if run.exists() else None)
         starts.append({"seed": r["seed"], "epochs": c["epochs"], "lr": c["lr"],
-                       "misclassified": wrong, "config": c})
+                       "misclassified": wrong, "config": c,
+                       "test_error": (r.get("here") or {}).get("test_error"),
+                       "record_test_error": (r.get("table1") or {}).get("test_error")})
     sgd = None
     if v2 is not None:
         cs = [c for c in (config(r["name"], VERSION) for r in v2["retrained"]
@@ -769,13 +772,13 @@ def starting_network_text(starts, sgd=None, recipe=True):
     recipes = {recipe_words(s.get("config") or {"optimizer": "adam", "lr": s["lr"],
                                                  "epochs": s["epochs"]}) for s in starts}
     recipe = f", trained with {recipes.pop()}" if len(recipes) == 1 and recipe else ""
-    text = ("*BBB's start net* is the SGD network whose weights become the initial "
+    text = ("*BBB's start net* is the plain network whose weights become the initial "
             f"means of the pruned 2×{H_MAIN} BBB network of the same seed{recipe}.")
     if sgd is not None:
         c = sgd.get("config") or {"optimizer": "adam", "lr": sgd["lr"], "epochs": sgd["epochs"]}
         final = _final_table1_row(H_MAIN, "sgd")
         mine = sgd.get("mean")
-        text += (f" The SGD references above are other networks: {recipe_words(c)}"
+        text += (f" The plain references above are other networks: {recipe_words(c)}"
                  + (f" ({100 * mine:.2f} % over {sgd['n']} seeds)" if mine is not None else "")
                  + (f", close to notebook 01's final plain network, {recipe_words(final['recipe'])}"
                     f" ({100 * final['mean']:.2f} % over {len(final['seeds'])} seeds)"
@@ -792,8 +795,18 @@ def starting_network_text(starts, sgd=None, recipe=True):
             shared = len(set.intersection(*wrong))
             text += (f" Each of the {n} start nets (seeds {seeds}) misclassifies {k} test "
                      f"images, hence their equal test error, but not the same ones ({shared} are "
-                     f"wrong in all {n}).")
+                     f"wrong in all {n})" + _same_as_records(starts) + ".")
     return text
+
+
+def _same_as_records(starts):
+    """", retrained here, each makes the same number of test errors as its run record in
+    notebook 01" where every start net's retrained test error equals its record's, else ""."""
+    pairs = [(s.get("test_error"), s.get("record_test_error")) for s in starts]
+    if pairs and all(a is not None and b is not None and f"{a:.4f}" == f"{b:.4f}"
+                     for a, b in pairs):
+        return "; retrained here, each makes as many test errors as its run record in notebook 01"
+    return ""
 
 
 def holm_p_needed(others, alpha=ALPHA):
@@ -1059,7 +1072,7 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
     where = (f"; the density has the paper's two modes, with "
              f"{100 * w['share_below']['mean']:.1f} % of the weights below the dip"
              if w and w["bimodal"] else "")
-    lines = [f"- **Table 2 and Figure 4** (sections 1–2): at 2×{H} {flat}{where}."]
+    lines = [f"- **Table 2 and Figure 4** (sections 1–2): at 2×{H} {flat[len(cost):]}{where}."]
     done = summary is not None and not summary["interim"]
     if done:
         fam = summary["families"]["error after pruning"]
@@ -1071,18 +1084,20 @@ def takeaways_text(rec, dip=None, summary=None, v3=None):
                      f"{TESTED[0]} % removed {effect_words(r95)}"
                      + _narrow_words(rec, H) + " (exploratory, both; section 3).")
         held, _, rest = _declared_tally(summary, v3).partition("; the other ")
+        held = re.sub(r" \(\d+ in section 3's first family, \d+ against the start nets\)", "",
+                      held)  # the split is section 3's
         lines.append(f"- **Special to BBB?** "
                      + (f"{held[:-1]}; section 3)." if held.endswith(")") else
                         f"{held} (section 3)."))
         if rest:
-            lines += [f"  - The other {rest}."]
+            lines[-1] = lines[-1][:-1] + "; " + _rest_words(_declared_recs(summary, v3)) + "."
         why = _prunable_takeaway(summary, v3, rec)
         if why:  # argued in section 3; here one line
             lines.append(f"- **What makes them prunable?** {why}")
         kl = summary["families"].get("KL weighting")
         if kl:
             lines.append(f"- **KL weighting** (section 4, 2×{H_KL}): eq. 8 − eq. 9 after SNR "
-                         "pruning, " + "; ".join(f"{_parse(c)[2]} % removed: {effect_words(r)}, "
+                         "pruning, " + "; ".join(f"{_parse(c)[2]} %: {effect_words(r)}, "
                                                  f"{r['verdict']}" for c, r in kl.items())
                          + "; one recipe each.")
     return "\n".join(lines)
@@ -1119,67 +1134,25 @@ def _share_free(ci):
 
 
 def _headline(rec, dip, summary, fraction, H, s, flat):
-    """The answer's first sentences, one per question of the notebook's first cell ((1) the
-    cost of removing ``fraction`` % by SNR; (2) whether σ adds anything over |μ|), from the same
-    numbers as its bullets."""
+    """The answer's line (1), on the cost of removing ``fraction`` % by SNR at width ``H``,
+    conditioned on eq. 8's KL weighting where the KL-weighting test has run."""
     w = dip["widths"].get(str(H)) if dip else None
     lo = w.get("cost_below") if w and w["bimodal"] else None
     even = (f" (even {lo['removed_pct']} %)" if lo and lo["removed_pct"] > fraction
             and _share_free(lo.get("ci")) else "")
     kl = ((summary or {}).get("families", {}).get("KL weighting") or {}).get(
         f"uniform_snr < blundell_snr at {fraction}%") if summary and not summary["interim"] else None
-    cond = ", with eq. 8's KL weighting (section 4)" if kl else ""
-    worse = (f"; with the paper's proposed eq. 9 weighting (tested at 2×{H_KL}), pruning {fraction} %"
-             " costs more (third bullet)" if kl and kl["verdict"] == "holds" else "")
+    cond = ", with eq. 8's KL weighting" if kl else ""
+    q = "1. **Does pruning by SNR cost little?**"
     if flat and _share_free(s["ci"]):
-        text = (f"**The answer.** (1) Yes{cond}: {fraction} % of the weights of our 2×{H} BBB "
-                f"networks{even} can be removed by SNR at no measurable cost in test error, as "
-                f"the paper reports{worse}.")
-    elif flat:
-        text = (f"**The answer.** (1) Nearly{cond}: removing {fraction} % of the weights of our "
-                f"2×{H} BBB networks by SNR keeps their test error within 1.1× the unpruned "
-                f"error, though the cost is measurable{worse}.")
-    else:
-        text = (f"**The answer.** (1) Only in part{cond}: removing {fraction} % of the weights of "
-                f"our 2×{H} BBB networks by SNR raises their test error{worse}.")
-    if summary is None or summary["interim"]:
-        return text
-    v = summary["families"]["error after pruning"][f"bbb_snr < bbb_magnitude at {fraction}%"]
-    narrow = _narrow_snr(rec)
-    seen = f"bbb_snr < bbb_magnitude at {fraction}%" in SEEN_BEFORE_PLAN
-    if seen:  # exploratory: described by its interval, no verdict word (the Terms)
-        ci = (v.get("t_test") or {}).get("ci")
-        if ci and ci[0] < 0 < ci[1]:
-            text += (f" (2) Not at 2×{H}: ranking by the means' magnitude |μ| alone is not "
-                     "measurably worse")
-        elif ci and ci[1] < 0:
-            text += f" (2) At 2×{H}, ranking by SNR errs measurably less than by |μ|"
-        elif ci:
-            text += f" (2) Not at 2×{H}: ranking by |μ| alone errs measurably less than SNR"
-        else:
-            text += f" (2) At 2×{H}: see section 3"
-        text += ((f"; only in the 2×{narrow['H']} networks, at {narrow['words']} removed, does "
-                  "SNR beat |μ|" if narrow else "")
-                 + " (*exploratory*" + (", both" if narrow else "") + "; section 3).")
-    elif v["verdict"] == "holds":
-        text += (f" (2) Yes: at 2×{H} ranking by SNR also beats ranking by the means' "
-                 "magnitude |μ|, so the posterior's width σ helps.")
-    elif v["verdict"] == "reversed":
-        text += (f" (2) No: at 2×{H} ranking by the means' magnitude |μ| alone beats SNR: the "
-                 "posterior's width σ does not help there.")
-    else:
-        text += (f" (2) Not at 2×{H}: ranking by the means' magnitude |μ| alone does as well"
-                 + (f"; only in the 2×{narrow['H']} networks, at {narrow['words']} removed, "
-                    "does SNR beat |μ| (*exploratory*: no declared test covers it; "
-                    "appendix A)" if narrow else "") + ".")
-    if narrow and width_differences(rec):
-        what = [("samples per step" if w.startswith("weight samples") else
-                 "the prior's mixture weight π" if w == "π" else w)
-                + f" ({b} against {a})" for w, a, b in width_differences(rec)]
-        text += (f" The 2×{narrow['H']} networks also differ in "
-                 + (what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1])
-                 + ": this need not be an effect of width.")
-    return text
+        return (f"{q} Yes{cond}: {fraction} % of the weights of our 2×{H} BBB networks{even} "
+                "can be removed by SNR at no measurable cost, as the paper reports.")
+    if flat:
+        return (f"{q} Nearly{cond}: removing {fraction} % of the weights of our 2×{H} BBB "
+                "networks by SNR keeps their test error within 1.1× the unpruned error, though "
+                "the cost is measurable.")
+    return (f"{q} Only in part{cond}: removing {fraction} % of the weights of our 2×{H} BBB "
+            "networks by SNR raises their test error.")
 
 
 def lean_side(rec, H=None, fractions=("95", "98", "99")):
@@ -1222,13 +1195,15 @@ def lean_words(rec, H=None, fractions=("95", "98", "99")):
             f"{'has' if small == 1 else 'have'} p < {pruning.MCNEMAR_ALPHA:g}.")
 
 
-def answer_text(rec, dip, summary=None, fraction=95):
-    """Notebook 04's answer on its first screen (Markdown), every number from the results: the
-    headline (``_headline``); the test error that removing ``fraction`` % by SNR adds at 2×1200
-    with its 95 % interval against the paper's; from ``summary``, SNR − |μ| on the same networks
-    with its interval and what the interval excludes, and the KL-weighting test at ``fraction``
-    (eq. 8 − eq. 9, 2×400: with eq. 9's weights the pruning is not free). ``dip`` feeds the
-    headline's "(even 99 %)"."""
+def answer_text(rec, dip, summary=None, fraction=95, v3=None):
+    """Notebook 04's answer on its first screen (Markdown), one numbered line per question of the
+    first cell, every number from the results: (1) the test error that removing ``fraction`` % by
+    SNR adds at 2×1200, with its 95 % interval against the paper's (``_headline``; ``dip`` feeds
+    its "(even 99 %)"); from ``summary`` (plan v2) and ``v3`` (the start nets): (2) SNR − |μ| on
+    the same networks, exploratory, with what its interval excludes and the 2×400 finding;
+    (3) the declared claims that BBB by SNR errs less than networks pruned by |w|; (4) the
+    KL-weighting test at ``fraction`` on the error after pruning (eq. 8 − eq. 9, 2×400), with the
+    error added to each side beside it, described."""
     from . import pruning
     H = rec["metrics"]["models"][0]["H"]
     ms = pruning._by_width(rec, H)
@@ -1238,44 +1213,135 @@ def answer_text(rec, dip, summary=None, fraction=95):
     flat = pruning.course_state(unpruned, after) == "flat"
     ci = s["ci"]
     where = ("" if ci is None else
-             f" is {'inside' if ci[0] <= paper <= ci[1] else 'outside'} the interval")
-    excl = (f": a cost above {ci[1]:.2f} pp is excluded" if ci and ci[0] <= 0 < ci[1] else "")
-    lines = [_headline(rec, dip, summary, fraction, H, s, flat), "",
-             f"- **Error added** (pruned − unpruned), {fraction} % removed by SNR, 2×{H}: "
-             f"{s['mean']:+.2f} pp"
-             + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}] (95 % interval, {len(ms)} seeds){excl}"
-                if ci else "")
-             + f"; the paper's {paper:+.2f} pp{where}."]
-    if summary is not None and not summary["interim"]:
-        fam = summary["families"]["error after pruning"]
-        r = fam[f"bbb_snr < bbb_magnitude at {fraction}%"]
-        rci = (r.get("t_test") or {}).get("ci")
-        excl = (f"; the interval excludes an SNR advantage above {-100 * rci[0]:.2f} pp"
-                if rci and rci[0] < 0 < rci[1] else "")
-        if f"bbb_snr < bbb_magnitude at {fraction}%" in SEEN_BEFORE_PLAN:
-            excl = excl.replace("; the interval", ": the interval") if excl else ""
-            word = "no verdict (*exploratory*; section 3)"
-        else:
-            word = f"{r['verdict']} (section 3)"
-        lines.append(f"- **SNR − |μ|** (test error, same networks), {fraction} % removed, "
-                     f"2×{H}: {effect_words(r)} (95 % interval), {word}{excl}.")
+             f"{'inside' if ci[0] <= paper <= ci[1] else 'outside'} the interval")
+    excl = (f", which excludes a cost above {ci[1]:.2f} pp" if ci and ci[0] <= 0 < ci[1] else "")
+    cost = (f" The error added (pruned − unpruned) is {s['mean']:+.2f} pp"
+            + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]{excl}"
+               if ci else "")
+            + f"; the paper's {paper:+.2f} pp is {where or 'not comparable'}.")
+    lines = [f"**The answer** (95 % intervals over {len(ms)} seeds; terms below).", "",
+             _headline(rec, dip, summary, fraction, H, s, flat) + cost]
+    done = summary is not None and not summary["interim"]
+    if done:
+        lines.append(_sigma_line(rec, summary, fraction, H))
+        tally = _special_line(summary, v3)
+        if tally:
+            lines.append(tally)
         kl = (summary["families"].get("KL weighting") or {}).get(
             f"uniform_snr < blundell_snr at {fraction}%")
         if kl and kl.get("t_test"):
-            alone = [(sd, 100 * (a - b)) for sd, a, b in zip(
-                [str(x) for x in kl.get("seeds", [])], kl.get("lhs", []), kl.get("rhs", []))
-                if sd != "0"]
-            lines.append(f"- **Eq. 8 − eq. 9 KL weighting** (eq. 8: each of an epoch's $M$ "
-                         "minibatches gets KL weight $1/M$; eq. 9, the paper's proposal: the "
-                         "weight halves from one minibatch to the next; test error after SNR "
-                         f"pruning, {fraction} % removed, 2×{H_KL}): "
-                         f"{effect_words(kl)} (95 % interval), {kl['verdict']}"
-                         + " (section 4)."
-                         + (" Seed 0 had been seen before the test was declared; seeds "
-                            + " and ".join(sd for sd, _ in alone) + " alone: "
-                            + " and ".join(f"{x:+.2f}" for _, x in alone) + " pp."
-                            if alone else ""))
+            lines.append(_kl_line(summary, kl, fraction))
     return "\n".join(lines)
+
+
+def _sigma_line(rec, summary, fraction, H):
+    """The answer's line (2): SNR − |μ| at ``fraction`` at width ``H`` (exploratory: its
+    interval and what it excludes, no verdict word), and where the narrower width's per-network
+    tests favour SNR, with the recipe differences that come with that width."""
+    r = summary["families"]["error after pruning"][f"bbb_snr < bbb_magnitude at {fraction}%"]
+    rci = (r.get("t_test") or {}).get("ci")
+    if f"bbb_snr < bbb_magnitude at {fraction}%" in SEEN_BEFORE_PLAN:
+        head = ("Not at 2×{H}" if rci and rci[0] < 0 < rci[1] else
+                "At 2×{H}, yes" if rci and rci[1] < 0 else "No, at 2×{H}").format(H=H)
+        word = "*exploratory*, no verdict"
+    else:
+        head = {"holds": "Yes", "reversed": "No"}.get(r["verdict"], "Not resolved")
+        word = r["verdict"]
+    excl = (f", which excludes an SNR advantage above {-100 * rci[0]:.2f} pp"
+            if rci and rci[0] < 0 < rci[1] else "")
+    text = (f"2. **Does σ help?** {head}: SNR − |μ| ({fraction} % removed) is "
+            f"{effect_words(r)}{excl}")
+    narrow = _narrow_snr(rec)
+    if narrow:
+        text += (f"; only in the 2×{narrow['H']} networks, at {narrow['words']} removed, does "
+                 "SNR beat |μ|")
+        if width_differences(rec):
+            what = [("samples per step" if w.startswith("weight samples") else
+                     "the prior's mixture weight π" if w == "π" else w) + f" ({b} against {a})"
+                    for w, a, b in width_differences(rec)]
+            text += (", but those networks also differ in "
+                     + (what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1]))
+    return text + f" ({word}; section 3, appendix A)."
+
+
+def _special_line(summary, v3=None):
+    """The answer's line (3): how many declared claims "BBB by SNR < a network pruned by |w|"
+    hold (plain and dropout references, and BBB's start nets with ``v3``), at which fractions,
+    and each one that does not, with its effect, interval and Holm p."""
+    recs = _declared_recs(summary, v3)
+    if not recs:
+        return ""
+    held = [(c, r) for c, r in recs if r["verdict"] == "holds"]
+    rest = [(c, r) for c, r in recs if r["verdict"] != "holds"]
+    by_f = {}
+    for c, _ in held:
+        by_f.setdefault(_parse(c)[2], []).append(_parse(c)[1])
+    n_rivals = len({_parse(c)[1] for c, _ in recs})
+    at = "; ".join((f"against all {n_rivals}" if len(a) == n_rivals else
+                    "against " + " and ".join(_RIVAL_WORDS.get(x, x) for x in a))
+                   + f" at {f} %" for f, a in sorted(by_f.items(), key=lambda kv: -int(kv[0])))
+    text = (f"3. **Is it special to BBB?** BBB pruned by SNR errs less than plain and dropout "
+            "networks and its own start networks (the plain networks BBB starts from) "
+            f"pruned by |w|: {len(held)} of the {len(recs)} declared "
+            "claims hold" + (f" ({at}; BBB lower by "
+                             f"{min(-100 * r['t_test']['mean_diff'] for _, r in held):.2f} to "
+                             f"{max(-100 * r['t_test']['mean_diff'] for _, r in held):.2f} pp)"
+                             if held else ""))
+    if rest:
+        text += "; " + _rest_words(recs)
+    return text + " (section 3)."
+
+
+def _declared_recs(summary, v3=None):
+    """[(claim, record)]: the declared claims "BBB by SNR < a network pruned by |w|" (plan v2's
+    first family less its exploratory claims, and v3's against the start nets)."""
+    recs = [(c, r) for c, r in summary["families"]["error after pruning"].items()
+            if c not in SEEN_BEFORE_PLAN]
+    if v3 is not None and not v3["interim"]:
+        recs += list(v3["families"]["against BBB's starting network"].items())
+    return recs
+
+
+def _rest_words(recs):
+    """Each declared claim of ``recs`` that does not hold: its rival, fraction, effect with its
+    unadjusted 95 % interval, Holm p and verdict ("against the plain networks at 95 % removed,
+    -18.83 pp [-30.52, -7.13] (Holm p 0.0606), not resolved at 3 seeds; ...")."""
+    return "; ".join(
+        f"against {_RIVAL_WORDS.get(_parse(c)[1], _parse(c)[1])} at {_parse(c)[2]} % "
+        f"removed, {effect_words(r)}"
+        + (f" (Holm p {r['p_holm']:.3g})" if r.get("p_holm") is not None else "")
+        + f", {r['verdict']}" for c, r in recs if r["verdict"] != "holds")
+
+
+_RIVAL_WORDS = {"sgd_magnitude": "the plain networks", "dropout_magnitude": "dropout",
+                "start_magnitude": "the start networks"}
+
+
+def _kl_line(summary, kl, fraction):
+    """The answer's line (4): eq. 8 − eq. 9 on the error after SNR pruning at ``fraction``
+    (the declared test), the unseen seeds alone, and the error pruning adds to each side
+    (described)."""
+    import statistics
+    t = summary.get("table") or {}
+    f = str(fraction)
+    add = ({a: statistics.fmean(t[a][f][sd] - t[a]["0"][sd] for sd in t[a]["0"])
+            for a in ("uniform_snr", "blundell_snr")}
+           if all(a in t for a in ("uniform_snr", "blundell_snr")) else None)
+    alone = [(sd, 100 * (a - b)) for sd, a, b in zip(
+        [str(x) for x in kl.get("seeds", [])], kl.get("lhs", []), kl.get("rhs", []))
+        if sd != "0"]
+    head = {"holds": f"Yes: with eq. 9 (tested at 2×{H_KL}) the pruned networks err more",
+            "reversed": f"Yes, the other way: with eq. 9 (tested at 2×{H_KL}) the pruned "
+                        "networks err less"}.get(kl["verdict"], f"Not resolved (tested at 2×{H_KL})")
+    return (f"4. **Does the KL weighting matter?** {head}; eq. 8 − eq. 9, test error after "
+            f"removing {fraction} % "
+            f"by SNR: {effect_words(kl)}, {kl['verdict']} (section 4"
+            + ("; seeds " + " and ".join(sd for sd, _ in alone) + ", unseen when it was "
+               "declared: " + " and ".join(f"{x:+.2f}" for _, x in alone) + " pp" if alone else "")
+            + ")."
+            + (f" Removing {fraction} % adds {100 * add['blundell_snr']:+.2f} pp to eq. 9's "
+               f"networks, {100 * add['uniform_snr']:+.2f} pp to eq. 8's (described)."
+               if add else ""))
 
 
 def _narrow_snr(rec, alpha=None):
@@ -1392,7 +1458,7 @@ def networks_bullet(rec):
     if not rs:
         return ""
     warm = {w["warm"] for w in rs.values()}
-    start = (f", each warm-started from a {warm.pop()}-epoch SGD network"
+    start = (f", each warm-started from a {warm.pop()}-epoch plain network"
              if len(warm) == 1 and None not in warm else "")
     n = {w["n"] for w in rs.values()}
     seeds = f"{n.pop()} seeds per width" if len(n) == 1 else "3 seeds per width"
@@ -1471,7 +1537,7 @@ def recipe_words(c, prior=True):
              + (f", × {decay:g} per epoch" if decay not in (None, 1, 1.0) else "")
              + f"), {c['epochs']} epochs")
     if c.get("init_from"):
-        words += f" after a {c['init_epochs']}-epoch SGD network (warm start)"
+        words += f" after a {c['init_epochs']}-epoch plain network (warm start)"
     return words + _method_words(c, "weight sample", bbb=prior)
 
 
@@ -1577,7 +1643,7 @@ def networks_rows(rec, v2=None, v3=None):
                      f"{100 * sum(m['error_at']['snr']['0'] for m in ms) / len(ms):.2f} %",
                      final_words(H, "bbb_mixture", c)])
     for summ, role, arm, key, label, version in (
-            (v2, "sgd", "sgd_magnitude", "sgd", "SGD references (section 3)", VERSION),
+            (v2, "sgd", "sgd_magnitude", "sgd", "plain references (section 3)", VERSION),
             (v2, "dropout", "dropout_magnitude", "dropout", "dropout references (section 3)",
              VERSION),
             (v3, "start", "start_magnitude", None, "BBB's start nets (section 3)",
@@ -1608,9 +1674,9 @@ def short_recipe(c):
 
 
 NAMES = {  # the notebook's names for its networks: (what it is, where it is used)
-    "bbb": ("BBB, scale-mixture prior, warm-started from an SGD network", "sections 1–2"),
-    "start": ("SGD networks the 2×1200 BBB nets start from", "section 3"),
-    "sgd": ("other SGD networks", "section 3"),
+    "bbb": ("BBB, scale-mixture prior, warm-started from a plain network", "sections 1–3"),
+    "start": ("plain networks the 2×1200 BBB nets start from", "section 3"),
+    "sgd": ("other plain networks, notebook 01's earlier recipe", "section 3"),
     "dropout": ("dropout networks", "section 3"),
     "blundell": ("2×400 BBB nets with eq. 9's KL weights, not eq. 8's", "section 4"),
 }
@@ -1618,18 +1684,15 @@ NAMES = {  # the notebook's names for its networks: (what it is, where it is use
 
 def names_rows(rec, v2=None, v3=None):
     """The notebook's table naming its networks once (header, rows): name, what it is, its
-    recipe in short (``short_recipe``, from the run records; for the BBB nets also π in
-    notebook 01's final Table 1 at that width, which these are not), where it is used."""
+    recipe in short (``short_recipe``, from the run records), where it is used."""
     rows = []
     for i, (H, w) in enumerate(_pruned_recipes(rec).items()):
         c = w["runs"][0][1]["config"]
-        pi = ((_final_table1_row(H) or {}).get("recipe") or {}).get("pi")
         what, where = NAMES["bbb"]
-        rows.append([f"*BBB nets* 2×{H}", what if i == 0 else "the same",
-                     short_recipe(c) + (f" (notebook 01's final Table 1: π = {pi:g})"
-                                        if pi is not None else ""), where])
+        rows.append([f"*BBB nets* 2×{H}", what if i == 0 else "the same", short_recipe(c),
+                     where if H == H_MAIN else "sections 1–4"])
     for summ, role, name, version in ((v3, "start", "*BBB's start nets*", VERSION_V3),
-                                      (v2, "sgd", "*SGD references*", VERSION),
+                                      (v2, "sgd", "*plain references*", VERSION),
                                       (v2, "dropout", "*dropout references*", VERSION),
                                       (v2, "blundell", "*eq. 9 nets*", VERSION)):
         c = _ref_config(summ, role, version)
@@ -1653,7 +1716,7 @@ def refs_time_words(v2, v3=None):
     for r in runs:
         role[r.get("role")] = role.get(r.get("role"), 0) + 1
     refs = sum(k for x, k in role.items() if x in ("sgd", "dropout"))
-    parts = ([f"BBB's {role['start']} start nets again, their checkpoints not at hand"]
+    parts = ([f"BBB's {role['start']} start nets again"]
              if role.get("start") else []) + (
         [f"{refs} references"] if refs else []) + (
         [f"eq. 9's other {role['blundell']} seeds"] if role.get("blundell") else [])

@@ -15,13 +15,17 @@
 # **The question.** A BBB network knows how sure it is of every weight: each weight has a
 # posterior mean $\mu$ and standard deviation $\sigma$. The paper ranks weights by their *signal-to-noise ratio* (SNR) $|\mu|/\sigma$, quoted
 # in decibels (dB) without a formula; we read it as $10\log_{10}(|\mu|/\sigma)$, so 0 dB means
-# $|\mu|=\sigma$ (any log scale ranks the weights alike). It reports that
+# $|\mu|=\sigma$. It reports that
 # removing 95 % of the weights of a 2×1200 network (two hidden layers of that many units) adds
 # +0.05 percentage points (pp: the difference of two error rates in %) of test error, and draws
 # the SNR density with two modes
 # ([Blundell et al. 2015](https://arxiv.org/abs/1505.05424), §5.1, Table 2, Figure 4).
-# We ask two things: **(1)** does pruning by SNR remove 95 % of the weights at Table 2's small
-# cost? **(2)** does $\sigma$ add anything over ranking by $|\mu|$ alone?
+# We ask four things: **(1)** does pruning by SNR remove 95 % of the weights at Table 2's small
+# cost? **(2)** does $\sigma$ add anything over ranking by $|\mu|$ alone? **(3)** is it special
+# to BBB, or do plain and dropout networks pruned by weight size do as well? **(4)** does the
+# KL weighting across an epoch's minibatches matter: the paper's proposed eq. 9 (the weight
+# halves from one minibatch to the next) against eq. 8's even $1/M$ each, which our networks
+# use? Besides 2×1200 we prune 2×400 networks, the width of question 4's test.
 #
 # **Runtime**: seconds (profile `default`), from stored results in `results/04_pruning/`.
 
@@ -44,7 +48,7 @@ refs, start_refs = pruning_plan.load_both()
 
 # %%
 if rec:
-    show_markdown(pruning_plan.answer_text(rec, dip["metrics"], refs));
+    show_markdown(pruning_plan.answer_text(rec, dip["metrics"], refs, v3=start_refs));
 
 # %% [markdown]
 # **Terms used in the answer.**
@@ -64,9 +68,8 @@ if rec:
 # - *Dip*: the low point of the SNR density between its two modes (peaks).
 
 # %% [markdown]
-# **The networks, named once.** An *SGD network* is a plain network (notebook 01's name; no
-# weight uncertainty, no dropout), here trained with the Adam optimiser (*plain SGD* names the
-# optimiser). A *warm start* is a BBB run whose posterior means start from a trained SGD
+# **The networks, named once.** A *plain network* has no weight uncertainty and no dropout;
+# every network here is trained with the Adam optimiser. A *warm start* is a BBB run whose posterior means start from a trained plain
 # network. Each kind has seeds 0, 1 and 2; recipes from the run
 # records (π: the prior's mixture weight; samples: weight samples per step; in full:
 # [docs/04_details.md](../docs/04_details.md#the-networks-pruned)):
@@ -78,15 +81,13 @@ if rec:
 
 # %% [markdown]
 # > **Departures from the paper and choices made after seeing numbers.**
-# > - The BBB nets are Adam warm starts (notebook 01's earlier runs, not its final Table 1's:
-# >   the tests below were declared on these nets before those existed), not the paper's 600
-# >   epochs of plain SGD from scratch: notebook 01's runs of the paper's recipe left σ almost
-# >   where it started, so their SNR would rank the weights by $|\mu|$
-# >   alone ([docs/04_details.md](../docs/04_details.md#the-networks-pruned)). The KL is
+# > - The BBB nets are Adam warm starts (not notebook 01's final Table 1 nets), not the
+# >   paper's 600 epochs of plain SGD from scratch: notebook 01's runs of the paper's recipe
+# >   left σ almost where it started, so their SNR would rank the weights by $|\mu|$ alone
+# >   ([docs/04_details.md](../docs/04_details.md#the-networks-pruned)). The KL is
 # >   weighted as the paper's eq. 8, where the paper proposes eq. 9 (section 4).
 # > - Each test was declared after some numbers had been seen; each section says which
-# >   ([docs/choices.md](../docs/choices.md#notebook-04s-plan-version-2)).
-# > - The 2×1200 and 2×400 BBB nets differ in recipe as well as width (the table above).
+# >   ([docs/choices.md](../docs/choices.md), notebook 04's section).
 # > - Figure 4 is read at the density's dip, a reading chosen after seeing the densities
 # >   ([docs/lab_log.md](../docs/lab_log.md#notebook-04)).
 # > - Tables and checks left out of this story: [docs/04_details.md](../docs/04_details.md).
@@ -156,10 +157,10 @@ if rec:
 # %% [markdown]
 # ## 3. Is it special to BBB, and does σ help?
 #
-# The SGD and dropout references (named at the top) are pruned at the same fractions, without
+# The plain and dropout references (named at the top) are pruned at the same fractions, without
 # retraining, by weight magnitude $|w|$, the simplest rule a practitioner would use. One
 # family of six claims over the three seeds, at 95 % and 98 % removed: BBB by SNR errs less
-# (*error after pruning*) than SGD by $|w|$ and dropout by $|w|$ (is it special to BBB?) and
+# (*error after pruning*) than plain by $|w|$ and dropout by $|w|$ (is it special to BBB?) and
 # than BBB by $|\mu|$ (does σ help? *[exploratory]*: BBB's errors had all been seen; no
 # reference's). A secondary family, *error added by pruning* (minus the unpruned
 # error), is read in one line.
@@ -177,10 +178,10 @@ if not H.pending(refs, *pruning_plan.MISSING["references"]):
 
 # %% [markdown]
 # The references were trained without any pull towards zero, while each BBB net is pulled
-# towards zero by the prior's narrow component (the scale mixture's spike at zero): the
+# towards zero by the prior's narrow component: the
 # comparison above tests the regulariser as much as the ranking. The next claims set BBB by SNR
 # against the very network each BBB run starts from, pruned by $|w|$ (declared after BBB's
-# errors and the SGD references of seeds 0–1 had been seen, before any start net was pruned).
+# errors and the plain references of seeds 0–1 had been seen, before any start net was pruned).
 
 # %%
 if not H.pending(start_refs, *pruning_plan.MISSING["starts"]):
@@ -200,13 +201,11 @@ if start_refs and start_refs["retrained"]:
 #
 # Each epoch's KL term is split over its $M$ minibatches. The paper's eq. 9 gives minibatch $i$
 # a weight $\pi_i$ (not the prior's $\pi$) and proposes $\pi_i=2^{M-i}/(2^M-1)$ (*eq. 9*
-# below): the weights halve from one minibatch to the next, so the KL acts almost entirely on
-# an epoch's first few minibatches; with eq. 8, $1/M$ for every minibatch (what the pruned
-# networks use), it acts evenly. Both sum to 1 over an epoch: eq. 9 moves the KL to the
-# epoch's first minibatches, it does not shrink it. The paper does not say which weighting its
-# Table 2 used. Does the weighting change how many weights can go? The 2×400 recipe with each
-# weighting: **the figure** shows their SNR densities for seed 0; the test errors follow over
-# three seeds.
+# below): the weights halve from one minibatch to the next; eq. 8 gives $1/M$ to every
+# minibatch (what the pruned networks use). Both sum to 1 over an epoch: eq. 9 moves the KL to
+# the epoch's first few minibatches, it does not shrink it. The paper does not say which
+# weighting its Table 2 used. The 2×400 recipe with each weighting: **the figure** shows their
+# SNR densities for seed 0; the test errors follow over three seeds.
 
 # %%
 alt = rec and rec["metrics"]["other_kl_weighting"]
@@ -266,5 +265,4 @@ if rec:
 #
 # 1. Prune by $\sigma$ alone (largest first): how does it compare with SNR and $|\mu|$?
 # 2. After removing 98 %, fine-tune the remaining means for one epoch: how much error comes back?
-# 3. Time both products at 90, 93 and 97 % removed: where, if anywhere, is the sparse one
-#    faster by more than the dense times' spread on your CPU?
+# 3. Time both products at 90, 93 and 97 % removed: is the sparse one ever faster?

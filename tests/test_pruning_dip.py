@@ -132,7 +132,8 @@ def test_figure4_marks_the_dip():
     fig = P.figure4({**models[0], "snr_outside": 7}, a, models)
     title = fig._suptitle.get_text()
     # which side of the histogram's range they lie on is not recorded: the title does not say
-    assert "; 7 (" in title and "with an SNR outside -40 to 30 dB are not drawn" in title \
+    assert "; 7 (" in title and "with an SNR outside -40 to 30 dB not drawn (side not " \
+        "recorded; most likely below -40 dB)" in title \
         and "above 30" not in title and "stored" not in title
     assert "none lies between" in title and " and 30 dB" in title
     assert title.startswith("2×1200, seed 0: ")  # the width as the notebook writes it

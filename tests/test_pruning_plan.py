@@ -75,11 +75,11 @@ def test_claims_are_paired_by_seed_and_tested():
     s = json.loads(json.dumps(s))
     header, rows = P.table_rows(s)
     row95 = next(r for r in rows if r[0] == "95%")
-    assert row95[header.index("SGD, |w|")] == "21.00 ± 1.00%"
+    assert row95[header.index("plain, |w|")] == "21.00 ± 1.00%"
     assert rows[-1][header.index("dropout, |w|")] == "none"
     _, trows = P.test_rows(s, ("error after pruning",))
     assert len(trows) == 6
-    sgd95 = next(r for r in trows if r[1] == "BBB, SNR |μ|/σ < SGD, |w|, 95 % removed")
+    sgd95 = next(r for r in trows if r[1] == "BBB, SNR |μ|/σ < plain, |w|, 95 % removed")
     assert sgd95[3].startswith("s0: 1.00 vs 20.00") and sgd95[2] == "3"
     # no verdict word while the plan's networks are incomplete (no interim look declared)
     assert sgd95[-1] == "pending (1 networks to train)"
@@ -87,10 +87,10 @@ def test_claims_are_paired_by_seed_and_tested():
     assert any("[exploratory]" in r[1] for r in trows)
     assert "not complete" in P.standing_text(s) and "holds" not in P.standing_text(s)
     full = json.loads(json.dumps(full))
-    assert "holds against SGD, |w| (95 % and 98 % removed)" in P.standing_text(full)
+    assert "holds against plain, |w| (95 % and 98 % removed)" in P.standing_text(full)
     assert "|t| > 10.9 (df 2)" in P.needs_text(full)  # t(0.05 / 12, df 2) = 10.89
     reading = P.reading_text(full)
-    assert "holds against SGD, |w| (95 % and 98 % removed); not measured yet against " \
+    assert "holds against plain, |w| (95 % and 98 % removed); not measured yet against " \
            "dropout, |w| (95 % and 98 % removed)." in reading
     assert "- **Does σ help?**" in reading  # SNR against |mu|: its one place
     assert P.reading_text(s) == P.standing_text(s)  # interim: no reading, no verdict

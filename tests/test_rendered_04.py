@@ -58,11 +58,11 @@ def test_pruned_and_retrain_words_name_the_network_without_a_record(monkeypatch)
     # start nets are counted ("each with its start net"), not "from scratch" (warm starts);
     # "together": the hours are the sum, not each network's
     assert text == ("Training time, one CPU thread each: 2.0 h for 1 of the 2 pruned networks "
-                    "together, each with its start net (the other has no record).")
+                    "together, each with its start net (no recorded time for the other).")
     assert "results/" not in text and "from scratch" not in text  # no paths; warm starts
     assert "network(s)" not in text
     monkeypatch.setattr(P, "retrain_seconds", lambda r: (7200.0, ["x", "y"]))
-    assert P.retrain_words(rec).endswith("(the others have no record).")
+    assert P.retrain_words(rec).endswith("(no recorded time for the others).")
     monkeypatch.setattr(P, "retrain_seconds", lambda r: (3600.0, []))
     assert P.retrain_words(rec).endswith("1.0 h for the 2 pruned networks together, each with "
                                          "its start net.")
@@ -412,12 +412,12 @@ def test_needs_text_says_each_requirement_once_and_the_rule_only_when_asked():
 def test_reading_text_claims_no_more_than_the_verdicts():
     text = PP.reading_text(_v2(_after()))
     # the verdicts in words, grouped; the numbers are the tables' (said once)
-    assert "- \"BBB by SNR has the lower error\": not resolved at 3 seeds against SGD, |w| (95 % " \
-           "removed), holds against SGD, |w| (98 % removed); holds against dropout, |w| (95 % and " \
+    assert "- \"BBB by SNR has the lower error\": not resolved at 3 seeds against plain, |w| (95 % " \
+           "removed), holds against plain, |w| (98 % removed); holds against dropout, |w| (95 % and " \
            "98 % removed)." in text
     assert "30.00 %" not in text and "a − b =" not in text
     # SGD at 95 %: interval [-20.50, -18.50] excludes 0, verdict not resolved: said why
-    assert "- BBB, SNR |μ|/σ < SGD, |w|, 95 % removed: its unadjusted interval excludes 0, but " \
+    assert "- BBB, SNR |μ|/σ < plain, |w|, 95 % removed: its unadjusted interval excludes 0, but " \
            "Holm's correction over the family's 6 claims leaves it not resolved." in text
     assert "BBB, |μ|, 95 % removed [exploratory]: its" not in text  # |μ| is the answer's
     # question (2) has its one place here: the exploratory rows with their intervals, no verdict
@@ -436,7 +436,7 @@ def test_reading_text_claims_no_more_than_the_verdicts():
     text = PP.reading_text(_v2(_after(mag=("holds", NR)),
                                added=_after(mag=(NR, NR), sgd=(NR, NR))))
     assert "differs on BBB, SNR |μ|/σ < BBB, |μ|, 95 % removed [exploratory], " \
-           "BBB, SNR |μ|/σ < SGD, |w|, 98 % removed." in text
+           "BBB, SNR |μ|/σ < plain, |w|, 98 % removed." in text
     quiet = _v2(_after(), table={**_v2(_after())["table"],
                                  **_table(bbb_random={50: 0.01})})
     assert "Removed at random" not in PP.reading_text(quiet)
@@ -456,8 +456,8 @@ def test_reading_text_claims_no_more_than_the_verdicts():
 def test_standing_text_is_one_bullet_per_family():
     text = PP.standing_text(_v2(_after()))
     assert "- *error after pruning*, is BBB pruned by SNR lower? not resolved at 3 seeds against " \
-           "BBB, |μ| (95 % and 98 % removed); not resolved at 3 seeds against SGD, |w| (95 % " \
-           "removed), holds against SGD, |w| (98 % removed); holds against dropout" in text
+           "BBB, |μ| (95 % and 98 % removed); not resolved at 3 seeds against plain, |w| (95 % " \
+           "removed), holds against plain, |w| (98 % removed); holds against dropout" in text
     assert "- *KL weighting*, do eq. 8's 1/M weights give a lower error after SNR pruning than " \
            "eq. 9's? holds (95 % and 98 % removed)." in text
     assert "not complete" in PP.standing_text(_v2(_after(), interim=True))
@@ -551,7 +551,7 @@ def test_starting_network_text_tells_one_network_from_equal_counts():
     text = PP.starting_network_text(starts, {"epochs": 25, "lr": 0.0003})
     # the full recipe, and the references by their recipe (no project history)
     assert "trained with Adam (learning rate 0.001), 60 epochs." in text
-    assert "The SGD references above are other networks: Adam (learning rate 0.0003), 25 " \
+    assert "The plain references above are other networks: Adam (learning rate 0.0003), 25 " \
            "epochs" in text and "earlier" not in text
     assert "Table 1" not in text
     assert "Each of the 3 start nets (seeds 0, 1, 2) misclassifies 3 test images, hence " \
@@ -601,13 +601,13 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
     lines = text.split("\n- ")  # one entry per bullet, its sub-bullets ("  - ") with it
     lines = [lines[0]] + ["- " + x for x in lines[1:]]
     assert len(lines) == 5 and all(x.startswith("- **") for x in lines)
-    # each takeaway with its effect: the error added at 95 % with its interval beside the paper's
+    # the error added at 95 % with its interval beside the paper's is the answer's (line 1), not
+    # repeated here: the course and the dip
     gaps, g, paper = P.gap_stats(_pruned(), 95)
-    assert lines[0].startswith("- **Table 2 and Figure 4** (sections 1–2): at 2×1200 removing "
-                               f"95 % by SNR adds {g['mean']:+.2f} pp")
-    assert lines[0].endswith("of test error (the paper: +0.05 pp), and the error stays within 1.1× "
-                             "the unpruned error up to 99 % removed; the density has the paper's "
-                             "two modes, with 99.3 % of the weights below the dip.")
+    assert lines[0] == ("- **Table 2 and Figure 4** (sections 1–2): at 2×1200 the error stays "
+                        "within 1.1× the unpruned error up to 99 % removed; the density has the "
+                        "paper's two modes, with 99.3 % of the weights below the dip.")
+    assert f"{g['mean']:+.2f} pp" in PP.answer_text(_pruned(), _dip(), _v2(_after()))
     # SNR − |μ| is exploratory: its effect with its interval, no verdict word
     fam = _v2(_after())["families"]["error after pruning"]
     assert lines[1].startswith("- **Does σ help?** At 2×1200, ")
@@ -624,14 +624,15 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
     # effect, interval and verdict (6 declared: 4 of v2's against SGD/dropout, 2 of v3's)
     # which 6: counted by family, so "6 claims" cannot be read as section 3's family
     assert lines[2].startswith("- **Special to BBB?** Of the 6 declared claims that BBB pruned "
-                               "by SNR errs less than a network pruned by |w| (4 in section 3's "
-                               "first family, 2 against the start nets), 4 hold (BBB lower by ")
+                               "by SNR errs less than a network pruned by |w|, 4 hold (BBB lower "
+                               "by ")
     fams = (_v2(_after())["families"]["error after pruning"],
             _v3(NR, "holds")["families"]["against BBB's starting network"])
     for fam in fams:
         for k, x in fam.items():
             if "bbb_magnitude" not in k and x["verdict"] != "holds":
-                assert f"{PP.effect_words(x)}, {x['verdict']}" in lines[2]
+                assert f"{PP.effect_words(x)} (Holm p {x['p_holm']:.3g}), {x['verdict']}" \
+                    in lines[2]
     assert "or more" not in lines[2]
     # what makes them prunable: from the declared claims against the starting networks only
     # with the holding claim's effect and interval, and marked as an inference
@@ -640,8 +641,8 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
     assert lines[3] == ("- **What makes them prunable?** BBB's training rather than σ in the "
                         "ranking, it seems (an inference; section 3): BBB by SNR against its own "
                         "start nets by |w|, 98 % removed: " + PP.effect_words(r98) + ", holds.")
-    # the claims not resolved, one sub-bullet, apart from the count of those that hold
-    assert "\n  - The other 2: against " in lines[2]
+    # the claims not resolved, in the same line as the count of those that hold, with Holm's p
+    assert "\n  - " not in lines[2] and lines[2].count("(Holm p ") == 2
     # the unpruned raise is stated once (section 2's networks_text); section 3 points there
     assert PP._raise_sentence(_pruned(), _v2(_after()), _v3(NR, "holds")) == (
         " That training costs unpruned test error (section 2 gives how much), and it kept the "
@@ -657,7 +658,7 @@ def test_takeaways_are_five_short_lines_that_point_to_their_sections():
         _pruned(), _dip(), _v2(_after(mag=("holds", NR))), _v3(NR, "holds"))
     kl = _v2(_after())["families"]["KL weighting"]
     assert lines[4] == ("- **KL weighting** (section 4, 2×400): eq. 8 − eq. 9 after SNR pruning, "
-                        + "; ".join(f"{f} % removed: "
+                        + "; ".join(f"{f} %: "
                                     f"{PP.effect_words(kl[f'uniform_snr < blundell_snr at {f}%'])}"
                                     f", {kl[f'uniform_snr < blundell_snr at {f}%']['verdict']}"
                                     for f in PP.TESTED) + "; one recipe each.")
@@ -675,7 +676,7 @@ def test_takeaways_follow_the_verdicts_and_skip_what_is_pending():
     assert "two modes" not in text  # the planted density has one mode
     # without the starting networks' summary: the declared claims only, no second count
     assert "Of the 4 declared claims that BBB pruned by SNR errs less than a network pruned " \
-           "by |w|, 3 hold (BBB lower by " in text and "\n  - The other 1: against " in text
+           "by |w|, 3 hold (BBB lower by " in text and "); against the plain networks at " in text
     assert "What makes them prunable" not in text  # needs the starting networks' summary
     assert "starting networks hold" not in text
     interim = PP.takeaways_text(_pruned(), _dip(), _v2(_after(), interim=True))
@@ -692,22 +693,23 @@ def test_answer_gives_the_width_the_lean_and_names_the_networks(monkeypatch):
     rec["config"] = {"paper_table2": {"95": 0.0129, "0": 0.0124}}
     summary = _summary(NR, NR)
     text = PP.answer_text(rec, _dip(), summary)
-    head = text.split("\n")[0]
-    # the headline answers the question asked: the cost (none measurable, even at the dip's
-    # 99 %) and whether the width σ is what makes it possible (not at 2×1200: |μ| does as well)
-    # one sentence per question of the first cell: (1) the cost, (2) does σ add anything
-    assert head == ("**The answer.** (1) Yes: 95 % of the weights of our 2×1200 BBB networks "
-                    "(even 99 %) can be removed by SNR at no measurable cost in test error, as "
-                    "the paper reports. (2) Not at 2×1200: ranking by the means' magnitude |μ| "
-                    "alone is not measurably worse (*exploratory*; section 3).")
-    # three lines: the headline, the error added, and SNR − |μ| with what its interval excludes
-    assert text.count("\n") == 3 and text.split("\n")[1] == ""
-    # the claim is marked exploratory (its numbers had been seen), its test is section 3's, and
-    # the per-image counts are appendix A's (section 3 shows none)
-    assert text.split("\n")[3] == (
-        "- **SNR − |μ|** (test error, same networks), 95 % removed, 2×1200: +0.02 pp [-0.09, "
-        "+0.14] (95 % interval), no verdict (*exploratory*; section 3): the interval excludes "
-        "an SNR advantage above 0.09 pp.")
+    head, _, first, second = text.split("\n")
+    # one numbered line per question of the first cell: (1) the cost (none measurable, even at
+    # the dip's 99 %) with the error added, its interval, what it excludes and the paper's;
+    # (2) does σ add anything (not at 2×1200: SNR − |μ| with its interval, exploratory)
+    assert head == "**The answer** (95 % intervals over 3 seeds; terms below)." and _ == ""
+    assert first == ("1. **Does pruning by SNR cost little?** Yes: 95 % of the weights of our "
+                     "2×1200 BBB networks (even 99 %) can be removed by SNR at no measurable "
+                     "cost, as the paper reports. The error added (pruned − unpruned) is +0.01 pp "
+                     "[-0.04, +0.06], which excludes a cost above 0.06 pp; the paper's +0.05 pp "
+                     "is inside the interval.")
+    # the claim is marked exploratory (its numbers had been seen), no verdict word, its test is
+    # section 3's and the per-image counts are appendix A's
+    assert second == ("2. **Does σ help?** Not at 2×1200: SNR − |μ| (95 % removed) is +0.02 pp "
+                      "[-0.09, +0.14], which excludes an SNR advantage above 0.09 pp "
+                      "(*exploratory*, no verdict; section 3, appendix A).")
+    # no declared claims against |w| planted: no line (3); no KL test planted: no line (4)
+    assert "3. **" not in text and "4. **" not in text
     # which way the per-image counts lean is appendix A's, with its caveat: |μ| has fewer
     # images only it gets wrong on 6 of the 9 planted pairs (30 against 42), 0 with p < 0.05
     assert "in all" not in text
@@ -724,24 +726,20 @@ def test_answer_gives_the_width_the_lean_and_names_the_networks(monkeypatch):
     assert PP.lean_words(_rec([_model(1200, 0)])) == ""  # 5 against 5: no lean
     tied = _rec([_model(1200, 0, tests={"95": (6, 2, 0.3), "98": (2, 6, 0.3)})])
     assert PP.lean_words(tied) == ""
-    # the error added against the paper's, with its interval; the unpruned gap is section 2's
-    assert text.split("\n")[2].startswith(
-        "- **Error added** (pruned − unpruned), 95 % removed by SNR, "
-        "2×1200: ") and "the paper's +0.05 pp is inside the interval." in text
-    # and what the interval excludes: a cost above its upper end
-    assert ": a cost above 0.06 pp is excluded; " in text.split("\n")[2]
+    # the unpruned gap is section 2's
     assert "1.24 %" not in text and "Caveat" not in text and "What makes them prunable" not in text
     # the claim is exploratory: a planted verdict word is not shown, the interval speaks
     for word in ("holds", "reversed"):
         other = PP.answer_text(rec, _dip(), _summary(word, NR))
-        assert word not in other.split("\n")[3] and "no verdict (*exploratory*" in other
+        assert word not in other.split("\n")[3] and "(*exploratory*, no verdict" in other
     # a measurable cost, or a dip cost whose interval excludes 0: no "no measurable cost"
     costly = _dip()
     costly["widths"]["1200"]["cost_below"]["ci"] = [0.0001, 0.0013]
     assert "(even 99 %)" not in PP.answer_text(rec, costly, summary)
     same = _rec([_model(1200, s, snr=[0.0140, 0.014, 0.014, 0.0141, 0.0143, 0.0145, 0.9])
                  for s in (0, 1, 2)])  # +0.01 pp on every seed: an interval that excludes 0
-    assert PP.answer_text(same, _dip(), summary).startswith("**The answer.** (1) Nearly:")
+    assert PP.answer_text(same, _dip(), summary).split("\n")[2].startswith(
+        "1. **Does pruning by SNR cost little?** Nearly:")
     # the networks, named from their run records (planted here)
     runs = {f"x{s}": {"config": {"epochs": 35, "optimizer": "adam", "init_from": "sgd",
                                  "init_epochs": 60, "pi": 0.25},
@@ -757,7 +755,7 @@ def test_answer_gives_the_width_the_lean_and_names_the_networks(monkeypatch):
     monkeypatch.setattr(PP, "_widths_phrase", lambda: "σ moved 1 %")
     assert PP.networks_bullet(rec) == (
         "- **Which networks.** BBB networks with the scale-mixture prior from notebook 01's "
-        "earlier Adam runs (3 seeds per width, each warm-started from a 60-epoch SGD network), "
+        "earlier Adam runs (3 seeds per width, each warm-started from a 60-epoch plain network), "
         "not those of its final Table 1: section 2 gives both recipes.")
     nets = PP.networks_text(rec)
     # the predictor: seed 2 chose the average, so the runs' own errors average higher
@@ -810,15 +808,26 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
     seconds, missing = P.retrain_seconds(rec)
     words = P.retrain_words(rec)
     assert f": {seconds / 3600:.1f} h for " in words
-    assert ("no record" in words) == bool(missing)
+    assert ("no recorded time" in words) == bool(missing)
     summary = PP.load_summary()
     if summary is not None and not summary["interim"]:
         v = summary["families"]["error after pruning"]["bbb_snr < bbb_magnitude at 95%"]
-        answer = PP.answer_text(rec, None, summary)
+        answer = PP.answer_text(rec, None, summary, v3=PP.load_summary(3))
         # SNR − |μ| is exploratory (seen before the plan): its interval, no verdict word
-        assert f"95 % removed, 2×1200: {PP.effect_words(v)} (95 % interval), no verdict " \
-            "(*exploratory*; section 3)" in answer and "Table 1's BBB" not in answer
-        assert v["verdict"] not in answer
+        sigma = next(x for x in answer.split("\n") if x.startswith("2. **Does σ help?**"))
+        assert f"SNR − |μ| (95 % removed) is {PP.effect_words(v)}" in sigma and \
+            "(*exploratory*, no verdict; " in sigma and "Table 1's BBB" not in answer
+        assert v["verdict"] not in sigma
+        # (3) the declared claims against |w|, each one not holding with its Holm p; (4) eq. 9
+        special = next(x for x in answer.split("\n") if x.startswith("3. **Is it special"))
+        recs = PP._declared_recs(summary, PP.load_summary(3))
+        held = [r for _, r in recs if r["verdict"] == "holds"]
+        assert f"{len(held)} of the {len(recs)} declared claims hold" in special
+        for _, r in recs:
+            if r["verdict"] != "holds":
+                assert f"{PP.effect_words(r)} (Holm p {r['p_holm']:.3g}), {r['verdict']}" \
+                    in special
+        assert answer.split("\n")[-1].startswith("4. **Does the KL weighting matter?** ")
         nets = PP.networks_text(rec, PP.load_summary(3))
         assert "another recipe" in nets and "raised the unpruned test error" in nets
         h, rows = PP.networks_rows(rec, summary, PP.load_summary(3))
@@ -851,10 +860,10 @@ def test_answer_names_the_narrower_width_where_snr_beats_magnitude():
         "each of the 2 networks, at 99 % 8.00 % against 50.00 % test error (means over the "
         "seeds; McNemar's test, a paired test on the test images that only one of the two "
         "rankings gets wrong, per network and uncorrected for the number of tests).")
-    head = PP.answer_text(rec, _dip(), _summary(NR, NR)).split("\n")[0]
-    assert head.endswith("alone is not measurably worse; only in the 2×400 networks, at 98 "
-                         "and 99 % removed, does SNR beat |μ| (*exploratory*, both; "
-                         "section 3).")  # planted: no run records
+    second = PP.answer_text(rec, _dip(), _summary(NR, NR)).split("\n")[3]
+    assert second.endswith("; only in the 2×400 networks, at 98 and 99 % removed, does SNR "
+                           "beat |μ| (*exploratory*, no verdict; section 3, appendix A).")
+    # planted: no run records, so no recipe differences
     # one 2×400 network favours |μ|: no such clause
     mixed = _rec([_model(1200, 0, tests=NONE), _model(400, 0, tests=MAG),
                   _model(400, 1, tests=SNR)])
@@ -954,41 +963,44 @@ def test_answer_adds_the_kl_weighting_test_and_the_recipe_confound(monkeypatch):
                "KL weighting": _v2(_after())["families"]["KL weighting"]}}
     r = summary["families"]["KL weighting"]["uniform_snr < blundell_snr at 95%"]
     last = PP.answer_text(rec, _dip(), summary).split("\n")[-1]
+    # the verdict is attached to what was tested: the error after pruning (eq. 8 − eq. 9)
     assert last.startswith(
-        "- **Eq. 8 − eq. 9 KL weighting** (eq. 8: each of an epoch's $M$ minibatches gets KL "
-        "weight $1/M$; eq. 9, the paper's proposal: the weight halves from one minibatch to the "
-        "next; test error after SNR pruning, 95 % removed, 2×400): "
-        f"{PP.effect_words(r)} (95 % interval), holds (section 4).")
-    # P1: the headline's "Yes" carries eq. 8's condition, and eq. 9's cost where it holds
-    first = PP.answer_text(rec, _dip(), summary).split("\n")[0]
-    assert first.startswith("**The answer.** (1) ") and \
-        ", with eq. 8's KL weighting (section 4): " in first
-    assert "with the paper's proposed eq. 9 weighting (tested at 2×400), pruning 95 % costs " \
-        "more (third bullet)" in first
+        "4. **Does the KL weighting matter?** Yes: with eq. 9 (tested at 2×400) the pruned "
+        "networks err more; eq. 8 − eq. 9, test error after removing 95 % by SNR: "
+        f"{PP.effect_words(r)}, holds (section 4")
+    # line (1)'s "Yes" carries eq. 8's condition
+    first = PP.answer_text(rec, _dip(), summary).split("\n")[2]
+    assert first.startswith("1. **Does pruning by SNR cost little?** ") and \
+        ", with eq. 8's KL weighting: " in first
+    # with the reference table, the error pruning adds to each side, described
+    v2 = _v2(_after())
+    withtable = {**summary, "table": v2["table"]}
+    if all(a in v2["table"] for a in ("uniform_snr", "blundell_snr")):
+        assert PP.answer_text(rec, _dip(), withtable).split("\n")[-1].endswith(
+            "pp to eq. 8's (described).")
     # seed 0 had been seen on both sides: the answer gives the unseen seeds alone
     fam = summary["families"]["KL weighting"]
     if r.get("seeds"):
-        assert last.endswith("Seed 0 had been seen before the test was declared; seeds 1 and 2 "
-                             "alone: " + " and ".join(f"{100 * (a - b):+.2f}" for sd, a, b in zip(
-                                 r["seeds"], r["lhs"], r["rhs"]) if str(sd) != "0") + " pp.")
+        assert last.endswith("(section 4; seeds 1 and 2, unseen when it was declared: "
+                             + " and ".join(f"{100 * (a - b):+.2f}" for sd, a, b in zip(
+                                 r["seeds"], r["lhs"], r["rhs"]) if str(sd) != "0") + " pp).")
     r.update(seeds=[0, 1, 2], lhs=[0.015, 0.016, 0.017], rhs=[0.04, 0.05, 0.03])
     assert PP.answer_text(rec, _dip(), summary).split("\n")[-1].endswith(
-        "(section 4). Seed 0 had been seen before the test was declared; seeds 1 and 2 alone: "
-        "-3.40 and -1.30 pp.") and fam
-    r["verdict"] = NR
-    assert f"{NR} (section 4). Seed 0 had been seen" in \
-        PP.answer_text(rec, _dip(), summary).split("\n")[-1]
+        "holds (section 4; seeds 1 and 2, unseen when it was declared: -3.40 and -1.30 pp).") \
+        and fam
+    r["verdict"] = NR  # not held: no "Yes", no "err more"
+    last = PP.answer_text(rec, _dip(), summary).split("\n")[-1]
+    assert f"{NR} (section 4; seeds 1 and 2" in last and "Not resolved (tested" in last \
+        and "err more" not in last
     # where the two widths' recipes differ (run records), the narrow-width finding says so
-    head = PP.answer_text(rec, _dip(), summary).split("\n")[0]
-    assert "need not be an effect of width" not in head  # planted: no run records
+    second = PP.answer_text(rec, _dip(), summary).split("\n")[3]
+    assert "also differ in" not in second  # planted: no run records
     monkeypatch.setattr(PP, "width_differences",
                         lambda rec: [("π", "0.25", "0.5"), ("epochs", "35", "30")])
-    head = PP.answer_text(rec, _dip(), summary).split("\n")[0]
-    assert head.endswith("section 3). The 2×400 networks also differ in the prior's mixture "
-                         "weight π (0.5 against 0.25) and epochs (30 against 35): this need not "
-                         "be an effect of width.")
-    r["verdict"] = NR  # eq. 9's cost not held: the headline keeps the condition, not the cost
-    assert "costs more" not in PP.answer_text(rec, _dip(), summary).split("\n")[0]
+    second = PP.answer_text(rec, _dip(), summary).split("\n")[3]
+    assert second.endswith("does SNR beat |μ|, but those networks also differ in the prior's "
+                           "mixture weight π (0.5 against 0.25) and epochs (30 against 35) "
+                           "(*exploratory*, no verdict; section 3, appendix A).")
 
 
 def test_a_flat_course_with_a_measurable_rise_says_so():
