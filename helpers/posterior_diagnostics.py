@@ -120,7 +120,7 @@ def words(rec):
         alike = shifted_uniformly(last)
         share = [v["narrow_share"] for v in last.values() if v["narrow_share"] is not None]
         end = run["trace"][-1]
-        lines.append(f"| {label} | {lo0:.4f}–{hi0:.4f} → {lo1:.4f}–{hi1:.4f} | "
+        lines.append(f"| {label} | {lo0:#.3g}–{hi0:#.3g} → {lo1:#.3g}–{hi1:#.3g} | "
                      f"{min(med):.3f}–{max(med):.3f} | {top:.3f} | "
                      + (f"{100 * min(share):.1f}–{100 * max(share):.1f} %" if share else "—")
                      + f" | {end['nll']:.4f}; {end['kl']:.1f} | {100 * run['val_error'][-1]:.2f} % |")
@@ -282,15 +282,15 @@ def extrapolated(rec, epochs):
             "shifted_end": shifted_uniformly(ahead(0)) if span > 0 else None}
 
 
-def extrapolation(rec, epochs):
+def extrapolation(rec, epochs, level=True):
     """Markdown: the paper-protocol scale-mixture rerun of ``rec`` carried on to ``epochs``
     (the final runs' length), said to be an extrapolation (``extrapolated``). It argues from
     what the σ rule reads, the *spread* of ρ's drift across weights: the rule's ratio after the
     rerun's middle and last epochs, and carried on to ``epochs`` (each layer's median and 95th
     percentile at its rate over the rerun's second half), against the rule's threshold. The
     *level* σ's 95th percentile would reach (softplus of ρ at its start plus its drift per
-    epoch times ``epochs``) is given for size only, beside the Adam run's (one seed). '' without
-    that run."""
+    epoch times ``epochs``) is given for size only, beside the Adam run's (one seed), unless
+    ``level`` is False (notebook 01: the rule alone). '' without that run."""
     x = extrapolated(rec, epochs)
     if x is None:
         return ""
@@ -303,10 +303,11 @@ def extrapolation(rec, epochs):
     far = (f"; the Adam run's reached {x['learned']:.3g} in {n}" if x["learned"] else "")
     return (f"**σ in the {epochs}-epoch runs: an extrapolation.** Those runs did not record "
             f"σ. The rule reads the *spread* of ρ's drift; in the {n}-epoch rerun its ratio fell "
-            f"from {rm:.3f} (epoch {x['n_mid']}) to {rn:.3f} (epoch {n}).{verdict} For size "
+            f"from {rm:.3f} (epoch {x['n_mid']}) to {rn:.3f} (epoch {n}).{verdict}" + (
+                "" if not level else " For size "
             f"only (the *level*, which the rule does not read): σ's 95th percentile, {s0:.4f} to "
             f"{s_n:.4f} in {n} epochs" + (" (steadily)" if x["steady"] else "")
-            + f", would reach about {s_end:.4f} after {epochs}{far}.")
+            + f", would reach about {s_end:.4f} after {epochs}{far}."))
 
 
 def fixed_sigma(rec):
@@ -521,9 +522,9 @@ def adam_sigma_check(get, widths, labels, warm=None, measured=None):
         if floors:
             lo = min(f["floor"] for f in floors)
             grown.append(min(f["ratio"] for f in floors))
-            st = {round(f["start"], 4) for f in floors}
-            what = (f"≥ {lo:.2f} at the end (KL bound), {min(st):.4f} at the start: "
-                    f"≥ {min(f['ratio'] for f in floors):.0f}-fold")
+            st = {float(f"{f['start']:.3g}") for f in floors}
+            what = (f"≥ {lo:#.3g} at the end (KL bound), {min(st):#.3g} at the start: "
+                    f"≥ {float(f'{lo:.3g}') / min(st):.0f}-fold")  # from the printed values
         elif m == "bbb_mixture" and got:
             what = "measured in a rerun of seed 0 (below)"
             if set(recs) - got:
@@ -616,8 +617,8 @@ def measured_words(measured, widths, label="BBB, scale mixture prior"):
         ratio = dtop / min(dmed)
         ratio = f"{ratio:.2f}" if ratio < 10 else f"{ratio:.0f}"  # as notebook 01 quotes it
         # drifts to 3 significant figures, so that the ratio can be recomputed from them
-        lines.append(f"| 2×{H} | {_span(min(med), max(med))}; {lo:.4f}–{hi:.4f} (start "
-                     f"{e['sigma_start']:.4f}) | {_span3(min(dmed), max(dmed))}; {dtop:#.3g} "
+        lines.append(f"| 2×{H} | {_span(min(med), max(med))}; {lo:#.3g}–{hi:.4f} (start "
+                     f"{e['sigma_start']:#.3g}) | {_span3(min(dmed), max(dmed))}; {dtop:#.3g} "
                      f"({ratio}) | "
                      + ("shifted uniformly" if shifted_uniformly(e["layers"]) else "learned")
                      + f" | {rerun_words(e)} |")

@@ -61,7 +61,8 @@ def test_measured_rows_render_both_ways():
     text = PD.measured_words(LEARNED, [400])
     # reader r17: the rule's ratio (largest 95th percentile / smallest median) printed per run
     # reader r18: drifts to three significant figures, so that the ratio can be recomputed
-    assert "| 2×400 | 0.0100; 0.0020–0.0800 (start 0.0025) | 0.500; 4.00 (8.00) | learned |" in text
+    # reader r19: the start to three figures (0.00248), so that σ's ratios to it recompute
+    assert "| 2×400 | 0.0100; 0.00200–0.0800 (start 0.00248) | 0.500; 4.00 (8.00) | learned |" in text
     assert "(their ratio, the rule's)" in text.split("\n")[0]
     assert "| the rerun reproduced the record |" in text.split("\n")[0]
     assert "| exactly (test error 1.38 %) |" in text

@@ -346,19 +346,19 @@ def test_the_answer_follows_the_planted_effects():
     assert "against 1.36–1.36%, every interval of our mean above the paper's value" in reach
     # the plain answer says it first, in words: no test names, no verdict words
     plain = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5, continued=0.0))
-    # reader r17: one bold sentence carries the answer, then at most three short bullets
+    # reader r19: a bold lead of at most two sentences (the verdict with its number, then
+    # whether any of the paper's orderings is confirmed), then at most three short bullets
     lead, rest = plain.split("\n\n")
-    assert lead == ("**In short: trained by a modern recipe (Adam, settings searched on "
-                    "validation), BBB with the scale mixture prior (means warm-started from a "
-                    "trained plain network) is better than a plain network "
-                    "at 2×400: at 2×400 (two hidden layers of 400 units) its test error is −0.04 "
-                    "percentage points (pp; 95 % interval adjusted for three claims: −0.05 to "
-                    "−0.03) from the plain "
-                    "network's, which rules out the paper's −0.47 pp.**")  # an ordering holds
+    assert lead == ("**In short: trained with Adam (settings searched on validation), BBB with "
+                    "the scale mixture prior (means warm-started from a trained plain network) "
+                    "is better than a plain network at 2×400: at 2×400 (two hidden layers of 400 "
+                    "units) its test error is −0.04 percentage points (pp) from the plain "
+                    "network's (95 % interval −0.05 to −0.03, adjusted for three claims), which "
+                    "rules out the paper's −0.47 pp.**")  # an ordering holds: no second sentence
     bullets = rest.split("\n")
     assert 1 <= len(bullets) <= 3 and all(b.startswith("- ") for b in bullets), rest
     assert ("- At 2×400 each of the paper's three differences lies outside our interval at that "
-            "width (intervals: *How to read*, below).") in bullets
+            "width (*How to read*, below).") in bullets
     # the baseline said as our Adam-trained plain network against the paper's, and our mixture
     assert ("Our Adam-trained plain network is 0.03 pp better than the paper's; our "
             "mixture is 0.40 pp worse than the paper's mixture.") in plain
@@ -367,8 +367,10 @@ def test_the_answer_follows_the_planted_effects():
     assert plain.count(". ") <= 4 and plain.count("**") == 2  # a few plain sentences
     assert "one width of" not in plain  # one width: no "one width of 1"
     unresolved = T.plain_answer(_planted(-0.0006), _planted(-0.0001, n=5, continued=0.0))
-    assert ("is not measurably better than a plain network, and with Adam none of the paper's "
-            "Table 1 margins is reproduced: at 2×400") in unresolved
+    assert "is not measurably better than a plain network: at 2×400" in unresolved
+    assert ("pp. With Adam, none of the paper's three orderings (mixture below plain network and "
+            "below Gaussian prior, dropout below plain network) is confirmed at any width.**"
+            ) in unresolved
     big = T.plain_answer(_planted(-0.0047), _planted(-0.0006, n=5, continued=-0.003))
     assert "which rules out the paper's −0.47 pp" in big
     assert T.answer(_summary([]), _planted(-0.0006)) == ""
@@ -379,9 +381,8 @@ def test_the_answer_follows_the_planted_effects():
     assert "−0.05 [−0.08, −0.03] (3)" not in led
     open_ = T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5), sigma_fixed=0.0067)
     assert ("\n- Under the paper's own protocol (plain SGD, 600 epochs), as we filled it in, "
-            "BBB's σ (each weight's posterior spread) moved by about the same amount for every "
-            "weight: it did not learn (section 3), so its three comparisons with BBB (section 2's "
-            "table) get no verdict") in open_
+            "BBB's σ (each weight's posterior spread) did not learn (section 3), so its three "
+            "comparisons with BBB (section 2's table) get no verdict") in open_
     assert len(open_.split("\n\n")[1].split("\n")) <= 3  # still at most three bullets
     assert "chapter" not in open_ and "until runs" not in open_  # no campaign status
     assert "as we filled it in" not in T.plain_answer(_planted(-0.0006), _planted(-0.0005, n=5))
@@ -493,8 +494,11 @@ def test_sgd_vs_paper_and_seeds_words_follow_the_summaries():
                             "plain network minus the paper's, with the "
                             "unadjusted 95% interval of our mean: −0.03 pp [−0.05, −0.01] at 2×400.")
     # reader r17: dropout's interval against the paper's, which Figure 2's takeaway cites
-    assert ("Trained as the paper says, our plain network and dropout are −0.03 pp [−0.07, "
-            "+0.01] and −0.01 pp [−0.05, +0.03] from the paper's at 2×400.") in words
+    # reader r19: the scale mixture against the paper's too, the README's "ours − paper"
+    assert ("Trained as the paper says, our plain network, dropout and scale mixture are −0.03 "
+            "pp [−0.07, +0.01], −0.01 pp [−0.05, +0.03] and +0.38 pp [+0.34, +0.43] from the "
+            "paper's at 2×400.") in words
+    assert "Our scale mixture minus the paper's, again unadjusted: +" in words
     assert "more than half" not in words  # 0.03 pp of the paper's 0.47 pp margin
     near = _planted(-0.0006, n=5)
     near["rows"][0]["test_error"] = [0.0183, 0.0185, 0.0181, 0.0184, 0.0182]
@@ -869,6 +873,9 @@ def test_posterior_extrapolation_reads_the_drift_and_says_it_is_one():
     bent = {"runs": {"paper protocol, plain SGD, scale mixture": run([0, 0.08, 0.1])}}
     assert "steadily" not in PD.extrapolation(bent, 600) and "600" in PD.extrapolation(bent, 600)
     assert PD.extrapolation({"runs": {}}, 600) == "" and PD.extrapolation(None, 600) == ""
+    short = PD.extrapolation(steady, 600, level=False)  # notebook 01 (reader r19): the rule alone
+    assert "For size only" not in short and "would reach" not in short
+    assert short == text.split(" For size only")[0]
 
 
 def test_posterior_answer_words_use_the_takeaways_statistic():
@@ -1060,26 +1067,34 @@ def test_choices_direction_follows_the_controls_and_the_predictor_records():
     text = T.choices_direction(warm, groups)
     assert text.startswith("**Which way the choices made after seeing test errors lean** "
                            "(on test). ")
-    assert "\n\n| choice | BBB runs | effect on test error | leans |" in text
-    assert ("| warm start | the Adam recipe's scale mixture | warm − random start: means below "
-            "0 at every width; resolved at every width (section 2) | BBB's way |") in text
-    # reader r18: against the rule it replaced (always the average) first, always μ beside it
-    assert ("| predictor rule, BBB's own runs | 2; the average picked in 1 | lowered 1 (vs "
-            "always μ: raised 1 by 0.20 pp) | BBB's way; vs μ: against BBB |") in text
-    assert ("(on test). Against what each replaced (a random start; always the average, "
-            "[entry 4](../docs/choices.md#notebook-01-table-1)), the warm start and the "
+    assert ("\n\n| choice | BBB runs | against (first: what it replaced) | effect on test "
+            "error | leans |") in text
+    assert ("| warm start | the Adam recipe's scale mixture | a random start | warm − random "
+            "start: means below 0 at every width; resolved at every width (section 2) | "
+            "BBB's way |") in text
+    # reader r19: one baseline per row: what it replaced (always the average), then always μ
+    assert ("| predictor rule, BBB's own runs | 2; the average picked in 1 | always the average "
+            "| lowered 1 | BBB's way |\n| predictor rule, BBB's own runs |  | always μ | raised 1 "
+            "by 0.20 pp | against BBB |") in text
+    assert ("(on test). Against what each replaced ([the predictor rule's disclosure]"
+            "(../docs/choices.md#notebook-01-table-1)), the warm start and the "
             "predictor rule on BBB's own runs favour BBB. So 'BBB is not better' does not come "
             "from these choices.\n\n") in text
+    assert "entry 4" not in text
     # the random-start control counts too, and whose error the pick raised follows its records
     ctl = [run("ensemble", 0.0167, 0.0149), run("mean_weights", 0.019, 0.018),
            run("ensemble", 0.0167, 0.0177)]
     both = [("one", [400], lambda m, H: recs if m == "bbb_mixture" else
              ctl if m == "bbb_random_start" else [])]
     text = T.choices_direction(warm, both)
-    assert ("| predictor rule, random-start control | 3; the average picked in 2 | lowered 1 "
-            "(vs always μ: raised 1, lowered 1; the control's mean +0.03 pp at 2×400) | "
-            "against BBB (the warm start looks worse); vs μ: BBB's way |") in text
-    assert "The rule on the control goes against BBB. So 'BBB is not better'" in text
+    # both arms of the control are BBB: its rows say what the rule does to the warm start's lead
+    assert ("| predictor rule, random-start control | 3; the average picked in 2 | always the "
+            "average | lowered 1 | shrinks the warm start's advantage |\n| predictor rule, "
+            "random-start control |  | always μ | raised 1, lowered 1; the control's mean +0.03 "
+            "pp at 2×400 | widens the warm start's advantage |") in text
+    assert ("; the rule on the control shrinks the warm start's advantage. So 'BBB is not "
+            "better'") in text
+    assert "against BBB (the warm start" not in text
     head, rows, words = T.predictor_summary(both)
     assert [r[0] for r in rows] == ["BBB, scale mixture prior", "random-start mixture (control)"]
     assert "2 of 5 BBB runs (the random-start control included)" in words
@@ -1089,15 +1104,16 @@ def test_choices_direction_follows_the_controls_and_the_predictor_records():
                                        else [])])
     assert "| warm − random start: means above 0 at every width; resolved at every width " \
         "(section 2) | against BBB |" in text
-    assert "| lowered 1 (vs always μ: lowered 1 by 0.10 pp) | BBB's way |" in text
+    assert ("| always the average | lowered 1 | BBB's way |\n| predictor rule, BBB's own runs |  "
+            "| always μ | lowered 1 by 0.10 pp | BBB's way |") in text
     assert "does not come from" not in text
     # against always μ, two raised runs of BBB's own withhold the closing line
     two = [run("mean_weights", 0.019, 0.018), run("ensemble", 0.020, 0.018),
            run("ensemble", 0.021, 0.018)]
     text = T.choices_direction(warm, [("one", [400], lambda m, H: two if m == "bbb_mixture"
                                        else [])])
-    assert ("| lowered 1 (vs always μ: raised 2 by 0.20 and 0.30 pp) | BBB's way; vs μ: "
-            "against BBB |") in text
+    assert ("| always the average | lowered 1 | BBB's way |\n| predictor rule, BBB's own runs |  "
+            "| always μ | raised 2 by 0.20 and 0.30 pp | against BBB |") in text
     assert "does not come from" not in text
     assert T.choices_direction(_summary([]), []) == ""
 
