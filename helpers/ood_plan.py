@@ -412,11 +412,12 @@ def _near(v2, e, lo=NEAR[0], hi=NEAR[1]):
 
 
 def _nll_claims(v3=None):
-    """[(rival, word, BBB − rival, 95 % interval, near)] of notebook 06's test-NLL claims
-    against this notebook's rivals (``v3``: its summary, helpers.alternatives_report.load_summary()
-    when None; False: none), lower is better; ``near``: a decided verdict whose Holm p, in the
-    test or under another draw of the predictive samples (``v3["mc_robustness"]``), lies in
-    ``NEAR`` (the rule ``_near`` applies to this notebook's claims); [] when there are none."""
+    """[(rival, word, BBB − rival, 95 % interval, (Holm p, family size, largest Holm p under
+    another draw), near)] of notebook 06's test-NLL claims against this notebook's rivals
+    (``v3``: its summary, helpers.alternatives_report.load_summary() when None; False: none),
+    lower is better; ``near``: a decided verdict whose Holm p, in the test or under another
+    draw of the predictive samples (``v3["mc_robustness"]``), lies in ``NEAR`` (the rule
+    ``_near`` applies to this notebook's claims); [] when there are none."""
     if v3 is False:
         return []
     if v3 is None:
@@ -434,8 +435,10 @@ def _nll_claims(v3=None):
                     .get("p_holm") or [])
         near = word in DIRECTION.values() and any(
             p is not None and NEAR[0] <= p < NEAR[1] for p in [res.get("p_holm"), *rescored])
+        ps = [p for p in rescored if p is not None]
         out.append((rival, word, sign * tt["mean_diff"],
-                    sorted(sign * c for c in tt["ci"]) if tt.get("ci") else None, near))
+                    sorted(sign * c for c in tt["ci"]) if tt.get("ci") else None,
+                    (res.get("p_holm"), res.get("family_size"), max(ps) if ps else None), near))
     return out
 
 
@@ -474,15 +477,33 @@ def _lead(v2, es, nll=()):
                "Its 15-bin ECE is not separated from its rivals'")
         if open_(ece, "'s") and bits:
             two += ", and " + open_(ece, "'s")
-    beat = [NOUNS[r] + (" (near the threshold)" if c[-1] else "") for r, w, *c in nll
-            if w == "BBB worse"]
-    lose = [NOUNS[r] for r, w, *_ in nll if w == "BBB better"]
-    if two and beat:
-        two += (f"; but {_join(beat)} {'has' if len(beat) == 1 else 'have'} the lower test NLL "
-                "(notebook 06's test)")
-    elif two and lose:
-        two += f", and BBB has a lower test NLL than {_join(lose)} (notebook 06's test)"
-    return f"**The answer:** {one}." + (f" {two}." if two else "")
+    two = two and two + (_nll_words(nll, "; but ") or "")
+    worse = {NOUNS[e["rival"]] for e in es if e["word"] == "BBB worse"}
+    worse |= {NOUNS[r] for r, w, *_ in nll if w == "BBB worse"}
+    ece_ok = ece and not any(e["word"] == "BBB worse" for e in ece)
+    bottom = (f"At one shared budget, BBB is not the best uncertainty method here: "
+              f"{_join(sorted(worse))} {'beats' if len(worse) == 1 else 'each beat'} it on at "
+              "least one score" + (", though no rival's ECE is resolved below BBB's" if ece_ok
+                                   else "") + ". " if worse else "")
+    return f"**The answer:** {bottom}{one}." + (f" {two}." if two else "")
+
+
+def _nll_words(nll, head):
+    """'; but MC dropout and the deep ensemble beat it on test NLL (notebook 06's test;
+    against MC dropout near the threshold)': the rivals notebook 06's test-NLL test decides
+    against BBB (or for it), the near-threshold flag attached to its comparison; '' when
+    none is decided."""
+    beat = [r for r, w, *_ in nll if w == "BBB worse"]
+    lose = [r for r, w, *_ in nll if w == "BBB better"]
+    near = [NOUNS[r] for r, w, *c in nll if c[-1] and w in DIRECTION.values()]
+    flag = f"; against {_join(near)} near the threshold" if near else ""
+    if beat:
+        return (f"{head}{_join(NOUNS[r] for r in beat)} {'beats' if len(beat) == 1 else 'beat'}"
+                f" it on test NLL (notebook 06's test{flag})")
+    if lose:
+        return (f"{head.replace('but', 'and')}BBB has a lower test NLL than "
+                f"{_join(NOUNS[r] for r in lose)} (notebook 06's test{flag})")
+    return ""
 
 
 def _answer_cell(v2, e):
@@ -556,17 +577,31 @@ def outside_text(v2, v3=None):
         bits.append(_join(name(*x) for x in mean) + f" {'is' if one else 'are'} higher in "
                     "mean only (the interval contains zero)")
     text = "; ".join(bits)
+    passed = [x for x in family_steps(v2, v3) if x["failed"] and x["passes"]]
+    without = "."
+    if passed:
+        one = len(passed) == 1
+        without = ("; without that rule, set after the test numbers, "
+                   + _join(f"the claim against {SHORT.get(x['rival'], x['rival'])} (step "
+                           f"{x['step']} of the table)" for x in passed)
+                   + f" would pass {'its' if one else 'their'} Holm step and read *BBB "
+                   + ("worse*." if all((x["diff"] or 0) < 0 for x in passed) else "better*."))
     return (f"**Failed fits above BBB.** " if len(above) > 1 else "**A failed fit above BBB.** ") \
-        + text[0].upper() + text[1:] + ". No verdict is given against a failed fit."
+        + text[0].upper() + text[1:] + ". No verdict is given against a failed fit" + without
 
 
 def _nll_cell(c):
     """One test-NLL cell of the answer's table (``_nll_claims``' tuple): BBB − rival, its 95 %
-    interval, the verdict, and *near the threshold* where it lies there."""
-    _, word, d, ci, near = c
+    interval, the verdict, and for a decided verdict its Holm p in notebook 06's family (the
+    family's size; where it lies near the threshold, the largest Holm p under another draw)."""
+    _, word, d, ci, (p, m, worst), near = c
+    holm = f"Holm p {p:.2g}, of {m}" if p is not None and m else ""  # as notebook 06 prints
+    if near and worst is not None and (p is None or worst > p):
+        holm += f"{'; ' if holm else ''}up to {worst:.2g} under other draws"
+    if near:
+        holm += f"{': ' if holm else ''}near the {ALPHA:g} threshold"
     return (f"{_signed(d, 4)}" + (f" [{_signed(ci[0], 4)}, {_signed(ci[1], 4)}]" if ci else "")
-            + f": {word}"
-            + (" (near the threshold)" if near else ""))
+            + f": {word}" + (f" ({holm})" if holm and word in DIRECTION.values() else ""))
 
 
 def answer_text(v2, recipe=None, v3=None):
@@ -602,11 +637,17 @@ def answer_text(v2, recipe=None, v3=None):
     budget = ""
     if facts:
         paper = (f" and the paper's {facts['paper']:.2f} %" if facts.get("paper") else "")
+        riv = _nb01_rivals(v2)
+        rivals = ("; the rivals fall short of notebook 01's networks too ("
+                  + _join(f"{LABELS[m]} {a:.2f} % against {NB01_NETS.get(m, 'its')} "
+                          f"{b:.2f} %" for m, (a, b) in riv.items())
+                  + "), so the budget limits every method"
+                  if riv else "")
         budget = (f"\n\nAll four are compared at one shared budget (searches of the same size, "
                   f"at most {facts['max_epochs']} epochs from random weights; the ensemble "
                   "reuses MAP's choice), not each at its best: this BBB's test error is "
                   f"{facts['here']:.2f} %, against {facts['nb01']:.2f} % for notebook 01's BBB "
-                  f"at the same width{paper} (section 3 gives the two recipes).")
+                  f"at the same width{paper}{rivals} (section 3 gives BBB's two recipes).")
     return (_lead(v2, es, nll) + "\n\n" + "\n".join(rows) + f"\n\nEach cell: the mean "
             f"difference BBB − rival over {n} paired seeds, its 95 % interval, and the verdict "
             "of the test corrected for the number of comparisons (Holm p, section 2): *BBB "
@@ -617,6 +658,17 @@ def answer_text(v2, recipe=None, v3=None):
                 "to its accuracy on average, but its probabilities score worse as a whole (the "
                 "NLL also rewards confident correct predictions)."
                 if nll else "") + interim + budget)
+
+
+NB01_NETS = {"map": "its plain network's", "mc_dropout": "its dropout network's"}
+
+
+def _nb01_rivals(v2):
+    """{method: (test error here, notebook 01's at the same width, in %)} for MAP and MC
+    dropout against notebook 01's plain and dropout networks, as notebook 06 reads them
+    (helpers.alternatives_report._nb01_rivals); {} without them."""
+    from .alternatives_report import _nb01_rivals as rivals
+    return rivals(v2) if v2 else {}
 
 
 def _recipes(v2, v1_row=None, setting=None):
@@ -897,59 +949,91 @@ METHOD_WORDS = {
 }
 
 
-def family_text(v2, v3=None, alpha=ALPHA):
-    """The AUROC family as Holm's correction reads it: its claims (this notebook's three and
-    notebook 06's others) in order of unadjusted p, each with the bar it is tested at, where
-    the steps stop, and which rivals are failed fits (helpers.alternatives_report.failed_fits:
-    no verdict against them, their claims kept in the family as declared); empty when the
-    family is this notebook's alone."""
+def family_steps(v2, v3=None, alpha=ALPHA):
+    """Holm's step-down over the AUROC family (this notebook's three claims and notebook 06's
+    others), one dict per claim in order of unadjusted p: rival, p, its step, the bar
+    alpha / (claims left), whether it passes (every earlier step passed and p < bar), BBB −
+    rival, whether the rival is a failed fit (helpers.alternatives_report.failed_fits) and
+    whether it was scored on the all-layer subset; [] when the family is this notebook's
+    alone."""
     from . import alternatives_final as F
-    from .alternatives_report import SHORT, failed_fits, load_summary
+    from .alternatives_report import failed_fits, load_summary
     v3 = load_summary() if v3 is None else v3
     family = next(iter(FROM_V3))
     ps = family_ps(v2, family, v3)
     if not v3 or len(ps) <= len(v2["families"][family]):
-        return ""
+        return []
     failed = failed_fits(v3)
     diffs = {e["rival"]: e["diff"] for e in effects(v2) if e["family"] == family}
     diffs.update({r: d for r, d, _ in _v3_claims(v2, v3)})
-    m, stopped, items = len(ps), None, []
-    for step, (c, p) in enumerate(sorted(ps.items(), key=lambda kv: kv[1])):
+    out, going, m = [], True, len(ps)
+    for step, (c, p) in enumerate(sorted(ps.items(), key=lambda kv: kv[1]), 1):
         rival = _claim(c)[0]
-        bar = f"{alpha:g}/{m - step} = {alpha / (m - step):.3g}"
-        mark = ("†" if rival in failed else "") + ("‡" if rival in F.ALL_LAYER else "")
-        d = diffs.get(rival)
-        size = ("" if d is None else
-                f"BBB {'higher' if d > 0 else 'lower'} by {abs(d):.3f}")
-        if stopped is None and (m - step) * p >= alpha:
-            stopped = step
-            items.append(f"{SHORT.get(rival, rival)}{mark} {_p(p)} ({size}; above its bar "
-                         f"{bar}: the steps stop here)")
+        bar = alpha / (m + 1 - step)
+        going = going and p < bar
+        out.append({"rival": rival, "p": p, "step": step, "k": m + 1 - step, "bar": bar,
+                    "passes": going, "diff": diffs.get(rival), "failed": rival in failed,
+                    "subset": rival in F.ALL_LAYER})
+    return out
+
+
+def family_text(v2, v3=None, alpha=ALPHA):
+    """The AUROC family as Holm's correction reads it: notebook 06's methods defined in a
+    short list, then a table of its claims (this notebook's three and notebook 06's others) in
+    order of unadjusted p, each with the bar it is tested at and whether it passes
+    (``family_steps``), the failed fits (no verdict against them; the rule that withholds it
+    was set after the test numbers) and the all-layer subset marked; empty when the family is
+    this notebook's alone."""
+    from .alternatives_report import SHORT
+    steps = family_steps(v2, v3, alpha)
+    if not steps:
+        return ""
+    family = next(iter(FROM_V3))
+    m, n_ours = len(steps), len(v2["families"][family])
+    theirs = [r for r in METHOD_WORDS if r in {x["rival"] for x in steps}]
+    rows = ["| step | BBB against | scored on | BBB − rival | p | Holm bar | passes? |",
+            "|---|---|---|---|---|---|---|"]
+    stop = next((x["step"] for x in steps if not x["passes"]), None)
+    for x in steps:
+        mark = "†" if x["failed"] else ""
+        d = "—" if x["diff"] is None else _signed(x["diff"], 3)
+        if x["passes"]:
+            word = "yes: " + ("no verdict (a failed fit †)" if x["failed"] else
+                              "BBB better" if (x["diff"] or 0) > 0 else "BBB worse")
+        elif x["step"] == stop:
+            word = "no: the steps stop here"
         else:
-            note = "; ".join(x for x in (size, f"bar {bar}" if stopped is None else "") if x)
-            items.append(f"{SHORT.get(rival, rival)}{mark} {_p(p)}"
-                         + (f" ({note})" if note else ""))
-    ours = _join(NOUNS[_claim(c)[0]] for c in v2["families"][family])
-    theirs = [r for r in (_claim(c)[0] for c in ps) if r in METHOD_WORDS]
-    defined = "; ".join(METHOD_WORDS[r] for r in theirs)
-    text = (f"**The AUROC threshold.** Holm's correction for the AUROC claims runs over {m} "
-            f"claims: BBB against {ours}, and against the {m - len(v2['families'][family])} "
-            f"other methods of [notebook 06](06_alternatives.ipynb)"
-            + (f" ({defined})" if defined else "") + ". In order of their "
-            f"unadjusted p (each with how far BBB's mean AUROC lies above or below the "
-            f"rival's), each tested at {alpha:g} divided by the number of claims not yet "
-            "passed: BBB against " + _join(items) + ".")
-    if failed:
-        text += (" † A failed fit: the 95 % interval of its test NLL minus that of the MAP "
-                 "network it wraps lies above zero, so notebook 06 gives no verdict against it; its claim stays in the family as "
-                 "declared before the runs, which can only make the other verdicts harder to "
-                 "reach.")
+            word = "not reached"
+        name = LABELS.get(x["rival"]) or SHORT.get(x["rival"], x["rival"])
+        rows.append(f"| {x['step']} | {name}{mark} | "
+                    f"{'subset ‡' if x['subset'] else 'full test sets'} | {d} | {_p(x['p'])} | "
+                    f"{alpha:g}/{x['k']} = {x['bar']:.3g} | {word} |")
+    text = (f"**The AUROC family.** Holm's correction for the AUROC claims runs over {m} "
+            f"claims: BBB against this notebook's {n_ours} rivals and against the "
+            f"{m - n_ours} other method{'s' if m - n_ours != 1 else ''} of "
+            "[notebook 06](06_alternatives.ipynb)"
+            + (":\n\n" + "\n".join(f"- {METHOD_WORDS[r]}." for r in theirs) if theirs else ".")
+            + f"\n\nIn order of their unadjusted p, each claim is tested at {alpha:g} divided by "
+            "the number of claims not yet passed (its *Holm bar*); the steps stop at the first "
+            "claim whose p is not below its bar.\n\n" + "\n".join(rows))
+    if any(x["failed"] for x in steps):
+        text += ("\n\n† A *failed fit*: the 95 % interval of its test NLL minus that of the MAP "
+                 "network it wraps lies above zero, so notebook 06 gives no verdict against it. "
+                 "Its claim stays in the family, which can only make the other verdicts harder "
+                 "to reach; the rule that withholds its verdict was set after the test numbers "
+                 "([why](../docs/choices.md#notebook-06s-laplace-rows-refitted)).")
     sub = A.LAPLACE["all_layer_subset"]
-    if any(_claim(c)[0] in F.ALL_LAYER for c in ps):
-        text += (f" ‡ Compared on a subset of {sub['test']:,} MNIST and {sub['ood']:,} "
-                 "Fashion-MNIST test images, the same for every seed (BBB scored on it too; "
-                 "notebook 06), not on the full test sets.")
+    if any(x["subset"] for x in steps):
+        text += (f"{' ' if any(x['failed'] for x in steps) else chr(10) * 2}‡ Compared on a "
+                 f"subset of {sub['test']:,} MNIST and {sub['ood']:,} Fashion-MNIST test images, "
+                 "the same for every seed (BBB scored on it too), not on the full test sets.")
     return text
+
+
+def _short(method):
+    """A method's short name: notebook 06's (helpers.alternatives_report.SHORT), else ours."""
+    from .alternatives_report import SHORT
+    return SHORT.get(method) or NOUNS.get(method, method)
 
 
 def _ordinal(k):
@@ -993,9 +1077,13 @@ def effects_text(v2, v3=None):
             return None
         k = need[2]
         bar = f"{ALPHA:g}/{k}" if k > 1 else f"{ALPHA:g}"
-        m = len(family_ps(v2, e["family"], v3))
-        step = (f", the {_ordinal(m + 1 - k)} of the family's {m} Holm steps" if m > 1 and k > 1
-                else "")
+        ps = family_ps(v2, e["family"], v3)
+        m = len(ps)
+        others = sorted((p, c) for c, p in ps.items() if c != e["claim"])
+        ahead = (f"; it would then rank ahead of {_short(_claim(others[m - k][1])[0])}"
+                 if m > 1 and k > 1 and m - k < len(others) else "")
+        step = (f", the {_ordinal(m + 1 - k)} of the family's {m} Holm steps{ahead}"
+                if m > 1 and k > 1 else "")
         return (f"{need[0]:.{_digits(e)}f} in {METRIC_NAMES.get(e['metric'], e['metric'])} "
                 f"against {NOUNS[e['rival']]} (its Holm bar would be {bar}{step})")
     smallest = [x for x in (needed(e) for e in open_) if x]
@@ -1046,7 +1134,9 @@ def cost_words(recs=None, trials=None):
     ensemble's record counts all five networks, MAP's own included), summed over the seeds, and
     per method the mean of its per-seed ratios to MAP's network of the same seed (as
     helpers.alternatives_final.analysis computes notebook 06's cost column); then the
-    searches' trials (their rows' ``wall_s``, the same training loops). ``recs``:
+    searches' trials in notebook 06's and the runtimes table's measure (each trial's process
+    wall time, ``process_wall_s``, its validation scoring included; the row's ``wall_s`` where
+    a record lacks it, as helpers.alternatives_report.runtime_text reads them). ``recs``:
     helpers.alternatives_final.records(); ``trials``: {method: [trial record]}; empty before
     any record."""
     from . import alternatives_final as F
@@ -1070,10 +1160,11 @@ def cost_words(recs=None, trials=None):
               if mm == m and ok.get(("map", s), {}).get("train_s")]
         if rr and m != "map":
             ratio[m] = sum(rr) / len(rr)
-    search = sum((r.get("row") or {}).get("wall_s") or 0 for rr in trials.values() for r in rr)
+    search = sum(r.get("process_wall_s") or (r.get("row") or {}).get("wall_s") or 0
+                 for rr in trials.values() for r in rr)
     n = len({s for (m, s) in ok})
-    return (f"**Training time** (the training loops alone, test-time scoring left out; one CPU "
-            f"thread), summed over the {n} seed{'s' if n != 1 else ''}: "
+    return (f"**Training time** (the training loops alone, one CPU thread per run, as notebook "
+            f"06's cost column counts it), summed over the {n} seed{'s' if n != 1 else ''}: "
             + _join(f"{NOUNS[m]} {h:.2f} hours" if i == 0 else f"{NOUNS[m]} {h:.2f}"
                     for i, (m, h) in enumerate(hours.items()))
             + (" (the deep ensemble's hours count its five networks, MAP's own among them)"
@@ -1082,11 +1173,12 @@ def cost_words(recs=None, trials=None):
                f"{n} per-seed ratios, as in notebook 06's cost column, so not the ratio of the "
                "summed hours): " + _join(f"{NOUNS[m]} {r:.1f}×" for m, r in ratio.items())
                if ratio else "")
-            + ("; each run is timed apart, so machine load moves a ratio (the deep ensemble "
-               f"trains five MAP networks yet shows {ratio['ensemble']:.1f}×)"
-               if "ensemble" in ratio else "")
+            + ("; timings are noisy (the deep ensemble trains five MAP networks yet shows "
+               f"{ratio['ensemble']:.1f}×)" if "ensemble" in ratio else "")
             + (f". The searches' {sum(len(v) for v in trials.values())} trials took "
-               f"{search / 3600:.1f} hours more" if search else "") + ".")
+               f"{search / 3600:.1f} hours more (whole runs, validation scoring included, as "
+               "notebook 06 counts them)" if search else "")
+            + ".")
 
 
 SIGMA_CHECK = Path(A.NB) / f"v{A.VERSION}" / "bbb_sigma_check.json"
@@ -1197,12 +1289,13 @@ CAPTIONS = {
     "ood-scores": "**Figure 5.1.** Each method's scores (Table 5.2): AUROC on Fashion-MNIST "
                   "(left, higher is better) and ECE on MNIST (right, lower is better); a dot "
                   "per seed, the vertical line the mean over the seeds; each method in its "
-                  "colour of notebook 06. The ECE axis does not start at "
-                  "zero (Table 5.2 gives the values, the first note below their scale).",
-    "ood-differences": "**Figure 5.2.** The six comparisons of Table 5.3, BBB − rival: a dot "
-                       "per paired seed and, below the dots, the mean with its 95 % interval; "
-                       "the dotted line at zero. Colour: the verdict (blue BBB better, vermillion "
-                       "BBB worse, grey not resolved), as in notebook 06's effects figure. "
+                  "colour of notebook 06, each mean a grey line. The ECE axis does not start "
+                  "at zero (Table 5.2 gives the values; the note below the figure discusses "
+                  "the ECE's scale).",
+    "ood-differences": "**Figure 5.2.** The six comparisons of Table 5.3: a dot per paired "
+                       "seed and, above the dots, the mean with its 95 % interval. As in "
+                       "notebook 06's effects figure, right of zero is BBB better in both panels "
+                       "(ECE: rival − BBB, Table 5.3's sign flipped). Colour: the verdict (blue BBB better, vermillion BBB worse, grey not resolved). "
                        "Beside each row, the verdict and its Holm p, corrected for the number "
                        "of comparisons; *(near)*: near the threshold, as defined under the "
                        "answer.",
@@ -1247,7 +1340,7 @@ def scores_figure(v2, metrics=("auroc_entropy", "ece")):
             y = i + rng.uniform(-0.12, 0.12, len(e["per_seed"]))
             ax.scatter(e["per_seed"], y, s=22, color=colours[m], edgecolor="black", lw=0.4,
                        zorder=3)
-            ax.plot([e["mean"]] * 2, [i - 0.3, i + 0.3], color="black", lw=2, zorder=4,
+            ax.plot([e["mean"]] * 2, [i - 0.34, i + 0.34], color="0.55", lw=3, zorder=4,
                     path_effects=halo)
         ax.set_yticks(range(len(ROWS)), [LABELS[m] for m in ROWS])
         ax.set_ylim(len(ROWS) - 0.5, -0.5)
@@ -1256,15 +1349,17 @@ def scores_figure(v2, metrics=("auroc_entropy", "ece")):
     np.atleast_1d(axes)[0].set_title("Shown Fashion-MNIST: AUROC of the predictive entropy",
                                      fontsize=10)
     np.atleast_1d(axes)[-1].set_title("MNIST test set: ECE", fontsize=10)
-    fig.suptitle(f"Each dot one seed ({len(v2['seeds'])} seeds); vertical line: the mean; "
+    fig.suptitle(f"Each dot one seed ({len(v2['seeds'])} seeds); grey vertical line: the mean; "
                  "colours: the methods, as in notebook 06", fontsize=10)
     return fig
 
 
 def differences_figure(v2):
-    """BBB minus each rival: each seed's difference (dots) and the mean with its 95 % interval
-    (the bar the verdict reads), one panel per score, each row in its verdict's colour
-    (``VERDICT_COLOURS``, notebook 06's); the side where BBB is better marked on the axis."""
+    """Each seed's difference (dots) and the mean with its 95 % interval (the bar the verdict
+    reads, drawn above the dots), one panel per score, each row in its verdict's colour
+    (``VERDICT_COLOURS``, notebook 06's). As in notebook 06's effects figure, right of zero is
+    BBB better in every panel: BBB − rival where higher is better (AUROC), rival − BBB where
+    lower is better (ECE)."""
     import matplotlib.pyplot as plt
     import numpy as np
     from matplotlib.lines import Line2D
@@ -1275,13 +1370,14 @@ def differences_figure(v2):
     rng = np.random.default_rng(0)
     for ax, k in zip(np.atleast_1d(axes), metrics):
         group = [e for e in es if e["metric"] == k]
+        flip = 1.0 if group[0]["high"] else -1.0  # right of zero: BBB better (notebook 06's)
         for i, e in enumerate(group):
-            diffs = _per_seed_diffs(v2, e)
+            diffs = [flip * d for d in _per_seed_diffs(v2, e)]
             c = VERDICT_COLOURS.get(e["word"], VERDICT_COLOURS[None])
             ax.scatter(diffs, i + rng.uniform(-0.12, 0.12, len(diffs)), s=16,
                        color=c, alpha=0.55, edgecolor="none", zorder=3)
-            lo, hi = e["ci"]
-            ax.errorbar(e["diff"], i - 0.3, xerr=[[e["diff"] - lo], [hi - e["diff"]]], fmt="o",
+            mid, (lo, hi) = flip * e["diff"], sorted(flip * x for x in e["ci"])
+            ax.errorbar(mid, i - 0.3, xerr=[[mid - lo], [hi - mid]], fmt="o",
                         color=c, capsize=3, ms=5, lw=2, zorder=4)
         ax.axvline(0, color="black", lw=0.8, ls=":")
         ax.set_yticks(range(len(group)),
@@ -1289,17 +1385,16 @@ def differences_figure(v2):
                        f"\n(Holm p {_p(e['p_holm'])})" for e in group], fontsize=9)
         ax.set_ylim(len(group) - 0.4, -0.7)
         name = METRIC_NAMES.get(k, k)
-        high = group[0]["high"]
-        side = "← BBB worse | BBB better →" if high else "← BBB better | BBB worse →"
-        ax.set_xlabel(f"{name}: BBB − rival ({side})")
+        diff = "BBB − rival" if flip > 0 else "rival − BBB"
+        ax.set_xlabel(f"{name}: {diff} (← BBB worse | BBB better →)")
         lo_x, hi_x = ax.get_xlim()
         span = 1.08 * max(abs(lo_x), abs(hi_x))
         ax.set_xlim(-span, span)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5, symmetric=True))
         ax.set_title(name, fontsize=10)
     n = len(v2["seeds"])
-    fig.suptitle(f"BBB minus each rival: each dot one seed ({n} paired seeds); below the dots: "
-                 "the mean and its 95 % interval", fontsize=10)
+    fig.suptitle(f"Right of zero: BBB better in both panels. Each dot one seed ({n} paired "
+                 "seeds); above the dots: the mean and its 95 % interval", fontsize=10)
     handles = [Line2D([], [], color=VERDICT_COLOURS[w], lw=2, marker="o", ms=5, label=lab)
                for w, lab in (("BBB worse", "BBB worse (Holm p < 0.05)"),
                               ("BBB better", "BBB better (Holm p < 0.05)"),
@@ -1350,18 +1445,20 @@ def takeaways_text(v2, recipe=None, v3=None):
         k = sum(e["word"] in DIRECTION.values() for e in ece)
         lo_hi = _ece_range(v2)
         under = " All four have 15-bin ECEs under 1 %;" if lo_hi and lo_hi[1] < 0.01 else ""
-        beat = [NOUNS[r] + (" (near the threshold)" if c[-1] else "")
-                for r, w, *c in _nll_claims(v3) if w == "BBB worse"]
-        nll = (f" Yet {_join(beat)} {'has' if len(beat) == 1 else 'have'} the lower test NLL "
-               "(the answer), so a lower ECE here does not make BBB the better-calibrated "
-               "predictive overall." if beat else "")
+        claims = _nll_claims(v3)
+        beat = _nll_words(claims, " Yet ")
+        nll = (beat.replace("notebook 06's test", "the answer", 1) + ", so a lower ECE here "
+               "does not make BBB the better-calibrated predictive overall."
+               if any(w == "BBB worse" for _, w, *_ in claims) else "")
         out.append(f"- **Calibration: small differences, {_WORDS.get(k, str(k)).lower()} of "
                    f"{_WORDS.get(len(ece), str(len(ece))).lower()} resolved** (ECE, BBB − "
                    f"rival).{under} BBB's ECE is {where('ece')}.{nll}")
     facts = recipe_facts(v2) if recipe is None else recipe
     if facts:
-        out.append("- **What the verdicts are about.** This BBB, weaker than notebook 01's, is "
-                   "trained as every method here is, within the search grids of Table 5.1; a "
+        every = " (so is every rival here)" if _nb01_rivals(v2) else ""
+        out.append("- **What the verdicts are about.** This BBB, weaker than notebook 01's"
+                   f"{every}, is trained as every method here is, within the search grids of "
+                   "Table 5.1; a "
                    "longer budget or a wider grid for BBB's choices at an edge of its grid "
                    "could move a verdict.")
     return "\n".join(out)

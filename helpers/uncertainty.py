@@ -1874,33 +1874,39 @@ def toy_setup_text(rec):
 
 
 def _elbo_pairs(check, acc=None):
-    """'Scored under each failed network's own objective (…), the posterior of the *Cauchy*-prior
-    network that fit the circles (0.994) gets a lower value than the one where the failed
-    network's training ended (*Laplace*: 117.9 against 375.8; …)': per network at
-    chance, the lowest negative ELBO that a posterior which fits the same data reaches under
+    """'Plug the posterior of the *Cauchy*-prior network that fit the circles (0.994) into each
+    failed network's own loss (its negative ELBO, lower is better): it scores lower than the
+    point where that network's training ended (*Laplace*: 117.9 against 375.8; …)': per network
+    at chance, the lowest negative ELBO that a posterior which fits the same data reaches under
     the same prior against its own (``collapse_check``'s "best" and "own"); ``acc``: the test
-    accuracies, to give the fitting network's."""
+    accuracies, to give the fitting network's. How a learned prior scale is scored:
+    ``_elbo_note``."""
     rows = [(ds, prior, c) for (ds, prior), c in check.items() if c["best"]]
     names = {c["best"][0] for _, _, c in rows}
     sets = {ds for ds, _, _ in rows}
-    learned = any("~" in prior for _, prior, _ in rows)
-    head = ("Scored under each failed network's own objective (the negative ELBO, lower is "
-            "better" + ("; where the prior's scale s is learned, q(log s) keeps that network's "
-                        "width τ, and its mean is set per layer to suit the weights scored"
-                        if learned else "") + "), ")
+    loss = "into each failed network's own loss (its negative ELBO, lower is better)"
     if len(names) == 1 and len(sets) == 1:  # one posterior beats them all: name it once
         name, ds = next(iter(names)), next(iter(sets))
         fit = (acc or {}).get((ds, name))
-        return (head + f"the posterior of the *{name}*-prior network that fit the {ds} "
-                + (f"({fit:.3f}) " if fit is not None else "")
-                + "gets a lower value than the one where the failed network's training ended ("
+        return (f"Plug the posterior of the *{name}*-prior network that fit the {ds} "
+                + (f"({fit:.3f}) " if fit is not None else "") + loss
+                + ": it scores lower than the point where that network's training ended ("
                 + "; ".join(f"*{prior}*: {sum(c['best'][1:]):.1f} against {sum(c['own']):.1f}"
                             for _, prior, c in rows) + ")")
-    return (head + "a posterior that fits gets a lower value than the one where the failed "
-            "network's training ended (" + "; ".join(
+    return (f"Plug a posterior that fits the same data {loss}: it scores lower than the point "
+            "where that network's training ended (" + "; ".join(
                 f"*{prior}* on the {ds}: the *{c['best'][0]}* network's "
                 f"{sum(c['best'][1:]):.1f} against {sum(c['own']):.1f}"
                 for ds, prior, c in rows) + ")")
+
+
+def _elbo_note(check):
+    """How ``_elbo_pairs`` scores a network whose prior scale s is learned (a footnote to the
+    bullet); empty when no such network failed."""
+    if not any("~" in prior for (_, prior), c in check.items() if c["best"]):
+        return ""
+    return (" (Where the prior's scale s is learned, q(log s) keeps the failed network's width "
+            "τ, its mean set per layer to suit the weights scored.)")
 
 
 def _where_text(stds, acc, n_test, maps, n_behind=0, far=0.5, chance=0.5):
@@ -1967,8 +1973,9 @@ def appendix_text(acc, n_test, steps, stds, check=None, reference="Normal", chan
             + "".join(f"; the {d}' maps are not drawn" for d in flat if d not in maps)
             + "). "
             + ("One run cannot tell why." if failed is None else
-               _elbo_pairs(check, acc) + ". A lower value exists, so the optimiser, not the "
-               "prior, failed: the prior did not outweigh the data."
+               _elbo_pairs(check, acc) + ". A better point existed under each of these "
+               "priors, so the optimiser, not the prior, failed: the prior did not outweigh "
+               "the data." + _elbo_note(check)
                if failed else "For some, the objective prefers that state to a fit."))
     behind = {d: f["groups"][1] for d, f in found.items() if f["groups"][1]}
     for d, ps in behind.items():

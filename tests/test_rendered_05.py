@@ -855,8 +855,12 @@ def test_answer_says_the_direction_with_each_interval():
     lead, table, note, weaker = text.split("\n\n")
     # a two-sentence lead from the verdicts, plain, in the table's verdict words: AUROC, then
     # ECE (with its scale, all four under 1 %)
-    assert lead == ("**The answer:** BBB flags Fashion-MNIST better than MAP and worse than MC "
-                    "dropout; not resolved at 10 seeds against the deep ensemble. Its 15-bin "
+    # the bottom line first (r19: the rivals that beat BBB on any score, and BBB's ECE), then
+    # the verdicts
+    assert lead == ("**The answer:** At one shared budget, BBB is not the best uncertainty "
+                    "method here: MC dropout beats it on at least one score, though no rival's "
+                    "ECE is resolved below BBB's. BBB flags Fashion-MNIST better than MAP and "
+                    "worse than MC dropout; not resolved at 10 seeds against the deep ensemble. Its 15-bin "
                     "ECE (all four methods' under 1 %) is lower than MC dropout's and the deep "
                     "ensemble's, and not resolved at 10 seeds against MAP's.")
     assert "slightly" not in text and "do not separate" not in text
@@ -878,12 +882,12 @@ def test_answer_says_the_direction_with_each_interval():
     assert weaker == ("All four are compared at one shared budget (searches of the same size, "
                       "at most 60 epochs from random weights; the ensemble reuses MAP's choice), "
                       "not each at its best: this BBB's test error is 1.86 %, against 1.48 % for "
-                      "notebook 01's BBB at the same width (section 3 gives the two recipes).")
+                      "notebook 01's BBB at the same width (section 3 gives BBB's two recipes).")
     with_paper = O.answer_text(v2, recipe={"here": 1.86, "nb01": 1.48, "max_epochs": 60,
                                            "paper": 1.36}, v3=False)
     assert "at the same width and the paper's 1.36 % (section 3" in with_paper
     assert "same search" not in text
-    assert "shared budget" not in O.answer_text(v2, recipe=False)
+    assert "compared at one shared budget" not in O.answer_text(v2, recipe=False)
     # the weaker-network sentence only when BBB here is the weaker one
     bbb = {"mean": 0.0186}
     facts = O.recipe_facts({"table": {"bbb": {"full": {"test_error": bbb}}}},
@@ -952,9 +956,9 @@ def test_takeaways_are_lessons_that_follow_the_verdicts():
         for r, w, d in (("map", "not resolved at 10 seeds", 0.0),
                         ("mc_dropout", "reversed", -0.005), ("ensemble", "holds", 0.005))}}}
     both = O.takeaways_text(v2, recipe=False, v3=nll)
-    assert "Yet MC dropout has the lower test NLL (the answer)" in both
+    assert "Yet MC dropout beats it on test NLL (the answer), so a lower ECE" in both
     lead = O.answer_text(v2, recipe=False, v3=nll).split("\n\n")[0]
-    assert lead.endswith("; but MC dropout has the lower test NLL (notebook 06's test).")
+    assert lead.endswith("; but MC dropout beats it on test NLL (notebook 06's test).")
     # BBB no better than MAP on AUROC: no word of its uncertainty helping
     flat = _final({"bbb": _wiggle(0.9, 0.01), "map": _wiggle(0.9, 0.01, 4),
                    "mc_dropout": _wiggle(0.96, 0.01, 5), "ensemble": _wiggle(0.92, 0.02, 7)},
@@ -969,6 +973,7 @@ def test_takeaways_are_lessons_that_follow_the_verdicts():
 
 def test_differences_figure_draws_the_tested_intervals():
     import matplotlib
+    import numpy as np
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from helpers import ood_plan as O
@@ -980,11 +985,19 @@ def test_differences_figure_draws_the_tested_intervals():
         for ax, metric in zip(axes, ("auroc_entropy", "ece")):
             es = [e for e in O.effects(v2) if e["metric"] == metric]
             lo, hi = ax.get_xlim()
+            flip = 1 if metric.startswith("auroc") else -1  # right of zero: BBB better
             for e in es:  # nothing drawn outside the axes
-                d = O._per_seed_diffs(v2, e)
-                assert lo < min(d + e["ci"]) and max(d + e["ci"]) < hi
+                d = [flip * x for x in O._per_seed_diffs(v2, e) + e["ci"]]
+                assert lo < min(d) and max(d) < hi
+                # the interval drawn is the tested one, signed so that right is BBB better
+                segs = [seg for c in ax.collections if hasattr(c, "get_segments")
+                        for seg in c.get_segments()]
+                assert any(np.allclose(sorted(seg[:, 0]), sorted(flip * x for x in e["ci"]))
+                           for seg in segs)
             labels = [t.get_text() for t in ax.get_yticklabels()]
             assert [lab.split("\n")[1] for lab in labels] == [e["word"] for e in es]
+            assert "BBB better →" in ax.get_xlabel()
+        assert "above the dots" in fig._suptitle.get_text()
     finally:
         plt.close(fig)
 
@@ -1272,15 +1285,17 @@ def test_cost_words_use_notebook_06s_training_time_measure():
     recs = {(m, k): {"train_s": 360.0, "process_wall_s": 9e9} for m in ("map", "bbb", "ivon")
             for k in (0, 1)}
     recs[("bbb", 1)]["train_s"] = 1080.0  # ratio to MAP per seed: 1 and 3, mean 2.0
-    text = O.cost_words(recs, {"map": [{"row": {"wall_s": 1800.0}, "process_wall_s": 9e9}] * 2,
-                               "bbb": []})
-    assert text.startswith("**Training time** (the training loops alone, test-time scoring "
-                           "left out; one CPU thread), summed over the 2 seeds: MAP 0.20 hours "
-                           "and BBB 0.40")  # IVON not here
+    # the searches in notebook 06's measure (runtime_text): each trial's process wall time,
+    # the row's training loop only where a record lacks it
+    text = O.cost_words(recs, {"map": [{"row": {"wall_s": 1800.0}, "process_wall_s": 2700.0},
+                                       {"row": {"wall_s": 1800.0}}], "bbb": []})
+    assert text.startswith("**Training time** (the training loops alone, one CPU thread per "
+                           "run, as notebook 06's cost column counts it), summed over the 2 "
+                           "seeds: MAP 0.20 hours and BBB 0.40")  # IVON not here
     assert ("MAP's network of the same seed (the mean of the 2 per-seed ratios, as in notebook "
             "06's cost column, so not the ratio of the summed hours): BBB 2.0×") in text
     assert "trains none" not in text  # cell 0 says so
-    assert "The searches' 2 trials took 1.0 hours more" in text
+    assert "The searches' 2 trials took 1.2 hours more" in text  # (2700 + 1800) s
     assert "ensemble" not in text
     assert O.cost_words({}, {}) == ""
 
@@ -1373,16 +1388,17 @@ def test_appendix_gives_the_network_behind_the_others_a_bullet():
     # the failed optimisation with its numbers: own −ELBO against the best fitting posterior's
     text = U.appendix_text(acc, 1000, 2000, {}, check=_check())
     # no "optimum" for a value that a lower one beats; which objective is scored
-    assert ("Scored under each failed network's own objective (the negative ELBO, lower is "
-            "better), the posterior of the *Cauchy*-prior network that fit the circles gets a "
-            "lower value than the one where the failed network's training ended (*Laplace*: "
-            "120.0 against 370.0). A lower value exists, so the optimiser, not the prior, "
-            "failed: the prior did not outweigh the data.") in text
+    assert ("Plug the posterior of the *Cauchy*-prior network that fit the circles into each "
+            "failed network's own loss (its negative ELBO, lower is better): it scores lower "
+            "than the point where that network's training ended (*Laplace*: 120.0 against "
+            "370.0). A better point existed under each of these priors, so the optimiser, not "
+            "the prior, failed: the prior did not outweigh the data.") in text
     assert "optimum" not in text
     two = _check() | {("moons", "Cauchy"): {"layers": [], "own": (50.0, 10.0),
                                             "best": ("Normal", 20.0, 5.0)}}
-    assert ("a posterior that fits gets a lower value than the one where the failed network's "
-            "training ended (*Laplace* on the circles: the *Cauchy* network's 120.0 against "
+    assert ("a posterior that fits the same data into each failed network's own loss (its "
+            "negative ELBO, lower is better): it scores lower than the point where that "
+            "network's training ended (*Laplace* on the circles: the *Cauchy* network's 120.0 against "
             "370.0; *Cauchy* on "
             "the moons: the *Normal* network's 25.0 against 60.0)") in U._elbo_pairs(two)
 
@@ -1450,27 +1466,40 @@ def test_family_text_lists_the_shared_family_and_its_failed_fits():
     ps = O.family_ps(v2, "OOD AUROC (entropy)", v3)
     assert len(ps) == 4 and ps["laplace_kron < bbb on auroc_entropy"] == 0.5
     text = O.family_text(v2, v3)
-    assert text.startswith("**The AUROC threshold.** Holm's correction for the AUROC claims runs "
-                           "over 4 claims: BBB against MAP, MC dropout and the deep ensemble, "
-                           "and against the 1 other methods of [notebook 06]")
-    assert "all-layer KFAC Laplace†‡ 0.5" in text and "† A failed fit" in text
+    assert text.startswith("**The AUROC family.** Holm's correction for the AUROC claims runs "
+                           "over 4 claims: BBB against this notebook's 3 rivals and against "
+                           "the 1 other method of [notebook 06]")
+    # r19: a table in the order of the p-values, each step with its bar and outcome
+    rows = [r for r in text.split("\n") if r.startswith("| ") and r[2].isdigit()]
+    assert len(rows) == 4 and "| 3 | all-layer KFAC Laplace† | subset ‡ | −0.033 | 0.5 | " \
+        "0.05/2 = 0.025 | no: the steps stop here |" in rows and rows[-1].endswith("not reached |")
+    assert "† A *failed fit*" in text and "set after the test numbers" in text
     # the all-layer claim is compared on the plan's subset, and the text says so
     assert "‡ Compared on a subset of 2,000 MNIST and 2,000 Fashion-MNIST test images" in text
-    assert "bar 0.05/4 = 0.0125)" in text and "the steps stop here" in text
     # each claim with its direction and size: BBB − rival, signed as the effects are
     e = next(e for e in O.effects(v2) if e["rival"] == "map" and e["high"])
     p_map = O.family_ps(v2, e["family"], v3)[e["claim"]]
-    assert (f"MAP {O._p(p_map)} (BBB {'higher' if e['diff'] > 0 else 'lower'} by "
-            f"{abs(e['diff']):.3f}") in text
-    assert "all-layer KFAC Laplace†‡ 0.5 (BBB lower by 0.033; " in text
-    # notebook 06's methods are defined where their p-values are
-    assert "(*all-layer KFAC Laplace*, every weight, each layer's curvature approximated as " \
-        "a Kronecker product)" in text
+    row = next(r for r in rows if "| MAP |" in r)
+    assert f"| {O._signed(e['diff'], 3)} | {O._p(p_map)} |" in row
+    # notebook 06's methods are defined before the table
+    assert "- *all-layer KFAC Laplace*, every weight, each layer's curvature approximated as " \
+        "a Kronecker product." in text.split("| step")[0]
     # the failed fit above BBB: with its interval after the family, one clause in the answer
     out = O.outside_text(v2, v3)
     assert out == ("**A failed fit above BBB.** All-layer KFAC Laplace (BBB − it −0.033 "
                    "[−0.048, −0.018], on the subset ‡) scores a higher AUROC than BBB (the "
                    "interval excludes zero). No verdict is given against a failed fit.")
+    # a failed fit whose claim passes its Holm step: what the claim would read without the
+    # rule, set after the test numbers, is said (r19)
+    v3p = _v3_with(v2)
+    v3p["families"]["OOD AUROC (entropy)"]["laplace_kron < bbb on auroc_entropy"]["t_test"][
+        "p"] = 1e-9
+    out = O.outside_text(v2, v3p)
+    assert out.endswith("No verdict is given against a failed fit; without that rule, set after "
+                        "the test numbers, the claim against all-layer KFAC Laplace (step 1 of "
+                        "the table) would pass its Holm step and read *BBB worse*.")
+    assert "| 1 | all-layer KFAC Laplace† |" in O.family_text(v2, v3p) and \
+        "yes: no verdict (a failed fit †)" in O.family_text(v2, v3p)
     answer = O.answer_text(v2, recipe=False, v3=v3)  # the failed fits stay in section 3
     assert out not in answer and "−0.048" not in answer and "failed" not in answer
     assert O.outside_text(v2, _v3_with(v2, laplace_nll=0.05)) == ""  # not failed: a verdict
@@ -1485,7 +1514,7 @@ def test_family_text_lists_the_shared_family_and_its_failed_fits():
     # the family's fourth claim fails at its step, so the bar of the claim left open moves
     assert O.needed_difference(v2, e, v3)[1] < O.needed_difference(v2, e, False)[1]
     fits = O.family_text(v2, _v3_with(v2, laplace_nll=0.05))  # better than MAP: not failed
-    assert "†" not in fits and "Laplace‡ 0.5" in fits
+    assert "†" not in fits and "| all-layer KFAC Laplace | subset ‡ |" in fits
     assert O.family_text(v2, False) == ""  # this notebook's three alone: nothing to add
 
 
@@ -1519,7 +1548,7 @@ def test_answer_is_on_the_first_screen_and_its_terms_come_first():
 def _nll_summary():
     """Notebook 06's summary, planted: three test-NLL claims, MC dropout's near the threshold
     under another draw of the predictive samples."""
-    fam = {f"bbb < {r} on nll": {"verdict": w, "p_holm": p,  # mean_diff: BBB − rival
+    fam = {f"bbb < {r} on nll": {"verdict": w, "p_holm": p, "family_size": 7,  # BBB − rival
                                  "t_test": {"mean_diff": d, "ci": [d - 1e-3, d + 1e-3]}}
            for r, w, d, p in (("map", "not resolved at 10 seeds", -0.002, 0.24),
                               ("mc_dropout", "reversed", 0.005, 0.004),
@@ -1537,12 +1566,16 @@ def test_answer_table_gives_the_test_nll_its_own_column():
     assert rows[0].endswith("| test NLL on MNIST (lower is better; notebook 06's test) |")
     assert rows[1] == "|---|---|---|---|"
     assert rows[2].endswith("| −0.0020 [−0.0030, −0.0010]: not resolved at 10 seeds |")
-    assert rows[3].endswith("| +0.0050 [+0.0040, +0.0060]: BBB worse (near the threshold) |")
-    assert rows[4].endswith("| +0.0055 [+0.0045, +0.0065]: BBB worse |")
+    # each decided NLL verdict with its Holm p and family (r19), the near flag with the
+    # largest Holm p under another draw
+    assert rows[3].endswith("| +0.0050 [+0.0040, +0.0060]: BBB worse (Holm p 0.004, of 7; up "
+                            "to 0.03 under other draws: near the 0.05 threshold) |")
+    assert rows[4].endswith("| +0.0055 [+0.0045, +0.0065]: BBB worse (Holm p 0.001, of 7) |")
     # the NLL is no longer buried in the legend paragraph; the legend says whose test it is
     assert "On test NLL" not in note and "own Holm family" in note
-    assert lead.endswith("; but MC dropout (near the threshold) and the deep ensemble have the "
-                         "lower test NLL (notebook 06's test).")
+    # the near flag attached to the comparison, not to the method (r19)
+    assert lead.endswith("; but MC dropout and the deep ensemble beat it on test NLL (notebook "
+                         "06's test; against MC dropout near the threshold).")
     # without notebook 06's summary: two columns
     assert O.answer_text(v2, recipe=False, v3=False).split("\n\n")[1].split("\n")[1] == \
         "|---|---|---|"
@@ -1639,5 +1672,40 @@ def test_std_maps_use_a_log_scale_and_the_appendix_limits_its_visual_claim():
     # the learned-scale objective: which s it uses is said
     check = {("circles", "Laplace, s ~ half-Cauchy"): {"layers": [], "own": (350.0, 9.7),
                                                      "best": ("Cauchy", 25.0, 96.6)}}
-    assert "q(log s) keeps that network's width τ" in U._elbo_pairs(check)
-    assert "q(log s)" not in U._elbo_pairs(_check())
+    assert "q(log s) keeps the failed network's width τ" in U._elbo_note(check)
+    assert U._elbo_note(_check()) == "" and "q(log s)" not in U._elbo_pairs(check)
+
+
+# ---- round r20: the reader's r19 items ----
+
+def test_answer_says_the_budget_limits_every_method(committed):
+    """The answer's budget sentence gives the rivals' shortfall against notebook 01 too (as
+    notebook 06 does), not BBB's alone; each number read from the records."""
+    from helpers import ood_plan as O
+    from helpers.alternatives_report import _nb01_rivals
+    v2 = O.load_summary()
+    riv = _nb01_rivals(v2)
+    if not riv:
+        pytest.skip("no notebook 01 rows")
+    text = O.answer_text(v2)
+    for m, (a, b) in riv.items():
+        assert f"{O.LABELS[m]} {a:.2f} % against {O.NB01_NETS[m]} {b:.2f} %" in text
+    assert "so the budget limits every method" in text
+    three = O.takeaways_text(v2)
+    assert "weaker than notebook 01's (so is every rival here)" in three
+
+
+def test_committed_answer_gives_the_nll_verdicts_holm_p():
+    """The test-NLL cells of the committed answer give notebook 06's Holm p and family size
+    (a near flag checkable here), read from notebook 06's summary."""
+    from helpers import ood_plan as O
+    from helpers.alternatives_report import load_summary
+    v3 = load_summary()
+    if v3 is None:
+        pytest.skip("no notebook 06 summary")
+    nb = json.loads((ROOT / "notebooks" / "05_uncertainty.ipynb").read_text())
+    first = "".join(nb["cells"][1]["outputs"][0]["data"]["text/markdown"])
+    for claim, res in v3["families"]["test NLL"].items():
+        rival = O._claim(claim)[0]
+        if rival in O.RIVALS and res["verdict"] != f"not resolved at {len(v3['seeds'])} seeds":
+            assert f"Holm p {res['p_holm']:.2g}, of {res['family_size']}" in first, rival
