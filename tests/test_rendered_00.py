@@ -72,6 +72,7 @@ def test_committed_notebook_shows_the_results_file():
     assert f"{rec['metrics']['scratch']['max_grad_gap']:.1e}" in shown
     assert f"{rec['metrics']['scratch']['val_error']:.2%}" in shown
     assert "\n".join(theory.log_q_gradient_lines(rec["metrics"]["reparam_grad_log_q"])) in shown
+    assert "\n".join(theory.mixture_tail_lines(0.5, 1.0, math.exp(-6))) in shown
     vi = rec["metrics"]["vi_fit"]
     assert theory.fit_gap_line(vi["mu_q"], vi["sigma_q"], vi["mean_exact"], vi["sd_exact"]) in shown
 
@@ -84,7 +85,9 @@ def test_header_runtime_line_promises_nothing_the_notebook_does_not_show():
     assert "well under a minute" not in first  # contradicted by the recorded run
     cells = json.loads(NOTEBOOK.read_text())["cells"]
     shown = "".join("".join(o.get("data", {}).get("text/markdown", "")) for o in cells[1]["outputs"])
-    assert shown == theory.runtime_line()  # the recorded time, rendered right below the header
+    # reader r19: the first screen gives the checks' outcome, then the recorded time
+    rec = json.loads((ROOT / "results" / "00_theory" / "checks.json").read_text())
+    assert shown == theory.first_screen() == theory.checks_answer(rec) + "\n\n" + theory.runtime_line()
 
 
 def test_runtime_line_gives_one_time_that_of_the_run_shown(tmp_path):
@@ -108,6 +111,8 @@ def test_runtime_line_gives_one_time_that_of_the_run_shown(tmp_path):
     line = theory.runtime_line(root=tmp_path)
     assert "about 10 min" in line and "(2000-01-03," in line and "2000-01-02" not in line
     assert "No run" in theory.runtime_line(profile="no-such-profile", root=tmp_path)
+    # the first screen: the checks' outcome from the recorded file, or a plain line without one
+    assert theory.first_screen(root=tmp_path / "none").startswith("No run of the checks")
     assert "busy with other jobs" not in line and "EPYC" not in line  # no machine talk
 
 
@@ -201,7 +206,16 @@ def test_section_texts_agree_with_their_figures():
     assert "$f(w) = w^2$ (path term only)" in src and "BBB's own $\\theta$-dependent term" in src
     assert "The figures' bars" not in src and "Section 6's figure draws $\\pm 2$ s.e. bars" in src
     assert "a few per cent" not in src and "project's one seeding helper" not in src
-    assert "rescaled, not a run" in src
+    # reader r19: no hypothetical number in the training log; the rescaled KL is rendered prose
+    assert "rescaled, not a run" not in src and "theory.kl_scale_line(kl_ex, cfg.scratch_n)" in src
+    # reader r19: the paper's sections, the free energy's sign, no claim the notebook doesn't show
+    assert "§2–3" not in src and "| Bayes' rule for weights | §3 (its opening) |" in src
+    assert 'BayesLinear(kl="mc"' not in src and "negative evidence lower bound" not in src
+    assert "pushes many weights" not in src and "hundreds of orders" not in src
+    assert "sets no threshold" not in src and "it is not a pass criterion" in src
+    assert "the rest are driven by the data alone" not in src and "\\log_2 \\mathrm{KL}" in src
+    assert "Gaussian of the mixture's variance" in src and "*same\n# variance*" in src
+    assert "$\\rho_0 = -1$" in src and "starting at $-2$" in src
     cauchy, gauss = H.CauchyPrior(1.0), H.GaussianPrior(1.0)
     w = torch.linspace(-1, 1, 201)
     assert (cauchy.log_prob(w) < gauss.log_prob(w)).all()  # what the text now says
@@ -221,6 +235,10 @@ def test_departures_box_renders_the_profile():
     # the box holds departures only: the history of the divisor lives in docs/lab_log.md
     assert "it now" not in box and "fixed batch size of 128" in box
     assert "Section 7" not in box  # section 7 follows the paper; it is no departure
+    # reader r19: Laplace's KL has a closed form too; section 6's prior is a setup choice
+    assert "the one prior with a closed-form KL" not in box
+    assert "A setup choice, not a departure: section 6" in box and "kl_closed()" in box
+    assert "stochastic gradient descent (SGD)" in box and "$\\rho_0 = -1$" in box
 
 
 def test_committed_notebook_shows_the_verdict_and_the_box():
@@ -232,3 +250,57 @@ def test_committed_notebook_shows_the_verdict_and_the_box():
     assert theory.mc_kl_verdict(kl["rows"], kl["exact"]) in shown
     cfg = H.get_profile("00_theory", rec["profile"])
     assert theory.departures(cfg) in shown
+
+
+def test_checks_answer_gives_the_outcome_and_says_when_a_check_fails():
+    """Reader r19: the first screen states what the checks found, not only that they exist."""
+    rec = copy.deepcopy(_record())
+    rec["metrics"]["reparam_grad_log_q"] = theory.log_q_gradient_check(
+        0.6, 0.3, torch.randn(2_000, dtype=torch.float64, generator=torch.Generator().manual_seed(0)))
+    text = theory.checks_answer(rec)
+    assert "every check with a pass criterion passes" in text and "not every" not in text
+    assert "largest $|z|$ 3.1" in text  # (1.2345 - 1.2) / 0.0111 = 3.11; the KL rows' largest: 1.0
+    assert "largest $|z|$ 1.0" in text and "on a KL of 100 nats" in text
+    assert "relative 3.2e-07" in text and "12.34567 against 12.34568" in text
+    assert "at most 50.0% of the posterior's sd" in text  # |0.111 - 0.333| / 0.444
+    assert "sets no pass criterion" in text
+    bad = copy.deepcopy(rec)
+    bad["metrics"]["scratch"]["max_grad_gap"] = 2e-4
+    assert "**not every check passes**: the from-scratch layer (section 8) failed" in \
+        theory.checks_answer(bad)
+    bad = copy.deepcopy(rec)
+    bad["metrics"]["kl_mc"]["rows"][0]["mean"] = 95.0  # 5 standard errors off
+    assert "the Monte-Carlo KL (section 6) failed" in theory.checks_answer(bad)
+    bad = copy.deepcopy(rec)
+    bad["metrics"]["reparam_grad_log_q"]["sigma"]["both_exact_every_draw"] = False
+    assert "the Monte-Carlo gradients (section 3) failed" in theory.checks_answer(bad)
+
+
+def test_kl_scale_line_rescales_the_kl_part():
+    line = theory.kl_scale_line(30.0, 5_000, n_big=50_000)
+    assert "3.00 nats per example" in line and "KL/N = 30.00 here" in line
+    assert "$\\log 10$ = 2.30" in line
+
+
+def test_mixture_tail_lines_compare_with_the_gaussian_of_equal_variance():
+    """Reader r19: the paper's "heavier tail" is against a Gaussian of the same variance."""
+    var, kurt = 0.5 * 1 + 0.5 * 0.01 ** 2, 3 * (0.5 + 0.5 * 0.01 ** 4) / (0.5 + 0.5 * 0.01 ** 2) ** 2 - 3
+    lines = theory.mixture_tail_lines(0.5, 1.0, 0.01, w=10.0)
+    assert f"sigma = {math.sqrt(var):.3f}" in lines[0] and f"excess kurtosis is {kurt:.2f}" in lines[0]
+    log_n = lambda s: -0.5 * math.log(2 * math.pi * s * s) - 50 / (s * s)  # noqa: E731
+    mix = H.ScaleMixturePrior(0.5, 1.0, 0.01).log_prob(torch.tensor([10.0])).item()
+    assert f"mixture {mix:.1f}, Gaussian of equal variance {log_n(math.sqrt(var)):.1f}" in lines[1]
+    assert mix > log_n(math.sqrt(var)) + 40  # far heavier than the equal-variance Gaussian
+    assert f"Gaussian sigma = 1 {log_n(1.0):.1f}" in lines[1] and "log(1/pi) = 0.69" in lines[1]
+
+
+def test_kl_weighting_figure_hides_no_weight():
+    """Reader r19: the log panel was cut at 1e-12 and hid pi_i beyond i = 40."""
+    import matplotlib
+    matplotlib.use("Agg")
+    uni, bl = H.kl_weights(469, "uniform"), H.kl_weights(469, "blundell")
+    fig = theory.kl_weighting_figure(uni, bl)
+    low, high = fig.axes[1].get_ylim()
+    assert low < bl.min().item() and high >= bl.max().item()
+    # one legend below both panels: none covers the crossing line or the curves
+    assert all(ax.get_legend() is None for ax in fig.axes) and len(fig.legends) == 1
