@@ -198,8 +198,8 @@ def summary():
     in docs/reading.md."""
     total, _ = notebooks_time()
     cold = sum(s or 0 for _, s, _, counted in steps() if counted)
-    return (f"`make notebooks` takes about {duration(total)}; retraining every run the notebooks "
-            f"report, about {duration(cold)} summed over the runs "
+    return (f"`make notebooks` takes about {duration(total)}; retraining every reported run, "
+            f"about {duration(cold)} summed over the runs "
             "([each step](docs/reading.md#how-long-each-step-takes)).")
 
 

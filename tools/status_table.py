@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- status:start -->", "<!-- status:end -->"
 FOUND_START, FOUND_END = "<!-- found:start -->", "<!-- found:end -->"
 SHORT_START, SHORT_END = "<!-- short:start -->", "<!-- short:end -->"
+NEAR = (0.01, 0.1)  # "near the threshold": helpers.ood_plan.NEAR's band (a test keeps them equal)
 SHORT_VERDICT = 110  # characters: a longer verdict keeps its first clause in the README
 
 
@@ -139,6 +140,8 @@ def _by_word(pairs, short=True):
     grouped by verdict word (first appearance first); ``short``: the README's words."""
     by = {}
     for name, v in pairs:
+        if name.endswith(" (exploratory)"):  # both sides seen first: notebook 04 gives no verdict
+            name, v = name[:-len(" (exploratory)")], "exploratory, no verdict"
         by.setdefault(_word(v) if short else v, []).append(name)
     return "; ".join(f"SNR < {', '.join(n)}: {'hold' if w == 'holds' and len(n) > 1 else w}"
                      for w, n in by.items())
@@ -548,7 +551,7 @@ def pruning_readme(ds, dip):
         from helpers.pruning import dip_row_words
         ws = sorted(dip["metrics"]["widths"], key=int)
         modes = dip_row_words(dip["metrics"], int(ws[-1])).split("; ")[0]
-        ours += f"; {modes} ({'both widths' if len(ws) == 2 else ', '.join(f'2×{w}' for w in ws)})"
+        ours += f"; {modes} ({' and '.join(f'2×{w}' for w in ws)})"
     claims = pruning_references_verdict(short=True, fractions=("95",))[2:]
     return {"vs": vs, "ours": ours, "claims": claims or "pending"}
 
@@ -899,7 +902,9 @@ def glance_table(full_rows=None):
         ours = cells.get("ours", ours)
         paper = "as above" if r[1] == above else r[1]  # Table 1's two recipes at one width
         above = r[1]
-        row = [f"{label} {link}", paper, ours, cells["vs"] or "—", cells["claims"] or "—"]
+        # one name for the plain network in the README, whatever its optimiser (reader r19, 6)
+        claims = (cells["claims"] or "—").replace("SGD's", "plain net's").replace("SGD", "plain")
+        row = [f"{label} {link}", paper, ours, cells["vs"] or "—", claims]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
     return "\n".join(lines + ["", GLANCE_NOTE, ""] + link_definitions())
 
@@ -1354,7 +1359,7 @@ def short_paper_protocol():
 def _controls_words(eff, H):
     """'nor than its two controls, ...' when neither control at width H is resolved; else each
     control with its word."""
-    names = {"sgd_continued": "the network it started from, trained on as long",
+    names = {"sgd_continued": "the start network trained on as long",
              "bbb_random_start": "BBB from a random start"}
     got = {k: eff.get((H, "bbb_mixture", k)) for k in names}
     if not all(got.values()):
@@ -1384,11 +1389,22 @@ def short_modern_recipe():
     out = T.excluded(e)[1]
     from helpers import posterior_diagnostics as PD
     lay = ((PD.adam_load() or {}).get("widths") or {}).get("400", {}).get("layers")
-    learned = " (its σ learned)" if lay and not PD.shifted_uniformly(lay) else ""
-    text = (_lead("modern") + "Trained with Adam" + learned + ", the 2×400 scale mixture"
-            + (", warm-started from a plain network's weights," if warm
-               else "") + f" {word} the plain network: {_pp(e['diff'])} pp "
-            f"{_interval(e['ci_adj'])[:-3]}"
+    learned = "its σ learned" if lay and not PD.shifted_uniformly(lay) else ""
+    # the reported error's predictor, picked on validation per seed (reader r19, item 3)
+    row = next((r for r in s["rows"] if r["key"] == "bbb_mixture" and r["H"] == 400), {})
+    preds = row.get("predictor") or []
+    mean = sum(p == "mean_weights" for p in preds)
+    picked = ("validation picked the mean weights, σ unused, on "
+              + ("every seed" if mean == len(preds) else f"{mean} of {len(preds)} seeds")
+              if mean else "")
+    inside = "; ".join(x for x in (learned, picked) if x)
+    near = (f" (Holm p {e['p_holm']:.3f})" if _near_p(e.get("p_holm"))
+            and e["verdict"].startswith("not resolved") else "")
+    text = (_lead("modern") + "Trained with Adam" + (f" ({inside})" if inside else "")
+            + ", the 2×400 mixture"
+            + (", warm-started from a plain network," if warm
+               else "") + f" {word} it: {_pp(e['diff'])} pp "
+            f"{_interval(e['ci_adj'])[:-3]}" + near
             + ("" if out is None else ", which excludes" if out else ", which allows")
             + f" the paper's {_pp(e['paper'])} pp")
     return text + _controls_words(eff, 400) + "."
@@ -1415,14 +1431,16 @@ def short_pruning():
     if r and r["verdict"].startswith("not resolved"):
         tag = ", exploratory" if r.get("seen_before_plan") else ""
         t = r["t_test"]  # SNR − |μ|, the sign notebook 04 and docs/reading.md print
-        text += (f"; ranking BBB's own weights by |μ| is not measurably worse (SNR − |μ| "
-                 f"{_pp(t['mean_diff'])} pp {_interval(t['ci'])[:-3]}, not resolved{tag})")
+        # both sides seen before the plan: notebook 04 describes it with no verdict word
+        text += (f"; against BBB's own weights by |μ|: SNR − |μ| "
+                 f"{_pp(t['mean_diff'])} pp {_interval(t['ci'])[:-3]}"
+                 + (" (exploratory, no verdict)" if tag else f" ({r['verdict']})"))
     eq9 = eq9_cost(v2)
     if eq9:
         lo, hi = eq9["test_ci"]
-        text += (f"; under the paper's eq. 9 (KL heaviest on early minibatches; "
-                 f"2×{eq9['H']}) pruned nets err more "
-                 f"(ours − eq. 9's: {eq9['test_diff']:+.2f} pp [{lo:+.2f}, {hi:+.2f}], holds)")
+        text += (f"; at 2×{eq9['H']}, {eq9['mean']:+.2f} pp under the paper's eq. 9 (KL "
+                 f"heaviest early), {eq9['ours']:+.2f} pp under eq. 8 (pruned, "
+                 f"eq. 8 − eq. 9: {eq9['test_diff']:+.2f} pp [{lo:+.2f}, {hi:+.2f}], holds)")
     return text.replace(" -", " −").replace("[-", "[−").replace("(-", "(−") + "."
 
 
@@ -1469,8 +1487,9 @@ def short_regression():
             "paper (which names no prior), "
             f"but {m['std_ratio']['mean']:.1f}-fold with the scale mixture"
             + (" (a plain network's band has one width by construction)" if flat else "")
-            + "; on log-likelihood and coverage it seldom beats a plain network, MC "
-            f"dropout or an ensemble ({held} of {n} declared tests hold, {rev} reversed).")
+            + "; against a plain network, MC dropout and an ensemble on log-likelihood and "
+            f"coverage, {held} of {n} declared tests hold, {rev} reversed, {n - held - rev} not "
+            "resolved.")
 
 
 def short_bandit():
@@ -1503,6 +1522,9 @@ def short_bandit():
 
 
 def short_beyond():
+    """Notebooks 05 and 06 in one sentence: BBB's AUROC against a plain network and the best
+    rival, its ECE against each rival, the rivals that beat it on test NLL; each decided verdict
+    near the threshold (notebooks 05/06's rule) carries its Holm p, either way (reader r19)."""
     v2 = _load("05_uncertainty/v2/summary.json")
     if not v2 or v2["interim"]:
         return None
@@ -1510,35 +1532,47 @@ def short_beyond():
     a = v2["table"]["bbb"]["full"]["auroc_entropy"]
     m, b = _best(v2, "auroc_entropy", max)
     auroc = "OOD AUROC (entropy)"
-    text = (_lead("beyond") + "BBB's AUROC (the chance a Fashion-MNIST image gets higher "
-            "entropy than an MNIST one) is "
-            f"{a['mean']:.3f}")
+
+    def holm(family, rival):  # '; Holm p 0.03' for a verdict near the threshold, else ''
+        fam = v2["families"][family]
+        claim = next((c for c in fam if rival in c.split(" on ")[0].split(" < ")), None)
+        return (f"; Holm p {fam[claim]['p_holm']:.2f}" if claim and _near_05(v2, family, rival)
+                else "")
+    text = (_lead("beyond") + f"BBB's AUROC is {a['mean']:.3f} ({_seeds(len(a['seeds']))})")
     if _word_of(v2, auroc, "map") == "holds":
-        p = v2["families"][auroc]["map < bbb on auroc_entropy"]["p_holm"]
-        text += ", above a plain network's" + (f" (holds; Holm p {p:.2f})"
-                                               if _near_05(v2, auroc, "map") else "")
+        text += ", above a plain network's (holds" + holm(auroc, "map") + ")"
     text += f", below {NAMES[m]}'s {b['mean']:.3f} ({_word_of(v2, auroc, m)}"
     text += ")"
     v3 = _load("06_alternatives/v3/summary.json")
     ece = [n for n in _rivals_with(v2, "test ECE", "holds")]
     if ece:
         the = {"ensemble": "an ensemble's"}
+        key = {v: k for k, v in NAMES.items()}
         b = v2["table"]["bbb"]["full"].get("ece", {}).get("mean")
         text += "; its calibration error (ECE)" + (f", {b:.4f}," if b is not None else "")
-        plain = v2["table"].get("map", {}).get("full", {}).get("ece", {}).get("mean")
         ci = (v2["families"]["test ECE"].get("bbb < map on ece") or {}).get("t_test", {}).get("ci")
-        if _word_of(v2, "test ECE", "map").startswith("not resolved") and plain is not None:
+        if _word_of(v2, "test ECE", "map").startswith("not resolved"):
             span = f"[{ci[0]:+.4f}, {ci[1]:+.4f}], ".replace("-", "−") if ci else ""
-            text += f" is no lower than a plain network's {plain:.4f} ({span}not resolved) but"
-        text += (" is below " if not text.endswith(" but") else " below ") \
-            + " and ".join(the.get(x, x + "'s") for x in ece) \
-            + (" (hold)" if len(ece) > 1 else " (holds)")
+            text += f" is no lower than a plain network's ({span}not resolved) but"
+        text += (" is below " if not text.endswith(" but") else " below ") + " and ".join(
+            the.get(x, x + "'s") + " (holds" + holm("test ECE", key.get(x, x)) + ")" for x in ece)
         nll = _nll_losses(v3)
         if nll:
+            from helpers.alternatives_report import near_threshold
+            near = near_threshold(v3, v2)
+            flags = [n for n in nll if ("test NLL", key.get(n, n)) in near]
             both = sorted(nll) == sorted(ece)
-            text += (", which beat it" if both else f"; {_and(nll)} beat it") \
-                + " on log-likelihood (reversed)"
+            text += ((", which beat it" if both else f"; {_and(nll)} beat it")
+                     + " on log-likelihood (reversed"
+                     + (f"; against {_and(flags)}, near the threshold" if flags else "")
+                     + ")")
     return text + "."
+
+
+def _near_p(p):
+    """Whether a Holm p lies near the 0.05 threshold by the project's one rule (notebooks 05 and
+    06: helpers.ood_plan.NEAR), applied to a verdict either way (reader r19, item 2)."""
+    return p is not None and NEAR[0] <= p < NEAR[1]
 
 
 def _near_05(v2, family, rival):
@@ -1590,9 +1624,12 @@ def headline():
           if m["H"] == models[0]["H"]] if models else []
     v2p = _load("04_pruning/v2/summary.json")
     if ds and _stats().vs_published(ds, 0.05, unit=" pp")["verdict"].startswith("matches"):
+        beat = snr_beats_every_w()  # the fraction where SNR beats every |w|-pruned net
         pro.append("pruning most of its weights costs as little as the paper says"
-                   + (" (with our weighting of the KL term; with the paper's proposed one, "
-                      "more)" if eq9_cost(v2p) else ""))
+                   + (" (with the KL term spread evenly, the paper's eq. 8; with its eq. 9, "
+                      "more)" if eq9_cost(v2p) else "")
+                   + (f" and, at {beat[0]}% removed, less than pruning plain and dropout nets "
+                      "by weight size" if beat else ""))
     reg = [_load(f"02_regression_uncertainty/{k}.json") for k in ("bbb_gaussian", "mle")]
     if all(reg):
         g, sd = (x["metrics"]["std_ratio"]["per_seed"] for x in reg)
@@ -1602,6 +1639,18 @@ def headline():
     tests = _bandit().bbb_orderings(rec) if rec and rec["metrics"].get("complete") else {}
     if tests and all(tests[a]["verdict"] == "holds" for a in ("eps1", "eps5")):
         pro.append("its bandit agent beats random exploration (exploratory; only BBB tuned)")
+    v2 = _load("05_uncertainty/v2/summary.json") or {}
+    v3 = _load("06_alternatives/v3/summary.json")
+    done5 = bool(v2) and not v2["interim"]
+    auroc = "OOD AUROC (entropy)"
+    if done5 and _word_of(v2, auroc, "map") == "holds":  # the results in BBB's favour, as
+        pro.append("it tells unfamiliar images apart better than a plain network"  # its losses
+                   + (" (narrowly)" if _near_05(v2, auroc, "map") else ""))
+    ece = set(_rivals_with(v2, "test ECE", "holds")) if done5 else set()
+    if {NAMES["mc_dropout"], NAMES["ensemble"]} <= ece:
+        pro.append("its calibration beats test-time dropout's and an ensemble's"
+                   + (", not a plain network's"
+                      if _word_of(v2, "test ECE", "map").startswith("not resolved") else ""))
     diag = _load("01_mnist_classification/posterior_diagnostics.json")
     epochs = _rerun_epochs(diag)
     con.append("trained the paper's way (our fill-ins where it is silent), its weight "
@@ -1609,16 +1658,10 @@ def headline():
     e = T.effects(s).get((400, "bbb_mixture", "sgd"))
     gain = e and e["verdict"].startswith("not resolved") and T.excluded(e)[1]
     if e and e["verdict"].startswith("not resolved"):
-        con.append("with Adam it is not measurably better than a plain network")
-    v2 = _load("05_uncertainty/v2/summary.json") or {}
-    v3 = _load("06_alternatives/v3/summary.json")
-    ece = set(_rivals_with(v2, "test ECE", "holds")) if v2 and not v2["interim"] else set()
-    if ece and _word_of(v2, "test ECE", "map").startswith("not resolved"):
-        nll = _nll_losses(v3)
-        con.append("it is no better calibrated than a plain network"
-                   + (" and loses to test-time dropout and an ensemble on test "
-                      "log-likelihood"
-                      if {NAMES["mc_dropout"], NAMES["ensemble"]} <= set(nll) & ece else ""))
+        con.append("with Adam it is not measurably better than a plain network"
+                   + (" (narrowly)" if _near_p(e.get("p_holm")) else ""))
+    if {NAMES["mc_dropout"], NAMES["ensemble"]} <= set(_nll_losses(v3)):
+        con.append("it loses to test-time dropout and an ensemble on test log-likelihood")
     claims = pruning_claims()
     mu = [v for f, pairs in (claims if isinstance(claims, dict) else {}).items()
           for n, v in pairs if f == "95" and n.startswith("|μ|")]
@@ -1634,8 +1677,7 @@ def headline():
     text = "**In short:** "
     if gain and pro and simpler:
         text += ("we could not reproduce the paper's MNIST gain for BBB (Bayes by Backprop), "
-                 "and where BBB does what the paper shows, simpler methods that ignore its "
-                 "learned uncertainty mostly do as well.")
+                 "and where BBB does what the paper shows, simpler methods mostly do as well.")
     else:
         text += "BBB (Bayes by Backprop), weighed against the paper:"
     if pro:
