@@ -1360,7 +1360,7 @@ def _controls_words(eff, H):
     """'nor than its two controls, ...' when neither control at width H is resolved; else each
     control with its word."""
     names = {"sgd_continued": "the start network trained on as long",
-             "bbb_random_start": "BBB from a random start"}
+             "bbb_random_start": "a random start"}
     got = {k: eff.get((H, "bbb_mixture", k)) for k in names}
     if not all(got.values()):
         return ""
@@ -1389,7 +1389,7 @@ def short_modern_recipe():
     out = T.excluded(e)[1]
     from helpers import posterior_diagnostics as PD
     lay = ((PD.adam_load() or {}).get("widths") or {}).get("400", {}).get("layers")
-    learned = "its σ learned" if lay and not PD.shifted_uniformly(lay) else ""
+    learned = "σ learned" if lay and not PD.shifted_uniformly(lay) else ""
     # the reported error's predictor, picked on validation per seed (reader r19, item 3)
     row = next((r for r in s["rows"] if r["key"] == "bbb_mixture" and r["H"] == 400), {})
     preds = row.get("predictor") or []
@@ -1403,7 +1403,7 @@ def short_modern_recipe():
     text = (_lead("modern") + "Trained with Adam" + (f" ({inside})" if inside else "")
             + ", the 2×400 mixture"
             + (", warm-started from a plain network," if warm
-               else "") + f" {word} it: {_pp(e['diff'])} pp "
+               else "") + f" {word} Table 1's plain network: {_pp(e['diff'])} pp "
             f"{_interval(e['ci_adj'])[:-3]}" + near
             + ("" if out is None else ", which excludes" if out else ", which allows")
             + f" the paper's {_pp(e['paper'])} pp")
