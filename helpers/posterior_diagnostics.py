@@ -630,7 +630,7 @@ def measured_words(measured, widths, label="BBB, scale mixture prior"):
     parts = []
     if learned:
         parts.append(f"At {at(learned)} σ learned (the rule above)"
-                     + ("" if still else ": the mixture's Adam-recipe verdicts count") + ".")
+                     + ("" if still else ": its verdicts count") + ".")
     if still:
         parts.append(f"At {at(still)} σ shifted uniformly, every ρ by about the same amount: "
                      f"the mixture's Adam-recipe verdicts there read *{MIXTURE_NO_VERDICT}*.")

@@ -1533,8 +1533,7 @@ def sgd_vs_paper_words(paper_rec, adam_rec):
                     else "Our plain network against the paper's") + ".** The Adam recipe's "
             "plain network minus the paper's, with the unadjusted 95% interval of our mean: " + "; ".join(f"{_vs_paper_words(v)} at 2×{V}" for V, v in sgd) + ".")
     if most:
-        text += (" Each is more than half the paper's margin of the scale mixture over it: a "
-                 "modern baseline leaves BBB little to gain.")
+        text += (" Each is more than half the paper's margin of the scale mixture over it.")
     mix = [(V, vs_paper(adam_rec, "bbb_mixture", V)) for V, _ in sgd]
     mix = [(V, v) for V, v in mix if v and v["ci"]]
     if mix:
@@ -1705,8 +1704,11 @@ def _paper_protocol_clause(paper_rec):
            and "bbb" in a + b and e.get("ci_adj")]
     held = [(W, a, b, e) for (W, a, b), e in sorted(ep.items()) if e["family"] == "orderings"
             and "bbb" not in a + b and e["p_holm"] is not None and e["p_holm"] < ALPHA]
-    text = ("\n- Under the paper's own protocol (plain SGD, 600 epochs), as we filled it in, "
-            "BBB's σ (each weight's posterior spread) did not learn (section 3)")
+    where = paper_rerun_words()
+    text = ("\n- Under the paper's protocol as we filled it in (plain SGD, 600 epochs), "
+            "BBB's σ (each weight's posterior spread) did not learn "
+            + (f"{where[:-1]}; the 600-epoch runs recorded no σ: section 3 extrapolates)"
+               if where else "(section 3)"))
     n = len({(a, b) for (W, a, b), e in ep.items() if e in bbb})
     if n:
         text += (f", so its {_NUM.get(n, n)} comparisons with BBB (section 2's table) get no "
@@ -1715,7 +1717,7 @@ def _paper_protocol_clause(paper_rec):
         name = {(x, y): w for x, y, w in ANSWER_CLAIMS}
         said = and_list(
             [f"{name.get((a, b), f'{a} − {b}')} "
-             f"{'is confirmed' if e['verdict'] == 'holds' else 'is reversed'}"
+             f"{'holds' if e['verdict'] == 'holds' else 'is reversed'}"
              f" at 2×{W}: {_plain_ci(e)}"
              + ("" if excluded(e)[1] is None else
                 f"; the paper's {_pp(e['paper'])} pp lies "
@@ -1761,8 +1763,8 @@ def plain_answer(paper_rec, adam_rec, sigma_fixed=False):
             + ("" if out is None else ", which rules out" if out else ", which still allows")
             + ("" if out is None else f" the paper's {_pp(e['paper'])} pp") + "."
             + (f" With Adam, none of the paper's {_NUM.get(n_ord, n_ord)} orderings (mixture "
-               "below plain network and below Gaussian prior, dropout below plain network) is "
-               "confirmed at any width." if none else "") + "**\n")
+               "below plain network and below Gaussian prior, dropout below plain network) holds "
+               "at any width." if none else "") + "**\n")
     said = []
     sgd = [dict(v, W=V) for V in sorted({w for _, w in story_rows(adam_rec)})
            for v in [vs_paper(adam_rec, "sgd", V)] if v and v["ci"]]
@@ -1939,8 +1941,7 @@ def takeaways(paper_rec, adam_rec, sigma_fixed=False, groups=None, panels=None, 
     W = _width_with_both(ep, ea)
     out = []
     if answered:
-        out = ["The answer is at the top (*In short*, and *The answer, test by test* below "
-               "it); the sections add:\n"]
+        out = ["Beyond the answer at the top:\n"]
         for line in (_warm_takeaway(adam_rec), _figure2_takeaway(paper_rec),  # σ: the top's
                      _predictor_takeaway(groups)):  # Figure 3's finding: section 5 says it once
             if line:
@@ -2118,7 +2119,7 @@ def figure3_runs(runs, panels=None, untested=()):
         ax.set_xlabel("weight value")
         seeds = sorted({r["config"]["seed"] for r in rs.values() if r})
         Hs = "/".join(str(H) for H in sorted({r["config"]["H"] for r in rs.values() if r}))
-        head = (f"{title}" + (f" ({UNTESTED})" if title in untested else "") + "\n"
+        head = (f"{title}" + (f"\n({untested_words()})" if title in untested else "") + "\n"
                 if title else "")
         ax.set_title(f"{head}2×{Hs}, seed {', '.join(map(str, seeds))} "
                      "(BBB: one sample w ~ q, not its predictor μ)", fontsize=10)
@@ -2200,6 +2201,27 @@ def _dip(h):
 
 
 UNTESTED = "σ did not learn: not a test of BBB"
+
+
+def paper_rerun_words():
+    """Where σ was measured under the paper's protocol, from its scale-mixture rerun's record
+    (posterior_diagnostics): 'in a 50-epoch rerun (seed 0, 2×400)'; '' without that record.
+    Its 600-epoch runs recorded no σ: what they did is extrapolated from this rerun."""
+    from . import posterior_diagnostics as PD
+    run = ((PD.load() or {}).get("runs") or {}).get(PD.PAPER_RUN)
+    if not run:
+        return ""
+    c = run["config"]
+    return f"in a {run['epochs']}-epoch rerun (seed {c['seed']}, 2×{c['H']})"
+
+
+def untested_words():
+    """A figure title's note where the paper protocol's σ did not learn: ``UNTESTED``, said as
+    inferred (measured in a rerun at another width or length, ``paper_rerun_words``)."""
+    run = paper_rerun_words()
+    H = run.rsplit("2×", 1)[-1].rstrip(")") if run else ""
+    return (f"σ did not learn (inferred: rerun at 2×{H}, extrapolated): not a test of BBB"
+            if H else UNTESTED)
 
 
 def weight_share_rows(runs, near=0.01, far=0.1, narrow=None, tested=True):
@@ -2742,10 +2764,9 @@ def sigma_rule_words(diag, measured=None):
     moved = {k: L for k, L in last.items() if not PD.shifted_uniformly(L)}
     re = [drift_ratio(e["layers"]) for e in ((measured or {}).get("widths") or {}).values()
           if not PD.shifted_uniformly(e["layers"])]
-    text = ("**σ learned or shifted uniformly: the rule** (the answer's). Per layer, the "
-            "median and 95th-percentile *ρ drift* (defined above); "
-            "σ *shifted uniformly* when the largest 95th percentile is "
-            f"at most {thr:g} times the smallest median; else it *learned*. The ratio: ")
+    text = ("**σ learned or shifted uniformly: the rule** (the answer's): the largest layer's "
+            "95th percentile of *ρ drift* over the smallest layer's median, at most "
+            f"{thr:g} where σ *shifted uniformly*. The ratio: ")
     said = []
     if still:
         said.append(f"{_ratios(still)} in the plain-SGD runs (shifted)")
@@ -2841,7 +2862,9 @@ def sigma_line(measured, sigma_fixed=None, adam_rec=None):
                      "so its verdicts count on an inference (its recorded KL bounds σ from below; "
                      "section 3)" + _gaussian_stakes(adam_rec))
     if sigma_fixed:
-        parts.append("The paper's protocol: σ shifted uniformly")
+        where = paper_rerun_words()
+        parts.append("The paper's protocol: σ shifted uniformly"
+                     + (f" {where}, extrapolated in section 3" if where else ""))
     if not parts:
         return ""
     fold = sorted(  # from the values section 3 prints (4 decimals; the start to 3 figures)

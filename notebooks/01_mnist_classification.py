@@ -58,7 +58,8 @@ R.show_markdown(T.plain_answer(paper_run, adam, sigma_fixed=sigma));
 # | an ordering *holds* / is *reversed* | Holm $p<0.05$, the difference of the paper's sign / the other |
 # | a control is *lower* / *higher* | Holm $p<0.05$, the difference below / above 0 |
 # | *not resolved* | Holm $p\ge0.05$ |
-# | *comparable* ("as good as dropout") / *not shown comparable* | mixture − dropout's whole interval inside ±0.1 pp (our margin, declared before the runs) / not: where the interval lies is said beside it |
+# | *no verdict* | a BBB comparison where σ did not learn (section 3); interval shown |
+# | *comparable* ("as good as dropout") / *not shown comparable* | mixture − dropout's whole interval inside ±0.1 pp (our margin, declared before the runs) / not |
 
 # %%
 R.show_markdown(T.answer(paper_run, adam, sigma_fixed=sigma))
@@ -187,8 +188,8 @@ R.show_markdown(PD.adam_sigma_check(get, adam["widths"], T.BRIEF, warm, measured
 #
 # The paper's Figure 2: test error of its 2×1200 networks over 600 epochs. Ours: the
 # paper-protocol runs of Table 1 (BBB: its $\mu$), the paper's value dashed. Curves start
-# above the top edge. The paper's figure is our 2×1200 row (one seed). Spikes of one epoch
-# recover within a few.
+# above the top edge. The paper's figure is our 2×1200 row (one seed). One-epoch spikes recover
+# within a few.
 # *Late change*: the mean test error of the last 100 epochs minus that of the 100 before.
 
 # %%

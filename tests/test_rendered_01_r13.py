@@ -22,7 +22,7 @@ def test_short_answer_names_the_paper_protocols_resolved_ordering(committed):
     plain = T.plain_answer(paper_run, adam, sigma_fixed=0.0067)
     e = T.effects(paper_run)[(400, "dropout", "sgd")]
     resolved = e["p_holm"] is not None and e["p_holm"] < T.ALPHA
-    assert ("Dropout − plain network is confirmed at 2×400: " in plain) == (
+    assert ("Dropout − plain network holds at 2×400: " in plain) == (
         resolved and e["verdict"] == "holds")
     if resolved:
         lo, hi = T._ci_pp(e["ci_adj"]).strip("[]").split(", ")
@@ -137,8 +137,8 @@ def test_sigma_rule_states_the_codes_threshold(monkeypatch):
     if diag is None:
         pytest.skip("no committed diagnostics")
     words = T.sigma_rule_words(diag, PD.adam_load())
-    assert f"σ *shifted uniformly* when the largest 95th percentile is at most {thr:g} times " \
-           "the smallest median" in words
+    assert ("the largest layer's 95th percentile of *ρ drift* over the smallest layer's median, "
+            f"at most {thr:g} where σ *shifted uniformly*") in words
     # how far the reading is from the threshold: the gap between the two groups of runs
     assert "Any threshold between " in words and " reads every run the same way." in words
     for run in diag["runs"].values():
@@ -149,7 +149,7 @@ def test_sigma_rule_states_the_codes_threshold(monkeypatch):
     if alt:  # reader r17 (05): notebook 06's BBB, learned by the same rule, narrows the gap
         assert (f"and {T._ratios([min(alt)])} (the lowest *learned* ratio in the project, a BBB "
                 "run of notebook 06) reads every run") in words  # reader r18
-    assert "*KL bound*" in words and "*ρ drift* (defined above)" in words
+    assert "*KL bound*" in words and "*ρ drift* over the smallest" in words
     # reader r17: why a learned median sits at its start is said above the figure, not here
     assert "softplus(ρ₀ = −6)" not in words
     med = T.median_words(diag)

@@ -94,7 +94,10 @@ def test_sigma_line_says_the_gaussian_priors_sigma_is_inferred(monkeypatch):
         pytest.skip("no committed Adam-recipe σ check")
     line = T.sigma_line(measured, 0.0067)
     assert "the Gaussian prior's was not rerun, so its verdicts count on an inference" in line
-    assert line.endswith("The paper's protocol: σ shifted uniformly.")
+    where = T.paper_rerun_words()  # measured in a rerun, extrapolated to the full runs
+    assert where.startswith("in a 50-epoch rerun (seed 0, 2×"), where
+    assert line.endswith(f"The paper's protocol: σ shifted uniformly {where}, extrapolated in "
+                         "section 3.")
     assert "Gaussian" not in T.sigma_line(None, 0.0067)
     # reader r17: whether that inference could change a verdict, from the Adam recipe's tests
     import json
@@ -127,7 +130,7 @@ def test_takeaways_do_not_repeat_the_first_screen():
     short_at = next(i for i, t in enumerate(cells) if t.startswith("**In short: "))
     short = cells[short_at]
     take = cells[next(i for i, t in enumerate(cells) if t.startswith("## Takeaways")) + 1]
-    assert take.startswith("The answer is at the top (*In short*, and *The answer, test by test* below it)")
+    assert take.startswith("Beyond the answer at the top:")
     lo, hi = (short.split("at 2×400 ")[1].split("(95 % interval ")[1]
               .split(",")[0].split(" to "))
     assert f"[{lo}, {hi}]" in cells[short_at + 2]  # the answer's table has it ...
