@@ -933,7 +933,7 @@ def prior_check_rows(ps, summary):
         if status == "failed":
             outcome = FAILED_FIT
         else:
-            outcome = ("equal to MAP on NLL; " if status == "equal" else "") + "; ".join(
+            outcome = ("indistinguishable from MAP on NLL; " if status == "equal" else "") + "; ".join(
                 f"{what}: {WORDS.get(t[c]['verdict'], t[c]['verdict'])}"
                 for c, what in zip(P.CLAIMS, ("NLL", "AUROC")))
         rows.append([P.LABELS[k], f"{med:.3g}" + (" (top of the range)"
@@ -995,7 +995,7 @@ def prior_check_text(ps, summary):
                  if (st[k].get("mc") or {}).get(c) and any(
                      v != st[k]["tests"][c]["verdict"] for v in st[k]["mc"][c]["verdicts"])]
         out.append(f"- With the precision set by {P.LABELS[k]}, "
-                   + ("the fit is *equal to MAP* on NLL (the interval of fit − MAP contains "
+                   + ("the fit is *indistinguishable from MAP* on NLL (the interval of fit − MAP contains "
                       "zero: in effect MAP's network), and " if bad[k][1] == "equal" else "")
                    + "the plan's test applied gives "
                    + "; ".join(words) + (f" (BBB's extra sampling seeds change the {_join(shaky)}"
@@ -1331,7 +1331,7 @@ def nll_status(diff, mean_fit, mean_map):
 
 FIT_RULE = ("a Laplace fit is a *failed fit* when the 95 % interval of its paired NLL "
             "difference fit − MAP (against the MAP networks it wraps, on the same images) lies "
-            "above zero; *equal to MAP* when that interval contains zero; *better than MAP* "
+            "above zero; *indistinguishable from MAP* when that interval contains zero; *better than MAP* "
             "when it lies below zero")
 
 
@@ -1626,7 +1626,8 @@ def short_answer(summary, nb05=None, fair=None):
         items.append("a slightly lower ECE than " + _join(
             [f"{SHORT[c['rival']]} (by {-c['mean']:.4f})" for c in wins]))
     all05 = bool(items) and all((e["family"], e["rival"]) in IN_NOTEBOOK_05 for e in es)
-    beats = (("BBB's only wins" if len(items) > 1 else "BBB's only win") + ": "
+    beats = (("BBB's only tested wins" if len(items) > 1 else "BBB's only tested win")
+             + " over the planned rivals: "
              + (f"in {NOTEBOOK_05}'s tests, " if all05 else "") + _join(items)
              if items else "BBB beats no rival on either score")
     # the flag, counted both ways: wins and losses alike (its rule: Terms)
@@ -1638,8 +1639,8 @@ def short_answer(summary, nb05=None, fair=None):
                                if c["word"] in WORDS.values())
     text += " " + beats + "."
     if k:
-        text += (f" {k} of these {n_dec} decided comparisons, wins and losses together, are "
-                 "close calls (corrected p near 0.05; the answer in detail).")
+        text += (f" {k} of the {n_dec} decided comparisons above, wins and losses together, "
+                 "are close calls (corrected p near 0.05; the answer in detail).")
     open_ = [m for m in dict.fromkeys(e["rival"] for e in effects(summary))
              if all(e["word"].startswith("not resolved") for e in effects(summary)
                     if e["rival"] == m)]
@@ -1653,8 +1654,14 @@ def short_answer(summary, nb05=None, fair=None):
                  + (" (though its " + _join([_fit_name(e) for e in lost]) + " tells "
                     "Fashion-MNIST apart better than BBB)" if lost else ""))
         if _fair_auroc_bound(fair) is not None:
-            text += ("; with its prior tuned on validation data it stays close to MAP's "
-                     "network, so BBB's lead over it is in effect its lead over MAP")
+            dec = [v for v in _fair_verdicts(fair) if v[2] in WORDS]
+            text += ("; tuned on validation data it stays close to MAP's network, so "
+                     + (("its one decided comparison" if len(dec) == 1 else
+                         "its decided comparisons") + " with BBB (Table 6.6: " + _join(
+                         [f"{WORDS[v[2]]} on {v[1]} than the {_fit_name({'rival': v[0]})}"
+                          + (", a close call" if v[3] else "") for v in dec]) + (") restates" if len(dec) == 1 else ") restate")
+                        + " BBB − MAP" if dec else
+                        "BBB's differences from it restate BBB − MAP (Table 6.6)"))
         text += "."
     return text
 
@@ -2206,8 +2213,7 @@ def story_takeaways(summary, ps=None, fair=None, nb05=None):
                    f"{len(summary['seeds'])} seeds.")
     wins = [c for c in nb05_ece(nb05) if c["word"] == WORDS["holds"]] if nb05 else []
     if wins:
-        out[0] += (f" On ECE ({NOTEBOOK_05}'s tests; intervals: the answer) BBB has "
-                   "a lower 15-bin ECE than "
+        out[0] += (" BBB has a lower ECE (intervals: the answer) than "
                    + _join([SHORT[c["rival"]] + (" (near the threshold)" if c["near"] else "")
                             for c in wins])
                    + ": small differences between well-calibrated networks.")
@@ -2239,7 +2245,8 @@ def story_takeaways(summary, ps=None, fair=None, nb05=None):
                        "fail" + (" (though the " + _join([_fit_name(e) for e in withheld_losses(
                            summary)]) + " separates Fashion-MNIST better than BBB: the answer)"
                                  if withheld_losses(summary) else "")
-                       + f", and with one chosen on validation NLL they are {_join(vg)} on NLL"
+                       + f", and with one chosen on validation NLL they are "
+                       f"{_join([FAIR_OUTCOME_WORDS.get(v, v) for v in vg])} on NLL"
                        + (", close to MAP's network" if as_map else "") + " (section 4)")
     elif failed:
         caveats.append("Laplace is not yet compared: its fits are failed fits, and no prior "
@@ -2268,7 +2275,7 @@ def story_takeaways(summary, ps=None, fair=None, nb05=None):
 
 FAIR_CHOICES = {"marglik_layerwise": "marginal likelihood, one δ per weight tensor",
                 "val_grid": "validation-NLL grid, one δ"}
-FAIR_OUTCOME_WORDS = {"failed fit": FAILED_FIT, "equal to MAP": "equal to MAP",
+FAIR_OUTCOME_WORDS = {"failed fit": FAILED_FIT, "equal to MAP": "indistinguishable from MAP",
                       "better than MAP": "better than MAP"}
 
 
@@ -2579,7 +2586,7 @@ def _grid_vs_marglik(fair, cap):
         bits.append(f"For {SHORT[f]} it picks {_log10_text(min(ch))} or more, on {k} of {n} "
                     f"seeds inside the marginal likelihood's per-tensor range "
                     f"({_log10_text(round(lo, 2))} to {_log10_text(round(hi, 2))}), and the fit "
-                    "equals MAP"
+                    "is indistinguishable from MAP"
                     + (f"; the plan's one δ ({_log10_text(round(plan, 2))}, median over the "
                        "seeds) sits with the refit's smaller per-tensor δ, "
                        + ("about a decade" if round(min(ch) - plan) == 1 else
@@ -2621,20 +2628,19 @@ def kfac_last_layer_match(fair):
 
 
 FAIR_LINTHRESH = 1e-4  # the figure's y axis: linear within ±1e-4, logarithmic beyond
-FAIR_DODGE_PT = 3.5  # the marginal likelihood's per-seed bars, drawn this many points apart
 
 
 def fair_figure(fair):
     """Validation NLL minus MAP's against log10 δ, one panel per flavour: each seed a thin line,
     the grid's chosen δ (dot; the number of seeds whose choice lies at the cap written there),
-    the marginal likelihood's per-tensor δ (a bar from the smallest to the largest tensor's δ
-    at that fit's validation NLL − MAP's, the seeds' bars drawn ``FAIR_DODGE_PT`` points apart
-    so that each can be seen; a cross at their mean log10), the cap (dashed). Symmetric-log y
+    the marginal likelihood's fits summarised over the seeds (``_marglik_summary``: a cross at
+    the seeds' median validation NLL − MAP's and median mean-log10 δ, a horizontal bar over every
+    seed's per-tensor δ, a vertical whisker over the seeds' NLL − MAP's; each at its true value),
+    the cap (dashed). Symmetric-log y
     axis: linear within ±``FAIR_LINTHRESH`` (drawn two decades tall), its region below zero
     labelled. The last-layer panel marks the plan's own one δ (``plan_delta_log10``)."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
-    from matplotlib.transforms import offset_copy
 
     from . import laplace_fair as P
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.8), sharey=True)
@@ -2644,20 +2650,17 @@ def fair_figure(fair):
         col = COLOURS[f]
         val = sorted(fair["flavours"][f]["validation"].items(), key=lambda x: int(x[0]))
         at_cap = 0
-        for k, (s, v) in enumerate(val):
+        for s, v in val:
             xs, ys = zip(*v["curve"])
             ax.plot(xs, ys, color=col, lw=1.0, alpha=0.85)
             y = dict(v["curve"])[v["chosen_log10"]]
             at_cap += v["chosen_log10"] >= cap
             ax.plot(v["chosen_log10"], y, "o", color="#E69F00", ms=5, mec="black", mew=0.5,
                     zorder=4)
-            dodge = offset_copy(ax.transData, fig=fig, y=FAIR_DODGE_PT * (k - (len(val) - 1) / 2),
-                                units="points")
-            lo, hi = min(v["marglik_log10_per_tensor"]), max(v["marglik_log10_per_tensor"])
-            ax.plot([lo, hi], [v["marglik_minus_map"]] * 2, color="#0072B2", lw=0.9,
-                    alpha=0.8, transform=dodge)
-            ax.plot(statistics.fmean(v["marglik_log10_per_tensor"]), v["marglik_minus_map"],
-                    "x", color="#0072B2", ms=5, mew=1.0, transform=dodge)
+        m = _marglik_summary([v for _, v in val])
+        ax.plot([m["x_lo"], m["x_hi"]], [m["y"]] * 2, color="#0072B2", lw=1.2)
+        ax.plot([m["x"]] * 2, [m["y_lo"], m["y_hi"]], color="#0072B2", lw=1.2)
+        ax.plot(m["x"], m["y"], "x", color="#0072B2", ms=6, mew=1.2)
         if at_cap:
             ax.annotate(f"n = {at_cap}\nat the cap", (cap, 0), xytext=(-6, 10),
                         textcoords="offset points", ha="right", va="bottom", fontsize=9)
@@ -2673,13 +2676,13 @@ def fair_figure(fair):
     axes[0].set_ylabel("validation NLL − MAP's (2,000 images)")
     handles = [tuple(Line2D([], [], color=COLOURS[f], lw=1.2) for f in P.FLAVOURS),
                Line2D([], [], ls="", marker="o", color="#E69F00", ms=5, mec="black", mew=0.5),
-               Line2D([], [], color="#0072B2", lw=0.9),
-               Line2D([], [], ls="", marker="x", color="#0072B2", ms=5, mew=1.0),
+               Line2D([], [], color="#0072B2", lw=1.2),
+               Line2D([], [], ls="", marker="x", color="#0072B2", ms=6, mew=1.2),
                Line2D([], [], ls="--", color="black", lw=0.8),
                Line2D([], [], ls=":", color="black", lw=0.8)]
     labels = ["one seed's validation curve (each panel's colour)", "grid's choice (one seed)",
-              "marginal likelihood: range of one seed's per-tensor δ",
-              "marginal likelihood: mean log10 of that seed's δ", "the grid's cap",
+              "marginal likelihood, all seeds: per-tensor δ (bar), NLL (whisker)",
+              "marginal likelihood: the seeds' median", "the grid's cap",
               "MAP's validation NLL"]
     if plan is not None:
         handles.append(Line2D([], [], ls="-.", color="#555555", lw=1.5))
@@ -2689,6 +2692,17 @@ def fair_figure(fair):
                handler_map={tuple: HandlerTuple(ndivide=None, pad=0.2)})
     fig.tight_layout(rect=(0, 0.12, 1, 1))
     return fig
+
+
+def _marglik_summary(seeds):
+    """The marginal-likelihood fits of one flavour over its seeds, each at its true value: x =
+    the median of the seeds' mean log10 δ, from the smallest to the largest per-tensor δ of any
+    seed; y = the median validation NLL − MAP's, from the smallest to the largest seed's."""
+    ys = [v["marglik_minus_map"] for v in seeds]
+    xs = [statistics.fmean(v["marglik_log10_per_tensor"]) for v in seeds]
+    per = [d for v in seeds for d in v["marglik_log10_per_tensor"]]
+    return {"x": statistics.median(xs), "x_lo": min(per), "x_hi": max(per),
+            "y": statistics.median(ys), "y_lo": min(ys), "y_hi": max(ys)}
 
 
 def _plain(x):
@@ -2786,7 +2800,8 @@ def fair_answer(fair):
     if not vg:
         return ""
     if vg != {"equal to MAP"}:
-        return ("With δ tuned on validation NLL the fits are " + _join(sorted(vg))
+        return ("With δ tuned on validation NLL the fits are "
+                + _join([FAIR_OUTCOME_WORDS.get(v, v) for v in sorted(vg)])
                 + " on NLL (section 4, Table 6.6).")
     return ("With δ tuned on validation NLL they stay close to MAP's network: BBB − them "
             "repeats BBB − MAP (Table 6.6).")

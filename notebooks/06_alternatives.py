@@ -76,7 +76,8 @@ show_markdown(R.short_answer(final, nb05, refits));
 #   the less uncertainty the fit adds around MAP's network). *Marginal likelihood*: the
 #   training data's evidence p(D | δ), maximised over δ (laplace-torch's way to set δ).
 # - *Failed fit* (Laplace rows only): a fit whose 95% interval of NLL fit − MAP (against the
-#   MAP network it wraps) lies above zero; it gets no verdict (section 4).
+#   MAP network it wraps) lies above zero; it gets no verdict (section 4). *Indistinguishable
+#   from MAP*: that interval contains zero.
 
 # %%
 show_markdown(R.headline_text(final, nb05, refits));
@@ -246,11 +247,11 @@ if refits is not None:
 
 # %% [markdown]
 # The figure: each fit's validation NLL minus MAP's against δ. Thin lines: each seed's grid
-# (ending where its widening stopped); dots: the grid's choices; dashed: the cap. Blue bars:
-# each seed's marginal-likelihood fit, from its smallest to its largest per-tensor δ (cross:
-# their mean log10), at its validation NLL − MAP's, offset slightly in y for legibility; a bar
-# mixes several δ, so it is not a point on the single-δ curves. Dash-dotted (last layer): the
-# plan's one δ. The y axis is linear within ±10⁻⁴ and logarithmic beyond.
+# (ending where its widening stopped); dots: the grid's choices; dashed: the cap. Blue, at true
+# values: the marginal-likelihood fits' median over the seeds (cross), their NLL range
+# (whisker) and all their per-tensor δ (bar); each mixes several δ, so lies off the single-δ
+# curves. Dash-dotted (last layer): the plan's one δ. The y axis is linear within ±10⁻⁴ and
+# logarithmic beyond.
 
 # %%
 if refits is not None:

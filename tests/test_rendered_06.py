@@ -684,7 +684,7 @@ def test_prior_check_reading_is_short_bullets():
     # 0.0734 and 0.0613 lie above MAP's 0.0608, the grid's 0.0608 is planted equal: one left
     assert "With the precision set by marginal likelihood (the plan's) and N × MAP's weight " \
            "decay the interval of fit − MAP lies above zero: failed fits" in text
-    assert "With the precision set by grid search on validation NLL, the fit is *equal to MAP* " \
+    assert "With the precision set by grid search on validation NLL, the fit is *indistinguishable from MAP* " \
            "on NLL" in text
     assert "and the plan's test applied gives NLL: not resolved at 10 seeds; AUROC: BBB " \
            "better." in text
@@ -828,7 +828,7 @@ def test_the_headline_answers_in_two_sentences():
     # beats; no verdict word or test term before Terms
     assert short.startswith("**The answer.** BBB is worth it on OOD AUROC only, at this budget: "
                             "MC dropout beats BBB on test NLL; MC dropout trains in 1.1× MAP's "
-                            "time against BBB's 1.9×. BBB's only win: in [notebook 05](05_uncertainty.ipynb)'s "
+                            "time against BBB's 1.9×. BBB's only tested win over the planned rivals: in [notebook 05](05_uncertainty.ipynb)'s "
                             "tests, OOD AUROC over MAP (by 0.038). Against IVON, 4 seeds "
                             "resolve no difference on either score. The Laplace approximation, with laplace-torch's default prior, scores a "
                             "worse test NLL than the MAP network it wraps, so it gets no verdict.")
@@ -860,9 +860,12 @@ def test_the_answer_lists_every_win_with_its_size_and_weak_evidence(monkeypatch)
               ["word"] == R.WORDS["reversed"]]
     assert losses  # a loss is flagged too (MC dropout on NLL, under other draws)
     k = len(near) + sum(c["near"] for c in R.nb05_ece(nb05))
-    assert f" {k} of these " in short and "wins and losses together, are close calls" in short
+    assert f" {k} of the " in short and "wins and losses together, are close calls" in short
+    assert "only tested wins over the planned rivals" in short  # the refit's win: restated
     assert "Against IVON, 10 seeds resolve no difference on either score." in short
-    assert "tuned on validation data" in short and "in effect its lead over MAP" in short
+    assert "tuned on validation data" in short and "restates BBB − MAP" in short
+    assert "its one decided comparison with BBB (Table 6.6: BBB better on OOD AUROC than the " \
+           "last-layer fit, a close call)" in short  # Table 6.6's seventh decided verdict
     assert "the same OOD AUROC lead over" not in short  # not counted as a win of its own
     assert "all in" not in short and "narrowly" not in short
 
@@ -1047,7 +1050,7 @@ def test_the_readings_run_on_the_committed_results(monkeypatch):
         for r, k in zip(rows, ps["settings"]):  # failed: the interval of fit − MAP above 0
             lo = float(r[3].split("[")[1].split(",")[0].replace("−", "-"))
             assert (r[-1] == R.FAILED_FIT) == (lo > 0)
-            assert r[-1].startswith("equal to MAP") == (lo <= 0 <= float(
+            assert r[-1].startswith("indistinguishable from MAP") == (lo <= 0 <= float(
                 r[3].split(", ")[1].rstrip("]").replace("−", "-")))
         # the plan's three Laplace rows stay failed fits: their intervals lie well above zero
         assert set(failed) == {m for m in F.LAPLACE if m in t}
@@ -1131,7 +1134,7 @@ def test_fair_fit_table_and_reading_follow_the_outcomes():
     grid = out[(R.LABELS["laplace_kron"], R.FAIR_CHOICES["val_grid"])]
     assert ml[-1] == R.FAILED_FIT
     assert ml[2] == "10^1 to 10^2 per tensor" and ml[4].startswith("+0.0100 [")
-    assert grid[-1] == "equal to MAP"
+    assert grid[-1] == "indistinguishable from MAP"
     # the grid's split, not a median: 3 seeds at the cap, the fourth at 10^5
     assert grid[2] == "3 of 4 at the cap (10^12); the other 1: 10^5"
     # the tests: only rows that are not failed fits, each claim on the images the plan uses
@@ -1210,7 +1213,7 @@ def test_fair_fits_render_from_the_committed_results(monkeypatch):
     for r in rows[1:]:  # the outcome word follows the interval of fit − MAP
         lo = float(r[4].split("[")[1].split(",")[0].replace("−", "-"))
         hi = float(r[4].split(", ")[1].rstrip("]").replace("−", "-"))
-        word = R.FAILED_FIT if lo > 0 else "better than MAP" if hi < 0 else "equal to MAP"
+        word = R.FAILED_FIT if lo > 0 else "better than MAP" if hi < 0 else "indistinguishable from MAP"
         assert r[-1] == word
     # the tests: one row per claim on every refit that is not a failed fit, each on the images
     # the refits' analysis tested it on (its claims_on), the verdict by Holm p alone
@@ -1327,7 +1330,15 @@ def test_the_prior_figure_marks_the_cap_count_and_labels_below_zero():
     ticks = [t.get_text() for t in R.fair_figure(fair).axes[0].get_yticklabels()]
     assert ticks[:2] == ["−0.0001", "0"], ticks  # within the linear band: its edge alone
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert "marginal likelihood: mean log10 of that seed's δ" in labels
+    assert "marginal likelihood: the seeds' median" in labels
+
+
+def test_the_prior_figure_draws_the_marginal_likelihood_at_its_true_values():
+    seeds = [{"marglik_minus_map": y, "marglik_log10_per_tensor": t}
+             for y, t in [(0.01, [1.0, 2.0]), (0.03, [0.5, 2.5]), (0.02, [1.0, 3.0])]]
+    m = R._marglik_summary(seeds)
+    assert (m["y"], m["y_lo"], m["y_hi"]) == (0.02, 0.01, 0.03)  # no offset: the stored values
+    assert (m["x"], m["x_lo"], m["x_hi"]) == (1.5, 0.5, 3.0)
 
 
 def test_notebook_06_stays_under_5000_words(tmp_path):
