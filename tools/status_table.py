@@ -613,13 +613,13 @@ def plan_claims(summary, families=None, full=False):
 
 def fair_laplace_words():
     """'; refitted two ways (06, section 4): by marginal likelihood 3 still failed, by validation
-    grid 3 only equal to MAP' from the refit of the Laplace rows' prior precision
+    grid 3 indistinguishable from MAP' from the refit of the Laplace rows' prior precision
     (helpers.laplace_fair's summary); '' without it."""
     s = _load("06_alternatives/v3/laplace_fair/summary.json")
     if not s or not s.get("complete"):
         return ""
     words = {"marglik_layerwise": "marginal likelihood", "val_grid": "validation grid"}
-    said = {"failed fit": "still failed", "equal to MAP": "only equal to MAP"}
+    said = {"failed fit": "still failed", "equal to MAP": "indistinguishable from MAP"}
     parts = []
     for choice, name in words.items():
         out = [f[choice]["outcome"] for f in s["flavours"].values() if choice in f]
