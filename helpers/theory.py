@@ -217,6 +217,31 @@ def pooled_gap(rows, exact):
     return gap, 1 / math.sqrt(sum(w))
 
 
+def _chi2_sf(x, df):
+    """P(chi-square with ``df`` degrees of freedom > ``x``), by the recursion
+    sf(k + 2) = sf(k) + (x/2)^(k/2) e^(-x/2) / Gamma(k/2 + 1) from sf(1) or sf(2)."""
+    if x <= 0:
+        return 1.0
+    k, p = (2, math.exp(-x / 2)) if df % 2 == 0 else (1, math.erfc(math.sqrt(x / 2)))
+    while k < df:
+        p += math.exp(k / 2 * math.log(x / 2) - x / 2 - math.lgamma(k / 2 + 1))
+        k += 2
+    return p
+
+
+def pooled_split(rows, exact):
+    """How much the pooled gap rests on the last row: that row's share of the weights 1/se^2,
+    the pooled gap and s.e. of the other rows, and Cochran's Q of all rows (the weighted sum of
+    squared deviations from the pooled gap) with its degrees of freedom and p-value: a small p
+    would say the rows differ by more than chance allows, so that one common gap fits badly."""
+    w = [1 / r["se"] ** 2 for r in rows]
+    gap, _ = pooled_gap(rows, exact)
+    q = sum(wi * (r["mean"] - exact - gap) ** 2 for wi, r in zip(w, rows))
+    rest, rest_se = pooled_gap(rows[:-1], exact)
+    return {"share": w[-1] / sum(w), "rest": rest, "rest_se": rest_se, "q": q,
+            "df": len(rows) - 1, "p": _chi2_sf(q, len(rows) - 1)}
+
+
 def mc_kl_verdict(rows, exact):
     """Markdown: the rows whose 95 % bar (2 s.e.) misses the closed form, the pooled gap of all
     rows with its 95 % interval and z, and how uncertain the last row's sd is (its repeats)."""
@@ -225,6 +250,9 @@ def mc_kl_verdict(rows, exact):
     gap, se = pooled_gap(rows, exact)
     lo, hi = gap - 1.96 * se, gap + 1.96 * se
     last = rows[-1]
+    sp = pooled_split(rows, exact)
+    r_lo, r_hi = sp["rest"] - 1.96 * sp["rest_se"], sp["rest"] + 1.96 * sp["rest_se"]
+    lo_se, hi_se = min(r["se"] for r in rows[:-1]), max(r["se"] for r in rows[:-1])
     rel = 1 / math.sqrt(2 * (last["repeats"] - 1))  # relative s.e. of an sd from n normal values
     off = last["sd"] * math.sqrt(last["S"]) / (rows[0]["sd"] * math.sqrt(rows[0]["S"])) - 1
     z = [f"$S$ = {r['S']:,} ($z$ = {(r['mean'] - exact) / r['se']:.1f})" for r in miss]
@@ -234,8 +262,19 @@ def mc_kl_verdict(rows, exact):
             f"their gaps pool into one: {gap:+.3f} nats, 95 % interval [{lo:+.3f}, {hi:+.3f}], "
             f"$z$ = {gap / se:.1f}. The interval "
             + ("holds zero" if lo <= 0 <= hi else "misses zero")
-            + f": it excludes a constant bias below {lo:+.2f} or above {hi:+.2f} nats, on a KL "
-            f"of {exact:.0f} nats. The $S$ = {last['S']:,} row's sd rests on only "
+            + f": it excludes a bias common to every $S$ below {lo:+.2f} or above {hi:+.2f} nats, "
+            f"on a KL of {exact:.0f} nats. The $S$ = {last['S']:,} row carries {sp['share']:.0%} of its weight (weights "
+            f"1/s.e.²). The rows $S$ ≤ {rows[-2]['S']:,} alone give {sp['rest']:+.2f} nats, 95 % "
+            f"interval [{r_lo:+.2f}, {r_hi:+.2f}], $z$ = {sp['rest'] / sp['rest_se']:.1f}: "
+            + ("an interval that misses zero" if r_hi < 0 or r_lo > 0 else "an interval that holds zero")
+            + f", with $|z|$ {'inside' if abs(sp['rest'] / sp['rest_se']) < Z_PASS else 'outside'} "
+            f"the criterion of {Z_PASS}. The rows differ "
+            + ("no more than chance allows" if sp["p"] >= 0.05 else "more than chance allows")
+            + f" (Cochran's $Q$ = {sp['q']:.1f} on {sp['df']} degrees of freedom, $p$ = "
+            f"{sp['p']:.2f}), so one common gap " + ("fits them" if sp["p"] >= 0.05 else "fits them badly")
+            + f"; each $S$ on its own is bounded only by its ±2 s.e. bar (±{2 * lo_se:.1f} to "
+            f"±{2 * hi_se:.1f} nats for $S$ ≤ {rows[-2]['S']:,}). The $S$ = {last['S']:,} row's sd "
+            f"rests on only "
             f"{last['repeats']} repeats, so it is uncertain by about ±{rel:.0%}; its point lies "
             f"{off:+.0%} off the $1/\\sqrt S$ line, {abs(off) / rel:.1f} times that uncertainty ("
             + ("within chance" if abs(off) / rel < 2 else "more than chance readily explains")
@@ -315,9 +354,12 @@ def checks_answer(rec):
     grads = [m["reparam_grad"][k] for k in ("mu", "sigma")]
     log_q = m.get("reparam_grad_log_q") or {}
     kl, sc, fit = m["kl_mc"], m["scratch"], m["vi_fit"]
-    z_grad = max(abs(g["estimate"] - g["exact"]) / g["standard_error"] for g in grads)
+    z_grad = max([abs(g["estimate"] - g["exact"]) / g["standard_error"] for g in grads]
+                 + [abs(r[p]["estimate"] - (r["exact"] if p == "path" else 0.0))
+                    / r[p]["standard_error"] for r in log_q.values() for p in ("path", "direct")])
     z_kl = max(abs(r["mean"] - kl["exact"]) / r["se"] for r in kl["rows"])
     gap, se = pooled_gap(kl["rows"], kl["exact"])
+    sp = pooled_split(kl["rows"], kl["exact"])
     passed = {"the Monte-Carlo gradients (section 3)": all(g["within_4se"] for g in grads) and all(
                   r[p]["within_4se"] and r["both_exact_every_draw"]
                   for r in log_q.values() for p in ("path", "direct")),
@@ -329,12 +371,19 @@ def checks_answer(rec):
                f"**not every check passes**: {', '.join(failed)} failed. "))
     fit_gap = max(abs(fit["mu_q"] - fit["mean_exact"]), abs(fit["sigma_q"] - fit["sd_exact"]))
     return head + (
-        f"The Monte-Carlo gradients lie within {Z_PASS} standard errors of the exact ones "
-        f"(largest $|z|$ {z_grad:.1f}) and the Monte-Carlo KL within {Z_PASS} standard errors of its "
-        f"closed form "
-        f"at every sample size (largest $|z|$ {z_kl:.1f}; pooled gap {gap:+.3f} nats, 95 % interval "
-        f"[{gap - 1.96 * se:+.3f}, {gap + 1.96 * se:+.3f}], on a KL of {kl['exact']:.0f} nats): both "
-        f"behave as unbiased estimators should. The plain-PyTorch layer reproduces "
+        f"The Monte-Carlo gradients (of $\\mathbb E[w^2]$ and, path and direct terms, of "
+        f"$\\mathbb E[\\log q]$) lie within {Z_PASS} standard errors of the exact ones "
+        f"(largest $|z|$ {z_grad:.1f}, $z$ being the gap in standard errors) and the Monte-Carlo KL "
+        f"within {Z_PASS} standard errors of its closed form "
+        f"at every sample size (largest $|z|$ {z_kl:.1f}). Averaged over the sample sizes (weights "
+        f"1/s.e.²), its gap is {gap:+.3f} nats (natural-log units), 95 % interval "
+        f"[{gap - 1.96 * se:+.3f}, {gap + 1.96 * se:+.3f}], on a KL of {kl['exact']:.0f} nats; the "
+        f"$S$ = {kl['rows'][-1]['S']:,} row carries {sp['share']:.0%} of that weight, and the other "
+        f"rows alone give {sp['rest']:+.2f} [{sp['rest'] - 1.96 * sp['rest_se']:+.2f}, "
+        f"{sp['rest'] + 1.96 * sp['rest_se']:+.2f}]"
+        + (f", an interval that misses zero at $|z|$ {abs(sp['rest'] / sp['rest_se']):.1f}"
+           if abs(sp["rest"]) > 1.96 * sp["rest_se"] else "")
+        + f" (section 6). By the criterion, both behave as unbiased estimators should. The plain-PyTorch layer reproduces "
         f"`helpers.BayesLinear`'s loss ({sc['loss_scratch']:.5f} against {sc['loss_helpers']:.5f}) "
         f"and every gradient to a relative {sc['max_grad_gap']:.1e} "
         f"(criterion $10^{{-4}}$). On the one-weight problem, BBB's $q$ recovers the exact posterior: "

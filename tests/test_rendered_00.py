@@ -304,3 +304,41 @@ def test_kl_weighting_figure_hides_no_weight():
     assert low < bl.min().item() and high >= bl.max().item()
     # one legend below both panels: none covers the crossing line or the curves
     assert all(ax.get_legend() is None for ax in fig.axes) and len(fig.legends) == 1
+
+
+def test_mc_kl_verdict_says_how_much_the_pooled_gap_rests_on_the_last_row():
+    """Reader r20: the pooled interval bounds a bias common to every S, its weight lies mostly on
+    the last row, and the other rows alone may tell another story."""
+    rows = [{"S": 1, "repeats": 100, "mean": 99.0, "sd": 10.0, "se": 1.0},
+            {"S": 10, "repeats": 100, "mean": 99.0, "sd": 3.0, "se": 1.0},
+            {"S": 100, "repeats": 50, "mean": 100.05, "sd": 1.0, "se": 0.1}]
+    sp = theory.pooled_split(rows, 100.0)
+    assert math.isclose(sp["share"], 100 / 102) and math.isclose(sp["rest"], -1.0)
+    assert math.isclose(sp["rest_se"], 1 / math.sqrt(2)) and sp["df"] == 2
+    gap = (-2 + 100 * 0.05) / 102
+    q = 2 * (-1 - gap) ** 2 + 100 * (0.05 - gap) ** 2
+    assert math.isclose(sp["q"], q) and math.isclose(sp["p"], math.exp(-q / 2))  # chi2, 2 df
+    text = theory.mc_kl_verdict(rows, 100.0)
+    assert "a bias common to every $S$" in text and "carries 98% of its weight" in text
+    assert "$S$ ≤ 10 alone give -1.00 nats" in text and "an interval that holds zero" in text
+    assert f"$Q$ = {q:.1f} on 2 degrees of freedom" in text
+    assert ("no more than chance allows" in text) == (sp["p"] >= 0.05)
+
+
+def test_chi2_tail_matches_the_closed_forms():
+    for x in (0.5, 3.0, 8.4):
+        assert math.isclose(theory._chi2_sf(x, 1), math.erfc(math.sqrt(x / 2)))
+        assert math.isclose(theory._chi2_sf(x, 4), math.exp(-x / 2) * (1 + x / 2))
+        assert math.isclose(theory._chi2_sf(x, 3), math.erfc(math.sqrt(x / 2))
+                            + math.sqrt(2 * x / math.pi) * math.exp(-x / 2))
+
+
+def test_first_screen_largest_z_covers_the_log_q_check():
+    rec = copy.deepcopy(_record())
+    rec["metrics"]["reparam_grad_log_q"] = {"sigma": {
+        "exact": -1.0, "both_exact_every_draw": True,
+        "path": {"estimate": -1.5, "standard_error": 0.1, "within_4se": False},
+        "direct": {"estimate": 0.5, "standard_error": 0.1, "within_4se": False}}}
+    text = theory.checks_answer(rec)
+    assert "largest $|z|$ 5.0" in text and "failed" in text
+    assert "carries 99% of that weight" in text and "the other rows alone give -1.00" in text
