@@ -1228,14 +1228,20 @@ def test_edges_words_define_rho0_and_date_the_grids():
     assert "final runs" not in text
 
 
-def test_mark_far_and_prior_curves_are_drawn():
+def _small_prior_map():
+    """(figure, x, y): helpers.toy.prior_maps on one untrained net and 30 random points."""
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from helpers.toy import LIMS, prior_maps, toy_net
     torch.manual_seed(0)
     x, y = torch.randn(30, 2), torch.randint(0, 2, (30,))
-    fig = prior_maps({"Normal": toy_net("Normal")}, LIMS["circles"], x, y, n_samples=3)
+    return prior_maps({"Normal": toy_net("Normal")}, LIMS["circles"], x, y, n_samples=3), x, y
+
+
+def test_mark_far_and_prior_curves_are_drawn():
+    import matplotlib.pyplot as plt
+    from helpers.toy import LIMS, prior_maps, toy_net
+    fig, x, y = _small_prior_map()
     try:
         before = sum(len(ax.collections) for ax in fig.axes)
         U.mark_far(fig, x, LIMS["circles"])
@@ -1640,15 +1646,11 @@ def test_unresolved_shares_are_given_per_side():
 
 
 def test_std_maps_use_a_log_scale_and_the_appendix_limits_its_visual_claim():
-    import matplotlib
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.colors import LogNorm
     from helpers import ood_plan as O
-    from helpers.toy import LIMS, STD_RANGE, prior_maps, toy_net
-    torch.manual_seed(0)
-    x, y = torch.randn(30, 2), torch.randint(0, 2, (30,))
-    fig = prior_maps({"Normal": toy_net("Normal")}, LIMS["circles"], x, y, n_samples=3)
+    from helpers.toy import STD_RANGE
+    fig, _, _ = _small_prior_map()
     try:
         norms = [c.norm for ax in fig.axes for c in ax.collections
                  if type(c).__name__ in ("QuadContourSet", "QuadMesh")
